@@ -1,0 +1,133 @@
+// swift-tools-version:6.0
+//
+// swift-virtual-background: a pure-Swift virtual background engine (person segmentation,
+// blur and replacement) with the SRTC / SMeeting SDK API on top.
+//
+// Modules, dependencies pointing only down:
+//
+//   CPUSupport            build-time instruction-set requirements vs the running CPU (no arch flags)
+//   Kernels               SIMD compute kernels on raw pointers; never sees ONNX
+//   ONNXFormat            protobuf wire reader + ONNX messages; parses, never executes
+//   Inference             graph validation, shape inference, static plan, reference + fast paths
+//   NumpyFormat           .npy tensors (fixtures, `vbg infer`)
+//   Imaging               frames, masks, preprocessing, resampling, blur, cover-crop, compositing; never sees libpng
+//   PNGCodec              PNG through the system libpng (simplified API)
+//   Y4MFormat             YUV4MPEG2 streams
+//   FramePipeline         per-frame policy: segmentation, inference interval, mask sync, smoothing, dropping; never sees protobuf
+//   SRTC                  audio/video layer: channels, join, leave, video tracks, the device-level virtual background
+//   SMeeting              meeting layer: rooms, meetings, enter, exit; re-exports what the page uses from SRTC
+//   vbg                   the command-line tool
+//
+// Build configuration: the environment variable VBG_ARCH selects the instruction set the
+// SIMD code is compiled for. Unset: the portable baseline (no unsafe flags, so the package stays
+// usable as a versioned dependency). `x86-64-v3`: AVX2 + FMA. `x86-64-v4`: AVX-512. `native`: the
+// build machine's CPU. A binary run on a CPU lacking what it was built for stops with a message
+// (CPUSupport), never with SIGILL.
+
+import Foundation
+import PackageDescription
+
+// MARK: - Instruction set
+
+/// What `VBG_ARCH` asks for: compiler flags for the SIMD modules, and the CPU features the
+/// resulting binary requires (compiled into CPUSupport as defines, checked at start-up).
+struct ArchitectureChoice {
+    var flags: [String] = []
+    var requiredFeatures: [String] = []
+
+    init(_ name: String?) {
+        switch name {
+        case nil, "", "portable":
+            break
+        case "x86-64-v3":
+            flags = ["-Xcc", "-march=x86-64-v3"]
+            requiredFeatures = ["AVX", "AVX2", "FMA", "F16C", "BMI2"]
+        case "x86-64-v4":
+            flags = ["-Xcc", "-march=x86-64-v4"]
+            requiredFeatures = ["AVX", "AVX2", "FMA", "F16C", "BMI2", "AVX512F", "AVX512BW", "AVX512DQ", "AVX512VL", "AVX512CD"]
+        case "native":
+            flags = ["-Xcc", "-march=native"]
+            requiredFeatures = ArchitectureChoice.hostFeatures()
+        default:
+            fatalError("VBG_ARCH must be unset, x86-64-v3, x86-64-v4 or native (got \(name!))")
+        }
+    }
+
+    /// The features of the build machine that `-march=native` may use, from /proc/cpuinfo.
+    static func hostFeatures() -> [String] {
+        #if os(Linux)
+        guard let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+              let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") })
+        else { return [] }
+        let flags = Set(line.split(separator: " ").map(String.init))
+        let known = ["avx": "AVX", "avx2": "AVX2", "fma": "FMA", "f16c": "F16C", "bmi2": "BMI2",
+                     "avx512f": "AVX512F", "avx512bw": "AVX512BW", "avx512dq": "AVX512DQ",
+                     "avx512vl": "AVX512VL", "avx512cd": "AVX512CD"]
+        return known.filter { flags.contains($0.key) }.map(\.value).sorted()
+        #else
+        return []
+        #endif
+    }
+}
+
+let architecture = ArchitectureChoice(Context.environment["VBG_ARCH"])
+
+/// Settings shared by every Swift target.
+let commonSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+/// Settings for modules whose hot loops are SIMD: the instruction-set flags, and `VBG_FMA` when
+/// fused multiply-add is available (without it `addingProduct` lowers to per-lane libm calls).
+let simdSettings: [SwiftSetting] = commonSettings
+    + (architecture.flags.isEmpty ? [] : [.unsafeFlags(architecture.flags)])
+    + (architecture.requiredFeatures.contains("FMA") ? [.define("VBG_FMA")] : [])
+    + (architecture.requiredFeatures.contains("AVX512F") ? [.define("VBG_AVX512")] : [])
+
+/// CPUSupport is compiled without instruction-set flags so its check can run on any x86-64 CPU.
+let cpuSupportSettings: [SwiftSetting] = commonSettings
+    + architecture.requiredFeatures.map { .define("VBG_REQUIRES_\($0)") }
+
+let package = Package(
+    name: "swift-virtual-background",
+    platforms: [.iOS(.v16), .macOS(.v14)],
+    products: [
+        // MARK: - Public API
+        .library(name: "SRTC", targets: ["SRTC"]),
+        .library(name: "SMeeting", targets: ["SMeeting"]),
+        .executable(name: "vbg", targets: ["vbg"]),
+    ],
+    targets: [
+        // MARK: - Public API
+        .target(name: "SMeeting", dependencies: ["SRTC"], swiftSettings: commonSettings),
+        .target(
+            name: "SRTC",
+            dependencies: ["FramePipeline", "Imaging", "PNGCodec", "Y4MFormat", "CPUSupport"],
+            swiftSettings: simdSettings),
+        .executableTarget(
+            name: "vbg",
+            dependencies: ["SRTC", "FramePipeline", "Inference", "NumpyFormat", "Imaging", "PNGCodec", "Y4MFormat",
+                           "CPUSupport", "Kernels"],
+            swiftSettings: simdSettings),
+
+        // MARK: - Implementation details
+        .target(name: "FramePipeline", dependencies: ["Imaging", "Inference", "Kernels"], swiftSettings: simdSettings),
+        .target(name: "Inference", dependencies: ["ONNXFormat", "Kernels"], swiftSettings: simdSettings),
+        .target(name: "ONNXFormat", swiftSettings: commonSettings),
+        .target(name: "Kernels", dependencies: ["CPUSupport"], swiftSettings: simdSettings),
+        .target(name: "CPUSupport", swiftSettings: cpuSupportSettings),
+        .target(name: "Imaging", dependencies: ["Kernels"], swiftSettings: simdSettings),
+        .target(name: "PNGCodec", dependencies: ["CLibPNG", "Imaging"], swiftSettings: commonSettings),
+        .target(name: "Y4MFormat", dependencies: ["Imaging"], swiftSettings: simdSettings),
+        .target(name: "NumpyFormat", swiftSettings: commonSettings),
+        .systemLibrary(
+            name: "CLibPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+
+        // MARK: - Tests
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: commonSettings),
+        .testTarget(name: "CPUSupportTests", dependencies: ["CPUSupport"], swiftSettings: commonSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,139 @@
+// This module is compiled without instruction-set flags, so everything in it runs on any CPU of
+// the target architecture. It must stay free of SIMD code.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The instruction-set features this binary was compiled to require, and a check of the running
+/// CPU against them.
+///
+/// `VBG_ARCH` (read by `Package.swift`) decides the features; they reach this module as
+/// `VBG_REQUIRES_<FEATURE>` defines. Call ``verify()`` before running any SIMD code: a binary
+/// built for AVX-512 on a CPU without it then stops with a message naming the missing
+/// features, instead of dying from SIGILL somewhere inside a kernel.
+public enum CPUSupport {
+    /// The features the build requires, upper-case names as in `VBG_ARCH`'s documentation
+    /// (for example `AVX2`, `FMA`, `AVX512F`). Empty for the portable build.
+    public static let requiredFeatures: [String] = {
+        var features: [String] = []
+        #if VBG_REQUIRES_AVX
+        features.append("AVX")
+        #endif
+        #if VBG_REQUIRES_AVX2
+        features.append("AVX2")
+        #endif
+        #if VBG_REQUIRES_FMA
+        features.append("FMA")
+        #endif
+        #if VBG_REQUIRES_F16C
+        features.append("F16C")
+        #endif
+        #if VBG_REQUIRES_BMI2
+        features.append("BMI2")
+        #endif
+        #if VBG_REQUIRES_AVX512F
+        features.append("AVX512F")
+        #endif
+        #if VBG_REQUIRES_AVX512BW
+        features.append("AVX512BW")
+        #endif
+        #if VBG_REQUIRES_AVX512DQ
+        features.append("AVX512DQ")
+        #endif
+        #if VBG_REQUIRES_AVX512VL
+        features.append("AVX512VL")
+        #endif
+        #if VBG_REQUIRES_AVX512CD
+        features.append("AVX512CD")
+        #endif
+        return features
+    }()
+
+    /// A short name of the build's instruction-set level, for banners and benchmark output.
+    public static var buildDescription: String {
+        if requiredFeatures.contains("AVX512F") { return "avx512" }
+        if requiredFeatures.contains("AVX2") { return "avx2" }
+        return "portable"
+    }
+
+    /// The features of the running CPU, upper-case, or `nil` where they cannot be read
+    /// (non-Linux systems: Apple builds are only ever portable or native to the machine).
+    ///
+    /// The environment variable `VBG_CPU_FLAGS` replaces the CPU's own list (space-separated,
+    /// `/proc/cpuinfo` spelling), so tests can show what a CPU without AVX-512 would get.
+    public static func runningCPUFeatures(
+        environment: [String: String] = currentEnvironment()
+    ) -> Set<String>? {
+        if let override = environment["VBG_CPU_FLAGS"] {
+            return Set(override.split(separator: " ").map { $0.uppercased() })
+        }
+        #if os(Linux)
+        guard let text = readFile("/proc/cpuinfo") else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("flags") {
+            return Set(line.split(separator: " ").map { $0.uppercased() })
+        }
+        return nil
+        #else
+        return nil
+        #endif
+    }
+
+    /// The required features the running CPU lacks; empty when the binary can run here.
+    public static func missingFeatures(
+        environment: [String: String] = currentEnvironment()
+    ) -> [String] {
+        guard let available = runningCPUFeatures(environment: environment) else { return [] }
+        return requiredFeatures.filter { !available.contains($0) }
+    }
+
+    /// A message for users when ``missingFeatures(environment:)`` is not empty, else `nil`.
+    public static func unsupportedCPUMessage(
+        environment: [String: String] = currentEnvironment()
+    ) -> String? {
+        let missing = missingFeatures(environment: environment)
+        guard !missing.isEmpty else { return nil }
+        return "this build needs CPU features this machine lacks (\(missing.joined(separator: ", "))); "
+            + "rebuild with a lower VBG_ARCH (unset for the portable build)"
+    }
+
+    /// Stops the process with ``unsupportedCPUMessage(environment:)`` on standard error and exit
+    /// code 1 when the CPU cannot run this build. Command-line tools call it first thing.
+    public static func verify() {
+        guard let message = unsupportedCPUMessage() else { return }
+        let line = Array("error: \(message)\n".utf8)
+        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        exit(1)
+    }
+
+    /// The process environment as a dictionary (Foundation-free).
+    public static func currentEnvironment() -> [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+
+    private static func readFile(_ path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count <= 0 { break }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

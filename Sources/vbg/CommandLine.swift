@@ -1,0 +1,133 @@
+import Foundation
+
+/// How a `vbg` run fails. Bad usage exits 2, bad input (or a failure while working on it) exits 1.
+struct CLIError: Error, CustomStringConvertible {
+    enum Kind { case usage, input }
+    var kind: Kind
+    var message: String
+
+    static func usage(_ message: String) -> CLIError { CLIError(kind: .usage, message: message) }
+    static func input(_ message: String) -> CLIError { CLIError(kind: .input, message: message) }
+
+    var exitCode: Int32 { kind == .usage ? 2 : 1 }
+    var description: String { message }
+}
+
+/// A subcommand: its name, a one-line summary, its usage text, and what it does.
+struct Command: Sendable {
+    var name: String
+    var summary: String
+    var usage: String
+    /// Options that take no value (`--json`), so the parser knows not to consume a value.
+    var flags: Set<String> = []
+    var run: @Sendable (inout Arguments) throws -> Void
+}
+
+/// The arguments after the subcommand name, consumed as options are read.
+///
+/// Options are `--name value` or `--name=value`; flags are `--name`. Whatever is not an option
+/// is positional, in order. ``finish()`` rejects anything left unread, so a typo never passes
+/// silently.
+struct Arguments {
+    private var options: [(name: String, value: String?)] = []
+    private(set) var positionals: [String] = []
+    private var used: Set<Int> = []
+
+    init(_ words: [String], flags: Set<String> = []) throws {
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            if word.hasPrefix("--") && word.count > 2 {
+                let body = word.dropFirst(2)
+                if let equals = body.firstIndex(of: "=") {
+                    options.append((String(body[..<equals]), String(body[body.index(after: equals)...])))
+                } else if flags.contains(String(body)) {
+                    options.append((String(body), nil))
+                } else {
+                    guard index + 1 < words.count else { throw CLIError.usage("--\(body) needs a value") }
+                    options.append((String(body), words[index + 1]))
+                    index += 1
+                }
+            } else {
+                positionals.append(word)
+            }
+            index += 1
+        }
+    }
+
+    /// The value of `--name`, or nil if absent. Repeating an option is a usage error.
+    mutating func value(_ name: String) throws -> String? {
+        let matches = options.indices.filter { options[$0].name == name }
+        guard let first = matches.first else { return nil }
+        guard matches.count == 1 else { throw CLIError.usage("--\(name) given more than once") }
+        used.insert(first)
+        guard let value = options[first].value else { throw CLIError.usage("--\(name) needs a value") }
+        return value
+    }
+
+    /// Whether the flag `--name` is present.
+    mutating func flag(_ name: String) throws -> Bool {
+        guard let index = options.firstIndex(where: { $0.name == name }) else { return false }
+        guard options[index].value == nil else { throw CLIError.usage("--\(name) takes no value") }
+        used.insert(index)
+        return true
+    }
+
+    /// An integer option within `range`, or `default` when absent.
+    mutating func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws -> Int {
+        guard let text = try value(name) else { return defaultValue }
+        guard let number = Int(text) else { throw CLIError.usage("--\(name) must be a whole number (got '\(text)')") }
+        guard range.contains(number) else {
+            throw CLIError.usage("--\(name) must be between \(range.lowerBound) and \(range.upperBound) (got \(number))")
+        }
+        return number
+    }
+
+    /// One of `choices` (exact spelling), or `default` when absent.
+    mutating func choice(_ name: String, _ choices: [String], default defaultValue: String) throws -> String {
+        guard let text = try value(name) else { return defaultValue }
+        guard choices.contains(text) else {
+            throw CLIError.usage("--\(name) must be one of \(choices.joined(separator: ", ")) (got '\(text)')")
+        }
+        return text
+    }
+
+    /// Exactly `count` positional arguments, named for the error message.
+    func positionals(_ names: String...) throws -> [String] {
+        guard positionals.count == names.count else {
+            throw CLIError.usage("expected \(names.joined(separator: " ")), got \(positionals.count) argument(s)")
+        }
+        return positionals
+    }
+
+    /// Fails on any option that no one read.
+    func finish() throws {
+        for (index, option) in options.enumerated() where !used.contains(index) {
+            throw CLIError.usage("unknown option --\(option.name)")
+        }
+    }
+}
+
+/// Writes an output file so that it is either complete or absent: the data goes to a temporary
+/// file beside the destination, which is renamed over it only after everything was written.
+enum OutputFile {
+    static func write(_ path: String, _ body: (String) throws -> Void) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let temporary = (directory.isEmpty ? "" : directory + "/") + ".\(name).vbg-partial-\(getpid())"
+        do {
+            try body(temporary)
+            guard rename(temporary, path) == 0 else {
+                throw CLIError.input("cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+}
+
+/// Prints to standard error.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

@@ -1,0 +1,52 @@
+import CPUSupport
+import Foundation
+
+// vbg: the command-line face of the engine. Each subcommand lives in Commands/<Name>.swift and
+// is listed here once.
+
+let commands: [Command] = [
+    // Subcommands are added here as they land (infer, inspect, blur, replace, segment, video, bench).
+]
+
+func usage() -> String {
+    var text = "usage: vbg <command> [options]\n\ncommands:\n"
+    for command in commands {
+        text += "  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.summary + "\n"
+    }
+    text += "\n'vbg help <command>' shows a command's options."
+    return text
+}
+
+func runMain(_ words: [String]) -> Int32 {
+    guard let name = words.first, !["-h", "--help", "help"].contains(name) || words.count > 1 else {
+        print(usage())
+        return words.isEmpty ? 2 : 0
+    }
+    if name == "help" {
+        guard let command = commands.first(where: { $0.name == words[1] }) else {
+            printError("vbg: unknown command '\(words[1])'\n" + usage())
+            return 2
+        }
+        print(command.usage)
+        return 0
+    }
+    guard let command = commands.first(where: { $0.name == name }) else {
+        printError("vbg: unknown command '\(name)'\n" + usage())
+        return 2
+    }
+    do {
+        var arguments = try Arguments(Array(words.dropFirst()), flags: command.flags)
+        try command.run(&arguments)
+        return 0
+    } catch let error as CLIError {
+        printError("vbg \(name): \(error.message)")
+        if error.kind == .usage { printError(command.usage) }
+        return error.exitCode
+    } catch {
+        printError("vbg \(name): \(error)")
+        return 1
+    }
+}
+
+CPUSupport.verify()
+exit(runMain(Array(CommandLine.arguments.dropFirst())))
