@@ -31,7 +31,7 @@ OPS_SEED = 17
 def save(path: str, array: np.ndarray):
     """np.save writes format 1.0 for these shapes; dtype is forced little-endian, order C."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    array = np.ascontiguousarray(array)
+    array = np.array(array, order="C", copy=True)  # (np.ascontiguousarray would turn rank 0 into rank 1)
     if array.dtype.byteorder == ">":
         array = array.astype(array.dtype.newbyteorder("<"))
     with open(path, "wb") as f:
