@@ -92,7 +92,7 @@ public final class InferenceSession: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         (arena + inputOffset).update(from: source, count: inputCount)
-        for step in steps { step.run() }
+        runSteps()
         destination.update(from: arena + outputOffset, count: outputCount)
     }
 
@@ -115,12 +115,19 @@ public final class InferenceSession: @unchecked Sendable {
             }
             (arena + plan.offsets[id]).update(from: data, count: data.count)
         }
-        for step in steps { step.run() }
+        runSteps()
         var results: [String: [Float]] = [:]
         for id in graph.outputIDs {
             results[graph.values[id].name] = Array(UnsafeBufferPointer(start: arena + plan.offsets[id], count: graph.values[id].elementCount))
         }
         return results
+    }
+
+    /// Runs every step in plan order. Indexing (rather than `for step in steps`) matters: a debug
+    /// build copies each existential out of the array into a fresh box when iterating, one heap
+    /// allocation per step; `steps[index].run()` calls it in place.
+    private func runSteps() {
+        for index in steps.indices { steps[index].run() }
     }
 
     /// The value named `name` after the last run: any value when `keepsIntermediates` is true,

@@ -7,10 +7,10 @@
 // A test reads the counter on its thread before and after the code under test: the difference
 // is the number of allocations that code made, whatever other tests do on other threads.
 #include "AllocationCounter.h"
+#include <stddef.h>
+#include <errno.h>  // any libc header defines __GLIBC__
 
 #if defined(__linux__) && defined(__GLIBC__)
-#include <stddef.h>
-#include <errno.h>
 
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);
