@@ -44,6 +44,9 @@ public final class InferenceSession: @unchecked Sendable {
         self.keepsIntermediates = keepsIntermediates
         let graph = model.graph
         let plan = BufferPlan(graph, reusesBuffers: !keepsIntermediates)
+        guard plan.totalCount <= Shapes.maximumElementCount else {
+            throw ModelError(.invalidShape, "keeping every intermediate needs \(plan.totalCount / (1 << 28)) GiB; the limit is 8 GiB")
+        }
         let arena = UnsafeMutablePointer<Float>.allocate(capacity: max(plan.totalCount, 1))
         arena.initialize(repeating: 0, count: max(plan.totalCount, 1))
         self.plan = plan

@@ -20,6 +20,9 @@ struct ConvTranspose: Operator {
         let x = try context.shape(ofInput: 0), w = try context.shape(ofInput: 1)
         guard x.count == 4 else { throw context.error(.unsupported, "only 2-D transposed convolution (4-D input) is supported") }
         guard w.count == 4 else { throw context.error(.invalidShape, "weights must have rank 4, got \(w)") }
+        guard (1...(1 << 16)).contains(w[2]), (1...(1 << 16)).contains(w[3]) else {
+            throw context.error(.invalidShape, "the weights' kernel \([w[2], w[3]]) must be between 1 and 65536 per axis")
+        }
         let group = try context.int("group", default: 1, in: 1...(1 << 20))
         guard x[1] % group == 0, w[0] == x[1] else {
             throw context.error(.invalidShape, "input channels \(x[1]), weights \(w) and group \(group) disagree", attribute: "group")
