@@ -2,7 +2,8 @@ import Foundation
 import Imaging
 
 /// `vbg bench --imaging [--json] [--repeat N] [--sizes WxH,...]`: times the imaging operations on
-/// synthetic RGBA frames (release builds; single thread). One line per (operation, size); with
+/// synthetic RGBA frames (release builds; single thread). Times are the thread's CPU time
+/// (`CLOCK_THREAD_CPUTIME_ID`), so preemption on a shared machine does not count. One line per (operation, size); with
 /// `--json` one JSON object per line: `op`, `width`, `height`, `median_ms`, `p10_ms`, `p90_ms`,
 /// `runs`, and for blur `level` and `radii`.
 func runImagingBench(_ arguments: inout Arguments) throws {
@@ -36,12 +37,18 @@ func runImagingBench(_ arguments: inout Arguments) throws {
         fflush(nil)
     }
 
+    // Thread CPU time, not wall time: on a shared machine, time spent preempted is not ours.
+    func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return Double(t.tv_sec) * 1e3 + Double(t.tv_nsec) / 1e6
+    }
     func time(_ count: Int = runs, _ body: () -> Void) -> [Double] {
         for _ in 0..<3 { body() }
         return (0..<count).map { _ in
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = now()
             body()
-            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+            return now() - start
         }
     }
 
