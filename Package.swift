@@ -142,7 +142,7 @@ let package = Package(
             name: "AllocationCounter", path: "Tests/AllocationCounter",
             linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"], .when(platforms: [.linux]))]),
         .testTarget(name: "CPUSupportTests", dependencies: ["CPUSupport"], swiftSettings: commonSettings),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport", "AllocationCounter"], swiftSettings: commonSettings),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "Imaging", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(name: "Y4MFormatTests", dependencies: ["Y4MFormat", "Imaging"], swiftSettings: commonSettings),
         // Full-resolution masks against MediaPipe's own (needs the models, so it sits above Imaging).

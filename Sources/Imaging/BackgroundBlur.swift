@@ -31,6 +31,16 @@ public final class BackgroundBlur {
 
     /// The radii used by the last call (three box passes).
     public private(set) var lastRadii: [Int] = []
+    private var radiiKey = (level: 0, width: 0, height: 0)
+
+    /// The radii for this strength and size, computed once per change (no allocation per frame).
+    private func radii(_ strength: BlurStrength, width: Int, height: Int) -> [Int] {
+        if radiiKey != (strength.level, width, height) {
+            lastRadii = strength.radii(width: width, height: height)
+            radiiKey = (strength.level, width, height)
+        }
+        return lastRadii
+    }
 
     public init() {}
 
@@ -65,9 +75,8 @@ public final class BackgroundBlur {
         precondition(output.width == frame.width && output.height == frame.height, "output size differs")
         precondition(output.format == frame.format, "output format differs")
         if let mask { precondition(mask.width == frame.width && mask.height == frame.height, "mask size differs") }
-        let radii = strength.radii(width: frame.width, height: frame.height)
+        let radii = radii(strength, width: frame.width, height: frame.height)
         prepare(width: frame.width, height: frame.height)
-        lastRadii = radii
         frame.bytes.withUnsafeBufferPointer { f in
             withOptionalMask(mask) { m in
                 verticalStage(f.baseAddress!, stride: frame.bytesPerRow, mask: m, radii: radii)
@@ -88,9 +97,8 @@ public final class BackgroundBlur {
     public func blurBackground(of frame: inout Image, mask: Mask, strength: BlurStrength = BlurStrength(),
                                edge: EdgeRamp = .standard) {
         precondition(mask.width == frame.width && mask.height == frame.height, "mask size differs")
-        let radii = strength.radii(width: frame.width, height: frame.height)
+        let radii = radii(strength, width: frame.width, height: frame.height)
         prepare(width: frame.width, height: frame.height)
-        lastRadii = radii
         let stride = frame.bytesPerRow, w = width
         mask.values.withUnsafeBufferPointer { m in
             frame.bytes.withUnsafeMutableBufferPointer { f in
