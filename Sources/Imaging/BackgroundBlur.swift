@@ -125,7 +125,9 @@ public final class BackgroundBlur {
         let s2 = s1 + h
         let planeValues = plane!.assumingMemoryBound(to: UInt16.self)
         let planeStride = paddedWidth / Self.stripPixels
-        let alpha = Self.alphaLanes
+        // Alpha becomes 255 by arithmetic (v·(1,1,1,0) + (0,0,0,255)): masks compile badly here.
+        let colourLanes = SIMD16<Float>(1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0)
+        let alphaLanes = SIMD16<Float>(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255)
         for strip in 0..<planeStride {
             let x0 = strip * Self.stripPixels
             // Pack: colour × weight, weight × 255 in the alpha lane; integers ≤ 65025.
@@ -133,7 +135,7 @@ public final class BackgroundBlur {
                 for y in 0..<h {
                     let p = UnsafeRawPointer(frame + y * stride + 4 * x0)
                     @inline(__always) func load(_ k: Int) -> SIMD16<Float> {
-                        FastConvert.floats(p + 16 * k).replacing(with: 255, where: alpha)
+                        FastConvert.floats(p + 16 * k) * colourLanes + alphaLanes
                     }
                     if let mask {
                         let m = Self.weights(UnsafeRawPointer(mask + y * w + x0).loadUnaligned(as: SIMD16<Float>.self))
@@ -188,10 +190,6 @@ public final class BackgroundBlur {
         return ((1 - c) * 255).rounded(.toNearestOrEven)
     }
 
-    /// True in the alpha lane of each of four RGBA pixels.
-    static var alphaLanes: SIMDMask<SIMD16<Int32>> {
-        SIMD16<Int32>(0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1) .!= 0
-    }
 
     // MARK: - Horizontal stage: four rows at a time, three passes, normalise, hand rows out
 
@@ -223,10 +221,11 @@ public final class BackgroundBlur {
                 let v = t2[x]
                 let weight = SIMD16<Float>(v[3], v[3], v[3], v[3], v[7], v[7], v[7], v[7],
                                            v[11], v[11], v[11], v[11], v[15], v[15], v[15], v[15])
+                // Colour sum ≤ weight sum holds before blurring (c·w ≤ 255·w) and every pass keeps
+                // it (sums and rounding are monotone), so the result is in [0, 255) with no clamp.
                 // + 0.5 keeps an all-person neighbourhood (weight 0, colour 0) at 0 without a branch;
                 // it changes a full-weight result by < 0.002 of a level.
-                let scaled = v * (255 / (weight + 0.5))
-                let c = scaled.replacing(with: 255, where: scaled .> 255)
+                let c = v * (255 / (weight + 0.5))
                 let bytes = FastConvert.lowBytes(FastConvert.roundedInt32(c)) | opaque
                 UnsafeMutableRawPointer(o0 + 4 * x).storeBytes(of: bytes.lowHalf.lowHalf, as: SIMD4<UInt8>.self)
                 UnsafeMutableRawPointer(o1 + 4 * x).storeBytes(of: bytes.lowHalf.highHalf, as: SIMD4<UInt8>.self)
