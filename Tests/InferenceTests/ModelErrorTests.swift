@@ -195,6 +195,14 @@ struct ModelErrorTests {
         #expect(loadError(oneNodeModel("Relu", opset: 11)) == nil)
     }
 
+    @Test("a session with 0 or absurd threads is invalidInput")
+    func threads() throws {
+        let model = try InferenceModel(bytes: oneNodeModel("Relu"))
+        for threads in [0, -1, 1000] {
+            #expect(throws: ModelError.self) { _ = try InferenceSession(model: model, threads: threads) }
+        }
+    }
+
     @Test("a run with a wrong-sized buffer is invalidInput, not a crash")
     func wrongBuffer() throws {
         let session = try InferenceSession(model: InferenceModel(bytes: oneNodeModel("Relu")))
