@@ -187,7 +187,7 @@ public final class BackgroundBlur {
     @inline(__always) static func weights(_ m: SIMD16<Float>) -> SIMD16<Float> {
         var c = m.replacing(with: 0, where: m .< 0)
         c = c.replacing(with: 1, where: c .> 1)
-        return ((1 - c) * 255).rounded(.toNearestOrEven)
+        return FastConvert.roundedToInteger((1 - c) * 255)
     }
 
 
