@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import Y4MFormat
 
 /// `vbg bench --imaging [--json] [--repeat N] [--sizes WxH,...]`: times the imaging operations on
 /// synthetic RGBA frames (release builds; single thread). Times are the thread's CPU time
@@ -11,7 +12,7 @@ func runImagingBench(_ arguments: inout Arguments) throws {
     _ = try arguments.flag("imaging")
     let runs = try arguments.integer("repeat", default: 31, in: 3...10_000)
     let sizesText = try arguments.value("sizes") ?? "640x480,1280x720,1920x1080"
-    let ops = Set((try arguments.value("ops") ?? "preprocess,upsample,blur,blur_masked,cover_crop,composite")
+    let ops = Set((try arguments.value("ops") ?? "preprocess,upsample,blur,blur_masked,cover_crop,composite,yuv")
         .split(separator: ",").map(String.init))
     try arguments.finish()
     var sizes: [(Int, Int)] = []
@@ -104,6 +105,16 @@ func runImagingBench(_ arguments: inout Arguments) throws {
             var sink = 0
             let cached = time { sink &+= background.covering(width: w, height: h, format: .rgba8).width }
             report("cover_crop", w, h, cached, extra: [("cached", "true"), ("source", "\"1600x1200\"")])
+        }
+        if ops.contains("yuv") {
+            // Y4M frame conversion, 4:2:0 BT.601 limited range, both directions.
+            let header = Y4MHeader(width: w, height: h, chroma: .c420jpeg)
+            var planes = [UInt8](repeating: 0, count: header.frameByteCount)
+            let toYUV = time { planes.withUnsafeMutableBufferPointer { YUVConversion.toPlanes(frame, header: header, into: $0.baseAddress!) } }
+            report("rgba_to_yuv420", w, h, toYUV)
+            var image = other
+            let toRGBA = time { planes.withUnsafeBufferPointer { YUVConversion.toImage(planes: $0.baseAddress!, header: header, into: &image) } }
+            report("yuv420_to_rgba", w, h, toRGBA)
         }
         if ops.contains("composite") {
             var out = other
