@@ -10,6 +10,7 @@
 //   ONNXFormat            protobuf wire reader + ONNX messages; parses, never executes
 //   Inference             graph validation, shape inference, static plan, reference + fast paths
 //   NumpyFormat           .npy tensors (fixtures, `vbg infer`)
+//   BuiltinModels         the two MediaPipe selfie segmentation ONNX files (Weights/) as bundle resources
 //   Imaging               frames, masks, preprocessing, resampling, blur, cover-crop, compositing; never sees libpng
 //   PNGCodec              PNG through the system libpng (simplified API)
 //   Y4MFormat             YUV4MPEG2 streams
@@ -120,6 +121,13 @@ let package = Package(
         .target(name: "PNGCodec", dependencies: ["CLibPNG", "Imaging"], swiftSettings: commonSettings),
         .target(name: "Y4MFormat", dependencies: ["Imaging"], swiftSettings: simdSettings),
         .target(name: "NumpyFormat", swiftSettings: commonSettings),
+        .target(
+            name: "BuiltinModels",
+            path: "Weights",
+            exclude: ["README.md", "LICENSE"],
+            sources: ["BuiltinModels.swift"],
+            resources: [.copy("selfie_segmentation.onnx"), .copy("selfie_segmentation_landscape.onnx")],
+            swiftSettings: commonSettings),
         .systemLibrary(
             name: "CLibPNG",
             pkgConfig: "libpng",
@@ -128,6 +136,7 @@ let package = Package(
         // MARK: - Tests
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: commonSettings),
         .testTarget(name: "CPUSupportTests", dependencies: ["CPUSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "BuiltinModelsTests", dependencies: ["BuiltinModels"], swiftSettings: commonSettings),
     ],
     swiftLanguageModes: [.v6]
 )
