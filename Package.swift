@@ -103,7 +103,7 @@ let package = Package(
         .target(name: "SMeeting", dependencies: ["SRTC"], swiftSettings: commonSettings),
         .target(
             name: "SRTC",
-            dependencies: ["FramePipeline", "Imaging", "PNGCodec", "Y4MFormat", "CPUSupport"],
+            dependencies: ["FramePipeline", "Imaging", "PNGCodec", "Y4MFormat", "CPUSupport", "BuiltinModels"],
             swiftSettings: simdSettings),
         .executableTarget(
             name: "vbg",
@@ -136,6 +136,15 @@ let package = Package(
         // MARK: - Tests
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: commonSettings),
         .testTarget(name: "CPUSupportTests", dependencies: ["CPUSupport"], swiftSettings: commonSettings),
+        .testTarget(
+            name: "FramePipelineTests", dependencies: ["FramePipeline", "Imaging", "TestSupport"],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "SRTCTests", dependencies: ["SRTC", "FramePipeline", "Imaging", "TestSupport", "BuiltinModels"],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "SMeetingTests", dependencies: ["SMeeting", "SRTC", "FramePipeline", "Imaging", "TestSupport"],
+            swiftSettings: commonSettings),
         .testTarget(name: "BuiltinModelsTests", dependencies: ["BuiltinModels"], swiftSettings: commonSettings),
     ],
     swiftLanguageModes: [.v6]
