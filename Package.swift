@@ -108,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "vbg",
             dependencies: ["SRTC", "FramePipeline", "Inference", "NumpyFormat", "Imaging", "PNGCodec", "Y4MFormat",
-                           "CPUSupport", "Kernels"],
+                           "CPUSupport", "Kernels", "BuiltinModels"],
             swiftSettings: simdSettings),
 
         // MARK: - Implementation details
@@ -134,17 +134,29 @@ let package = Package(
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
 
         // MARK: - Tests
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: commonSettings),
+        .target(name: "TestSupport", dependencies: ["NumpyFormat"], path: "Tests/TestSupport", swiftSettings: commonSettings),
+        // Counts this thread's heap allocations (malloc interposition) for the no-allocation tests.
+        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "CPUSupportTests", dependencies: ["CPUSupport"], swiftSettings: commonSettings),
+        // Injected segmenters and compositors for the pipeline and SDK tests (fault injection, determinism).
+        .target(name: "PipelineFakes", dependencies: ["FramePipeline", "Imaging"], path: "Tests/PipelineFakes",
+                swiftSettings: commonSettings),
         .testTarget(
-            name: "FramePipelineTests", dependencies: ["FramePipeline", "Imaging", "TestSupport"],
+            name: "FramePipelineTests", dependencies: ["FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter"],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "SRTCTests", dependencies: ["SRTC", "FramePipeline", "Imaging", "TestSupport", "BuiltinModels"],
+            name: "SRTCTests", dependencies: ["SRTC", "FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels", "TestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "SMeetingTests", dependencies: ["SMeeting", "SRTC", "FramePipeline", "Imaging", "TestSupport"],
+            name: "SMeetingTests", dependencies: ["SMeeting", "SRTC", "FramePipeline", "Imaging", "PipelineFakes"],
             swiftSettings: commonSettings),
+        .testTarget(name: "NumpyFormatTests", dependencies: ["NumpyFormat", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "ONNXFormatTests", dependencies: ["ONNXFormat", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(
+            name: "InferenceTests",
+            dependencies: ["Inference", "ONNXFormat", "NumpyFormat", "TestSupport", "AllocationCounter"],
+            swiftSettings: commonSettings),
+        .testTarget(name: "vbgTests", dependencies: ["vbg", "NumpyFormat", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(name: "BuiltinModelsTests", dependencies: ["BuiltinModels"], swiftSettings: commonSettings),
     ],
     swiftLanguageModes: [.v6]
