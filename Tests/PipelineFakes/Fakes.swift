@@ -92,3 +92,18 @@ public final class FakeCompositor: Compositor, @unchecked Sendable {
         }
     }
 }
+
+/// A frame with a dark background and a red-230 "person" in the middle half, like the synthetic camera.
+public func makePersonFrame(width: Int, height: Int, sequenceNumber: Int = 0, format: PixelFormat = .rgba8) -> VideoFrame {
+    var image = Image(width: width, height: height, format: format, filledWith: (30, 40, 50, 255))
+    let red = format.channelOffsets.red
+    for y in height / 4 ..< height - height / 4 {
+        for x in width / 4 ..< width - width / 4 {
+            let i = y * image.bytesPerRow + 4 * x
+            image.bytes[i + red] = 230
+            image.bytes[i + 1] = 180
+            image.bytes[i + 2 - red] = 150
+        }
+    }
+    return VideoFrame(image: image, timestamp: UInt64(sequenceNumber) * 33_333_333, sequenceNumber: sequenceNumber)
+}
