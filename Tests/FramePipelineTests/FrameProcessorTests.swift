@@ -160,6 +160,9 @@ struct FrameProcessorTests {
     func steadyStateAllocatesNothing(interval: Int, maskSync: Bool) {
         #if os(Linux)
         #expect(vbg_allocation_counting_is_active() != 0, "the allocation counter must be interposed")
+        let control = vbg_thread_allocation_count()
+        let array = [Int](repeating: 1, count: 1000)
+        #expect(vbg_thread_allocation_count() > control && array.count == 1000, "the counter sees an allocation")
         #endif
         let processor = FrameProcessor()
         let segmenter = FakeSegmenter()
