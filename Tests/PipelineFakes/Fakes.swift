@@ -9,6 +9,7 @@ public final class FakeSegmenter: Segmenter, @unchecked Sendable {
     // Safe: tests mutate `failing` from one thread at a time while frames flow through a lock
     // (SharedSegmenter) that serialises calls; the counters are read after capture stops.
     public struct Failure: Error, CustomStringConvertible {
+        public init() {}
         public var description: String { "injected segmentation failure" }
     }
 
