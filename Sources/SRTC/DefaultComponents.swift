@@ -7,17 +7,14 @@ enum DefaultComponents {
     /// `installVirtualBackground(modelPath: nil)` loads this: the built-in general model.
     static var defaultModelPath: String { BuiltinModel.general.url.path }
 
+    /// The real model: MediaPipe selfie segmentation through our ONNX engine.
     static func makeSegmenter(modelPath: String) throws -> any Segmenter {
-        throw UnavailableInference()
+        try ModelSegmenter(modelPath: modelPath)
     }
 
     static func makeCompositor() -> any Compositor {
         UnavailableCompositor()
     }
-}
-
-struct UnavailableInference: Error, CustomStringConvertible {
-    var description: String { "the inference engine is not part of this build yet" }
 }
 
 /// Stands in until the imaging compositor is merged; never reached, because no segmenter can be

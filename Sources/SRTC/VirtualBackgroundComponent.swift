@@ -81,6 +81,8 @@ final class VirtualBackgroundComponent: Sendable {
         let segmenter: SharedSegmenter
         do {
             segmenter = SharedSegmenter(try makeSegmenter(path))
+        } catch SegmenterLoadError.modelNotFound(let path) {
+            throw .virtualBackgroundModelNotFound(path)
         } catch {
             throw .virtualBackgroundSessionFailed(String(describing: error))
         }
