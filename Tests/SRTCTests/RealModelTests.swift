@@ -6,12 +6,20 @@ import PipelineFakes
 @testable import SRTC
 import Testing
 
+struct WeakSegmenter { weak var segmenter: AnyObject? }
+
 @Suite("The built-in model")
 struct RealModelTests {
     @Test("the built-in general model installs, segments the camera and is released by uninstall")
     func builtInModelSegments() throws {
+        let created = Locked<WeakSegmenter>(WeakSegmenter())
         let pipeline = SRTCCapturePipeline(
-            segmenterFactory: DefaultComponents.makeSegmenter, compositorFactory: { FakeCompositor() },
+            segmenterFactory: { path in
+                let segmenter = try DefaultComponents.makeSegmenter(modelPath: path)
+                created.withLock { $0.segmenter = segmenter as AnyObject }
+                return segmenter
+            },
+            compositorFactory: { FakeCompositor() },
             defaultModelPath: { DefaultComponents.defaultModelPath }, poolCapacity: 4,
             cameras: [.synthetic(name: "Front", position: .front, width: 64, height: 48)])
         let engine = SRTCEngine(capturePipeline: pipeline)
@@ -19,6 +27,7 @@ struct RealModelTests {
         try engine.installVirtualBackground()
         let sessionBytes = engine.virtualBackgroundSessionBytes
         #expect(sessionBytes > 1 << 20, "the session holds the model's activations")
+        #expect(created.withLock { $0.segmenter } is ModelSegmenter)
         try engine.enableVirtualBackground(true)
         pipeline.captureFrames(2)
         let diagnostics = engine.virtualBackgroundDiagnostics
@@ -30,9 +39,11 @@ struct RealModelTests {
         engine.uninstallVirtualBackground()
         let uninstalled = heapBytesInUse()
         #expect(engine.virtualBackgroundSessionBytes == 0)
-        // Other tests allocate in parallel: compare with 10 % slack.
-        #expect(installed - baseline >= sessionBytes * 9 / 10, "install held \(installed - baseline) bytes, session \(sessionBytes)")
-        #expect(installed - uninstalled >= sessionBytes * 9 / 10, "uninstall released \(installed - uninstalled) of \(sessionBytes)")
+        #expect(engine.virtualBackgroundDiagnostics.bufferBytes == 0)
+        // The segmenter (sole owner of the session and its arena) is gone.
+        #expect(created.withLock { $0.segmenter } == nil, "uninstall left the session alive")
+        // Process-wide heap figures move with tests running in parallel, so they are reported, not asserted.
+        print("heap: install +\(installed - baseline) bytes, uninstall −\(installed - uninstalled) bytes, session \(sessionBytes) bytes")
     }
 
     @Test("a file that is not an ONNX model throws virtualBackgroundSessionFailed with the engine's message")
