@@ -12,7 +12,14 @@
 #include <features.h>
 #endif
 
-#if defined(__linux__) && defined(__GLIBC__)
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+// Sanitizers bring their own malloc; interposing it too would bypass them (and crash).
+#define VBG_SANITIZED 1
+#endif
+#endif
+
+#if defined(__linux__) && defined(__GLIBC__) && !defined(VBG_SANITIZED)
 #include <stddef.h>
 #include <errno.h>
 
