@@ -2,6 +2,7 @@ import AllocationCounter
 import BuiltinModels
 import Foundation
 import PipelineFakes
+import SDKTestSupport
 @testable import SRTC
 import Testing
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Imaging
 import PipelineFakes
+import SDKTestSupport
 @testable import SRTC
 import Testing
 
