@@ -136,7 +136,11 @@ let package = Package(
         // MARK: - Tests
         .target(name: "TestSupport", dependencies: ["NumpyFormat"], path: "Tests/TestSupport", swiftSettings: commonSettings),
         // Counts this thread's heap allocations (malloc interposition) for the no-allocation tests.
-        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
+        // The test executable must export its malloc so that calls from shared libraries (the Swift
+        // runtime) bind to it; test-only, so the unsafe flag never reaches a package client.
+        .target(
+            name: "AllocationCounter", path: "Tests/AllocationCounter",
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"], .when(platforms: [.linux]))]),
         .testTarget(name: "CPUSupportTests", dependencies: ["CPUSupport"], swiftSettings: commonSettings),
         // Injected segmenters and compositors for the pipeline and SDK tests (fault injection, determinism).
         .target(name: "PipelineFakes", dependencies: ["FramePipeline", "Imaging"], path: "Tests/PipelineFakes",
@@ -152,6 +156,14 @@ let package = Package(
             swiftSettings: commonSettings),
         .testTarget(
             name: "SMeetingTests", dependencies: ["SMeeting", "SRTC", "FramePipeline", "Imaging", "PipelineFakes", "SDKTestSupport"],
+            swiftSettings: commonSettings),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "Imaging", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "Y4MFormatTests", dependencies: ["Y4MFormat", "Imaging"], swiftSettings: commonSettings),
+        // Full-resolution masks against MediaPipe's own (needs the models, so it sits above Imaging).
+        .testTarget(
+            name: "SegmentationParityTests",
+            dependencies: ["Imaging", "PNGCodec", "Inference", "BuiltinModels", "NumpyFormat", "TestSupport"],
             swiftSettings: commonSettings),
         .testTarget(name: "NumpyFormatTests", dependencies: ["NumpyFormat", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(name: "ONNXFormatTests", dependencies: ["ONNXFormat", "TestSupport"], swiftSettings: commonSettings),

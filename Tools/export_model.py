@@ -406,6 +406,13 @@ def main():
               f"{dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))}, logits '{logits_name(model)}'")
         if not args.no_check:
             ok &= check(key, data, path, args.random, results)
+    for key in MODELS:
+        for kind in ("astronaut", "random"):
+            rows = [r for r in results if r["model"] == key and r["input"].startswith(kind)]
+            if rows:
+                print(f"summary {key:9s} {kind:9s} (n={len(rows)}): worst mask max|d| "
+                      f"{max(r['mask_max_abs_diff'] for r in rows):.2e}, worst logits max|d| "
+                      f"{max(r['logits_max_abs_diff'] for r in rows):.2e}")
     if not ok:
         print(f"FAIL: mask max|d| above {MASK_TOLERANCE}")
         sys.exit(1)

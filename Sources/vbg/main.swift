@@ -4,7 +4,9 @@ import Foundation
 // vbg: the command-line face of the engine. Each subcommand lives in Commands/<Name>.swift and
 // is listed here once.
 
-let commands: [Command] = [
+// A computed property, not a stored global: main.swift's stored globals are initialised by its
+// top-level code, which never runs when tests call `runMain` through `@testable import vbg`.
+nonisolated var commands: [Command] { [
     // Subcommands are added here as they land (infer, inspect, blur, replace, segment, video, bench).
     // `bench --imaging` dispatches to runImagingBench (Commands/BenchImaging.swift); the model bench
     // is added by the kernels branch and the lead reconciles the two.
@@ -14,7 +16,12 @@ let commands: [Command] = [
         guard try arguments.flag("imaging") else { throw CLIError.usage("this build's bench needs --imaging") }
         try runImagingBench(&arguments)
     },
-]
+    inferCommand,
+    inspectCommand,
+    blurCommand,
+    replaceCommand,
+    segmentCommand,
+] }
 
 func usage() -> String {
     var text = "usage: vbg <command> [options]\n\ncommands:\n"
