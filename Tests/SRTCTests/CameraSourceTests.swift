@@ -58,9 +58,10 @@ struct CameraSourceTests {
         #expect(throws: SRTCCameraSourceError.sizeMismatch(otherPaths[0])) {
             try SRTCPNGSequenceCameraSource(paths: paths + otherPaths)
         }
-        #expect(throws: SRTCCameraSourceError.noFrames(NSTemporaryDirectory())) {
-            try SRTCPNGSequenceCameraSource(directory: NSTemporaryDirectory())
-        }
+        let empty = NSTemporaryDirectory() + "vbg-empty-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        #expect(throws: SRTCCameraSourceError.noFrames(empty)) { try SRTCPNGSequenceCameraSource(directory: empty) }
     }
 
     private func writeY4M(_ greys: [UInt8], width: Int = 8, height: Int = 6) throws -> String {
