@@ -57,6 +57,7 @@ struct OperatorFixtureTests {
             let actual = try #require(outputs[output.name])
             let difference = Difference(actual, expected.values)
             #expect(difference.relative <= 1e-5, "\(testCase.name) \(output.name): \(difference)")
+            print("op fixture \(testCase.name) \(output.name): relative \(difference.relative)")
         }
     }
 }

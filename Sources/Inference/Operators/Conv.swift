@@ -46,12 +46,13 @@ struct Conv: Operator {
         let (strideH, strideW, dilationH, dilationW) = (height.stride, width.stride, height.dilation, width.dilation)
         let channelsPerGroup = inputChannels / group, outputsPerGroup = outputChannels / group
         let inPlane = inH * inW, outPlane = outH * outW
+        let kernelSize = kH * kW  // weights between consecutive input channels of one output channel
 
         for n in 0..<batch {
             for m in 0..<outputChannels {
                 let out = y + (n * outputChannels + m) * outPlane
                 let firstInput = x + (n * inputChannels + (m / outputsPerGroup) * channelsPerGroup) * inPlane
-                let kernel = weights + m * channelsPerGroup * kH * kW
+                let kernel = weights + m * channelsPerGroup * kernelSize
                 let initial = Double(bias?[m] ?? 0)
                 for oh in 0..<outH {
                     let top = oh * strideH - height.padBegin
@@ -69,7 +70,7 @@ struct Conv: Operator {
                                 let pixel = firstInput + (top + kh * dilationH) * inW + left + kw * dilationW
                                 let tap = kernel + kh * kW + kw
                                 for c in 0..<channelsPerGroup {
-                                    sum += Double(tap[c * kH * kW]) * Double(pixel[c * inPlane])
+                                    sum += Double(tap[c * kernelSize]) * Double(pixel[c * inPlane])
                                 }
                             }
                         }
