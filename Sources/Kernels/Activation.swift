@@ -1,0 +1,60 @@
+/// The activation fused into a kernel's output.
+public enum Activation: Sendable, Hashable, CustomStringConvertible {
+    /// The identity.
+    case none
+    /// max(x, 0).
+    case relu
+    /// x · min(max(x + 3, 0), 6) / 6 (ONNX HardSwish, TFLite HARD_SWISH).
+    case hardSwish
+    /// 1 / (1 + e^−x), saturating to exactly 0 and 1.
+    case sigmoid
+
+    public var description: String {
+        switch self {
+        case .none: "none"
+        case .relu: "relu"
+        case .hardSwish: "hardswish"
+        case .sigmoid: "sigmoid"
+        }
+    }
+
+    /// The activation of one value, rounding as the vector kernels do.
+    public func apply(_ x: Float) -> Float {
+        switch self {
+        case .none: return x
+        case .relu: return x < 0 ? 0 : x
+        case .hardSwish:
+            var t = x + 3
+            if t < 0 { t = 0 }
+            if t > 6 { t = 6 }
+            return x * t * (1 / 6 as Float)
+        case .sigmoid:
+            return fastSigmoid(x)
+        }
+    }
+}
+
+@inline(__always)
+func reluVector(_ v: Vector) -> Vector {
+    v.replacing(with: 0, where: v .< 0)
+}
+
+@inline(__always)
+func hardSwishVector(_ v: Vector) -> Vector {
+    var t = v + 3
+    t = t.replacing(with: 0, where: t .< 0)
+    t = t.replacing(with: 6, where: t .> 6)
+    return v * t * (1 / 6 as Float)
+}
+
+extension Activation {
+    @inline(__always)
+    func apply(_ v: Vector) -> Vector {
+        switch self {
+        case .none: return v
+        case .relu: return reluVector(v)
+        case .hardSwish: return hardSwishVector(v)
+        case .sigmoid: return sigmoidVector(v)
+        }
+    }
+}
