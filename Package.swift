@@ -128,6 +128,7 @@ let package = Package(
         // MARK: - Tests
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: commonSettings),
         .testTarget(name: "CPUSupportTests", dependencies: ["CPUSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "KernelsTests", dependencies: ["Kernels", "TestSupport"], swiftSettings: commonSettings),
     ],
     swiftLanguageModes: [.v6]
 )

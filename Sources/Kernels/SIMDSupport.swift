@@ -85,8 +85,7 @@ func loadEven(_ p: UnsafePointer<Float>) -> Vector {
 func horizontalSum(_ v: Vector) -> Float {
     let a = v.lowHalf + v.highHalf
     let b = a.lowHalf + a.highHalf
-    let c = b.lowHalf + b.highHalf
-    return (c[0] + c[2]) + (c[1] + c[3])
+    return (b[0] + b[2]) + (b[1] + b[3])
 }
 
 /// Lanes interleaved: (a0, b0, a1, b1, …, a7, b7) and (a8, b8, …, a15, b15).
