@@ -34,12 +34,12 @@ public enum Activation: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-@inline(__always)
+@inline(always)
 func reluVector(_ v: Vector) -> Vector {
     v.replacing(with: 0, where: v .< 0)
 }
 
-@inline(__always)
+@inline(always)
 func hardSwishVector(_ v: Vector) -> Vector {
     var t = v + 3
     t = t.replacing(with: 0, where: t .< 0)
@@ -48,13 +48,27 @@ func hardSwishVector(_ v: Vector) -> Vector {
 }
 
 extension Activation {
-    @inline(__always)
+    @inline(always)
     func apply(_ v: Vector) -> Vector {
         switch self {
         case .none: return v
-        case .relu: return reluVector(v)
-        case .hardSwish: return hardSwishVector(v)
-        case .sigmoid: return sigmoidVector(v)
+        case .relu: return v.replacing(with: 0, where: v .< 0)
+        case .hardSwish:
+            var t = v + 3
+            t = t.replacing(with: 0, where: t .< 0)
+            t = t.replacing(with: 6, where: t .> 6)
+            return v * t * (1 / 6 as Float)
+        case .sigmoid:
+            var result = v
+            sigmoidInPlace(&result)
+            return result
         }
     }
+}
+
+/// Out of line so that fusing a sigmoid does not bloat every kernel; the vector travels by
+/// address (a SIMD16 passed by value across a call is split into xmm pieces).
+@inline(never)
+func sigmoidInPlace(_ v: inout Vector) {
+    v = sigmoidVector(v)
 }

@@ -80,18 +80,18 @@ struct ConvolutionJob {
 }
 
 extension Row32 {
-    @inline(__always) init(_ p: UnsafePointer<Float>, stride: Int) {
+    @inline(always) init(_ p: UnsafePointer<Float>, stride: Int) {
         if stride == 1 { a = load(p); b = load(p + 16) } else { a = loadEven(p); b = loadEven(p + 32) }
     }
 }
 
 extension Row16 {
-    @inline(__always) init(_ p: UnsafePointer<Float>, stride: Int) {
+    @inline(always) init(_ p: UnsafePointer<Float>, stride: Int) {
         a = stride == 1 ? load(p) : loadEven(p)
     }
 }
 
-@inline(__always)
+@inline(always)
 func convolutionRows(_ job: ConvolutionJob, k: Int, stride: Int) {
     let w = job.weights
     let cin = w.inputChannels, tiles = w.tiles, cout = w.outputChannels

@@ -55,7 +55,7 @@ public func multiplyChannels(_ input: FeatureMap, scale: UnsafePointer<Float>, o
     }
 }
 
-@inline(__always)
+@inline(always)
 func scaleRows(_ input: FeatureMap, channel c: Int, scale: Float, output: FeatureMap) {
     let w = input.layout.width
     if input.layout.isDense && output.layout.isDense {

@@ -3,7 +3,7 @@
 /// e^x for x ≤ 0 (callers pass −|x|). Cody–Waite reduction x = n·ln2 + r, |r| ≤ ln2/2, and the
 /// Cephes `expf` polynomial (≈1 ulp on the reduced range), scaled by 2^n through the exponent
 /// bits. Below −87.3 (where 2^n would leave the normal range) the result is exactly 0.
-@inline(__always)
+@inline(always)
 func expNonPositive(_ x: Vector) -> Vector {
     let underflow = x .< -87.33
     let xc = x.replacing(with: -87.33, where: underflow)
@@ -29,7 +29,7 @@ func expNonPositive(_ x: Vector) -> Vector {
 
 /// 1 / (1 + e^−x). With e = e^−|x|, it is 1/(1+e) for x ≥ 0 and e/(1+e) for x < 0, so small
 /// results keep their relative accuracy; large |x| give exactly 0 or 1 (logits reach ±800).
-@inline(__always)
+@inline(always)
 func sigmoidVector(_ x: Vector) -> Vector {
     let negativeAbs = x.replacing(with: -x, where: x .> 0)
     let e = expNonPositive(negativeAbs)

@@ -9,7 +9,7 @@ struct ChunkAddress {
     var pixel: Int
     var count: Int
 
-    @inline(__always)
+    @inline(always)
     init(pixel: Int, count: Int, layout: PlaneLayout) {
         self.pixel = pixel
         self.count = count
@@ -24,7 +24,7 @@ struct ChunkAddress {
     }
 
     /// Offset of lane `lane` within a plane of `layout`.
-    @inline(__always)
+    @inline(always)
     func laneOffset(_ lane: Int, layout: PlaneLayout) -> Int {
         if contiguous { return offset + lane }
         let p = pixel + lane
@@ -35,7 +35,7 @@ struct ChunkAddress {
 
 extension FeatureMap {
     /// Stores the first `address.count` lanes of `v` to `channel`.
-    @inline(__always)
+    @inline(always)
     func store(_ v: Vector, channel: Int, at address: ChunkAddress) {
         let plane = base + channel * layout.planeStride
         if address.contiguous {
@@ -46,7 +46,7 @@ extension FeatureMap {
     }
 
     /// Loads the first `address.count` lanes of `channel` (zero beyond).
-    @inline(__always)
+    @inline(always)
     func load(channel: Int, at address: ChunkAddress) -> Vector {
         let plane = base + channel * layout.planeStride
         if address.contiguous {

@@ -85,7 +85,7 @@ public struct FeatureMap {
     public var pixels: Int { layout.width * layout.height }
 
     /// Pixel (0, 0) of `channel`.
-    @inline(__always)
+    @inline(always)
     func plane(_ channel: Int) -> UnsafeMutablePointer<Float> {
         base + channel * layout.planeStride + layout.origin
     }

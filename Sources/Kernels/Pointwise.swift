@@ -119,7 +119,7 @@ func pointwiseRange(
 }
 
 /// The micro-kernel: bias plus Σ_k w[k][r]·x[k] for 8 channels r over one pixel row.
-@inline(__always)
+@inline(always)
 func pointwiseTile<Row: PixelRow>(
     _: Row.Type, _ x: UnsafePointer<Float>, stride: Int, k: Int,
     weights: UnsafePointer<Float>, bias: UnsafePointer<Float>
@@ -134,7 +134,7 @@ func pointwiseTile<Row: PixelRow>(
     return tile
 }
 
-@inline(__always)
+@inline(always)
 func storeTile<Row: PixelRow>(
     _ tile: Tile8<Row>, firstChannel: Int, channels: Int, pixel: Int, count: Int,
     activation: Activation, residual: FeatureMap?, output: FeatureMap

@@ -16,14 +16,14 @@ protocol PixelRow {
 struct Row48: PixelRow {
     var a, b, c: Vector
     static var width: Int { 48 }
-    @inline(__always) init(repeating value: Float) { a = Vector(repeating: value); b = a; c = a }
-    @inline(__always) init(_ p: UnsafePointer<Float>) { a = load(p); b = load(p + 16); c = load(p + 32) }
-    @inline(__always) mutating func accumulate(_ weight: Float, _ x: Row48) {
+    @inline(always) init(repeating value: Float) { a = Vector(repeating: value); b = a; c = a }
+    @inline(always) init(_ p: UnsafePointer<Float>) { a = load(p); b = load(p + 16); c = load(p + 32) }
+    @inline(always) mutating func accumulate(_ weight: Float, _ x: Row48) {
         a = multiplyAdd(a, weight, x.a)
         b = multiplyAdd(b, weight, x.b)
         c = multiplyAdd(c, weight, x.c)
     }
-    @inline(__always) func vector(_ index: Int) -> Vector {
+    @inline(always) func vector(_ index: Int) -> Vector {
         switch index {
         case 0: a
         case 1: b
@@ -36,23 +36,23 @@ struct Row48: PixelRow {
 struct Row32: PixelRow {
     var a, b: Vector
     static var width: Int { 32 }
-    @inline(__always) init(repeating value: Float) { a = Vector(repeating: value); b = a }
-    @inline(__always) init(_ p: UnsafePointer<Float>) { a = load(p); b = load(p + 16) }
-    @inline(__always) mutating func accumulate(_ weight: Float, _ x: Row32) {
+    @inline(always) init(repeating value: Float) { a = Vector(repeating: value); b = a }
+    @inline(always) init(_ p: UnsafePointer<Float>) { a = load(p); b = load(p + 16) }
+    @inline(always) mutating func accumulate(_ weight: Float, _ x: Row32) {
         a = multiplyAdd(a, weight, x.a)
         b = multiplyAdd(b, weight, x.b)
     }
-    @inline(__always) func vector(_ index: Int) -> Vector { index == 0 ? a : b }
+    @inline(always) func vector(_ index: Int) -> Vector { index == 0 ? a : b }
 }
 
 /// 16 pixels in one vector.
 struct Row16: PixelRow {
     var a: Vector
     static var width: Int { 16 }
-    @inline(__always) init(repeating value: Float) { a = Vector(repeating: value) }
-    @inline(__always) init(_ p: UnsafePointer<Float>) { a = load(p) }
-    @inline(__always) mutating func accumulate(_ weight: Float, _ x: Row16) { a = multiplyAdd(a, weight, x.a) }
-    @inline(__always) func vector(_ index: Int) -> Vector { a }
+    @inline(always) init(repeating value: Float) { a = Vector(repeating: value) }
+    @inline(always) init(_ p: UnsafePointer<Float>) { a = load(p) }
+    @inline(always) mutating func accumulate(_ weight: Float, _ x: Row16) { a = multiplyAdd(a, weight, x.a) }
+    @inline(always) func vector(_ index: Int) -> Vector { a }
 }
 
 /// Eight output channels × one pixel row.
@@ -60,7 +60,7 @@ struct Tile8<Row: PixelRow> {
     var r0, r1, r2, r3, r4, r5, r6, r7: Row
 
     /// Each row starts at its channel's bias.
-    @inline(__always) init(bias: UnsafePointer<Float>) {
+    @inline(always) init(bias: UnsafePointer<Float>) {
         r0 = Row(repeating: bias[0]); r1 = Row(repeating: bias[1])
         r2 = Row(repeating: bias[2]); r3 = Row(repeating: bias[3])
         r4 = Row(repeating: bias[4]); r5 = Row(repeating: bias[5])
@@ -68,13 +68,13 @@ struct Tile8<Row: PixelRow> {
     }
 
     /// Adds `w[r] · x` to row r.
-    @inline(__always) mutating func accumulate(_ w: UnsafePointer<Float>, _ x: Row) {
+    @inline(always) mutating func accumulate(_ w: UnsafePointer<Float>, _ x: Row) {
         r0.accumulate(w[0], x); r1.accumulate(w[1], x); r2.accumulate(w[2], x); r3.accumulate(w[3], x)
         r4.accumulate(w[4], x); r5.accumulate(w[5], x); r6.accumulate(w[6], x); r7.accumulate(w[7], x)
     }
 
     /// Calls `body(r, row r)` for the first `rows` rows.
-    @inline(__always) func forEachRow(_ rows: Int, _ body: (Int, Row) -> Void) {
+    @inline(always) func forEachRow(_ rows: Int, _ body: (Int, Row) -> Void) {
         body(0, r0)
         if rows > 1 { body(1, r1) }
         if rows > 2 { body(2, r2) }

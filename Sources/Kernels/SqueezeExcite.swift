@@ -51,7 +51,7 @@ public final class GateWeights {
 
 /// The mean of one channel's interior: vector partial sums per row, a tree at the end, then
 /// one division. The order depends only on the layout, never on the thread.
-@inline(__always)
+@inline(always)
 func channelSum(_ map: FeatureMap, _ c: Int, plus other: FeatureMap? = nil) -> Float {
     let w = map.layout.width
     var acc0 = Vector(), acc1 = Vector()

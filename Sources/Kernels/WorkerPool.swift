@@ -49,7 +49,7 @@ public final class WorkerPool {
     }
 
     /// Private scratch of thread `part`.
-    @inline(__always)
+    @inline(always)
     func scratch(_ part: Int) -> UnsafeMutablePointer<Float> { scratchBuffers[part].baseAddress }
 
     /// Runs `body(part)` for every part in `0..<threadCount`, part 0 on the calling thread, and
@@ -69,7 +69,7 @@ public final class WorkerPool {
 
     /// The part of `0..<total` that thread `part` of `parts` handles, cut at multiples of
     /// `granularity` so each part starts on a tile boundary.
-    @inline(__always)
+    @inline(always)
     static func range(_ total: Int, part: Int, of parts: Int, granularity: Int = 1) -> Range<Int> {
         if parts == 1 { return 0..<total }
         let units = (total + granularity - 1) / granularity

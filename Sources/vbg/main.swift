@@ -6,6 +6,7 @@ import Foundation
 
 let commands: [Command] = [
     // Subcommands are added here as they land (infer, inspect, blur, replace, segment, video, bench).
+    benchCommand,
 ]
 
 func usage() -> String {
