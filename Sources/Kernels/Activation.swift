@@ -34,40 +34,51 @@ public enum Activation: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-@inline(always)
-func reluVector(_ v: Vector) -> Vector {
-    v.replacing(with: 0, where: v .< 0)
-}
-
-@inline(always)
-func hardSwishVector(_ v: Vector) -> Vector {
-    var t = v + 3
-    t = t.replacing(with: 0, where: t .< 0)
-    t = t.replacing(with: 6, where: t .> 6)
-    return v * t * (1 / 6 as Float)
-}
-
 extension Activation {
     @inline(always)
     func apply(_ v: Vector) -> Vector {
         switch self {
         case .none: return v
-        case .relu: return v.replacing(with: 0, where: v .< 0)
-        case .hardSwish:
-            var t = v + 3
-            t = t.replacing(with: 0, where: t .< 0)
-            t = t.replacing(with: 6, where: t .> 6)
-            return v * t * (1 / 6 as Float)
-        case .sigmoid:
-            var result = v
-            sigmoidInPlace(&result)
-            return result
+        case .relu: return ReLU.apply(v)
+        case .hardSwish: return HardSwish.apply(v)
+        case .sigmoid: return Sigmoid.apply(v)
         }
     }
 }
 
+/// An activation known at compile time.
+protocol ActivationFunction {
+    static func apply(_ v: Vector) -> Vector
+}
+
+enum Identity: ActivationFunction {
+    @inline(always) static func apply(_ v: Vector) -> Vector { v }
+}
+
+enum ReLU: ActivationFunction {
+    /// One `vmaxps`; `pointwiseMax` would be a scalar loop (swiftsimd.md §3.3).
+    @inline(always) static func apply(_ v: Vector) -> Vector { v.replacing(with: 0, where: v .< 0) }
+}
+
+enum HardSwish: ActivationFunction {
+    @inline(always) static func apply(_ v: Vector) -> Vector {
+        var t = v + 3
+        t = t.replacing(with: 0, where: t .< 0)
+        t = t.replacing(with: 6, where: t .> 6)
+        return v * t * (1 / 6 as Float)
+    }
+}
+
+enum Sigmoid: ActivationFunction {
+    @inline(always) static func apply(_ v: Vector) -> Vector {
+        var result = v
+        sigmoidInPlace(&result)
+        return result
+    }
+}
+
 /// Out of line so that fusing a sigmoid does not bloat every kernel; the vector travels by
-/// address (a SIMD16 passed by value across a call is split into xmm pieces).
+/// address.
 @inline(never)
 func sigmoidInPlace(_ v: inout Vector) {
     v = sigmoidVector(v)

@@ -54,10 +54,15 @@ public func convolution(
                  "convolution window reads beyond the input border")
     pool.run { part in
         let rows = WorkerPool.range(outL.height, part: part, of: pool.threadCount)
-        let job = ConvolutionJob(input: input, weights: weights, padTop: padTop, padLeft: padLeft,
+        let job = ConvolutionJob(input: input, weights: weights, stride: stride, padTop: padTop, padLeft: padLeft,
                                  activation: activation, output: output, rows: rows)
         if k == 3 && stride == 2 {
-            convolution3x3Stride2(job)
+            switch activation {
+            case .none: convolution3x3Stride2(job, Identity.self)
+            case .relu: convolution3x3Stride2(job, ReLU.self)
+            case .hardSwish: convolution3x3Stride2(job, HardSwish.self)
+            case .sigmoid: convolution3x3Stride2(job, Sigmoid.self)
+            }
         } else {
             convolutionGeneric(job, kernelSize: k, stride: stride)
         }
@@ -67,6 +72,7 @@ public func convolution(
 struct ConvolutionJob {
     var input: FeatureMap
     var weights: ConvolutionWeights
+    var stride: Int
     var padTop: Int
     var padLeft: Int
     var activation: Activation
@@ -74,76 +80,136 @@ struct ConvolutionJob {
     var rows: Range<Int>
 }
 
-@inline(never) func convolution3x3Stride2(_ job: ConvolutionJob) { convolutionRows(job, k: 3, stride: 2) }
-@inline(never) func convolutionGeneric(_ job: ConvolutionJob, kernelSize: Int, stride: Int) {
-    convolutionRows(job, k: kernelSize, stride: stride)
+@inline(never) func convolution3x3Stride2<A: ActivationFunction>(_ job: ConvolutionJob, _: A.Type) {
+    convolutionRows(job) { tile in convolutionTile(tile, A.self, Window3x3Stride2.self) }
 }
 
-extension Row32 {
+/// A window size and stride known at compile time, so a non-inlined tile function still unrolls.
+protocol WindowShape {
+    static var size: Int { get }
+    static var stride: Int { get }
+}
+
+enum Window3x3Stride2: WindowShape {
+    static var size: Int { 3 }
+    static var stride: Int { 2 }
+}
+
+@inline(never) func convolutionGeneric(_ job: ConvolutionJob, kernelSize: Int, stride: Int) {
+    convolutionRows(job) { tile in convolutionTileAnyShape(tile, kernelSize: kernelSize, stride: stride) }
+}
+
+/// One register tile: 8 output channels × up to 32 pixels of one output row.
+struct ConvolutionTile {
+    /// Input pixel (yo·stride − padTop, xo·stride − padLeft) of channel 0.
+    var source: UnsafePointer<Float>
+    var sourceRow: Int
+    var sourcePlane: Int
+    var inputChannels: Int
+    var weights: UnsafePointer<Float>      // this tile's [cin][ky][kx][8]
+    var bias: UnsafePointer<Float>
+    /// Output pixel (yo, xo) of the tile's first channel.
+    var destination: UnsafeMutablePointer<Float>
+    var destinationPlane: Int
+    var channels: Int
+    /// Pixels in the tile: 32, or 1…16 at the end of a row.
+    var count: Int
+    var activation: Activation
+}
+
+@inline(always)
+func convolutionRows(_ job: ConvolutionJob, _ body: (ConvolutionTile) -> Void) {
+    let w = job.weights
+    let k = w.kernelSize, stride = job.stride
+    let inL = job.input.layout, outL = job.output.layout
+    let src = UnsafePointer(job.input.plane(0))
+    for yo in job.rows {
+        let rowBase = src + (yo * stride - job.padTop) * inL.rowStride - job.padLeft
+        for tile in 0..<w.tiles {
+            var xo = 0
+            while xo < outL.width {
+                let count = outL.width - xo >= Row32.width ? Row32.width : min(lanes, outL.width - xo)
+                body(ConvolutionTile(
+                    source: rowBase + xo * stride, sourceRow: inL.rowStride, sourcePlane: inL.planeStride,
+                    inputChannels: w.inputChannels,
+                    weights: UnsafePointer(w.packed.baseAddress + tile * 8 * w.inputChannels * k * k),
+                    bias: UnsafePointer(w.bias.baseAddress + tile * 8),
+                    destination: job.output.plane(tile * 8) + yo * outL.rowStride + xo,
+                    destinationPlane: outL.planeStride, channels: min(8, w.outputChannels - tile * 8),
+                    count: count, activation: job.activation))
+                xo += count
+            }
+        }
+    }
+}
+
+/// The tile with the window known at compile time (the loops unroll); kept out of line so the
+/// optimizer sees a small function.
+@inline(never)
+func convolutionTile<A: ActivationFunction, W: WindowShape>(_ t: ConvolutionTile, _: A.Type, _: W.Type) {
+    let k = W.size, stride = W.stride
+    if t.count == Row32.width {
+        let acc = convolutionAccumulate(Row32.self, t, k: k, stride: stride)
+        acc.forEachRow(t.channels) { r, row in
+            let dst = t.destination + r &* t.destinationPlane
+            store(A.apply(row.a), dst)
+            store(A.apply(row.b), dst + 16)
+        }
+    } else {
+        let acc = convolutionAccumulate(Row16.self, t, k: k, stride: stride)
+        acc.forEachRow(t.channels) { r, row in
+            store(A.apply(row.a), t.destination + r &* t.destinationPlane, count: t.count)
+        }
+    }
+}
+
+@inline(never)
+func convolutionTileAnyShape(_ t: ConvolutionTile, kernelSize k: Int, stride: Int) {
+    if t.count == Row32.width {
+        let acc = convolutionAccumulate(Row32.self, t, k: k, stride: stride)
+        acc.forEachRow(t.channels) { r, row in
+            let dst = t.destination + r &* t.destinationPlane
+            store(t.activation.apply(row.a), dst)
+            store(t.activation.apply(row.b), dst + 16)
+        }
+    } else {
+        let acc = convolutionAccumulate(Row16.self, t, k: k, stride: stride)
+        acc.forEachRow(t.channels) { r, row in
+            store(t.activation.apply(row.a), t.destination + r &* t.destinationPlane, count: t.count)
+        }
+    }
+}
+
+@inline(always)
+func convolutionAccumulate<Row: StridedPixelRow>(_: Row.Type, _ t: ConvolutionTile, k: Int, stride: Int) -> Tile8<Row> {
+    var acc = Tile8<Row>(bias: t.bias)
+    var wp = t.weights
+    var plane = t.source
+    for _ in 0..<t.inputChannels {
+        for ky in 0..<k {
+            let r = plane + ky &* t.sourceRow
+            for kx in 0..<k {
+                acc.accumulate(wp, Row(r + kx, stride: stride))
+                wp += 8
+            }
+        }
+        plane += t.sourcePlane
+    }
+    return acc
+}
+
+protocol StridedPixelRow: PixelRow {
+    init(_ p: UnsafePointer<Float>, stride: Int)
+}
+
+extension Row32: StridedPixelRow {
     @inline(always) init(_ p: UnsafePointer<Float>, stride: Int) {
         if stride == 1 { a = load(p); b = load(p + 16) } else { a = loadEven(p); b = loadEven(p + 32) }
     }
 }
 
-extension Row16 {
+extension Row16: StridedPixelRow {
     @inline(always) init(_ p: UnsafePointer<Float>, stride: Int) {
         a = stride == 1 ? load(p) : loadEven(p)
-    }
-}
-
-@inline(always)
-func convolutionRows(_ job: ConvolutionJob, k: Int, stride: Int) {
-    let w = job.weights
-    let cin = w.inputChannels, tiles = w.tiles, cout = w.outputChannels
-    let inL = job.input.layout, outL = job.output.layout
-    let inRow = inL.rowStride, inPlane = inL.planeStride
-    let outW = outL.width
-    let src = UnsafePointer(job.input.plane(0))
-    for yo in job.rows {
-        let rowBase = src + (yo * stride - job.padTop) * inRow - job.padLeft
-        for tile in 0..<tiles {
-            let wTile = UnsafePointer(w.packed.baseAddress + tile * 8 * cin * k * k)
-            let bias = UnsafePointer(w.bias.baseAddress + tile * 8)
-            let channels = min(8, cout - tile * 8)
-            var xo = 0
-            while xo + Row32.width <= outW {
-                var t = Tile8<Row32>(bias: bias)
-                var wp = wTile
-                for ci in 0..<cin {
-                    for ky in 0..<k {
-                        let r = rowBase + ci * inPlane + ky * inRow + xo * stride
-                        for kx in 0..<k {
-                            t.accumulate(wp, Row32(r + kx, stride: stride))
-                            wp += 8
-                        }
-                    }
-                }
-                t.forEachRow(channels) { row, value in
-                    let dst = job.output.plane(tile * 8 + row) + yo * outL.rowStride + xo
-                    store(job.activation.apply(value.a), dst)
-                    store(job.activation.apply(value.b), dst + 16)
-                }
-                xo += Row32.width
-            }
-            while xo < outW {
-                let n = min(lanes, outW - xo)
-                var t = Tile8<Row16>(bias: bias)
-                var wp = wTile
-                for ci in 0..<cin {
-                    for ky in 0..<k {
-                        let r = rowBase + ci * inPlane + ky * inRow + xo * stride
-                        for kx in 0..<k {
-                            t.accumulate(wp, Row16(r + kx, stride: stride))
-                            wp += 8
-                        }
-                    }
-                }
-                t.forEachRow(channels) { row, value in
-                    let dst = job.output.plane(tile * 8 + row) + yo * outL.rowStride + xo
-                    store(job.activation.apply(value.a), dst, count: n)
-                }
-                xo += lanes
-            }
-        }
     }
 }

@@ -51,12 +51,11 @@ public func depthwiseConvolution(
         let job = DepthwiseJob(input: input, weights: weights.weights.baseAddress, bias: weights.bias.baseAddress,
                                padTop: padTop, padLeft: padLeft, activation: activation, residual: residual,
                                output: output, channels: channels)
-        switch (k, stride) {
-        case (3, 1): depthwise3x3Stride1(job)
-        case (3, 2): depthwise3x3Stride2(job)
-        case (5, 1): depthwise5x5Stride1(job)
-        case (5, 2): depthwise5x5Stride2(job)
-        default: depthwiseGeneric(job, kernelSize: k, stride: stride)
+        switch activation {
+        case .none: depthwiseDispatch(job, Identity.self, k: k, stride: stride)
+        case .relu: depthwiseDispatch(job, ReLU.self, k: k, stride: stride)
+        case .hardSwish: depthwiseDispatch(job, HardSwish.self, k: k, stride: stride)
+        case .sigmoid: depthwiseDispatch(job, Sigmoid.self, k: k, stride: stride)
         }
     }
 }
@@ -73,37 +72,77 @@ struct DepthwiseJob {
     var channels: Range<Int>
 }
 
-@inline(never) func depthwise3x3Stride1(_ job: DepthwiseJob) { depthwisePlanes(job, k: 3, stride: 1) }
-@inline(never) func depthwise3x3Stride2(_ job: DepthwiseJob) { depthwisePlanes(job, k: 3, stride: 2) }
-@inline(never) func depthwise5x5Stride1(_ job: DepthwiseJob) { depthwisePlanes(job, k: 5, stride: 1) }
-@inline(never) func depthwise5x5Stride2(_ job: DepthwiseJob) { depthwisePlanes(job, k: 5, stride: 2) }
+// One function per window and stride (so a profile names them), each specialised per activation.
+@inline(never) func depthwise3x3Stride1<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type) {
+    depthwisePlanes(job, A.self, k: 3, stride: 1)
+}
+@inline(never) func depthwise3x3Stride2<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type) {
+    depthwisePlanes(job, A.self, k: 3, stride: 2)
+}
+@inline(never) func depthwise5x5Stride1<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type) {
+    depthwisePlanes(job, A.self, k: 5, stride: 1)
+}
+@inline(never) func depthwise5x5Stride2<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type) {
+    depthwisePlanes(job, A.self, k: 5, stride: 2)
+}
 @inline(never) func depthwiseGeneric(_ job: DepthwiseJob, kernelSize: Int, stride: Int) {
-    depthwisePlanes(job, k: kernelSize, stride: stride)
+    depthwisePlanesGeneric(job, k: kernelSize, stride: stride)
+}
+
+@inline(always)
+func depthwiseDispatch<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type, k: Int, stride: Int) {
+    switch (k, stride) {
+    case (3, 1): depthwise3x3Stride1(job, A.self)
+    case (3, 2): depthwise3x3Stride2(job, A.self)
+    case (5, 1): depthwise5x5Stride1(job, A.self)
+    case (5, 2): depthwise5x5Stride2(job, A.self)
+    default: depthwiseGeneric(job, kernelSize: k, stride: stride)
+    }
 }
 
 /// The body shared by the named variants; with `k` and `stride` constant after inlining every
 /// loop over the window unrolls.
 ///
 /// A tile is 4 output rows × 16 columns: four independent accumulator chains (one chain of
-/// K·K dependent FMAs would be latency-bound at ~8 FLOP/cycle), and each loaded input vector
-/// feeds every output row whose window covers it (stride 1: 18 loads for 36 FMAs at 3x3).
+/// K·K dependent FMAs is latency-bound at ~8 FLOP/cycle). Each FMA takes its input straight
+/// from memory (stride 1) or from a register deinterleave (stride 2).
 /// Maps shorter than 4 rows use 1-row tiles; the last 4-row tile of a taller map is moved up to
 /// end at the last row, recomputing a few rows with the same operations (so the same values).
 @inline(always)
-func depthwisePlanes(_ job: DepthwiseJob, k: Int, stride: Int) {
-    let outL = job.output.layout
-    let outH = outL.height
+func depthwisePlanes<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type, k: Int, stride: Int) {
+    let outH = job.output.layout.height
     for c in job.channels {
         let plane = DepthwisePlane(job: job, channel: c, k: k)
         if outH >= 4 {
             var yo = 0
             while yo < outH {
-                let top = min(yo, outH - 4)
-                depthwiseTile4(plane, top: top, k: k, stride: stride)
+                depthwiseTile4(plane, A.self, top: min(yo, outH - 4), k: k, stride: stride)
                 yo += 4
             }
         } else {
-            for yo in 0..<outH { depthwiseTile1(plane, row: yo, k: k, stride: stride) }
+            for yo in 0..<outH { depthwiseTile1(plane, A.self, row: yo, k: k, stride: stride) }
+        }
+    }
+}
+
+/// Any window and stride, activation by switch: the fallback for shapes the model lacks.
+func depthwisePlanesGeneric(_ job: DepthwiseJob, k: Int, stride: Int) {
+    for c in job.channels {
+        let plane = DepthwisePlane(job: job, channel: c, k: k)
+        let w = plane.weights
+        for yo in 0..<job.output.layout.height {
+            var xo = 0
+            while xo < plane.width {
+                let n = min(lanes, plane.width - xo)
+                var acc = Vector(repeating: plane.bias)
+                for ky in 0..<k {
+                    for kx in 0..<k {
+                        acc = multiplyAdd(acc, w[ky * k + kx], plane.input(row: yo * stride + ky, column: xo * stride + kx, stride: stride))
+                    }
+                }
+                plane.finish(job.activation.apply(acc), row: yo, column: xo, count: n)
+                xo += lanes
+            }
         }
     }
 }
@@ -119,7 +158,6 @@ struct DepthwisePlane {
     var weights: UnsafePointer<Float>
     var bias: Float
     var width: Int
-    var activation: Activation
 
     @inline(always)
     init(job: DepthwiseJob, channel c: Int, k: Int) {
@@ -132,12 +170,12 @@ struct DepthwisePlane {
         weights = job.weights + c * k * k
         bias = job.bias[c]
         width = job.output.layout.width
-        activation = job.activation
     }
 
+    /// Adds the residual (if any) to the activated `y` and stores it.
     @inline(always)
-    func finish(_ acc: Vector, row: Int, column: Int, count: Int) {
-        var y = activation.apply(acc)
+    func finish(_ activated: Vector, row: Int, column: Int, count: Int) {
+        var y = activated
         if let residual { y += load(residual + row * residualRow + column, count: count) }
         store(y, destination + row * destinationRow + column, count: count)
     }
@@ -150,31 +188,41 @@ struct DepthwisePlane {
 }
 
 @inline(always)
-func depthwiseTile4(_ plane: DepthwisePlane, top: Int, k: Int, stride: Int) {
+func depthwiseTile4<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, top: Int, k: Int, stride: Int) {
     let w = plane.weights
+    let rowStep = stride * plane.sourceRow
     var xo = 0
     while xo < plane.width {
         let n = min(lanes, plane.width - xo)
         var a0 = Vector(repeating: plane.bias), a1 = a0, a2 = a0, a3 = a0
-        for ir in 0..<(3 * stride + k) {
+        let origin = plane.source + top * rowStep + xo * stride
+        for ky in 0..<k {
             for kx in 0..<k {
-                let x = plane.input(row: top * stride + ir, column: xo * stride + kx, stride: stride)
-                if ir < k { a0 = multiplyAdd(a0, w[ir * k + kx], x) }
-                if ir >= stride && ir - stride < k { a1 = multiplyAdd(a1, w[(ir - stride) * k + kx], x) }
-                if ir >= 2 * stride && ir - 2 * stride < k { a2 = multiplyAdd(a2, w[(ir - 2 * stride) * k + kx], x) }
-                if ir >= 3 * stride && ir - 3 * stride < k { a3 = multiplyAdd(a3, w[(ir - 3 * stride) * k + kx], x) }
+                let weight = w[ky * k + kx]
+                let p = origin + ky * plane.sourceRow + kx
+                if stride == 1 {
+                    a0 = multiplyAdd(a0, weight, load(p))
+                    a1 = multiplyAdd(a1, weight, load(p + rowStep))
+                    a2 = multiplyAdd(a2, weight, load(p + 2 * rowStep))
+                    a3 = multiplyAdd(a3, weight, load(p + 3 * rowStep))
+                } else {
+                    a0 = multiplyAdd(a0, weight, loadEven(p))
+                    a1 = multiplyAdd(a1, weight, loadEven(p + rowStep))
+                    a2 = multiplyAdd(a2, weight, loadEven(p + 2 * rowStep))
+                    a3 = multiplyAdd(a3, weight, loadEven(p + 3 * rowStep))
+                }
             }
         }
-        plane.finish(a0, row: top, column: xo, count: n)
-        plane.finish(a1, row: top + 1, column: xo, count: n)
-        plane.finish(a2, row: top + 2, column: xo, count: n)
-        plane.finish(a3, row: top + 3, column: xo, count: n)
+        plane.finish(A.apply(a0), row: top, column: xo, count: n)
+        plane.finish(A.apply(a1), row: top + 1, column: xo, count: n)
+        plane.finish(A.apply(a2), row: top + 2, column: xo, count: n)
+        plane.finish(A.apply(a3), row: top + 3, column: xo, count: n)
         xo += lanes
     }
 }
 
 @inline(always)
-func depthwiseTile1(_ plane: DepthwisePlane, row: Int, k: Int, stride: Int) {
+func depthwiseTile1<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, row: Int, k: Int, stride: Int) {
     let w = plane.weights
     var xo = 0
     while xo < plane.width {
@@ -185,7 +233,7 @@ func depthwiseTile1(_ plane: DepthwisePlane, row: Int, k: Int, stride: Int) {
                 a0 = multiplyAdd(a0, w[ky * k + kx], plane.input(row: row * stride + ky, column: xo * stride + kx, stride: stride))
             }
         }
-        plane.finish(a0, row: row, column: xo, count: n)
+        plane.finish(A.apply(a0), row: row, column: xo, count: n)
         xo += lanes
     }
 }

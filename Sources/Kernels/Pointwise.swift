@@ -60,21 +60,39 @@ public func pointwiseConvolution(
     let pixels = input.pixels
     pool.run { part in
         let range = WorkerPool.range(pixels, part: part, of: pool.threadCount, granularity: Row48.width)
-        pointwiseRange(input, weights: weights, activation: activation, residual: residual, output: output,
-                       pixels: range, scratch: pool.scratch(part))
+        let job = PointwiseJob(input: input, weights: weights, residual: residual, output: output,
+                               pixels: range, scratch: pool.scratch(part))
+        switch activation {
+        case .none: pointwiseRange(job, Identity.self)
+        case .relu: pointwiseRange(job, ReLU.self)
+        case .hardSwish: pointwiseRange(job, HardSwish.self)
+        case .sigmoid: pointwiseRange(job, Sigmoid.self)
+        }
     }
 }
 
+struct PointwiseJob {
+    var input: FeatureMap
+    var weights: PointwiseWeights
+    var residual: FeatureMap?
+    var output: FeatureMap
+    var pixels: Range<Int>
+    /// Thread scratch: the packed panel (≤ 128·48 floats) from 0, a spilled tile from `tileOffset`.
+    var scratch: UnsafeMutablePointer<Float>
+    static let tileOffset = 8192
+}
+
+/// The pixels `job.pixels` of all output channels; specialised per activation.
 @inline(never)
-func pointwiseRange(
-    _ input: FeatureMap, weights: PointwiseWeights, activation: Activation, residual: FeatureMap?,
-    output: FeatureMap, pixels: Range<Int>, scratch: UnsafeMutablePointer<Float>
-) {
+func pointwiseRange<A: ActivationFunction>(_ job: PointwiseJob, _: A.Type) {
+    let weights = job.weights, input = job.input, output = job.output
     let k = weights.inputChannels, tiles = weights.tiles, cout = weights.outputChannels
     let planeStride = input.layout.planeStride
     let packPanel = tiles > 1
-    var p = pixels.lowerBound
-    while p + Row48.width <= pixels.upperBound {
+    let scratch = job.scratch
+    let outPlane = output.layout.planeStride
+    var p = job.pixels.lowerBound
+    while p + Row48.width <= job.pixels.upperBound {
         var panel = UnsafePointer(input.base + p), panelStride = planeStride
         if packPanel {
             var src = UnsafePointer(input.base + p), dst = scratch
@@ -85,17 +103,33 @@ func pointwiseRange(
             panel = UnsafePointer(scratch)
             panelStride = Row48.width
         }
+        let a0 = ChunkAddress(pixel: p, count: lanes, layout: output.layout)
+        let a1 = ChunkAddress(pixel: p + 16, count: lanes, layout: output.layout)
+        let a2 = ChunkAddress(pixel: p + 32, count: lanes, layout: output.layout)
+        let direct = a0.contiguous && a1.contiguous && a2.contiguous && job.residual == nil
         for tile in 0..<tiles {
             let t = pointwiseTile(Row48.self, panel, stride: panelStride, k: k,
                                   weights: weights.packed.baseAddress + tile * 8 * k,
                                   bias: weights.bias.baseAddress + tile * 8)
-            storeTile(t, firstChannel: tile * 8, channels: min(8, cout - tile * 8), pixel: p, count: Row48.width,
-                      activation: activation, residual: residual, output: output)
+            let channels = min(8, cout - tile * 8)
+            if direct {
+                let base = output.base + tile * 8 * outPlane
+                t.forEachRow(channels) { r, row in
+                    let plane = base + r * outPlane
+                    store(A.apply(row.a), plane + a0.offset)
+                    store(A.apply(row.b), plane + a1.offset)
+                    store(A.apply(row.c), plane + a2.offset)
+                }
+            } else {
+                t.spill(to: scratch + PointwiseJob.tileOffset)
+                pointwiseStoreSpilled(job, A.self, rowWidth: Row48.width, firstChannel: tile * 8, channels: channels,
+                                      pixel: p, count: Row48.width)
+            }
         }
         p += Row48.width
     }
-    while p < pixels.upperBound {
-        let count = min(lanes, pixels.upperBound - p)
+    while p < job.pixels.upperBound {
+        let count = min(lanes, job.pixels.upperBound - p)
         var panel = UnsafePointer(input.base + p), panelStride = planeStride
         if count < lanes {
             // Copy the tail into zero-filled scratch so the micro-kernel never reads past the input.
@@ -111,8 +145,9 @@ func pointwiseRange(
             let t = pointwiseTile(Row16.self, panel, stride: panelStride, k: k,
                                   weights: weights.packed.baseAddress + tile * 8 * k,
                                   bias: weights.bias.baseAddress + tile * 8)
-            storeTile(t, firstChannel: tile * 8, channels: min(8, cout - tile * 8), pixel: p, count: count,
-                      activation: activation, residual: residual, output: output)
+            t.spill(to: scratch + PointwiseJob.tileOffset)
+            pointwiseStoreSpilled(job, A.self, rowWidth: Row16.width, firstChannel: tile * 8,
+                                  channels: min(8, cout - tile * 8), pixel: p, count: count)
         }
         p += lanes
     }
@@ -134,24 +169,25 @@ func pointwiseTile<Row: PixelRow>(
     return tile
 }
 
-@inline(always)
-func storeTile<Row: PixelRow>(
-    _ tile: Tile8<Row>, firstChannel: Int, channels: Int, pixel: Int, count: Int,
-    activation: Activation, residual: FeatureMap?, output: FeatureMap
+/// Activation, residual and store of a tile spilled to scratch, for any layout (rows crossing
+/// a padded row end, residuals, tails).
+@inline(never)
+func pointwiseStoreSpilled<A: ActivationFunction>(
+    _ job: PointwiseJob, _: A.Type, rowWidth: Int, firstChannel: Int, channels: Int, pixel: Int, count: Int
 ) {
-    for v in 0..<(Row.width / lanes) {
+    let tile = UnsafePointer(job.scratch + PointwiseJob.tileOffset)
+    var v = 0
+    while v * lanes < count {
         let n = min(lanes, count - v * lanes)
-        if n <= 0 { break }
-        let address = ChunkAddress(pixel: pixel + v * lanes, count: n, layout: output.layout)
-        let residualAddress = residual.map {
-            ChunkAddress(pixel: pixel + v * lanes, count: n, layout: $0.layout)
-        }
-        tile.forEachRow(channels) { r, row in
-            var y = activation.apply(row.vector(v))
-            if let residual, let residualAddress {
+        let address = ChunkAddress(pixel: pixel + v * lanes, count: n, layout: job.output.layout)
+        let residualAddress = job.residual.map { ChunkAddress(pixel: pixel + v * lanes, count: n, layout: $0.layout) }
+        for r in 0..<channels {
+            var y = A.apply(load(tile + r * rowWidth + v * lanes))
+            if let residual = job.residual, let residualAddress {
                 y += residual.load(channel: firstChannel + r, at: residualAddress)
             }
-            output.store(y, channel: firstChannel + r, at: address)
+            job.output.store(y, channel: firstChannel + r, at: address)
         }
+        v += 1
     }
 }

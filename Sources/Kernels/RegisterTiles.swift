@@ -73,6 +73,13 @@ struct Tile8<Row: PixelRow> {
         r4.accumulate(w[4], x); r5.accumulate(w[5], x); r6.accumulate(w[6], x); r7.accumulate(w[7], x)
     }
 
+    /// Stores every row's vectors to `p`, rows `Row.width` floats apart.
+    @inline(always) func spill(to p: UnsafeMutablePointer<Float>) {
+        forEachRow(8) { r, row in
+            for v in 0..<(Row.width / lanes) { store(row.vector(v), p + r * Row.width + v * lanes) }
+        }
+    }
+
     /// Calls `body(r, row r)` for the first `rows` rows.
     @inline(always) func forEachRow(_ rows: Int, _ body: (Int, Row) -> Void) {
         body(0, r0)

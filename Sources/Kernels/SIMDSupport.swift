@@ -22,14 +22,22 @@ func store(_ v: Vector, _ p: UnsafeMutablePointer<Float>) {
     UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vector.self)
 }
 
-/// Stores the first `count` lanes (all 16 when `count >= 16`).
+/// Stores the first `count` lanes (all 16 when `count >= 16`). The partial case is out of line
+/// and takes the vector by address, so kernels stay small enough for the optimizer (a SIMD16
+/// passed by value across a call is split into xmm pieces).
 @inline(always)
 func store(_ v: Vector, _ p: UnsafeMutablePointer<Float>, count: Int) {
     if count >= lanes {
         store(v, p)
     } else {
-        for lane in 0..<count { p[lane] = v[lane] }
+        var copy = v
+        storePartial(&copy, p, count: count)
     }
+}
+
+@inline(never)
+func storePartial(_ v: inout Vector, _ p: UnsafeMutablePointer<Float>, count: Int) {
+    for lane in 0..<count { p[lane] = v[lane] }
 }
 
 /// Loads the first `count` lanes (all 16 when `count >= 16`); the others are zero. Never reads
@@ -38,8 +46,13 @@ func store(_ v: Vector, _ p: UnsafeMutablePointer<Float>, count: Int) {
 func load(_ p: UnsafePointer<Float>, count: Int) -> Vector {
     if count >= lanes { return load(p) }
     var v = Vector()
-    for lane in 0..<count { v[lane] = p[lane] }
+    loadPartial(&v, p, count: count)
     return v
+}
+
+@inline(never)
+func loadPartial(_ v: inout Vector, _ p: UnsafePointer<Float>, count: Int) {
+    for lane in 0..<count { v[lane] = p[lane] }
 }
 
 /// `a + b * c`, fused where the target has FMA. Without FMA `addingProduct` would lower to one

@@ -8,6 +8,11 @@ import Kernels
 /// Timing follows swiftsimd.md: a sample repeats the call until it takes ≥ 1 ms; the median of
 /// `samples` samples is reported. GFLOP/s counts 2 FLOP per multiply-add of the convolutions
 /// (element-wise kernels report their output elements per ns instead).
+///
+/// The machine is shared, so besides wall time each sample records the CPU time of the calling
+/// thread (`CLOCK_THREAD_CPUTIME_ID`), which leaves out the time the thread was descheduled; with
+/// 1 thread the GFLOP/s are computed from it. A 12-chain SIMD16 FMA probe timed the same way gives
+/// the peak the kernels are compared with.
 enum KernelBenchmark {
     struct Case {
         var name: String
@@ -26,8 +31,15 @@ enum KernelBenchmark {
             print("kernels, \(pool.threadCount) thread(s), build \(CPUSupport.buildDescription), median of \(samples) samples")
             print("kernel".padding(toLength: 44, withPad: " ", startingAt: 0) + "      µs   GFLOP/s")
         }
+        let peak = peakGFLOPs(samples: samples)
+        if json {
+            print("{\"kernel\":\"fma peak probe\",\"threads\":1,\"gflops\":\(String(format: "%.1f", peak))}")
+        } else {
+            print("fma peak probe (12 SIMD16 chains)".padding(toLength: 44, withPad: " ", startingAt: 0)
+                  + String(format: "         %9.1f", peak))
+        }
         for c in cases {
-            let micros = medianMicroseconds(samples: samples, c.run)
+            let micros = medianMicroseconds(samples: samples, useCPUTime: pool.threadCount == 1, c.run)
             let gflops = c.macs > 0 ? 2 * Double(c.macs) / (micros * 1000) : 0
             if json {
                 print("{\"kernel\":\"\(c.name)\",\"threads\":\(pool.threadCount),\"median_us\":\(String(format: "%.3f", micros)),\"gflops\":\(String(format: "%.1f", gflops))}")
@@ -39,24 +51,68 @@ enum KernelBenchmark {
         }
     }
 
-    static func medianMicroseconds(samples: Int, _ body: () -> Void) -> Double {
+    /// Nanoseconds of CPU time of the calling thread.
+    static func threadCPUTime() -> UInt64 {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
+    }
+
+    static func now(_ useCPUTime: Bool) -> UInt64 {
+        useCPUTime ? threadCPUTime() : DispatchTime.now().uptimeNanoseconds
+    }
+
+    static func medianMicroseconds(samples: Int, useCPUTime: Bool, _ body: () -> Void) -> Double {
         for _ in 0..<3 { body() }
         var repeats = 1
         while true {
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = now(useCPUTime)
             for _ in 0..<repeats { body() }
-            let elapsed = DispatchTime.now().uptimeNanoseconds - start
+            let elapsed = now(useCPUTime) - start
             if elapsed >= 1_000_000 || repeats >= 1 << 20 { break }
             repeats *= 2
         }
         var times: [Double] = []
         for _ in 0..<samples {
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = now(useCPUTime)
             for _ in 0..<repeats { body() }
-            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / Double(repeats) / 1000)
+            times.append(Double(now(useCPUTime) - start) / Double(repeats) / 1000)
         }
         times.sort()
         return times[times.count / 2]
+    }
+
+    /// GFLOP/s of 12 independent SIMD16 FMA chains (the core's FMA throughput), thread CPU time.
+    static func peakGFLOPs(samples: Int) -> Double {
+        let iterations = 20_000
+        var sink: Float = 0
+        let micros = medianMicroseconds(samples: samples, useCPUTime: true) {
+            sink += fmaProbe(iterations, sink == 12345 ? 1 : 1e-9)
+        }
+        if sink.isNaN { print("") }
+        return Double(iterations) * 12 * 32 / (micros * 1000)
+    }
+
+    @inline(never)
+    static func fmaProbe(_ n: Int, _ s: Float) -> Float {
+        typealias V = SIMD16<Float>
+        var a0 = V(repeating: 1), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0
+        var a6 = a0, a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0
+        let x = V(repeating: 0.999)
+        for _ in 0..<n {
+            #if VBG_FMA
+            a0 = a0.addingProduct(s, x); a1 = a1.addingProduct(s, x); a2 = a2.addingProduct(s, x)
+            a3 = a3.addingProduct(s, x); a4 = a4.addingProduct(s, x); a5 = a5.addingProduct(s, x)
+            a6 = a6.addingProduct(s, x); a7 = a7.addingProduct(s, x); a8 = a8.addingProduct(s, x)
+            a9 = a9.addingProduct(s, x); a10 = a10.addingProduct(s, x); a11 = a11.addingProduct(s, x)
+            #else
+            a0 = a0 + s * x; a1 = a1 + s * x; a2 = a2 + s * x; a3 = a3 + s * x; a4 = a4 + s * x; a5 = a5 + s * x
+            a6 = a6 + s * x; a7 = a7 + s * x; a8 = a8 + s * x; a9 = a9 + s * x; a10 = a10 + s * x; a11 = a11 + s * x
+            #endif
+        }
+        let t0 = a0 + a1 + a2 + a3, t1 = a4 + a5 + a6 + a7, t2 = a8 + a9 + a10 + a11
+        let t = t0 + t1 + t2
+        return t[0] + t[7]
     }
 
     static func random(_ count: Int, seed: Int) -> [Float] {
