@@ -10,6 +10,7 @@
 //   ONNXFormat            protobuf wire reader + ONNX messages; parses, never executes
 //   Inference             graph validation, shape inference, static plan, reference + fast paths
 //   NumpyFormat           .npy tensors (fixtures, `vbg infer`)
+//   BuiltinModels         the two MediaPipe selfie segmentation ONNX files (Weights/) as bundle resources
 //   Imaging               frames, masks, preprocessing, resampling, blur, cover-crop, compositing; never sees libpng
 //   PNGCodec              PNG through the system libpng (simplified API)
 //   Y4MFormat             YUV4MPEG2 streams
@@ -107,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "vbg",
             dependencies: ["SRTC", "FramePipeline", "Inference", "NumpyFormat", "Imaging", "PNGCodec", "Y4MFormat",
-                           "CPUSupport", "Kernels"],
+                           "CPUSupport", "Kernels", "BuiltinModels"],
             swiftSettings: simdSettings),
 
         // MARK: - Implementation details
@@ -120,15 +121,36 @@ let package = Package(
         .target(name: "PNGCodec", dependencies: ["CLibPNG", "Imaging"], swiftSettings: commonSettings),
         .target(name: "Y4MFormat", dependencies: ["Imaging"], swiftSettings: simdSettings),
         .target(name: "NumpyFormat", swiftSettings: commonSettings),
+        .target(
+            name: "BuiltinModels",
+            path: "Weights",
+            exclude: ["README.md", "LICENSE"],
+            sources: ["BuiltinModels.swift"],
+            resources: [.copy("selfie_segmentation.onnx"), .copy("selfie_segmentation_landscape.onnx")],
+            swiftSettings: commonSettings),
         .systemLibrary(
             name: "CLibPNG",
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
 
         // MARK: - Tests
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: commonSettings),
+        .target(name: "TestSupport", dependencies: ["NumpyFormat"], path: "Tests/TestSupport", swiftSettings: commonSettings),
+        // Counts this thread's heap allocations (malloc interposition) for the no-allocation tests.
+        // The test executable must export its malloc so that calls from shared libraries (the Swift
+        // runtime) bind to it; test-only, so the unsafe flag never reaches a package client.
+        .target(
+            name: "AllocationCounter", path: "Tests/AllocationCounter",
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"], .when(platforms: [.linux]))]),
         .testTarget(name: "CPUSupportTests", dependencies: ["CPUSupport"], swiftSettings: commonSettings),
         .testTarget(name: "KernelsTests", dependencies: ["Kernels", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "NumpyFormatTests", dependencies: ["NumpyFormat", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "ONNXFormatTests", dependencies: ["ONNXFormat", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(
+            name: "InferenceTests",
+            dependencies: ["Inference", "ONNXFormat", "NumpyFormat", "TestSupport", "AllocationCounter"],
+            swiftSettings: commonSettings),
+        .testTarget(name: "vbgTests", dependencies: ["vbg", "NumpyFormat", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "BuiltinModelsTests", dependencies: ["BuiltinModels"], swiftSettings: commonSettings),
     ],
     swiftLanguageModes: [.v6]
 )
