@@ -56,7 +56,7 @@ public final class InferenceSession: @unchecked Sendable {
             if let constant = value.constant { (arena + plan.offsets[id]).update(from: constant, count: constant.count) }
         }
         let reference = ReferenceExecutor()
-        let fast: (any Executor)? = path == .fast ? FastExecutor() : nil
+        let fast: (any Executor)? = path == .fast ? FastExecutor(threads: threads) : nil
         var steps: [any Step] = []
         for node in graph.nodes {
             let inputs = node.inputs.map { UnsafePointer(arena + plan.offsets[$0]) }
