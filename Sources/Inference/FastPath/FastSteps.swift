@@ -3,9 +3,14 @@ import Kernels
 // The steps of the fast path: each binds a kernel to the node's arena buffers once, and runs it
 // without allocating.
 
+/// A node whose work another step does (an activation fused into the convolution before it).
+struct NothingStep: Step {
+    func run() {}
+}
+
 struct PointwiseStep: Step {
-    let input: FeatureMap, output: FeatureMap, pool: WorkerPool, weights: PointwiseWeights
-    func run() { pointwiseConvolution(input, weights: weights, activation: .none, output: output, pool: pool) }
+    let input: FeatureMap, output: FeatureMap, activation: Activation, pool: WorkerPool, weights: PointwiseWeights
+    func run() { pointwiseConvolution(input, weights: weights, activation: activation, output: output, pool: pool) }
 }
 
 /// Copies a dense map's planes into the interior of a zero-bordered map (the border is never written).
@@ -21,24 +26,27 @@ func copyIntoPadded(_ input: FeatureMap, _ padded: FeatureMapStorage) {
 }
 
 struct DepthwiseStep: Step {
-    let input: FeatureMap, padded: FeatureMapStorage, output: FeatureMap, pool: WorkerPool
+    let input: FeatureMap, padded: FeatureMapStorage
+    /// False when the producer writes the padded buffer itself.
+    let copiesInput: Bool
+    let output: FeatureMap, activation: Activation, pool: WorkerPool
     let weights: DepthwiseWeights
     let stride: Int, padTop: Int, padLeft: Int
     func run() {
-        copyIntoPadded(input, padded)
+        if copiesInput { copyIntoPadded(input, padded) }
         depthwiseConvolution(padded.map, weights: weights, stride: stride, padTop: padTop, padLeft: padLeft,
-                             activation: .none, output: output, pool: pool)
+                             activation: activation, output: output, pool: pool)
     }
 }
 
 struct DenseConvolutionStep: Step {
-    let input: FeatureMap, padded: FeatureMapStorage, output: FeatureMap, pool: WorkerPool
+    let input: FeatureMap, padded: FeatureMapStorage, output: FeatureMap, activation: Activation, pool: WorkerPool
     let weights: ConvolutionWeights
     let stride: Int, padTop: Int, padLeft: Int
     func run() {
         copyIntoPadded(input, padded)
         convolution(padded.map, weights: weights, stride: stride, padTop: padTop, padLeft: padLeft,
-                    activation: .none, output: output, pool: pool)
+                    activation: activation, output: output, pool: pool)
     }
 }
 
