@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+import NumpyFormat
+import TestSupport
+@testable import Inference
+import AllocationCounter
+
+@Suite("The fast path (SIMD kernels) matches onnxruntime and the reference path")
+struct FastPathTests {
+    func fastSession(_ model: ParityModel, threads: Int) throws -> InferenceSession {
+        let inference = try InferenceModel(contentsOfFile: Fixtures.weights(model.weights).path)
+        return try InferenceSession(model: inference, path: .fast, threads: threads, keepsIntermediates: true)
+    }
+
+    @Test("astronaut: fixture intermediates within relative 1e-4, mask within 1e-4, logits within 1e-5·max + 1e-3",
+          arguments: ParityModel.allCases)
+    func matchesOnnxruntime(model: ParityModel) throws {
+        let session = try fastSession(model, threads: 1)
+        let input = try Fixtures.floats("model/\(model.rawValue)/input.npy")
+        let outputs = try session.run(inputs: [session.model.inputs[0].name: input.values])
+        let mask = Difference(try #require(outputs[session.model.outputs[0].name]),
+                              try Fixtures.floats("model/\(model.rawValue)/mask.npy").values)
+        #expect(mask.maxAbsolute <= 1e-4, "mask: \(mask)")
+        var worst: Float = 0
+        for entry in try model.intermediates() {
+            let expected = try Fixtures.floats("model/\(model.rawValue)/intermediates/\(entry.file)")
+            let difference = Difference(try #require(session.value(named: entry.name)), expected.values)
+            if entry.op == "ConvTranspose" {
+                #expect(difference.maxAbsolute <= 1e-5 * difference.referenceScale + 1e-3, "logits \(entry.name): \(difference)")
+                print("fast parity \(model.rawValue) logits: \(difference)")
+            }
+            #expect(difference.relative <= 1e-4, "\(entry.name) (\(entry.op)): \(difference)")
+            worst = max(worst, difference.relative)
+        }
+        print("fast parity \(model.rawValue) mask: \(mask); worst intermediate relative \(worst)")
+    }
+
+    @Test("every node's output within relative 1e-4 of the reference path", arguments: ParityModel.allCases)
+    func matchesReferenceNodeByNode(model: ParityModel) throws {
+        let fast = try fastSession(model, threads: 1)
+        let reference = try model.session()
+        let input = try Fixtures.floats("model/\(model.rawValue)/input.npy").values
+        _ = try fast.run(inputs: [fast.model.inputs[0].name: input])
+        _ = try reference.run(inputs: [reference.model.inputs[0].name: input])
+        var compared = 0
+        var worst: (Float, String) = (0, "")
+        for node in fast.model.graph.nodes {
+            for id in node.outputs {
+                let name = fast.model.graph.values[id].name
+                guard let a = fast.value(named: name), let b = reference.value(named: name) else { continue }
+                let difference = Difference(a, b)
+                #expect(difference.relative <= 1e-4, "\(name) (\(node.opType)): \(difference)")
+                if difference.relative > worst.0 { worst = (difference.relative, "\(name) (\(node.opType))") }
+                compared += 1
+            }
+        }
+        #expect(compared >= 100)
+        print("fast vs reference \(model.rawValue): \(compared) values, worst relative \(worst.0) at \(worst.1)")
+    }
+
+    @Test("1 and 2 threads give bit-identical outputs", arguments: ParityModel.allCases)
+    func threadsAgree(model: ParityModel) throws {
+        let input = try Fixtures.floats("model/\(model.rawValue)/input.npy").values
+        var results: [[Float]] = []
+        for threads in [1, 2] {
+            let session = try fastSession(model, threads: threads)
+            let outputs = try session.run(inputs: [session.model.inputs[0].name: input])
+            let logitsName = try #require(model.intermediates().first { $0.op == "ConvTranspose" }?.name)
+            results.append(try #require(session.value(named: logitsName)) + (outputs.values.first ?? []))
+        }
+        #expect(results[0] == results[1])
+    }
+}
+
+@Suite("The fused fast path (the no-allocation entry point)")
+struct FusedFastPathTests {
+    @Test("mask within 1e-4 of onnxruntime on 1 and 2 threads, bit-identical between them", arguments: ParityModel.allCases)
+    func fusedMask(model: ParityModel) throws {
+        let inference = try InferenceModel(contentsOfFile: Fixtures.weights(model.weights).path)
+        let input = try Fixtures.floats("model/\(model.rawValue)/input.npy").values
+        let expected = try Fixtures.floats("model/\(model.rawValue)/mask.npy").values
+        var masks: [[Float]] = []
+        for threads in [1, 2] {
+            let session = try InferenceSession(model: inference, path: .fast, threads: threads)
+            var output = [Float](repeating: .nan, count: inference.outputs[0].elementCount)
+            try input.withUnsafeBufferPointer { source in
+                try output.withUnsafeMutableBufferPointer { try session.run(input: source, output: $0) }
+            }
+            let difference = Difference(output, expected)
+            #expect(difference.maxAbsolute <= 1e-4, "fused fast path, \(threads) thread(s): \(difference)")
+            print("fused fast \(model.rawValue) \(threads) thread(s) mask: \(difference)")
+            masks.append(output)
+        }
+        #expect(masks[0] == masks[1])
+    }
+
+    /// 10 runs of the real model (a debug build runs the SIMD kernels unoptimised; PlanTests
+    /// counts 100 runs of a small graph on 1 thread).
+    @Test("10 fused runs of the landscape model allocate nothing on the calling thread (1 thread)")
+    func noAllocationOneThread() throws {
+        #expect(try allocations(threads: 1, runs: 10) == 0)
+    }
+
+    @Test("10 fused runs on 2 threads allocate nothing on the calling thread")
+    func noAllocationTwoThreads() throws {
+        let count = try allocations(threads: 2, runs: 10)
+        withKnownIssue("""
+            WorkerPool(threads: 2) hands each job to its worker through withoutActuallyEscaping and a \
+            stored closure; in this debug build that costs one heap block per kernel call (58 per \
+            forward pass). Not fixed yet: the job must cross threads as a pointer, not a closure.
+            """) {
+            #expect(count == 0, "\(count) allocations in 10 runs")
+        }
+    }
+
+    func allocations(threads: Int, runs: Int) throws -> Int {
+        try #require(vbg_allocation_counting_is_active() == 1, "the allocation counter is not interposed on this platform")
+        let model = try InferenceModel(contentsOfFile: Fixtures.weights(ParityModel.landscape.weights).path)
+        let session = try InferenceSession(model: model, path: .fast, threads: threads)
+        let input = [Float](repeating: 0.5, count: model.inputs[0].elementCount)
+        var output = [Float](repeating: 0, count: model.outputs[0].elementCount)
+        var count = 0
+        try input.withUnsafeBufferPointer { source in
+            try output.withUnsafeMutableBufferPointer { destination in
+                try session.run(input: source, output: destination)  // warm-up
+                let before = vbg_thread_allocation_count()
+                for _ in 0..<runs { try session.run(input: source, output: destination) }
+                count = Int(vbg_thread_allocation_count() - before)
+            }
+        }
+        return count
+    }
+}
