@@ -103,7 +103,7 @@ let package = Package(
         .target(name: "SMeeting", dependencies: ["SRTC"], swiftSettings: commonSettings),
         .target(
             name: "SRTC",
-            dependencies: ["FramePipeline", "Imaging", "PNGCodec", "Y4MFormat", "CPUSupport"],
+            dependencies: ["FramePipeline", "Imaging", "PNGCodec", "Y4MFormat", "CPUSupport", "BuiltinModels"],
             swiftSettings: simdSettings),
         .executableTarget(
             name: "vbg",
@@ -142,6 +142,21 @@ let package = Package(
             name: "AllocationCounter", path: "Tests/AllocationCounter",
             linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"], .when(platforms: [.linux]))]),
         .testTarget(name: "CPUSupportTests", dependencies: ["CPUSupport"], swiftSettings: commonSettings),
+        // Injected segmenters and compositors for the pipeline and SDK tests (fault injection, determinism).
+        .target(name: "PipelineFakes", dependencies: ["FramePipeline", "Imaging"], path: "Tests/PipelineFakes",
+                swiftSettings: commonSettings),
+        .target(
+            name: "SDKTestSupport", dependencies: ["SRTC", "FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels"],
+            path: "Tests/SDKTestSupport", swiftSettings: commonSettings),
+        .testTarget(
+            name: "FramePipelineTests", dependencies: ["FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels"],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "SRTCTests", dependencies: ["SRTC", "FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels", "SDKTestSupport", "PNGCodec"],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "SMeetingTests", dependencies: ["SMeeting", "SRTC", "FramePipeline", "Imaging", "PipelineFakes", "SDKTestSupport"],
+            swiftSettings: commonSettings),
         .testTarget(name: "NumpyFormatTests", dependencies: ["NumpyFormat", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(name: "ONNXFormatTests", dependencies: ["ONNXFormat", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(

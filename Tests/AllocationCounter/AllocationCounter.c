@@ -7,10 +7,21 @@
 // A test reads the counter on its thread before and after the code under test: the difference
 // is the number of allocations that code made, whatever other tests do on other threads.
 #include "AllocationCounter.h"
-#include <stddef.h>
-#include <errno.h>  // any libc header defines __GLIBC__
+// __GLIBC__ is defined by <features.h>; without it the check below never sees glibc.
+#ifdef __linux__
+#include <features.h>
+#endif
 
-#if defined(__linux__) && defined(__GLIBC__)
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+// Sanitizers bring their own malloc; interposing it too would bypass them (and crash).
+#define VBG_SANITIZED 1
+#endif
+#endif
+
+#if defined(__linux__) && defined(__GLIBC__) && !defined(VBG_SANITIZED)
+#include <stddef.h>
+#include <errno.h>
 
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);

@@ -1,0 +1,85 @@
+import Imaging
+import Inference
+
+/// Why a ``ModelSegmenter`` could not be created.
+public enum SegmenterLoadError: Error, Sendable, CustomStringConvertible {
+    /// No model file at the path.
+    case modelNotFound(path: String)
+    /// The file could not be turned into an inference session (the message names node/op/attribute).
+    case sessionFailed(message: String)
+
+    public var description: String {
+        switch self {
+        case .modelNotFound(let path): "model not found: \(path)"
+        case .sessionFailed(let message): message
+        }
+    }
+}
+
+/// The shipped segmenter: MediaPipe selfie segmentation run by our ONNX engine, with MediaPipe's
+/// exact pre- and post-processing from the imaging module.
+///
+/// Per frame: ``ModelInputSampler`` stretches the frame to the model's input size as MediaPipe
+/// 0.10.21 does (no letterbox, RGB in [0, 1], NHWC), the session runs, and ``MaskUpsampler``
+/// resizes the probability mask to the frame size as `cv::resize(INTER_LINEAR)` does. The input
+/// tensor and output mask are allocated at creation, the sampler and upsampler when the frame size
+/// changes, so steady-state frames allocate nothing.
+public final class ModelSegmenter: Segmenter {
+    public let inputWidth: Int
+    public let inputHeight: Int
+    private let session: InferenceSession
+    private let input: UnsafeMutableBufferPointer<Float>
+    private let output: UnsafeMutableBufferPointer<Float>
+    private var sampler: ModelInputSampler?
+    private var upsampler: MaskUpsampler?
+
+    /// Loads the model and creates its session.
+    ///
+    /// - Throws: ``SegmenterLoadError``: `modelNotFound` when there is no file, `sessionFailed`
+    ///   when it is not a model this engine runs, or its input is not `[1, H, W, 3]` / output `[1, H, W, 1]`.
+    public init(modelPath: String, threads: Int = 1) throws(SegmenterLoadError) {
+        let model: InferenceModel
+        do {
+            model = try InferenceModel(contentsOfFile: modelPath)
+            session = try InferenceSession(model: model, path: .fast, threads: threads)
+        } catch {
+            if case .fileNotFound(let path) = error.kind { throw .modelNotFound(path: path) }
+            throw .sessionFailed(message: error.description)
+        }
+        guard model.inputs.count == 1, model.outputs.count == 1 else {
+            throw .sessionFailed(message: "a segmentation model has one input and one output")
+        }
+        let inShape = model.inputs[0].shape, outShape = model.outputs[0].shape
+        guard inShape.count == 4, inShape[0] == 1, inShape[3] == 3, inShape[1] > 0, inShape[2] > 0,
+              outShape.count == 4, outShape[0] == 1, outShape[1] == inShape[1], outShape[2] == inShape[2], outShape[3] == 1
+        else {
+            throw .sessionFailed(message: "expected input [1, H, W, 3] and output [1, H, W, 1], got \(inShape) and \(outShape)")
+        }
+        inputHeight = inShape[1]
+        inputWidth = inShape[2]
+        input = .allocate(capacity: inputWidth * inputHeight * 3)
+        input.initialize(repeating: 0)
+        output = .allocate(capacity: inputWidth * inputHeight)
+        output.initialize(repeating: 0)
+    }
+
+    deinit {
+        input.deallocate()
+        output.deallocate()
+    }
+
+    public var byteCount: Int { session.arenaBytes + 4 * (input.count + output.count) }
+
+    public func segment(_ frame: Image, into mask: UnsafeMutableBufferPointer<Float>) throws {
+        precondition(mask.count == frame.width * frame.height, "mask size does not match the frame")
+        if sampler?.sourceWidth != frame.width || sampler?.sourceHeight != frame.height {
+            sampler = ModelInputSampler(sourceWidth: frame.width, sourceHeight: frame.height,
+                                        tensorWidth: inputWidth, tensorHeight: inputHeight)
+            upsampler = MaskUpsampler(sourceWidth: inputWidth, sourceHeight: inputHeight,
+                                      targetWidth: frame.width, targetHeight: frame.height)
+        }
+        sampler!.sample(frame, into: input)
+        try session.run(input: UnsafeBufferPointer(input), output: output)
+        upsampler!.upsample(UnsafeBufferPointer(output), into: mask)
+    }
+}
