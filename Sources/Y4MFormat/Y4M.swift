@@ -1,1 +1,0 @@
-// Y4M streams: see Y4MReader.swift / Y4MWriter.swift
