@@ -1,0 +1,85 @@
+/// The activation fused into a kernel's output.
+public enum Activation: Sendable, Hashable, CustomStringConvertible {
+    /// The identity.
+    case none
+    /// max(x, 0).
+    case relu
+    /// x · min(max(x + 3, 0), 6) / 6 (ONNX HardSwish, TFLite HARD_SWISH).
+    case hardSwish
+    /// 1 / (1 + e^−x), saturating to exactly 0 and 1.
+    case sigmoid
+
+    public var description: String {
+        switch self {
+        case .none: "none"
+        case .relu: "relu"
+        case .hardSwish: "hardswish"
+        case .sigmoid: "sigmoid"
+        }
+    }
+
+    /// The activation of one value, rounding as the vector kernels do.
+    public func apply(_ x: Float) -> Float {
+        switch self {
+        case .none: return x
+        case .relu: return x < 0 ? 0 : x
+        case .hardSwish:
+            var t = x + 3
+            if t < 0 { t = 0 }
+            if t > 6 { t = 6 }
+            return x * t * (1 / 6 as Float)
+        case .sigmoid:
+            return fastSigmoid(x)
+        }
+    }
+}
+
+extension Activation {
+    @inline(always)
+    func apply(_ v: Vector) -> Vector {
+        switch self {
+        case .none: return v
+        case .relu: return ReLU.apply(v)
+        case .hardSwish: return HardSwish.apply(v)
+        case .sigmoid: return Sigmoid.apply(v)
+        }
+    }
+}
+
+/// An activation known at compile time.
+protocol ActivationFunction {
+    static func apply(_ v: Vector) -> Vector
+}
+
+enum Identity: ActivationFunction {
+    @inline(always) static func apply(_ v: Vector) -> Vector { v }
+}
+
+enum ReLU: ActivationFunction {
+    /// One `vmaxps`; `pointwiseMax` would be a scalar loop (swiftsimd.md §3.3).
+    @inline(always) static func apply(_ v: Vector) -> Vector { v.replacing(with: 0, where: v .< 0) }
+}
+
+enum HardSwish: ActivationFunction {
+    @inline(always) static func apply(_ v: Vector) -> Vector {
+        var t = v + 3
+        t = t.replacing(with: 0, where: t .< 0)
+        t = t.replacing(with: 6, where: t .> 6)
+        return v * t * (1 / 6 as Float)
+    }
+}
+
+enum Sigmoid: ActivationFunction {
+    @inline(always) static func apply(_ v: Vector) -> Vector {
+        var result = v
+        sigmoidInPlace(&result)
+        return result
+    }
+}
+
+/// Out of line so that fusing a sigmoid does not bloat every kernel; the vector travels by
+/// address.
+@inline(never)
+func sigmoidInPlace(_ v: inout Vector) {
+    v = sigmoidVector(v)
+}

@@ -1,0 +1,239 @@
+/// Depthwise convolution weights: one K×K filter and one bias per channel.
+public final class DepthwiseWeights {
+    public let channels: Int
+    public let kernelSize: Int
+    let weights: FloatBuffer
+    let bias: FloatBuffer
+
+    /// `weights` as ONNX's [C, 1, K, K] (row-major), `bias` C values or zero when nil.
+    public init(weights: [Float], bias: [Float]?, channels: Int, kernelSize: Int) {
+        precondition(channels > 0 && kernelSize > 0, "empty depthwise convolution")
+        precondition(weights.count == channels * kernelSize * kernelSize, "depthwise weights: expected \(channels)x\(kernelSize)x\(kernelSize)")
+        precondition(bias == nil || bias!.count == channels, "depthwise bias: expected \(channels)")
+        self.channels = channels
+        self.kernelSize = kernelSize
+        self.weights = FloatBuffer(weights)
+        self.bias = FloatBuffer(bias ?? [Float](repeating: 0, count: channels))
+    }
+}
+
+/// Depthwise K×K convolution, stride 1 or 2, with bias, activation and an optional residual
+/// added after the activation: `output[c] = act(bias[c] + Σ w[c]·window) + residual[c]`.
+///
+/// The input is read in place from its padded layout: window row `yo·stride − padTop + ky`,
+/// column `xo·stride − padLeft + kx`, where the border supplies the zeros, so TF-SAME
+/// asymmetric pads ([0,0,1,1] for 3x3 s2, [1,1,2,2] for 5x5 s2) need no copy. 16 outputs of a
+/// row are one vector; stride 2 deinterleaves its input in registers. 3x3 and 5x5 at strides 1
+/// and 2 have their own functions (so a profile names them); other sizes take a generic loop.
+/// Channels are split between threads; each output is computed identically on either.
+///
+/// - Precondition: `input.layout.pad` covers the window: `padTop, padLeft ≤ pad`, and the last
+///   window row/column lies at most `pad` beyond the interior. `output` and `residual` (any
+///   layouts) have the input's channel count and the output size.
+public func depthwiseConvolution(
+    _ input: FeatureMap, weights: DepthwiseWeights, stride: Int, padTop: Int, padLeft: Int,
+    activation: Activation, residual: FeatureMap? = nil, output: FeatureMap, pool: WorkerPool
+) {
+    let k = weights.kernelSize
+    let inL = input.layout, outL = output.layout
+    precondition(stride == 1 || stride == 2, "depthwise stride must be 1 or 2")
+    precondition(input.channels == weights.channels && output.channels == weights.channels, "depthwise channel mismatch")
+    precondition(padTop >= 0 && padLeft >= 0 && padTop <= inL.pad && padLeft <= inL.pad, "depthwise pad exceeds the input border")
+    precondition((outL.height - 1) * stride - padTop + k - 1 <= inL.height - 1 + inL.pad
+                 && (outL.width - 1) * stride - padLeft + k - 1 <= inL.width - 1 + inL.pad,
+                 "depthwise window reads beyond the input border")
+    if let residual {
+        precondition(residual.channels == output.channels && residual.layout.width == outL.width
+                     && residual.layout.height == outL.height, "depthwise residual shape mismatch")
+    }
+    pool.run { part in
+        let channels = WorkerPool.range(weights.channels, part: part, of: pool.threadCount)
+        let job = DepthwiseJob(input: input, weights: weights.weights.baseAddress, bias: weights.bias.baseAddress,
+                               padTop: padTop, padLeft: padLeft, activation: activation, residual: residual,
+                               output: output, channels: channels)
+        switch activation {
+        case .none: depthwiseDispatch(job, Identity.self, k: k, stride: stride)
+        case .relu: depthwiseDispatch(job, ReLU.self, k: k, stride: stride)
+        case .hardSwish: depthwiseDispatch(job, HardSwish.self, k: k, stride: stride)
+        case .sigmoid: depthwiseDispatch(job, Sigmoid.self, k: k, stride: stride)
+        }
+    }
+}
+
+struct DepthwiseJob {
+    var input: FeatureMap
+    var weights: UnsafePointer<Float>
+    var bias: UnsafePointer<Float>
+    var padTop: Int
+    var padLeft: Int
+    var activation: Activation
+    var residual: FeatureMap?
+    var output: FeatureMap
+    var channels: Range<Int>
+}
+
+// One function per window and stride (so a profile names them), each specialised per activation.
+@inline(never) func depthwise3x3Stride1<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type) {
+    depthwisePlanes(job, A.self, k: 3, stride: 1)
+}
+@inline(never) func depthwise3x3Stride2<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type) {
+    depthwisePlanes(job, A.self, k: 3, stride: 2)
+}
+@inline(never) func depthwise5x5Stride1<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type) {
+    depthwisePlanes(job, A.self, k: 5, stride: 1)
+}
+@inline(never) func depthwise5x5Stride2<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type) {
+    depthwisePlanes(job, A.self, k: 5, stride: 2)
+}
+@inline(never) func depthwiseGeneric(_ job: DepthwiseJob, kernelSize: Int, stride: Int) {
+    depthwisePlanesGeneric(job, k: kernelSize, stride: stride)
+}
+
+@inline(always)
+func depthwiseDispatch<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type, k: Int, stride: Int) {
+    switch (k, stride) {
+    case (3, 1): depthwise3x3Stride1(job, A.self)
+    case (3, 2): depthwise3x3Stride2(job, A.self)
+    case (5, 1): depthwise5x5Stride1(job, A.self)
+    case (5, 2): depthwise5x5Stride2(job, A.self)
+    default: depthwiseGeneric(job, kernelSize: k, stride: stride)
+    }
+}
+
+/// The body shared by the named variants; with `k` and `stride` constant after inlining every
+/// loop over the window unrolls.
+///
+/// A tile is 4 output rows × 16 columns: four independent accumulator chains (one chain of
+/// K·K dependent FMAs is latency-bound at ~8 FLOP/cycle). Each FMA takes its input straight
+/// from memory (stride 1) or from a register deinterleave (stride 2).
+/// Maps shorter than 4 rows use 1-row tiles; the last 4-row tile of a taller map is moved up to
+/// end at the last row, recomputing a few rows with the same operations (so the same values).
+@inline(always)
+func depthwisePlanes<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type, k: Int, stride: Int) {
+    let outH = job.output.layout.height
+    for c in job.channels {
+        let plane = DepthwisePlane(job: job, channel: c, k: k)
+        if outH >= 4 {
+            var yo = 0
+            while yo < outH {
+                depthwiseTile4(plane, A.self, top: min(yo, outH - 4), k: k, stride: stride)
+                yo += 4
+            }
+        } else {
+            for yo in 0..<outH { depthwiseTile1(plane, A.self, row: yo, k: k, stride: stride) }
+        }
+    }
+}
+
+/// Any window and stride, activation by switch: the fallback for shapes the model lacks.
+func depthwisePlanesGeneric(_ job: DepthwiseJob, k: Int, stride: Int) {
+    for c in job.channels {
+        let plane = DepthwisePlane(job: job, channel: c, k: k)
+        let w = plane.weights
+        for yo in 0..<job.output.layout.height {
+            var xo = 0
+            while xo < plane.width {
+                let n = min(lanes, plane.width - xo)
+                var acc = Vector(repeating: plane.bias)
+                for ky in 0..<k {
+                    for kx in 0..<k {
+                        acc = multiplyAdd(acc, w[ky * k + kx], plane.input(row: yo * stride + ky, column: xo * stride + kx, stride: stride))
+                    }
+                }
+                plane.finish(job.activation.apply(acc), row: yo, column: xo, count: n)
+                xo += lanes
+            }
+        }
+    }
+}
+
+/// One channel's pointers and strides.
+struct DepthwisePlane {
+    var source: UnsafePointer<Float>   // input pixel (−padTop, −padLeft)
+    var sourceRow: Int
+    var destination: UnsafeMutablePointer<Float>
+    var destinationRow: Int
+    var residual: UnsafePointer<Float>?
+    var residualRow: Int
+    var weights: UnsafePointer<Float>
+    var bias: Float
+    var width: Int
+
+    @inline(always)
+    init(job: DepthwiseJob, channel c: Int, k: Int) {
+        source = UnsafePointer(job.input.plane(c)) - job.padTop * job.input.layout.rowStride - job.padLeft
+        sourceRow = job.input.layout.rowStride
+        destination = job.output.plane(c)
+        destinationRow = job.output.layout.rowStride
+        residual = job.residual.map { UnsafePointer($0.plane(c)) }
+        residualRow = job.residual?.layout.rowStride ?? 0
+        weights = job.weights + c * k * k
+        bias = job.bias[c]
+        width = job.output.layout.width
+    }
+
+    /// Adds the residual (if any) to the activated `y` and stores it.
+    @inline(always)
+    func finish(_ activated: Vector, row: Int, column: Int, count: Int) {
+        var y = activated
+        if let residual { y += load(residual + row * residualRow + column, count: count) }
+        store(y, destination + row * destinationRow + column, count: count)
+    }
+
+    @inline(always)
+    func input(row: Int, column: Int, stride: Int) -> Vector {
+        let p = source + row * sourceRow + column
+        return stride == 1 ? load(p) : loadEven(p)
+    }
+}
+
+@inline(always)
+func depthwiseTile4<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, top: Int, k: Int, stride: Int) {
+    let w = plane.weights
+    let rowStep = stride * plane.sourceRow
+    var xo = 0
+    while xo < plane.width {
+        let n = min(lanes, plane.width - xo)
+        var a0 = Vector(repeating: plane.bias), a1 = a0, a2 = a0, a3 = a0
+        let origin = plane.source + top * rowStep + xo * stride
+        for ky in 0..<k {
+            for kx in 0..<k {
+                let weight = w[ky * k + kx]
+                let p = origin + ky * plane.sourceRow + kx
+                if stride == 1 {
+                    a0 = multiplyAdd(a0, weight, load(p))
+                    a1 = multiplyAdd(a1, weight, load(p + rowStep))
+                    a2 = multiplyAdd(a2, weight, load(p + 2 * rowStep))
+                    a3 = multiplyAdd(a3, weight, load(p + 3 * rowStep))
+                } else {
+                    a0 = multiplyAdd(a0, weight, loadEven(p))
+                    a1 = multiplyAdd(a1, weight, loadEven(p + rowStep))
+                    a2 = multiplyAdd(a2, weight, loadEven(p + 2 * rowStep))
+                    a3 = multiplyAdd(a3, weight, loadEven(p + 3 * rowStep))
+                }
+            }
+        }
+        plane.finish(A.apply(a0), row: top, column: xo, count: n)
+        plane.finish(A.apply(a1), row: top + 1, column: xo, count: n)
+        plane.finish(A.apply(a2), row: top + 2, column: xo, count: n)
+        plane.finish(A.apply(a3), row: top + 3, column: xo, count: n)
+        xo += lanes
+    }
+}
+
+@inline(always)
+func depthwiseTile1<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, row: Int, k: Int, stride: Int) {
+    let w = plane.weights
+    var xo = 0
+    while xo < plane.width {
+        let n = min(lanes, plane.width - xo)
+        var a0 = Vector(repeating: plane.bias)
+        for ky in 0..<k {
+            for kx in 0..<k {
+                a0 = multiplyAdd(a0, w[ky * k + kx], plane.input(row: row * stride + ky, column: xo * stride + kx, stride: stride))
+            }
+        }
+        plane.finish(A.apply(a0), row: row, column: xo, count: n)
+        xo += lanes
+    }
+}

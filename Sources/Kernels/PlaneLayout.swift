@@ -1,0 +1,137 @@
+/// How the H×W plane of each channel of an NCHW feature map sits in memory.
+///
+/// Two kinds are used (see `README.md`):
+/// - **dense**: rows of `width` floats back to back, planes of `width·height` back to back;
+///   what the 1x1 convolutions (GEMMs over pixels) read.
+/// - **padded**: each plane carries a zero border of `pad` rows and columns and rows of
+///   `rowStride` floats (a multiple of 16), so a depthwise convolution reads its
+///   neighbourhood without a pad copy. Producers write only the interior; the border stays zero.
+public struct PlaneLayout: Hashable, Sendable, CustomStringConvertible {
+    /// Interior width and height in pixels.
+    public let width: Int
+    public let height: Int
+    /// Zero rows above and below, zero columns left and right of the interior.
+    public let pad: Int
+    /// Floats from one row to the next.
+    public let rowStride: Int
+    /// Floats from one channel's plane to the next.
+    public let planeStride: Int
+
+    /// Floats readable past the last plane. Depthwise kernels compute whole vectors and read up
+    /// to about 40 floats past the last row of a padded plane; the lanes beyond the interior are
+    /// discarded.
+    public static let slack = 64
+
+    /// Rows and planes back to back, no border.
+    public static func dense(width: Int, height: Int) -> PlaneLayout {
+        PlaneLayout(width: width, height: height, pad: 0, rowStride: width, planeStride: width * height)
+    }
+
+    /// A zero border of `pad` on every side; rows rounded up to a multiple of 16 floats.
+    public static func padded(width: Int, height: Int, pad: Int) -> PlaneLayout {
+        if pad == 0 { return dense(width: width, height: height) }
+        let rowStride = roundUp(width + 2 * pad, toMultipleOf: 16)
+        return PlaneLayout(width: width, height: height, pad: pad, rowStride: rowStride,
+                           planeStride: rowStride * (height + 2 * pad))
+    }
+
+    private init(width: Int, height: Int, pad: Int, rowStride: Int, planeStride: Int) {
+        precondition(width > 0 && height > 0 && pad >= 0, "invalid plane \(width)x\(height) pad \(pad)")
+        self.width = width
+        self.height = height
+        self.pad = pad
+        self.rowStride = rowStride
+        self.planeStride = planeStride
+    }
+
+    /// Whether pixels are back to back (pixel `p` at offset `p`).
+    public var isDense: Bool { rowStride == width && pad == 0 }
+
+    /// Offset of pixel (0, 0) from the start of its plane.
+    public var origin: Int { pad * rowStride + pad }
+
+    /// Offset of pixel (`y`, `x`) of channel `channel` from the start of the buffer.
+    @inlinable
+    public func offset(channel: Int, y: Int, x: Int) -> Int {
+        channel * planeStride + (y + pad) * rowStride + x + pad
+    }
+
+    /// Floats a buffer for `channels` planes needs, slack included.
+    public func storageCount(channels: Int) -> Int {
+        channels * planeStride + PlaneLayout.slack
+    }
+
+    public var description: String {
+        isDense ? "\(height)x\(width)" : "\(height)x\(width) pad \(pad) stride \(rowStride)"
+    }
+}
+
+/// A non-owning view of an NCHW feature map: a pointer, a channel count and a plane layout.
+///
+/// The pointer must stay valid (and, for outputs, writable) for `layout.storageCount(channels:)`
+/// floats while a kernel runs. For padded layouts the border must be zero.
+public struct FeatureMap {
+    public var base: UnsafeMutablePointer<Float>
+    public var channels: Int
+    public var layout: PlaneLayout
+
+    public init(base: UnsafeMutablePointer<Float>, channels: Int, layout: PlaneLayout) {
+        self.base = base
+        self.channels = channels
+        self.layout = layout
+    }
+
+    /// Pixels per channel.
+    public var pixels: Int { layout.width * layout.height }
+
+    /// Pixel (0, 0) of `channel`.
+    @inline(always)
+    func plane(_ channel: Int) -> UnsafeMutablePointer<Float> {
+        base + channel * layout.planeStride + layout.origin
+    }
+}
+
+/// An owned feature map: a ``FloatBuffer`` sized for its layout, zero-initialised (so a padded
+/// map's border is zero from the start).
+public final class FeatureMapStorage {
+    public let buffer: FloatBuffer
+    public let channels: Int
+    public let layout: PlaneLayout
+
+    public init(channels: Int, layout: PlaneLayout) {
+        self.channels = channels
+        self.layout = layout
+        buffer = FloatBuffer(count: layout.storageCount(channels: channels))
+    }
+
+    /// The view kernels take. Valid while this storage is alive.
+    public var map: FeatureMap { FeatureMap(base: buffer.baseAddress, channels: channels, layout: layout) }
+
+    /// Copies dense NCHW values (`channels·height·width`) into the interior.
+    public func setInterior(_ values: [Float]) {
+        precondition(values.count == channels * layout.width * layout.height, "wrong element count")
+        var index = 0
+        for c in 0..<channels {
+            for y in 0..<layout.height {
+                for x in 0..<layout.width {
+                    buffer.baseAddress[layout.offset(channel: c, y: y, x: x)] = values[index]
+                    index += 1
+                }
+            }
+        }
+    }
+
+    /// The interior as dense NCHW values.
+    public func interior() -> [Float] {
+        var values: [Float] = []
+        values.reserveCapacity(channels * layout.width * layout.height)
+        for c in 0..<channels {
+            for y in 0..<layout.height {
+                for x in 0..<layout.width {
+                    values.append(buffer.baseAddress[layout.offset(channel: c, y: y, x: x)])
+                }
+            }
+        }
+        return values
+    }
+}

@@ -1,0 +1,193 @@
+/// 1x1 convolution weights packed for ``pointwiseConvolution(_:weights:activation:residual:output:pool:)``:
+/// output channels in tiles of 8, each tile stored as [input channel][8] so one step of the
+/// micro-kernel reads 8 consecutive weights. Missing channels of the last tile are zero.
+public final class PointwiseWeights {
+    public let inputChannels: Int
+    public let outputChannels: Int
+    let packed: FloatBuffer
+    let bias: FloatBuffer
+
+    var tiles: Int { (outputChannels + 7) / 8 }
+
+    /// Packs `weights` (row-major [output][input], as ONNX's [Cout, Cin, 1, 1]) and `bias`
+    /// (`outputChannels` values, or zero when nil).
+    public init(weights: [Float], bias: [Float]?, outputChannels: Int, inputChannels: Int) {
+        precondition(outputChannels > 0 && inputChannels > 0, "empty 1x1 convolution")
+        precondition(weights.count == outputChannels * inputChannels, "1x1 weights: expected \(outputChannels)x\(inputChannels)")
+        precondition(bias == nil || bias!.count == outputChannels, "1x1 bias: expected \(outputChannels)")
+        self.inputChannels = inputChannels
+        self.outputChannels = outputChannels
+        let tiles = (outputChannels + 7) / 8
+        packed = FloatBuffer(count: tiles * 8 * inputChannels)
+        self.bias = FloatBuffer(count: tiles * 8)
+        for o in 0..<outputChannels {
+            let tile = o / 8, lane = o % 8
+            for i in 0..<inputChannels {
+                packed.baseAddress[(tile * inputChannels + i) * 8 + lane] = weights[o * inputChannels + i]
+            }
+            self.bias.baseAddress[o] = bias?[o] ?? 0
+        }
+    }
+
+    /// Multiply-adds per pixel.
+    public var macsPerPixel: Int { inputChannels * outputChannels }
+}
+
+/// 1x1 convolution with bias, activation and optional residual:
+/// `output[o] = act(bias[o] + Σ_i w[o][i]·input[i]) + residual[o]`.
+///
+/// A GEMM over pixels: a register tile of 8 output channels × 48 pixels (24 accumulators),
+/// the input panel packed to contiguous scratch when more than one channel tile reuses it.
+/// Every output element is the bias followed by fused multiply-adds in input-channel order,
+/// whatever the tile and the thread, so results do not depend on the thread count.
+///
+/// - Precondition: `input` is dense with `weights.inputChannels` channels; `output` (any layout,
+///   e.g. padded for a following depthwise convolution) and `residual` (any layout) have
+///   `weights.outputChannels` channels and the input's width and height.
+public func pointwiseConvolution(
+    _ input: FeatureMap, weights: PointwiseWeights, activation: Activation,
+    residual: FeatureMap? = nil, output: FeatureMap, pool: WorkerPool
+) {
+    precondition(input.layout.isDense, "1x1 convolution input must be dense")
+    precondition(input.channels == weights.inputChannels && output.channels == weights.outputChannels,
+                 "1x1 convolution channel mismatch")
+    precondition(output.layout.width == input.layout.width && output.layout.height == input.layout.height,
+                 "1x1 convolution size mismatch")
+    if let residual {
+        precondition(residual.channels == output.channels && residual.layout.width == input.layout.width
+                     && residual.layout.height == input.layout.height, "1x1 residual shape mismatch")
+    }
+    let pixels = input.pixels
+    pool.run { part in
+        let range = WorkerPool.range(pixels, part: part, of: pool.threadCount, granularity: Row48.width)
+        let job = PointwiseJob(input: input, weights: weights, residual: residual, output: output,
+                               pixels: range, scratch: pool.scratch(part))
+        switch activation {
+        case .none: pointwiseRange(job, Identity.self)
+        case .relu: pointwiseRange(job, ReLU.self)
+        case .hardSwish: pointwiseRange(job, HardSwish.self)
+        case .sigmoid: pointwiseRange(job, Sigmoid.self)
+        }
+    }
+}
+
+struct PointwiseJob {
+    var input: FeatureMap
+    var weights: PointwiseWeights
+    var residual: FeatureMap?
+    var output: FeatureMap
+    var pixels: Range<Int>
+    /// Thread scratch: the packed panel (≤ 128·48 floats) from 0, a spilled tile from `tileOffset`.
+    var scratch: UnsafeMutablePointer<Float>
+    static let tileOffset = 8192
+}
+
+/// The pixels `job.pixels` of all output channels; specialised per activation.
+@inline(never)
+func pointwiseRange<A: ActivationFunction>(_ job: PointwiseJob, _: A.Type) {
+    let weights = job.weights, input = job.input, output = job.output
+    let k = weights.inputChannels, tiles = weights.tiles, cout = weights.outputChannels
+    let planeStride = input.layout.planeStride
+    let packPanel = tiles > 1
+    let scratch = job.scratch
+    let outPlane = output.layout.planeStride
+    var p = job.pixels.lowerBound
+    while p + Row48.width <= job.pixels.upperBound {
+        var panel = UnsafePointer(input.base + p), panelStride = planeStride
+        if packPanel {
+            var src = UnsafePointer(input.base + p), dst = scratch
+            for _ in 0..<k {
+                store(load(src), dst); store(load(src + 16), dst + 16); store(load(src + 32), dst + 32)
+                src += planeStride; dst += Row48.width
+            }
+            panel = UnsafePointer(scratch)
+            panelStride = Row48.width
+        }
+        let a0 = ChunkAddress(pixel: p, count: lanes, layout: output.layout)
+        let a1 = ChunkAddress(pixel: p + 16, count: lanes, layout: output.layout)
+        let a2 = ChunkAddress(pixel: p + 32, count: lanes, layout: output.layout)
+        let direct = a0.contiguous && a1.contiguous && a2.contiguous && job.residual == nil
+        for tile in 0..<tiles {
+            let t = pointwiseTile(Row48.self, panel, stride: panelStride, k: k,
+                                  weights: weights.packed.baseAddress + tile * 8 * k,
+                                  bias: weights.bias.baseAddress + tile * 8)
+            let channels = min(8, cout - tile * 8)
+            if direct {
+                let base = output.base + tile * 8 * outPlane
+                t.forEachRow(channels) { r, row in
+                    let plane = base + r * outPlane
+                    store(A.apply(row.a), plane + a0.offset)
+                    store(A.apply(row.b), plane + a1.offset)
+                    store(A.apply(row.c), plane + a2.offset)
+                }
+            } else {
+                t.spill(to: scratch + PointwiseJob.tileOffset)
+                pointwiseStoreSpilled(job, A.self, rowWidth: Row48.width, firstChannel: tile * 8, channels: channels,
+                                      pixel: p, count: Row48.width)
+            }
+        }
+        p += Row48.width
+    }
+    while p < job.pixels.upperBound {
+        let count = min(lanes, job.pixels.upperBound - p)
+        var panel = UnsafePointer(input.base + p), panelStride = planeStride
+        if count < lanes {
+            // Copy the tail into zero-filled scratch so the micro-kernel never reads past the input.
+            var src = UnsafePointer(input.base + p), dst = scratch
+            for _ in 0..<k {
+                store(load(src, count: count), dst)
+                src += planeStride; dst += lanes
+            }
+            panel = UnsafePointer(scratch)
+            panelStride = lanes
+        }
+        for tile in 0..<tiles {
+            let t = pointwiseTile(Row16.self, panel, stride: panelStride, k: k,
+                                  weights: weights.packed.baseAddress + tile * 8 * k,
+                                  bias: weights.bias.baseAddress + tile * 8)
+            t.spill(to: scratch + PointwiseJob.tileOffset)
+            pointwiseStoreSpilled(job, A.self, rowWidth: Row16.width, firstChannel: tile * 8,
+                                  channels: min(8, cout - tile * 8), pixel: p, count: count)
+        }
+        p += lanes
+    }
+}
+
+/// The micro-kernel: bias plus Σ_k w[k][r]·x[k] for 8 channels r over one pixel row.
+@inline(always)
+func pointwiseTile<Row: PixelRow>(
+    _: Row.Type, _ x: UnsafePointer<Float>, stride: Int, k: Int,
+    weights: UnsafePointer<Float>, bias: UnsafePointer<Float>
+) -> Tile8<Row> {
+    var tile = Tile8<Row>(bias: bias)
+    var xp = x, wp = weights
+    for _ in 0..<k {
+        tile.accumulate(wp, Row(xp))
+        xp += stride
+        wp += 8
+    }
+    return tile
+}
+
+/// Activation, residual and store of a tile spilled to scratch, for any layout (rows crossing
+/// a padded row end, residuals, tails).
+@inline(never)
+func pointwiseStoreSpilled<A: ActivationFunction>(
+    _ job: PointwiseJob, _: A.Type, rowWidth: Int, firstChannel: Int, channels: Int, pixel: Int, count: Int
+) {
+    let tile = UnsafePointer(job.scratch + PointwiseJob.tileOffset)
+    var v = 0
+    while v * lanes < count {
+        let n = min(lanes, count - v * lanes)
+        let address = ChunkAddress(pixel: pixel + v * lanes, count: n, layout: job.output.layout)
+        let residualAddress = job.residual.map { ChunkAddress(pixel: pixel + v * lanes, count: n, layout: $0.layout) }
+        for r in 0..<channels {
+            var y = A.apply(load(tile + r * rowWidth + v * lanes))
+            if let residual = job.residual, let residualAddress {
+                y += residual.load(channel: firstChannel + r, at: residualAddress)
+            }
+            job.output.store(y, channel: firstChannel + r, at: address)
+        }
+        v += 1
+    }
+}

@@ -1,0 +1,94 @@
+// Register tiles: a row of pixels held in SIMD16 fields, so a tile of 8 such rows (one per
+// output channel) stays in registers (swiftsimd.md §3.1, §3.8).
+
+protocol PixelRow {
+    /// Pixels in the row (a multiple of 16).
+    static var width: Int { get }
+    init(repeating value: Float)
+    init(_ p: UnsafePointer<Float>)
+    mutating func accumulate(_ weight: Float, _ x: Self)
+    /// Vector `index` of the row (0 ..< width / 16).
+    func vector(_ index: Int) -> Vector
+}
+
+/// 48 pixels in three vectors: 8 rows of it are 24 accumulators, leaving registers for the
+/// three input vectors of an AVX-512 register file.
+struct Row48: PixelRow {
+    var a, b, c: Vector
+    static var width: Int { 48 }
+    @inline(always) init(repeating value: Float) { a = Vector(repeating: value); b = a; c = a }
+    @inline(always) init(_ p: UnsafePointer<Float>) { a = load(p); b = load(p + 16); c = load(p + 32) }
+    @inline(always) mutating func accumulate(_ weight: Float, _ x: Row48) {
+        a = multiplyAdd(a, weight, x.a)
+        b = multiplyAdd(b, weight, x.b)
+        c = multiplyAdd(c, weight, x.c)
+    }
+    @inline(always) func vector(_ index: Int) -> Vector {
+        switch index {
+        case 0: a
+        case 1: b
+        default: c
+        }
+    }
+}
+
+/// 32 pixels in two vectors.
+struct Row32: PixelRow {
+    var a, b: Vector
+    static var width: Int { 32 }
+    @inline(always) init(repeating value: Float) { a = Vector(repeating: value); b = a }
+    @inline(always) init(_ p: UnsafePointer<Float>) { a = load(p); b = load(p + 16) }
+    @inline(always) mutating func accumulate(_ weight: Float, _ x: Row32) {
+        a = multiplyAdd(a, weight, x.a)
+        b = multiplyAdd(b, weight, x.b)
+    }
+    @inline(always) func vector(_ index: Int) -> Vector { index == 0 ? a : b }
+}
+
+/// 16 pixels in one vector.
+struct Row16: PixelRow {
+    var a: Vector
+    static var width: Int { 16 }
+    @inline(always) init(repeating value: Float) { a = Vector(repeating: value) }
+    @inline(always) init(_ p: UnsafePointer<Float>) { a = load(p) }
+    @inline(always) mutating func accumulate(_ weight: Float, _ x: Row16) { a = multiplyAdd(a, weight, x.a) }
+    @inline(always) func vector(_ index: Int) -> Vector { a }
+}
+
+/// Eight output channels × one pixel row.
+struct Tile8<Row: PixelRow> {
+    var r0, r1, r2, r3, r4, r5, r6, r7: Row
+
+    /// Each row starts at its channel's bias.
+    @inline(always) init(bias: UnsafePointer<Float>) {
+        r0 = Row(repeating: bias[0]); r1 = Row(repeating: bias[1])
+        r2 = Row(repeating: bias[2]); r3 = Row(repeating: bias[3])
+        r4 = Row(repeating: bias[4]); r5 = Row(repeating: bias[5])
+        r6 = Row(repeating: bias[6]); r7 = Row(repeating: bias[7])
+    }
+
+    /// Adds `w[r] · x` to row r.
+    @inline(always) mutating func accumulate(_ w: UnsafePointer<Float>, _ x: Row) {
+        r0.accumulate(w[0], x); r1.accumulate(w[1], x); r2.accumulate(w[2], x); r3.accumulate(w[3], x)
+        r4.accumulate(w[4], x); r5.accumulate(w[5], x); r6.accumulate(w[6], x); r7.accumulate(w[7], x)
+    }
+
+    /// Stores every row's vectors to `p`, rows `Row.width` floats apart.
+    @inline(always) func spill(to p: UnsafeMutablePointer<Float>) {
+        forEachRow(8) { r, row in
+            for v in 0..<(Row.width / lanes) { store(row.vector(v), p + r * Row.width + v * lanes) }
+        }
+    }
+
+    /// Calls `body(r, row r)` for the first `rows` rows.
+    @inline(always) func forEachRow(_ rows: Int, _ body: (Int, Row) -> Void) {
+        body(0, r0)
+        if rows > 1 { body(1, r1) }
+        if rows > 2 { body(2, r2) }
+        if rows > 3 { body(3, r3) }
+        if rows > 4 { body(4, r4) }
+        if rows > 5 { body(5, r5) }
+        if rows > 6 { body(6, r6) }
+        if rows > 7 { body(7, r7) }
+    }
+}

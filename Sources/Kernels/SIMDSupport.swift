@@ -1,0 +1,126 @@
+// The arithmetic unit of every kernel: one SIMD16<Float> (a zmm register with AVX-512, two ymm
+// with AVX2, four q registers on NEON). Wider tiles are structs of SIMD16 fields; arithmetic on
+// SIMD32/SIMD64 is never used because it is scalarised (swiftsimd.md §3).
+
+typealias Vector = SIMD16<Float>
+
+/// Lanes per vector.
+let lanes = 16
+
+@inline(always)
+func load(_ p: UnsafePointer<Float>) -> Vector {
+    UnsafeRawPointer(p).loadUnaligned(as: Vector.self)
+}
+
+@inline(always)
+func load(_ p: UnsafeMutablePointer<Float>) -> Vector {
+    UnsafeRawPointer(p).loadUnaligned(as: Vector.self)
+}
+
+@inline(always)
+func store(_ v: Vector, _ p: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vector.self)
+}
+
+/// Stores the first `count` lanes (all 16 when `count >= 16`). The partial case is out of line
+/// and takes the vector by address, so kernels stay small enough for the optimizer (a SIMD16
+/// passed by value across a call is split into xmm pieces).
+@inline(always)
+func store(_ v: Vector, _ p: UnsafeMutablePointer<Float>, count: Int) {
+    if count >= lanes {
+        store(v, p)
+    } else {
+        var copy = v
+        storePartial(&copy, p, count: count)
+    }
+}
+
+@inline(never)
+func storePartial(_ v: inout Vector, _ p: UnsafeMutablePointer<Float>, count: Int) {
+    for lane in 0..<count { p[lane] = v[lane] }
+}
+
+/// Loads the first `count` lanes (all 16 when `count >= 16`); the others are zero. Never reads
+/// past `p + count`.
+@inline(always)
+func load(_ p: UnsafePointer<Float>, count: Int) -> Vector {
+    if count >= lanes { return load(p) }
+    var v = Vector()
+    loadPartial(&v, p, count: count)
+    return v
+}
+
+@inline(never)
+func loadPartial(_ v: inout Vector, _ p: UnsafePointer<Float>, count: Int) {
+    for lane in 0..<count { v[lane] = p[lane] }
+}
+
+/// `a + b * c`, fused where the target has FMA. Without FMA `addingProduct` would lower to one
+/// `fmaf` libm call per lane (swiftsimd.md §1), so the portable build multiplies and adds.
+@inline(always)
+func multiplyAdd(_ a: Vector, _ b: Float, _ c: Vector) -> Vector {
+    #if arch(arm64) || VBG_FMA
+    return a.addingProduct(b, c)
+    #else
+    return a + b * c
+    #endif
+}
+
+@inline(always)
+func multiplyAdd(_ a: Vector, _ b: Vector, _ c: Vector) -> Vector {
+    #if arch(arm64) || VBG_FMA
+    return a.addingProduct(b, c)
+    #else
+    return a + b * c
+    #endif
+}
+
+/// The scalar twin of ``multiplyAdd(_:_:_:)-(Vector,Float,Vector)``, rounding the same way, for
+/// tails handled one element at a time.
+@inline(always)
+func multiplyAdd(_ a: Float, _ b: Float, _ c: Float) -> Float {
+    #if arch(arm64) || VBG_FMA
+    return a.addingProduct(b, c)
+    #else
+    return a + b * c
+    #endif
+}
+
+/// Lanes 0, 2, 4, …, 30 of the 32 floats at `p`, meant to be two vector loads and one
+/// two-source permute (`vpermt2ps`).
+///
+/// The shape matters (measured with Swift 6.3.1, -march=znver5): initialising the lanes from
+/// memory (`Vector(p[0], p[2], …)`) or from two plain loads becomes four gathers inside the
+/// convolution loops (LLVM scalarises the loads feeding the lane extracts, then re-vectorises
+/// the strided scalar loads as gathers), and `SIMD8<UInt64>` truncation or `SIMD32.evenHalf`
+/// become out-of-line stdlib calls; each is 10–20× slower. Adding +0 to the loaded vectors gives
+/// them a vector use, which keeps the loads whole.
+@inline(always)
+func loadEven(_ p: UnsafePointer<Float>) -> Vector {
+    let a = load(p) + 0, b = load(p + 16) + 0
+    return Vector(a[0], a[2], a[4], a[6], a[8], a[10], a[12], a[14],
+                  b[0], b[2], b[4], b[6], b[8], b[10], b[12], b[14])
+}
+
+/// Sum of all lanes by halving (a tree, not the sequential `.sum()`).
+@inline(always)
+func horizontalSum(_ v: Vector) -> Float {
+    let a = v.lowHalf + v.highHalf
+    let b = a.lowHalf + a.highHalf
+    return (b[0] + b[2]) + (b[1] + b[3])
+}
+
+/// Lanes interleaved: (a0, b0, a1, b1, …, a7, b7) and (a8, b8, …, a15, b15).
+@inline(always)
+func interleave(_ a: Vector, _ b: Vector) -> (low: Vector, high: Vector) {
+    let low = Vector(a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3],
+                     a[4], b[4], a[5], b[5], a[6], b[6], a[7], b[7])
+    let high = Vector(a[8], b[8], a[9], b[9], a[10], b[10], a[11], b[11],
+                      a[12], b[12], a[13], b[13], a[14], b[14], a[15], b[15])
+    return (low, high)
+}
+
+@inline(always)
+func roundUp(_ value: Int, toMultipleOf multiple: Int) -> Int {
+    (value + multiple - 1) / multiple * multiple
+}

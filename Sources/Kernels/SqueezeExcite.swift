@@ -1,0 +1,155 @@
+/// The two small fully connected layers of a squeeze-and-excite or attention gate:
+/// `gate = sigmoid(W2 · relu(W1 · mean + b1) + b2)` (1x1 convolutions on a 1×1 map in ONNX).
+public final class GateWeights {
+    public let channels: Int
+    public let hiddenChannels: Int
+    let reduce: FloatBuffer   // [hidden][channels]
+    let reduceBias: FloatBuffer
+    let expand: FloatBuffer   // [channels][hidden]
+    let expandBias: FloatBuffer
+
+    /// `reduce` [hidden, channels] and `expand` [channels, hidden], row-major (ONNX 1x1 conv
+    /// weights); biases zero when nil.
+    public init(reduce: [Float], reduceBias: [Float]?, expand: [Float], expandBias: [Float]?,
+                channels: Int, hiddenChannels: Int) {
+        precondition(channels > 0 && hiddenChannels > 0, "empty gate")
+        precondition(reduce.count == channels * hiddenChannels && expand.count == channels * hiddenChannels,
+                     "gate weights: wrong size")
+        precondition((reduceBias?.count ?? hiddenChannels) == hiddenChannels
+                     && (expandBias?.count ?? channels) == channels, "gate bias: wrong size")
+        self.channels = channels
+        self.hiddenChannels = hiddenChannels
+        self.reduce = FloatBuffer(reduce)
+        self.reduceBias = FloatBuffer(reduceBias ?? [Float](repeating: 0, count: hiddenChannels))
+        self.expand = FloatBuffer(expand)
+        self.expandBias = FloatBuffer(expandBias ?? [Float](repeating: 0, count: channels))
+    }
+
+    /// Writes `gate[c]` from `mean[c]`, using `hidden` (hiddenChannels floats) as scratch.
+    func gate(mean: UnsafePointer<Float>, hidden: UnsafeMutablePointer<Float>, gate: UnsafeMutablePointer<Float>) {
+        for h in 0..<hiddenChannels {
+            var s = reduceBias.baseAddress[h]
+            let row = reduce.baseAddress + h * channels
+            for c in 0..<channels { s = multiplyAdd(s, row[c], mean[c]) }
+            hidden[h] = s < 0 ? 0 : s
+        }
+        var c = 0
+        while c < channels {
+            let n = min(lanes, channels - c)
+            var v = Vector()
+            for lane in 0..<n {
+                var s = expandBias.baseAddress[c + lane]
+                let row = expand.baseAddress + (c + lane) * hiddenChannels
+                for h in 0..<hiddenChannels { s = multiplyAdd(s, row[h], hidden[h]) }
+                v[lane] = s
+            }
+            store(sigmoidVector(v), gate + c, count: n)
+            c += lanes
+        }
+    }
+}
+
+/// The mean of one channel's interior: vector partial sums per row, a tree at the end, then
+/// one division. The order depends only on the layout, never on the thread.
+@inline(always)
+func channelSum(_ map: FeatureMap, _ c: Int, plus other: FeatureMap? = nil) -> Float {
+    let w = map.layout.width
+    var acc0 = Vector(), acc1 = Vector()
+    for y in 0..<map.layout.height {
+        let row = UnsafePointer(map.plane(c) + y * map.layout.rowStride)
+        let otherRow = other.map { UnsafePointer($0.plane(c) + y * $0.layout.rowStride) }
+        var x = 0
+        while x + 2 * lanes <= w {
+            if let otherRow {
+                acc0 += load(row + x) + load(otherRow + x)
+                acc1 += load(row + x + lanes) + load(otherRow + x + lanes)
+            } else {
+                acc0 += load(row + x)
+                acc1 += load(row + x + lanes)
+            }
+            x += 2 * lanes
+        }
+        while x < w {
+            let n = min(lanes, w - x)
+            if let otherRow {
+                acc0 += load(row + x, count: n) + load(otherRow + x, count: n)
+            } else {
+                acc0 += load(row + x, count: n)
+            }
+            x += lanes
+        }
+    }
+    return horizontalSum(acc0 + acc1)
+}
+
+/// Global average pool: `output[c]` = mean of channel c's interior.
+@inline(never)
+public func globalAveragePool(_ input: FeatureMap, output: UnsafeMutablePointer<Float>) {
+    let count = Float(input.pixels)
+    for c in 0..<input.channels { output[c] = channelSum(input, c) / count }
+}
+
+/// Squeeze-and-excite: `output[c] = input[c] · gate[c]` with
+/// `gate = sigmoid(W2·relu(W1·mean(input) + b1) + b2)`. `output` may be `input`.
+///
+/// Means and multiplies are split over channels between threads; the gate is computed once.
+@inline(never)
+public func squeezeExcite(_ input: FeatureMap, weights: GateWeights, output: FeatureMap, pool: WorkerPool) {
+    precondition(input.channels == weights.channels && output.channels == weights.channels
+                 && input.layout.width == output.layout.width && input.layout.height == output.layout.height,
+                 "squeeze-excite shape mismatch")
+    let c = weights.channels
+    let mean = pool.shared.baseAddress, gate = mean + c, hidden = gate + c
+    precondition(2 * c + weights.hiddenChannels <= pool.scratchCount, "pool scratch too small")
+    let count = Float(input.pixels)
+    pool.run { part in
+        for ch in WorkerPool.range(c, part: part, of: pool.threadCount) {
+            mean[ch] = channelSum(input, ch) / count
+        }
+    }
+    weights.gate(mean: mean, hidden: hidden, gate: gate)
+    pool.run { part in
+        for ch in WorkerPool.range(c, part: part, of: pool.threadCount) {
+            scaleRows(input, channel: ch, scale: gate[ch], output: output)
+        }
+    }
+}
+
+/// The decoder's attention gate: `output = skip · gate + upsampled` with
+/// `gate = sigmoid(W2·relu(W1·mean(skip + upsampled) + b1) + b2)` (the multiply-add fused).
+@inline(never)
+public func attentionGate(skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights, output: FeatureMap,
+                          pool: WorkerPool) {
+    precondition(skip.channels == weights.channels && upsampled.channels == weights.channels
+                 && output.channels == weights.channels, "attention gate channel mismatch")
+    precondition(skip.layout.width == upsampled.layout.width && skip.layout.height == upsampled.layout.height
+                 && skip.layout.width == output.layout.width && skip.layout.height == output.layout.height,
+                 "attention gate size mismatch")
+    let c = weights.channels
+    let mean = pool.shared.baseAddress, gate = mean + c, hidden = gate + c
+    precondition(2 * c + weights.hiddenChannels <= pool.scratchCount, "pool scratch too small")
+    let count = Float(skip.pixels)
+    pool.run { part in
+        for ch in WorkerPool.range(c, part: part, of: pool.threadCount) {
+            mean[ch] = channelSum(skip, ch, plus: upsampled) / count
+        }
+    }
+    weights.gate(mean: mean, hidden: hidden, gate: gate)
+    let w = skip.layout.width
+    pool.run { part in
+        for ch in WorkerPool.range(c, part: part, of: pool.threadCount) {
+            let a = gate[ch]
+            for y in 0..<skip.layout.height {
+                let s = UnsafePointer(skip.plane(ch) + y * skip.layout.rowStride)
+                let u = UnsafePointer(upsampled.plane(ch) + y * upsampled.layout.rowStride)
+                let o = output.plane(ch) + y * output.layout.rowStride
+                var x = 0
+                while x < w {
+                    let n = min(lanes, w - x)
+                    store(multiplyAdd(load(u + x, count: n), a, load(s + x, count: n)), o + x, count: n)
+                    x += lanes
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+#if canImport(Synchronization)
+import Synchronization
+#endif
+
+/// The threads a kernel may use, with per-thread scratch memory.
+///
+/// With 2 threads a persistent worker thread spins on an atomic epoch between jobs (fork/join
+/// ≈ 0.2 µs, where `DispatchQueue.concurrentPerform` costs 5–7 µs after idle and loses on
+/// layers of 20–60 µs; swiftsimd.md §4). After about a millisecond without work it parks on a
+/// condition so an idle pipeline does not burn a core; the first job after that pays one wake-up.
+///
+/// Kernels split their work into `threadCount` parts so that every output element is computed by
+/// the same code in the same order whichever thread runs it: results are bit-identical for any
+/// thread count. A pool runs one job at a time: it is not for concurrent use from several threads.
+public final class WorkerPool {
+    /// 1 or 2.
+    public let threadCount: Int
+    /// Floats of private scratch per thread.
+    public let scratchCount: Int
+    private let scratchBuffers: [FloatBuffer]
+    /// Scratch shared by all parts of a job (for results one phase hands to the next).
+    let shared: FloatBuffer
+    private let worker: AnyObject?
+
+    /// A pool of `threads` threads (clamped to 1…2). Where `Synchronization.Atomic` is
+    /// unavailable (before macOS 15 / iOS 18) it runs on 1 thread.
+    public init(threads: Int = 1, scratchCount: Int = 1 << 16) {
+        var count = min(max(threads, 1), 2)
+        var worker: AnyObject? = nil
+        if count == 2 {
+            if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+                worker = SpinningWorker()
+            } else {
+                count = 1
+            }
+        }
+        self.worker = worker
+        threadCount = count
+        self.scratchCount = scratchCount
+        scratchBuffers = (0..<count).map { _ in FloatBuffer(count: scratchCount) }
+        shared = FloatBuffer(count: scratchCount)
+    }
+
+    deinit {
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+            (worker as? SpinningWorker)?.stop()
+        }
+    }
+
+    /// Private scratch of thread `part`.
+    @inline(always)
+    func scratch(_ part: Int) -> UnsafeMutablePointer<Float> { scratchBuffers[part].baseAddress }
+
+    /// Runs `body(part)` for every part in `0..<threadCount`, part 0 on the calling thread, and
+    /// returns when all are done.
+    public func run(_ body: (_ part: Int) -> Void) {
+        if threadCount == 1 {
+            body(0)
+            return
+        }
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+            // `worker` is a SpinningWorker whenever threadCount == 2 (see init).
+            unsafeDowncast(worker!, to: SpinningWorker.self).run(body)
+        } else {
+            for part in 0..<threadCount { body(part) }
+        }
+    }
+
+    /// The part of `0..<total` that thread `part` of `parts` handles, cut at multiples of
+    /// `granularity` so each part starts on a tile boundary.
+    @inline(always)
+    static func range(_ total: Int, part: Int, of parts: Int, granularity: Int = 1) -> Range<Int> {
+        if parts == 1 { return 0..<total }
+        let units = (total + granularity - 1) / granularity
+        let lower = min(total, units * part / parts * granularity)
+        let upper = min(total, units * (part + 1) / parts * granularity)
+        return lower..<upper
+    }
+}
+
+/// One extra thread that runs part 1 of each job.
+///
+/// `@unchecked Sendable` because `job` is a plain stored property shared with the worker thread.
+/// It is safe: `job` is written by the submitting thread only before the releasing increment
+/// of `epoch` and cleared only after the acquiring load of `done` shows the worker finished;
+/// the worker reads it only between its acquiring load of the new epoch and its releasing
+/// store of `done`. So the accesses never overlap and are ordered by the atomics.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+final class SpinningWorker: @unchecked Sendable {
+    private let epoch = Atomic<Int>(0)
+    private let done = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
+    private let parked = Atomic<Bool>(false)
+    private let condition = NSCondition()
+    private var job: ((Int) -> Void)? = nil
+
+    /// Spins of the idle loop before parking (roughly a millisecond).
+    private static let spinsBeforeParking = 1 << 20
+
+    init() {
+        let thread = Thread { [self] in self.loop() }
+        thread.name = "vbg-kernels-worker"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    func run(_ body: (Int) -> Void) {
+        withoutActuallyEscaping(body) { escapable in
+            job = escapable
+            let ticket = epoch.add(1, ordering: .sequentiallyConsistent).newValue
+            if parked.load(ordering: .sequentiallyConsistent) {
+                condition.lock()
+                condition.signal()
+                condition.unlock()
+            }
+            escapable(0)
+            while done.load(ordering: .acquiring) != ticket {}
+            job = nil
+        }
+    }
+
+    func stop() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        condition.lock()
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func loop() {
+        var seen = 0
+        while true {
+            var spins = 0
+            while epoch.load(ordering: .acquiring) == seen {
+                if stopping.load(ordering: .relaxed) { return }
+                spins += 1
+                if spins >= SpinningWorker.spinsBeforeParking {
+                    park(seen: seen)
+                    spins = 0
+                }
+            }
+            seen += 1
+            job!(1)
+            done.store(seen, ordering: .releasing)
+        }
+    }
+
+    /// Sleeps until the epoch moves past `seen` or the pool stops. The submitter signals only
+    /// when it sees `parked`; storing `parked` before re-reading the epoch (both sequentially
+    /// consistent) means either the submitter sees `parked` or this thread sees the new epoch.
+    private func park(seen: Int) {
+        parked.store(true, ordering: .sequentiallyConsistent)
+        condition.lock()
+        while epoch.load(ordering: .sequentiallyConsistent) == seen
+                && !stopping.load(ordering: .sequentiallyConsistent) {
+            condition.wait()
+        }
+        condition.unlock()
+        parked.store(false, ordering: .sequentiallyConsistent)
+    }
+}

@@ -1,0 +1,131 @@
+import Testing
+@testable import Kernels
+
+@Suite("Depthwise and dense convolution")
+struct DepthwiseTests {
+    /// TF-SAME pads as ONNX [top, left, bottom, right]: the output is ceil(size / stride).
+    static func samePads(kernel k: Int, stride s: Int, size: Int) -> (before: Int, after: Int, out: Int) {
+        let out = (size + s - 1) / s
+        let total = max((out - 1) * s + k - size, 0)
+        return (total / 2, total - total / 2, out)
+    }
+
+    func depthwise(channels: Int, height: Int, width: Int, k: Int, stride: Int, pads: (Int, Int, Int, Int),
+                   activation: Activation, withResidual: Bool, outputPad: Int, threads: Int, seed: UInt64)
+        -> (actual: [Float], expected: [Expected]) {
+        let (top, left, bottom, right) = pads
+        let outH = (height + top + bottom - k) / stride + 1, outW = (width + left + right - k) / stride + 1
+        var random = Random(seed: seed)
+        let x = random.array(channels * height * width)
+        let w = random.array(channels * k * k, scale: 0.5)
+        let b = random.array(channels)
+        let res = withResidual ? random.array(channels * outH * outW) : nil
+        let inputPad = max(top, left, bottom, right)
+        let input = makeMap(x, channels: channels, layout: .padded(width: width, height: height, pad: inputPad))
+        let output = FeatureMapStorage(channels: channels, layout: .padded(width: outW, height: outH, pad: outputPad))
+        let residual = res.map { makeMap($0, channels: channels, layout: .padded(width: outW, height: outH, pad: 1)) }
+        let weights = DepthwiseWeights(weights: w, bias: b, channels: channels, kernelSize: k)
+        depthwiseConvolution(input.map, weights: weights, stride: stride, padTop: top, padLeft: left,
+                             activation: activation, residual: residual?.map, output: output.map,
+                             pool: WorkerPool(threads: threads))
+        let expected = referenceConvolution(input: x, channels: channels, height: height, width: width, weights: w,
+                                            bias: b, outputChannels: channels, kernelSize: k, stride: stride,
+                                            padTop: top, padLeft: left, outHeight: outH, outWidth: outW,
+                                            groups: channels, activation: activation, residual: res)
+        #expect(borderIsZero(output))
+        return (output.interior(), expected)
+    }
+
+    @Test("3x3 and 5x5, stride 1 and 2, TF-SAME pads, odd and tiny sizes, channel counts not multiples of 16")
+    func sweepSame() {
+        var seed: UInt64 = 7
+        for k in [3, 5] {
+            for stride in [1, 2] {
+                for (h, w) in [(1, 1), (2, 3), (5, 7), (8, 16), (9, 16), (17, 33), (16, 47)] {
+                    for channels in [1, 3, 17] {
+                        seed += 1
+                        let v = Self.samePads(kernel: k, stride: stride, size: h)
+                        let u = Self.samePads(kernel: k, stride: stride, size: w)
+                        let r = depthwise(channels: channels, height: h, width: w, k: k, stride: stride,
+                                          pads: (v.before, u.before, v.after, u.after),
+                                          activation: [.none, .relu, .hardSwish][Int(seed % 3)],
+                                          withResidual: false, outputPad: 0, threads: 1, seed: seed)
+                        expectClose(r.actual, r.expected, "dw\(k)x\(k) s\(stride) \(h)x\(w) c\(channels)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("the model's asymmetric stride-2 pads [0,0,1,1] (3x3) and [1,1,2,2] (5x5), and symmetric ones")
+    func explicitPads() {
+        let cases: [(k: Int, s: Int, pads: (Int, Int, Int, Int))] = [
+            (3, 2, (0, 0, 1, 1)), (5, 2, (1, 1, 2, 2)), (3, 2, (1, 1, 1, 1)), (3, 1, (1, 1, 1, 1)),
+            (5, 1, (2, 2, 2, 2)), (3, 1, (0, 0, 0, 0)), (5, 2, (2, 2, 2, 2)), (3, 2, (0, 1, 1, 0)),
+        ]
+        for (i, c) in cases.enumerated() {
+            for (h, w) in [(16, 16), (7, 11), (32, 32)] {
+                let r = depthwise(channels: 7, height: h, width: w, k: c.k, stride: c.s, pads: c.pads,
+                                  activation: .relu, withResidual: false, outputPad: 2, threads: 1, seed: UInt64(100 + i))
+                expectClose(r.actual, r.expected, "dw\(c.k) s\(c.s) pads \(c.pads) \(h)x\(w)")
+            }
+        }
+    }
+
+    @Test("adds a residual after the activation (the decoder's r + relu(dw(r)))")
+    func residual() {
+        for (h, w) in [(16, 16), (9, 13)] {
+            let r = depthwise(channels: 16, height: h, width: w, k: 3, stride: 1, pads: (1, 1, 1, 1),
+                              activation: .relu, withResidual: true, outputPad: 0, threads: 1, seed: 5)
+            expectClose(r.actual, r.expected, "dw residual \(h)x\(w)")
+        }
+    }
+
+    @Test("is bit-identical on 1 and 2 threads")
+    func threadsAgree() {
+        for (k, s, pads) in [(3, 1, (1, 1, 1, 1)), (3, 2, (0, 0, 1, 1)), (5, 1, (2, 2, 2, 2)), (5, 2, (1, 1, 2, 2))] {
+            let one = depthwise(channels: 24, height: 32, width: 32, k: k, stride: s, pads: pads, activation: .hardSwish,
+                                withResidual: true, outputPad: 1, threads: 1, seed: 3)
+            let two = depthwise(channels: 24, height: 32, width: 32, k: k, stride: s, pads: pads, activation: .hardSwish,
+                                withResidual: true, outputPad: 1, threads: 2, seed: 3)
+            #expect(one.actual == two.actual, "dw\(k) s\(s)")
+        }
+    }
+
+    func dense(cin: Int, cout: Int, height: Int, width: Int, k: Int, stride: Int, pads: (Int, Int, Int, Int),
+               threads: Int, seed: UInt64) -> (actual: [Float], expected: [Expected]) {
+        let (top, left, bottom, right) = pads
+        let outH = (height + top + bottom - k) / stride + 1, outW = (width + left + right - k) / stride + 1
+        var random = Random(seed: seed)
+        let x = random.array(cin * height * width)
+        let w = random.array(cout * cin * k * k, scale: 0.5)
+        let b = random.array(cout)
+        let input = makeMap(x, channels: cin, layout: .padded(width: width, height: height, pad: max(top, left, bottom, right)))
+        let output = FeatureMapStorage(channels: cout, layout: .dense(width: outW, height: outH))
+        let weights = ConvolutionWeights(weights: w, bias: b, outputChannels: cout, inputChannels: cin, kernelSize: k)
+        convolution(input.map, weights: weights, stride: stride, padTop: top, padLeft: left, activation: .hardSwish,
+                    output: output.map, pool: WorkerPool(threads: threads))
+        let expected = referenceConvolution(input: x, channels: cin, height: height, width: width, weights: w, bias: b,
+                                            outputChannels: cout, kernelSize: k, stride: stride, padTop: top,
+                                            padLeft: left, outHeight: outH, outWidth: outW, groups: 1,
+                                            activation: .hardSwish)
+        return (output.interior(), expected)
+    }
+
+    @Test("the dense stem (3x3 stride 2, 3→16, pads [0,0,1,1], hard-swish) and other dense shapes")
+    func denseConvolution() {
+        for (h, w) in [(1, 1), (2, 2), (7, 9), (32, 32), (33, 70), (10, 64)] {
+            let v = Self.samePads(kernel: 3, stride: 2, size: h), u = Self.samePads(kernel: 3, stride: 2, size: w)
+            let r = dense(cin: 3, cout: 16, height: h, width: w, k: 3, stride: 2, pads: (v.before, u.before, v.after, u.after),
+                          threads: 1, seed: 11)
+            expectClose(r.actual, r.expected, "stem \(h)x\(w)")
+        }
+        for (cin, cout, k, s, pads) in [(3, 7, 3, 1, (1, 1, 1, 1)), (4, 17, 5, 2, (1, 1, 2, 2)), (1, 1, 3, 2, (1, 1, 1, 1))] {
+            let r = dense(cin: cin, cout: cout, height: 13, width: 37, k: k, stride: s, pads: pads, threads: 1, seed: 12)
+            expectClose(r.actual, r.expected, "conv \(cin)->\(cout) k\(k) s\(s)")
+        }
+        let one = dense(cin: 3, cout: 16, height: 64, width: 64, k: 3, stride: 2, pads: (0, 0, 1, 1), threads: 1, seed: 13)
+        let two = dense(cin: 3, cout: 16, height: 64, width: 64, k: 3, stride: 2, pads: (0, 0, 1, 1), threads: 2, seed: 13)
+        #expect(one.actual == two.actual, "stem bit-identical on 1 and 2 threads")
+    }
+}

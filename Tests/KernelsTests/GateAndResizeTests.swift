@@ -1,0 +1,255 @@
+import Foundation
+import Testing
+@testable import Kernels
+
+@Suite("Pooling, gates, resize, transposed convolution, element-wise")
+struct GateAndResizeTests {
+    func referenceMean(_ x: [Float], channels: Int, pixels: Int) -> [Double] {
+        (0..<channels).map { c in (0..<pixels).reduce(0.0) { $0 + Double(x[c * pixels + $1]) } / Double(pixels) }
+    }
+
+    /// sigmoid(W2·relu(W1·m + b1) + b2) in Double.
+    func referenceGate(_ mean: [Double], w1: [Float], b1: [Float], w2: [Float], b2: [Float], hidden: Int) -> [Double] {
+        let c = mean.count
+        var h = [Double](repeating: 0, count: hidden)
+        for j in 0..<hidden {
+            var s = Double(b1[j])
+            for i in 0..<c { s += Double(w1[j * c + i]) * mean[i] }
+            h[j] = max(0, s)
+        }
+        var gate = [Double](repeating: 0, count: c)
+        for i in 0..<c {
+            var s = Double(b2[i])
+            for j in 0..<hidden { s += Double(w2[i * hidden + j]) * h[j] }
+            gate[i] = 1 / (1 + exp(-s))
+        }
+        return gate
+    }
+
+    @Test("global average pool is the mean of each channel's interior, in any layout")
+    func averagePool() {
+        for (c, h, w, pad) in [(1, 1, 1, 0), (3, 7, 9, 1), (17, 16, 16, 2), (24, 32, 33, 0)] {
+            var random = Random(seed: UInt64(c + h))
+            let x = random.array(c * h * w)
+            let map = makeMap(x, channels: c, layout: .padded(width: w, height: h, pad: pad))
+            var out = [Float](repeating: 0, count: c)
+            out.withUnsafeMutableBufferPointer { globalAveragePool(map.map, output: $0.baseAddress!) }
+            let ref = referenceMean(x, channels: c, pixels: h * w)
+            expectClose(out, ref.map { Expected(value: $0, scale: 1) }, tolerance: 1e-6, "gap \(c)x\(h)x\(w)")
+        }
+    }
+
+    @Test("squeeze-and-excite multiplies each channel by its gate, bit-identical on 1 and 2 threads")
+    func squeezeExcite() {
+        for (c, hidden, h, w, pad) in [(16, 8, 64, 64, 0), (96, 24, 16, 16, 0), (7, 3, 5, 9, 1), (128, 32, 1, 1, 0)] {
+            var random = Random(seed: UInt64(c * hidden))
+            let x = random.array(c * h * w, scale: 4)
+            let w1 = random.array(hidden * c), b1 = random.array(hidden), w2 = random.array(c * hidden), b2 = random.array(c)
+            let weights = GateWeights(reduce: w1, reduceBias: b1, expand: w2, expandBias: b2, channels: c, hiddenChannels: hidden)
+            var results: [[Float]] = []
+            for threads in [1, 2] {
+                let input = makeMap(x, channels: c, layout: .padded(width: w, height: h, pad: pad))
+                let output = FeatureMapStorage(channels: c, layout: .dense(width: w, height: h))
+                Kernels.squeezeExcite(input.map, weights: weights, output: output.map, pool: WorkerPool(threads: threads))
+                results.append(output.interior())
+            }
+            #expect(results[0] == results[1], "SE \(c) bit-identical")
+            let gate = referenceGate(referenceMean(x, channels: c, pixels: h * w), w1: w1, b1: b1, w2: w2, b2: b2, hidden: hidden)
+            let expected = x.indices.map { i in
+                Expected(value: Double(x[i]) * gate[i / (h * w)], scale: abs(Double(x[i])))
+            }
+            // The gate passes a mean and two small matrix-vector products (≤ 128 terms) and a
+            // sigmoid (slope ≤ 1/4); 2e-5 relative to |x| covers their rounding.
+            expectClose(results[0], expected, "SE \(c)->\(hidden) \(h)x\(w)")
+        }
+    }
+
+    @Test("the decoder's attention gate computes s·sigmoid(fc(relu(fc(mean(s+u))))) + u")
+    func attentionGate() {
+        for (c, h, w) in [(24, 32, 32), (16, 7, 13), (3, 1, 1)] {
+            var random = Random(seed: UInt64(c + w))
+            let s = random.array(c * h * w, scale: 3), u = random.array(c * h * w, scale: 3)
+            let w1 = random.array(c * c), b1 = random.array(c), w2 = random.array(c * c), b2 = random.array(c)
+            let weights = GateWeights(reduce: w1, reduceBias: b1, expand: w2, expandBias: b2, channels: c, hiddenChannels: c)
+            var results: [[Float]] = []
+            for threads in [1, 2] {
+                let skip = makeMap(s, channels: c, layout: .dense(width: w, height: h))
+                let up = makeMap(u, channels: c, layout: .dense(width: w, height: h))
+                let output = FeatureMapStorage(channels: c, layout: .dense(width: w, height: h))
+                Kernels.attentionGate(skip: skip.map, upsampled: up.map, weights: weights, output: output.map,
+                                      pool: WorkerPool(threads: threads))
+                results.append(output.interior())
+            }
+            #expect(results[0] == results[1], "gate \(c) bit-identical")
+            let sum = zip(s, u).map { $0 + $1 }
+            let gate = referenceGate(referenceMean(sum, channels: c, pixels: h * w), w1: w1, b1: b1, w2: w2, b2: b2, hidden: c)
+            let expected = s.indices.map { i in
+                Expected(value: Double(s[i]) * gate[i / (h * w)] + Double(u[i]), scale: abs(Double(s[i])) + abs(Double(u[i])))
+            }
+            expectClose(results[0], expected, "gate \(c) \(h)x\(w)")
+        }
+    }
+
+    /// ONNX Resize, mode linear, half_pixel, scale 2, coordinates clamped to the input.
+    func referenceResize(_ input: [Float], channels: Int, height: Int, width: Int) -> [Expected] {
+        func taps(_ o: Int, _ size: Int) -> (Int, Int, Double) {
+            let coordinate = min(max((Double(o) + 0.5) / 2 - 0.5, 0), Double(size - 1))
+            let i0 = Int(coordinate.rounded(.down)), i1 = min(i0 + 1, size - 1)
+            return (i0, i1, coordinate - Double(i0))
+        }
+        var out: [Expected] = []
+        for c in 0..<channels {
+            for yo in 0..<(2 * height) {
+                let (y0, y1, dy) = taps(yo, height)
+                for xo in 0..<(2 * width) {
+                    let (x0, x1, dx) = taps(xo, width)
+                    func p(_ y: Int, _ x: Int) -> Double { Double(input[(c * height + y) * width + x]) }
+                    let t0: Double = (1 - dy) * (1 - dx) * p(y0, x0)
+                    let t1: Double = (1 - dy) * dx * p(y0, x1)
+                    let t2: Double = dy * (1 - dx) * p(y1, x0)
+                    let t3: Double = dy * dx * p(y1, x1)
+                    let scale: Double = abs(t0) + abs(t1) + abs(t2) + abs(t3) + 1e-6
+                    out.append(Expected(value: t0 + t1 + t2 + t3, scale: scale))
+                }
+            }
+        }
+        return out
+    }
+
+    @Test("bilinear x2 matches ONNX Resize linear half_pixel, edges clamped, any size")
+    func resize() {
+        for (c, h, w, pad) in [(1, 1, 1, 0), (2, 1, 5, 0), (3, 3, 7, 1), (24, 16, 16, 0), (5, 9, 16, 2), (2, 17, 33, 0), (1, 2, 40, 0)] {
+            var random = Random(seed: UInt64(h * 100 + w))
+            let x = random.array(c * h * w)
+            var results: [[Float]] = []
+            for threads in [1, 2] {
+                let input = makeMap(x, channels: c, layout: .padded(width: w, height: h, pad: pad))
+                let output = FeatureMapStorage(channels: c, layout: .padded(width: 2 * w, height: 2 * h, pad: pad))
+                resizeBilinear2x(input.map, output: output.map, pool: WorkerPool(threads: threads))
+                #expect(borderIsZero(output))
+                results.append(output.interior())
+            }
+            #expect(results[0] == results[1], "resize bit-identical")
+            // Two blends of two terms each: a few roundings of values ≤ max|x|.
+            expectClose(results[0], referenceResize(x, channels: c, height: h, width: w), tolerance: 1e-6,
+                        "resize \(c)x\(h)x\(w)")
+        }
+    }
+
+    @Test("2x2 stride-2 transposed convolution + bias (+ sigmoid) writes each input pixel's 2x2 block")
+    func transposedConvolution() {
+        for (cin, cout, h, w, activation) in [(16, 1, 16, 16, Activation.sigmoid), (16, 1, 9, 21, .none), (1, 1, 1, 1, .none),
+                                               (7, 2, 5, 33, .sigmoid), (3, 3, 2, 8, .relu)] {
+            var random = Random(seed: UInt64(cin * 31 + w))
+            let x = random.array(cin * h * w, scale: 2)
+            let wt = random.array(cin * cout * 4), b = random.array(cout)
+            let weights = TransposedConvolutionWeights(weights: wt, bias: b, inputChannels: cin, outputChannels: cout)
+            var results: [[Float]] = []
+            for threads in [1, 2] {
+                let input = makeMap(x, channels: cin, layout: .dense(width: w, height: h))
+                let output = FeatureMapStorage(channels: cout, layout: .dense(width: 2 * w, height: 2 * h))
+                transposedConvolution2x2(input.map, weights: weights, activation: activation, output: output.map,
+                                         pool: WorkerPool(threads: threads))
+                results.append(output.interior())
+            }
+            #expect(results[0] == results[1], "transposed conv bit-identical")
+            var expected: [Expected] = []
+            for o in 0..<cout {
+                for yo in 0..<(2 * h) {
+                    for xo in 0..<(2 * w) {
+                        var sum = Double(b[o]), scale = abs(sum)
+                        for c in 0..<cin {
+                            let t = Double(wt[((c * cout + o) * 2 + yo % 2) * 2 + xo % 2]) * Double(x[(c * h + yo / 2) * w + xo / 2])
+                            sum += t
+                            scale += abs(t)
+                        }
+                        expected.append(Expected(value: applyActivation(activation, sum), scale: scale))
+                    }
+                }
+            }
+            expectClose(results[0], expected, "tconv \(cin)->\(cout) \(h)x\(w) \(activation)")
+        }
+    }
+
+    @Test("sigmoid is within 3 ulp of the exact value over ±100 and saturates to exactly 0 and 1")
+    func sigmoidAccuracy() {
+        var worstUlp: Float = 0
+        var x: Float = -100
+        while x <= 100 {
+            let exact = 1 / (1 + exp(-Double(x)))
+            let got = fastSigmoid(x)
+            let ulp = Float(exact).ulp
+            if exact > 1e-37 { worstUlp = max(worstUlp, Float(abs(Double(got) - exact)) / ulp) }
+            #expect(abs(Double(got) - exact) <= 3 * Double(ulp) || exact < 1e-37, "sigmoid(\(x)) = \(got), exact \(exact)")
+            x += 0.0137
+        }
+        #expect(worstUlp <= 3)
+        for big: Float in [88, 100, 800, 1e30, .infinity] {
+            #expect(fastSigmoid(big) == 1)
+            #expect(fastSigmoid(-big) == 0)
+        }
+        #expect(fastSigmoid(0) == 0.5)
+        #expect(abs(fastSigmoid(-87) - Float(1 / (1 + exp(87.0)))) <= 3 * Float(1 / (1 + exp(87.0))).ulp)
+    }
+
+    @Test("element-wise add, multiply, activations and sigmoid on odd counts")
+    func elementwise() {
+        for count in [1, 15, 16, 17, 100] {
+            var random = Random(seed: UInt64(count))
+            let a = random.array(count, scale: 8), b = random.array(count, scale: 8)
+            var out = [Float](repeating: .nan, count: count)
+            a.withUnsafeBufferPointer { pa in
+                b.withUnsafeBufferPointer { pb in
+                    out.withUnsafeMutableBufferPointer { po in
+                        add(pa.baseAddress!, pb.baseAddress!, output: po.baseAddress!, count: count)
+                    }
+                }
+            }
+            #expect(out == zip(a, b).map { $0 + $1 })
+            a.withUnsafeBufferPointer { pa in
+                b.withUnsafeBufferPointer { pb in
+                    out.withUnsafeMutableBufferPointer { po in
+                        multiply(pa.baseAddress!, pb.baseAddress!, output: po.baseAddress!, count: count)
+                    }
+                }
+            }
+            #expect(out == zip(a, b).map { $0 * $1 })
+            for activation in [Activation.relu, .hardSwish, .sigmoid, .none] {
+                a.withUnsafeBufferPointer { pa in
+                    out.withUnsafeMutableBufferPointer { po in
+                        activate(pa.baseAddress!, activation: activation, output: po.baseAddress!, count: count)
+                    }
+                }
+                expectClose(out, a.map { Expected(value: applyActivation(activation, Double($0)), scale: max(1, abs(Double($0)))) },
+                            tolerance: 1e-6, "\(activation) \(count)")
+            }
+            a.withUnsafeBufferPointer { pa in
+                out.withUnsafeMutableBufferPointer { po in sigmoid(pa.baseAddress!, output: po.baseAddress!, count: count) }
+            }
+            #expect(out == a.map(fastSigmoid))
+        }
+    }
+
+    @Test("a thread split covers every index once, on tile boundaries")
+    func split() {
+        for total in [0, 1, 47, 48, 49, 4096, 16385] {
+            for granularity in [1, 16, 48] {
+                let a = WorkerPool.range(total, part: 0, of: 2, granularity: granularity)
+                let b = WorkerPool.range(total, part: 1, of: 2, granularity: granularity)
+                #expect(a.lowerBound == 0 && a.upperBound == b.lowerBound && b.upperBound == total)
+                #expect(a.upperBound % granularity == 0 || a.upperBound == total)
+            }
+        }
+    }
+
+    @Test("the 2-thread pool runs both parts of many short jobs and stops cleanly")
+    func poolRunsJobs() {
+        let pool = WorkerPool(threads: 2)
+        let counts = FloatBuffer(count: 2)
+        for _ in 0..<10_000 {
+            pool.run { part in counts.baseAddress[part] += 1 }
+        }
+        #expect(counts.baseAddress[0] == 10_000)
+        #expect(counts.baseAddress[1] == Float(pool.threadCount == 2 ? 10_000 : 0))
+    }
+}

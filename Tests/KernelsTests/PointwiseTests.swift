@@ -1,0 +1,74 @@
+import Testing
+@testable import Kernels
+
+@Suite("1x1 convolution")
+struct PointwiseTests {
+    static let channelPairs: [(Int, Int)] = [
+        (1, 1), (3, 7), (7, 3), (16, 16), (17, 24), (24, 72), (72, 24), (88, 24), (24, 88), (96, 32),
+        (32, 128), (128, 32), (16, 17), (3, 9),
+    ]
+    static let sizes: [(Int, Int)] = [(1, 1), (3, 5), (7, 9), (16, 16), (5, 13), (2, 37)]
+
+    func run(cin: Int, cout: Int, height: Int, width: Int, activation: Activation, outputPad: Int,
+             withResidual: Bool, threads: Int, seed: UInt64) -> (actual: [Float], expected: [Expected], border: Bool) {
+        var random = Random(seed: seed)
+        let x = random.array(cin * height * width)
+        let w = random.array(cin * cout, scale: 0.5)
+        let b = random.array(cout)
+        let res = withResidual ? random.array(cout * height * width) : nil
+        let weights = PointwiseWeights(weights: w, bias: b, outputChannels: cout, inputChannels: cin)
+        let input = makeMap(x, channels: cin, layout: .dense(width: width, height: height))
+        let outLayout = PlaneLayout.padded(width: width, height: height, pad: outputPad)
+        let output = FeatureMapStorage(channels: cout, layout: outLayout)
+        let residual = res.map { makeMap($0, channels: cout, layout: .dense(width: width, height: height)) }
+        let pool = WorkerPool(threads: threads)
+        pointwiseConvolution(input.map, weights: weights, activation: activation, residual: residual?.map,
+                             output: output.map, pool: pool)
+        let expected = referenceConvolution(input: x, channels: cin, height: height, width: width, weights: w, bias: b,
+                                            outputChannels: cout, kernelSize: 1, stride: 1, padTop: 0, padLeft: 0,
+                                            outHeight: height, outWidth: width, groups: 1, activation: activation,
+                                            residual: res)
+        return (output.interior(), expected, borderIsZero(output))
+    }
+
+    @Test("matches the naive loop for channel counts 1…128 and odd sizes, all activations")
+    func sweep() {
+        var seed: UInt64 = 1
+        for (cin, cout) in Self.channelPairs {
+            for (h, w) in Self.sizes {
+                for activation in [Activation.none, .relu, .hardSwish] {
+                    seed += 1
+                    let r = run(cin: cin, cout: cout, height: h, width: w, activation: activation, outputPad: 0,
+                                withResidual: false, threads: 1, seed: seed)
+                    expectClose(r.actual, r.expected, "1x1 \(cin)->\(cout) \(h)x\(w) \(activation)")
+                }
+            }
+        }
+    }
+
+    @Test("writes a padded output's interior only, and adds a residual after the activation")
+    func paddedOutputAndResidual() {
+        for (cin, cout) in [(16, 72), (24, 17), (7, 8)] {
+            for (h, w) in [(16, 16), (5, 13), (64, 3)] {
+                for pad in [1, 2] {
+                    let r = run(cin: cin, cout: cout, height: h, width: w, activation: .relu, outputPad: pad,
+                                withResidual: true, threads: 1, seed: UInt64(cin * 1000 + h * 10 + pad))
+                    expectClose(r.actual, r.expected, "1x1 \(cin)->\(cout) \(h)x\(w) pad \(pad)")
+                    #expect(r.border, "border of the padded output stays zero")
+                }
+            }
+        }
+    }
+
+    @Test("is bit-identical on 1 and 2 threads")
+    func threadsAgree() {
+        for (cin, cout, h, w) in [(16, 72, 64, 64), (72, 24, 32, 32), (17, 9, 7, 59), (128, 32, 16, 16)] {
+            let one = run(cin: cin, cout: cout, height: h, width: w, activation: .hardSwish, outputPad: 1,
+                          withResidual: true, threads: 1, seed: 99)
+            let two = run(cin: cin, cout: cout, height: h, width: w, activation: .hardSwish, outputPad: 1,
+                          withResidual: true, threads: 2, seed: 99)
+            #expect(one.actual == two.actual, "1x1 \(cin)->\(cout) \(h)x\(w)")
+            expectClose(two.actual, two.expected, "1x1 2 threads \(cin)->\(cout)")
+        }
+    }
+}
