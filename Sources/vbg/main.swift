@@ -10,6 +10,10 @@ nonisolated var commands: [Command] { [
     // Subcommands are added here as they land (infer, inspect, blur, replace, segment, video, bench).
     inferCommand,
     inspectCommand,
+    blurCommand,
+    replaceCommand,
+    segmentCommand,
+    videoCommand,
     benchCommand,
 ] }
 
