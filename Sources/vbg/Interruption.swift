@@ -7,30 +7,50 @@ import Synchronization
 /// between frames, so it finishes the frame in hand and closes its output as a valid stream; the
 /// handler then restores the default action, so a second Ctrl-C ends the process at once.
 ///
-/// The handler does nothing but an atomic store and `signal(2)`, both async-signal-safe. Where
-/// `Synchronization.Atomic` is unavailable (before macOS 15 / iOS 18) no handler is installed and
-/// Ctrl-C keeps its default action.
+/// A command reading standard input may be blocked in `read` when Ctrl-C comes (a pipe whose
+/// writer is idle). For it the handler also puts `/dev/null` on descriptor 0 (`dup2`): the
+/// interrupted `read` is restarted on the new file and sees the end of the stream, so the command
+/// ends after the frames it has. The handler does only async-signal-safe work: atomic loads and
+/// stores, `dup2`, `signal`. Where `Synchronization.Atomic` is unavailable (before macOS 15 /
+/// iOS 18) no handler is installed and Ctrl-C keeps its default action.
 enum Interruption {
-    /// Installs the SIGINT handler (idempotent) and clears the flag.
-    static func install() {
+    /// Installs the SIGINT handler and clears the flag.
+    ///
+    /// - Parameter releasingStandardInput: end a blocked read of standard input on Ctrl-C.
+    static func install(releasingStandardInput: Bool) {
         if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
-            InterruptFlag.raised.store(false, ordering: .relaxed)
+            InterruptFlag.raised.store(false, ordering: .sequentiallyConsistent)
+            let null = releasingStandardInput ? open("/dev/null", O_RDONLY) : -1
+            let previous = InterruptFlag.nullDescriptor.exchange(null, ordering: .sequentiallyConsistent)
+            if previous >= 0 { close(previous) }
             signal(SIGINT) { _ in
-                InterruptFlag.raised.store(true, ordering: .relaxed)
+                InterruptFlag.raised.store(true, ordering: .sequentiallyConsistent)
+                let null = InterruptFlag.nullDescriptor.load(ordering: .sequentiallyConsistent)
+                if null >= 0 { dup2(null, 0) }
                 signal(SIGINT, SIG_DFL)
             }
+            // A parent may have started us with SIGINT blocked (the mask is inherited; Foundation's
+            // `Process` does so from a thread that blocks it): unblock it on this, the streaming, thread.
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, SIGINT)
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
         }
     }
 
     /// Restores the default SIGINT action.
     static func uninstall() {
         signal(SIGINT, SIG_DFL)
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+            let null = InterruptFlag.nullDescriptor.exchange(-1, ordering: .sequentiallyConsistent)
+            if null >= 0 { close(null) }
+        }
     }
 
-    /// Whether SIGINT arrived since ``install()``.
+    /// Whether SIGINT arrived since ``install(releasingStandardInput:)``.
     static var isRequested: Bool {
         if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
-            return InterruptFlag.raised.load(ordering: .relaxed)
+            return InterruptFlag.raised.load(ordering: .sequentiallyConsistent)
         }
         return false
     }
@@ -38,7 +58,9 @@ enum Interruption {
 
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 private enum InterruptFlag {
-    /// Initialised by ``Interruption/install()`` before the handler exists, so the handler never
-    /// runs the lazy initialiser.
+    // Both are first touched by `Interruption.install` before the handler exists, so the handler
+    // never runs a lazy initialiser.
     static let raised = Atomic<Bool>(false)
+    /// An open `/dev/null` to put on standard input, or -1.
+    static let nullDescriptor = Atomic<Int32>(-1)
 }

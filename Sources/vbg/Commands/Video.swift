@@ -81,7 +81,7 @@ private func runVideo(_ arguments: inout Arguments) throws {
     }
 
     signal(SIGPIPE, SIG_IGN)   // a closed pipe downstream is a write error, not a silent death
-    Interruption.install()
+    Interruption.install(releasingStandardInput: inputPath == "-")
     defer { Interruption.uninstall() }
     var progress = ProgressLine(label: "vbg video")
     let nanosecondsPerFrame = 1_000_000_000.0 * Double(header.frameRate.denominator) / Double(header.frameRate.numerator)
@@ -115,7 +115,10 @@ private func runVideo(_ arguments: inout Arguments) throws {
         progress.update(frames: framesRead, dropped: dropped)
     }
     progress.finish()
-    let interrupted = Interruption.isRequested && streamError == nil
+    // Ctrl-C while reading standard input ends the stream (see Interruption), possibly inside a
+    // frame or its FRAME line: that frame was never in hand, so this is an interruption, not a bad stream.
+    let interrupted = Interruption.isRequested
+    if interrupted, inputPath == "-" { streamError = nil }
     do { try output.finish() } catch {
         throw CLIError.input("\(output.name): \(error)")
     }
