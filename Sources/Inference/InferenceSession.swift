@@ -56,7 +56,10 @@ public final class InferenceSession: @unchecked Sendable {
             if let constant = value.constant { (arena + plan.offsets[id]).update(from: constant, count: constant.count) }
         }
         let reference = ReferenceExecutor()
-        let fast: (any Executor)? = path == .fast ? FastExecutor() : nil
+        // Fusion skips writing fused values to the arena, so inspection sessions run unfused.
+        let offsets = plan.offsets
+        let fast: (any Executor)? = path == .fast
+            ? FastExecutor(threads: threads, graph: keepsIntermediates ? nil : graph, pointer: { arena + offsets[$0] }) : nil
         var steps: [any Step] = []
         for node in graph.nodes {
             let inputs = node.inputs.map { UnsafePointer(arena + plan.offsets[$0]) }

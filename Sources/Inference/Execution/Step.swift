@@ -30,14 +30,3 @@ struct ReferenceExecutor: Executor {
         ReferenceStep(operation: node.operation, inputs: inputs, outputs: outputs)
     }
 }
-
-/// The fast path: SIMD kernels from the `Kernels` module, per op (`node.operation` is the
-/// resolved operator, e.g. `Conv` with its geometry, to switch on).
-///
-/// Until the kernels land it has no kernel for any node, so `.fast` runs the reference steps.
-struct FastExecutor: Executor {
-    func makeStep(for node: PlannedNode, inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>],
-                  threads: Int) -> (any Step)? {
-        nil
-    }
-}

@@ -1,23 +1,40 @@
+import CPUSupport
+import Dispatch
 import Foundation
+import Inference
 
 /// `vbg bench`: latency benchmarks (release builds with `VBG_ARCH=native`).
 ///
-/// One command, one mode per flag: `--kernels` (Commands/BenchKernels.swift), `--imaging`
-/// (Commands/BenchImaging.swift), `--pipeline` (Commands/BenchPipeline.swift). Without a mode flag
-/// it is the model benchmark, which needs the fast inference path.
+/// One command, one mode per flag: `--pipeline` (Commands/BenchPipeline.swift), `--imaging`
+/// (Commands/BenchImaging.swift), `--kernels` (Commands/BenchKernels.swift). Without a mode flag it
+/// times the forward pass of a model (``runModelBench(_:)``).
 let benchCommand = Command(
     name: "bench",
-    summary: "benchmarks in a release build: --pipeline, --imaging, --kernels",
+    summary: "benchmarks in a release build: the forward pass, --pipeline, --imaging, --kernels",
     usage: """
-        usage: vbg bench --pipeline [--json] [--frames N] [--sizes WxH,...] [--intervals 1,3] [--threads 1,2] [--effect blur|replace|both]
+        usage: vbg bench [--model general|landscape|PATH] [--threads 1|2] [--iterations N] [--path fast|reference] [--json]
+               vbg bench --pipeline [--json] [--frames N] [--warmup N] [--sizes WxH,...] [--intervals 1,3]
+                         [--threads 1,2] [--effects blur,replace] [--level N] [--model M] [--image PNG] [--background PNG]
                vbg bench --imaging [--json] [--repeat N] [--sizes WxH,...] [--ops a,b,...]
                vbg bench --kernels [--threads 1|2] [--samples N] [--filter TEXT] [--json]
 
-          --pipeline  whole frames through the SDK pipeline (preprocess, inference, upsample,
-                      blur level 5 or replacement, composite): median/p10/p90 ms per frame
-          --imaging   the imaging operations alone on synthetic frames
-          --kernels   time each SIMD kernel on the model's layer shapes (median µs, GFLOP/s)
-          --json      one JSON object per line
+        The forward pass (no mode flag):
+          --model       the model to run (default general); the input is uniform noise in [0, 1)
+          --threads     kernel threads (default 1)
+          --iterations  timed forward passes after 20 warm-up runs (default 300)
+          --path        fast (SIMD kernels, default) or reference (scalar)
+          --json        one JSON object per line: model, threads, median_ms, p10_ms, p90_ms, ...
+          Wall-clock times; with 1 thread the thread's CPU time is reported too (cpu_median_ms), which
+          leaves out time the process was descheduled on a busy machine.
+
+        --pipeline  whole frames through the SDK pipeline `vbg video` uses (preprocessing, inference,
+                    upsampling, smoothing, blur level 5 or replacement, compositing), every
+                    combination of size x effect x interval x threads (defaults 1280x720,1920x1080;
+                    blur,replace; 1,3; 1,2): median, p10, p90 and mean ms per frame. The frame is
+                    --image (default Fixtures/images/astronaut_on_coffee_1280x720.png) cover-fitted
+                    to each size; --background defaults to Fixtures/images/rocket.png
+        --imaging   the imaging operations alone on synthetic frames
+        --kernels   each SIMD kernel on the model's layer shapes (median µs, GFLOP/s)
         """,
     flags: ["kernels", "imaging", "pipeline", "json"]
 ) { arguments in
@@ -30,8 +47,7 @@ let benchCommand = Command(
     case "imaging": try runImagingBench(&arguments)
     case "pipeline": try runPipelineBench(&arguments)
     case "kernels": try runKernelBench(&arguments)
-    default:
-        throw CLIError.usage("the model benchmark needs the fast inference path, which is not in this build yet; use --pipeline, --imaging or --kernels")
+    default: try runModelBench(&arguments)
     }
 }
 
@@ -44,4 +60,63 @@ func runKernelBench(_ arguments: inout Arguments) throws {
     let json = try arguments.flag("json")
     try arguments.finish()
     KernelBenchmark.run(threads: threads, samples: samples, filter: filter, json: json)
+}
+
+/// `vbg bench` without a mode flag: the forward pass of one model on noise.
+func runModelBench(_ arguments: inout Arguments) throws {
+    let threads = try arguments.integer("threads", default: 1, in: 1...2)
+    let json = try arguments.flag("json")
+    let modelArgument = try arguments.value("model") ?? "general"
+    let iterations = try arguments.integer("iterations", default: 300, in: 1...1_000_000)
+    let pathName = try arguments.choice("path", ["fast", "reference"], default: "fast")
+    try arguments.finish()
+    let model = try ModelArgument.load(modelArgument)
+    guard model.inputs.count == 1, model.outputs.count == 1 else {
+        throw CLIError.input("bench runs single-input, single-output models")
+    }
+    let session = try InferenceSession(model: model, path: pathName == "fast" ? .fast : .reference, threads: threads)
+    var state: UInt64 = 0x2545_F491_4F6C_DD1D
+    let input = (0..<model.inputs[0].elementCount).map { _ -> Float in
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Float(state >> 40) / Float(1 << 24)
+    }
+    var output = [Float](repeating: 0, count: model.outputs[0].elementCount)
+    var wall: [Double] = [], cpu: [Double] = []
+    try input.withUnsafeBufferPointer { source in
+        try output.withUnsafeMutableBufferPointer { destination in
+            for _ in 0..<20 { try session.run(input: source, output: destination) }
+            wall.reserveCapacity(iterations)
+            cpu.reserveCapacity(iterations)
+            for _ in 0..<iterations {
+                let cpuStart = KernelBenchmark.threadCPUTime()
+                let start = DispatchTime.now().uptimeNanoseconds
+                try session.run(input: source, output: destination)
+                wall.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                cpu.append(Double(KernelBenchmark.threadCPUTime() - cpuStart) / 1e6)
+            }
+        }
+    }
+    wall.sort()
+    cpu.sort()
+    func percentile(_ values: [Double], _ p: Double) -> Double { values[min(values.count - 1, Int(Double(values.count) * p))] }
+    let name = BuiltinModelName(modelArgument)
+    let gflops = 2 * Double(model.multiplyAccumulates) / (percentile(wall, 0.5) * 1e6)
+    if json {
+        print("{\"model\":\"\(name)\",\"path\":\"\(pathName)\",\"threads\":\(session.threads),"
+              + "\"iterations\":\(iterations),\"median_ms\":\(fmt(percentile(wall, 0.5))),"
+              + "\"p10_ms\":\(fmt(percentile(wall, 0.1))),\"p90_ms\":\(fmt(percentile(wall, 0.9))),"
+              + "\"cpu_median_ms\":\(fmt(percentile(cpu, 0.5))),\"gflops\":\(String(format: "%.1f", gflops)),"
+              + "\"build\":\"\(CPUSupport.buildDescription)\"}")
+    } else {
+        print("\(name), \(pathName) path, \(session.threads) thread(s), build \(CPUSupport.buildDescription), \(iterations) runs")
+        print("median \(fmt(percentile(wall, 0.5))) ms (p10 \(fmt(percentile(wall, 0.1))), p90 \(fmt(percentile(wall, 0.9)))), "
+              + "thread CPU median \(fmt(percentile(cpu, 0.5))) ms, \(String(format: "%.1f", gflops)) GFLOP/s (convolution MACs)")
+    }
+}
+
+private func fmt(_ value: Double) -> String { String(format: "%.4f", value) }
+
+/// The name printed for a model argument: the built-in name, or the file name.
+private func BuiltinModelName(_ argument: String) -> String {
+    ["general", "landscape"].contains(argument) ? argument : (argument as NSString).lastPathComponent
 }

@@ -1,0 +1,248 @@
+import Kernels
+
+/// The fast path: one SIMD step from the `Kernels` module per node it recognises; nil (the
+/// reference step) for everything else, so every model the reference path runs still runs.
+///
+/// Recognised (batch 1, float): `Conv` as 1x1 (group 1, stride 1, no padding), depthwise 3x3/5x5
+/// stride 1/2, or dense K×K stride 1/2 (dilation 1, pads ≤ 2); `Relu`, `HardSwish`, `Sigmoid`;
+/// `Add` and `Mul` of equal shapes and `Mul` by a per-channel [1,C,1,1] tensor; global average
+/// pooling (`GlobalAveragePool`, or `AveragePool` whose window is the whole map); `Resize`
+/// linear half_pixel ×2; `ConvTranspose` 2x2 stride 2 without padding.
+///
+/// Weights are packed when the step is made (constants' buffers are filled before steps are
+/// made and never move); depthwise and dense convolutions read a zero-bordered copy of their
+/// input owned by the step (the arena is dense NCHW). Steps allocate nothing when they run.
+///
+/// Fusion (when the session does not keep intermediates): a convolution whose output feeds only
+/// a Relu/HardSwish node computes that activation itself and writes the activation node's
+/// output (the activation node then runs nothing); and a 1x1 or depthwise convolution whose
+/// (activated) output feeds only a depthwise convolution writes it straight into that
+/// convolution's zero-bordered input buffer, so no pad copy runs. Fused values are never
+/// written to the arena, which is why inspection sessions run unfused.
+final class FastExecutor: Executor {
+    let pool: WorkerPool
+    private let graph: LoadedGraph?
+    private let pointer: (Int) -> UnsafeMutablePointer<Float>
+    /// For each value, the nodes reading it (indices into `graph.nodes`).
+    private var consumers: [[Int]] = []
+    /// Activation nodes (by first output value) whose work a convolution step already does.
+    private var fusedActivations: Set<Int> = []
+    /// Padded input buffers made by a producer for the depthwise node that reads the value.
+    private var paddedInputs: [Int: FeatureMapStorage] = [:]
+    /// The index in `graph.nodes` of the node producing each value.
+    private var nodeIndex: [Int: Int] = [:]
+
+    /// - Parameters:
+    ///   - graph: the session's graph, to fuse across nodes; nil for no fusion.
+    ///   - pointer: the arena address of a value.
+    init(threads: Int, graph: LoadedGraph? = nil, pointer: @escaping (Int) -> UnsafeMutablePointer<Float> = { _ in fatalError() }) {
+        pool = WorkerPool(threads: threads)
+        self.graph = graph
+        self.pointer = pointer
+        if let graph {
+            consumers = Array(repeating: [], count: graph.values.count)
+            for (index, node) in graph.nodes.enumerated() {
+                for id in node.inputs { consumers[id].append(index) }
+                for id in node.outputs { nodeIndex[id] = index }
+            }
+        }
+    }
+
+    /// The single node reading `value`, if exactly one reads it and it is not a graph output.
+    private func soleConsumer(of value: Int) -> PlannedNode? {
+        guard let graph, consumers[value].count == 1, !graph.outputIDs.contains(value) else { return nil }
+        return graph.nodes[consumers[value][0]]
+    }
+
+    /// Whether two values' arena buffers overlap.
+    private func overlap(_ a: Int, _ b: Int) -> Bool {
+        guard let graph else { return true }
+        let pa = pointer(a), pb = pointer(b)
+        return pa < pb + graph.values[b].elementCount && pb < pa + graph.values[a].elementCount
+    }
+
+    /// Where a convolution producing `value` should write, with the activation it absorbs.
+    ///
+    /// The activation is absorbed only when its node comes right after the convolution and its
+    /// output buffer overlaps none of the convolution's inputs: the plan gives the activation's
+    /// output a buffer free at the activation's turn, and writing it one node early is safe only
+    /// if nothing the convolution reads lives there (its inputs are the only values that can be
+    /// freed between the two nodes).
+    private func fusedOutput(of value: Int, node: PlannedNode, channels: Int, height: Int, width: Int)
+        -> (map: FeatureMap, activation: Activation, absorbed: Int?) {
+        var target = value
+        var activation = Activation.none
+        var absorbed: Int? = nil
+        if let graph, let next = soleConsumer(of: value), let unary = next.operation as? ElementwiseUnary,
+           let here = nodeIndex[value], here + 1 < graph.nodes.count, graph.nodes[here + 1].outputs == next.outputs,
+           !node.inputs.contains(where: { overlap($0, next.outputs[0]) }) {
+            switch unary.kind {
+            case .relu: activation = .relu
+            case .hardSwish: activation = .hardSwish
+            default: break
+            }
+            if activation != .none {
+                absorbed = next.outputs[0]
+                target = next.outputs[0]
+            }
+        }
+        if let reader = soleConsumer(of: target), let conv = reader.operation as? Conv, let pad = Self.depthwisePad(conv),
+           conv.inputChannels == channels, conv.height.input == height, conv.width.input == width {
+            let storage = FeatureMapStorage(channels: channels, layout: .padded(width: width, height: height, pad: pad))
+            paddedInputs[target] = storage
+            return (storage.map, activation, absorbed)
+        }
+        return (FeatureMap(base: pointer(target), channels: channels, layout: .dense(width: width, height: height)),
+                activation, absorbed)
+    }
+
+    /// The border a depthwise node the fast path runs needs, or nil if it is not one.
+    static func depthwisePad(_ conv: Conv) -> Int? {
+        let h = conv.height, w = conv.width
+        guard conv.batch == 1, h.dilation == 1, w.dilation == 1, h.kernel == w.kernel, h.stride == w.stride,
+              h.stride == 1 || h.stride == 2, conv.group == conv.inputChannels, conv.outputChannels == conv.inputChannels,
+              h.kernel > 1, h.kernel <= 7 else { return nil }
+        let pad = max(h.padBegin, h.padEnd, w.padBegin, w.padEnd)
+        return pad <= 2 ? pad : nil
+    }
+
+    func makeStep(for node: PlannedNode, inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>],
+                  threads: Int) -> (any Step)? {
+        if let first = node.outputs.first, fusedActivations.contains(first) { return NothingStep() }
+        switch node.operation {
+        case let conv as Conv: return convolutionStep(conv, node, inputs, outputs)
+        case let unary as ElementwiseUnary:
+            let activation: Activation
+            switch unary.kind {
+            case .relu: activation = .relu
+            case .hardSwish: activation = .hardSwish
+            case .sigmoid: activation = .sigmoid
+            default: return nil
+            }
+            return ActivationStep(input: inputs[0], output: outputs[0], count: unary.count, activation: activation)
+        case let binary as ElementwiseBinary: return binaryStep(binary, inputs, outputs)
+        case let gap as GlobalAveragePool:
+            return AveragePoolStep(input: inputs[0], output: outputs[0], planes: gap.planes, planeSize: gap.planeSize)
+        case let pool as Pool:
+            guard case .average = pool.kind, pool.height.kernel == pool.height.input, pool.width.kernel == pool.width.input,
+                  pool.height.output == 1, pool.width.output == 1, pool.height.padBegin == 0, pool.width.padBegin == 0,
+                  pool.height.padEnd == 0, pool.width.padEnd == 0, pool.height.dilation == 1, pool.width.dilation == 1
+            else { return nil }
+            return AveragePoolStep(input: inputs[0], output: outputs[0], planes: pool.planes,
+                                   planeSize: pool.height.input * pool.width.input)
+        case let resize as Resize: return resizeStep(resize, inputs, outputs)
+        case let transposed as ConvTranspose: return transposedStep(transposed, inputs, outputs)
+        default: return nil
+        }
+    }
+
+    private func convolutionStep(_ conv: Conv, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                                 _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        let h = conv.height, w = conv.width
+        guard conv.batch == 1, h.dilation == 1, w.dilation == 1, h.kernel == w.kernel, h.stride == w.stride else { return nil }
+        let k = h.kernel, stride = h.stride
+        let cin = conv.inputChannels, cout = conv.outputChannels
+        let weights = Array(UnsafeBufferPointer(start: inputs[1], count: cout * (cin / conv.group) * k * k))
+        let bias = conv.hasBias ? Array(UnsafeBufferPointer(start: inputs[2], count: cout)) : nil
+        let input = FeatureMap(base: UnsafeMutablePointer(mutating: inputs[0]), channels: cin,
+                               layout: .dense(width: w.input, height: h.input))
+        let isPointwise = k == 1 && stride == 1 && conv.group == 1 && h.padBegin == 0 && h.padEnd == 0
+            && w.padBegin == 0 && w.padEnd == 0
+        let pad = max(h.padBegin, h.padEnd, w.padBegin, w.padEnd)
+        guard isPointwise || ((stride == 1 || stride == 2) && pad <= 2 && k <= 7) else { return nil }
+        guard isPointwise || conv.group == 1 || (conv.group == cin && cout == cin) else { return nil }
+        // The output (fused with a following activation and/or written padded), when fusing.
+        var output = FeatureMap(base: outputs[0], channels: cout, layout: .dense(width: w.output, height: h.output))
+        var activation = Activation.none
+        if graph != nil, let value = node.outputs.first {
+            let fused = fusedOutput(of: value, node: node, channels: cout, height: h.output, width: w.output)
+            output = fused.map
+            activation = fused.activation
+            if let absorbed = fused.absorbed { fusedActivations.insert(absorbed) }
+        }
+        if isPointwise {
+            return PointwiseStep(input: input, output: output, activation: activation, pool: pool,
+                                 weights: PointwiseWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin))
+        }
+        let prefilled = node.inputs.first.flatMap { paddedInputs[$0] }
+        let padded = prefilled ?? FeatureMapStorage(channels: cin, layout: .padded(width: w.input, height: h.input, pad: pad))
+        if conv.group == cin && cout == cin {
+            return DepthwiseStep(input: input, padded: padded, copiesInput: prefilled == nil, output: output,
+                                 activation: activation, pool: pool,
+                                 weights: DepthwiseWeights(weights: weights, bias: bias, channels: cin, kernelSize: k),
+                                 stride: stride, padTop: h.padBegin, padLeft: w.padBegin)
+        }
+        return DenseConvolutionStep(input: input, padded: padded, output: output, activation: activation, pool: pool,
+                                    weights: ConvolutionWeights(weights: weights, bias: bias, outputChannels: cout,
+                                                                inputChannels: cin, kernelSize: k),
+                                    stride: stride, padTop: h.padBegin, padLeft: w.padBegin)
+    }
+
+    private func binaryStep(_ binary: ElementwiseBinary, _ inputs: [UnsafePointer<Float>],
+                            _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard binary.kind == .add || binary.kind == .mul, let shape = binary.outputShapes.first, shape.count == 4,
+              shape[0] == 1 else { return nil }
+        let (c, hgt, wid) = (shape[1], shape[2], shape[3])
+        let count = c * hgt * wid
+        let loop = binary.loop
+        let dense = [hgt * wid, wid, 1]
+        let tail = { (operand: Int) in Array(loop.strides[operand].suffix(3)) }
+        // StridedLoop operands: 0 is the output, 1 and 2 the inputs.
+        let a = tail(1), b = tail(2)
+        // Strides of size-1 axes do not matter.
+        func matches(_ strides: [Int], _ expected: [Int]) -> Bool {
+            zip([c, hgt, wid], zip(strides, expected)).allSatisfy { extent, pair in extent == 1 || pair.0 == pair.1 }
+        }
+        if matches(a, dense) && matches(b, dense) {
+            return BinaryStep(a: inputs[0], b: inputs[1], output: outputs[0], count: count, isAdd: binary.kind == .add)
+        }
+        if binary.kind == .mul && matches(a, dense) && matches(b, [1, 0, 0]) {
+            return ChannelScaleStep(input: inputs[0], scale: inputs[1], output: outputs[0], channels: c, height: hgt, width: wid)
+        }
+        if binary.kind == .mul && matches(b, dense) && matches(a, [1, 0, 0]) {
+            return ChannelScaleStep(input: inputs[1], scale: inputs[0], output: outputs[0], channels: c, height: hgt, width: wid)
+        }
+        return nil
+    }
+
+    private func resizeStep(_ resize: Resize, _ inputs: [UnsafePointer<Float>],
+                            _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard resize.outH == 2 * resize.inH, resize.outW == 2 * resize.inW,
+              Self.isHalfPixelDoubling(resize.rows, input: resize.inH),
+              Self.isHalfPixelDoubling(resize.columns, input: resize.inW) else { return nil }
+        let input = FeatureMap(base: UnsafeMutablePointer(mutating: inputs[0]), channels: resize.planes,
+                               layout: .dense(width: resize.inW, height: resize.inH))
+        let output = FeatureMap(base: outputs[0], channels: resize.planes, layout: .dense(width: resize.outW, height: resize.outH))
+        return ResizeStep(input: input, output: output, pool: pool)
+    }
+
+    /// Whether the reference's table is bilinear ×2 with half-pixel centres, clamped at the edges.
+    static func isHalfPixelDoubling(_ table: Resize.AxisTable, input: Int) -> Bool {
+        guard table.first.count == 2 * input else { return false }
+        for o in 0..<(2 * input) {
+            let source = min(max((Float(o) + 0.5) / 2 - 0.5, 0), Float(input - 1))
+            let first = Int(source), second = min(first + 1, input - 1)
+            let weight = source - Float(first)
+            guard table.first[o] == first else { return false }
+            if weight != 0 && (table.second[o] != second || table.weight[o] != weight) { return false }
+            if weight == 0 && table.weight[o] != 0 { return false }
+        }
+        return true
+    }
+
+    private func transposedStep(_ t: ConvTranspose, _ inputs: [UnsafePointer<Float>],
+                                _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard t.batch == 1, t.group == 1, t.kH == 2, t.kW == 2, t.strideH == 2, t.strideW == 2,
+              t.dilationH == 1, t.dilationW == 1, t.padTop == 0, t.padLeft == 0,
+              t.outH == 2 * t.inH, t.outW == 2 * t.inW else { return nil }
+        let weights = Array(UnsafeBufferPointer(start: inputs[1], count: t.inputChannels * t.outputChannels * 4))
+        let bias = t.hasBias ? Array(UnsafeBufferPointer(start: inputs[2], count: t.outputChannels)) : nil
+        let input = FeatureMap(base: UnsafeMutablePointer(mutating: inputs[0]), channels: t.inputChannels,
+                               layout: .dense(width: t.inW, height: t.inH))
+        let output = FeatureMap(base: outputs[0], channels: t.outputChannels, layout: .dense(width: t.outW, height: t.outH))
+        return TransposedConvolutionStep(
+            input: input, output: output, pool: pool,
+            weights: TransposedConvolutionWeights(weights: weights, bias: bias, inputChannels: t.inputChannels,
+                                                  outputChannels: t.outputChannels))
+    }
+}

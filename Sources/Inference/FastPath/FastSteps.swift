@@ -1,0 +1,91 @@
+import Kernels
+
+// The steps of the fast path: each binds a kernel to the node's arena buffers once, and runs it
+// without allocating.
+
+/// A node whose work another step does (an activation fused into the convolution before it).
+struct NothingStep: Step {
+    func run() {}
+}
+
+struct PointwiseStep: Step {
+    let input: FeatureMap, output: FeatureMap, activation: Activation, pool: WorkerPool, weights: PointwiseWeights
+    func run() { pointwiseConvolution(input, weights: weights, activation: activation, output: output, pool: pool) }
+}
+
+/// Copies a dense map's planes into the interior of a zero-bordered map (the border is never written).
+func copyIntoPadded(_ input: FeatureMap, _ padded: FeatureMapStorage) {
+    let layout = padded.layout
+    let width = layout.width
+    for c in 0..<input.channels {
+        for y in 0..<layout.height {
+            (padded.buffer.baseAddress + layout.offset(channel: c, y: y, x: 0))
+                .update(from: input.base + (c * layout.height + y) * width, count: width)
+        }
+    }
+}
+
+struct DepthwiseStep: Step {
+    let input: FeatureMap, padded: FeatureMapStorage
+    /// False when the producer writes the padded buffer itself.
+    let copiesInput: Bool
+    let output: FeatureMap, activation: Activation, pool: WorkerPool
+    let weights: DepthwiseWeights
+    let stride: Int, padTop: Int, padLeft: Int
+    func run() {
+        if copiesInput { copyIntoPadded(input, padded) }
+        depthwiseConvolution(padded.map, weights: weights, stride: stride, padTop: padTop, padLeft: padLeft,
+                             activation: activation, output: output, pool: pool)
+    }
+}
+
+struct DenseConvolutionStep: Step {
+    let input: FeatureMap, padded: FeatureMapStorage, output: FeatureMap, activation: Activation, pool: WorkerPool
+    let weights: ConvolutionWeights
+    let stride: Int, padTop: Int, padLeft: Int
+    func run() {
+        copyIntoPadded(input, padded)
+        convolution(padded.map, weights: weights, stride: stride, padTop: padTop, padLeft: padLeft,
+                    activation: activation, output: output, pool: pool)
+    }
+}
+
+struct ActivationStep: Step {
+    let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, activation: Activation
+    func run() { activate(input, activation: activation, output: output, count: count) }
+}
+
+struct BinaryStep: Step {
+    let a: UnsafePointer<Float>, b: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, isAdd: Bool
+    func run() {
+        if isAdd { add(a, b, output: output, count: count) } else { multiply(a, b, output: output, count: count) }
+    }
+}
+
+struct ChannelScaleStep: Step {
+    let input: UnsafePointer<Float>, scale: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>
+    let channels: Int, height: Int, width: Int
+    func run() {
+        let layout = PlaneLayout.dense(width: width, height: height)
+        multiplyChannels(FeatureMap(base: UnsafeMutablePointer(mutating: input), channels: channels, layout: layout),
+                         scale: scale, output: FeatureMap(base: output, channels: channels, layout: layout))
+    }
+}
+
+struct AveragePoolStep: Step {
+    let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, planes: Int, planeSize: Int
+    func run() {
+        globalAveragePool(FeatureMap(base: UnsafeMutablePointer(mutating: input), channels: planes,
+                                     layout: .dense(width: planeSize, height: 1)), output: output)
+    }
+}
+
+struct ResizeStep: Step {
+    let input: FeatureMap, output: FeatureMap, pool: WorkerPool
+    func run() { resizeBilinear2x(input, output: output, pool: pool) }
+}
+
+struct TransposedConvolutionStep: Step {
+    let input: FeatureMap, output: FeatureMap, pool: WorkerPool, weights: TransposedConvolutionWeights
+    func run() { transposedConvolution2x2(input, weights: weights, activation: .none, output: output, pool: pool) }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+import NumpyFormat
+import TestSupport
+@testable import Inference
+
+@Suite("The fast path (SIMD kernels) matches onnxruntime and the reference path")
+struct FastPathTests {
+    func fastSession(_ model: ParityModel, threads: Int) throws -> InferenceSession {
+        let inference = try InferenceModel(contentsOfFile: Fixtures.weights(model.weights).path)
+        return try InferenceSession(model: inference, path: .fast, threads: threads, keepsIntermediates: true)
+    }
+
+    @Test("astronaut: fixture intermediates within relative 1e-4, mask within 1e-4, logits within 1e-5·max + 1e-3",
+          arguments: ParityModel.allCases)
+    func matchesOnnxruntime(model: ParityModel) throws {
+        let session = try fastSession(model, threads: 1)
+        let input = try Fixtures.floats("model/\(model.rawValue)/input.npy")
+        let outputs = try session.run(inputs: [session.model.inputs[0].name: input.values])
+        let mask = Difference(try #require(outputs[session.model.outputs[0].name]),
+                              try Fixtures.floats("model/\(model.rawValue)/mask.npy").values)
+        #expect(mask.maxAbsolute <= 1e-4, "mask: \(mask)")
+        var worst: Float = 0
+        for entry in try model.intermediates() {
+            let expected = try Fixtures.floats("model/\(model.rawValue)/intermediates/\(entry.file)")
+            let difference = Difference(try #require(session.value(named: entry.name)), expected.values)
+            if entry.op == "ConvTranspose" {
+                #expect(difference.maxAbsolute <= 1e-5 * difference.referenceScale + 1e-3, "logits \(entry.name): \(difference)")
+                print("fast parity \(model.rawValue) logits: \(difference)")
+            }
+            #expect(difference.relative <= 1e-4, "\(entry.name) (\(entry.op)): \(difference)")
+            worst = max(worst, difference.relative)
+        }
+        print("fast parity \(model.rawValue) mask: \(mask); worst intermediate relative \(worst)")
+    }
+
+    @Test("every node's output within relative 1e-4 of the reference path", arguments: ParityModel.allCases)
+    func matchesReferenceNodeByNode(model: ParityModel) throws {
+        let fast = try fastSession(model, threads: 1)
+        let reference = try model.session()
+        let input = try Fixtures.floats("model/\(model.rawValue)/input.npy").values
+        _ = try fast.run(inputs: [fast.model.inputs[0].name: input])
+        _ = try reference.run(inputs: [reference.model.inputs[0].name: input])
+        var compared = 0
+        var worst: (Float, String) = (0, "")
+        for node in fast.model.graph.nodes {
+            for id in node.outputs {
+                let name = fast.model.graph.values[id].name
+                guard let a = fast.value(named: name), let b = reference.value(named: name) else { continue }
+                let difference = Difference(a, b)
+                #expect(difference.relative <= 1e-4, "\(name) (\(node.opType)): \(difference)")
+                if difference.relative > worst.0 { worst = (difference.relative, "\(name) (\(node.opType))") }
+                compared += 1
+            }
+        }
+        #expect(compared >= 100)
+        print("fast vs reference \(model.rawValue): \(compared) values, worst relative \(worst.0) at \(worst.1)")
+    }
+
+    @Test("1 and 2 threads give bit-identical outputs", arguments: ParityModel.allCases)
+    func threadsAgree(model: ParityModel) throws {
+        let input = try Fixtures.floats("model/\(model.rawValue)/input.npy").values
+        var results: [[Float]] = []
+        for threads in [1, 2] {
+            let session = try fastSession(model, threads: threads)
+            let outputs = try session.run(inputs: [session.model.inputs[0].name: input])
+            let logitsName = try #require(model.intermediates().first { $0.op == "ConvTranspose" }?.name)
+            results.append(try #require(session.value(named: logitsName)) + (outputs.values.first ?? []))
+        }
+        #expect(results[0] == results[1])
+    }
+}
