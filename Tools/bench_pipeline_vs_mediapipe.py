@@ -20,8 +20,10 @@ The anchor, per frame (what an app built on MediaPipe's legacy Python solution d
 
 Both sides get the same frames: `Fixtures/images/astronaut_on_coffee_1280x720.png`, resized to
 1920x1080 with cv2 INTER_LINEAR here and cover-fitted (bilinear) by `vbg bench` (same content; the
-pixels differ slightly, which does not matter for timing). Both sides time each frame with a wall
-clock after warm-up and report the median (also p10/p90).
+pixels differ slightly, which does not matter for timing). Both sides time each frame after warm-up
+with a wall clock and with the process's CPU time (every thread: `time.process_time()` here,
+CLOCK_PROCESS_CPUTIME_ID in vbg); the CPU time leaves out waits for a core, so on a loaded machine
+the CPU ratio is the steadier figure. Both report the median per frame (wall also p10/p90).
 
 One thread: by default both processes are pinned to the same CPU (`--cpu 0`; sched_setaffinity for
 this process, `taskset`-style affinity for vbg through preexec_fn), and vbg runs with --threads 1,
@@ -89,8 +91,9 @@ class MediaPipeAnchor:
         self.segmenter = mp.solutions.selfie_segmentation.SelfieSegmentation(model_selection=0)
 
     def run(self, frame_rgb, effect, radii, background, frames, warmup):
-        times = []
+        times, cpu_times = [], []
         for index in range(warmup + frames):
+            cpu_start = time.process_time()
             start = time.perf_counter()
             mask = self.segmenter.process(frame_rgb).segmentation_mask
             if effect == "blur":
@@ -102,10 +105,12 @@ class MediaPipeAnchor:
             mask = np.ascontiguousarray(mask, dtype=np.float32)
             out = cv2.blendLinear(frame_rgb, back, mask, 1.0 - mask)
             elapsed = (time.perf_counter() - start) * 1000
+            cpu_elapsed = (time.process_time() - cpu_start) * 1000
             assert out.shape == frame_rgb.shape
             if index >= warmup:
                 times.append(elapsed)
-        return times
+                cpu_times.append(cpu_elapsed)
+        return times, cpu_times
 
 
 def run_vbg(vbg, width, height, effect, frames, warmup, threads, cpu, background):
@@ -172,24 +177,37 @@ def main():
             radii = level_radii(5, width, height)
             for effect in effects:
                 key = (width, height, effect)
-                entry = results.setdefault(key, {"anchor": [], "vbg": []})
-                anchor_times = anchor.run(frame, effect, radii, background, args.frames, args.warmup)
+                entry = results.setdefault(key, {"anchor": [], "vbg": [], "ratio": [], "anchor_cpu": [], "vbg_cpu": [],
+                                                 "cpu_ratio": []})
+                anchor_times, anchor_cpu = anchor.run(frame, effect, radii, background, args.frames, args.warmup)
                 ours = run_vbg(args.vbg, width, height, effect, args.frames, args.warmup, args.threads, cpu,
                                args.background)
                 a = summary(anchor_times)
+                a_cpu = sorted(anchor_cpu)[len(anchor_cpu) // 2]
                 entry["anchor"].append(a["median_ms"])
                 entry["vbg"].append(ours["median_ms"])
-                print(f"round {round_index + 1}: {width}x{height} {effect:7s} mediapipe+opencv {a['median_ms']:8.2f} "
-                      f"(p10 {a['p10_ms']:.2f}, p90 {a['p90_ms']:.2f})   vbg {ours['median_ms']:8.2f} "
-                      f"(p10 {ours['p10_ms']:.2f}, p90 {ours['p90_ms']:.2f})   ratio {ours['median_ms'] / a['median_ms']:.2f}",
+                entry["ratio"].append(ours["median_ms"] / a["median_ms"])
+                entry["anchor_cpu"].append(a_cpu)
+                entry["vbg_cpu"].append(ours["cpu_median_ms"])
+                entry["cpu_ratio"].append(ours["cpu_median_ms"] / a_cpu)
+                print(f"round {round_index + 1}: {width}x{height} {effect:7s} wall: mediapipe+opencv {a['median_ms']:7.2f} "
+                      f"(p10 {a['p10_ms']:.2f}, p90 {a['p90_ms']:.2f})  vbg {ours['median_ms']:7.2f} "
+                      f"(p10 {ours['p10_ms']:.2f}, p90 {ours['p90_ms']:.2f})  ratio {entry['ratio'][-1]:.2f} | "
+                      f"cpu: {a_cpu:7.2f} vs {ours['cpu_median_ms']:7.2f}  ratio {entry['cpu_ratio'][-1]:.2f}",
                       flush=True)
     print()
-    print("size       effect   mediapipe+opencv ms   vbg ms   ratio vbg/anchor (median of rounds)")
+    print("Per size and effect, the median over rounds of each figure (the ratio is the median of the")
+    print("per-round ratios, which follows the load better than a ratio of medians). ms per frame.")
+    print("size       effect    wall: anchor     vbg  ratio   cpu: anchor     vbg  ratio")
     for (width, height, effect), entry in results.items():
-        a, v = statistics.median(entry["anchor"]), statistics.median(entry["vbg"])
-        print(f"{width}x{height:<5} {effect:8s} {a:19.2f} {v:8.2f}   {v / a:.2f}")
-        print(json.dumps({"width": width, "height": height, "effect": effect, "anchor_median_ms": round(a, 3),
-                          "vbg_median_ms": round(v, 3), "ratio": round(v / a, 3), "rounds": args.rounds,
+        m = {k: statistics.median(v) for k, v in entry.items()}
+        print(f"{width}x{height:<5} {effect:8s} {m['anchor']:12.2f} {m['vbg']:7.2f} {m['ratio']:6.2f} "
+              f"{m['anchor_cpu']:12.2f} {m['vbg_cpu']:7.2f} {m['cpu_ratio']:6.2f}")
+        print(json.dumps({"width": width, "height": height, "effect": effect,
+                          "anchor_median_ms": round(m["anchor"], 3), "vbg_median_ms": round(m["vbg"], 3),
+                          "ratio": round(m["ratio"], 3), "anchor_cpu_ms": round(m["anchor_cpu"], 3),
+                          "vbg_cpu_ms": round(m["vbg_cpu"], 3), "cpu_ratio": round(m["cpu_ratio"], 3),
+                          "round_ratios": [round(r, 3) for r in entry["ratio"]], "rounds": args.rounds,
                           "frames": args.frames, "cpu": cpu, "threads": args.threads}))
     print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
 
