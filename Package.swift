@@ -152,12 +152,12 @@ let package = Package(
             name: "FramePipelineTests", dependencies: ["FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels"],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "SRTCTests", dependencies: ["SRTC", "FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels", "SDKTestSupport", "PNGCodec"],
+            name: "SRTCTests", dependencies: ["SRTC", "FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels", "SDKTestSupport", "PNGCodec", "Y4MFormat"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "SMeetingTests", dependencies: ["SMeeting", "SRTC", "FramePipeline", "Imaging", "PipelineFakes", "SDKTestSupport"],
             swiftSettings: commonSettings),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport", "AllocationCounter"], swiftSettings: commonSettings),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "Imaging", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(name: "Y4MFormatTests", dependencies: ["Y4MFormat", "Imaging"], swiftSettings: commonSettings),
         // Full-resolution masks against MediaPipe's own (needs the models, so it sits above Imaging).
@@ -172,7 +172,7 @@ let package = Package(
             name: "InferenceTests",
             dependencies: ["Inference", "ONNXFormat", "NumpyFormat", "TestSupport", "AllocationCounter"],
             swiftSettings: commonSettings),
-        .testTarget(name: "vbgTests", dependencies: ["vbg", "NumpyFormat", "TestSupport", "Y4MFormat", "Imaging"], swiftSettings: commonSettings),
+        .testTarget(name: "vbgTests", dependencies: ["vbg", "NumpyFormat", "PNGCodec", "Imaging", "TestSupport", "Y4MFormat"], swiftSettings: commonSettings),
         .testTarget(name: "BuiltinModelsTests", dependencies: ["BuiltinModels"], swiftSettings: commonSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -11,6 +11,8 @@
 #ifdef __linux__
 #include <features.h>
 #endif
+#include <stddef.h>
+#include <errno.h>  // any libc header defines __GLIBC__
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
@@ -20,8 +22,6 @@
 #endif
 
 #if defined(__linux__) && defined(__GLIBC__) && !defined(VBG_SANITIZED)
-#include <stddef.h>
-#include <errno.h>
 
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);
