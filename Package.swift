@@ -117,7 +117,7 @@ let package = Package(
         .target(name: "ONNXFormat", swiftSettings: commonSettings),
         .target(name: "Kernels", dependencies: ["CPUSupport"], swiftSettings: simdSettings),
         .target(name: "CPUSupport", swiftSettings: cpuSupportSettings),
-        .target(name: "Imaging", dependencies: ["Kernels"], swiftSettings: simdSettings),
+        .target(name: "Imaging", dependencies: ["Kernels"], exclude: ["README.md"], swiftSettings: simdSettings),
         .target(name: "PNGCodec", dependencies: ["CLibPNG", "Imaging"], swiftSettings: commonSettings),
         .target(name: "Y4MFormat", dependencies: ["Imaging"], swiftSettings: simdSettings),
         .target(name: "NumpyFormat", swiftSettings: commonSettings),
