@@ -3,6 +3,7 @@ import Testing
 import NumpyFormat
 import TestSupport
 @testable import Inference
+import AllocationCounter
 
 @Suite("The fast path (SIMD kernels) matches onnxruntime and the reference path")
 struct FastPathTests {
@@ -68,5 +69,48 @@ struct FastPathTests {
             results.append(try #require(session.value(named: logitsName)) + (outputs.values.first ?? []))
         }
         #expect(results[0] == results[1])
+    }
+}
+
+@Suite("The fused fast path (the no-allocation entry point)")
+struct FusedFastPathTests {
+    @Test("mask within 1e-4 of onnxruntime on 1 and 2 threads, bit-identical between them", arguments: ParityModel.allCases)
+    func fusedMask(model: ParityModel) throws {
+        let inference = try InferenceModel(contentsOfFile: Fixtures.weights(model.weights).path)
+        let input = try Fixtures.floats("model/\(model.rawValue)/input.npy").values
+        let expected = try Fixtures.floats("model/\(model.rawValue)/mask.npy").values
+        var masks: [[Float]] = []
+        for threads in [1, 2] {
+            let session = try InferenceSession(model: inference, path: .fast, threads: threads)
+            var output = [Float](repeating: .nan, count: inference.outputs[0].elementCount)
+            try input.withUnsafeBufferPointer { source in
+                try output.withUnsafeMutableBufferPointer { try session.run(input: source, output: $0) }
+            }
+            let difference = Difference(output, expected)
+            #expect(difference.maxAbsolute <= 1e-4, "fused fast path, \(threads) thread(s): \(difference)")
+            print("fused fast \(model.rawValue) \(threads) thread(s) mask: \(difference)")
+            masks.append(output)
+        }
+        #expect(masks[0] == masks[1])
+    }
+
+    /// 10 runs of the real model (a debug build runs the SIMD kernels unoptimised; PlanTests
+    /// counts 100 runs of a small graph).
+    @Test("10 fused runs of the landscape model on 2 threads allocate nothing on the calling thread")
+    func noAllocation() throws {
+        try #require(vbg_allocation_counting_is_active() == 1, "the allocation counter is not interposed on this platform")
+        let model = try InferenceModel(contentsOfFile: Fixtures.weights(ParityModel.landscape.weights).path)
+        let session = try InferenceSession(model: model, path: .fast, threads: 2)
+        let input = [Float](repeating: 0.5, count: model.inputs[0].elementCount)
+        var output = [Float](repeating: 0, count: model.outputs[0].elementCount)
+        try input.withUnsafeBufferPointer { source in
+            try output.withUnsafeMutableBufferPointer { destination in
+                try session.run(input: source, output: destination)  // warm-up
+                let before = vbg_thread_allocation_count()
+                for _ in 0..<10 { try session.run(input: source, output: destination) }
+                let after = vbg_thread_allocation_count()
+                #expect(after - before == 0, "\(after - before) allocations in 10 runs")
+            }
+        }
     }
 }
