@@ -108,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "vbg",
             dependencies: ["SRTC", "FramePipeline", "Inference", "NumpyFormat", "Imaging", "PNGCodec", "Y4MFormat",
-                           "CPUSupport", "Kernels"],
+                           "CPUSupport", "Kernels", "BuiltinModels"],
             swiftSettings: simdSettings),
 
         // MARK: - Implementation details
@@ -134,8 +134,17 @@ let package = Package(
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
 
         // MARK: - Tests
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: commonSettings),
+        .target(name: "TestSupport", dependencies: ["NumpyFormat"], path: "Tests/TestSupport", swiftSettings: commonSettings),
+        // Counts this thread's heap allocations (malloc interposition) for the no-allocation tests.
+        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "CPUSupportTests", dependencies: ["CPUSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "NumpyFormatTests", dependencies: ["NumpyFormat", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "ONNXFormatTests", dependencies: ["ONNXFormat", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(
+            name: "InferenceTests",
+            dependencies: ["Inference", "ONNXFormat", "NumpyFormat", "TestSupport", "AllocationCounter"],
+            swiftSettings: commonSettings),
+        .testTarget(name: "vbgTests", dependencies: ["vbg", "NumpyFormat", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(name: "BuiltinModelsTests", dependencies: ["BuiltinModels"], swiftSettings: commonSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -6,6 +6,8 @@ import Foundation
 
 let commands: [Command] = [
     // Subcommands are added here as they land (infer, inspect, blur, replace, segment, video, bench).
+    inferCommand,
+    inspectCommand,
 ]
 
 func usage() -> String {

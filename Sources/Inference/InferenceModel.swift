@@ -1,0 +1,104 @@
+import Foundation
+import ONNXFormat
+
+/// A parsed, validated ONNX model with every shape inferred: what `InferenceSession` runs.
+///
+/// Loading never executes the graph; it checks everything a run relies on (see `ModelError`)
+/// and folds constant-only nodes. The model is immutable and `Sendable`: one model can back many
+/// sessions on different threads.
+///
+/// ```swift
+/// let model = try InferenceModel(contentsOfFile: "Weights/selfie_segmentation.onnx")
+/// let session = try InferenceSession(model: model)
+/// try session.run(input: frameTensor, output: maskTensor)
+/// ```
+public final class InferenceModel: Sendable {
+    /// The graph inputs the caller provides (initializers excluded), float32, C order.
+    public let inputs: [TensorDescription]
+    /// The graph outputs, float32, C order.
+    public let outputs: [TensorDescription]
+    /// Nodes per op type as written in the model.
+    public let opCounts: [String: Int]
+    /// Elements of the float initializers (weights and biases).
+    public let parameterCount: Int
+    /// Multiply-accumulates per run, by op type (convolutions; other ops count 0).
+    public let macsByOp: [String: Int]
+    /// Bytes of the activation arena with buffer reuse (inputs and outputs included,
+    /// weights excluded).
+    public let peakActivationBytes: Int
+    /// The default-domain opset the model was written against.
+    public let opsetVersion: Int
+
+    let graph: LoadedGraph
+
+    /// Total multiply-accumulates per run.
+    public var multiplyAccumulates: Int { macsByOp.values.reduce(0, +) }
+
+    /// Reads and validates an ONNX file.
+    ///
+    /// - Throws: `ModelError` with kind `.fileNotFound(path:)` when nothing is at `path`,
+    ///   `.unreadable` when it cannot be read, otherwise as `init(bytes:)`.
+    public convenience init(contentsOfFile path: String) throws(ModelError) {
+        try self.init(bytes: try Self.readFile(path))
+    }
+
+    /// Parses and validates a serialized ONNX model.
+    ///
+    /// - Throws: `ModelError`: `.malformed` for protobuf errors (with the byte offset and field),
+    ///   `.unsupported` for ops, attributes, types or opsets this engine lacks (naming the node,
+    ///   op and attribute), `.invalidShape`, `.invalidValue` (NaN/∞ in an initializer),
+    ///   `.invalidGraph` (dangling inputs, cycles).
+    public init(bytes: [UInt8]) throws(ModelError) {
+        let proto: ModelProto
+        do {
+            proto = try ModelProto(serializedBytes: bytes)
+        } catch {
+            throw ModelError(.malformed, "not a valid ONNX model: \(error.description)")
+        }
+        let graph = try LoadedGraph(proto)
+        self.graph = graph
+        inputs = graph.inputIDs.map { TensorDescription(name: graph.values[$0].name, shape: graph.values[$0].shape) }
+        outputs = graph.outputIDs.map { TensorDescription(name: graph.values[$0].name, shape: graph.values[$0].shape) }
+        opCounts = graph.opCounts
+        parameterCount = graph.parameterCount
+        macsByOp = graph.macsByOp
+        peakActivationBytes = BufferPlan(graph, reusesBuffers: true).activationCount * MemoryLayout<Float>.size
+        opsetVersion = graph.opsetVersion
+    }
+
+    /// The nodes whose op type this engine does not implement (or whose domain is not the default
+    /// one), without validating anything else: what `vbg inspect` lists.
+    ///
+    /// - Throws: `ModelError` when the bytes are not a decodable ONNX model.
+    public static func unsupportedNodes(in bytes: [UInt8]) throws(ModelError) -> [(node: String, op: String)] {
+        let proto: ModelProto
+        do {
+            proto = try ModelProto(serializedBytes: bytes)
+        } catch {
+            throw ModelError(.malformed, "not a valid ONNX model: \(error.description)")
+        }
+        let supported = OperatorRegistry.supportedOpTypes
+        return (proto.graph?.nodes ?? []).compactMap { node in
+            let isDefaultDomain = node.domain.isEmpty || node.domain == "ai.onnx"
+            guard !isDefaultDomain || !supported.contains(node.opType) else { return nil }
+            let name = node.name.isEmpty ? (node.outputs.first ?? "?") : node.name
+            return (name, isDefaultDomain ? node.opType : "\(node.domain).\(node.opType)")
+        }
+    }
+
+    /// The op types this engine implements (default domain).
+    public static var supportedOpTypes: [String] { OperatorRegistry.supportedOpTypes.sorted() }
+
+    /// The file's bytes, or a `fileNotFound` / `unreadable` error naming the path.
+    public static func readFile(_ path: String) throws(ModelError) -> [UInt8] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ModelError(.fileNotFound(path: path), "no such file")
+        }
+        guard !isDirectory.boolValue else { throw ModelError(.unreadable(path: path), "it is a directory") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ModelError(.unreadable(path: path), "permission denied or I/O error")
+        }
+        return [UInt8](data)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// Runs an `InferenceModel`: one arena holds every activation and constant, allocated when the
+/// session is made, so `run(input:output:)` allocates nothing.
+///
+/// ## Threads
+/// A session may be created on one thread and used from another, and it is `Sendable`: every
+/// `run` and `value(named:)` holds an internal lock, so concurrent calls are serialised (one run
+/// at a time). Use one session per thread for parallel inference.
+///
+/// ## Inspection
+/// With `keepsIntermediates: true` no buffer is reused, and `value(named:)` returns any
+/// intermediate tensor after a run (for node-by-node tests and debugging).
+public final class InferenceSession: @unchecked Sendable {
+    // @unchecked Sendable is safe: the arena's contents are read and written only while `lock`
+    // is held; everything else is immutable after init (the steps' pointers point into the arena,
+    // which lives as long as the session).
+    public let model: InferenceModel
+    public let path: ExecutionPath
+    public let threads: Int
+    public let keepsIntermediates: Bool
+    /// Bytes of the arena (activations and constants).
+    public let arenaBytes: Int
+
+    private let plan: BufferPlan
+    private let arena: UnsafeMutablePointer<Float>
+    private let steps: [any Step]
+    private let lock = NSLock()
+    private let inputOffset: Int, inputCount: Int, outputOffset: Int, outputCount: Int
+
+    /// Plans the buffers and binds each node to its kernel.
+    ///
+    /// - Parameters:
+    ///   - path: `.fast` uses SIMD kernels where available (the reference kernels elsewhere).
+    ///   - threads: worker threads the fast kernels may use (≥ 1; the reference path uses one).
+    ///   - keepsIntermediates: keep every value readable through `value(named:)` after a run.
+    /// - Throws: `ModelError(.invalidInput)` when `threads` is not in 1...64.
+    public init(model: InferenceModel, path: ExecutionPath = .fast, threads: Int = 1,
+                keepsIntermediates: Bool = false) throws(ModelError) {
+        guard (1...64).contains(threads) else { throw ModelError(.invalidInput, "threads must be between 1 and 64 (got \(threads))") }
+        self.model = model
+        self.path = path
+        self.threads = threads
+        self.keepsIntermediates = keepsIntermediates
+        let graph = model.graph
+        let plan = BufferPlan(graph, reusesBuffers: !keepsIntermediates)
+        let arena = UnsafeMutablePointer<Float>.allocate(capacity: max(plan.totalCount, 1))
+        arena.initialize(repeating: 0, count: max(plan.totalCount, 1))
+        self.plan = plan
+        self.arena = arena
+        arenaBytes = plan.totalCount * MemoryLayout<Float>.size
+        for (id, value) in graph.values.enumerated() {
+            if let constant = value.constant { (arena + plan.offsets[id]).update(from: constant, count: constant.count) }
+        }
+        let reference = ReferenceExecutor()
+        let fast: (any Executor)? = path == .fast ? FastExecutor() : nil
+        var steps: [any Step] = []
+        for node in graph.nodes {
+            let inputs = node.inputs.map { UnsafePointer(arena + plan.offsets[$0]) }
+            let outputs = node.outputs.map { arena + plan.offsets[$0] }
+            let step = fast?.makeStep(for: node, inputs: inputs, outputs: outputs, threads: threads)
+                ?? reference.makeStep(for: node, inputs: inputs, outputs: outputs, threads: threads)!
+            steps.append(step)
+        }
+        self.steps = steps
+        let single = graph.inputIDs.count == 1 && graph.outputIDs.count == 1
+        inputOffset = single ? plan.offsets[graph.inputIDs[0]] : 0
+        inputCount = single ? graph.values[graph.inputIDs[0]].elementCount : 0
+        outputOffset = single ? plan.offsets[graph.outputIDs[0]] : 0
+        outputCount = single ? graph.values[graph.outputIDs[0]].elementCount : 0
+    }
+
+    deinit { arena.deallocate() }
+
+    /// Runs a single-input, single-output graph; allocates nothing.
+    ///
+    /// - Parameters:
+    ///   - input: `model.inputs[0].elementCount` floats in the model's layout (C order).
+    ///   - output: room for `model.outputs[0].elementCount` floats.
+    /// - Throws: `ModelError(.invalidInput)` when the graph does not have exactly one input and
+    ///   one output, or a buffer has the wrong size.
+    public func run(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>) throws(ModelError) {
+        guard model.graph.inputIDs.count == 1, model.graph.outputIDs.count == 1 else {
+            throw ModelError(.invalidInput, "run(input:output:) needs a graph with one input and one output; use run(inputs:)")
+        }
+        guard input.count == inputCount, let source = input.baseAddress else {
+            throw ModelError(.invalidInput, "input has \(input.count) values, '\(model.inputs[0].name)' \(model.inputs[0].shape) needs \(inputCount)")
+        }
+        guard output.count == outputCount, let destination = output.baseAddress else {
+            throw ModelError(.invalidInput, "output has room for \(output.count) values, '\(model.outputs[0].name)' \(model.outputs[0].shape) has \(outputCount)")
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        (arena + inputOffset).update(from: source, count: inputCount)
+        for step in steps { step.run() }
+        destination.update(from: arena + outputOffset, count: outputCount)
+    }
+
+    /// Runs the graph on named inputs and returns every graph output by name (allocates; for
+    /// tests and tools).
+    ///
+    /// - Throws: `ModelError(.invalidInput)` for a missing or unknown input or a wrong size.
+    public func run(inputs: [String: [Float]]) throws(ModelError) -> [String: [Float]] {
+        let graph = model.graph
+        for name in inputs.keys where !graph.inputIDs.contains(where: { graph.values[$0].name == name }) {
+            throw ModelError(.invalidInput, "the model has no input '\(name)'")
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        for id in graph.inputIDs {
+            let value = graph.values[id]
+            guard let data = inputs[value.name] else { throw ModelError(.invalidInput, "input '\(value.name)' is missing") }
+            guard data.count == value.elementCount else {
+                throw ModelError(.invalidInput, "input '\(value.name)' has \(data.count) values, its shape \(value.shape) needs \(value.elementCount)")
+            }
+            (arena + plan.offsets[id]).update(from: data, count: data.count)
+        }
+        for step in steps { step.run() }
+        var results: [String: [Float]] = [:]
+        for id in graph.outputIDs {
+            results[graph.values[id].name] = Array(UnsafeBufferPointer(start: arena + plan.offsets[id], count: graph.values[id].elementCount))
+        }
+        return results
+    }
+
+    /// The value named `name` after the last run: any value when `keepsIntermediates` is true,
+    /// otherwise only graph outputs and constants; nil for unknown names, for values whose buffer
+    /// was reused, and for values folded away at plan time.
+    public func value(named name: String) -> [Float]? {
+        let graph = model.graph
+        guard let id = graph.values.firstIndex(where: { $0.name == name }) else { return nil }
+        let value = graph.values[id]
+        guard keepsIntermediates || value.constant != nil || graph.outputIDs.contains(id) else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        return Array(UnsafeBufferPointer(start: arena + plan.offsets[id], count: value.elementCount))
+    }
+
+    /// The shape of a value the session computes or reads, or nil for unknown names.
+    public func shape(ofValueNamed name: String) -> [Int]? {
+        model.graph.values.first { $0.name == name }?.shape
+    }
+}

@@ -1,0 +1,41 @@
+/// ONNX `Concat` (Concat-13): joins the inputs along `axis` (negative counts from the end);
+/// every other dimension must match.
+struct Concat: Operator {
+    let dataInputs: [Int]
+    let outputShapes: [[Int]]
+    /// Product of the dimensions before the axis.
+    let outer: Int
+    /// Per input, the contiguous run copied for each outer index (its axis length × inner size).
+    let runs: [Int]
+
+    static let build: OperatorBuilder = { context throws(ModelError) in
+        guard !context.node.inputs.isEmpty else { throw context.error(.malformed, "needs at least one input") }
+        try context.checkArity(inputs: context.node.inputs.count, context.node.inputs.count)
+        try context.checkAttributes(["axis"])
+        let first = try context.shape(ofInput: 0)
+        let axis = try context.axis(try context.int("axis", default: Int.min), rank: first.count, attribute: "axis")
+        var output = first
+        output[axis] = 0
+        var runs: [Int] = []
+        for index in context.node.inputs.indices {
+            let shape = try context.shape(ofInput: index)
+            guard shape.count == first.count,
+                  shape.indices.allSatisfy({ $0 == axis || shape[$0] == first[$0] })
+            else { throw context.error(.invalidShape, "input \(index) has shape \(shape), incompatible with \(first) along axis \(axis)") }
+            output[axis] += shape[axis]
+            runs.append(shape[axis...].reduce(1, *))
+        }
+        return Concat(dataInputs: Array(context.node.inputs.indices), outputShapes: [output],
+                      outer: first[..<axis].reduce(1, *), runs: runs)
+    }
+
+    func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
+        var destination = outputs[0]
+        for o in 0..<outer {
+            for (index, run) in runs.enumerated() {
+                destination.update(from: inputs[index] + o * run, count: run)
+                destination += run
+            }
+        }
+    }
+}

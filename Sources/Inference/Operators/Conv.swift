@@ -1,0 +1,81 @@
+/// ONNX `Conv` (opsets 11–18 share the semantics of Conv-11): 2-D convolution of an NCHW input
+/// with weights `[M, C/group, kH, kW]` and an optional bias `[M]`; any kernel size, stride,
+/// dilation, explicit or automatic padding, and grouping (group = C is depthwise).
+struct Conv: Operator {
+    let dataInputs: [Int]
+    let outputShapes: [[Int]]
+    let batch: Int, inputChannels: Int, outputChannels: Int, group: Int
+    let height: WindowAxis, width: WindowAxis
+    let hasBias: Bool
+
+    var multiplyAccumulates: Int {
+        batch * outputChannels * height.output * width.output * (inputChannels / group) * height.kernel * width.kernel
+    }
+
+    static let build: OperatorBuilder = { context throws(ModelError) in
+        try context.checkArity(inputs: 2, 3)
+        try context.checkAttributes(["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"])
+        let x = try context.shape(ofInput: 0), w = try context.shape(ofInput: 1)
+        guard x.count == 4 else { throw context.error(.unsupported, "only 2-D convolution (4-D input) is supported, input has rank \(x.count)") }
+        guard w.count == 4 else { throw context.error(.invalidShape, "weights must have rank 4, got \(w)") }
+        let group = try context.int("group", default: 1, in: 1...(1 << 20))
+        guard x[1] % group == 0, w[0] % group == 0, w[1] * group == x[1] else {
+            throw context.error(.invalidShape, "input channels \(x[1]), weights \(w) and group \(group) disagree", attribute: "group")
+        }
+        let hasBias = context.hasInput(2)
+        if hasBias {
+            let b = try context.shape(ofInput: 2)
+            guard b == [w[0]] else { throw context.error(.invalidShape, "bias shape \(b) must be [\(w[0])]") }
+        }
+        let axes = try WindowGeometry.resolve(context, spatialShape: [x[2], x[3]], kernelFromWeights: [w[2], w[3]])
+        return Conv(dataInputs: hasBias ? [0, 1, 2] : [0, 1],
+                    outputShapes: [[x[0], w[0], axes[0].output, axes[1].output]],
+                    batch: x[0], inputChannels: x[1], outputChannels: w[0], group: group,
+                    height: axes[0], width: axes[1], hasBias: hasBias)
+    }
+
+    /// For each output plane: start from the bias, then for every (input channel, kernel tap)
+    /// add weight × the shifted input rows, over the output columns whose tap lands inside
+    /// the input (the rest read padding, i.e. zero).
+    func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
+        let x = inputs[0], weights = inputs[1], y = outputs[0]
+        let bias: UnsafePointer<Float>? = hasBias ? inputs[2] : nil
+        let (inH, inW, outH, outW) = (height.input, width.input, height.output, width.output)
+        let (kH, kW) = (height.kernel, width.kernel)
+        let (strideH, strideW, dilationH, dilationW) = (height.stride, width.stride, height.dilation, width.dilation)
+        let (padTop, padLeft) = (height.padBegin, width.padBegin)
+        let channelsPerGroup = inputChannels / group, outputsPerGroup = outputChannels / group
+        let inPlane = inH * inW, outPlane = outH * outW
+
+        for n in 0..<batch {
+            for m in 0..<outputChannels {
+                let out = y + (n * outputChannels + m) * outPlane
+                out.update(repeating: bias?[m] ?? 0, count: outPlane)
+                let firstChannel = (m / outputsPerGroup) * channelsPerGroup
+                for c in 0..<channelsPerGroup {
+                    let plane = x + (n * inputChannels + firstChannel + c) * inPlane
+                    let kernel = weights + (m * channelsPerGroup + c) * kH * kW
+                    for kh in 0..<kH {
+                        for kw in 0..<kW {
+                            let weight = kernel[kh * kW + kw]
+                            let columnShift = kw * dilationW - padLeft
+                            // Output columns whose input column ow·stride + shift lies in 0..<inW.
+                            let firstColumn = max(0, Shapes.ceilDivide(-columnShift, strideW))
+                            let endColumn = min(outW, Shapes.floorDivide(inW - 1 - columnShift, strideW) + 1)
+                            if firstColumn >= endColumn { continue }
+                            for oh in 0..<outH {
+                                let ih = oh * strideH - padTop + kh * dilationH
+                                if ih < 0 || ih >= inH { continue }
+                                let inRow = plane + ih * inW
+                                let outRow = out + oh * outW
+                                for ow in firstColumn..<endColumn {
+                                    outRow[ow] += weight * inRow[ow * strideW + columnShift]
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

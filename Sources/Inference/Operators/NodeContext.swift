@@ -1,0 +1,156 @@
+import ONNXFormat
+
+/// What an operator builder knows about its node: the attributes, and for each input whether it
+/// is absent, computed at run time (with its shape) or constant (with its value).
+///
+/// The attribute helpers check types, counts and ranges, and every error they throw names the
+/// node, the op and the attribute.
+struct NodeContext {
+    enum Input {
+        case absent
+        case runtime(shape: [Int])
+        case constant(ConstantTensor)
+    }
+
+    let node: NodeProto
+    /// The model's default-domain opset version (11...18).
+    let opsetVersion: Int
+    /// One entry per `node.inputs` element.
+    let inputs: [Input]
+
+    /// The node's name for messages: its own, or its first output's when it has none.
+    var displayName: String { node.name.isEmpty ? (node.outputs.first ?? "?") : node.name }
+
+    func error(_ kind: ModelError.Kind, _ message: String, attribute: String? = nil) -> ModelError {
+        ModelError(kind, message, node: displayName, op: node.opType, attribute: attribute)
+    }
+
+    // MARK: - Attributes
+
+    /// Rejects attributes the builder does not know, so an unsupported option is never ignored.
+    func checkAttributes(_ known: Set<String>) throws(ModelError) {
+        for attribute in node.attributes where !known.contains(attribute.name) {
+            throw error(.unsupported, "attribute is not supported by this engine", attribute: attribute.name)
+        }
+    }
+
+    func attribute(_ name: String) -> AttributeProto? { node.attributes.last { $0.name == name } }
+
+    private func check(_ attribute: AttributeProto, is type: AttributeProto.AttributeType) throws(ModelError) {
+        guard attribute.type == type || attribute.type == .undefined else {
+            throw error(.malformed, "expected a value of type \(type), got \(attribute.type)", attribute: attribute.name)
+        }
+    }
+
+    /// An INT attribute within `range`, or `defaultValue` when absent.
+    func int(_ name: String, default defaultValue: Int, in range: ClosedRange<Int> = -(1 << 40)...(1 << 40)) throws(ModelError) -> Int {
+        guard let attribute = attribute(name) else { return defaultValue }
+        try check(attribute, is: .int)
+        guard attribute.i >= Int64(range.lowerBound), attribute.i <= Int64(range.upperBound) else {
+            throw error(.unsupported, "value \(attribute.i) is outside \(range.lowerBound)...\(range.upperBound)", attribute: name)
+        }
+        return Int(attribute.i)
+    }
+
+    /// A FLOAT attribute, or `defaultValue` when absent; it must be finite.
+    func float(_ name: String, default defaultValue: Float) throws(ModelError) -> Float {
+        guard let attribute = attribute(name) else { return defaultValue }
+        try check(attribute, is: .float)
+        guard attribute.f.isFinite else { throw error(.invalidValue, "value \(attribute.f) is not finite", attribute: name) }
+        return attribute.f
+    }
+
+    /// A STRING attribute, or `defaultValue` when absent.
+    func string(_ name: String, default defaultValue: String) throws(ModelError) -> String {
+        guard let attribute = attribute(name) else { return defaultValue }
+        try check(attribute, is: .string)
+        return String(decoding: attribute.s, as: UTF8.self)
+    }
+
+    /// A STRING attribute that must be one of `choices`.
+    func choice(_ name: String, _ choices: [String], default defaultValue: String) throws(ModelError) -> String {
+        let value = try string(name, default: defaultValue)
+        guard choices.contains(value) else {
+            throw error(.unsupported, "value '\(value)' is not supported (supported: \(choices.joined(separator: ", ")))", attribute: name)
+        }
+        return value
+    }
+
+    /// An INTS attribute, or nil when absent; with `count`, it must have exactly that many
+    /// values; every value must lie in `range`.
+    func ints(_ name: String, count: Int? = nil, in range: ClosedRange<Int> = -(1 << 40)...(1 << 40)) throws(ModelError) -> [Int]? {
+        guard let attribute = attribute(name) else { return nil }
+        try check(attribute, is: .ints)
+        if let count, attribute.ints.count != count {
+            throw error(.invalidShape, "expected \(count) values, got \(attribute.ints.count)", attribute: name)
+        }
+        for value in attribute.ints where value < Int64(range.lowerBound) || value > Int64(range.upperBound) {
+            throw error(.unsupported, "value \(value) is outside \(range.lowerBound)...\(range.upperBound)", attribute: name)
+        }
+        return attribute.ints.map { Int($0) }
+    }
+
+    // MARK: - Inputs
+
+    /// Whether input `index` exists and is not the empty name.
+    func hasInput(_ index: Int) -> Bool {
+        guard index < inputs.count else { return false }
+        if case .absent = inputs[index] { return false }
+        return true
+    }
+
+    /// The shape of a required input.
+    func shape(ofInput index: Int) throws(ModelError) -> [Int] {
+        guard index < inputs.count else { throw error(.malformed, "input \(index) is required but the node has \(inputs.count)") }
+        switch inputs[index] {
+        case .absent: throw error(.malformed, "input \(index) is required but empty")
+        case let .runtime(shape): return shape
+        case let .constant(tensor): return tensor.shape
+        }
+    }
+
+    /// Checks that the node has between `minimum` and `maximum` inputs and exactly `outputs` outputs
+    /// (outputs beyond what the engine computes are unsupported).
+    func checkArity(inputs minimum: Int, _ maximum: Int, outputs: Int = 1) throws(ModelError) {
+        guard node.inputs.count >= minimum, node.inputs.count <= maximum else {
+            throw error(.malformed, "expected \(minimum == maximum ? "\(minimum)" : "\(minimum) to \(maximum)") inputs, got \(node.inputs.count)")
+        }
+        for index in 0..<minimum where !hasInput(index) {
+            throw error(.malformed, "input \(index) is required but empty")
+        }
+        guard node.outputs.count == outputs else {
+            if node.outputs.count > outputs {
+                throw error(.unsupported, "only \(outputs) output(s) are supported, the node has \(node.outputs.count)")
+            }
+            throw error(.malformed, "expected \(outputs) output(s), got \(node.outputs.count)")
+        }
+    }
+
+    /// The value of a constant integer input (a shape, axes, sizes), or nil when absent.
+    func constantIntegers(_ index: Int, _ role: String) throws(ModelError) -> [Int64]? {
+        guard hasInput(index) else { return nil }
+        guard case let .constant(tensor) = inputs[index] else {
+            throw error(.unsupported, "input \(index) ('\(role)') must be a constant (an initializer or Constant node)")
+        }
+        guard let values = tensor.integers else { throw error(.malformed, "input \(index) ('\(role)') must hold integers") }
+        return values
+    }
+
+    /// The value of a constant float input (scales, clip bounds), or nil when absent.
+    func constantFloats(_ index: Int, _ role: String) throws(ModelError) -> [Float]? {
+        guard hasInput(index) else { return nil }
+        guard case let .constant(tensor) = inputs[index] else {
+            throw error(.unsupported, "input \(index) ('\(role)') must be a constant (an initializer or Constant node)")
+        }
+        guard let values = tensor.floats else { throw error(.malformed, "input \(index) ('\(role)') must hold floats") }
+        return values
+    }
+
+    /// Normalises an axis in `-rank..<rank` to `0..<rank`.
+    func axis(_ value: Int, rank: Int, attribute: String? = nil) throws(ModelError) -> Int {
+        guard value >= -rank, value < rank else {
+            throw error(.invalidShape, "axis \(value) is out of range for rank \(rank)", attribute: attribute)
+        }
+        return value < 0 ? value + rank : value
+    }
+}

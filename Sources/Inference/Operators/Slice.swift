@@ -1,0 +1,55 @@
+/// ONNX `Slice` (Slice-13, same as Slice-11): constant `starts`, `ends`, optional `axes` and
+/// `steps` inputs (folded at plan time). Negative starts/ends count from the end; they are
+/// clamped to [0, dim] for positive steps and [−1, dim − 1] for negative steps.
+struct Slice: Operator {
+    let dataInputs = [0]
+    let outputShapes: [[Int]]
+    let loop: StridedLoop
+    let start: Int
+
+    static let build: OperatorBuilder = { context throws(ModelError) in
+        try context.checkArity(inputs: 3, 5)
+        try context.checkAttributes([])
+        let x = try context.shape(ofInput: 0)
+        guard x.count <= StridedLoop.maximumRank else { throw context.error(.unsupported, "rank \(x.count) is above 6") }
+        guard let starts = try context.constantIntegers(1, "starts"), let ends = try context.constantIntegers(2, "ends") else {
+            throw context.error(.malformed, "inputs 'starts' and 'ends' are required")
+        }
+        let axes = try context.constantIntegers(3, "axes") ?? (0..<Int64(starts.count)).map { $0 }
+        let steps = try context.constantIntegers(4, "steps") ?? Array(repeating: 1, count: starts.count)
+        guard ends.count == starts.count, axes.count == starts.count, steps.count == starts.count else {
+            throw context.error(.invalidShape, "starts, ends, axes and steps must have the same length")
+        }
+        var begin = Array(repeating: 0, count: x.count)
+        var step = Array(repeating: 1, count: x.count)
+        var output = x
+        var seen = Set<Int>()
+        for i in starts.indices {
+            let axis = try context.axis(Int(clamping: axes[i]), rank: x.count)
+            guard seen.insert(axis).inserted else { throw context.error(.invalidShape, "axis \(axis) is sliced twice") }
+            guard steps[i] != 0, abs(steps[i]) <= Int64(Shapes.maximumElementCount) else {
+                throw context.error(.invalidValue, "step \(steps[i]) must be non-zero and at most 2^31")
+            }
+            let dim = Int64(x[axis]), s = steps[i]
+            func resolve(_ value: Int64) -> Int64 {
+                let shifted = value < 0 ? (value < -dim ? -1 - dim : value) + dim : value
+                return s > 0 ? min(max(shifted, 0), dim) : min(max(shifted, -1), dim - 1)
+            }
+            let first = resolve(starts[i]), last = resolve(ends[i])
+            let count = s > 0 ? max(0, (last - first + s - 1) / s) : max(0, (first - last + (-s) - 1) / (-s))
+            begin[axis] = Int(first)
+            step[axis] = Int(s)
+            output[axis] = Int(count)
+        }
+        let strides = Shapes.strides(x)
+        let start = output.contains(0) ? 0 : zip(begin, strides).reduce(0) { $0 + $1.0 * $1.1 }
+        return Slice(outputShapes: [output],
+                     loop: StridedLoop(shape: output, strides: [Shapes.strides(output), zip(step, strides).map { $0 * $1 }]),
+                     start: start)
+    }
+
+    func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
+        let x = inputs[0] + start, y = outputs[0]
+        loop.forEach { o, i, _ in y[o] = x[i] }
+    }
+}

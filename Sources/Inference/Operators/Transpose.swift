@@ -1,0 +1,25 @@
+/// ONNX `Transpose` (Transpose-13): output dimension i is input dimension perm[i] (reversed
+/// when `perm` is absent); rank up to 6.
+struct Transpose: Operator {
+    let dataInputs = [0]
+    let outputShapes: [[Int]]
+    let loop: StridedLoop
+
+    static let build: OperatorBuilder = { context throws(ModelError) in
+        try context.checkArity(inputs: 1, 1)
+        try context.checkAttributes(["perm"])
+        let x = try context.shape(ofInput: 0)
+        guard x.count <= StridedLoop.maximumRank else { throw context.error(.unsupported, "rank \(x.count) is above 6") }
+        let perm = try context.ints("perm", count: x.count, in: 0...max(0, x.count - 1)) ?? Array(x.indices.reversed())
+        guard Set(perm).count == x.count else { throw context.error(.invalidShape, "\(perm) is not a permutation", attribute: "perm") }
+        let output = perm.map { x[$0] }
+        let inputStrides = Shapes.strides(x)
+        return Transpose(outputShapes: [output],
+                         loop: StridedLoop(shape: output, strides: [Shapes.strides(output), perm.map { inputStrides[$0] }]))
+    }
+
+    func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
+        let x = inputs[0], y = outputs[0]
+        loop.forEach { o, i, _ in y[o] = x[i] }
+    }
+}

@@ -1,0 +1,86 @@
+/// Where each value lives in one float arena, decided once when a session is made.
+///
+/// Values computed at run time (graph inputs, node outputs) get a slot when they are produced
+/// and give it back after their last reader ran, so a later value can reuse it (first fit,
+/// neighbouring free slots merge). Graph outputs are never given back. Constants are packed
+/// after the activations. Slots are 64-byte aligned.
+struct BufferPlan: Sendable {
+    /// Float offset of each value in the arena, by value id.
+    var offsets: [Int]
+    /// Floats needed by activations at the peak (the high-water mark of the slots).
+    var activationCount: Int
+    /// Floats in the arena: activations, then constants.
+    var totalCount: Int
+
+    /// - Parameter reusesBuffers: false gives every value its own slot, so every intermediate can
+    ///   be read after a run (inspection mode).
+    init(_ graph: LoadedGraph, reusesBuffers: Bool) {
+        let alignment = 16  // floats: 64 bytes
+        func aligned(_ count: Int) -> Int { max(alignment, (count + alignment - 1) / alignment * alignment) }
+
+        var lastUse = [Int](repeating: -1, count: graph.values.count)
+        for (step, node) in graph.nodes.enumerated() {
+            for input in node.inputs { lastUse[input] = step }
+            for output in node.outputs { lastUse[output] = max(lastUse[output], step) }
+        }
+        for output in graph.outputIDs { lastUse[output] = Int.max }
+        for input in graph.inputIDs where lastUse[input] < 0 { lastUse[input] = -1 }
+
+        var offsets = [Int](repeating: 0, count: graph.values.count)
+        var free: [(offset: Int, size: Int)] = []
+        var top = 0, peak = 0
+
+        func allocate(_ value: Int) {
+            let size = aligned(graph.values[value].elementCount)
+            if let index = free.firstIndex(where: { $0.size >= size }) {
+                offsets[value] = free[index].offset
+                free[index].offset += size
+                free[index].size -= size
+                if free[index].size == 0 { free.remove(at: index) }
+            } else {
+                offsets[value] = top
+                top += size
+                peak = max(peak, top)
+            }
+        }
+        func release(_ value: Int) {
+            guard reusesBuffers else { return }
+            var block = (offset: offsets[value], size: aligned(graph.values[value].elementCount))
+            let index = free.firstIndex { $0.offset > block.offset } ?? free.count
+            free.insert(block, at: index)
+            // Merge with the neighbours.
+            if index + 1 < free.count, free[index].offset + free[index].size == free[index + 1].offset {
+                free[index].size += free[index + 1].size
+                free.remove(at: index + 1)
+            }
+            if index > 0, free[index - 1].offset + free[index - 1].size == free[index].offset {
+                free[index - 1].size += free[index].size
+                free.remove(at: index)
+            }
+            // A free block at the top shrinks the arena's current top.
+            if let last = free.last, last.offset + last.size == top {
+                top = last.offset
+                free.removeLast()
+            }
+            block = (0, 0)
+        }
+
+        for input in graph.inputIDs { allocate(input) }
+        for input in graph.inputIDs where lastUse[input] == -1 { release(input) }
+        for (step, node) in graph.nodes.enumerated() {
+            for output in node.outputs { allocate(output) }
+            var released = Set<Int>()
+            for value in node.inputs + node.outputs where lastUse[value] == step && graph.values[value].constant == nil {
+                if released.insert(value).inserted { release(value) }
+            }
+        }
+        var constantTop = peak
+        for (id, value) in graph.values.enumerated() where value.constant != nil {
+            offsets[id] = constantTop
+            constantTop += aligned(value.elementCount)
+        }
+        self.offsets = offsets
+        self.activationCount = peak
+        self.totalCount = constantTop
+    }
+}

@@ -1,0 +1,89 @@
+/// A tensor value: dimensions, element type, and the elements either in `rawData`
+/// (little-endian, C order) or in the typed field for its type.
+///
+/// Field numbers mirror `message TensorProto` in onnx/onnx.proto3 (dims = 1, data_type = 2,
+/// float_data = 4, int32_data = 5, int64_data = 7, name = 8, raw_data = 9, double_data = 10,
+/// data_location = 14). Typed fields are read packed or unpacked. string_data, segment,
+/// external_data and uint64_data are skipped; `dataLocation` tells a consumer when the data
+/// lives in an external file.
+public struct TensorProto: Sendable {
+    /// `TensorProto.DataType` (onnx.proto3); unknown values are kept as they are.
+    public struct DataType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public var rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        public static let undefined = DataType(rawValue: 0)
+        public static let float = DataType(rawValue: 1)
+        public static let uint8 = DataType(rawValue: 2)
+        public static let int8 = DataType(rawValue: 3)
+        public static let int32 = DataType(rawValue: 6)
+        public static let int64 = DataType(rawValue: 7)
+        public static let bool = DataType(rawValue: 9)
+        public static let float16 = DataType(rawValue: 10)
+        public static let double = DataType(rawValue: 11)
+
+        /// Bytes per element in `raw_data`, for the types this reader converts; nil otherwise.
+        public var rawElementSize: Int? {
+            switch self {
+            case .float, .int32: 4
+            case .int64, .double: 8
+            case .float16: 2
+            case .uint8, .int8, .bool: 1
+            default: nil
+            }
+        }
+
+        public var description: String {
+            let names = ["UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING", "BOOL", "FLOAT16",
+                         "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16"]
+            return rawValue >= 0 && Int(rawValue) < names.count ? names[Int(rawValue)] : "data type \(rawValue)"
+        }
+    }
+
+    public var dims: [Int64] = []
+    public var dataType = DataType.undefined
+    public var name = ""
+    public var rawData: [UInt8] = []
+    /// Whether `raw_data` was present (an empty tensor may have an empty `raw_data`).
+    public var hasRawData = false
+    public var floatData: [Float] = []
+    public var int32Data: [Int32] = []
+    public var int64Data: [Int64] = []
+    public var doubleData: [Double] = []
+    /// 0 = data in this message, 1 = external file (onnx.proto3 `DataLocation`).
+    public var dataLocation: Int32 = 0
+
+    public init() {}
+
+    public init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
+        while let (number, wireType) = try reader.nextField("TensorProto") {
+            switch number {
+            case 1:
+                try reader.appendVarints(wireType, to: &dims, "TensorProto.dims") { Int64(bitPattern: $0) }
+            case 2:
+                try reader.expect(wireType, .varint, "TensorProto.data_type")
+                dataType = DataType(rawValue: try reader.readInt32("TensorProto.data_type"))
+            case 4:
+                try reader.appendFloats(wireType, to: &floatData, "TensorProto.float_data")
+            case 5:
+                try reader.appendVarints(wireType, to: &int32Data, "TensorProto.int32_data") { Int32(truncatingIfNeeded: $0) }
+            case 7:
+                try reader.appendVarints(wireType, to: &int64Data, "TensorProto.int64_data") { Int64(bitPattern: $0) }
+            case 8:
+                try reader.expect(wireType, .lengthDelimited, "TensorProto.name")
+                name = try reader.readString("TensorProto.name")
+            case 9:
+                try reader.expect(wireType, .lengthDelimited, "TensorProto.raw_data")
+                rawData = try reader.readBytes("TensorProto.raw_data")
+                hasRawData = true
+            case 10:
+                try reader.appendDoubles(wireType, to: &doubleData, "TensorProto.double_data")
+            case 14:
+                try reader.expect(wireType, .varint, "TensorProto.data_location")
+                dataLocation = try reader.readInt32("TensorProto.data_location")
+            default:
+                try reader.skip(wireType, "TensorProto field \(number)")
+            }
+        }
+    }
+}

@@ -1,0 +1,25 @@
+/// A named value with its declared type (graph inputs, outputs and value_info).
+///
+/// Field numbers mirror `message ValueInfoProto` in onnx/onnx.proto3 (name = 1, type = 2).
+public struct ValueInfoProto: Sendable {
+    public var name = ""
+    public var type: TypeProto?
+
+    public init() {}
+
+    public init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
+        while let (number, wireType) = try reader.nextField("ValueInfoProto") {
+            switch number {
+            case 1:
+                try reader.expect(wireType, .lengthDelimited, "ValueInfoProto.name")
+                name = try reader.readString("ValueInfoProto.name")
+            case 2:
+                try reader.expect(wireType, .lengthDelimited, "ValueInfoProto.type")
+                var nested = try reader.nestedReader("ValueInfoProto.type")
+                type = try TypeProto(from: &nested)
+            default:
+                try reader.skip(wireType, "ValueInfoProto field \(number)")
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Inference
+
+/// `vbg inspect`: what a model is and what running it costs.
+let inspectCommand = Command(
+    name: "inspect",
+    summary: "show a model's inputs, outputs, ops, parameters, MACs and memory",
+    usage: """
+        usage: vbg inspect MODEL [--time-load]
+
+        MODEL is general, landscape or a path to an .onnx file. Prints inputs and outputs with
+        shapes, op counts, parameter count, multiply-accumulates by op type and peak activation
+        memory. Unsupported ops are listed and the exit status is 1.
+        --time-load  also time reading + parsing + validating + planning (median of 20 runs).
+        """,
+    flags: ["time-load"],
+    run: { arguments in
+        let timesLoad = try arguments.flag("time-load")
+        let modelArgument = try arguments.positionals("MODEL")[0]
+        try arguments.finish()
+
+        let path = ModelArgument.path(for: modelArgument)
+        let bytes: [UInt8]
+        let unsupported: [(node: String, op: String)]
+        do {
+            bytes = try InferenceModel.readFile(path)
+            unsupported = try InferenceModel.unsupportedNodes(in: bytes)
+        } catch {
+            throw CLIError.input(String(describing: error))
+        }
+        if !unsupported.isEmpty {
+            print("model: \(path)")
+            print("unsupported ops (\(unsupported.count) nodes):")
+            for (node, op) in unsupported { print("  \(op)  (node '\(node)')") }
+            let ops = Set(unsupported.map(\.op)).sorted().joined(separator: ", ")
+            throw CLIError.input("the model uses unsupported op(s): \(ops)")
+        }
+        let model: InferenceModel
+        do { model = try InferenceModel(bytes: bytes) } catch { throw CLIError.input(String(describing: error)) }
+
+        print("model: \(path) (\(bytes.count) bytes, opset \(model.opsetVersion))")
+        print("inputs:")
+        for input in model.inputs { print("  \(input)") }
+        print("outputs:")
+        for output in model.outputs { print("  \(output)") }
+        print("ops (\(model.opCounts.values.reduce(0, +)) nodes):")
+        for (op, count) in model.opCounts.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
+            print("  \(op.padding(toLength: 20, withPad: " ", startingAt: 0))\(count)")
+        }
+        print("parameters: \(model.parameterCount)")
+        print("MACs: \(formatMillions(model.multiplyAccumulates)) per run")
+        for (op, macs) in model.macsByOp.sorted(by: { $0.value > $1.value }) where macs > 0 {
+            print("  \(op.padding(toLength: 20, withPad: " ", startingAt: 0))\(formatMillions(macs))")
+        }
+        print(String(format: "peak activation memory: %.2f MiB (%d bytes, with buffer reuse)",
+                     Double(model.peakActivationBytes) / 1_048_576, model.peakActivationBytes))
+        print("unsupported ops: none")
+
+        if timesLoad {
+            var times: [Double] = []
+            for _ in 0..<20 {
+                let start = DispatchTime.now().uptimeNanoseconds
+                do {
+                    let loaded = try InferenceModel(contentsOfFile: path)
+                    _ = try InferenceSession(model: loaded, path: .fast)
+                } catch {
+                    throw CLIError.input(String(describing: error))
+                }
+                times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            }
+            times.sort()
+            let median = (times[9] + times[10]) / 2
+            print(String(format: "load (read + parse + validate + plan + session), 20 runs: median %.3f ms, min %.3f ms, max %.3f ms",
+                         median, times[0], times[19]))
+        }
+    })
+
+private func formatMillions(_ value: Int) -> String {
+    String(format: "%.2f M", Double(value) / 1e6)
+}

@@ -1,0 +1,44 @@
+// Counts heap allocations per thread by interposing the C allocator.
+//
+// Method: this file defines malloc, calloc, realloc, free and the aligned allocation functions
+// in the test executable. ELF symbol interposition makes every call in the process (the Swift
+// runtime included, which allocates through malloc / posix_memalign) land here first; each call
+// bumps a thread-local counter and forwards to glibc's own entry points (__libc_malloc, ...).
+// A test reads the counter on its thread before and after the code under test: the difference
+// is the number of allocations that code made, whatever other tests do on other threads.
+#include "AllocationCounter.h"
+
+#if defined(__linux__) && defined(__GLIBC__)
+#include <stddef.h>
+#include <errno.h>
+
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t count, size_t size);
+extern void *__libc_realloc(void *pointer, size_t size);
+extern void __libc_free(void *pointer);
+extern void *__libc_memalign(size_t alignment, size_t size);
+
+static __thread unsigned long allocations __attribute__((tls_model("initial-exec")));
+static int active;
+
+void *malloc(size_t size) { allocations++; active = 1; return __libc_malloc(size); }
+void *calloc(size_t count, size_t size) { allocations++; return __libc_calloc(count, size); }
+void *realloc(void *pointer, size_t size) { allocations++; return __libc_realloc(pointer, size); }
+void free(void *pointer) { __libc_free(pointer); }
+void *memalign(size_t alignment, size_t size) { allocations++; return __libc_memalign(alignment, size); }
+void *aligned_alloc(size_t alignment, size_t size) { allocations++; return __libc_memalign(alignment, size); }
+int posix_memalign(void **result, size_t alignment, size_t size) {
+    allocations++;
+    if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0) return EINVAL;
+    void *pointer = __libc_memalign(alignment, size);
+    if (pointer == NULL && size != 0) return ENOMEM;
+    *result = pointer;
+    return 0;
+}
+
+unsigned long vbg_thread_allocation_count(void) { return allocations; }
+int vbg_allocation_counting_is_active(void) { return active; }
+#else
+unsigned long vbg_thread_allocation_count(void) { return 0; }
+int vbg_allocation_counting_is_active(void) { return 0; }
+#endif
