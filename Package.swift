@@ -103,7 +103,7 @@ let package = Package(
         .target(name: "SMeeting", dependencies: ["SRTC"], swiftSettings: commonSettings),
         .target(
             name: "SRTC",
-            dependencies: ["FramePipeline", "Imaging", "PNGCodec", "Y4MFormat", "CPUSupport"],
+            dependencies: ["FramePipeline", "Imaging", "PNGCodec", "Y4MFormat", "CPUSupport", "BuiltinModels"],
             swiftSettings: simdSettings),
         .executableTarget(
             name: "vbg",
@@ -138,6 +138,18 @@ let package = Package(
         // Counts this thread's heap allocations (malloc interposition) for the no-allocation tests.
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "CPUSupportTests", dependencies: ["CPUSupport"], swiftSettings: commonSettings),
+        // Injected segmenters and compositors for the pipeline and SDK tests (fault injection, determinism).
+        .target(name: "PipelineFakes", dependencies: ["FramePipeline", "Imaging"], path: "Tests/PipelineFakes",
+                swiftSettings: commonSettings),
+        .testTarget(
+            name: "FramePipelineTests", dependencies: ["FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter"],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "SRTCTests", dependencies: ["SRTC", "FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels", "TestSupport"],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "SMeetingTests", dependencies: ["SMeeting", "SRTC", "FramePipeline", "Imaging", "PipelineFakes"],
+            swiftSettings: commonSettings),
         .testTarget(name: "NumpyFormatTests", dependencies: ["NumpyFormat", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(name: "ONNXFormatTests", dependencies: ["ONNXFormat", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(

@@ -9,4 +9,6 @@ unsigned long vbg_thread_allocation_count(void);
 /// Whether the interposed allocator is in use (1) or counting is unavailable (0).
 int vbg_allocation_counting_is_active(void);
 
+#include "HeapUsage.h"
+
 #endif

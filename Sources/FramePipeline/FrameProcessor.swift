@@ -1,0 +1,206 @@
+import Imaging
+
+/// The settings a frame is processed with, read once per frame.
+public struct FrameSettings: Sendable, Equatable {
+    /// Off: frames pass through untouched (no copy, no inference) and the inter-frame state is cleared.
+    public var isEnabled: Bool
+    public var effect: BackgroundEffect
+    /// Segmentation every N frames (values below 1 are 1).
+    public var inferenceInterval: Int
+    /// Frames without inference repeat the previous processed frame.
+    public var maskSync: Bool
+    /// Bumped to clear the inter-frame state (camera switch, explicit reset): a processor seeing a
+    /// new value starts over from the first frame.
+    public var stateGeneration: Int
+
+    public init(isEnabled: Bool = false, effect: BackgroundEffect = .blur(level: 5), inferenceInterval: Int = 1,
+                maskSync: Bool = false, stateGeneration: Int = 0) {
+        self.isEnabled = isEnabled
+        self.effect = effect
+        self.inferenceInterval = inferenceInterval
+        self.maskSync = maskSync
+        self.stateGeneration = stateGeneration
+    }
+}
+
+/// Why a frame was dropped instead of published.
+public enum DropReason: Sendable, Equatable {
+    /// Segmentation threw (or no segmenter was available while on).
+    case segmentationFailed
+    /// Every output buffer was still held by consumers.
+    case outputPoolExhausted
+}
+
+/// What became of one frame.
+public enum FrameOutcome: Sendable {
+    /// Off: the camera frame itself (same storage, no copy).
+    case passedThrough(VideoFrame)
+    /// On: a composited frame, or the previous one repeated (mask sync).
+    case processed(VideoFrame)
+    /// On, but the frame could not be processed; nothing may be published for it.
+    case dropped(DropReason)
+
+    /// The frame to publish, if any.
+    public var frame: VideoFrame? {
+        switch self {
+        case .passedThrough(let frame), .processed(let frame): frame
+        case .dropped: nil
+        }
+    }
+}
+
+/// Executes the ``FramePolicy`` for one video stream: segmentation, temporal smoothing, compositing
+/// into pooled output buffers, fail-closed dropping, statistics.
+///
+/// Not thread-safe: one caller at a time (the capture thread). Buffers (two masks, the output pool)
+/// are allocated on the first processed frame and on a resolution change, then reused, so steady-state
+/// processing allocates nothing. The inter-frame state (policy, smoothed mask, last output) is
+/// cleared when the effect is switched off, on a resolution change, when
+/// ``FrameSettings/stateGeneration`` changes, and by ``reset()``.
+public final class FrameProcessor {
+    public private(set) var statistics = PipelineStatistics()
+    public private(set) var policy = FramePolicy()
+    private var smoother: MaskSmoother
+    private let poolCapacity: Int
+    private var pool: FrameBufferPool?
+    private var mask = UnsafeMutableBufferPointer<Float>(start: nil, count: 0)
+    private var previousMask = UnsafeMutableBufferPointer<Float>(start: nil, count: 0)
+    private var lastOutput: VideoFrame?
+    private var stateGeneration = 0
+    private var wasEnabled = false
+    private let clock = ContinuousClock()
+
+    /// - Parameters:
+    ///   - poolCapacity: output buffers (at least 2: one holds the previous output for mask sync).
+    ///   - smoothingRatio: ``MaskSmoother/combineWithPreviousRatio``.
+    public init(poolCapacity: Int = 4, smoothingRatio: Float = 0.7) {
+        self.poolCapacity = max(2, poolCapacity)
+        smoother = MaskSmoother(combineWithPreviousRatio: smoothingRatio)
+    }
+
+    deinit { releaseBuffers() }
+
+    /// Bytes held by masks and output buffers.
+    public var byteCount: Int { (pool?.byteCount ?? 0) + 4 * (mask.count + previousMask.count) }
+
+    /// Clears the inter-frame state: the next frame segments from scratch and uses its raw mask.
+    public func reset() {
+        policy.reset()
+        smoother.reset()
+        lastOutput = nil
+        statistics.resetCount += 1
+    }
+
+    /// Clears the inter-frame state and frees the masks and output buffers (they are allocated
+    /// again by the next processed frame). Buffers still held by consumers live until released.
+    public func releaseBuffers() {
+        if policy.state != .awaitingFirstMask || smoother.hasPrevious || lastOutput != nil { reset() }
+        pool = nil
+        mask.deallocate(); mask = .init(start: nil, count: 0)
+        previousMask.deallocate(); previousMask = .init(start: nil, count: 0)
+    }
+
+    /// Processes one camera frame.
+    ///
+    /// - Parameters:
+    ///   - segmenter: the installed model, or `nil` (then an enabled pipeline drops every frame).
+    ///   - compositor: draws the output.
+    /// - Returns: what to publish: the camera frame itself when off, a processed frame, or nothing.
+    public func process(_ frame: VideoFrame, settings: FrameSettings, segmenter: (any Segmenter)?,
+                        compositor: any Compositor) -> FrameOutcome {
+        statistics.framesReceived += 1
+        guard settings.isEnabled else {
+            if wasEnabled { releaseBuffers(); wasEnabled = false }
+            statistics.framesPassedThrough += 1
+            return .passedThrough(frame)
+        }
+        wasEnabled = true
+        let start = clock.now
+        if settings.stateGeneration != stateGeneration {
+            stateGeneration = settings.stateGeneration
+            reset()
+        }
+        prepareBuffers(for: frame.image)
+        policy.inferenceInterval = settings.inferenceInterval
+        policy.maskSync = settings.maskSync
+
+        switch policy.frameArrived() {
+        case .repeatPreviousOutput:
+            guard var repeated = lastOutput else { return drop(.segmentationFailed) }
+            repeated.timestamp = frame.timestamp
+            repeated.sequenceNumber = frame.sequenceNumber
+            policy.frameCompleted()
+            statistics.framesRepeated += 1
+            statistics.total.record(clock.now - start)
+            return .processed(repeated)
+
+        case .segmentAndComposite:
+            guard let output = pool!.acquire() else { return drop(.outputPoolExhausted) }
+            guard let segmenter else { return drop(.segmentationFailed) }
+            statistics.inferenceCount += 1
+            let segmentationStart = clock.now
+            do {
+                try segmenter.segment(frame.image, into: mask)
+            } catch {
+                return drop(.segmentationFailed)
+            }
+            let smoothingStart = clock.now
+            statistics.segmentation.record(smoothingStart - segmentationStart)
+            smoother.smooth(mask, previous: previousMask)
+            statistics.smoothing.record(clock.now - smoothingStart)
+            return composite(frame, into: output, settings: settings, compositor: compositor, start: start)
+
+        case .compositeWithLatestMask:
+            guard let output = pool!.acquire() else { return drop(.outputPoolExhausted) }
+            // The latest smoothed mask is in `previousMask`; `mask` may hold it too, but
+            // `previousMask` is the one the smoother keeps.
+            return composite(frame, into: output, settings: settings, compositor: compositor, start: start,
+                             usePreviousMask: true)
+        }
+    }
+
+    private func composite(_ frame: VideoFrame, into output: FrameBuffer, settings: FrameSettings,
+                           compositor: any Compositor, start: ContinuousClock.Instant,
+                           usePreviousMask: Bool = false) -> FrameOutcome {
+        let compositingStart = clock.now
+        let source = usePreviousMask ? previousMask : mask
+        output.withMutableImage { image in
+            compositor.composite(frame.image, mask: UnsafeBufferPointer(source), effect: settings.effect, into: &image)
+        }
+        let end = clock.now
+        statistics.compositing.record(end - compositingStart)
+        statistics.total.record(end - start)
+        let result = VideoFrame(storage: output, timestamp: frame.timestamp, sequenceNumber: frame.sequenceNumber)
+        lastOutput = result
+        policy.frameCompleted()
+        statistics.framesComposited += 1
+        return .processed(result)
+    }
+
+    private func drop(_ reason: DropReason) -> FrameOutcome {
+        policy.frameDropped()
+        statistics.droppedFrameCount += 1
+        switch reason {
+        case .segmentationFailed: statistics.droppedForSegmentationFailure += 1
+        case .outputPoolExhausted: statistics.droppedForPoolExhaustion += 1
+        }
+        return .dropped(reason)
+    }
+
+    /// Allocates masks and the pool for this frame size, clearing the state when the size changed.
+    private func prepareBuffers(for image: Image) {
+        let count = image.width * image.height
+        if let pool, pool.width == image.width, pool.height == image.height, pool.format == image.format,
+           mask.count == count {
+            return
+        }
+        let hadFrames = pool != nil
+        releaseBuffers()
+        if hadFrames { /* resolution change: releaseBuffers() already cleared the state */ }
+        pool = FrameBufferPool(width: image.width, height: image.height, format: image.format, capacity: poolCapacity)
+        mask = .allocate(capacity: count)
+        mask.initialize(repeating: 0)
+        previousMask = .allocate(capacity: count)
+        previousMask.initialize(repeating: 0)
+    }
+}

@@ -1,0 +1,59 @@
+/// Temporal smoothing of the segmentation mask against flicker: MediaPipe's uncertainty-weighted
+/// exponential moving average (`SegmentationSmoothingCalculator`, option `combine_with_previous_ratio`).
+///
+/// For each pixel, with `new` the fresh mask value and `previous` the last smoothed value:
+///
+///     t = new − 0.5,  x = t²
+///     certainty   = min(1, x · (c1 + x · (c2 + x · (c3 + x · (c4 + x · c5)))))
+///     uncertainty = 1 − certainty
+///     smoothed    = new + (previous − new) · uncertainty · ratio
+///
+/// The polynomial (c1 … c5 = 5.68842, −0.748699, −57.8051, 291.309, −624.717) approximates
+/// 1 − binary entropy of `new`: it is 0 at 0.5 and ≈1 at 0 and 1. So confident pixels (the
+/// person's interior, the clear background) take the new value at once and never trail during
+/// motion, while uncertain pixels (edges, hair) are averaged with the past, which is where flicker
+/// lives. `ratio` (default 0.7, MediaPipe's pose-graph value) bounds how much of the past is kept.
+///
+/// The first mask after ``reset()`` is used as is (there is no past to mix with).
+public struct MaskSmoother: Sendable {
+    /// How much of the previous mask an uncertain pixel keeps, in [0, 1].
+    public var combineWithPreviousRatio: Float
+    /// Whether a previous mask exists.
+    public private(set) var hasPrevious = false
+
+    public init(combineWithPreviousRatio: Float = 0.7) {
+        self.combineWithPreviousRatio = min(max(combineWithPreviousRatio, 0), 1)
+    }
+
+    /// The weight of the previous value for a fresh mask value `new` (uncertainty × ratio).
+    @inlinable
+    public static func previousWeight(new: Float, ratio: Float) -> Float {
+        let t = new - 0.5
+        let x = t * t
+        var certainty = x * (5.68842 + x * (-0.748699 + x * (-57.8051 + x * (291.309 + x * -624.717))))
+        certainty = min(max(certainty, 0), 1)
+        return (1 - certainty) * ratio
+    }
+
+    /// Smooths `mask` in place against `previous`, then stores the result in `previous`.
+    ///
+    /// - Precondition: both buffers have the same count.
+    public mutating func smooth(_ mask: UnsafeMutableBufferPointer<Float>, previous: UnsafeMutableBufferPointer<Float>) {
+        precondition(mask.count == previous.count, "mask and previous mask differ in size")
+        if hasPrevious {
+            let ratio = combineWithPreviousRatio
+            for i in 0..<mask.count {
+                let new = mask[i]
+                let smoothed = new + (previous[i] - new) * Self.previousWeight(new: new, ratio: ratio)
+                mask[i] = smoothed
+                previous[i] = smoothed
+            }
+        } else {
+            _ = previous.update(fromContentsOf: mask)
+            hasPrevious = true
+        }
+    }
+
+    /// Forgets the previous mask: the next mask is used as is.
+    public mutating func reset() { hasPrevious = false }
+}

@@ -1,0 +1,8 @@
+import Imaging
+
+/// Reads PNG files for ``SRTCNativeImage`` and the PNG-sequence camera.
+enum PNGLoading {
+    static func load(path: String) -> Image? {
+        nil
+    }
+}

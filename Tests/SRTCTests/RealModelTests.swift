@@ -1,0 +1,77 @@
+import BuiltinModels
+import FramePipeline
+import Foundation
+import Imaging
+import PipelineFakes
+@testable import SRTC
+import Testing
+
+struct WeakSegmenter { weak var segmenter: AnyObject? }
+
+@Suite("The built-in model")
+struct RealModelTests {
+    @Test("the built-in general model installs, segments the camera and is released by uninstall")
+    func builtInModelSegments() throws {
+        let created = Locked<WeakSegmenter>(WeakSegmenter())
+        let pipeline = SRTCCapturePipeline(
+            segmenterFactory: { path in
+                let segmenter = try DefaultComponents.makeSegmenter(modelPath: path)
+                created.withLock { $0.segmenter = segmenter as AnyObject }
+                return segmenter
+            },
+            compositorFactory: { FakeCompositor() },
+            defaultModelPath: { DefaultComponents.defaultModelPath }, poolCapacity: 4,
+            cameras: [.synthetic(name: "Front", position: .front, width: 64, height: 48)])
+        let engine = SRTCEngine(capturePipeline: pipeline)
+        let baseline = heapBytesInUse()
+        try engine.installVirtualBackground()
+        let sessionBytes = engine.virtualBackgroundSessionBytes
+        #expect(sessionBytes > 1 << 20, "the session holds the model's activations")
+        #expect(created.withLock { $0.segmenter } is ModelSegmenter)
+        try engine.enableVirtualBackground(true)
+        pipeline.captureFrames(2)
+        let diagnostics = engine.virtualBackgroundDiagnostics
+        #expect(diagnostics.inferenceCount == 2 && diagnostics.droppedFrameCount == 0)
+        #expect(diagnostics.segmentation.meanNanoseconds > 0)
+        #expect(engine.localPreview.latestFrame != nil)
+        let installed = heapBytesInUse()
+        engine.localPreview.clear()
+        engine.uninstallVirtualBackground()
+        let uninstalled = heapBytesInUse()
+        #expect(engine.virtualBackgroundSessionBytes == 0)
+        #expect(engine.virtualBackgroundDiagnostics.bufferBytes == 0)
+        // The segmenter (sole owner of the session and its arena) is gone.
+        #expect(created.withLock { $0.segmenter } == nil, "uninstall left the session alive")
+        // Process-wide heap figures move with tests running in parallel, so they are reported, not asserted.
+        print("heap: install +\(installed - baseline) bytes, uninstall −\(installed - uninstalled) bytes, session \(sessionBytes) bytes")
+    }
+
+    @Test("a file that is not an ONNX model throws virtualBackgroundSessionFailed with the engine's message")
+    func realBadModel() throws {
+        let engine = SRTCEngine(capturePipeline: SRTCCapturePipeline())
+        let path = NSTemporaryDirectory() + "not-a-model-\(UUID().uuidString).onnx"
+        try Data([0x08, 0x07, 0xFF, 0xFF, 0xFF]).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            try engine.installVirtualBackground(modelPath: path)
+            Issue.record("garbage installed")
+        } catch SRTCError.virtualBackgroundSessionFailed(let message) {
+            #expect(!message.isEmpty)
+        }
+        #expect(!engine.virtualBackground.isInstalled)
+    }
+
+    @Test("the landscape model installs through its documented path")
+    func landscapeModel() throws {
+        let pipeline = SRTCCapturePipeline(
+            segmenterFactory: DefaultComponents.makeSegmenter, compositorFactory: { FakeCompositor() },
+            defaultModelPath: { DefaultComponents.defaultModelPath }, poolCapacity: 4,
+            cameras: [.synthetic(width: 32, height: 18)])
+        let engine = SRTCEngine(capturePipeline: pipeline)
+        try engine.installVirtualBackground(modelPath: SRTCVirtualBackgroundModel.landscape.path)
+        try engine.enableVirtualBackground(true)
+        pipeline.captureFrames(1)
+        #expect(engine.virtualBackgroundDiagnostics.inferenceCount == 1)
+        #expect(engine.virtualBackground.droppedFrameCount == 0)
+    }
+}
