@@ -158,6 +158,10 @@ let package = Package(
             swiftSettings: commonSettings),
         .testTarget(name: "vbgTests", dependencies: ["vbg", "NumpyFormat", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(name: "BuiltinModelsTests", dependencies: ["BuiltinModels"], swiftSettings: commonSettings),
+        // Issue 7: bad-input tables at the API level and for the vbg binary (run as a subprocess).
+        .testTarget(
+            name: "RobustnessTests", dependencies: ["Inference", "NumpyFormat", "TestSupport"],
+            swiftSettings: commonSettings),
     ],
     swiftLanguageModes: [.v6]
 )
