@@ -136,7 +136,11 @@ let package = Package(
         // MARK: - Tests
         .target(name: "TestSupport", dependencies: ["NumpyFormat"], path: "Tests/TestSupport", swiftSettings: commonSettings),
         // Counts this thread's heap allocations (malloc interposition) for the no-allocation tests.
-        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
+        // The test executable must export its malloc so that calls from shared libraries (the Swift
+        // runtime) bind to it; test-only, so the unsafe flag never reaches a package client.
+        .target(
+            name: "AllocationCounter", path: "Tests/AllocationCounter",
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"], .when(platforms: [.linux]))]),
         .testTarget(name: "CPUSupportTests", dependencies: ["CPUSupport"], swiftSettings: commonSettings),
         // Injected segmenters and compositors for the pipeline and SDK tests (fault injection, determinism).
         .target(name: "PipelineFakes", dependencies: ["FramePipeline", "Imaging"], path: "Tests/PipelineFakes",

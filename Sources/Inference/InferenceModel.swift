@@ -62,7 +62,11 @@ public final class InferenceModel: Sendable {
         opCounts = graph.opCounts
         parameterCount = graph.parameterCount
         macsByOp = graph.macsByOp
-        peakActivationBytes = BufferPlan(graph, reusesBuffers: true).activationCount * MemoryLayout<Float>.size
+        let plan = BufferPlan(graph, reusesBuffers: true)
+        guard plan.totalCount <= Shapes.maximumElementCount else {
+            throw ModelError(.invalidShape, "running the model needs \(plan.totalCount / (1 << 28)) GiB of buffers; the limit is 8 GiB")
+        }
+        peakActivationBytes = plan.activationCount * MemoryLayout<Float>.size
         opsetVersion = graph.opsetVersion
     }
 

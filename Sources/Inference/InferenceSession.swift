@@ -44,6 +44,9 @@ public final class InferenceSession: @unchecked Sendable {
         self.keepsIntermediates = keepsIntermediates
         let graph = model.graph
         let plan = BufferPlan(graph, reusesBuffers: !keepsIntermediates)
+        guard plan.totalCount <= Shapes.maximumElementCount else {
+            throw ModelError(.invalidShape, "keeping every intermediate needs \(plan.totalCount / (1 << 28)) GiB; the limit is 8 GiB")
+        }
         let arena = UnsafeMutablePointer<Float>.allocate(capacity: max(plan.totalCount, 1))
         arena.initialize(repeating: 0, count: max(plan.totalCount, 1))
         self.plan = plan
@@ -92,7 +95,7 @@ public final class InferenceSession: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         (arena + inputOffset).update(from: source, count: inputCount)
-        for step in steps { step.run() }
+        runSteps()
         destination.update(from: arena + outputOffset, count: outputCount)
     }
 
@@ -115,12 +118,19 @@ public final class InferenceSession: @unchecked Sendable {
             }
             (arena + plan.offsets[id]).update(from: data, count: data.count)
         }
-        for step in steps { step.run() }
+        runSteps()
         var results: [String: [Float]] = [:]
         for id in graph.outputIDs {
             results[graph.values[id].name] = Array(UnsafeBufferPointer(start: arena + plan.offsets[id], count: graph.values[id].elementCount))
         }
         return results
+    }
+
+    /// Runs every step in plan order. Indexing (rather than `for step in steps`) matters: a debug
+    /// build copies each existential out of the array into a fresh box when iterating, one heap
+    /// allocation per step; `steps[index].run()` calls it in place.
+    private func runSteps() {
+        for index in steps.indices { steps[index].run() }
     }
 
     /// The value named `name` after the last run: any value when `keepsIntermediates` is true,

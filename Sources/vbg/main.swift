@@ -4,11 +4,13 @@ import Foundation
 // vbg: the command-line face of the engine. Each subcommand lives in Commands/<Name>.swift and
 // is listed here once.
 
-let commands: [Command] = [
+// A computed property, not a stored global: main.swift's stored globals are initialised by its
+// top-level code, which never runs when tests call `runMain` through `@testable import vbg`.
+nonisolated var commands: [Command] { [
     // Subcommands are added here as they land (infer, inspect, blur, replace, segment, video, bench).
     inferCommand,
     inspectCommand,
-]
+] }
 
 func usage() -> String {
     var text = "usage: vbg <command> [options]\n\ncommands:\n"

@@ -11,10 +11,10 @@
 #ifdef __linux__
 #include <features.h>
 #endif
+#include <stddef.h>
+#include <errno.h>  // any libc header defines __GLIBC__
 
 #if defined(__linux__) && defined(__GLIBC__)
-#include <stddef.h>
-#include <errno.h>
 
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);

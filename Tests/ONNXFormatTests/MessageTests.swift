@@ -109,15 +109,25 @@ struct MessageTests {
         #expect(try TensorShapeProto(from: &reader).dims == [.parameter("N"), .unknown])
     }
 
-    @Test("the small model cut at every offset throws or decodes a prefix, never traps")
-    func truncationAtEveryOffset() {
-        var failures = 0
-        for cut in 0..<smallModel.count {
-            if decodeError({ _ = try ModelProto(serializedBytes: Array(smallModel[..<cut])) }) != nil { failures += 1 }
+    @Test("the small model cut at every offset decodes only at top-level field boundaries, else throws")
+    func truncationAtEveryOffset() throws {
+        // The offsets where a top-level field ends: a cut there is a valid, shorter ModelProto.
+        var boundaries: Set<Int> = [0]
+        var reader = ProtobufReader(smallModel)
+        while let (_, wireType) = try reader.nextField("ModelProto") {
+            try reader.skip(wireType, "ModelProto")
+            boundaries.insert(reader.offset)
         }
-        // Cuts that fall exactly between top-level fields are valid shorter messages; every other
-        // cut lands inside a field and must be reported.
-        #expect(failures >= smallModel.count - 4)
+        #expect(boundaries.count == 5)  // ir_version, producer_name, graph, opset_import
+        for cut in 0...smallModel.count {
+            let error = decodeError { _ = try ModelProto(serializedBytes: Array(smallModel[..<cut])) }
+            if boundaries.contains(cut) {
+                #expect(error == nil, "cut at \(cut) is a field boundary but failed: \(String(describing: error))")
+            } else {
+                #expect(error != nil, "cut at \(cut) decoded")
+                #expect(error.map { $0.offset <= cut } ?? true, "error offset past the cut at \(cut)")
+            }
+        }
     }
 
     @Test("graph attributes are skipped and flagged")

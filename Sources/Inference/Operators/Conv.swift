@@ -34,45 +34,47 @@ struct Conv: Operator {
                     height: axes[0], width: axes[1], hasBias: hasBias)
     }
 
-    /// For each output plane: start from the bias, then for every (input channel, kernel tap)
-    /// add weight × the shifted input rows, over the output columns whose tap lands inside
-    /// the input (the rest read padding, i.e. zero).
+    /// The definition, output pixel by output pixel:
+    /// y[n, m, oh, ow] = B[m] + Σ_c Σ_kh Σ_kw x[n, g·C/group + c, oh·sH − padTop + kh·dH, ow·sW − padLeft + kw·dW] · W[m, c, kh, kw]
+    /// summed in Double (so the reference is more accurate than any float kernel it checks), over
+    /// the taps that land inside the input (the others read padding, i.e. zero).
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let x = inputs[0], weights = inputs[1], y = outputs[0]
         let bias: UnsafePointer<Float>? = hasBias ? inputs[2] : nil
         let (inH, inW, outH, outW) = (height.input, width.input, height.output, width.output)
         let (kH, kW) = (height.kernel, width.kernel)
         let (strideH, strideW, dilationH, dilationW) = (height.stride, width.stride, height.dilation, width.dilation)
-        let (padTop, padLeft) = (height.padBegin, width.padBegin)
         let channelsPerGroup = inputChannels / group, outputsPerGroup = outputChannels / group
         let inPlane = inH * inW, outPlane = outH * outW
+        let kernelSize = kH * kW  // weights between consecutive input channels of one output channel
 
         for n in 0..<batch {
             for m in 0..<outputChannels {
                 let out = y + (n * outputChannels + m) * outPlane
-                out.update(repeating: bias?[m] ?? 0, count: outPlane)
-                let firstChannel = (m / outputsPerGroup) * channelsPerGroup
-                for c in 0..<channelsPerGroup {
-                    let plane = x + (n * inputChannels + firstChannel + c) * inPlane
-                    let kernel = weights + (m * channelsPerGroup + c) * kH * kW
-                    for kh in 0..<kH {
-                        for kw in 0..<kW {
-                            let weight = kernel[kh * kW + kw]
-                            let columnShift = kw * dilationW - padLeft
-                            // Output columns whose input column ow·stride + shift lies in 0..<inW.
-                            let firstColumn = max(0, Shapes.ceilDivide(-columnShift, strideW))
-                            let endColumn = min(outW, Shapes.floorDivide(inW - 1 - columnShift, strideW) + 1)
-                            if firstColumn >= endColumn { continue }
-                            for oh in 0..<outH {
-                                let ih = oh * strideH - padTop + kh * dilationH
-                                if ih < 0 || ih >= inH { continue }
-                                let inRow = plane + ih * inW
-                                let outRow = out + oh * outW
-                                for ow in firstColumn..<endColumn {
-                                    outRow[ow] += weight * inRow[ow * strideW + columnShift]
+                let firstInput = x + (n * inputChannels + (m / outputsPerGroup) * channelsPerGroup) * inPlane
+                let kernel = weights + m * channelsPerGroup * kernelSize
+                let initial = Double(bias?[m] ?? 0)
+                for oh in 0..<outH {
+                    let top = oh * strideH - height.padBegin
+                    // Kernel rows whose input row top + kh·dH lies in 0..<inH.
+                    let firstRow = max(0, Shapes.ceilDivide(-top, dilationH))
+                    let endRow = min(kH, Shapes.floorDivide(inH - 1 - top, dilationH) + 1)
+                    for ow in 0..<outW {
+                        let left = ow * strideW - width.padBegin
+                        let firstColumn = max(0, Shapes.ceilDivide(-left, dilationW))
+                        let endColumn = min(kW, Shapes.floorDivide(inW - 1 - left, dilationW) + 1)
+                        var sum = initial
+                        for kh in firstRow..<max(firstRow, endRow) {
+                            for kw in firstColumn..<max(firstColumn, endColumn) {
+                                // The tap's input pixel in channel 0 of the group, and its weight for channel 0.
+                                let pixel = firstInput + (top + kh * dilationH) * inW + left + kw * dilationW
+                                let tap = kernel + kh * kW + kw
+                                for c in 0..<channelsPerGroup {
+                                    sum += Double(tap[c * kernelSize]) * Double(pixel[c * inPlane])
                                 }
                             }
                         }
+                        out[oh * outW + ow] = Float(sum)
                     }
                 }
             }

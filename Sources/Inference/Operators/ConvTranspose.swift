@@ -20,6 +20,9 @@ struct ConvTranspose: Operator {
         let x = try context.shape(ofInput: 0), w = try context.shape(ofInput: 1)
         guard x.count == 4 else { throw context.error(.unsupported, "only 2-D transposed convolution (4-D input) is supported") }
         guard w.count == 4 else { throw context.error(.invalidShape, "weights must have rank 4, got \(w)") }
+        guard (1...(1 << 16)).contains(w[2]), (1...(1 << 16)).contains(w[3]) else {
+            throw context.error(.invalidShape, "the weights' kernel \([w[2], w[3]]) must be between 1 and 65536 per axis")
+        }
         let group = try context.int("group", default: 1, in: 1...(1 << 20))
         guard x[1] % group == 0, w[0] == x[1] else {
             throw context.error(.invalidShape, "input channels \(x[1]), weights \(w) and group \(group) disagree", attribute: "group")
@@ -55,42 +58,40 @@ struct ConvTranspose: Operator {
                              padTop: pads[0], padLeft: pads[1], hasBias: hasBias)
     }
 
-    /// Scatters every input pixel, times each kernel tap, to output position
-    /// (ih·stride − padTop + kh·dilation, iw·stride − padLeft + kw·dilation), skipping positions
-    /// cropped by the padding.
+    /// The definition, gathered per output pixel: y[n, m, oh, ow] = B[m] + Σ x[n, c, ih, iw] · W[c, m_local, kh, kw]
+    /// over the input channels c of m's group and the taps with oh = ih·sH − padTop + kh·dH and
+    /// ow = iw·sW − padLeft + kw·dW for some in-range (ih, iw); summed in Double.
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let x = inputs[0], weights = inputs[1], y = outputs[0]
         let channelsPerGroup = inputChannels / group, outputsPerGroup = outputChannels / group
         let inPlane = inH * inW, outPlane = outH * outW
         for n in 0..<batch {
             for m in 0..<outputChannels {
-                (y + (n * outputChannels + m) * outPlane).update(repeating: hasBias ? inputs[2][m] : 0, count: outPlane)
-            }
-            for c in 0..<inputChannels {
-                let plane = x + (n * inputChannels + c) * inPlane
-                let g = c / channelsPerGroup
-                for mLocal in 0..<outputsPerGroup {
-                    let m = g * outputsPerGroup + mLocal
-                    let out = y + (n * outputChannels + m) * outPlane
-                    let kernel = weights + (c * outputsPerGroup + mLocal) * kH * kW
-                    for kh in 0..<kH {
-                        for kw in 0..<kW {
-                            let weight = kernel[kh * kW + kw]
-                            let columnShift = kw * dilationW - padLeft
-                            // Input columns whose output column iw·stride + shift lies in 0..<outW.
-                            let firstColumn = max(0, Shapes.ceilDivide(-columnShift, strideW))
-                            let endColumn = min(inW, Shapes.floorDivide(outW - 1 - columnShift, strideW) + 1)
-                            if firstColumn >= endColumn { continue }
-                            for ih in 0..<inH {
-                                let oh = ih * strideH - padTop + kh * dilationH
-                                if oh < 0 || oh >= outH { continue }
-                                let inRow = plane + ih * inW
-                                let outRow = out + oh * outW
-                                for iw in firstColumn..<endColumn {
-                                    outRow[iw * strideW + columnShift] += weight * inRow[iw]
+                let out = y + (n * outputChannels + m) * outPlane
+                let g = m / outputsPerGroup, mLocal = m % outputsPerGroup
+                let initial = hasBias ? Double(inputs[2][m]) : 0
+                for oh in 0..<outH {
+                    for ow in 0..<outW {
+                        var sum = initial
+                        for kh in 0..<kH {
+                            let rowOffset = oh + padTop - kh * dilationH
+                            if rowOffset < 0 || rowOffset % strideH != 0 { continue }
+                            let ih = rowOffset / strideH
+                            if ih >= inH { continue }
+                            for kw in 0..<kW {
+                                let columnOffset = ow + padLeft - kw * dilationW
+                                if columnOffset < 0 || columnOffset % strideW != 0 { continue }
+                                let iw = columnOffset / strideW
+                                if iw >= inW { continue }
+                                for cLocal in 0..<channelsPerGroup {
+                                    let c = g * channelsPerGroup + cLocal
+                                    let value = x[(n * inputChannels + c) * inPlane + ih * inW + iw]
+                                    let weight = weights[((c * outputsPerGroup + mLocal) * kH + kh) * kW + kw]
+                                    sum += Double(value) * Double(weight)
                                 }
                             }
                         }
+                        out[oh * outW + ow] = Float(sum)
                     }
                 }
             }

@@ -21,9 +21,9 @@ struct GlobalAveragePool: Operator {
         let x = inputs[0], y = outputs[0]
         for p in 0..<planes {
             let plane = x + p * planeSize
-            var sum: Float = 0
-            for i in 0..<planeSize { sum += plane[i] }
-            y[p] = sum / Float(planeSize)
+            var sum: Double = 0
+            for i in 0..<planeSize { sum += Double(plane[i]) }
+            y[p] = Float(sum / Double(planeSize))
         }
     }
 }

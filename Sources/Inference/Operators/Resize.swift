@@ -38,6 +38,7 @@ struct Resize: Operator {
                                      "extrapolation_value", "antialias", "axes", "keep_aspect_ratio_policy"])
         let x = try context.shape(ofInput: 0)
         guard x.count == 4 else { throw context.error(.unsupported, "only 4-D input (resizing the last two axes) is supported, got rank \(x.count)") }
+        guard x[2] > 0, x[3] > 0 else { throw context.error(.invalidShape, "input \(x) has an empty spatial axis") }
         let mode = try context.choice("mode", ["nearest", "linear"], default: "nearest")
         let transform = try context.choice("coordinate_transformation_mode",
                                            ["half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel"], default: "half_pixel")

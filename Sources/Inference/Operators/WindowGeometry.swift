@@ -37,6 +37,9 @@ enum WindowGeometry {
             }
             kernel = declared
         } else if let kernelFromWeights {
+            guard kernelFromWeights.allSatisfy({ (1...limit).contains($0) }) else {
+                throw context.error(.invalidShape, "the weights' kernel \(kernelFromWeights) must be between 1 and \(limit) per axis")
+            }
             kernel = kernelFromWeights
         } else {
             throw context.error(.malformed, "is required", attribute: "kernel_shape")

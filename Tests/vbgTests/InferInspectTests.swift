@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import NumpyFormat
+import TestSupport
+@testable import vbg
+
+/// A fresh path in the temporary directory (nothing is created).
+private func temporaryPath(_ name: String) -> String {
+    NSTemporaryDirectory() + "vbg-tests-\(getpid())-\(UUID().uuidString)-\(name)"
+}
+
+@Suite("vbg infer and vbg inspect")
+struct InferInspectTests {
+    @Test("infer runs the built-in landscape model on the fixture input and writes its mask")
+    func inferWritesMask() throws {
+        let output = temporaryPath("mask.npy")
+        defer { unlink(output) }
+        let status = runMain(["infer", "--model", "landscape", "--input", Fixtures.url("model/landscape/input.npy").path,
+                              "--output", output, "--path", "reference"])
+        #expect(status == 0)
+        let written = try NumpyArray(contentsOfFile: output)
+        #expect(written.shape == [1, 144, 256, 1])
+        let expected = try Fixtures.floats("model/landscape/mask.npy")
+        let difference = Difference(try written.floats(), expected.values)
+        #expect(difference.maxAbsolute <= 1e-4, "\(difference)")
+    }
+
+    @Test("infer with bad input exits 1 and leaves no output file", arguments: [
+        ["--model", "/no/such.onnx"],                                   // missing model
+        ["--model", "general", "--input-override", "landscape"],        // (replaced below) wrong input shape
+    ])
+    func badInput(extra: [String]) throws {
+        let output = temporaryPath("out.npy")
+        var words = ["infer", "--output", output]
+        if extra.contains("--input-override") {
+            words += ["--model", "general", "--input", Fixtures.url("model/landscape/input.npy").path]
+        } else {
+            words += extra + ["--input", Fixtures.url("model/general/input.npy").path]
+        }
+        #expect(runMain(words) == 1)
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
+            .filter { $0.contains("vbg-partial") && $0.contains((output as NSString).lastPathComponent) }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test("infer with a malformed .npy input exits 1")
+    func malformedInput() throws {
+        let input = temporaryPath("bad.npy"), output = temporaryPath("out.npy")
+        defer { unlink(input) }
+        try Data("not numpy".utf8).write(to: URL(fileURLWithPath: input))
+        #expect(runMain(["infer", "--model", "general", "--input", input, "--output", output]) == 1)
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    @Test("infer usage errors exit 2", arguments: [
+        ["infer"],
+        ["infer", "--model", "general", "--input", "x.npy"],
+        ["infer", "--model", "general", "--input", "x.npy", "--output", "y.npy", "--path", "turbo"],
+        ["infer", "--model", "general", "--input", "x.npy", "--output", "y.npy", "--bogus", "1"],
+        ["inspect"],
+    ])
+    func usageErrors(words: [String]) {
+        #expect(runMain(words) == 2)
+    }
+
+    @Test("inspect succeeds on both built-in models and on a path")
+    func inspectBuiltins() {
+        #expect(runMain(["inspect", "general"]) == 0)
+        #expect(runMain(["inspect", "landscape"]) == 0)
+        #expect(runMain(["inspect", Fixtures.url("ops/conv_1x1/model.onnx").path]) == 0)
+    }
+
+    @Test("inspect lists unsupported ops and exits 1")
+    func inspectUnsupported() throws {
+        let path = temporaryPath("lstm.onnx")
+        defer { unlink(path) }
+        let model = ONNXBuilder.model(nodes: [ONNXBuilder.node("LSTM", inputs: ["x"], outputs: ["y"], name: "rnn")],
+                                      inputs: [ONNXBuilder.valueInfo("x", [1, 4])], outputs: [ONNXBuilder.valueInfo("y", [1, 4])])
+        try Data(model).write(to: URL(fileURLWithPath: path))
+        #expect(runMain(["inspect", path]) == 1)
+        #expect(runMain(["inspect", "/no/such/model.onnx"]) == 1)
+    }
+}
