@@ -154,6 +154,14 @@ let package = Package(
         .testTarget(
             name: "SMeetingTests", dependencies: ["SMeeting", "SRTC", "FramePipeline", "Imaging", "PipelineFakes"],
             swiftSettings: commonSettings),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "Imaging", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "Y4MFormatTests", dependencies: ["Y4MFormat", "Imaging"], swiftSettings: commonSettings),
+        // Full-resolution masks against MediaPipe's own (needs the models, so it sits above Imaging).
+        .testTarget(
+            name: "SegmentationParityTests",
+            dependencies: ["Imaging", "PNGCodec", "Inference", "BuiltinModels", "NumpyFormat", "TestSupport"],
+            swiftSettings: commonSettings),
         .testTarget(name: "NumpyFormatTests", dependencies: ["NumpyFormat", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(name: "ONNXFormatTests", dependencies: ["ONNXFormat", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(

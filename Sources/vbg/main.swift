@@ -8,6 +8,14 @@ import Foundation
 // top-level code, which never runs when tests call `runMain` through `@testable import vbg`.
 nonisolated var commands: [Command] { [
     // Subcommands are added here as they land (infer, inspect, blur, replace, segment, video, bench).
+    // `bench --imaging` dispatches to runImagingBench (Commands/BenchImaging.swift); the model bench
+    // is added by the kernels branch and the lead reconciles the two.
+    Command(name: "bench", summary: "time the imaging operations (--imaging)",
+            usage: "usage: vbg bench --imaging [--json] [--repeat N] [--sizes WxH,...] [--ops a,b,...]",
+            flags: ["imaging", "json"]) { arguments in
+        guard try arguments.flag("imaging") else { throw CLIError.usage("this build's bench needs --imaging") }
+        try runImagingBench(&arguments)
+    },
     inferCommand,
     inspectCommand,
 ] }

@@ -1,0 +1,128 @@
+/// A value one box pass works on: a fixed group of `Float` lanes (channels, rows or columns
+/// processed together). Only `SIMD16<Float>` and structs of them: wider SIMD types scalarise.
+protocol BoxLanes {
+    static var zero: Self { get }
+    static func + (a: Self, b: Self) -> Self
+    static func - (a: Self, b: Self) -> Self
+    /// `self · s` rounded to the nearest integer (ties to even).
+    func scaledRounded(_ s: SIMD16<Float>) -> Self
+    func scaled(_ s: SIMD16<Float>) -> Self
+}
+
+extension SIMD16: BoxLanes where Scalar == Float {
+    @inline(__always) func scaledRounded(_ s: SIMD16<Float>) -> SIMD16<Float> { (self * s).rounded(.toNearestOrEven) }
+    @inline(__always) func scaled(_ s: SIMD16<Float>) -> SIMD16<Float> { self * s }
+}
+
+/// 64 floats as four `SIMD16<Float>`: one row of a 16-pixel RGBA strip.
+struct Lanes64: BoxLanes {
+    var a, b, c, d: SIMD16<Float>
+
+    @inline(__always) init(_ a: SIMD16<Float>, _ b: SIMD16<Float>, _ c: SIMD16<Float>, _ d: SIMD16<Float>) {
+        self.a = a; self.b = b; self.c = c; self.d = d
+    }
+    static var zero: Lanes64 { Lanes64(.zero, .zero, .zero, .zero) }
+    @inline(__always) static func + (x: Lanes64, y: Lanes64) -> Lanes64 { Lanes64(x.a + y.a, x.b + y.b, x.c + y.c, x.d + y.d) }
+    @inline(__always) static func - (x: Lanes64, y: Lanes64) -> Lanes64 { Lanes64(x.a - y.a, x.b - y.b, x.c - y.c, x.d - y.d) }
+    @inline(__always) func scaledRounded(_ s: SIMD16<Float>) -> Lanes64 {
+        Lanes64((a * s).rounded(.toNearestOrEven), (b * s).rounded(.toNearestOrEven),
+                (c * s).rounded(.toNearestOrEven), (d * s).rounded(.toNearestOrEven))
+    }
+    @inline(__always) func scaled(_ s: SIMD16<Float>) -> Lanes64 { Lanes64(a * s, b * s, c * s, d * s) }
+}
+
+/// One box-filter pass along a line of lane groups.
+///
+/// `dst[i] = round(Σ_{k=-r…r} src[clamp(i+k, 0, n−1)] / (2r+1))`: edge clamp (the outermost
+/// value repeats), a running sum so the cost does not depend on `r`. Values are integers below
+/// 2¹⁶ and `2r+1 ≤ 255`, so every sum is an integer below 2²⁴ and exact in `Float`: the running
+/// sum never drifts, and each pass rounds its average back to an integer.
+///
+/// - Parameters:
+///   - srcStride, dstStride: distance between consecutive positions, in lane groups.
+@inline(__always)
+func boxPass<V: BoxLanes>(
+    _ src: UnsafePointer<V>, srcStride: Int,
+    _ dst: UnsafeMutablePointer<V>, dstStride: Int,
+    count n: Int, radius r: Int
+) {
+    if r == 0 {
+        for i in 0..<n { dst[i * dstStride] = src[i * srcStride] }
+        return
+    }
+    let scale = SIMD16<Float>(repeating: 1 / Float(2 * r + 1))
+    let last = n - 1
+    @inline(__always) func at(_ i: Int) -> V { src[i * srcStride] }
+    var sum = at(0).scaled(SIMD16(repeating: Float(r + 1)))
+    for k in 1...r { sum = sum + at(min(k, last)) }
+    // Three stretches so the middle one has no clamping: head (i − r < 0), middle, tail.
+    let headEnd = min(r + 1, n)
+    let tailStart = max(n - r - 1, headEnd)
+    var i = 0
+    while i < headEnd {
+        dst[i * dstStride] = sum.scaledRounded(scale)
+        sum = sum + at(min(i + r + 1, last)) - at(0)
+        i += 1
+    }
+    var add = src + (i + r + 1) * srcStride
+    var sub = src + (i - r) * srcStride
+    var out = dst + i * dstStride
+    while i < tailStart {
+        out.pointee = sum.scaledRounded(scale)
+        sum = sum + add.pointee - sub.pointee
+        add += srcStride; sub += srcStride; out += dstStride
+        i += 1
+    }
+    while i < n {
+        dst[i * dstStride] = sum.scaledRounded(scale)
+        sum = sum + at(last) - at(max(i - r, 0))
+        i += 1
+    }
+}
+
+/// Conversions written lane by lane, always inlined: the stdlib's generic SIMD conversion
+/// initialisers are either scalarised (`init(_:rounding:)`) or called out of line in large
+/// functions; these lower to single vector instructions (`vpmovzxbd`+`vcvtdq2ps`, `vpmovdb`).
+enum FastConvert {
+    /// 16 bytes → 16 floats.
+    @inline(__always) static func floats(_ p: UnsafeRawPointer) -> SIMD16<Float> {
+        let b = p.assumingMemoryBound(to: UInt8.self)
+        return SIMD16<Float>(Float(b[0]), Float(b[1]), Float(b[2]), Float(b[3]), Float(b[4]), Float(b[5]),
+                             Float(b[6]), Float(b[7]), Float(b[8]), Float(b[9]), Float(b[10]), Float(b[11]),
+                             Float(b[12]), Float(b[13]), Float(b[14]), Float(b[15]))
+    }
+
+    /// The low byte of each lane, stored as 16 bytes.
+    @inline(__always) static func storeLowBytes(_ v: SIMD16<Int32>, to p: UnsafeMutableRawPointer) {
+        let b = p.assumingMemoryBound(to: UInt8.self)
+        b[0] = UInt8(truncatingIfNeeded: v[0]); b[1] = UInt8(truncatingIfNeeded: v[1])
+        b[2] = UInt8(truncatingIfNeeded: v[2]); b[3] = UInt8(truncatingIfNeeded: v[3])
+        b[4] = UInt8(truncatingIfNeeded: v[4]); b[5] = UInt8(truncatingIfNeeded: v[5])
+        b[6] = UInt8(truncatingIfNeeded: v[6]); b[7] = UInt8(truncatingIfNeeded: v[7])
+        b[8] = UInt8(truncatingIfNeeded: v[8]); b[9] = UInt8(truncatingIfNeeded: v[9])
+        b[10] = UInt8(truncatingIfNeeded: v[10]); b[11] = UInt8(truncatingIfNeeded: v[11])
+        b[12] = UInt8(truncatingIfNeeded: v[12]); b[13] = UInt8(truncatingIfNeeded: v[13])
+        b[14] = UInt8(truncatingIfNeeded: v[14]); b[15] = UInt8(truncatingIfNeeded: v[15])
+    }
+
+    /// Rounds to the nearest integer (ties to even) and returns it as Int32 lanes.
+    /// - Precondition: every lane in `[−2²², 2²²]`.
+    @inline(__always) static func roundedInt32(_ v: SIMD16<Float>) -> SIMD16<Int32> {
+        unsafeBitCast(v + 12_582_912, to: SIMD16<Int32>.self) &- 0x4B40_0000
+    }
+
+    /// Rounds and saturates to bytes: lanes are clamped into [0, 255] first.
+    @inline(__always) static func bytes(_ v: SIMD16<Float>) -> SIMD16<UInt8> {
+        var c = v.replacing(with: 0, where: v .< 0)
+        c = c.replacing(with: 255, where: c .> 255)
+        return SIMD16<UInt8>(truncatingIfNeeded: roundedInt32(c))
+    }
+
+    /// Each of lanes `4k…4k+3` of a 16-lane vector repeated four times (one value per pixel →
+    /// one per channel), for the four pixels starting at lane `4k`.
+    @inline(__always) static func spread<T: SIMDScalar>(_ v: SIMD16<T>, quarter k: Int) -> SIMD16<T> {
+        let b = 4 * k
+        return SIMD16(v[b], v[b], v[b], v[b], v[b + 1], v[b + 1], v[b + 1], v[b + 1],
+                      v[b + 2], v[b + 2], v[b + 2], v[b + 2], v[b + 3], v[b + 3], v[b + 3], v[b + 3])
+    }
+}

@@ -1,0 +1,142 @@
+/// Resizes a float mask (the model's `h x w` output) to the frame size exactly as
+/// `cv::resize(src, dst, Size(W, H), 0, 0, INTER_LINEAR)` does for `CV_32F`, which is what
+/// MediaPipe's `TensorsToSegmentationCalculator` calls.
+///
+/// OpenCV's recipe, reproduced step by step:
+/// - `scale = 1 / (Double(W) / Double(w))`; per destination column
+///   `f = Float((Double(x) + 0.5) * scale - 0.5)`, `sx = floor(f)`, `f -= sx` (in `Float`).
+/// - Edge clamping: `sx < 0` gives `sx = 0, f = 0`; `sx >= w - 1` gives `sx = w - 1, f = 0` (and
+///   the column is a plain copy of `src[w - 1]`).
+/// - Rows: the same formula, but the two source rows are clamped into `[0, h - 1]` separately
+///   and the weights are kept (`(1 - f)·row(sy) + f·row(sy + 1)`, both rows clamped).
+/// - Horizontal `s0·a0 + s1·a1`, then vertical `r0·b0 + r1·b1`, each as two multiplies and an
+///   add in `Float` (no fused multiply-add: OpenCV's vector path may fuse the vertical step, which
+///   changes the last bit of a few values; see `Fixtures/imaging/README.md`).
+///
+/// Build one per (mask size, frame size) and reuse it: ``upsample(_:into:)`` allocates nothing.
+/// Not `Sendable`: it owns two scratch rows.
+public final class MaskUpsampler {
+    public let sourceWidth: Int
+    public let sourceHeight: Int
+    public let targetWidth: Int
+    public let targetHeight: Int
+
+    private let columnIndex: UnsafeMutablePointer<Int32>
+    private let columnWeights: UnsafeMutablePointer<Float>   // pairs (a0, a1)
+    private let columnIsCopy: Int                              // first column index >= xmax
+    private let rowIndex: [Int]
+    private let rowWeights: [Float]                            // pairs (b0, b1)
+    private let rowBuffers: UnsafeMutablePointer<Float>        // two horizontally resized rows
+    private var bufferedRows: (Int, Int) = (-1, -1)
+
+    /// - Precondition: all sizes positive.
+    public init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int) {
+        precondition(sourceWidth > 0 && sourceHeight > 0 && targetWidth > 0 && targetHeight > 0,
+                     "sizes must be positive")
+        self.sourceWidth = sourceWidth
+        self.sourceHeight = sourceHeight
+        self.targetWidth = targetWidth
+        self.targetHeight = targetHeight
+
+        columnIndex = .allocate(capacity: targetWidth)
+        columnWeights = .allocate(capacity: 2 * targetWidth)
+        let scaleX = 1.0 / (Double(targetWidth) / Double(sourceWidth))
+        var xmax = targetWidth
+        for x in 0..<targetWidth {
+            var f = Float((Double(x) + 0.5) * scaleX - 0.5)
+            var sx = Int(f.rounded(.down))
+            f -= Float(sx)
+            if sx < 0 { f = 0; sx = 0 }
+            if sx + 1 >= sourceWidth {
+                xmax = min(xmax, x)
+                if sx >= sourceWidth - 1 { f = 0; sx = sourceWidth - 1 }
+            }
+            columnIndex[x] = Int32(sx)
+            columnWeights[2 * x] = 1 - f
+            columnWeights[2 * x + 1] = f
+        }
+        columnIsCopy = xmax
+
+        let scaleY = 1.0 / (Double(targetHeight) / Double(sourceHeight))
+        var rows: [Int] = [], weights: [Float] = []
+        for y in 0..<targetHeight {
+            var f = Float((Double(y) + 0.5) * scaleY - 0.5)
+            let sy = Int(f.rounded(.down))
+            f -= Float(sy)
+            rows.append(sy)
+            weights.append(1 - f)
+            weights.append(f)
+        }
+        rowIndex = rows
+        rowWeights = weights
+        rowBuffers = .allocate(capacity: 2 * targetWidth)
+    }
+
+    deinit {
+        columnIndex.deallocate()
+        columnWeights.deallocate()
+        rowBuffers.deallocate()
+    }
+
+    /// Upsamples a mask into a frame-sized one.
+    ///
+    /// - Precondition: `source` holds `sourceWidth * sourceHeight` floats and `target`
+    ///   `targetWidth * targetHeight`.
+    public func upsample(_ source: UnsafeBufferPointer<Float>, into target: UnsafeMutableBufferPointer<Float>) {
+        precondition(source.count >= sourceWidth * sourceHeight, "source mask too small")
+        precondition(target.count >= targetWidth * targetHeight, "target mask too small")
+        let src = source.baseAddress!, dst = target.baseAddress!
+        let width = targetWidth
+        bufferedRows = (-1, -1)
+        var slots = (rowBuffers, rowBuffers + width)
+        for y in 0..<targetHeight {
+            let sy = rowIndex[y]
+            let r0 = min(max(sy, 0), sourceHeight - 1), r1 = min(max(sy + 1, 0), sourceHeight - 1)
+            // Reuse a row already resized for the previous output row.
+            if bufferedRows.0 != r0 {
+                if bufferedRows.1 == r0 {
+                    slots = (slots.1, slots.0)
+                    bufferedRows = (r0, bufferedRows.0)
+                } else {
+                    resizeRow(src + r0 * sourceWidth, into: slots.0)
+                    bufferedRows.0 = r0
+                }
+            }
+            if bufferedRows.1 != r1 {
+                resizeRow(src + r1 * sourceWidth, into: slots.1)
+                bufferedRows.1 = r1
+            }
+            let b0 = rowWeights[2 * y], b1 = rowWeights[2 * y + 1]
+            let top = slots.0, bottom = slots.1, out = dst + y * width
+            for x in 0..<width {
+                let p = top[x] * b0
+                let q = bottom[x] * b1
+                out[x] = p + q
+            }
+        }
+    }
+
+    /// Convenience over ``upsample(_:into:)`` for `Mask` values.
+    ///
+    /// - Precondition: the sizes match the upsampler's.
+    public func upsample(_ source: Mask, into target: inout Mask) {
+        precondition(source.width == sourceWidth && source.height == sourceHeight, "source mask size differs")
+        precondition(target.width == targetWidth && target.height == targetHeight, "target mask size differs")
+        source.values.withUnsafeBufferPointer { s in
+            target.values.withUnsafeMutableBufferPointer { t in upsample(s, into: t) }
+        }
+    }
+
+    private func resizeRow(_ row: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>) {
+        let last = sourceWidth - 1
+        for x in 0..<columnIsCopy {
+            let sx = Int(columnIndex[x])
+            let p = row[sx] * columnWeights[2 * x]
+            let q = row[min(sx + 1, last)] * columnWeights[2 * x + 1]
+            out[x] = p + q
+        }
+        for x in columnIsCopy..<targetWidth {
+            out[x] = row[Int(columnIndex[x])]
+        }
+    }
+}

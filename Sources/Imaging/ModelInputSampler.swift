@@ -1,0 +1,116 @@
+/// Turns a frame into the segmentation model's input tensor exactly as MediaPipe 0.10.21's
+/// `ImageToTensorCalculator` (CPU, OpenCV converter) does.
+///
+/// MediaPipe stretches the whole frame to the model size (no letterbox) with
+/// `cv::warpPerspective(INTER_LINEAR, BORDER_CONSTANT)` from its statically linked OpenCV 4.10,
+/// then converts to float with scale 1/255. This type reproduces that bit for bit:
+///
+/// - **Corner-aligned mapping**: tensor column `u` samples source column `u·W/w` (no half-pixel
+///   offset), row `v` samples `v·H/h`.
+/// - **1/32-pixel positions**: `s = cvRound(32·u·W/w)` (round half to even, computed in `Double`
+///   as OpenCV does), integer position `s >> 5`, fraction `f = s & 31`.
+/// - **Integer weights**: `value = Σ p·wx·wy` with `wx ∈ {32 − fx, fx}` and `wy ∈ {32 − fy, fy}`,
+///   then `(32·value + 2¹⁴) >> 15` (round half up) gives the 8-bit sample.
+/// - **Zero border**: a tap outside the frame reads 0 (only happens when upscaling).
+/// - **Float conversion**: `Float(sample) * Float(1/255)`, channels in RGB order whatever the
+///   frame's byte order, NHWC (`[h, w, 3]`).
+///
+/// The tables depend only on the two sizes, so a sampler is built once per frame size and reused;
+/// ``sample(_:into:)`` allocates nothing. A value type holding immutable tables, hence `Sendable`.
+public struct ModelInputSampler: Sendable {
+    public let sourceWidth: Int
+    public let sourceHeight: Int
+    public let tensorWidth: Int
+    public let tensorHeight: Int
+
+    /// Per tensor column: left tap's source column (clamped into the frame so reads stay in
+    /// bounds), right tap's source column, and their weights (0 for a tap outside the frame).
+    private let columns: [Tap]
+    private let rows: [Tap]
+    /// `Float(v) * Float(1/255)` for every 8-bit v.
+    private let unitScale: [Float]
+
+    struct Tap: Sendable {
+        var first: Int32
+        var second: Int32
+        var firstWeight: Int32
+        var secondWeight: Int32
+    }
+
+    /// - Precondition: all sizes positive.
+    public init(sourceWidth: Int, sourceHeight: Int, tensorWidth: Int, tensorHeight: Int) {
+        precondition(sourceWidth > 0 && sourceHeight > 0 && tensorWidth > 0 && tensorHeight > 0,
+                     "sizes must be positive")
+        self.sourceWidth = sourceWidth
+        self.sourceHeight = sourceHeight
+        self.tensorWidth = tensorWidth
+        self.tensorHeight = tensorHeight
+        columns = Self.taps(count: tensorWidth, source: sourceWidth)
+        rows = Self.taps(count: tensorHeight, source: sourceHeight)
+        let scale = Float(1.0 / 255.0)
+        unitScale = (0..<256).map { Float($0) * scale }
+    }
+
+    /// The 1/32-pixel source position of each destination index, as OpenCV 4.x's warpPerspective
+    /// computes it for a pure scaling matrix: `cvRound((d · (S/D)) · 32)`.
+    static func fixedPointPositions(count: Int, source: Int) -> [Int] {
+        let scale = Double(source) / Double(count)
+        return (0..<count).map { d in Int((Double(d) * scale * 32).rounded(.toNearestOrEven)) }
+    }
+
+    private static func taps(count: Int, source: Int) -> [Tap] {
+        fixedPointPositions(count: count, source: source).map { s in
+            let position = s >> 5, fraction = s & 31
+            func inside(_ i: Int) -> Bool { i >= 0 && i < source }
+            let first = position, second = position + 1
+            return Tap(first: Int32(min(max(first, 0), source - 1)),
+                       second: Int32(min(max(second, 0), source - 1)),
+                       firstWeight: inside(first) ? Int32(32 - fraction) : 0,
+                       secondWeight: inside(second) ? Int32(fraction) : 0)
+        }
+    }
+
+    /// The number of floats ``sample(_:into:)`` writes: `tensorHeight * tensorWidth * 3`.
+    public var tensorCount: Int { tensorHeight * tensorWidth * 3 }
+
+    /// Writes the model input for `image` into `tensor` (NHWC RGB float32 in [0, 1]).
+    ///
+    /// - Precondition: `image` is `sourceWidth x sourceHeight` and `tensor` holds at least
+    ///   ``tensorCount`` floats.
+    public func sample(_ image: Image, into tensor: UnsafeMutableBufferPointer<Float>) {
+        precondition(image.width == sourceWidth && image.height == sourceHeight, "frame size differs from the sampler's")
+        precondition(tensor.count >= tensorCount, "tensor buffer too small")
+        let (r, g, b) = image.format.channelOffsets
+        let stride = image.bytesPerRow
+        let out = tensor.baseAddress!
+        image.bytes.withUnsafeBufferPointer { pixels in
+            columns.withUnsafeBufferPointer { columns in
+                unitScale.withUnsafeBufferPointer { lut in
+                    let base = pixels.baseAddress!
+                    let lut = lut.baseAddress!
+                    for v in 0..<tensorHeight {
+                        let row = rows[v]
+                        let top = base + Int(row.first) * stride
+                        let bottom = base + Int(row.second) * stride
+                        let wy0 = row.firstWeight, wy1 = row.secondWeight
+                        var o = out + v * tensorWidth * 3
+                        for column in columns {
+                            let x0 = Int(column.first) &* 4, x1 = Int(column.second) &* 4
+                            let wx0 = column.firstWeight, wx1 = column.secondWeight
+                            @inline(__always) func channel(_ c: Int) -> Float {
+                                let h0 = Int32(top[x0 &+ c]) &* wx0 &+ Int32(top[x1 &+ c]) &* wx1
+                                let h1 = Int32(bottom[x0 &+ c]) &* wx0 &+ Int32(bottom[x1 &+ c]) &* wx1
+                                let value = h0 &* wy0 &+ h1 &* wy1
+                                return lut[Int((value &* 32 &+ 16384) >> 15)]
+                            }
+                            o[0] = channel(r)
+                            o[1] = channel(g)
+                            o[2] = channel(b)
+                            o += 3
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

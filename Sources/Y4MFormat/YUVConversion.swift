@@ -1,0 +1,94 @@
+import Imaging
+
+/// BT.601 limited-range ("studio swing") conversion between 8-bit YUV planes and RGBA/BGRA, in
+/// 8-bit fixed point (the classic integer coefficients, ×256):
+///
+///     YUV → RGB:  c = Y − 16, d = U − 128, e = V − 128
+///                 R = clamp((298c + 409e + 128) >> 8)
+///                 G = clamp((298c − 100d − 208e + 128) >> 8)
+///                 B = clamp((298c + 516d + 128) >> 8)
+///     RGB → YUV:  Y = ((66R + 129G + 25B + 128) >> 8) + 16
+///                 U = ((−38R − 74G + 112B + 128) >> 8) + 128
+///                 V = ((112R − 94G − 18B + 128) >> 8) + 128
+///
+/// (`>>` is an arithmetic shift: floor division, so `+128` rounds half up.) For 4:2:0 the chroma
+/// of a 2x2 block is computed from the block's mean colour (rounded half up), and on the way back
+/// each chroma sample is repeated over its block (nearest; the 420jpeg/paldv/mpeg2 sitings are
+/// not distinguished). Alpha is 255 on the way in and ignored on the way out. The row loops work
+/// on raw pointers with no per-pixel branches so the compiler vectorises them.
+public enum YUVConversion {
+    /// Fills `image` (which must have the header's size) from Y, U, V planes packed back to back.
+    public static func toImage(planes: UnsafePointer<UInt8>, header: Y4MHeader, into image: inout Image) {
+        precondition(image.width == header.width && image.height == header.height, "image size differs from the stream's")
+        let w = header.width, h = header.height
+        let (cw, ch) = header.chromaSize
+        let yPlane = planes, uPlane = planes + w * h, vPlane = uPlane + cw * ch
+        let (ro, go, bo) = image.format.channelOffsets
+        let shift = header.chroma.isSubsampled ? 1 : 0
+        let stride = image.bytesPerRow
+        image.bytes.withUnsafeMutableBufferPointer { out in
+            for y in 0..<h {
+                let row = out.baseAddress! + y * stride
+                let ys = yPlane + y * w
+                let us = uPlane + (y >> shift) * cw, vs = vPlane + (y >> shift) * cw
+                for x in 0..<w {
+                    let c = 298 &* (Int32(ys[x]) &- 16)
+                    let d = Int32(us[x >> shift]) &- 128, e = Int32(vs[x >> shift]) &- 128
+                    let r = (c &+ 409 &* e &+ 128) >> 8
+                    let g = (c &- 100 &* d &- 208 &* e &+ 128) >> 8
+                    let b = (c &+ 516 &* d &+ 128) >> 8
+                    row[4 * x + ro] = UInt8(min(max(r, 0), 255))
+                    row[4 * x + go] = UInt8(min(max(g, 0), 255))
+                    row[4 * x + bo] = UInt8(min(max(b, 0), 255))
+                    row[4 * x + 3] = 255
+                }
+            }
+        }
+    }
+
+    /// Writes Y, U, V planes (back to back, `header.frameByteCount` bytes) for `image`.
+    public static func toPlanes(_ image: Image, header: Y4MHeader, into planes: UnsafeMutablePointer<UInt8>) {
+        precondition(image.width == header.width && image.height == header.height, "image size differs from the stream's")
+        let w = header.width, h = header.height
+        let (cw, ch) = header.chromaSize
+        let yPlane = planes, uPlane = planes + w * h, vPlane = uPlane + cw * ch
+        let (ro, go, bo) = image.format.channelOffsets
+        let stride = image.bytesPerRow
+        @inline(__always) func chroma(_ r: Int32, _ g: Int32, _ b: Int32) -> (UInt8, UInt8) {
+            (UInt8(truncatingIfNeeded: ((-38 &* r &- 74 &* g &+ 112 &* b &+ 128) >> 8) &+ 128),
+             UInt8(truncatingIfNeeded: ((112 &* r &- 94 &* g &- 18 &* b &+ 128) >> 8) &+ 128))
+        }
+        image.bytes.withUnsafeBufferPointer { src in
+            let base = src.baseAddress!
+            for y in 0..<h {
+                let row = base + y * stride
+                let out = yPlane + y * w
+                for x in 0..<w {
+                    let r = Int32(row[4 * x + ro]), g = Int32(row[4 * x + go]), b = Int32(row[4 * x + bo])
+                    out[x] = UInt8(truncatingIfNeeded: ((66 &* r &+ 129 &* g &+ 25 &* b &+ 128) >> 8) &+ 16)
+                }
+            }
+            if !header.chroma.isSubsampled {
+                for y in 0..<h {
+                    let row = base + y * stride
+                    for x in 0..<w {
+                        let (u, v) = chroma(Int32(row[4 * x + ro]), Int32(row[4 * x + go]), Int32(row[4 * x + bo]))
+                        uPlane[y * cw + x] = u; vPlane[y * cw + x] = v
+                    }
+                }
+                return
+            }
+            for cy in 0..<ch {
+                let r0 = base + (2 * cy) * stride, r1 = base + min(2 * cy + 1, h - 1) * stride
+                for cx in 0..<cw {
+                    let x0 = 4 * (2 * cx), x1 = 4 * min(2 * cx + 1, w - 1)
+                    @inline(__always) func mean(_ o: Int) -> Int32 {
+                        (Int32(r0[x0 + o]) &+ Int32(r0[x1 + o]) &+ Int32(r1[x0 + o]) &+ Int32(r1[x1 + o]) &+ 2) >> 2
+                    }
+                    let (u, v) = chroma(mean(ro), mean(go), mean(bo))
+                    uPlane[cy * cw + cx] = u; vPlane[cy * cw + cx] = v
+                }
+            }
+        }
+    }
+}

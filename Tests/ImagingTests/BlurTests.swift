@@ -1,0 +1,136 @@
+import Imaging
+import Testing
+
+@Suite("Background blur: level → σ → three Kovesi box passes, edge clamp, mask weighting")
+struct BlurTests {
+    @Test("levels are clamped into 1…10 and default to 5")
+    func levels() {
+        #expect(BlurStrength().level == 5)
+        #expect(BlurStrength(level: -3).level == 1)
+        #expect(BlurStrength(level: 0).level == 1)
+        #expect(BlurStrength(level: 11).level == 10)
+    }
+
+    @Test("Kovesi widths match the published examples (σ 3 → 5/5/7, 8 → 15/15/17, 16 → 31/31/33)")
+    func kovesi() {
+        #expect(BlurStrength.kovesiRadii(sigma: 3, passes: 3) == [2, 2, 3])
+        #expect(BlurStrength.kovesiRadii(sigma: 8, passes: 3) == [7, 7, 8])
+        #expect(BlurStrength.kovesiRadii(sigma: 16, passes: 3) == [15, 15, 16])
+        for sigma in stride(from: 1.5, through: 60, by: 0.7) {
+            let achieved = BlurStrength.achievedSigma(radii: BlurStrength.kovesiRadii(sigma: sigma, passes: 3))
+            #expect(abs(achieved - sigma) <= 0.6, "σ \(sigma) → \(achieved)")
+        }
+    }
+
+    @Test("a level is the same fraction of the frame at 480p and 1080p")
+    func scaleInvariance() {
+        for level in 1...10 {
+            let s = BlurStrength(level: level)
+            #expect(abs(s.sigma(width: 1920, height: 1080) / s.sigma(width: 854, height: 480) - 1080.0 / 480.0) < 1e-9)
+            let r = s.radii(width: 1920, height: 1080)
+            #expect(r.count == 3 && r == r.sorted())
+        }
+        #expect(BlurStrength(level: 10).radii(width: 1920, height: 1080).max()! > BlurStrength(level: 1).radii(width: 1920, height: 1080).max()!)
+    }
+
+    /// Three clamped box passes horizontally then vertically, in Double, rounded at the end.
+    static func reference(_ image: Image, radii: [Int]) -> [Double] {
+        let w = image.width, h = image.height
+        var plane = [Double](repeating: 0, count: w * h * 3)
+        for y in 0..<h { for x in 0..<w { for c in 0..<3 { plane[(y * w + x) * 3 + c] = Double(image.bytes[y * image.bytesPerRow + 4 * x + c]) } } }
+        for r in radii {
+            var next = plane
+            for y in 0..<h { for x in 0..<w { for c in 0..<3 {
+                var s = 0.0
+                for k in -r...r { s += plane[(y * w + min(max(x + k, 0), w - 1)) * 3 + c] }
+                next[(y * w + x) * 3 + c] = s / Double(2 * r + 1)
+            } } }
+            plane = next
+        }
+        for r in radii {
+            var next = plane
+            for y in 0..<h { for x in 0..<w { for c in 0..<3 {
+                var s = 0.0
+                for k in -r...r { s += plane[(min(max(y + k, 0), h - 1) * w + x) * 3 + c] }
+                next[(y * w + x) * 3 + c] = s / Double(2 * r + 1)
+            } } }
+            plane = next
+        }
+        return plane
+    }
+
+    @Test("the blur equals three clamped box passes to within one level (sizes not multiples of 16, radius > size)",
+          arguments: [(37, 23, 1), (37, 23, 5), (40, 9, 10), (17, 33, 7)])
+    func matchesReference(_ c: (Int, Int, Int)) {
+        let (w, h, level) = c
+        let frame = Image(width: w, height: h, format: .rgba8, bytesPerRow: 4 * w + 8,
+                          bytes: Synthetic.noise(count: (4 * w + 8) * h, seed: UInt64(level)))
+        var out = Image(width: w, height: h)
+        let blur = BackgroundBlur()
+        let strength = BlurStrength(level: level)
+        blur.blur(frame, strength: strength, into: &out)
+        let expected = Self.reference(frame, radii: strength.radii(width: w, height: h))
+        var worst = 0.0
+        for y in 0..<h { for x in 0..<w {
+            for c in 0..<3 { worst = max(worst, abs(Double(out.bytes[4 * (y * w + x) + c]) - expected[(y * w + x) * 3 + c])) }
+            #expect(out.bytes[4 * (y * w + x) + 3] == 255)
+        } }
+        #expect(worst <= 1.0, "max |Δ| \(worst) with radii \(blur.lastRadii)")
+    }
+
+    @Test("a flat frame stays flat; the object is reusable across sizes")
+    func flat() {
+        let blur = BackgroundBlur()
+        for (w, h) in [(64, 48), (33, 17), (64, 48)] {
+            let frame = Image(width: w, height: h, filledWith: (200, 100, 50, 7))
+            var out = frame
+            blur.blur(frame, strength: BlurStrength(level: 10), into: &out)
+            #expect(out == Image(width: w, height: h, filledWith: (200, 100, 50, 255)))
+        }
+    }
+
+    @Test("mask weighting keeps the person's colour out of the background (no halo)")
+    func noHalo() {
+        // A white person (left half) on a black background.
+        let w = 96, h = 64
+        var frame = Image(width: w, height: h, filledWith: (0, 0, 0, 255))
+        var mask = Mask(width: w, height: h)
+        for y in 0..<h { for x in 0..<w / 2 {
+            for c in 0..<3 { frame.bytes[4 * (y * w + x) + c] = 255 }
+            mask.values[y * w + x] = 1
+        } }
+        let blur = BackgroundBlur()
+        var plain = frame, weighted = frame
+        blur.blur(frame, strength: BlurStrength(level: 10), into: &plain)
+        blur.blur(frame, strength: BlurStrength(level: 10), excluding: mask, into: &weighted)
+        // Just right of the boundary the plain blur is bright (halo), the weighted one stays black.
+        let probe = 4 * (h / 2 * w + w / 2 + 2)
+        #expect(plain.bytes[probe] > 20)
+        #expect(weighted.bytes[probe] == 0)
+        // Fused blur + composite: the person stays exactly white, the background black.
+        var fused = frame
+        blur.blurBackground(of: &fused, mask: mask, strength: BlurStrength(level: 10))
+        #expect(fused.bytes[4 * (h / 2 * w + 3)] == 255)
+        #expect(fused.bytes[probe] == 0)
+    }
+
+    @Test("a point of light spreads into a round spot, not a square (three passes, not one)")
+    func roundHighlights() {
+        let n = 101
+        var frame = Image(width: n, height: n, filledWith: (0, 0, 0, 255))
+        for c in 0..<3 { frame.bytes[4 * (50 * n + 50) + c] = 255 }
+        // Scale the point up so the blurred values are measurable: a 5x5 bright block.
+        for y in 48...52 { for x in 48...52 { for c in 0..<3 { frame.bytes[4 * (y * n + x) + c] = 255 } } }
+        var out = frame
+        BackgroundBlur().blur(frame, strength: BlurStrength(level: 10), into: &out)
+        let radii = BlurStrength(level: 10).radii(width: n, height: n)
+        #expect(radii.allSatisfy { $0 >= 1 })
+        func v(_ x: Int, _ y: Int) -> Double { Double(out.bytes[4 * (y * n + x)]) }
+        // Along the axis at distance d vs along the diagonal at the same distance: close for a
+        // Gaussian-like kernel, very different for a single box (whose corners are as bright as its axis).
+        let d = 6
+        let axis = v(50 + d, 50), diagonal = v(50 + Int(Double(d) / 2.0.squareRoot() + 0.5), 50 + Int(Double(d) / 2.0.squareRoot() + 0.5))
+        #expect(axis > 0 && abs(axis - diagonal) / axis < 0.2, "axis \(axis) diagonal \(diagonal)")
+        #expect(v(50 + 2 * d, 50 + 2 * d) < v(50 + 2 * d, 50) * 0.8)
+    }
+}

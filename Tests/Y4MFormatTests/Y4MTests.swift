@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Imaging
+import Testing
+import Y4MFormat
+
+@Suite("YUV4MPEG2 streams: headers, frames, truncation, BT.601 conversion")
+struct Y4MTests {
+    /// Runs `body` with the two ends of a pipe; closes them afterwards.
+    static func withPipe<R>(_ body: (_ read: Int32, _ write: Int32) throws -> R) rethrows -> R {
+        var fds: [Int32] = [0, 0]
+        precondition(pipe(&fds) == 0)
+        defer { close(fds[0]); if fds[1] >= 0 { close(fds[1]) } }
+        return try body(fds[0], fds[1])
+    }
+
+    static func write(_ bytes: [UInt8], to fd: Int32) {
+        bytes.withUnsafeBytes { _ = Glibc.write(fd, $0.baseAddress!, $0.count) }
+    }
+
+    static func frame(_ w: Int, _ h: Int, seed: Int) -> Image {
+        var image = Image(width: w, height: h)
+        for i in 0..<(w * h) {
+            image.bytes[4 * i] = UInt8((i * 7 + seed * 31) % 256)
+            image.bytes[4 * i + 1] = UInt8((i * 3 + seed) % 256)
+            image.bytes[4 * i + 2] = UInt8((255 - i * 5 % 256 + seed) % 256)
+        }
+        return image
+    }
+
+    @Test("headers parse size, rate, aspect and chroma; the writer's header reads back equal")
+    func headers() throws {
+        let h = try Y4MHeader(parsing: "YUV4MPEG2 W640 H480 F30000:1001 Ip A1:1 C420mpeg2 XYSCSS=420MPEG2")
+        #expect(h.width == 640 && h.height == 480 && h.frameRate == (30000, 1001) && h.chroma == .c420mpeg2)
+        #expect(h.comments == ["YSCSS=420MPEG2"])
+        #expect(h.frameByteCount == 640 * 480 * 3 / 2)
+        #expect(try Y4MHeader(parsing: String(h.line.dropLast())) == h)
+        let defaulted = try Y4MHeader(parsing: "YUV4MPEG2 W3 H3")
+        #expect(defaulted.chroma == .c420jpeg && defaulted.chromaSize == (2, 2))
+    }
+
+    @Test("malformed and unsupported headers give clear errors", arguments: [
+        ("YUV4MPEG2 H480 F30:1", Y4MError.malformedHeader("missing width (W)")),
+        ("YUV4MPEG2 W640 F30:1", .malformedHeader("missing height (H)")),
+        ("YUV4MPEG2 W640 H480 Q7", .malformedHeader("unknown token 'Q7'")),
+        ("YUV4MPEG2 Wabc H480", .malformedHeader("bad width 'abc'")),
+        ("YUV4MPEG2 W640 H480 F30", .malformedHeader("bad frame rate '30' (want N:D)")),
+        ("YUV4MPEG2 W640 H480 C422", .unsupported("colour space C422 (supported: C420jpeg, C420paldv, C420mpeg2, C420, C444)")),
+        ("YUV4MPEG2 W640 H480 Cmono", .unsupported("colour space Cmono (supported: C420jpeg, C420paldv, C420mpeg2, C420, C444)")),
+        ("YUV4MPEG2 W640 H480 It", .unsupported("interlacing 't' (only progressive, Ip, is supported)")),
+        ("YUV4MPEG W640 H480", .malformedHeader("does not start with YUV4MPEG2")),
+    ])
+    func badHeaders(_ c: (String, Y4MError)) {
+        #expect(throws: c.1) { try Y4MHeader(parsing: c.0) }
+    }
+
+    @Test("BT.601 limited range: Y 16 is black, Y 235 is white, U/V 128 grey; white→Y 235, black→Y 16")
+    func conversionAnchors() {
+        let header = Y4MHeader(width: 2, height: 1, chroma: .c444)
+        var image = Image(width: 2, height: 1)
+        let planes: [UInt8] = [16, 235, 128, 128, 128, 128]
+        planes.withUnsafeBufferPointer { YUVConversion.toImage(planes: $0.baseAddress!, header: header, into: &image) }
+        #expect(image.bytes == [0, 0, 0, 255, 255, 255, 255, 255])
+        var back = [UInt8](repeating: 0, count: 6)
+        back.withUnsafeMutableBufferPointer { YUVConversion.toPlanes(image, header: header, into: $0.baseAddress!) }
+        #expect(back == planes)
+    }
+
+    @Test("4:4:4 round trip stays within 2 levels; 4:2:0 of 2x2-flat colour blocks too", arguments: [Y4MChroma.c444, .c420jpeg])
+    func roundTrip(_ chroma: Y4MChroma) throws {
+        let w = 10, h = 6
+        var image = Self.frame(w, h, seed: 3)
+        if chroma.isSubsampled {  // make each 2x2 block one colour
+            for y in 0..<h { for x in 0..<w { for c in 0..<3 { image.bytes[4 * (y * w + x) + c] = image.bytes[4 * ((y & ~1) * w + (x & ~1)) + c] } } }
+        }
+        let header = Y4MHeader(width: w, height: h, chroma: chroma)
+        var planes = [UInt8](repeating: 0, count: header.frameByteCount)
+        planes.withUnsafeMutableBufferPointer { YUVConversion.toPlanes(image, header: header, into: $0.baseAddress!) }
+        var back = Image(width: w, height: h, format: .bgra8)
+        planes.withUnsafeBufferPointer { YUVConversion.toImage(planes: $0.baseAddress!, header: header, into: &back) }
+        var worst = 0
+        for i in 0..<(w * h) {
+            worst = max(worst, abs(Int(image.bytes[4 * i]) - Int(back.bytes[4 * i + 2])),
+                        abs(Int(image.bytes[4 * i + 1]) - Int(back.bytes[4 * i + 1])),
+                        abs(Int(image.bytes[4 * i + 2]) - Int(back.bytes[4 * i])))
+        }
+        // Saturated colours can fall outside what limited-range YUV round-trips; these do not.
+        #expect(worst <= 3, "max |Δ| \(worst)")
+    }
+
+    @Test("frames written to a pipe read back with size, rate and frame count kept (odd size, 4:2:0)")
+    func pipeRoundTrip() throws {
+        try Self.withPipe { r, w in
+            let header = Y4MHeader(width: 7, height: 5, frameRate: (25, 1), chroma: .c420jpeg)
+            let writer = try Y4MWriter(fileDescriptor: w, header: header)
+            for seed in 0..<3 { try writer.write(Self.frame(7, 5, seed: seed)) }
+            close(w)
+            let reader = try Y4MReader(fileDescriptor: r)
+            #expect(reader.header == header)
+            var frame = Image(width: 7, height: 5)
+            var count = 0
+            while try reader.readFrame(into: &frame) { count += 1 }
+            #expect(count == 3)
+        }
+    }
+
+    @Test("a frame cut short throws after every complete frame was returned")
+    func truncated() throws {
+        try Self.withPipe { r, w in
+            let header = Y4MHeader(width: 4, height: 4, chroma: .c420jpeg)
+            var bytes = Array(header.line.utf8)
+            for _ in 0..<2 { bytes += Array("FRAME\n".utf8) + [UInt8](repeating: 128, count: header.frameByteCount) }
+            bytes += Array("FRAME\n".utf8) + [UInt8](repeating: 128, count: 10)
+            Self.write(bytes, to: w)
+            close(w)
+            let reader = try Y4MReader(fileDescriptor: r)
+            var frame = Image(width: 4, height: 4)
+            #expect(try reader.readFrame(into: &frame))
+            #expect(try reader.readFrame(into: &frame))
+            #expect(throws: Y4MError.truncatedFrame(index: 2, expected: 24, received: 10)) { try reader.readFrame(into: &frame) }
+        }
+    }
+
+    @Test("a bad FRAME marker, an empty stream and garbage are errors, not crashes")
+    func garbage() throws {
+        try Self.withPipe { r, w in
+            Self.write(Array("YUV4MPEG2 W2 H2 C444\nFRAMX\n".utf8) + [UInt8](repeating: 0, count: 12), to: w)
+            close(w)
+            let reader = try Y4MReader(fileDescriptor: r)
+            var frame = Image(width: 2, height: 2)
+            #expect(throws: Y4MError.self) { try reader.readFrame(into: &frame) }
+        }
+        try Self.withPipe { r, w in
+            close(w)
+            #expect(throws: Y4MError.malformedHeader("empty stream")) { try Y4MReader(fileDescriptor: r) }
+        }
+        try Self.withPipe { r, w in
+            Self.write([UInt8](repeating: 0x41, count: 5000), to: w)
+            close(w)
+            #expect(throws: Y4MError.self) { try Y4MReader(fileDescriptor: r) }
+        }
+    }
+}
