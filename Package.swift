@@ -145,14 +145,17 @@ let package = Package(
         // Injected segmenters and compositors for the pipeline and SDK tests (fault injection, determinism).
         .target(name: "PipelineFakes", dependencies: ["FramePipeline", "Imaging"], path: "Tests/PipelineFakes",
                 swiftSettings: commonSettings),
+        .target(
+            name: "SDKTestSupport", dependencies: ["SRTC", "FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels"],
+            path: "Tests/SDKTestSupport", swiftSettings: commonSettings),
         .testTarget(
-            name: "FramePipelineTests", dependencies: ["FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter"],
+            name: "FramePipelineTests", dependencies: ["FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels"],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "SRTCTests", dependencies: ["SRTC", "FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels", "TestSupport"],
+            name: "SRTCTests", dependencies: ["SRTC", "FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels", "SDKTestSupport", "PNGCodec"],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "SMeetingTests", dependencies: ["SMeeting", "SRTC", "FramePipeline", "Imaging", "PipelineFakes"],
+            name: "SMeetingTests", dependencies: ["SMeeting", "SRTC", "FramePipeline", "Imaging", "PipelineFakes", "SDKTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "Imaging", "TestSupport"], swiftSettings: commonSettings),

@@ -63,8 +63,10 @@ public final class FrameProcessor {
     private var smoother: MaskSmoother
     private let poolCapacity: Int
     private var pool: FrameBufferPool?
-    private var mask = UnsafeMutableBufferPointer<Float>(start: nil, count: 0)
-    private var previousMask = UnsafeMutableBufferPointer<Float>(start: nil, count: 0)
+    /// The fresh mask, then (after smoothing) the smoothed one; `nil` until the first processed frame.
+    private var mask: Mask?
+    /// The last smoothed mask (the smoother's memory and the mask for frames without inference).
+    private var previousMask: Mask?
     private var lastOutput: VideoFrame?
     private var stateGeneration = 0
     private var wasEnabled = false
@@ -78,10 +80,8 @@ public final class FrameProcessor {
         smoother = MaskSmoother(combineWithPreviousRatio: smoothingRatio)
     }
 
-    deinit { releaseBuffers() }
-
     /// Bytes held by masks and output buffers.
-    public var byteCount: Int { (pool?.byteCount ?? 0) + 4 * (mask.count + previousMask.count) }
+    public var byteCount: Int { (pool?.byteCount ?? 0) + 4 * ((mask?.values.count ?? 0) + (previousMask?.values.count ?? 0)) }
 
     /// Clears the inter-frame state: the next frame segments from scratch and uses its raw mask.
     public func reset() {
@@ -96,8 +96,8 @@ public final class FrameProcessor {
     public func releaseBuffers() {
         if policy.state != .awaitingFirstMask || smoother.hasPrevious || lastOutput != nil { reset() }
         pool = nil
-        mask.deallocate(); mask = .init(start: nil, count: 0)
-        previousMask.deallocate(); previousMask = .init(start: nil, count: 0)
+        mask = nil
+        previousMask = nil
     }
 
     /// Processes one camera frame.
@@ -107,7 +107,7 @@ public final class FrameProcessor {
     ///   - compositor: draws the output.
     /// - Returns: what to publish: the camera frame itself when off, a processed frame, or nothing.
     public func process(_ frame: VideoFrame, settings: FrameSettings, segmenter: (any Segmenter)?,
-                        compositor: any Compositor) -> FrameOutcome {
+                        compositor: any FrameCompositor) -> FrameOutcome {
         statistics.framesReceived += 1
         guard settings.isEnabled else {
             if wasEnabled { releaseBuffers(); wasEnabled = false }
@@ -140,13 +140,17 @@ public final class FrameProcessor {
             statistics.inferenceCount += 1
             let segmentationStart = clock.now
             do {
-                try segmenter.segment(frame.image, into: mask)
+                try mask!.values.withUnsafeMutableBufferPointer { try segmenter.segment(frame.image, into: $0) }
             } catch {
                 return drop(.segmentationFailed)
             }
             let smoothingStart = clock.now
             statistics.segmentation.record(smoothingStart - segmentationStart)
-            smoother.smooth(mask, previous: previousMask)
+            mask!.values.withUnsafeMutableBufferPointer { current in
+                previousMask!.values.withUnsafeMutableBufferPointer { previous in
+                    smoother.smooth(current, previous: previous)
+                }
+            }
             statistics.smoothing.record(clock.now - smoothingStart)
             return composite(frame, into: output, settings: settings, compositor: compositor, start: start)
 
@@ -160,12 +164,12 @@ public final class FrameProcessor {
     }
 
     private func composite(_ frame: VideoFrame, into output: FrameBuffer, settings: FrameSettings,
-                           compositor: any Compositor, start: ContinuousClock.Instant,
+                           compositor: any FrameCompositor, start: ContinuousClock.Instant,
                            usePreviousMask: Bool = false) -> FrameOutcome {
         let compositingStart = clock.now
-        let source = usePreviousMask ? previousMask : mask
         output.withMutableImage { image in
-            compositor.composite(frame.image, mask: UnsafeBufferPointer(source), effect: settings.effect, into: &image)
+            compositor.composite(frame.image, mask: usePreviousMask ? previousMask! : mask!, effect: settings.effect,
+                                 into: &image)
         }
         let end = clock.now
         statistics.compositing.record(end - compositingStart)
@@ -191,16 +195,12 @@ public final class FrameProcessor {
     private func prepareBuffers(for image: Image) {
         let count = image.width * image.height
         if let pool, pool.width == image.width, pool.height == image.height, pool.format == image.format,
-           mask.count == count {
+           mask?.values.count == count {
             return
         }
-        let hadFrames = pool != nil
-        releaseBuffers()
-        if hadFrames { /* resolution change: releaseBuffers() already cleared the state */ }
+        releaseBuffers()   // a resolution change: this also clears the inter-frame state
         pool = FrameBufferPool(width: image.width, height: image.height, format: image.format, capacity: poolCapacity)
-        mask = .allocate(capacity: count)
-        mask.initialize(repeating: 0)
-        previousMask = .allocate(capacity: count)
-        previousMask.initialize(repeating: 0)
+        mask = Mask(width: image.width, height: image.height)
+        previousMask = Mask(width: image.width, height: image.height)
     }
 }

@@ -16,12 +16,13 @@ public enum SegmenterLoadError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// The shipped segmenter: MediaPipe selfie segmentation run by our ONNX engine.
+/// The shipped segmenter: MediaPipe selfie segmentation run by our ONNX engine, with MediaPipe's
+/// exact pre- and post-processing from the imaging module.
 ///
-/// Per frame: the frame is stretched to the model's input size (bilinear, half-pixel centres, RGB
-/// in [0, 1], NHWC: MediaPipe's `keep_aspect_ratio: false`), the session runs, and the
-/// model-resolution probability mask is upsampled bilinearly to the frame size. All buffers
-/// (input tensor, output mask, resampling tables) are allocated at creation or when the frame size
+/// Per frame: ``ModelInputSampler`` stretches the frame to the model's input size as MediaPipe
+/// 0.10.21 does (no letterbox, RGB in [0, 1], NHWC), the session runs, and ``MaskUpsampler``
+/// resizes the probability mask to the frame size as `cv::resize(INTER_LINEAR)` does. The input
+/// tensor and output mask are allocated at creation, the sampler and upsampler when the frame size
 /// changes, so steady-state frames allocate nothing.
 public final class ModelSegmenter: Segmenter {
     public let inputWidth: Int
@@ -29,8 +30,8 @@ public final class ModelSegmenter: Segmenter {
     private let session: InferenceSession
     private let input: UnsafeMutableBufferPointer<Float>
     private let output: UnsafeMutableBufferPointer<Float>
-    private var downsample = ResampleTables()
-    private var upsample = ResampleTables()
+    private var sampler: ModelInputSampler?
+    private var upsampler: MaskUpsampler?
 
     /// Loads the model and creates its session.
     ///
@@ -65,106 +66,20 @@ public final class ModelSegmenter: Segmenter {
     deinit {
         input.deallocate()
         output.deallocate()
-        downsample.deallocate()
-        upsample.deallocate()
     }
 
-    public var byteCount: Int {
-        session.arenaBytes + 4 * (input.count + output.count) + downsample.byteCount + upsample.byteCount
-    }
+    public var byteCount: Int { session.arenaBytes + 4 * (input.count + output.count) }
 
     public func segment(_ frame: Image, into mask: UnsafeMutableBufferPointer<Float>) throws {
         precondition(mask.count == frame.width * frame.height, "mask size does not match the frame")
-        downsample.prepare(source: (frame.width, frame.height), destination: (inputWidth, inputHeight))
-        upsample.prepare(source: (inputWidth, inputHeight), destination: (frame.width, frame.height))
-        preprocess(frame)
+        if sampler?.sourceWidth != frame.width || sampler?.sourceHeight != frame.height {
+            sampler = ModelInputSampler(sourceWidth: frame.width, sourceHeight: frame.height,
+                                        tensorWidth: inputWidth, tensorHeight: inputHeight)
+            upsampler = MaskUpsampler(sourceWidth: inputWidth, sourceHeight: inputHeight,
+                                      targetWidth: frame.width, targetHeight: frame.height)
+        }
+        sampler!.sample(frame, into: input)
         try session.run(input: UnsafeBufferPointer(input), output: output)
-        upsampleMask(into: mask, width: frame.width, height: frame.height)
-    }
-
-    /// Frame → NHWC RGB floats in [0, 1] at the model size.
-    private func preprocess(_ frame: Image) {
-        let (r, g, b) = frame.format.channelOffsets
-        let stride = frame.bytesPerRow, width = inputWidth, tables = downsample
-        let scale: Float = 1 / 255
-        frame.bytes.withUnsafeBufferPointer { bytes in
-            for y in 0..<inputHeight {
-                let y0 = tables.y0[y] * stride, y1 = tables.y1[y] * stride, wy = tables.wy[y]
-                for x in 0..<width {
-                    let x0 = 4 * tables.x0[x], x1 = 4 * tables.x1[x], wx = tables.wx[x]
-                    let o = 3 * (y * width + x)
-                    func sample(_ offset: Int) -> Float {
-                        let a = Float(bytes[y0 + x0 + offset]), b = Float(bytes[y0 + x1 + offset])
-                        let c = Float(bytes[y1 + x0 + offset]), d = Float(bytes[y1 + x1 + offset])
-                        let top = a + wx * (b - a), bottom = c + wx * (d - c)
-                        return (top + wy * (bottom - top)) * scale
-                    }
-                    input[o] = sample(r)
-                    input[o + 1] = sample(g)
-                    input[o + 2] = sample(b)
-                }
-            }
-        }
-    }
-
-    /// Model-size mask → frame-size mask.
-    private func upsampleMask(into mask: UnsafeMutableBufferPointer<Float>, width: Int, height: Int) {
-        let tables = upsample, sourceWidth = inputWidth
-        for y in 0..<height {
-            let y0 = tables.y0[y] * sourceWidth, y1 = tables.y1[y] * sourceWidth, wy = tables.wy[y]
-            for x in 0..<width {
-                let x0 = tables.x0[x], x1 = tables.x1[x], wx = tables.wx[x]
-                let top = output[y0 + x0] + wx * (output[y0 + x1] - output[y0 + x0])
-                let bottom = output[y1 + x0] + wx * (output[y1 + x1] - output[y1 + x0])
-                mask[y * width + x] = top + wy * (bottom - top)
-            }
-        }
-    }
-}
-
-/// Bilinear sampling positions (half-pixel centres, clamped at the borders) for one resize,
-/// rebuilt only when the sizes change.
-struct ResampleTables {
-    private(set) var source = (0, 0), destination = (0, 0)
-    private(set) var x0 = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
-    private(set) var x1 = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
-    private(set) var wx = UnsafeMutableBufferPointer<Float>(start: nil, count: 0)
-    private(set) var y0 = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
-    private(set) var y1 = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
-    private(set) var wy = UnsafeMutableBufferPointer<Float>(start: nil, count: 0)
-
-    var byteCount: Int { 20 * (x0.count + y0.count) }
-
-    mutating func prepare(source: (Int, Int), destination: (Int, Int)) {
-        guard source != self.source || destination != self.destination else { return }
-        deallocate()
-        self.source = source
-        self.destination = destination
-        (x0, x1, wx) = Self.axis(source: source.0, destination: destination.0)
-        (y0, y1, wy) = Self.axis(source: source.1, destination: destination.1)
-    }
-
-    mutating func deallocate() {
-        for buffer in [x0, x1, y0, y1] { buffer.deallocate() }
-        wx.deallocate()
-        wy.deallocate()
-        x0 = .init(start: nil, count: 0); x1 = x0; y0 = x0; y1 = x0
-        wx = .init(start: nil, count: 0); wy = wx
-    }
-
-    private static func axis(source: Int, destination: Int)
-        -> (UnsafeMutableBufferPointer<Int>, UnsafeMutableBufferPointer<Int>, UnsafeMutableBufferPointer<Float>) {
-        let first = UnsafeMutableBufferPointer<Int>.allocate(capacity: destination)
-        let second = UnsafeMutableBufferPointer<Int>.allocate(capacity: destination)
-        let weight = UnsafeMutableBufferPointer<Float>.allocate(capacity: destination)
-        let scale = Float(source) / Float(destination)
-        for i in 0..<destination {
-            let position = max(0, (Float(i) + 0.5) * scale - 0.5)
-            let lower = min(Int(position), source - 1)
-            first[i] = lower
-            second[i] = min(lower + 1, source - 1)
-            weight[i] = position - Float(lower)
-        }
-        return (first, second, weight)
+        upsampler!.upsample(UnsafeBufferPointer(output), into: mask)
     }
 }

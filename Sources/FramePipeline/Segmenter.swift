@@ -41,11 +41,10 @@ public enum BackgroundEffect: Sendable, Equatable {
 ///
 /// The shipped implementation is ``ImagingCompositor``. Implementations keep caches (blur scratch,
 /// the cover-cropped background) between calls and allocate nothing per frame in steady state.
-public protocol Compositor: AnyObject {
+public protocol FrameCompositor: AnyObject {
     /// Writes into `output` the frame with everything outside the person replaced by `effect`:
     /// `output = mask · frame + (1 − mask) · background`.
     ///
-    /// - Precondition: `output` and `frame` have the same size and format;
-    ///   `mask.count == frame.width * frame.height`.
-    func composite(_ frame: Image, mask: UnsafeBufferPointer<Float>, effect: BackgroundEffect, into output: inout Image)
+    /// - Precondition: `output`, `frame` and `mask` have the same size; `output` has `frame`'s format.
+    func composite(_ frame: Image, mask: Mask, effect: BackgroundEffect, into output: inout Image)
 }

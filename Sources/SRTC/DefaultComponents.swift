@@ -12,15 +12,8 @@ enum DefaultComponents {
         try ModelSegmenter(modelPath: modelPath)
     }
 
-    static func makeCompositor() -> any Compositor {
-        UnavailableCompositor()
-    }
-}
-
-/// Stands in until the imaging compositor is merged; never reached, because no segmenter can be
-/// installed without the inference engine.
-final class UnavailableCompositor: Compositor {
-    func composite(_ frame: Image, mask: UnsafeBufferPointer<Float>, effect: BackgroundEffect, into output: inout Image) {
-        preconditionFailure("compositing is not part of this build yet")
+    /// The real compositing: mask-weighted blur and cover-cropped replacement.
+    static func makeCompositor() -> any FrameCompositor {
+        ImagingCompositor()
     }
 }

@@ -1,8 +1,9 @@
 import Imaging
+import PNGCodec
 
 /// Reads PNG files for ``SRTCNativeImage`` and the PNG-sequence camera.
 enum PNGLoading {
     static func load(path: String) -> Image? {
-        nil
+        try? PNG.read(contentsOfFile: path)
     }
 }

@@ -40,7 +40,7 @@ public final class SRTCCapturePipeline: Sendable {
 
     /// A pipeline with injected parts (tests: fault injection, deterministic segmentation).
     package init(segmenterFactory: @escaping @Sendable (String) throws -> any Segmenter,
-                 compositorFactory: @escaping @Sendable () -> any Compositor,
+                 compositorFactory: @escaping @Sendable () -> any FrameCompositor,
                  defaultModelPath: @escaping @Sendable () -> String,
                  poolCapacity: Int = 4,
                  cameras: [SRTCCameraDevice] = [.synthetic(name: "Front", position: .front),

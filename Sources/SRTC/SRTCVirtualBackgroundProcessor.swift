@@ -10,7 +10,7 @@ import Imaging
 public final class SRTCVirtualBackgroundProcessor: Sendable {
     private struct Core {
         let processor: FrameProcessor
-        let compositor: any Compositor
+        let compositor: any FrameCompositor
     }
     private let component: VirtualBackgroundComponent
     private let core: Locked<Core>

@@ -29,7 +29,7 @@ final class SharedSegmenter: Segmenter, @unchecked Sendable {
 /// Creates the segmenter for a model file, or throws a message for `virtualBackgroundSessionFailed`.
 typealias SegmenterFactory = @Sendable (_ modelPath: String) throws -> any Segmenter
 /// Creates one compositor per processor (each keeps its own caches).
-typealias CompositorFactory = @Sendable () -> any Compositor
+typealias CompositorFactory = @Sendable () -> any FrameCompositor
 
 /// The device-level virtual background: the installed model and the effect settings, shared by
 /// every engine, meeting, channel and processor of the process. Thread-safe.

@@ -14,7 +14,14 @@
 #include <stddef.h>
 #include <errno.h>  // any libc header defines __GLIBC__
 
-#if defined(__linux__) && defined(__GLIBC__)
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+// Sanitizers bring their own malloc; interposing it too would bypass them (and crash).
+#define VBG_SANITIZED 1
+#endif
+#endif
+
+#if defined(__linux__) && defined(__GLIBC__) && !defined(VBG_SANITIZED)
 
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);

@@ -58,7 +58,7 @@ public final class FakeSegmenter: Segmenter, @unchecked Sendable {
 /// A deterministic compositor for tests: `output = mask · frame + (1 − mask) · background`, with a
 /// flat background whose colour encodes the effect: grey `20 · level` for blur, the image's first
 /// pixel for an image. Allocates nothing.
-public final class FakeCompositor: Compositor, @unchecked Sendable {
+public final class FakeCompositor:  FrameCompositor, @unchecked Sendable {
     // Safe: used by one FrameProcessor, under its processor's lock.
     public init() {}
 
@@ -73,10 +73,11 @@ public final class FakeCompositor: Compositor, @unchecked Sendable {
         }
     }
 
-    public func composite(_ frame: Image, mask: UnsafeBufferPointer<Float>, effect: BackgroundEffect,
+    public func composite(_ frame: Image, mask maskValue: Mask, effect: BackgroundEffect,
                           into output: inout Image) {
         let background = Self.backgroundColor(for: effect)
         let width = frame.width, height = frame.height, inStride = frame.bytesPerRow, outStride = output.bytesPerRow
+        maskValue.values.withUnsafeBufferPointer { mask in
         frame.bytes.withUnsafeBufferPointer { source in
             output.bytes.withUnsafeMutableBufferPointer { destination in
                 for y in 0..<height {
@@ -90,6 +91,7 @@ public final class FakeCompositor: Compositor, @unchecked Sendable {
                     }
                 }
             }
+        }
         }
     }
 }

@@ -1,4 +1,5 @@
 import PipelineFakes
+import SDKTestSupport
 @testable import SRTC
 import Testing
 

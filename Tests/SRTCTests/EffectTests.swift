@@ -1,5 +1,6 @@
 import Imaging
 import PipelineFakes
+import SDKTestSupport
 @testable import SRTC
 import Testing
 

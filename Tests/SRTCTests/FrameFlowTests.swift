@@ -1,6 +1,7 @@
 import FramePipeline
 import Imaging
 import PipelineFakes
+import SDKTestSupport
 @testable import SRTC
 import Testing
 

@@ -3,6 +3,7 @@ import FramePipeline
 import Foundation
 import Imaging
 import PipelineFakes
+import SDKTestSupport
 @testable import SRTC
 import Testing
 

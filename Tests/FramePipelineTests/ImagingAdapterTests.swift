@@ -1,0 +1,78 @@
+import AllocationCounter
+import BuiltinModels
+import FramePipeline
+import Imaging
+import PipelineFakes
+import Testing
+
+@Suite("Real adapters (imaging and the model)")
+struct ImagingAdapterTests {
+    @Test("a replacement image is cover-cropped, never stretched")
+    func coverCropNotStretched() {
+        // 8 x 4 picture of four 2-pixel-wide stripes A B C D; the frame is 4 x 4.
+        let stripes: [[UInt8]] = [[200, 0, 0], [0, 200, 0], [0, 0, 200], [200, 200, 0]]
+        var picture = Image(width: 8, height: 4)
+        for y in 0..<4 {
+            for x in 0..<8 {
+                let i = y * picture.bytesPerRow + 4 * x
+                picture.bytes.replaceSubrange(i..<i + 3, with: stripes[x / 2])
+            }
+        }
+        let frame = Image(width: 4, height: 4, filledWith: (9, 9, 9, 255))
+        var output = Image(width: 4, height: 4)
+        ImagingCompositor().composite(frame, mask: Mask(width: 4, height: 4, repeating: 0),
+                                      effect: .image(picture, identifier: 1), into: &output)
+        let row = (0..<4).map { x in Array(output.bytes[4 * x..<4 * x + 3]) }
+        // Scaled by 1 to cover the height and centre-cropped: the middle stripes B B C C.
+        #expect(row == [stripes[1], stripes[1], stripes[2], stripes[2]])
+    }
+
+    @Test("the person is kept and the background blurred")
+    func blurKeepsPerson() {
+        let frame = makePersonFrame(width: 32, height: 24)
+        var mask = Mask(width: 32, height: 24)
+        for y in 6..<18 { for x in 8..<24 { mask.values[y * 32 + x] = 1 } }
+        var output = Image(width: 32, height: 24)
+        ImagingCompositor().composite(frame.image, mask: mask, effect: .blur(level: 10), into: &output)
+        let centre = (12 * 32 + 16) * 4
+        #expect(Array(output.bytes[centre..<centre + 3]) == [230, 180, 150])
+        #expect(output.bytes[3] == 255)
+    }
+
+    @Test("steady-state processing with the real compositor allocates nothing",
+          .disabled(if: vbg_built_with_sanitizer() != 0, "a sanitizer's allocator replaces the counted malloc"),
+          arguments: [false, true])
+    func realCompositorAllocatesNothing(image: Bool) {
+        let processor = FrameProcessor()
+        let segmenter = FakeSegmenter()
+        let compositor = ImagingCompositor()
+        let picture = Image(width: 40, height: 30, filledWith: (1, 2, 3, 255))
+        let settings = FrameSettings(isEnabled: true, effect: image ? .image(picture, identifier: 7) : .blur(level: 4))
+        let frames = (0..<3).map { makePersonFrame(width: 64, height: 48, sequenceNumber: $0) }
+        var published: VideoFrame?
+        for frame in frames { published = processor.process(frame, settings: settings, segmenter: segmenter, compositor: compositor).frame }
+        let before = vbg_thread_allocation_count()
+        for round in 0..<60 {
+            published = processor.process(frames[round % 3], settings: settings, segmenter: segmenter, compositor: compositor).frame
+        }
+        let allocations = vbg_thread_allocation_count() - before
+        #expect(published != nil)
+        #expect(allocations == 0, "\(allocations) allocations in 60 frames")
+    }
+
+    @Test("steady-state segmentation with the built-in model allocates nothing",
+          .disabled(if: vbg_built_with_sanitizer() != 0, "a sanitizer's allocator replaces the counted malloc"))
+    func realModelAllocatesNothing() throws {
+        let segmenter = try ModelSegmenter(modelPath: BuiltinModel.landscape.url.path)
+        let frame = makePersonFrame(width: 48, height: 27).image
+        var mask = [Float](repeating: 0, count: 48 * 27)
+        try mask.withUnsafeMutableBufferPointer { try segmenter.segment(frame, into: $0) }
+        let before = vbg_thread_allocation_count()
+        try mask.withUnsafeMutableBufferPointer { buffer in
+            for _ in 0..<2 { try segmenter.segment(frame, into: buffer) }
+        }
+        let allocations = vbg_thread_allocation_count() - before
+        #expect(allocations == 0, "\(allocations) allocations in 2 segmentations")
+        #expect(mask.allSatisfy { $0 >= 0 && $0 <= 1 })
+    }
+}
