@@ -175,7 +175,7 @@ let package = Package(
         .testTarget(name: "BuiltinModelsTests", dependencies: ["BuiltinModels"], swiftSettings: commonSettings),
         // Issue 7: bad-input tables at the API level and for the vbg binary (run as a subprocess).
         .testTarget(
-            name: "RobustnessTests", dependencies: ["vbg", "Inference", "NumpyFormat", "TestSupport"],
+            name: "RobustnessTests", dependencies: ["vbg", "Inference", "NumpyFormat", "PNGCodec", "Y4MFormat", "Imaging", "TestSupport"],
             swiftSettings: commonSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -29,9 +29,15 @@ let package = Package(
         .target(name: "ONNXFormat", swiftSettings: swift6),
         .target(name: "Inference", dependencies: ["ONNXFormat", "Kernels"], swiftSettings: swift6),
         .target(name: "NumpyFormat", swiftSettings: swift6),
+        .target(name: "Imaging", dependencies: ["Kernels"], swiftSettings: swift6),
+        .systemLibrary(name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+        .target(name: "PNGCodec", dependencies: ["CLibPNG", "Imaging"], swiftSettings: swift6),
+        .target(name: "Y4MFormat", dependencies: ["Imaging"], swiftSettings: swift6),
 
         // One executable per reader: bytes in, a value or a thrown error out, never a crash.
         .executableTarget(name: "FuzzONNX", dependencies: ["Inference"], swiftSettings: swift6),
         .executableTarget(name: "FuzzNumpy", dependencies: ["NumpyFormat"], swiftSettings: swift6),
+        .executableTarget(name: "FuzzPNG", dependencies: ["PNGCodec", "Imaging"], swiftSettings: swift6),
+        .executableTarget(name: "FuzzY4M", dependencies: ["Y4MFormat", "Imaging"], swiftSettings: swift6),
     ]
 )
