@@ -18,6 +18,7 @@ nonisolated var commands: [Command] { [
     },
     inferCommand,
     inspectCommand,
+    soakCommand,
 ] }
 
 func usage() -> String {
