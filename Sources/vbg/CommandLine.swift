@@ -130,6 +130,10 @@ enum OutputFile {
             }
         } catch {
             unlink(temporary)
+            // The temporary name means nothing to the user: name the path they asked for.
+            if let failure = error as? CLIError {
+                throw CLIError(kind: failure.kind, message: failure.message.replacingOccurrences(of: temporary, with: path))
+            }
             throw error
         }
     }
