@@ -115,7 +115,7 @@ let package = Package(
         .target(name: "FramePipeline", dependencies: ["Imaging", "Inference", "Kernels"], swiftSettings: simdSettings),
         .target(name: "Inference", dependencies: ["ONNXFormat", "Kernels"], swiftSettings: simdSettings),
         .target(name: "ONNXFormat", swiftSettings: commonSettings),
-        .target(name: "Kernels", dependencies: ["CPUSupport"], swiftSettings: simdSettings),
+        .target(name: "Kernels", dependencies: ["CPUSupport"], exclude: ["README.md"], swiftSettings: simdSettings),
         .target(name: "CPUSupport", swiftSettings: cpuSupportSettings),
         .target(name: "Imaging", dependencies: ["Kernels"], exclude: ["README.md"], swiftSettings: simdSettings),
         .target(name: "PNGCodec", dependencies: ["CLibPNG", "Imaging"], swiftSettings: commonSettings),
