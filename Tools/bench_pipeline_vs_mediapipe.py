@@ -150,7 +150,7 @@ def main():
     parser.add_argument("--threads", type=int, default=1, help="vbg --threads (the anchor is pinned anyway)")
     parser.add_argument("--cpu", type=int, default=0, help="pin both sides to this CPU")
     parser.add_argument("--no-pin", action="store_true", help="do not pin (the anchor may use several threads)")
-    parser.add_argument("--background", default=os.path.join(ROOT, "Fixtures/images/rocket.png"))
+    parser.add_argument("--background", default=os.path.join(ROOT, "Fixtures/backgrounds/rocket.png"))
     args = parser.parse_args()
     cpu = None if args.no_pin else args.cpu
     if cpu is not None:

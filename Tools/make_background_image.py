@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Write Fixtures/images/rocket.png: the replacement background of the docs pictures and of
+"""Write Fixtures/backgrounds/rocket.png: the replacement background of the docs pictures and of
 `vbg bench --pipeline` (see Fixtures/README.md).
 
-  /work/venv/bin/python Tools/make_background_image.py [--out Fixtures/images]
+  /work/venv/bin/python Tools/make_background_image.py [--out Fixtures/backgrounds]
 
 `skimage.data.rocket()` (640x427 RGB): the launch of DSCOVR on a Falcon 9, photographed by SpaceX
 and released into the public domain. Written as is (8-bit RGB PNG via imageio), so the output is
@@ -20,7 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", default=os.path.join(HERE, "..", "Fixtures", "images"))
+    parser.add_argument("--out", default=os.path.join(HERE, "..", "Fixtures", "backgrounds"))
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rocket = data.rocket()

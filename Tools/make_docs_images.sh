@@ -2,7 +2,7 @@
 # Regenerates the README's before/after pictures in Docs/images/ with vbg itself:
 #   before.png   Fixtures/images/astronaut.png
 #   blur.png     vbg blur    (built-in general model, level 5)
-#   replace.png  vbg replace (general model, background Fixtures/images/rocket.png)
+#   replace.png  vbg replace (general model, background Fixtures/backgrounds/rocket.png)
 # vbg works on the full 512x512 fixture; the pictures are then scaled to 384x384 (cv2 INTER_AREA,
 # /work/venv) so the README stays light. Run from anywhere:
 #   sh Tools/make_docs_images.sh
@@ -18,7 +18,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 "$vbg" blur Fixtures/images/astronaut.png "$work/blur.png" --level 5
-"$vbg" replace Fixtures/images/astronaut.png "$work/replace.png" --background Fixtures/images/rocket.png
+"$vbg" replace Fixtures/images/astronaut.png "$work/replace.png" --background Fixtures/backgrounds/rocket.png
 
 mkdir -p Docs/images
 "$python" - "$work" <<'PY'

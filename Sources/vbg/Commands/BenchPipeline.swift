@@ -32,7 +32,7 @@ func runPipelineBench(_ arguments: inout Arguments) throws {
     let level = try arguments.integer("level", default: 5, in: 1...10)
     let modelArgument = try arguments.value("model") ?? "general"
     let imagePath = try arguments.value("image") ?? "Fixtures/images/astronaut_on_coffee_1280x720.png"
-    let backgroundPath = try arguments.value("background") ?? "Fixtures/images/rocket.png"
+    let backgroundPath = try arguments.value("background") ?? "Fixtures/backgrounds/rocket.png"
     try arguments.finish()
 
     let picture = try ImageFiles.read(imagePath)
