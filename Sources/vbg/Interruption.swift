@@ -14,37 +14,53 @@ import Synchronization
 /// stores, `dup2`, `signal`. Where `Synchronization.Atomic` is unavailable (before macOS 15 /
 /// iOS 18) no handler is installed and Ctrl-C keeps its default action.
 enum Interruption {
-    /// Installs the SIGINT handler and clears the flag.
-    ///
-    /// - Parameter releasingStandardInput: end a blocked read of standard input on Ctrl-C.
-    static func install(releasingStandardInput: Bool) {
-        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
-            InterruptFlag.raised.store(false, ordering: .sequentiallyConsistent)
-            let null = releasingStandardInput ? open("/dev/null", O_RDONLY) : -1
-            let previous = InterruptFlag.nullDescriptor.exchange(null, ordering: .sequentiallyConsistent)
-            if previous >= 0 { close(previous) }
-            signal(SIGINT) { _ in
-                InterruptFlag.raised.store(true, ordering: .sequentiallyConsistent)
-                let null = InterruptFlag.nullDescriptor.load(ordering: .sequentiallyConsistent)
-                if null >= 0 { dup2(null, 0) }
-                signal(SIGINT, SIG_DFL)
+    /// What ``install(releasingStandardInput:)`` replaced, for ``restore()``.
+    struct Scope {
+        fileprivate let installed: Bool
+        fileprivate let previousHandler: (@convention(c) (Int32) -> Void)?
+        fileprivate let previousMask: sigset_t
+
+        /// Puts back the SIGINT action and signal mask that were in place before (a process that
+        /// runs commands in-process, like the tests, keeps its own handling).
+        func restore() {
+            guard installed else { return }
+            signal(SIGINT, previousHandler)
+            var mask = previousMask
+            pthread_sigmask(SIG_SETMASK, &mask, nil)
+            if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+                let null = InterruptFlag.nullDescriptor.exchange(-1, ordering: .sequentiallyConsistent)
+                if null >= 0 { close(null) }
             }
-            // A parent may have started us with SIGINT blocked (the mask is inherited; Foundation's
-            // `Process` does so from a thread that blocks it): unblock it on this, the streaming, thread.
-            var set = sigset_t()
-            sigemptyset(&set)
-            sigaddset(&set, SIGINT)
-            pthread_sigmask(SIG_UNBLOCK, &set, nil)
         }
     }
 
-    /// Restores the default SIGINT action.
-    static func uninstall() {
-        signal(SIGINT, SIG_DFL)
-        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
-            let null = InterruptFlag.nullDescriptor.exchange(-1, ordering: .sequentiallyConsistent)
-            if null >= 0 { close(null) }
+    /// Installs the SIGINT handler and clears the flag.
+    ///
+    /// - Parameter releasingStandardInput: end a blocked read of standard input on Ctrl-C.
+    /// - Returns: what to call ``Scope/restore()`` on when the command is done.
+    static func install(releasingStandardInput: Bool) -> Scope {
+        var previousMask = sigset_t()
+        pthread_sigmask(SIG_SETMASK, nil, &previousMask)
+        guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else {
+            return Scope(installed: false, previousHandler: nil, previousMask: previousMask)
         }
+        InterruptFlag.raised.store(false, ordering: .sequentiallyConsistent)
+        let null = releasingStandardInput ? open("/dev/null", O_RDONLY) : -1
+        let previous = InterruptFlag.nullDescriptor.exchange(null, ordering: .sequentiallyConsistent)
+        if previous >= 0 { close(previous) }
+        let previousHandler = signal(SIGINT) { _ in
+            InterruptFlag.raised.store(true, ordering: .sequentiallyConsistent)
+            let null = InterruptFlag.nullDescriptor.load(ordering: .sequentiallyConsistent)
+            if null >= 0 { dup2(null, 0) }
+            signal(SIGINT, SIG_DFL)
+        }
+        // A parent may have started us with SIGINT blocked (the mask is inherited; Foundation's
+        // `Process` does so from a thread that blocks it): unblock it on this, the streaming, thread.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        return Scope(installed: true, previousHandler: previousHandler, previousMask: previousMask)
     }
 
     /// Whether SIGINT arrived since ``install(releasingStandardInput:)``.

@@ -80,9 +80,10 @@ private func runVideo(_ arguments: inout Arguments) throws {
         throw CLIError.input("\(output.name): \(error)")
     }
 
-    signal(SIGPIPE, SIG_IGN)   // a closed pipe downstream is a write error, not a silent death
-    Interruption.install(releasingStandardInput: inputPath == "-")
-    defer { Interruption.uninstall() }
+    let previousSIGPIPE = signal(SIGPIPE, SIG_IGN)   // a closed pipe downstream is a write error, not a silent death
+    defer { signal(SIGPIPE, previousSIGPIPE) }
+    let interruption = Interruption.install(releasingStandardInput: inputPath == "-")
+    defer { interruption.restore() }
     var progress = ProgressLine(label: "vbg video")
     let nanosecondsPerFrame = 1_000_000_000.0 * Double(header.frameRate.denominator) / Double(header.frameRate.numerator)
     var framesRead = 0, dropped = 0
