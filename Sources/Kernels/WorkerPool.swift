@@ -98,7 +98,10 @@ final class SpinningWorker: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let parked = Atomic<Bool>(false)
     private let condition = NSCondition()
-    private var job: ((Int) -> Void)? = nil
+    /// Not an Optional: storing a closure into `((Int) -> Void)?` goes through the generic
+    /// abstraction of Optional's payload, a reabstraction thunk allocated on every job.
+    private var job: (Int) -> Void = SpinningWorker.idle
+    private static let idle: @Sendable (Int) -> Void = { _ in }
 
     /// Spins of the idle loop before parking (a millisecond or more).
     private static let spinsBeforeParking = 1 << 16
@@ -129,7 +132,7 @@ final class SpinningWorker: @unchecked Sendable {
                 spins += 1
                 if spins > SpinningWorker.spinsBeforeYielding { sched_yield() }
             }
-            job = nil
+            job = SpinningWorker.idle
         }
     }
 
@@ -154,7 +157,7 @@ final class SpinningWorker: @unchecked Sendable {
                 }
             }
             seen += 1
-            job!(1)
+            job(1)
             done.store(seen, ordering: .releasing)
         }
     }
