@@ -117,7 +117,7 @@ let package = Package(
         .target(name: "ONNXFormat", swiftSettings: commonSettings),
         .target(name: "Kernels", dependencies: ["CPUSupport"], swiftSettings: simdSettings),
         .target(name: "CPUSupport", swiftSettings: cpuSupportSettings),
-        .target(name: "Imaging", dependencies: ["Kernels"], swiftSettings: simdSettings),
+        .target(name: "Imaging", dependencies: ["Kernels"], exclude: ["README.md"], swiftSettings: simdSettings),
         .target(name: "PNGCodec", dependencies: ["CLibPNG", "Imaging"], swiftSettings: commonSettings),
         .target(name: "Y4MFormat", dependencies: ["Imaging"], swiftSettings: simdSettings),
         .target(name: "NumpyFormat", swiftSettings: commonSettings),
@@ -157,7 +157,7 @@ let package = Package(
         .testTarget(
             name: "SMeetingTests", dependencies: ["SMeeting", "SRTC", "FramePipeline", "Imaging", "PipelineFakes", "SDKTestSupport"],
             swiftSettings: commonSettings),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport", "AllocationCounter"], swiftSettings: commonSettings),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "Imaging", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(name: "Y4MFormatTests", dependencies: ["Y4MFormat", "Imaging"], swiftSettings: commonSettings),
         // Full-resolution masks against MediaPipe's own (needs the models, so it sits above Imaging).
@@ -171,7 +171,7 @@ let package = Package(
             name: "InferenceTests",
             dependencies: ["Inference", "ONNXFormat", "NumpyFormat", "TestSupport", "AllocationCounter"],
             swiftSettings: commonSettings),
-        .testTarget(name: "vbgTests", dependencies: ["vbg", "NumpyFormat", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "vbgTests", dependencies: ["vbg", "NumpyFormat", "PNGCodec", "Imaging", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(name: "BuiltinModelsTests", dependencies: ["BuiltinModels"], swiftSettings: commonSettings),
         // Issue 7: bad-input tables at the API level and for the vbg binary (run as a subprocess).
         .testTarget(

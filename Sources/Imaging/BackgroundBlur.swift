@@ -24,13 +24,23 @@ public final class BackgroundBlur {
     private var width = 0
     private var height = 0
     private var paddedWidth = 0
-    private var plane: UnsafeMutableRawPointer?   // height × paddedWidth × 4 floats (after the vertical passes)
+    private var plane: UnsafeMutableRawPointer?   // height × paddedWidth × 4 UInt16 (after the vertical passes)
     private var strips: UnsafeMutableRawPointer?  // 2 × height strip rows (64 floats each)
     private var lines: UnsafeMutableRawPointer?   // 2 × width interleaved pixels (16 floats each)
     private var rowBytes: UnsafeMutablePointer<UInt8>?  // 4 × width × 4 bytes of finished background rows
 
     /// The radii used by the last call (three box passes).
     public private(set) var lastRadii: [Int] = []
+    private var radiiKey = (level: 0, width: 0, height: 0)
+
+    /// The radii for this strength and size, computed once per change (no allocation per frame).
+    private func radii(_ strength: BlurStrength, width: Int, height: Int) -> [Int] {
+        if radiiKey != (strength.level, width, height) {
+            lastRadii = strength.radii(width: width, height: height)
+            radiiKey = (strength.level, width, height)
+        }
+        return lastRadii
+    }
 
     public init() {}
 
@@ -48,7 +58,7 @@ public final class BackgroundBlur {
         self.height = height
         paddedWidth = (width + Self.stripPixels - 1) / Self.stripPixels * Self.stripPixels
         let align = 256
-        plane = .allocate(byteCount: height * paddedWidth * 16, alignment: align)
+        plane = .allocate(byteCount: height * paddedWidth * 8, alignment: align)
         strips = .allocate(byteCount: 2 * height * MemoryLayout<StripVector>.stride, alignment: align)
         lines = .allocate(byteCount: 2 * width * MemoryLayout<SIMD16<Float>>.stride, alignment: align)
         rowBytes = .allocate(capacity: 16 * width)
@@ -65,9 +75,8 @@ public final class BackgroundBlur {
         precondition(output.width == frame.width && output.height == frame.height, "output size differs")
         precondition(output.format == frame.format, "output format differs")
         if let mask { precondition(mask.width == frame.width && mask.height == frame.height, "mask size differs") }
-        let radii = strength.radii(width: frame.width, height: frame.height)
+        let radii = radii(strength, width: frame.width, height: frame.height)
         prepare(width: frame.width, height: frame.height)
-        lastRadii = radii
         frame.bytes.withUnsafeBufferPointer { f in
             withOptionalMask(mask) { m in
                 verticalStage(f.baseAddress!, stride: frame.bytesPerRow, mask: m, radii: radii)
@@ -88,9 +97,8 @@ public final class BackgroundBlur {
     public func blurBackground(of frame: inout Image, mask: Mask, strength: BlurStrength = BlurStrength(),
                                edge: EdgeRamp = .standard) {
         precondition(mask.width == frame.width && mask.height == frame.height, "mask size differs")
-        let radii = strength.radii(width: frame.width, height: frame.height)
+        let radii = radii(strength, width: frame.width, height: frame.height)
         prepare(width: frame.width, height: frame.height)
-        lastRadii = radii
         let stride = frame.bytesPerRow, w = width
         mask.values.withUnsafeBufferPointer { m in
             frame.bytes.withUnsafeMutableBufferPointer { f in
@@ -115,9 +123,11 @@ public final class BackgroundBlur {
         let h = height, w = width
         let s1 = strips!.assumingMemoryBound(to: StripVector.self)
         let s2 = s1 + h
-        let planeVectors = plane!.assumingMemoryBound(to: StripVector.self)
+        let planeValues = plane!.assumingMemoryBound(to: UInt16.self)
         let planeStride = paddedWidth / Self.stripPixels
-        let alpha = Self.alphaLanes
+        // Alpha becomes 255 by arithmetic (v·(1,1,1,0) + (0,0,0,255)): masks compile badly here.
+        let colourLanes = SIMD16<Float>(1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0)
+        let alphaLanes = SIMD16<Float>(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255)
         for strip in 0..<planeStride {
             let x0 = strip * Self.stripPixels
             // Pack: colour × weight, weight × 255 in the alpha lane; integers ≤ 65025.
@@ -125,7 +135,7 @@ public final class BackgroundBlur {
                 for y in 0..<h {
                     let p = UnsafeRawPointer(frame + y * stride + 4 * x0)
                     @inline(__always) func load(_ k: Int) -> SIMD16<Float> {
-                        FastConvert.floats(p + 16 * k).replacing(with: 255, where: alpha)
+                        FastConvert.floats(p + 16 * k) * colourLanes + alphaLanes
                     }
                     if let mask {
                         let m = Self.weights(UnsafeRawPointer(mask + y * w + x0).loadUnaligned(as: SIMD16<Float>.self))
@@ -156,7 +166,16 @@ public final class BackgroundBlur {
             }
             boxPass(s1, srcStride: 1, s2, dstStride: 1, count: h, radius: radii[0])
             boxPass(s2, srcStride: 1, s1, dstStride: 1, count: h, radius: radii[1])
-            boxPass(s1, srcStride: 1, planeVectors + strip, dstStride: planeStride, count: h, radius: radii[2])
+            boxPass(s1, srcStride: 1, s2, dstStride: 1, count: h, radius: radii[2])
+            // The sums are integers ≤ 65025: stored exactly as UInt16 (half the traffic of Float).
+            let row0 = planeValues + 4 * x0, rowStride = 4 * paddedWidth
+            for y in 0..<h {
+                let v = s2[y], p = row0 + y * rowStride
+                FastConvert.storeLowHalves(FastConvert.roundedInt32(v.a), to: p)
+                FastConvert.storeLowHalves(FastConvert.roundedInt32(v.b), to: p + 16)
+                FastConvert.storeLowHalves(FastConvert.roundedInt32(v.c), to: p + 32)
+                FastConvert.storeLowHalves(FastConvert.roundedInt32(v.d), to: p + 48)
+            }
         }
     }
 
@@ -168,13 +187,9 @@ public final class BackgroundBlur {
     @inline(__always) static func weights(_ m: SIMD16<Float>) -> SIMD16<Float> {
         var c = m.replacing(with: 0, where: m .< 0)
         c = c.replacing(with: 1, where: c .> 1)
-        return ((1 - c) * 255).rounded(.toNearestOrEven)
+        return FastConvert.roundedToInteger((1 - c) * 255)
     }
 
-    /// True in the alpha lane of each of four RGBA pixels.
-    static var alphaLanes: SIMDMask<SIMD16<Int32>> {
-        SIMD16<Int32>(0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1) .!= 0
-    }
 
     // MARK: - Horizontal stage: four rows at a time, three passes, normalise, hand rows out
 
@@ -184,18 +199,18 @@ public final class BackgroundBlur {
         let h = height, w = width
         let t1 = lines!.assumingMemoryBound(to: SIMD16<Float>.self)
         let t2 = t1 + w
-        let planePixels = plane!.assumingMemoryBound(to: SIMD4<Float>.self)
+        let planeValues = plane!.assumingMemoryBound(to: UInt16.self)
+        let rowStride = 4 * paddedWidth
         let rowBytes = rowBytes!
-        let isAlpha = Self.alphaLanes
+        let opaque = SIMD16<UInt8>(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255)
         var y0 = 0
         while y0 < h {
-            let r0 = planePixels + min(y0, h - 1) * paddedWidth
-            let r1 = planePixels + min(y0 + 1, h - 1) * paddedWidth
-            let r2 = planePixels + min(y0 + 2, h - 1) * paddedWidth
-            let r3 = planePixels + min(y0 + 3, h - 1) * paddedWidth
+            let r0 = planeValues + min(y0, h - 1) * rowStride
+            let r1 = planeValues + min(y0 + 1, h - 1) * rowStride
+            let r2 = planeValues + min(y0 + 2, h - 1) * rowStride
+            let r3 = planeValues + min(y0 + 3, h - 1) * rowStride
             for x in 0..<w {
-                t1[x] = SIMD16(lowHalf: SIMD8(lowHalf: r0[x], highHalf: r1[x]),
-                               highHalf: SIMD8(lowHalf: r2[x], highHalf: r3[x]))
+                t1[x] = FastConvert.floats(r0 + 4 * x, r1 + 4 * x, r2 + 4 * x, r3 + 4 * x)
             }
             boxPass(t1, srcStride: 1, t2, dstStride: 1, count: w, radius: radii[0])
             boxPass(t2, srcStride: 1, t1, dstStride: 1, count: w, radius: radii[1])
@@ -206,18 +221,16 @@ public final class BackgroundBlur {
                 let v = t2[x]
                 let weight = SIMD16<Float>(v[3], v[3], v[3], v[3], v[7], v[7], v[7], v[7],
                                            v[11], v[11], v[11], v[11], v[15], v[15], v[15], v[15])
-                let scaled = v * (255 / weight.replacing(with: 1, where: weight .< 1))
-                var c = scaled.replacing(with: 0, where: scaled .< 0)
-                c = c.replacing(with: 255, where: c .> 255 .| isAlpha)
-                let i = FastConvert.roundedInt32(c)
-                o0[4 * x] = UInt8(truncatingIfNeeded: i[0]); o0[4 * x + 1] = UInt8(truncatingIfNeeded: i[1])
-                o0[4 * x + 2] = UInt8(truncatingIfNeeded: i[2]); o0[4 * x + 3] = UInt8(truncatingIfNeeded: i[3])
-                o1[4 * x] = UInt8(truncatingIfNeeded: i[4]); o1[4 * x + 1] = UInt8(truncatingIfNeeded: i[5])
-                o1[4 * x + 2] = UInt8(truncatingIfNeeded: i[6]); o1[4 * x + 3] = UInt8(truncatingIfNeeded: i[7])
-                o2[4 * x] = UInt8(truncatingIfNeeded: i[8]); o2[4 * x + 1] = UInt8(truncatingIfNeeded: i[9])
-                o2[4 * x + 2] = UInt8(truncatingIfNeeded: i[10]); o2[4 * x + 3] = UInt8(truncatingIfNeeded: i[11])
-                o3[4 * x] = UInt8(truncatingIfNeeded: i[12]); o3[4 * x + 1] = UInt8(truncatingIfNeeded: i[13])
-                o3[4 * x + 2] = UInt8(truncatingIfNeeded: i[14]); o3[4 * x + 3] = UInt8(truncatingIfNeeded: i[15])
+                // Colour sum ≤ weight sum holds before blurring (c·w ≤ 255·w) and every pass keeps
+                // it (sums and rounding are monotone), so the result is in [0, 255) with no clamp.
+                // + 0.5 keeps an all-person neighbourhood (weight 0, colour 0) at 0 without a branch;
+                // it changes a full-weight result by < 0.002 of a level.
+                let c = v * (255 / (weight + 0.5))
+                let bytes = FastConvert.lowBytes(FastConvert.roundedInt32(c)) | opaque
+                UnsafeMutableRawPointer(o0 + 4 * x).storeBytes(of: bytes.lowHalf.lowHalf, as: SIMD4<UInt8>.self)
+                UnsafeMutableRawPointer(o1 + 4 * x).storeBytes(of: bytes.lowHalf.highHalf, as: SIMD4<UInt8>.self)
+                UnsafeMutableRawPointer(o2 + 4 * x).storeBytes(of: bytes.highHalf.lowHalf, as: SIMD4<UInt8>.self)
+                UnsafeMutableRawPointer(o3 + 4 * x).storeBytes(of: bytes.highHalf.highHalf, as: SIMD4<UInt8>.self)
             }
             for k in 0..<min(4, h - y0) {
                 emit(y0 + k, rowBytes + 4 * w * k)

@@ -10,7 +10,7 @@ protocol BoxLanes {
 }
 
 extension SIMD16: BoxLanes where Scalar == Float {
-    @inline(__always) func scaledRounded(_ s: SIMD16<Float>) -> SIMD16<Float> { (self * s).rounded(.toNearestOrEven) }
+    @inline(__always) func scaledRounded(_ s: SIMD16<Float>) -> SIMD16<Float> { FastConvert.roundedToInteger(self * s) }
     @inline(__always) func scaled(_ s: SIMD16<Float>) -> SIMD16<Float> { self * s }
 }
 
@@ -25,8 +25,8 @@ struct Lanes64: BoxLanes {
     @inline(__always) static func + (x: Lanes64, y: Lanes64) -> Lanes64 { Lanes64(x.a + y.a, x.b + y.b, x.c + y.c, x.d + y.d) }
     @inline(__always) static func - (x: Lanes64, y: Lanes64) -> Lanes64 { Lanes64(x.a - y.a, x.b - y.b, x.c - y.c, x.d - y.d) }
     @inline(__always) func scaledRounded(_ s: SIMD16<Float>) -> Lanes64 {
-        Lanes64((a * s).rounded(.toNearestOrEven), (b * s).rounded(.toNearestOrEven),
-                (c * s).rounded(.toNearestOrEven), (d * s).rounded(.toNearestOrEven))
+        Lanes64(FastConvert.roundedToInteger(a * s), FastConvert.roundedToInteger(b * s),
+                FastConvert.roundedToInteger(c * s), FastConvert.roundedToInteger(d * s))
     }
     @inline(__always) func scaled(_ s: SIMD16<Float>) -> Lanes64 { Lanes64(a * s, b * s, c * s, d * s) }
 }
@@ -92,6 +92,34 @@ enum FastConvert {
                              Float(b[12]), Float(b[13]), Float(b[14]), Float(b[15]))
     }
 
+    /// The low byte of each lane.
+    @inline(__always) static func lowBytes(_ v: SIMD16<Int32>) -> SIMD16<UInt8> {
+        SIMD16<UInt8>(UInt8(truncatingIfNeeded: v[0]), UInt8(truncatingIfNeeded: v[1]), UInt8(truncatingIfNeeded: v[2]),
+                      UInt8(truncatingIfNeeded: v[3]), UInt8(truncatingIfNeeded: v[4]), UInt8(truncatingIfNeeded: v[5]),
+                      UInt8(truncatingIfNeeded: v[6]), UInt8(truncatingIfNeeded: v[7]), UInt8(truncatingIfNeeded: v[8]),
+                      UInt8(truncatingIfNeeded: v[9]), UInt8(truncatingIfNeeded: v[10]), UInt8(truncatingIfNeeded: v[11]),
+                      UInt8(truncatingIfNeeded: v[12]), UInt8(truncatingIfNeeded: v[13]), UInt8(truncatingIfNeeded: v[14]),
+                      UInt8(truncatingIfNeeded: v[15]))
+    }
+
+    /// The low 16 bits of each lane, stored as 16 `UInt16`s.
+    @inline(__always) static func storeLowHalves(_ v: SIMD16<Int32>, to p: UnsafeMutablePointer<UInt16>) {
+        let h = SIMD16<UInt16>(UInt16(truncatingIfNeeded: v[0]), UInt16(truncatingIfNeeded: v[1]), UInt16(truncatingIfNeeded: v[2]),
+                               UInt16(truncatingIfNeeded: v[3]), UInt16(truncatingIfNeeded: v[4]), UInt16(truncatingIfNeeded: v[5]),
+                               UInt16(truncatingIfNeeded: v[6]), UInt16(truncatingIfNeeded: v[7]), UInt16(truncatingIfNeeded: v[8]),
+                               UInt16(truncatingIfNeeded: v[9]), UInt16(truncatingIfNeeded: v[10]), UInt16(truncatingIfNeeded: v[11]),
+                               UInt16(truncatingIfNeeded: v[12]), UInt16(truncatingIfNeeded: v[13]), UInt16(truncatingIfNeeded: v[14]),
+                               UInt16(truncatingIfNeeded: v[15]))
+        UnsafeMutableRawPointer(p).storeBytes(of: h, as: SIMD16<UInt16>.self)
+    }
+
+    /// Four pixels (16 `UInt16` lanes) from four rows, one pixel each, as floats.
+    @inline(__always) static func floats(_ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>,
+                                         _ c: UnsafePointer<UInt16>, _ d: UnsafePointer<UInt16>) -> SIMD16<Float> {
+        SIMD16<Float>(Float(a[0]), Float(a[1]), Float(a[2]), Float(a[3]), Float(b[0]), Float(b[1]), Float(b[2]), Float(b[3]),
+                      Float(c[0]), Float(c[1]), Float(c[2]), Float(c[3]), Float(d[0]), Float(d[1]), Float(d[2]), Float(d[3]))
+    }
+
     /// The low byte of each lane, stored as 16 bytes.
     @inline(__always) static func storeLowBytes(_ v: SIMD16<Int32>, to p: UnsafeMutableRawPointer) {
         let b = p.assumingMemoryBound(to: UInt8.self)
@@ -103,6 +131,14 @@ enum FastConvert {
         b[10] = UInt8(truncatingIfNeeded: v[10]); b[11] = UInt8(truncatingIfNeeded: v[11])
         b[12] = UInt8(truncatingIfNeeded: v[12]); b[13] = UInt8(truncatingIfNeeded: v[13])
         b[14] = UInt8(truncatingIfNeeded: v[14]); b[15] = UInt8(truncatingIfNeeded: v[15])
+    }
+
+    /// Rounds to the nearest integer (ties to even), staying in `Float`: adding and subtracting
+    /// 1.5·2²³ leaves no fraction bits. Two adds on any x86-64, where `rounded(_:)` needs SSE4.1
+    /// (`roundps`) and is a `roundf` call per lane in a baseline build.
+    /// - Precondition: every lane in `[−2²², 2²²]`.
+    @inline(__always) static func roundedToInteger(_ v: SIMD16<Float>) -> SIMD16<Float> {
+        (v + 12_582_912) - 12_582_912
     }
 
     /// Rounds to the nearest integer (ties to even) and returns it as Int32 lanes.

@@ -58,24 +58,30 @@ public enum Compositor {
         precondition(background.format == person.format, "background pixel format differs")
     }
 
+    /// Blends four pixels (16 bytes) with per-byte coverage `w`; the alpha byte becomes 255.
+    @inline(__always)
+    static func blendQuarter(_ person: UnsafePointer<UInt8>, _ background: UnsafePointer<UInt8>,
+                             _ output: UnsafeMutablePointer<UInt8>, _ w: SIMD16<Float>) {
+        let fg = FastConvert.floats(person)
+        let bg = FastConvert.floats(background)
+        let blended = (fg - bg) * w + bg
+        let opaque = SIMD16<UInt8>(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255)
+        let bytes = FastConvert.lowBytes(FastConvert.roundedInt32(blended)) | opaque
+        UnsafeMutableRawPointer(output).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
+    }
+
     /// Blends one row. `person` and `output` may be the same memory.
     @inline(never)
     static func blendRow(person: UnsafePointer<UInt8>, background: UnsafePointer<UInt8>, mask: UnsafePointer<Float>,
                          output: UnsafeMutablePointer<UInt8>, width: Int, edge: EdgeRamp) {
         var x = 0
-        let isAlpha = SIMD16<Int32>(0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1) .!= 0
         while x + 16 <= width {
             let a = edge.coverage(UnsafeRawPointer(mask + x).loadUnaligned(as: SIMD16<Float>.self))
-            @inline(__always) func quarter(_ k: Int) {
-                let offset = 4 * x + 16 * k
-                let fg = FastConvert.floats(person + offset)
-                let bg = FastConvert.floats(background + offset)
-                let w = FastConvert.spread(a, quarter: k)
-                let blended = ((fg - bg) * w + bg).replacing(with: 255, where: isAlpha)
-                let rounded = FastConvert.roundedInt32(blended)
-                FastConvert.storeLowBytes(rounded, to: output + offset)
-            }
-            quarter(0); quarter(1); quarter(2); quarter(3)
+            let p = person + 4 * x, b = background + 4 * x, o = output + 4 * x
+            blendQuarter(p, b, o, FastConvert.spread(a, quarter: 0))
+            blendQuarter(p + 16, b + 16, o + 16, FastConvert.spread(a, quarter: 1))
+            blendQuarter(p + 32, b + 32, o + 32, FastConvert.spread(a, quarter: 2))
+            blendQuarter(p + 48, b + 48, o + 48, FastConvert.spread(a, quarter: 3))
             x += 16
         }
         while x < width {

@@ -89,8 +89,9 @@ public enum CoverCrop {
     }
 }
 
-/// A replacement background picture with its frame-fitted version cached: fitted once per frame
-/// size and pixel format, then returned as is (an `Image` shares its storage, so no copy).
+/// A replacement background picture with its frame-fitted version cached: fitted on the first
+/// frame of a size and pixel format, then returned as is while frames keep that size (an `Image`
+/// shares its storage, so no copy). Only the latest size is kept; a size change refits.
 ///
 /// The cache is keyed by this object's identity (one `ReplacementBackground` per picture) and the
 /// frame size. Not `Sendable`: use it from the stream that owns it.
@@ -101,8 +102,8 @@ public final class ReplacementBackground {
 
     public init(_ picture: Image) { self.picture = picture }
 
-    /// The picture covering `width x height` in `format` (see ``CoverCrop``); computed on the
-    /// first call for a size and format, cached afterwards.
+    /// The picture covering `width x height` in `format` (see ``CoverCrop``); computed when the
+    /// size or format differs from the previous call's, cached otherwise.
     public func covering(width: Int, height: Int, format: PixelFormat) -> Image {
         if let fitted, fitted.width == width, fitted.height == height, fitted.format == format { return fitted }
         let result = CoverCrop.fit(picture, width: width, height: height, format: format)

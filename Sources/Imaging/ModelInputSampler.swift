@@ -27,8 +27,6 @@ public struct ModelInputSampler: Sendable {
     /// bounds), right tap's source column, and their weights (0 for a tap outside the frame).
     private let columns: [Tap]
     private let rows: [Tap]
-    /// `Float(v) * Float(1/255)` for every 8-bit v.
-    private let unitScale: [Float]
 
     struct Tap: Sendable {
         var first: Int32
@@ -47,8 +45,6 @@ public struct ModelInputSampler: Sendable {
         self.tensorHeight = tensorHeight
         columns = Self.taps(count: tensorWidth, source: sourceWidth)
         rows = Self.taps(count: tensorHeight, source: sourceHeight)
-        let scale = Float(1.0 / 255.0)
-        unitScale = (0..<256).map { Float($0) * scale }
     }
 
     /// The 1/32-pixel source position of each destination index, as OpenCV 4.x's warpPerspective
@@ -70,6 +66,10 @@ public struct ModelInputSampler: Sendable {
         }
     }
 
+    @inline(__always) static func pixel(_ p: UnsafePointer<UInt8>) -> SIMD4<Int32> {
+        SIMD4<Int32>(Int32(p[0]), Int32(p[1]), Int32(p[2]), Int32(p[3]))
+    }
+
     /// The number of floats ``sample(_:into:)`` writes: `tensorHeight * tensorWidth * 3`.
     public var tensorCount: Int { tensorHeight * tensorWidth * 3 }
 
@@ -80,33 +80,35 @@ public struct ModelInputSampler: Sendable {
     public func sample(_ image: Image, into tensor: UnsafeMutableBufferPointer<Float>) {
         precondition(image.width == sourceWidth && image.height == sourceHeight, "frame size differs from the sampler's")
         precondition(tensor.count >= tensorCount, "tensor buffer too small")
-        let (r, g, b) = image.format.channelOffsets
+        let isBGRA = image.format == .bgra8
         let stride = image.bytesPerRow
         let out = tensor.baseAddress!
+        let scale = SIMD4<Float>(repeating: Float(1.0 / 255.0))
         image.bytes.withUnsafeBufferPointer { pixels in
             columns.withUnsafeBufferPointer { columns in
-                unitScale.withUnsafeBufferPointer { lut in
-                    let base = pixels.baseAddress!
-                    let lut = lut.baseAddress!
-                    for v in 0..<tensorHeight {
-                        let row = rows[v]
-                        let top = base + Int(row.first) * stride
-                        let bottom = base + Int(row.second) * stride
-                        let wy0 = row.firstWeight, wy1 = row.secondWeight
-                        var o = out + v * tensorWidth * 3
-                        for column in columns {
-                            let x0 = Int(column.first) &* 4, x1 = Int(column.second) &* 4
-                            let wx0 = column.firstWeight, wx1 = column.secondWeight
-                            @inline(__always) func channel(_ c: Int) -> Float {
-                                let h0 = Int32(top[x0 &+ c]) &* wx0 &+ Int32(top[x1 &+ c]) &* wx1
-                                let h1 = Int32(bottom[x0 &+ c]) &* wx0 &+ Int32(bottom[x1 &+ c]) &* wx1
-                                let value = h0 &* wy0 &+ h1 &* wy1
-                                return lut[Int((value &* 32 &+ 16384) >> 15)]
-                            }
-                            o[0] = channel(r)
-                            o[1] = channel(g)
-                            o[2] = channel(b)
-                            o += 3
+                let base = pixels.baseAddress!
+                let lastColumn = tensorWidth - 1
+                for v in 0..<tensorHeight {
+                    let row = rows[v]
+                    let top = base + Int(row.first) * stride
+                    let bottom = base + Int(row.second) * stride
+                    let wy0 = SIMD4<Int32>(repeating: row.firstWeight), wy1 = SIMD4<Int32>(repeating: row.secondWeight)
+                    let o = out + v * tensorWidth * 3
+                    for u in 0..<tensorWidth {
+                        let column = columns[u]
+                        let x0 = Int(column.first) &* 4, x1 = Int(column.second) &* 4
+                        let wx0 = SIMD4<Int32>(repeating: column.firstWeight), wx1 = SIMD4<Int32>(repeating: column.secondWeight)
+                        // All four channels at once; exact integers (≤ 255·32·32·32 < 2³¹).
+                        let h0 = Self.pixel(top + x0) &* wx0 &+ Self.pixel(top + x1) &* wx1
+                        let h1 = Self.pixel(bottom + x0) &* wx0 &+ Self.pixel(bottom + x1) &* wx1
+                        let value = (((h0 &* wy0 &+ h1 &* wy1) &* 32) &+ 16384) &>> 15
+                        var f = SIMD4<Float>(Float(value[0]), Float(value[1]), Float(value[2]), Float(value[3])) * scale
+                        if isBGRA { f = SIMD4(f[2], f[1], f[0], f[3]) }
+                        if u < lastColumn {
+                            // Writes 4 floats; the 4th is overwritten by the next pixel's red.
+                            UnsafeMutableRawPointer(o + 3 * u).storeBytes(of: f, as: SIMD4<Float>.self)
+                        } else {
+                            o[3 * u] = f[0]; o[3 * u + 1] = f[1]; o[3 * u + 2] = f[2]
                         }
                     }
                 }

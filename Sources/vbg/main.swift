@@ -18,6 +18,9 @@ nonisolated var commands: [Command] { [
     },
     inferCommand,
     inspectCommand,
+    blurCommand,
+    replaceCommand,
+    segmentCommand,
     soakCommand,
 ] }
 

@@ -1,4 +1,6 @@
+import Foundation
 import Imaging
+import TestSupport
 import Testing
 
 @Suite("Background blur: level → σ → three Kovesi box passes, edge clamp, mask weighting")
@@ -132,5 +134,25 @@ struct BlurTests {
         let axis = v(50 + d, 50), diagonal = v(50 + Int(Double(d) / 2.0.squareRoot() + 0.5), 50 + Int(Double(d) / 2.0.squareRoot() + 0.5))
         #expect(axis > 0 && abs(axis - diagonal) / axis < 0.2, "axis \(axis) diagonal \(diagonal)")
         #expect(v(50 + 2 * d, 50 + 2 * d) < v(50 + 2 * d, 50) * 0.8)
+    }
+}
+
+@Suite("The documented level table")
+struct BlurTableTests {
+    @Test("Sources/Imaging/README.md's 1080p and 480p radii are what BlurStrength computes")
+    func readmeTable() throws {
+        let text = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("Sources/Imaging/README.md"), encoding: .utf8)
+        var checked = 0
+        for line in text.split(separator: "\n") where line.hasPrefix("| ") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let level = Int(cells[0]), cells.count == 5 else { continue }
+            for (cell, size) in zip(cells[2...4], [(640, 480), (1280, 720), (1920, 1080)]) {
+                let radiiText = cell.split(separator: "→")[1].split(separator: "(")[0].trimmingCharacters(in: .whitespaces)
+                let radii = radiiText.split(separator: "/").compactMap { Int($0) }
+                #expect(radii == BlurStrength(level: level).radii(width: size.0, height: size.1), "level \(level) \(size)")
+                checked += 1
+            }
+        }
+        #expect(checked == 30)
     }
 }

@@ -57,3 +57,30 @@ struct ModelInputSamplerTests {
         #expect(t[0] == 1)
     }
 }
+
+@Suite("The sampler equals the per-pixel fixed-point formula at any tensor width")
+struct ModelInputSamplerWidthTests {
+    @Test("tensor widths 1…9 and 13, RGBA and BGRA", arguments: [1, 2, 3, 4, 5, 6, 7, 8, 9, 13])
+    func oddWidths(_ tw: Int) {
+        let frame = Synthetic.frame(width: 37, height: 23)
+        let sampler = ModelInputSampler(sourceWidth: 37, sourceHeight: 23, tensorWidth: tw, tensorHeight: 5)
+        var t = [Float](repeating: -1, count: sampler.tensorCount), b = t
+        t.withUnsafeMutableBufferPointer { sampler.sample(frame, into: $0) }
+        b.withUnsafeMutableBufferPointer { sampler.sample(Synthetic.frame(width: 37, height: 23, format: .bgra8), into: $0) }
+        #expect(t == b)
+        // Reference: OpenCV 4.x's fixed-point formula written out per pixel and channel.
+        func positions(_ n: Int, _ source: Int) -> [Int] {
+            (0..<n).map { Int((Double($0) * (Double(source) / Double(n)) * 32).rounded(.toNearestOrEven)) }
+        }
+        let xs = positions(tw, 37), ys = positions(5, 23)
+        func p(_ x: Int, _ y: Int, _ c: Int) -> Int {
+            x < 0 || y < 0 || x >= 37 || y >= 23 ? 0 : Int(frame.bytes[y * frame.bytesPerRow + 4 * x + c])
+        }
+        for v in 0..<5 { for u in 0..<tw { for c in 0..<3 {
+            let x0 = xs[u] >> 5, fx = xs[u] & 31, y0 = ys[v] >> 5, fy = ys[v] & 31
+            let value = p(x0, y0, c) * (32 - fx) * (32 - fy) + p(x0 + 1, y0, c) * fx * (32 - fy)
+                + p(x0, y0 + 1, c) * (32 - fx) * fy + p(x0 + 1, y0 + 1, c) * fx * fy
+            #expect(t[(v * tw + u) * 3 + c] == Float((32 * value + 16384) >> 15) * Float(1.0 / 255.0))
+        } } }
+    }
+}

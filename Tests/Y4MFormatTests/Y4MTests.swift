@@ -142,3 +142,36 @@ struct Y4MTests {
         }
     }
 }
+
+@Suite("YUV → RGB equals the documented fixed-point formula byte for byte")
+struct YUVConversionTests {
+    @Test("every byte, 4:2:0 and 4:4:4, RGBA and BGRA, widths around the 16-pixel blocks", arguments: [
+        (Y4MChroma.c420jpeg, 50), (.c420jpeg, 33), (.c444, 50), (.c444, 17), (.c420, 16),
+    ])
+    func exact(_ c: (Y4MChroma, Int)) {
+        let (chroma, w) = c
+        let h = 4
+        let header = Y4MHeader(width: w, height: h, chroma: chroma)
+        var state: UInt32 = 12345
+        let planes: [UInt8] = (0..<header.frameByteCount).map { _ in
+            state = state &* 1_103_515_245 &+ 12345
+            return UInt8(truncatingIfNeeded: state >> 16)
+        }
+        var rgba = Image(width: w, height: h), bgra = Image(width: w, height: h, format: .bgra8)
+        planes.withUnsafeBufferPointer { YUVConversion.toImage(planes: $0.baseAddress!, header: header, into: &rgba) }
+        planes.withUnsafeBufferPointer { YUVConversion.toImage(planes: $0.baseAddress!, header: header, into: &bgra) }
+        let (cw, ch) = header.chromaSize
+        let s = chroma.isSubsampled ? 1 : 0
+        func clamp(_ v: Int) -> UInt8 { UInt8(min(max(v, 0), 255)) }
+        for y in 0..<h { for x in 0..<w {
+            let yy = Int(planes[y * w + x]) - 16
+            let u = Int(planes[w * h + (y >> s) * cw + (x >> s)]) - 128
+            let v = Int(planes[w * h + cw * ch + (y >> s) * cw + (x >> s)]) - 128
+            let r = clamp((298 * yy + 409 * v + 128) >> 8), g = clamp((298 * yy - 100 * u - 208 * v + 128) >> 8)
+            let b = clamp((298 * yy + 516 * u + 128) >> 8)
+            let i = 4 * (y * w + x)
+            #expect(Array(rgba.bytes[i..<(i + 4)]) == [r, g, b, 255], "(\(x), \(y))")
+            #expect(Array(bgra.bytes[i..<(i + 4)]) == [b, g, r, 255], "(\(x), \(y))")
+        } }
+    }
+}

@@ -1,8 +1,10 @@
 import Foundation
 import Imaging
+import Y4MFormat
 
 /// `vbg bench --imaging [--json] [--repeat N] [--sizes WxH,...]`: times the imaging operations on
-/// synthetic RGBA frames (release builds; single thread). One line per (operation, size); with
+/// synthetic RGBA frames (release builds; single thread). Times are the thread's CPU time
+/// (`CLOCK_THREAD_CPUTIME_ID`), so preemption on a shared machine does not count. One line per (operation, size); with
 /// `--json` one JSON object per line: `op`, `width`, `height`, `median_ms`, `p10_ms`, `p90_ms`,
 /// `runs`, and for blur `level` and `radii`.
 func runImagingBench(_ arguments: inout Arguments) throws {
@@ -10,7 +12,7 @@ func runImagingBench(_ arguments: inout Arguments) throws {
     _ = try arguments.flag("imaging")
     let runs = try arguments.integer("repeat", default: 31, in: 3...10_000)
     let sizesText = try arguments.value("sizes") ?? "640x480,1280x720,1920x1080"
-    let ops = Set((try arguments.value("ops") ?? "preprocess,upsample,blur,blur_masked,cover_crop,composite")
+    let ops = Set((try arguments.value("ops") ?? "preprocess,upsample,blur,blur_masked,cover_crop,composite,yuv")
         .split(separator: ",").map(String.init))
     try arguments.finish()
     var sizes: [(Int, Int)] = []
@@ -36,12 +38,18 @@ func runImagingBench(_ arguments: inout Arguments) throws {
         fflush(nil)
     }
 
+    // Thread CPU time, not wall time: on a shared machine, time spent preempted is not ours.
+    func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return Double(t.tv_sec) * 1e3 + Double(t.tv_nsec) / 1e6
+    }
     func time(_ count: Int = runs, _ body: () -> Void) -> [Double] {
         for _ in 0..<3 { body() }
         return (0..<count).map { _ in
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = now()
             body()
-            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+            return now() - start
         }
     }
 
@@ -97,6 +105,16 @@ func runImagingBench(_ arguments: inout Arguments) throws {
             var sink = 0
             let cached = time { sink &+= background.covering(width: w, height: h, format: .rgba8).width }
             report("cover_crop", w, h, cached, extra: [("cached", "true"), ("source", "\"1600x1200\"")])
+        }
+        if ops.contains("yuv") {
+            // Y4M frame conversion, 4:2:0 BT.601 limited range, both directions.
+            let header = Y4MHeader(width: w, height: h, chroma: .c420jpeg)
+            var planes = [UInt8](repeating: 0, count: header.frameByteCount)
+            let toYUV = time { planes.withUnsafeMutableBufferPointer { YUVConversion.toPlanes(frame, header: header, into: $0.baseAddress!) } }
+            report("rgba_to_yuv420", w, h, toYUV)
+            var image = other
+            let toRGBA = time { planes.withUnsafeBufferPointer { YUVConversion.toImage(planes: $0.baseAddress!, header: header, into: &image) } }
+            report("yuv420_to_rgba", w, h, toRGBA)
         }
         if ops.contains("composite") {
             var out = other

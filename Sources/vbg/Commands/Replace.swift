@@ -1,0 +1,24 @@
+import Imaging
+
+/// `vbg replace IN.png OUT.png --background BG.png [--model …]`: puts the person on a picture.
+let replaceCommand = Command(
+    name: "replace",
+    summary: "replace the background of a PNG with a picture",
+    usage: """
+        usage: vbg replace IN.png OUT.png --background BG.png [--model general|landscape|PATH]
+
+        Segments the person, fits BG.png to the frame (scaled to cover, centre-cropped, never
+        stretched) and composites with the smoothstep edge ramp. Writes an RGBA PNG (alpha 255).
+        """,
+    run: { arguments in
+        guard let backgroundPath = try arguments.value("background") else { throw CLIError.usage("--background is required") }
+        let model = try arguments.value("model") ?? "general"
+        let paths = try arguments.positionals("IN.png", "OUT.png")
+        try arguments.finish()
+        var frame = try ImageFiles.read(paths[0])
+        let picture = try ImageFiles.read(backgroundPath)
+        let mask = try ImageSegmenter(modelArgument: model).mask(for: frame)
+        let background = ReplacementBackground(picture).covering(width: frame.width, height: frame.height, format: frame.format)
+        Compositor.composite(over: &frame, background: background, mask: mask)
+        try ImageFiles.write(frame, to: paths[1])
+    })
