@@ -152,7 +152,7 @@ let package = Package(
             name: "FramePipelineTests", dependencies: ["FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels"],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "SRTCTests", dependencies: ["SRTC", "FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels", "SDKTestSupport", "PNGCodec"],
+            name: "SRTCTests", dependencies: ["SRTC", "FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels", "SDKTestSupport", "PNGCodec", "Y4MFormat"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "SMeetingTests", dependencies: ["SMeeting", "SRTC", "FramePipeline", "Imaging", "PipelineFakes", "SDKTestSupport"],

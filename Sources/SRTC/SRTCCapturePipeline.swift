@@ -2,9 +2,9 @@ import FramePipeline
 import Imaging
 
 /// The process's one camera capture pipeline: the camera in use, the device-level virtual
-/// background, and every stream the camera's video goes to (channels, meetings, local previews).
+/// background, and every stream the camera's video goes to (channels, local previews).
 ///
-/// Every ``SRTCEngine`` (and every meeting engine built on it) uses ``shared``, so the virtual
+/// Every ``SRTCEngine`` (and every layer built on it) uses ``shared``, so the virtual
 /// background state is device-level: there is no per-channel setting. The effect is read for every
 /// frame, so switching cameras, turning the camera off and on, or rebuilding a track needs no re-apply.
 ///

@@ -32,7 +32,7 @@ typealias SegmenterFactory = @Sendable (_ modelPath: String) throws -> any Segme
 typealias CompositorFactory = @Sendable () -> any FrameCompositor
 
 /// The device-level virtual background: the installed model and the effect settings, shared by
-/// every engine, meeting, channel and processor of the process. Thread-safe.
+/// every engine, channel and processor of the process. Thread-safe.
 final class VirtualBackgroundComponent: Sendable {
     struct Settings {
         var segmenter: SharedSegmenter?

@@ -5,6 +5,7 @@ import PNGCodec
 import SDKTestSupport
 @testable import SRTC
 import Testing
+import Y4MFormat
 
 @Suite("Camera sources")
 struct CameraSourceTests {
@@ -57,9 +58,49 @@ struct CameraSourceTests {
         #expect(throws: SRTCCameraSourceError.sizeMismatch(otherPaths[0])) {
             try SRTCPNGSequenceCameraSource(paths: paths + otherPaths)
         }
-        #expect(throws: SRTCCameraSourceError.noFrames(NSTemporaryDirectory())) {
-            try SRTCPNGSequenceCameraSource(directory: NSTemporaryDirectory())
+        let empty = NSTemporaryDirectory() + "vbg-empty-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        #expect(throws: SRTCCameraSourceError.noFrames(empty)) { try SRTCPNGSequenceCameraSource(directory: empty) }
+    }
+
+    private func writeY4M(_ greys: [UInt8], width: Int = 8, height: Int = 6) throws -> String {
+        let path = NSTemporaryDirectory() + "vbg-\(UUID().uuidString).y4m"
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        let writer = try Y4MWriter(fileDescriptor: descriptor, header: Y4MHeader(width: width, height: height))
+        for grey in greys { try writer.write(Image(width: width, height: height, filledWith: (grey, grey, grey, 255))) }
+        return path
+    }
+
+    @Test("a Y4M file plays as a camera, looping at its end")
+    func y4mLoops() throws {
+        let path = try writeY4M([60, 120, 180])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let source = try SRTCY4MCameraSource(path: path)
+        var greys: [Int] = []
+        for _ in 0..<5 {
+            let frame = try #require(source.nextFrame())
+            greys.append(Int(frame.image.bytes[0]))
         }
+        // YUV round trip of a grey is within a couple of levels.
+        for (grey, expected) in zip(greys, [60, 120, 180, 60, 120]) { #expect(abs(grey - expected) <= 2, "\(greys)") }
+        #expect(throws: SRTCCameraSourceError.unreadableFile("/nonexistent.y4m")) { try SRTCY4MCameraSource(path: "/nonexistent.y4m") }
+    }
+
+    @Test("a Y4M camera feeds the capture pipeline")
+    func y4mCamera() throws {
+        let path = try writeY4M([90, 100])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let rig = TestRig()
+        let engine = rig.engine()
+        rig.pipeline.setCameras([try .y4mFile(name: "Clip", path: path)])
+        try engine.installVirtualBackground()
+        try engine.enableVirtualBackground(true)
+        #expect(rig.pipeline.captureFrames(3) == 3)
+        #expect(engine.localPreview.latestFrame?.width == 8)
+        #expect(engine.virtualBackgroundDiagnostics.framesComposited == 3)
     }
 
     @Test("the synthetic camera has front and back devices and draws a person rectangle")
