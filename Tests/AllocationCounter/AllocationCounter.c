@@ -7,10 +7,6 @@
 // A test reads the counter on its thread before and after the code under test: the difference
 // is the number of allocations that code made, whatever other tests do on other threads.
 #include "AllocationCounter.h"
-// __GLIBC__ is defined by <features.h>; without it the check below never sees glibc.
-#ifdef __linux__
-#include <features.h>
-#endif
 #include <stddef.h>
 #include <errno.h>  // any libc header defines __GLIBC__
 

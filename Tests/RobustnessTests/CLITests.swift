@@ -18,12 +18,13 @@ struct CLIRow: CustomTestStringConvertible, Sendable {
 
 /// Issue 7 at the command line: each bad invocation prints a short message on stderr and exits 1
 /// (bad input) or 2 (bad usage), and leaves no output file (nor a temporary one) behind.
-/// Add rows here as commands land (blur, replace, segment, video).
+/// Add rows here as commands land (video: a Y4M cut in frame k must leave frames 0..k-1 in the output).
 @Suite("vbg: bad input exits 1, bad usage exits 2, nothing left behind")
 struct CLITests {
     // A tiny model and its input keep each row fast in debug: Relu on float32 [1, 5, 7, 9].
     static let model = fixtureBytes("Fixtures/ops/relu/model.onnx")
     static let input = fixtureBytes("Fixtures/ops/relu/input_0.npy")
+    static let png = fixtureBytes("Fixtures/images/astronaut_on_coffee_320x240.png")
 
     /// `vbg infer` on the tiny model with one thing changed.
     static func infer(model: String? = nil, input: String? = nil, output: String? = nil, _ extra: [String] = [],
@@ -49,6 +50,16 @@ struct CLITests {
         CLIRow(name: "infer: --path out of its choices", status: 2, says: "--path must be one of") { try infer(["--path", "turbo"], in: $0) },
         CLIRow(name: "infer: stray positional argument", status: 2, says: "expected") { try infer(["extra"], in: $0) },
         CLIRow(name: "inspect: no model", status: 2, says: "expected MODEL") { _ in ["inspect"] },
+        CLIRow(name: "blur: --level not a number", status: 2, says: "--level must be a whole number") {
+            ["blur", try $0.input("in.png", png), $0.output("out.png"), "--level", "strong"]
+        },
+        CLIRow(name: "blur: --level out of range", status: 2, says: "--level must be between") {
+            ["blur", try $0.input("in.png", png), $0.output("out.png"), "--level", "99999999"]
+        },
+        CLIRow(name: "blur: output path missing", status: 2, says: "expected IN.png OUT.png") { ["blur", try $0.input("in.png", png)] },
+        CLIRow(name: "replace: --background missing", status: 2, says: "--background is required") {
+            ["replace", try $0.input("in.png", png), $0.output("out.png")]
+        },
         CLIRow(name: "inspect: a flag given a value", status: 2, says: "takes no value") { _ in ["inspect", "general", "--time-load=yes"] },
     ]
 
@@ -93,6 +104,26 @@ struct CLITests {
         },
         CLIRow(name: "infer: output in /proc (unwritable even for root)", status: 1, says: "/proc/self/y.npy") {
             try infer(output: "/proc/self/y.npy", in: $0)
+        },
+        CLIRow(name: "blur: input missing", status: 1, says: "absent.png") {
+            ["blur", $0.inputs.path + "/absent.png", $0.output("out.png")]
+        },
+        CLIRow(name: "blur: input is not a PNG", status: 1, says: "PNG error") {
+            ["blur", try $0.input("in.png", Self.input), $0.output("out.png")]
+        },
+        CLIRow(name: "blur: input PNG cut in its data", status: 1, says: "PNG error") {
+            ["blur", try $0.input("in.png", Array(png.prefix(png.count / 2))), $0.output("out.png")]
+        },
+        CLIRow(name: "blur: input PNG with a bad CRC", status: 1, says: "CRC") {
+            var bytes = png
+            bytes[29] ^= 0x55
+            return ["blur", try $0.input("in.png", bytes), $0.output("out.png")]
+        },
+        CLIRow(name: "blur: input PNG of 1,000,000 x 1,000,000", status: 1, says: "in.png") {
+            ["blur", try $0.input("in.png", PNGInputTests.withHeader(width: 1_000_000, height: 1_000_000)), $0.output("out.png")]
+        },
+        CLIRow(name: "segment: input is empty", status: 1, says: "in.png") {
+            ["segment", try $0.input("in.png", []), "--mask", $0.output("mask.png")]
         },
         CLIRow(name: "inspect: model file missing", status: 1, says: "model not found") { ["inspect", $0.inputs.path + "/absent.onnx"] },
         CLIRow(name: "inspect: model is random bytes", status: 1, says: "vbg inspect:") {
