@@ -115,7 +115,7 @@ let package = Package(
         .target(name: "FramePipeline", dependencies: ["Imaging", "Inference", "Kernels"], swiftSettings: simdSettings),
         .target(name: "Inference", dependencies: ["ONNXFormat", "Kernels"], swiftSettings: simdSettings),
         .target(name: "ONNXFormat", swiftSettings: commonSettings),
-        .target(name: "Kernels", dependencies: ["CPUSupport"], swiftSettings: simdSettings),
+        .target(name: "Kernels", dependencies: ["CPUSupport"], exclude: ["README.md"], swiftSettings: simdSettings),
         .target(name: "CPUSupport", swiftSettings: cpuSupportSettings),
         .target(name: "Imaging", dependencies: ["Kernels"], exclude: ["README.md"], swiftSettings: simdSettings),
         .target(name: "PNGCodec", dependencies: ["CLibPNG", "Imaging"], swiftSettings: commonSettings),
@@ -172,8 +172,12 @@ let package = Package(
             name: "InferenceTests",
             dependencies: ["Inference", "ONNXFormat", "NumpyFormat", "TestSupport", "AllocationCounter"],
             swiftSettings: commonSettings),
-        .testTarget(name: "vbgTests", dependencies: ["vbg", "NumpyFormat", "PNGCodec", "Imaging", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "vbgTests", dependencies: ["vbg", "NumpyFormat", "PNGCodec", "Imaging", "TestSupport", "Y4MFormat"], swiftSettings: commonSettings),
         .testTarget(name: "BuiltinModelsTests", dependencies: ["BuiltinModels"], swiftSettings: commonSettings),
+        // Issue 7: bad-input tables at the API level and for the vbg binary (run as a subprocess).
+        .testTarget(
+            name: "RobustnessTests", dependencies: ["vbg", "Inference", "NumpyFormat", "PNGCodec", "Y4MFormat", "Imaging", "TestSupport"],
+            swiftSettings: commonSettings),
     ],
     swiftLanguageModes: [.v6]
 )

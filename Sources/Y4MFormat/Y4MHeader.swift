@@ -56,6 +56,9 @@ public struct Y4MHeader: Sendable, Equatable {
 
     /// The largest accepted width or height.
     public static let maximumDimension = 16_384
+    /// The largest accepted pixel count (≈ 67 MP, as `PNG.maximumPixels`): 8K video fits, while a
+    /// 30-byte header can no longer make the reader allocate an 805 MB frame buffer (16384² 4:4:4).
+    public static let maximumPixels = 1 << 26
 
     public init(width: Int, height: Int, frameRate: (numerator: Int, denominator: Int) = (30, 1),
                 pixelAspect: (numerator: Int, denominator: Int) = (1, 1), chroma: Y4MChroma = .c420jpeg,
@@ -129,6 +132,9 @@ public struct Y4MHeader: Sendable, Equatable {
         guard let height else { throw .malformedHeader("missing height (H)") }
         guard width <= Self.maximumDimension, height <= Self.maximumDimension else {
             throw .malformedHeader("\(width)x\(height) exceeds \(Self.maximumDimension) px per side")
+        }
+        guard width * height <= Self.maximumPixels else {
+            throw .malformedHeader("\(width)x\(height) exceeds \(Self.maximumPixels) pixels")
         }
         self.init(width: width, height: height, frameRate: rate, pixelAspect: aspect, chroma: chroma, comments: comments)
     }

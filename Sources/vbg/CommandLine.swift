@@ -1,15 +1,23 @@
 import Foundation
 
-/// How a `vbg` run fails. Bad usage exits 2, bad input (or a failure while working on it) exits 1.
+/// How a `vbg` run fails. Bad usage exits 2, bad input (or a failure while working on it) exits 1,
+/// a run stopped by Ctrl-C exits 130 (128 + SIGINT, as shells report it).
 struct CLIError: Error, CustomStringConvertible {
-    enum Kind { case usage, input }
+    enum Kind { case usage, input, interrupted }
     var kind: Kind
     var message: String
 
     static func usage(_ message: String) -> CLIError { CLIError(kind: .usage, message: message) }
     static func input(_ message: String) -> CLIError { CLIError(kind: .input, message: message) }
+    static func interrupted(_ message: String) -> CLIError { CLIError(kind: .interrupted, message: message) }
 
-    var exitCode: Int32 { kind == .usage ? 2 : 1 }
+    var exitCode: Int32 {
+        switch kind {
+        case .usage: 2
+        case .input: 1
+        case .interrupted: 130
+        }
+    }
     var description: String { message }
 }
 
@@ -122,6 +130,10 @@ enum OutputFile {
             }
         } catch {
             unlink(temporary)
+            // The temporary name means nothing to the user: name the path they asked for.
+            if let failure = error as? CLIError {
+                throw CLIError(kind: failure.kind, message: failure.message.replacingOccurrences(of: temporary, with: path))
+            }
             throw error
         }
     }

@@ -13,7 +13,9 @@ nonisolated var commands: [Command] { [
     blurCommand,
     replaceCommand,
     segmentCommand,
+    videoCommand,
     benchCommand,
+    soakCommand,
 ] }
 
 func usage() -> String {
@@ -27,7 +29,8 @@ func usage() -> String {
 
 func runMain(_ words: [String]) -> Int32 {
     guard let name = words.first, !["-h", "--help", "help"].contains(name) || words.count > 1 else {
-        print(usage())
+        // Asked-for help goes to stdout; a missing command is bad usage, reported on stderr.
+        if words.isEmpty { printError(usage()) } else { print(usage()) }
         return words.isEmpty ? 2 : 0
     }
     if name == "help" {

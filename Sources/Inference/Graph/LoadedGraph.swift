@@ -104,7 +104,11 @@ struct LoadedGraph: Sendable {
             }
             macsByOp[node.opType, default: 0] += operation.multiplyAccumulates
 
+            // Fold only outputs of bounded size: folding runs the node at load time, so an
+            // all-constant node with a large output (a tiny constant resized, padded or broadcast
+            // to 2^31 elements) would make loading allocate that much. Larger ones run per frame.
             let isConstant = operation.dataInputs.allSatisfy { constants[node.inputs[$0]] != nil }
+                && operation.outputShapes.allSatisfy { $0.reduce(1, *) <= Self.maximumFoldedElementCount }
             if isConstant {
                 for (name, value) in zip(node.outputs, Self.fold(operation, inputs: operation.dataInputs.map { constants[node.inputs[$0]]!.floats! })) {
                     constants[name] = value
@@ -231,6 +235,9 @@ struct LoadedGraph: Sendable {
         }
         return order
     }
+
+    /// The largest output (elements) a node may have to be folded at load time (64 MB of floats).
+    static let maximumFoldedElementCount = 1 << 24
 
     /// Runs a node whose inputs are all constant, at plan time.
     private static func fold(_ operation: any Operator, inputs: [[Float]]) -> [ConstantTensor] {

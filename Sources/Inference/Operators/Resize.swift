@@ -29,6 +29,9 @@ struct Resize: Operator {
     let planes: Int, inH: Int, inW: Int, outH: Int, outW: Int
     let rows: AxisTable, columns: AxisTable
 
+    /// The longest output height or width accepted (4x the longest PNG side the engine reads).
+    static let maximumOutputSide = 1 << 16
+
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 4)
         try context.checkAttributes(["mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a", "exclude_outside",
@@ -84,6 +87,12 @@ struct Resize: Operator {
             throw context.error(.unsupported, "resizing the batch or channel axis is not supported")
         }
         guard Shapes.elementCount(outputShape) != nil else { throw context.error(.invalidShape, "output \(outputShape) has more than 2^31 elements") }
+        // The axis tables below cost 20 bytes per output row and column and are built at load
+        // time: without this bound a 320-byte model asking for a 1 x 2^31 output made the loader
+        // allocate tens of gigabytes (found by Fuzz/ onnx).
+        guard outputShape[2] <= maximumOutputSide, outputShape[3] <= maximumOutputSide else {
+            throw context.error(.unsupported, "output \(outputShape) has a side longer than \(maximumOutputSide)")
+        }
 
         func table(input: Int, output: Int, scale: Float) -> AxisTable {
             var table = AxisTable()

@@ -4,44 +4,68 @@ import Foundation
 import Inference
 
 /// `vbg bench`: latency benchmarks (release builds with `VBG_ARCH=native`).
+///
+/// One command, one mode per flag: `--pipeline` (Commands/BenchPipeline.swift), `--imaging`
+/// (Commands/BenchImaging.swift), `--kernels` (Commands/BenchKernels.swift). Without a mode flag it
+/// times the forward pass of a model (``runModelBench(_:)``).
 let benchCommand = Command(
     name: "bench",
-    summary: "time the forward pass (--kernels: each SIMD kernel; --imaging: the imaging steps)",
+    summary: "benchmarks in a release build: the forward pass, --pipeline, --imaging, --kernels",
     usage: """
         usage: vbg bench [--model general|landscape|PATH] [--threads 1|2] [--iterations N] [--path fast|reference] [--json]
-               vbg bench --kernels [--threads 1|2] [--samples N] [--filter TEXT] [--json]
+               vbg bench --pipeline [--json] [--frames N] [--warmup N] [--sizes WxH,...] [--intervals 1,3]
+                         [--threads 1,2] [--effects blur,replace] [--level N] [--model M] [--image PNG] [--background PNG]
                vbg bench --imaging [--json] [--repeat N] [--sizes WxH,...] [--ops a,b,...]
+               vbg bench --kernels [--threads 1|2] [--samples N] [--filter TEXT] [--json]
 
+        The forward pass (no mode flag):
           --model       the model to run (default general); the input is uniform noise in [0, 1)
           --threads     kernel threads (default 1)
           --iterations  timed forward passes after 20 warm-up runs (default 300)
           --path        fast (SIMD kernels, default) or reference (scalar)
           --json        one JSON object per line: model, threads, median_ms, p10_ms, p90_ms, ...
-          --kernels     time each SIMD kernel on the model's layer shapes (median µs, GFLOP/s)
-          --samples     timed samples per kernel, each ≥ 1 ms (default 31)
-          --filter      only kernels whose name contains TEXT
-          --imaging     time preprocessing, upsampling, blur, cover-crop and compositing at
-                        640x480, 1280x720 and 1920x1080 (Commands/BenchImaging.swift)
+          Wall-clock times; with 1 thread the thread's CPU time is reported too (cpu_median_ms), which
+          leaves out time the process was descheduled on a busy machine.
 
-        Wall-clock times; with 1 thread the thread's CPU time is reported too (cpu_median_ms), which
-        leaves out time the process was descheduled on a busy machine.
+        --pipeline  whole frames through the SDK pipeline `vbg video` uses (preprocessing, inference,
+                    upsampling, smoothing, blur level 5 or replacement, compositing), every
+                    combination of size x effect x interval x threads (defaults 1280x720,1920x1080;
+                    blur,replace; 1,3; 1,2): median, p10, p90 and mean ms per frame. The frame is
+                    --image (default Fixtures/images/astronaut_on_coffee_1280x720.png) cover-fitted
+                    to each size; --background defaults to Fixtures/backgrounds/rocket.png
+        --imaging   the imaging operations alone on synthetic frames
+        --kernels   each SIMD kernel on the model's layer shapes (median µs, GFLOP/s)
         """,
-    flags: ["kernels", "imaging", "json"]
+    flags: ["kernels", "imaging", "pipeline", "json"]
 ) { arguments in
-    if try arguments.flag("imaging") {
-        try runImagingBench(&arguments)
-        return
+    var probe = arguments
+    let modes = try ["kernels", "imaging", "pipeline"].filter { try probe.flag($0) }
+    guard modes.count <= 1 else {
+        throw CLIError.usage("choose one of --kernels, --imaging, --pipeline (got \(modes.map { "--" + $0 }.joined(separator: ", ")))")
     }
-    let kernels = try arguments.flag("kernels")
+    switch modes.first {
+    case "imaging": try runImagingBench(&arguments)
+    case "pipeline": try runPipelineBench(&arguments)
+    case "kernels": try runKernelBench(&arguments)
+    default: try runModelBench(&arguments)
+    }
+}
+
+/// `vbg bench --kernels`.
+func runKernelBench(_ arguments: inout Arguments) throws {
+    _ = try arguments.flag("kernels")
+    let threads = try arguments.integer("threads", default: 1, in: 1...2)
+    let samples = try arguments.integer("samples", default: 31, in: 1...10_000)
+    let filter = try arguments.value("filter")
+    let json = try arguments.flag("json")
+    try arguments.finish()
+    KernelBenchmark.run(threads: threads, samples: samples, filter: filter, json: json)
+}
+
+/// `vbg bench` without a mode flag: the forward pass of one model on noise.
+func runModelBench(_ arguments: inout Arguments) throws {
     let threads = try arguments.integer("threads", default: 1, in: 1...2)
     let json = try arguments.flag("json")
-    if kernels {
-        let samples = try arguments.integer("samples", default: 31, in: 1...10_000)
-        let filter = try arguments.value("filter")
-        try arguments.finish()
-        KernelBenchmark.run(threads: threads, samples: samples, filter: filter, json: json)
-        return
-    }
     let modelArgument = try arguments.value("model") ?? "general"
     let iterations = try arguments.integer("iterations", default: 300, in: 1...1_000_000)
     let pathName = try arguments.choice("path", ["fast", "reference"], default: "fast")

@@ -9,6 +9,7 @@ import Y4MFormat
 /// `runs`, and for blur `level` and `radii`.
 func runImagingBench(_ arguments: inout Arguments) throws {
     let json = try arguments.flag("json")
+    _ = try arguments.flag("imaging")
     let runs = try arguments.integer("repeat", default: 31, in: 3...10_000)
     let sizesText = try arguments.value("sizes") ?? "640x480,1280x720,1920x1080"
     let ops = Set((try arguments.value("ops") ?? "preprocess,upsample,blur,blur_masked,cover_crop,composite,yuv")

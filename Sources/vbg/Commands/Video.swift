@@ -1,0 +1,205 @@
+import Foundation
+import Imaging
+import SRTC
+import Y4MFormat
+
+/// `vbg video`: a YUV4MPEG2 stream through the SDK's virtual background, frame by frame.
+let videoCommand = Command(
+    name: "video",
+    summary: "blur or replace the background of a .y4m video stream (files or pipes)",
+    usage: """
+        usage: vbg video --input IN.y4m|- --output OUT.y4m|- (--blur 1-10 | --background BG.png)
+                         [--interval N] [--mask-sync] [--model general|landscape|PATH] [--threads N]
+
+        Streams every frame through the SDK's virtual background (a custom video track with the
+        engine's processor attached: the same frame policy, model, blur and compositing as the
+        camera pipeline). Size, frame rate, pixel aspect and chroma layout come from the input
+        header and are kept; so is the frame count: with --interval N segmentation runs every N
+        frames and the frames between are composited with the latest mask, or, with --mask-sync,
+        repeat the previous processed frame. A frame the SDK drops (it never sends the raw frame)
+        is replaced by the previous processed frame (none is written before the first one).
+
+          -            standard input / standard output, so it sits between two ffmpeg processes:
+                       ffmpeg -i in.mp4 -f yuv4mpegpipe - | vbg video --input - --output - --blur 5 \\
+                         | ffmpeg -f yuv4mpegpipe -i - out.mp4
+          --blur       background blur level (1 light … 10 strong; outside values are clamped)
+          --background background picture (PNG), cover-cropped to the frame, never stretched
+          --interval   run segmentation every N frames (default 1)
+          --mask-sync  frames without segmentation repeat the previous processed frame
+          --model      built-in general (default) or landscape model, or an ONNX file
+          --threads    inference worker threads (default 1)
+
+        Progress goes to standard error (redrawn in a terminal, a line a second otherwise), then a
+        summary. Ctrl-C finishes the frame in hand and closes the output as a valid stream (exit
+        130); a second Ctrl-C stops at once. A stream that is malformed or ends inside a frame
+        stops with an error (exit 1); every complete frame before it is in the output. An output
+        file is written beside its destination and renamed into place at the end.
+        """,
+    flags: ["mask-sync"],
+    run: { arguments in try runVideo(&arguments) })
+
+private func runVideo(_ arguments: inout Arguments) throws {
+    guard let inputPath = try arguments.value("input") else { throw CLIError.usage("--input is required (a .y4m file or - for standard input)") }
+    guard let outputPath = try arguments.value("output") else { throw CLIError.usage("--output is required (a .y4m file or - for standard output)") }
+    let blurText = try arguments.value("blur")
+    let backgroundPath = try arguments.value("background")
+    var options = VirtualBackgroundOptions()
+    options.inferenceInterval = try arguments.integer("interval", default: 1, in: 1...1000)
+    options.maskSync = try arguments.flag("mask-sync")
+    options.modelPath = ModelArgument.path(for: try arguments.value("model") ?? "general")
+    options.threads = try arguments.integer("threads", default: 1, in: 1...64)
+    _ = try arguments.positionals()
+    try arguments.finish()
+
+    switch (blurText, backgroundPath) {
+    case (nil, nil): throw CLIError.usage("choose an effect: --blur 1-10 or --background BG.png")
+    case (_?, _?): throw CLIError.usage("--blur and --background exclude each other")
+    case (let text?, nil):
+        guard let requested = Int(text) else { throw CLIError.usage("--blur must be a whole number (got '\(text)')") }
+        let level = BlurStrength(level: requested).level
+        if level != requested { printError("vbg video: --blur \(requested) is outside 1-10; using \(level)") }
+        options.effect = .blur(level: level)
+    case (nil, let path?):
+        options.effect = .image(try ImageFiles.read(path), path: path)
+    }
+    if inputPath != "-", inputPath == outputPath {
+        throw CLIError.usage("--input and --output are the same file")
+    }
+
+    // Nothing is created until the input header has been read and the model installed.
+    let input = try VideoInput(path: inputPath)
+    defer { input.close() }
+    let reader: Y4MReader
+    do { reader = try Y4MReader(fileDescriptor: input.fd) } catch { throw CLIError.input("\(input.name): \(error)") }
+    let header = reader.header
+    let track = try VirtualBackgroundTrack(options: options, width: header.width, height: header.height)
+    let output = try VideoOutput(path: outputPath)
+    let writer: Y4MWriter
+    do { writer = try Y4MWriter(fileDescriptor: output.fd, header: header) } catch {
+        output.abandon()
+        throw CLIError.input("\(output.name): \(error)")
+    }
+
+    let previousSIGPIPE = signal(SIGPIPE, SIG_IGN)   // a closed pipe downstream is a write error, not a silent death
+    defer { signal(SIGPIPE, previousSIGPIPE) }
+    let interruption = Interruption.install(releasingStandardInput: inputPath == "-")
+    defer { interruption.restore() }
+    var progress = ProgressLine(label: "vbg video")
+    let nanosecondsPerFrame = 1_000_000_000.0 * Double(header.frameRate.denominator) / Double(header.frameRate.numerator)
+    var framesRead = 0, dropped = 0
+    var lastOutput: SRTCVideoFrame?
+    var streamError: Y4MError?
+    while !Interruption.isRequested {
+        let pushed: (frame: SRTCVideoFrame?, ended: Bool)
+        do {
+            pushed = try track.push(timestamp: UInt64(Double(framesRead) * nanosecondsPerFrame)) { image throws(Y4MError) in
+                try reader.readFrame(into: &image)
+            }
+        } catch let error as Y4MError {
+            streamError = error
+            break
+        }
+        if pushed.ended { break }
+        framesRead += 1
+        if let frame = pushed.frame {
+            lastOutput = frame
+        } else {
+            dropped += 1
+        }
+        if let frame = lastOutput {
+            do { try writer.write(frame.image) } catch {
+                progress.finish()
+                output.abandon()
+                throw CLIError.input("\(output.name): \(error)")
+            }
+        }
+        progress.update(frames: framesRead, dropped: dropped)
+    }
+    progress.finish()
+    // Ctrl-C while reading standard input ends the stream (see Interruption), possibly inside a
+    // frame or its FRAME line: that frame was never in hand, so this is an interruption, not a bad stream.
+    let interrupted = Interruption.isRequested
+    if interrupted, inputPath == "-" { streamError = nil }
+    do { try output.finish() } catch {
+        throw CLIError.input("\(output.name): \(error)")
+    }
+
+    let d = track.diagnostics
+    let seconds = progress.elapsed
+    let effect: String
+    switch options.effect {
+    case .blur(let level): effect = "blur \(level)"
+    case .image(_, let path): effect = "background \((path as NSString).lastPathComponent)"
+    }
+    printError("vbg video: \(writer.framesWritten) of \(framesRead) frames written (\(header.width)x\(header.height), "
+        + "F\(header.frameRate.numerator):\(header.frameRate.denominator), \(effect)) in \(String(format: "%.2f", seconds)) s, "
+        + "\(String(format: "%.1f", Double(framesRead) / max(seconds, 1e-9))) fps; \(d.inferenceCount) inferences, "
+        + "\(d.framesComposited) composited, \(d.framesRepeated) repeated (mask sync), \(dropped) dropped; mean ms per "
+        + "segmentation \(milliseconds(d.segmentation.meanNanoseconds)), compositing \(milliseconds(d.compositing.meanNanoseconds)), "
+        + "frame \(milliseconds(d.total.meanNanoseconds))")
+    if let streamError {
+        throw CLIError.input("\(input.name): \(streamError); the \(writer.framesWritten) frames before it are in \(output.name)")
+    }
+    if interrupted {
+        throw CLIError.interrupted("interrupted; the \(writer.framesWritten) frames processed so far are in \(output.name)")
+    }
+}
+
+private func milliseconds(_ nanoseconds: Int64) -> String { String(format: "%.1f", Double(nanoseconds) / 1e6) }
+
+/// `--input`: a file, or `-` for standard input.
+private struct VideoInput {
+    let fd: Int32
+    let name: String
+    private let owned: Bool
+
+    init(path: String) throws {
+        if path == "-" {
+            (fd, name, owned) = (0, "standard input", false)
+            return
+        }
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw CLIError.input("cannot open \(path): \(String(cString: strerror(errno)))") }
+        (self.fd, name, owned) = (fd, path, true)
+    }
+
+    func close() { if owned { _ = Foundation.close(fd) } }
+}
+
+/// `--output`: a file, written beside its destination and renamed into place by ``finish()``, or
+/// `-` for standard output.
+private final class VideoOutput {
+    let fd: Int32
+    let name: String
+    private let path: String?
+    private let temporary: String?
+
+    init(path: String) throws {
+        if path == "-" {
+            (fd, name, self.path, temporary) = (1, "standard output", nil, nil)
+            return
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        let temporary = (directory.isEmpty ? "" : directory + "/") + ".\((path as NSString).lastPathComponent).vbg-partial-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw CLIError.input("cannot write \(path): \(String(cString: strerror(errno)))") }
+        (self.fd, name, self.path, self.temporary) = (fd, path, path, temporary)
+    }
+
+    /// Closes the stream; a file is renamed into place.
+    func finish() throws {
+        guard let path, let temporary else { return }
+        guard Foundation.close(fd) == 0, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw CLIError.input("cannot write \(path): \(reason)")
+        }
+    }
+
+    /// Closes and removes a file that cannot be completed.
+    func abandon() {
+        guard let temporary else { return }
+        _ = Foundation.close(fd)
+        unlink(temporary)
+    }
+}
