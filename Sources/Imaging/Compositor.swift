@@ -65,8 +65,9 @@ public enum Compositor {
         let fg = FastConvert.floats(person)
         let bg = FastConvert.floats(background)
         let blended = (fg - bg) * w + bg
-        let opaque = SIMD16<UInt8>(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255)
-        let bytes = FastConvert.lowBytes(FastConvert.roundedInt32(blended)) | opaque
+        // The alpha byte is set by `blendRow` afterwards: forcing it here lets the compiler drop
+        // the alpha lanes, which splits every 16-lane operation into an 8- and a 4-lane one.
+        let bytes = FastConvert.lowBytes(FastConvert.roundedInt32(blended))
         UnsafeMutableRawPointer(output).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
     }
 
@@ -83,6 +84,13 @@ public enum Compositor {
             blendQuarter(p + 32, b + 32, o + 32, FastConvert.spread(a, quarter: 2))
             blendQuarter(p + 48, b + 48, o + 48, FastConvert.spread(a, quarter: 3))
             x += 16
+        }
+        // Alpha 255 for the pixels above, 16 at a time (the row is still in L1).
+        var i = 0
+        while i + 16 <= x {
+            let o = UnsafeMutableRawPointer(output + 4 * i)
+            o.storeBytes(of: o.loadUnaligned(as: SIMD16<UInt32>.self) | 0xFF00_0000, as: SIMD16<UInt32>.self)
+            i += 16
         }
         while x < width {
             let w = edge.coverage(mask[x])
