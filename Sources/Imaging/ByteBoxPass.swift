@@ -55,7 +55,7 @@ struct ByteBoxPass {
             let add3 = source + min(y0 + r + 4, h - 1) * sourceStride, sub3 = source + max(y0 + 3 - r, 0) * sourceStride
             var vertical = VerticalStep(columnSums: columnSums, lines: linesRaw, ringMask: ringMask, width: w,
                                         add: (add0, add1, add2, add3), sub: (sub0, sub1, sub2, sub3))
-            @inline(__always) func line(_ x: Int) -> SIMD16<Float> { lines[x & ringMask] }
+            @inline(__always) func line(_ x: Int) -> SIMD16<Float> { (linesRaw + 64 &* (x & ringMask)).load(as: SIMD16<Float>.self) }
             // Horizontal running sum over the ring (four rows at once), edge clamp.
             let o0 = destination + y0 * destinationStride
             let o1 = destination + min(y0 + 1, h - 1) * destinationStride
@@ -94,19 +94,19 @@ struct ByteBoxPass {
                 vertical.produce(upTo: chunkEnd + r + 1)
                 while x + 4 <= chunkEnd {
                     let s0 = sum
-                    sum += line(min(x + r + 1, last)) - line(max(x - r, 0))
+                    sum += line(min(x &+ r &+ 1, last)) - line(max(x &- r, 0))
                     let s1 = sum
-                    sum += line(min(x + r + 2, last)) - line(max(x + 1 - r, 0))
+                    sum += line(min(x &+ r &+ 2, last)) - line(max(x &+ 1 &- r, 0))
                     let s2 = sum
-                    sum += line(min(x + r + 3, last)) - line(max(x + 2 - r, 0))
+                    sum += line(min(x &+ r &+ 3, last)) - line(max(x &+ 2 &- r, 0))
                     let s3 = sum
-                    sum += line(min(x + r + 4, last)) - line(max(x + 3 - r, 0))
+                    sum += line(min(x &+ r &+ 4, last)) - line(max(x &+ 3 &- r, 0))
                     emit4(x, s0, s1, s2, s3)
                     x += 4
                 }
                 while x < chunkEnd {
                     emit(x, sum)
-                    sum += line(min(x + r + 1, last)) - line(max(x - r, 0))
+                    sum += line(min(x &+ r &+ 1, last)) - line(max(x &- r, 0))
                     x += 1
                 }
             }
@@ -161,22 +161,26 @@ private struct VerticalStep {
             var c = sums.loadUnaligned(as: SIMD16<UInt16>.self)
             let p0 = 64 * (produced & ringMask), p1 = 64 * ((produced + 1) & ringMask)
             let p2 = 64 * ((produced + 2) & ringMask), p3 = 64 * ((produced + 3) & ringMask)
-            @inline(__always) func slot(_ s: Int, _ v: SIMD16<UInt16>) {
-                let f = ByteBoxPass.floats(v)
-                let base = linesRaw + 16 * s
-                (base + p0).storeBytes(of: f.lowHalf.lowHalf, as: SIMD4<Float>.self)
-                (base + p1).storeBytes(of: f.lowHalf.highHalf, as: SIMD4<Float>.self)
-                (base + p2).storeBytes(of: f.highHalf.lowHalf, as: SIMD4<Float>.self)
-                (base + p3).storeBytes(of: f.highHalf.highHalf, as: SIMD4<Float>.self)
-            }
-            slot(0, c)
+            let f0 = ByteBoxPass.floats(c)
             c = c &+ ByteBoxPass.widened(UnsafeRawPointer(add0 + i)) &- ByteBoxPass.widened(UnsafeRawPointer(sub0 + i))
-            slot(1, c)
+            let f1 = ByteBoxPass.floats(c)
             c = c &+ ByteBoxPass.widened(UnsafeRawPointer(add1 + i)) &- ByteBoxPass.widened(UnsafeRawPointer(sub1 + i))
-            slot(2, c)
+            let f2 = ByteBoxPass.floats(c)
             c = c &+ ByteBoxPass.widened(UnsafeRawPointer(add2 + i)) &- ByteBoxPass.widened(UnsafeRawPointer(sub2 + i))
-            slot(3, c)
+            let f3 = ByteBoxPass.floats(c)
             c = c &+ ByteBoxPass.widened(UnsafeRawPointer(add3 + i)) &- ByteBoxPass.widened(UnsafeRawPointer(sub3 + i))
+            // A 4×4 transpose of 16-byte blocks: each ring entry (one pixel, four rows) is written whole.
+            @inline(__always) func entry(_ a: SIMD4<Float>, _ b: SIMD4<Float>, _ c: SIMD4<Float>, _ d: SIMD4<Float>) -> SIMD16<Float> {
+                SIMD16(lowHalf: SIMD8(lowHalf: a, highHalf: b), highHalf: SIMD8(lowHalf: c, highHalf: d))
+            }
+            (linesRaw + p0).storeBytes(of: entry(f0.lowHalf.lowHalf, f1.lowHalf.lowHalf, f2.lowHalf.lowHalf, f3.lowHalf.lowHalf),
+                                       as: SIMD16<Float>.self)
+            (linesRaw + p1).storeBytes(of: entry(f0.lowHalf.highHalf, f1.lowHalf.highHalf, f2.lowHalf.highHalf, f3.lowHalf.highHalf),
+                                       as: SIMD16<Float>.self)
+            (linesRaw + p2).storeBytes(of: entry(f0.highHalf.lowHalf, f1.highHalf.lowHalf, f2.highHalf.lowHalf, f3.highHalf.lowHalf),
+                                       as: SIMD16<Float>.self)
+            (linesRaw + p3).storeBytes(of: entry(f0.highHalf.highHalf, f1.highHalf.highHalf, f2.highHalf.highHalf, f3.highHalf.highHalf),
+                                       as: SIMD16<Float>.self)
             sums.storeBytes(of: c, as: SIMD16<UInt16>.self)
             produced += 4
         }
