@@ -177,13 +177,46 @@ public struct ModelInputSampler: Sendable {
                 let value = ((sum &* 32) &+ 16384) &>> 15
                 return SIMD4<Float>(Float(value[0]), Float(value[1]), Float(value[2]), Float(value[3])) * scale
             }
+            @inline(__always) func bytes16(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> SIMD16<Int32> {
+                SIMD16<Int32>(Int32(a[0]), Int32(a[1]), Int32(a[2]), Int32(a[3]), Int32(a[4]), Int32(a[5]), Int32(a[6]), Int32(a[7]),
+                              Int32(b[0]), Int32(b[1]), Int32(b[2]), Int32(b[3]), Int32(b[4]), Int32(b[5]), Int32(b[6]), Int32(b[7]))
+            }
+            let wy0x2 = SIMD16<Int32>(repeating: row.firstWeight), wy1x2 = SIMD16<Int32>(repeating: row.secondWeight)
+            /// Two output pixels in one 16-lane step.
+            @inline(__always) func values(_ u: Int) -> SIMD8<Float> {
+                let xa = offsets[u], xb = offsets[u + 1]
+                let weights = SIMD16<Int32>(lowHalf: weights[u], highHalf: weights[u + 1])
+                let p = (bytes16(top + xa, top + xb) &* wy0x2 &+ bytes16(bottom + xa, bottom + xb) &* wy1x2) &* weights
+                let sum = SIMD8<Int32>(lowHalf: p.lowHalf.lowHalf &+ p.lowHalf.highHalf,
+                                       highHalf: p.highHalf.lowHalf &+ p.highHalf.highHalf)
+                let value = ((sum &* 32) &+ 16384) &>> 15
+                return SIMD8<Float>(Float(value[0]), Float(value[1]), Float(value[2]), Float(value[3]),
+                                    Float(value[4]), Float(value[5]), Float(value[6]), Float(value[7])) * SIMD8(repeating: Float(1.0 / 255.0))
+            }
+            var u = 0
+            // Pairs while both pixels' 4-float stores stay inside the row (the last pixel writes 3).
             if isBGRA {
-                for u in 0..<lastColumn {
+                while u + 1 < lastColumn {
+                    let f = values(u)
+                    UnsafeMutableRawPointer(o + 3 * u).storeBytes(of: SIMD4(f[2], f[1], f[0], f[3]), as: SIMD4<Float>.self)
+                    UnsafeMutableRawPointer(o + 3 * u + 3).storeBytes(of: SIMD4(f[6], f[5], f[4], f[7]), as: SIMD4<Float>.self)
+                    u += 2
+                }
+            } else {
+                while u + 1 < lastColumn {
+                    let f = values(u)
+                    UnsafeMutableRawPointer(o + 3 * u).storeBytes(of: f.lowHalf, as: SIMD4<Float>.self)
+                    UnsafeMutableRawPointer(o + 3 * u + 3).storeBytes(of: f.highHalf, as: SIMD4<Float>.self)
+                    u += 2
+                }
+            }
+            if isBGRA {
+                for u in u..<lastColumn {
                     let f = value(u)
                     UnsafeMutableRawPointer(o + 3 * u).storeBytes(of: SIMD4(f[2], f[1], f[0], f[3]), as: SIMD4<Float>.self)
                 }
             } else {
-                for u in 0..<lastColumn {
+                for u in u..<lastColumn {
                     // Writes 4 floats; the 4th is overwritten by the next pixel's red.
                     UnsafeMutableRawPointer(o + 3 * u).storeBytes(of: value(u), as: SIMD4<Float>.self)
                 }
