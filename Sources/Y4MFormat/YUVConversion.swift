@@ -31,7 +31,16 @@ public enum YUVConversion {
                 let row = out.baseAddress! + y * stride
                 let ys = yPlane + y * w
                 let us = uPlane + (y >> shift) * cw, vs = vPlane + (y >> shift) * cw
-                for x in 0..<w {
+                var x = 0
+                if shift == 1 {
+                    // 16 pixels per step: the same integer formula on 16 lanes.
+                    while x + 16 <= w {
+                        let words = rgbaWords(y: ys + x, u: us + x / 2, v: vs + x / 2, redShift: ro, greenShift: go, blueShift: bo)
+                        UnsafeMutableRawPointer(row + 4 * x).storeBytes(of: words, as: SIMD16<UInt32>.self)
+                        x += 16
+                    }
+                }
+                for x in x..<w {
                     let c = 298 &* (Int32(ys[x]) &- 16)
                     let d = Int32(us[x >> shift]) &- 128, e = Int32(vs[x >> shift]) &- 128
                     let r = (c &+ 409 &* e &+ 128) >> 8
@@ -44,6 +53,34 @@ public enum YUVConversion {
                 }
             }
         }
+    }
+
+    /// 16 pixels of a 4:2:0 row (16 Y samples, 8 U and 8 V, each repeated twice) as 32-bit RGBA
+    /// words in memory order: the formula above on 16 integer lanes.
+    @_transparent
+    static func rgbaWords(y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>,
+                          redShift ro: Int, greenShift go: Int, blueShift bo: Int) -> SIMD16<UInt32> {
+        let c = SIMD16<Int32>(Int32(y[0]), Int32(y[1]), Int32(y[2]), Int32(y[3]), Int32(y[4]), Int32(y[5]), Int32(y[6]),
+                              Int32(y[7]), Int32(y[8]), Int32(y[9]), Int32(y[10]), Int32(y[11]), Int32(y[12]), Int32(y[13]),
+                              Int32(y[14]), Int32(y[15])) &- 16 &* 1
+        @inline(__always) func doubled(_ p: UnsafePointer<UInt8>) -> SIMD16<Int32> {
+            SIMD16<Int32>(Int32(p[0]), Int32(p[0]), Int32(p[1]), Int32(p[1]), Int32(p[2]), Int32(p[2]), Int32(p[3]), Int32(p[3]),
+                          Int32(p[4]), Int32(p[4]), Int32(p[5]), Int32(p[5]), Int32(p[6]), Int32(p[6]), Int32(p[7]), Int32(p[7])) &- 128
+        }
+        let d = doubled(u), e = doubled(v)
+        let luma = 298 &* c &+ 128
+        // Clamp into [0, 255] with shifts and masks (`replacing(with:where:)` compiled to mask
+        // registers and branches here): negative → 0, above 255 → all ones, then the low byte.
+        @inline(__always) func clamped(_ t: SIMD16<Int32>) -> SIMD16<UInt32> {
+            let t = t &>> 8
+            let nonNegative = t & ~(t &>> 31)
+            let saturated = nonNegative | ((255 &- nonNegative) &>> 31)
+            return unsafeBitCast(saturated, to: SIMD16<UInt32>.self) & 0xFF
+        }
+        let r = clamped(luma &+ 409 &* e)
+        let g = clamped(luma &- 100 &* d &- 208 &* e)
+        let b = clamped(luma &+ 516 &* d)
+        return (r &<< UInt32(8 * ro)) | (g &<< UInt32(8 * go)) | (b &<< UInt32(8 * bo)) | 0xFF00_0000
     }
 
     /// Writes Y, U, V planes (back to back, `header.frameByteCount` bytes) for `image`.
