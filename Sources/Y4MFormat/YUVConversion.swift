@@ -100,7 +100,17 @@ public enum YUVConversion {
             for y in 0..<h {
                 let row = base + y * stride
                 let out = yPlane + y * w
-                for x in 0..<w {
+                var x = 0
+                while x + 16 <= w {
+                    let words = UnsafeRawPointer(row + 4 * x).loadUnaligned(as: SIMD16<UInt32>.self)
+                    @inline(__always) func channel(_ offset: Int) -> SIMD16<Int32> {
+                        unsafeBitCast((words &>> UInt32(8 * offset)) & 0xFF, to: SIMD16<Int32>.self)
+                    }
+                    let luma = ((66 &* channel(ro) &+ 129 &* channel(go) &+ 25 &* channel(bo) &+ 128) &>> 8) &+ 16
+                    UnsafeMutableRawPointer(out + x).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: luma), as: SIMD16<UInt8>.self)
+                    x += 16
+                }
+                for x in x..<w {
                     let r = Int32(row[4 * x + ro]), g = Int32(row[4 * x + go]), b = Int32(row[4 * x + bo])
                     out[x] = UInt8(truncatingIfNeeded: ((66 &* r &+ 129 &* g &+ 25 &* b &+ 128) >> 8) &+ 16)
                 }
@@ -117,7 +127,24 @@ public enum YUVConversion {
             }
             for cy in 0..<ch {
                 let r0 = base + (2 * cy) * stride, r1 = base + min(2 * cy + 1, h - 1) * stride
-                for cx in 0..<cw {
+                var cx = 0
+                // 8 chroma samples (16 pixels of both rows) per step; a 64-bit lane holds a pixel pair.
+                while 2 * cx + 16 <= w {
+                    let q0 = UnsafeRawPointer(r0 + 8 * cx).loadUnaligned(as: SIMD8<UInt64>.self)
+                    let q1 = UnsafeRawPointer(r1 + 8 * cx).loadUnaligned(as: SIMD8<UInt64>.self)
+                    @inline(__always) func mean(_ offset: Int) -> SIMD8<Int64> {
+                        let low = UInt64(8 * offset), high = UInt64(8 * offset + 32)
+                        let sum = ((q0 &>> low) & 0xFF) &+ ((q0 &>> high) & 0xFF) &+ ((q1 &>> low) & 0xFF) &+ ((q1 &>> high) & 0xFF)
+                        return unsafeBitCast((sum &+ 2) &>> 2, to: SIMD8<Int64>.self)
+                    }
+                    let r = mean(ro), g = mean(go), b = mean(bo)
+                    let u = ((-38 &* r &- 74 &* g &+ 112 &* b &+ 128) &>> 8) &+ 128
+                    let v = ((112 &* r &- 94 &* g &- 18 &* b &+ 128) &>> 8) &+ 128
+                    UnsafeMutableRawPointer(uPlane + cy * cw + cx).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: u), as: SIMD8<UInt8>.self)
+                    UnsafeMutableRawPointer(vPlane + cy * cw + cx).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: v), as: SIMD8<UInt8>.self)
+                    cx += 8
+                }
+                for cx in cx..<cw {
                     let x0 = 4 * (2 * cx), x1 = 4 * min(2 * cx + 1, w - 1)
                     @inline(__always) func mean(_ o: Int) -> Int32 {
                         (Int32(r0[x0 + o]) &+ Int32(r0[x1 + o]) &+ Int32(r1[x0 + o]) &+ Int32(r1[x1 + o]) &+ 2) >> 2
