@@ -7,12 +7,17 @@
 /// (the alpha channel carries the weight). Where a neighbourhood holds no background at all (deep
 /// inside the person) the plate is black; the composite covers it with the person.
 ///
-/// **Algorithm.** 8-bit inputs × an 8-bit weight make integers below 2¹⁶; each pass is an exact
-/// running sum (``boxPass``), rounded after each pass, so the cost is O(1) per pixel whatever the
-/// radius. Borders clamp (the edge pixel repeats). Vertical passes run on 16-pixel-wide column
-/// strips (a 64-float vector per row, the strip stays in L2); horizontal passes run on four rows
-/// at once, interleaved so one 16-float vector is a pixel of four rows (this vectorises the
-/// otherwise serial running sum).
+/// **Algorithm, plain blur (no mask).** Three 2-D box passes on 8-bit pixels (``ByteBoxPass``),
+/// each the exact integer sum of the `(2r+1)²` neighbours rounded once to a byte — what three
+/// `cv2.blur` calls compute — streamed four rows at a time, O(1) per pixel whatever the radius.
+///
+/// **Algorithm, masked blur.** 8-bit inputs × an 8-bit weight make integers below 2¹⁶; each pass
+/// is an exact running sum (``boxPass``), rounded after each pass, so the cost is O(1) per pixel
+/// whatever the radius. Vertical passes run on 16-pixel-wide column strips (a 64-float vector per
+/// row, the strip stays in L2); horizontal passes run on four rows at once, interleaved so one
+/// 16-float vector is a pixel of four rows (this vectorises the otherwise serial running sum).
+///
+/// Borders clamp (the edge pixel repeats) in both.
 ///
 /// **Allocation.** Buffers are allocated on the first frame of a size and reused: a steady stream
 /// of same-sized frames allocates nothing. Not `Sendable`: one instance per video stream.
