@@ -28,7 +28,6 @@ struct ByteBoxPass {
              destination: UnsafeMutablePointer<UInt8>, destinationStride: Int,
              width w: Int, height h: Int, radius r: Int) {
         let lanes = 4 * w
-        let vectorLanes = lanes / 16 * 16
         // Column sums of the first row: (r + 1)·row(0) + row(1) + … + row(r), rows clamped.
         for i in 0..<lanes { columnSums[i] = UInt16(r + 1) &* UInt16(source[i]) }
         if r > 0 {
