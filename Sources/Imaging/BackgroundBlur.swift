@@ -7,12 +7,17 @@
 /// (the alpha channel carries the weight). Where a neighbourhood holds no background at all (deep
 /// inside the person) the plate is black; the composite covers it with the person.
 ///
-/// **Algorithm.** 8-bit inputs × an 8-bit weight make integers below 2¹⁶; each pass is an exact
-/// running sum (``boxPass``), rounded after each pass, so the cost is O(1) per pixel whatever the
-/// radius. Borders clamp (the edge pixel repeats). Vertical passes run on 16-pixel-wide column
-/// strips (a 64-float vector per row, the strip stays in L2); horizontal passes run on four rows
-/// at once, interleaved so one 16-float vector is a pixel of four rows (this vectorises the
-/// otherwise serial running sum).
+/// **Algorithm, plain blur (no mask).** Three 2-D box passes on 8-bit pixels (``ByteBoxPass``),
+/// each the exact integer sum of the `(2r+1)²` neighbours rounded once to a byte — what three
+/// `cv2.blur` calls compute — streamed four rows at a time, O(1) per pixel whatever the radius.
+///
+/// **Algorithm, masked blur.** 8-bit inputs × an 8-bit weight make integers below 2¹⁶; each pass
+/// is an exact running sum (``boxPass``), rounded after each pass, so the cost is O(1) per pixel
+/// whatever the radius. Vertical passes run on 16-pixel-wide column strips (a 64-float vector per
+/// row, the strip stays in L2); horizontal passes run on four rows at once, interleaved so one
+/// 16-float vector is a pixel of four rows (this vectorises the otherwise serial running sum).
+///
+/// Borders clamp (the edge pixel repeats) in both.
 ///
 /// **Allocation.** Buffers are allocated on the first frame of a size and reused: a steady stream
 /// of same-sized frames allocates nothing. Not `Sendable`: one instance per video stream.
@@ -44,7 +49,7 @@ public final class BackgroundBlur {
 
     public init() {}
 
-    deinit { release() }
+    deinit { release(); releaseBytes() }
 
     private func release() {
         plane?.deallocate(); strips?.deallocate(); lines?.deallocate(); rowBytes?.deallocate()
@@ -76,6 +81,10 @@ public final class BackgroundBlur {
         precondition(output.format == frame.format, "output format differs")
         if let mask { precondition(mask.width == frame.width && mask.height == frame.height, "mask size differs") }
         let radii = radii(strength, width: frame.width, height: frame.height)
+        guard mask != nil else {
+            plainBlur(frame, radii: radii, into: &output)
+            return
+        }
         prepare(width: frame.width, height: frame.height)
         frame.bytes.withUnsafeBufferPointer { f in
             withOptionalMask(mask) { m in
@@ -109,6 +118,48 @@ public final class BackgroundBlur {
                                         mask: m.baseAddress! + y * w, output: row, width: w, edge: edge)
                 }
             }
+        }
+    }
+
+    // MARK: - Plain blur: three 8-bit 2-D box passes (ByteBoxPass), frame → A → B → output
+
+    private var byteSize = (width: 0, height: 0)
+    private var bytePlanes: UnsafeMutablePointer<UInt8>?          // 2 × 4·width·height
+    private var byteColumnSums: UnsafeMutablePointer<UInt16>?     // 4·width rounded up to 16
+    private var byteLines: UnsafeMutablePointer<SIMD16<Float>>?   // the ring of ByteBoxPass
+
+    private func prepareBytes(width: Int, height: Int) {
+        guard byteSize != (width, height) else { return }
+        releaseBytes()
+        byteSize = (width, height)
+        bytePlanes = .allocate(capacity: 2 * 4 * width * height)
+        byteColumnSums = .allocate(capacity: (4 * width + 15) / 16 * 16)
+        byteLines = .allocate(capacity: ByteBoxPass.ringCapacity)
+        byteLines!.initialize(repeating: .zero, count: ByteBoxPass.ringCapacity)
+    }
+
+    private func releaseBytes() {
+        bytePlanes?.deallocate(); byteColumnSums?.deallocate(); byteLines?.deallocate()
+        bytePlanes = nil; byteColumnSums = nil; byteLines = nil
+    }
+
+    /// Three 2-D box passes, each the exact integer box sum rounded once to a byte (what three
+    /// `cv2.blur` calls compute); alpha 255.
+    private func plainBlur(_ frame: Image, radii: [Int], into output: inout Image) {
+        let w = frame.width, h = frame.height
+        prepareBytes(width: w, height: h)
+        let pass = ByteBoxPass(columnSums: byteColumnSums!, lines: byteLines!)
+        let a = bytePlanes!, b = a + 4 * w * h
+        frame.bytes.withUnsafeBufferPointer { f in
+            pass.run(source: f.baseAddress!, sourceStride: frame.bytesPerRow, destination: a, destinationStride: 4 * w,
+                     width: w, height: h, radius: radii[0])
+        }
+        pass.run(source: a, sourceStride: 4 * w, destination: b, destinationStride: 4 * w,
+                 width: w, height: h, radius: radii[1])
+        let outStride = output.bytesPerRow
+        output.bytes.withUnsafeMutableBufferPointer { o in
+            pass.run(source: b, sourceStride: 4 * w, destination: o.baseAddress!, destinationStride: outStride,
+                     width: w, height: h, radius: radii[2])
         }
     }
 

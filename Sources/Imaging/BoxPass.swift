@@ -92,6 +92,20 @@ enum FastConvert {
                              Float(b[12]), Float(b[13]), Float(b[14]), Float(b[15]))
     }
 
+    /// 16 bytes → 16 `Int32` lanes.
+    @inline(__always) static func int32s(_ p: UnsafeRawPointer) -> SIMD16<Int32> {
+        let b = p.assumingMemoryBound(to: UInt8.self)
+        return SIMD16<Int32>(Int32(b[0]), Int32(b[1]), Int32(b[2]), Int32(b[3]), Int32(b[4]), Int32(b[5]),
+                             Int32(b[6]), Int32(b[7]), Int32(b[8]), Int32(b[9]), Int32(b[10]), Int32(b[11]),
+                             Int32(b[12]), Int32(b[13]), Int32(b[14]), Int32(b[15]))
+    }
+
+    /// `Int32` lanes → floats (exact below 2²⁴).
+    @inline(__always) static func floats(_ v: SIMD16<Int32>) -> SIMD16<Float> {
+        SIMD16<Float>(Float(v[0]), Float(v[1]), Float(v[2]), Float(v[3]), Float(v[4]), Float(v[5]), Float(v[6]), Float(v[7]),
+                      Float(v[8]), Float(v[9]), Float(v[10]), Float(v[11]), Float(v[12]), Float(v[13]), Float(v[14]), Float(v[15]))
+    }
+
     /// The low byte of each lane.
     @inline(__always) static func lowBytes(_ v: SIMD16<Int32>) -> SIMD16<UInt8> {
         SIMD16<UInt8>(UInt8(truncatingIfNeeded: v[0]), UInt8(truncatingIfNeeded: v[1]), UInt8(truncatingIfNeeded: v[2]),

@@ -27,6 +27,11 @@ public struct ModelInputSampler: Sendable {
     /// bounds), right tap's source column, and their weights (0 for a tap outside the frame).
     private let columns: [Tap]
     private let rows: [Tap]
+    /// Per tensor column, both taps as one adjacent pair (source width ≥ 2): the left pixel's
+    /// byte offset and the weights `(wa ×4, wb ×4)` for pixels `x` and `x + 1`. A tap outside the
+    /// frame moves its weight to zero (the pair shifts left by one at the right edge).
+    private let pairOffsets: [Int]
+    private let pairWeights: [SIMD8<Int32>]
 
     struct Tap: Sendable {
         var first: Int32
@@ -45,6 +50,26 @@ public struct ModelInputSampler: Sendable {
         self.tensorHeight = tensorHeight
         columns = Self.taps(count: tensorWidth, source: sourceWidth)
         rows = Self.taps(count: tensorHeight, source: sourceHeight)
+        var offsets: [Int] = [], weights: [SIMD8<Int32>] = []
+        if sourceWidth >= 2 {
+            for s in Self.fixedPointPositions(count: tensorWidth, source: sourceWidth) {
+                let position = s >> 5, fraction = Int32(s & 31)
+                // Taps: position (weight 32 − f, position ≥ 0 always) and position + 1 (weight f),
+                // each 0 when outside the frame.
+                let left: Int, wa: Int32, wb: Int32
+                if position + 1 <= sourceWidth - 1 {
+                    (left, wa, wb) = (position, 32 - fraction, fraction)
+                } else if position == sourceWidth - 1 {
+                    (left, wa, wb) = (sourceWidth - 2, 0, 32 - fraction)
+                } else {
+                    (left, wa, wb) = (sourceWidth - 2, 0, 0)
+                }
+                offsets.append(4 * left)
+                weights.append(SIMD8(wa, wa, wa, wa, wb, wb, wb, wb))
+            }
+        }
+        pairOffsets = offsets
+        pairWeights = weights
     }
 
     /// The 1/32-pixel source position of each destination index, as OpenCV 4.x's warpPerspective
@@ -84,6 +109,17 @@ public struct ModelInputSampler: Sendable {
         let stride = image.bytesPerRow
         let out = tensor.baseAddress!
         let scale = SIMD4<Float>(repeating: Float(1.0 / 255.0))
+        if sourceWidth >= 2 {
+            image.bytes.withUnsafeBufferPointer { pixels in
+                pairOffsets.withUnsafeBufferPointer { offsets in
+                    pairWeights.withUnsafeBufferPointer { weights in
+                        samplePairs(pixels.baseAddress!, stride: stride, isBGRA: isBGRA,
+                                    offsets: offsets.baseAddress!, weights: weights.baseAddress!, into: out)
+                    }
+                }
+            }
+            return
+        }
         image.bytes.withUnsafeBufferPointer { pixels in
             columns.withUnsafeBufferPointer { columns in
                 let base = pixels.baseAddress!
@@ -113,6 +149,81 @@ public struct ModelInputSampler: Sendable {
                     }
                 }
             }
+        }
+    }
+
+    /// The sampling loop with adjacent-pair taps: per output pixel, 8 bytes (two pixels) from each
+    /// of the two rows, one 8-lane integer multiply-add per row, the two halves summed. Exactly
+    /// the same integers as the per-tap formula (every product and sum is exact).
+    private func samplePairs(_ base: UnsafePointer<UInt8>, stride: Int, isBGRA: Bool,
+                             offsets: UnsafePointer<Int>, weights: UnsafePointer<SIMD8<Int32>>,
+                             into out: UnsafeMutablePointer<Float>) {
+        let scale = SIMD4<Float>(repeating: Float(1.0 / 255.0))
+        let lastColumn = tensorWidth - 1
+        @inline(__always) func pair(_ p: UnsafePointer<UInt8>) -> SIMD8<Int32> {
+            SIMD8<Int32>(Int32(p[0]), Int32(p[1]), Int32(p[2]), Int32(p[3]), Int32(p[4]), Int32(p[5]), Int32(p[6]), Int32(p[7]))
+        }
+        for v in 0..<tensorHeight {
+            let row = rows[v]
+            let top = base + Int(row.first) * stride
+            let bottom = base + Int(row.second) * stride
+            let wy0 = SIMD8<Int32>(repeating: row.firstWeight), wy1 = SIMD8<Int32>(repeating: row.secondWeight)
+            let o = out + v * tensorWidth * 3
+            @inline(__always) func value(_ u: Int) -> SIMD4<Float> {
+                let x = offsets[u]
+                // Vertical first: every product is an exact integer, so the order does not matter.
+                let p = (pair(top + x) &* wy0 &+ pair(bottom + x) &* wy1) &* weights[u]
+                let sum = p.lowHalf &+ p.highHalf
+                let value = ((sum &* 32) &+ 16384) &>> 15
+                return SIMD4<Float>(Float(value[0]), Float(value[1]), Float(value[2]), Float(value[3])) * scale
+            }
+            @inline(__always) func bytes16(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> SIMD16<Int32> {
+                SIMD16<Int32>(Int32(a[0]), Int32(a[1]), Int32(a[2]), Int32(a[3]), Int32(a[4]), Int32(a[5]), Int32(a[6]), Int32(a[7]),
+                              Int32(b[0]), Int32(b[1]), Int32(b[2]), Int32(b[3]), Int32(b[4]), Int32(b[5]), Int32(b[6]), Int32(b[7]))
+            }
+            let wy0x2 = SIMD16<Int32>(repeating: row.firstWeight), wy1x2 = SIMD16<Int32>(repeating: row.secondWeight)
+            /// Two output pixels in one 16-lane step.
+            @inline(__always) func values(_ u: Int) -> SIMD8<Float> {
+                let xa = offsets[u], xb = offsets[u + 1]
+                let weights = SIMD16<Int32>(lowHalf: weights[u], highHalf: weights[u + 1])
+                let p = (bytes16(top + xa, top + xb) &* wy0x2 &+ bytes16(bottom + xa, bottom + xb) &* wy1x2) &* weights
+                let sum = SIMD8<Int32>(lowHalf: p.lowHalf.lowHalf &+ p.lowHalf.highHalf,
+                                       highHalf: p.highHalf.lowHalf &+ p.highHalf.highHalf)
+                let value = ((sum &* 32) &+ 16384) &>> 15
+                return SIMD8<Float>(Float(value[0]), Float(value[1]), Float(value[2]), Float(value[3]),
+                                    Float(value[4]), Float(value[5]), Float(value[6]), Float(value[7])) * SIMD8(repeating: Float(1.0 / 255.0))
+            }
+            var u = 0
+            // Pairs while both pixels' 4-float stores stay inside the row (the last pixel writes 3).
+            if isBGRA {
+                while u + 1 < lastColumn {
+                    let f = values(u)
+                    UnsafeMutableRawPointer(o + 3 * u).storeBytes(of: SIMD4(f[2], f[1], f[0], f[3]), as: SIMD4<Float>.self)
+                    UnsafeMutableRawPointer(o + 3 * u + 3).storeBytes(of: SIMD4(f[6], f[5], f[4], f[7]), as: SIMD4<Float>.self)
+                    u += 2
+                }
+            } else {
+                while u + 1 < lastColumn {
+                    let f = values(u)
+                    UnsafeMutableRawPointer(o + 3 * u).storeBytes(of: f.lowHalf, as: SIMD4<Float>.self)
+                    UnsafeMutableRawPointer(o + 3 * u + 3).storeBytes(of: f.highHalf, as: SIMD4<Float>.self)
+                    u += 2
+                }
+            }
+            if isBGRA {
+                for u in u..<lastColumn {
+                    let f = value(u)
+                    UnsafeMutableRawPointer(o + 3 * u).storeBytes(of: SIMD4(f[2], f[1], f[0], f[3]), as: SIMD4<Float>.self)
+                }
+            } else {
+                for u in u..<lastColumn {
+                    // Writes 4 floats; the 4th is overwritten by the next pixel's red.
+                    UnsafeMutableRawPointer(o + 3 * u).storeBytes(of: value(u), as: SIMD4<Float>.self)
+                }
+            }
+            let f = value(lastColumn)
+            let (r, b) = isBGRA ? (f[2], f[0]) : (f[0], f[2])
+            o[3 * lastColumn] = r; o[3 * lastColumn + 1] = f[1]; o[3 * lastColumn + 2] = b
         }
     }
 }

@@ -143,7 +143,7 @@ struct Y4MTests {
     }
 }
 
-@Suite("YUV → RGB equals the documented fixed-point formula byte for byte")
+@Suite("YUV ↔ RGB equals the documented fixed-point formula byte for byte")
 struct YUVConversionTests {
     @Test("every byte, 4:2:0 and 4:4:4, RGBA and BGRA, widths around the 16-pixel blocks", arguments: [
         (Y4MChroma.c420jpeg, 50), (.c420jpeg, 33), (.c444, 50), (.c444, 17), (.c420, 16),
@@ -173,5 +173,41 @@ struct YUVConversionTests {
             #expect(Array(rgba.bytes[i..<(i + 4)]) == [r, g, b, 255], "(\(x), \(y))")
             #expect(Array(bgra.bytes[i..<(i + 4)]) == [b, g, r, 255], "(\(x), \(y))")
         } }
+    }
+
+    @Test("RGB → YUV: every plane byte equals the documented formula (4:2:0 block means, odd sizes, RGBA and BGRA)",
+          arguments: [(Y4MChroma.c420jpeg, 50, 5), (.c420jpeg, 33, 4), (.c420, 16, 3), (.c444, 17, 2), (.c420jpeg, 1, 1)])
+    func exactToPlanes(_ c: (Y4MChroma, Int, Int)) {
+        let (chroma, w, h) = c
+        let header = Y4MHeader(width: w, height: h, chroma: chroma)
+        var state: UInt32 = 777
+        let bytes: [UInt8] = (0..<(4 * w * h)).map { _ in
+            state = state &* 1_103_515_245 &+ 12345
+            return UInt8(truncatingIfNeeded: state >> 16)
+        }
+        let (cw, ch) = header.chromaSize
+        for format in [PixelFormat.rgba8, .bgra8] {
+            let image = Image(width: w, height: h, format: format, bytes: bytes)
+            var planes = [UInt8](repeating: 0, count: header.frameByteCount)
+            planes.withUnsafeMutableBufferPointer { YUVConversion.toPlanes(image, header: header, into: $0.baseAddress!) }
+            let (ro, go, bo) = format.channelOffsets
+            func at(_ x: Int, _ y: Int, _ o: Int) -> Int { Int(bytes[4 * (y * w + x) + o]) }
+            for y in 0..<h { for x in 0..<w {
+                let luma = ((66 * at(x, y, ro) + 129 * at(x, y, go) + 25 * at(x, y, bo) + 128) >> 8) + 16
+                #expect(Int(planes[y * w + x]) == luma, "Y (\(x), \(y)) \(format)")
+            } }
+            let s = chroma.isSubsampled ? 1 : 0
+            for cy in 0..<ch { for cx in 0..<cw {
+                func mean(_ o: Int) -> Int {
+                    if s == 0 { return at(cx, cy, o) }
+                    let x0 = 2 * cx, x1 = min(2 * cx + 1, w - 1), y0 = 2 * cy, y1 = min(2 * cy + 1, h - 1)
+                    return (at(x0, y0, o) + at(x1, y0, o) + at(x0, y1, o) + at(x1, y1, o) + 2) >> 2
+                }
+                let r = mean(ro), g = mean(go), b = mean(bo)
+                let u = ((-38 * r - 74 * g + 112 * b + 128) >> 8) + 128, v = ((112 * r - 94 * g - 18 * b + 128) >> 8) + 128
+                #expect(Int(planes[w * h + cy * cw + cx]) == u, "U (\(cx), \(cy)) \(format)")
+                #expect(Int(planes[w * h + cw * ch + cy * cw + cx]) == v, "V (\(cx), \(cy)) \(format)")
+            } }
+        }
     }
 }
