@@ -179,6 +179,12 @@ private final class VideoOutput {
             (fd, name, self.path, temporary) = (1, "standard output", nil, nil)
             return
         }
+        if OutputFile.isSpecial(path) {  // /dev/null, a FIFO: write in place, never rename over it
+            let fd = open(path, O_WRONLY)
+            guard fd >= 0 else { throw CLIError.input("cannot write \(path): \(String(cString: strerror(errno)))") }
+            (self.fd, name, self.path, temporary) = (fd, path, nil, nil)
+            return
+        }
         let directory = (path as NSString).deletingLastPathComponent
         let temporary = (directory.isEmpty ? "" : directory + "/") + ".\((path as NSString).lastPathComponent).vbg-partial-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
