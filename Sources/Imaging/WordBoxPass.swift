@@ -129,37 +129,49 @@ struct WordPlaneSink: WordBoxSink {
                 destination + min(y0 + 2, h - 1) * stride, destination + min(y0 + 3, h - 1) * stride)
     }
 
-    /// `round(sum / area)` as four `UInt64`s (one pixel of each of the four rows).
-    @inline(__always) func quotient(_ sum: SIMD16<UInt32>) -> SIMD4<UInt64> {
-        var q = FastConvert.roundedInt32(WordBoxPass.floats(sum) * inverseArea)
+    /// `round(sum / area)` per lane.
+    @inline(__always) func quotient(_ sum: SIMD16<UInt32>) -> SIMD16<Int32> {
+        let q = FastConvert.roundedInt32(WordBoxPass.floats(sum) * inverseArea)
         // The estimate is within one of the exact result: correct it with the remainder.
         let twiceRemainder = (unsafeBitCast(sum, to: SIMD16<Int32>.self) &- q &* area) &* 2
         let k = SIMD16<Int32>(repeating: area)
-        q = q &- ((k &- twiceRemainder) &>> 31) &+ ((twiceRemainder &+ k) &>> 31)
-        let h = SIMD16<UInt16>(UInt16(truncatingIfNeeded: q[0]), UInt16(truncatingIfNeeded: q[1]), UInt16(truncatingIfNeeded: q[2]),
-                               UInt16(truncatingIfNeeded: q[3]), UInt16(truncatingIfNeeded: q[4]), UInt16(truncatingIfNeeded: q[5]),
-                               UInt16(truncatingIfNeeded: q[6]), UInt16(truncatingIfNeeded: q[7]), UInt16(truncatingIfNeeded: q[8]),
-                               UInt16(truncatingIfNeeded: q[9]), UInt16(truncatingIfNeeded: q[10]), UInt16(truncatingIfNeeded: q[11]),
-                               UInt16(truncatingIfNeeded: q[12]), UInt16(truncatingIfNeeded: q[13]), UInt16(truncatingIfNeeded: q[14]),
-                               UInt16(truncatingIfNeeded: q[15]))
-        return unsafeBitCast(h, to: SIMD4<UInt64>.self)
+        return q &- ((k &- twiceRemainder) &>> 31) &+ ((twiceRemainder &+ k) &>> 31)
+    }
+
+    /// The low 16 bits of each lane.
+    @inline(__always) static func halves(_ q: SIMD16<Int32>) -> SIMD16<UInt16> {
+        SIMD16<UInt16>(UInt16(truncatingIfNeeded: q[0]), UInt16(truncatingIfNeeded: q[1]), UInt16(truncatingIfNeeded: q[2]),
+                       UInt16(truncatingIfNeeded: q[3]), UInt16(truncatingIfNeeded: q[4]), UInt16(truncatingIfNeeded: q[5]),
+                       UInt16(truncatingIfNeeded: q[6]), UInt16(truncatingIfNeeded: q[7]), UInt16(truncatingIfNeeded: q[8]),
+                       UInt16(truncatingIfNeeded: q[9]), UInt16(truncatingIfNeeded: q[10]), UInt16(truncatingIfNeeded: q[11]),
+                       UInt16(truncatingIfNeeded: q[12]), UInt16(truncatingIfNeeded: q[13]), UInt16(truncatingIfNeeded: q[14]),
+                       UInt16(truncatingIfNeeded: q[15]))
     }
 
     @inline(__always) mutating func emit(_ x: Int, _ sum: SIMD16<UInt32>) {
-        let q = quotient(sum)
+        let q = unsafeBitCast(Self.halves(quotient(sum)), to: SIMD4<UInt64>.self)
         UnsafeMutableRawPointer(rows.3 + 4 * x).storeBytes(of: q[3], as: UInt64.self)
         UnsafeMutableRawPointer(rows.2 + 4 * x).storeBytes(of: q[2], as: UInt64.self)
         UnsafeMutableRawPointer(rows.1 + 4 * x).storeBytes(of: q[1], as: UInt64.self)
         UnsafeMutableRawPointer(rows.0 + 4 * x).storeBytes(of: q[0], as: UInt64.self)
     }
 
+    /// Four consecutive x: a 4×4 transpose of 128-bit blocks (one pixel of one row each) gives
+    /// each row's four pixels in one vector, narrowed and stored whole (32 bytes).
     @inline(__always) mutating func emit4(_ x: Int, _ s0: SIMD16<UInt32>, _ s1: SIMD16<UInt32>,
                                           _ s2: SIMD16<UInt32>, _ s3: SIMD16<UInt32>) {
         let q0 = quotient(s0), q1 = quotient(s1), q2 = quotient(s2), q3 = quotient(s3)
-        UnsafeMutableRawPointer(rows.3 + 4 * x).storeBytes(of: SIMD4(q0[3], q1[3], q2[3], q3[3]), as: SIMD4<UInt64>.self)
-        UnsafeMutableRawPointer(rows.2 + 4 * x).storeBytes(of: SIMD4(q0[2], q1[2], q2[2], q3[2]), as: SIMD4<UInt64>.self)
-        UnsafeMutableRawPointer(rows.1 + 4 * x).storeBytes(of: SIMD4(q0[1], q1[1], q2[1], q3[1]), as: SIMD4<UInt64>.self)
-        UnsafeMutableRawPointer(rows.0 + 4 * x).storeBytes(of: SIMD4(q0[0], q1[0], q2[0], q3[0]), as: SIMD4<UInt64>.self)
+        @inline(__always) func row(_ a: SIMD4<Int32>, _ b: SIMD4<Int32>, _ c: SIMD4<Int32>, _ d: SIMD4<Int32>) -> SIMD16<UInt16> {
+            Self.halves(SIMD16(lowHalf: SIMD8(lowHalf: a, highHalf: b), highHalf: SIMD8(lowHalf: c, highHalf: d)))
+        }
+        UnsafeMutableRawPointer(rows.3 + 4 * x).storeBytes(
+            of: row(q0.highHalf.highHalf, q1.highHalf.highHalf, q2.highHalf.highHalf, q3.highHalf.highHalf), as: SIMD16<UInt16>.self)
+        UnsafeMutableRawPointer(rows.2 + 4 * x).storeBytes(
+            of: row(q0.highHalf.lowHalf, q1.highHalf.lowHalf, q2.highHalf.lowHalf, q3.highHalf.lowHalf), as: SIMD16<UInt16>.self)
+        UnsafeMutableRawPointer(rows.1 + 4 * x).storeBytes(
+            of: row(q0.lowHalf.highHalf, q1.lowHalf.highHalf, q2.lowHalf.highHalf, q3.lowHalf.highHalf), as: SIMD16<UInt16>.self)
+        UnsafeMutableRawPointer(rows.0 + 4 * x).storeBytes(
+            of: row(q0.lowHalf.lowHalf, q1.lowHalf.lowHalf, q2.lowHalf.lowHalf, q3.lowHalf.lowHalf), as: SIMD16<UInt16>.self)
     }
 
     @inline(__always) mutating func endRows(_ y0: Int, count: Int) {}
