@@ -11,11 +11,9 @@
 /// each the exact integer sum of the `(2r+1)²` neighbours rounded once to a byte — what three
 /// `cv2.blur` calls compute — streamed four rows at a time, O(1) per pixel whatever the radius.
 ///
-/// **Algorithm, masked blur.** 8-bit inputs × an 8-bit weight make integers below 2¹⁶; each pass
-/// is an exact running sum (``boxPass``), rounded after each pass, so the cost is O(1) per pixel
-/// whatever the radius. Vertical passes run on 16-pixel-wide column strips (a 64-float vector per
-/// row, the strip stays in L2); horizontal passes run on four rows at once, interleaved so one
-/// 16-float vector is a pixel of four rows (this vectorises the otherwise serial running sum).
+/// **Algorithm, masked blur.** 8-bit colour × an 8-bit weight make integers ≤ 65025 (`UInt16`
+/// planes); three 2-D box passes (``WordBoxPass``) with exact `UInt32` sums, rounded once per pass;
+/// the last pass normalises colour by weight and hands rows to the compositor.
 ///
 /// Borders clamp (the edge pixel repeats) in both.
 ///
