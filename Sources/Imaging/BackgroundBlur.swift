@@ -154,18 +154,27 @@ public final class BackgroundBlur {
     private func pack(_ frame: UnsafePointer<UInt8>, stride: Int, mask: UnsafePointer<Float>) {
         let (w, h) = wordSize
         let plane = wordPlanes!
-        // Alpha becomes 255 by arithmetic (v·(1,1,1,0) + (0,0,0,255)): masks compile badly here.
-        let colourLanes = SIMD16<Float>(1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0)
-        let alphaLanes = SIMD16<Float>(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255)
+        // The alpha lane becomes 255 (then × w) by AND + OR, no lane masks.
+        let colourMask = SIMD16<UInt16>(0xFF, 0xFF, 0xFF, 0, 0xFF, 0xFF, 0xFF, 0, 0xFF, 0xFF, 0xFF, 0, 0xFF, 0xFF, 0xFF, 0)
+        let alphaBits = SIMD16<UInt16>(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255)
         for y in 0..<h {
             let src = frame + y * stride, m = mask + y * w, dst = plane + 4 * w * y
             var x = 0
             while x + 16 <= w {
-                let weights = Self.weights(UnsafeRawPointer(m + x).loadUnaligned(as: SIMD16<Float>.self))
+                // The weights as 16-bit integers, then one 16-bit multiply per lane (≤ 255·255).
+                let wf = FastConvert.roundedInt32(Self.weights(UnsafeRawPointer(m + x).loadUnaligned(as: SIMD16<Float>.self)))
+                let weights = SIMD16<UInt16>(UInt16(truncatingIfNeeded: wf[0]), UInt16(truncatingIfNeeded: wf[1]),
+                                             UInt16(truncatingIfNeeded: wf[2]), UInt16(truncatingIfNeeded: wf[3]),
+                                             UInt16(truncatingIfNeeded: wf[4]), UInt16(truncatingIfNeeded: wf[5]),
+                                             UInt16(truncatingIfNeeded: wf[6]), UInt16(truncatingIfNeeded: wf[7]),
+                                             UInt16(truncatingIfNeeded: wf[8]), UInt16(truncatingIfNeeded: wf[9]),
+                                             UInt16(truncatingIfNeeded: wf[10]), UInt16(truncatingIfNeeded: wf[11]),
+                                             UInt16(truncatingIfNeeded: wf[12]), UInt16(truncatingIfNeeded: wf[13]),
+                                             UInt16(truncatingIfNeeded: wf[14]), UInt16(truncatingIfNeeded: wf[15]))
                 for q in 0..<4 {
-                    let v = (FastConvert.floats(UnsafeRawPointer(src + 4 * (x + 4 * q))) * colourLanes + alphaLanes)
-                        * FastConvert.spread(weights, quarter: q)
-                    FastConvert.storeLowHalves(FastConvert.roundedInt32(v), to: dst + 4 * (x + 4 * q))
+                    let v = (ByteBoxPass.widened(UnsafeRawPointer(src + 4 * (x + 4 * q))) & colourMask | alphaBits)
+                        &* FastConvert.spread(weights, quarter: q)
+                    UnsafeMutableRawPointer(dst + 4 * (x + 4 * q)).storeBytes(of: v, as: SIMD16<UInt16>.self)
                 }
                 x += 16
             }
