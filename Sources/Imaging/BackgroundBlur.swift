@@ -11,28 +11,20 @@
 /// each the exact integer sum of the `(2r+1)²` neighbours rounded once to a byte — what three
 /// `cv2.blur` calls compute — streamed four rows at a time, O(1) per pixel whatever the radius.
 ///
-/// **Algorithm, masked blur.** 8-bit inputs × an 8-bit weight make integers below 2¹⁶; each pass
-/// is an exact running sum (``boxPass``), rounded after each pass, so the cost is O(1) per pixel
-/// whatever the radius. Vertical passes run on 16-pixel-wide column strips (a 64-float vector per
-/// row, the strip stays in L2); horizontal passes run on four rows at once, interleaved so one
-/// 16-float vector is a pixel of four rows (this vectorises the otherwise serial running sum).
+/// **Algorithm, masked blur.** 8-bit colour × an 8-bit weight make integers ≤ 65025 (`UInt16`
+/// planes); three 2-D box passes (``WordBoxPass``) with exact `UInt32` sums, rounded once per pass;
+/// the last pass normalises colour by weight and hands rows to the compositor.
 ///
 /// Borders clamp (the edge pixel repeats) in both.
 ///
 /// **Allocation.** Buffers are allocated on the first frame of a size and reused: a steady stream
 /// of same-sized frames allocates nothing. Not `Sendable`: one instance per video stream.
 public final class BackgroundBlur {
-    /// Pixels per vertical strip.
-    static let stripPixels = 16
-    typealias StripVector = Lanes64
-
-    private var width = 0
-    private var height = 0
-    private var paddedWidth = 0
-    private var plane: UnsafeMutableRawPointer?   // height × paddedWidth × 4 UInt16 (after the vertical passes)
-    private var strips: UnsafeMutableRawPointer?  // 2 × height strip rows (64 floats each)
-    private var lines: UnsafeMutableRawPointer?   // 2 × width interleaved pixels (16 floats each)
-    private var rowBytes: UnsafeMutablePointer<UInt8>?  // 4 × width × 4 bytes of finished background rows
+    private var wordSize = (width: 0, height: 0)
+    private var wordPlanes: UnsafeMutablePointer<UInt16>?     // 2 × 4·width·height premultiplied lanes
+    private var wordColumnSums: UnsafeMutablePointer<UInt32>? // 4·width rounded up to 16
+    private var wordLines: UnsafeMutableRawPointer?           // the ring of WordBoxPass
+    private var rowBytes: UnsafeMutablePointer<UInt8>?        // 4 × 4·width bytes of finished background rows
 
     /// The radii used by the last call (three box passes).
     public private(set) var lastRadii: [Int] = []
@@ -49,24 +41,22 @@ public final class BackgroundBlur {
 
     public init() {}
 
-    deinit { release(); releaseBytes() }
+    deinit { releaseWords(); releaseBytes() }
 
-    private func release() {
-        plane?.deallocate(); strips?.deallocate(); lines?.deallocate(); rowBytes?.deallocate()
-        plane = nil; strips = nil; lines = nil; rowBytes = nil
+    private func prepareWords(width: Int, height: Int) {
+        guard wordSize != (width, height) else { return }
+        releaseWords()
+        wordSize = (width, height)
+        wordPlanes = .allocate(capacity: 2 * 4 * width * height + 16)
+        wordColumnSums = .allocate(capacity: (4 * width + 15) / 16 * 16)
+        wordLines = .allocate(byteCount: 64 * ByteBoxPass.ringCapacity, alignment: 64)
+        wordLines!.initializeMemory(as: UInt8.self, repeating: 0, count: 64 * ByteBoxPass.ringCapacity)
+        rowBytes = .allocate(capacity: 16 * width)
     }
 
-    private func prepare(width: Int, height: Int) {
-        guard width != self.width || height != self.height else { return }
-        release()
-        self.width = width
-        self.height = height
-        paddedWidth = (width + Self.stripPixels - 1) / Self.stripPixels * Self.stripPixels
-        let align = 256
-        plane = .allocate(byteCount: height * paddedWidth * 8, alignment: align)
-        strips = .allocate(byteCount: 2 * height * MemoryLayout<StripVector>.stride, alignment: align)
-        lines = .allocate(byteCount: 2 * width * MemoryLayout<SIMD16<Float>>.stride, alignment: align)
-        rowBytes = .allocate(capacity: 16 * width)
+    private func releaseWords() {
+        wordPlanes?.deallocate(); wordColumnSums?.deallocate(); wordLines?.deallocate(); rowBytes?.deallocate()
+        wordPlanes = nil; wordColumnSums = nil; wordLines = nil; rowBytes = nil
     }
 
     /// Writes the blurred background plate of `frame` into `output` (alpha 255).
@@ -85,17 +75,15 @@ public final class BackgroundBlur {
             plainBlur(frame, radii: radii, into: &output)
             return
         }
-        prepare(width: frame.width, height: frame.height)
+        prepareWords(width: frame.width, height: frame.height)
         frame.bytes.withUnsafeBufferPointer { f in
-            withOptionalMask(mask) { m in
-                verticalStage(f.baseAddress!, stride: frame.bytesPerRow, mask: m, radii: radii)
+            mask!.values.withUnsafeBufferPointer { m in
+                pack(f.baseAddress!, stride: frame.bytesPerRow, mask: m.baseAddress!)
             }
         }
-        let outStride = output.bytesPerRow, w = width
+        let outStride = output.bytesPerRow
         output.bytes.withUnsafeMutableBufferPointer { o in
-            horizontalStage(radii: radii) { y, background in
-                (o.baseAddress! + y * outStride).update(from: background, count: 4 * w)
-            }
+            maskedPasses(radii: radii, finish: CopyRows(output: o.baseAddress!, stride: outStride, width: frame.width))
         }
     }
 
@@ -107,16 +95,13 @@ public final class BackgroundBlur {
                                edge: EdgeRamp = .standard) {
         precondition(mask.width == frame.width && mask.height == frame.height, "mask size differs")
         let radii = radii(strength, width: frame.width, height: frame.height)
-        prepare(width: frame.width, height: frame.height)
-        let stride = frame.bytesPerRow, w = width
+        prepareWords(width: frame.width, height: frame.height)
+        let stride = frame.bytesPerRow, w = frame.width
         mask.values.withUnsafeBufferPointer { m in
             frame.bytes.withUnsafeMutableBufferPointer { f in
-                verticalStage(UnsafePointer(f.baseAddress!), stride: stride, mask: m.baseAddress!, radii: radii)
-                horizontalStage(radii: radii) { y, background in
-                    let row = f.baseAddress! + y * stride
-                    Compositor.blendRow(person: UnsafePointer(row), background: UnsafePointer(background),
-                                        mask: m.baseAddress! + y * w, output: row, width: w, edge: edge)
-                }
+                pack(UnsafePointer(f.baseAddress!), stride: stride, mask: m.baseAddress!)
+                maskedPasses(radii: radii, finish: CompositeRows(frame: f.baseAddress!, stride: stride,
+                                                                 mask: m.baseAddress!, width: w, edge: edge))
             }
         }
     }
@@ -163,71 +148,62 @@ public final class BackgroundBlur {
         }
     }
 
-    private func withOptionalMask<R>(_ mask: Mask?, _ body: (UnsafePointer<Float>?) -> R) -> R {
-        guard let mask else { return body(nil) }
-        return mask.values.withUnsafeBufferPointer { body($0.baseAddress!) }
-    }
+    // MARK: - Masked blur: pack, three 16-bit 2-D box passes (WordBoxPass), normalise + hand rows out
 
-    // MARK: - Vertical stage: pack + three passes per 16-pixel strip, into `plane`
-
-    private func verticalStage(_ frame: UnsafePointer<UInt8>, stride: Int, mask: UnsafePointer<Float>?, radii: [Int]) {
-        let h = height, w = width
-        let s1 = strips!.assumingMemoryBound(to: StripVector.self)
-        let s2 = s1 + h
-        let planeValues = plane!.assumingMemoryBound(to: UInt16.self)
-        let planeStride = paddedWidth / Self.stripPixels
-        // Alpha becomes 255 by arithmetic (v·(1,1,1,0) + (0,0,0,255)): masks compile badly here.
-        let colourLanes = SIMD16<Float>(1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0)
-        let alphaLanes = SIMD16<Float>(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255)
-        for strip in 0..<planeStride {
-            let x0 = strip * Self.stripPixels
-            // Pack: colour × weight, weight × 255 in the alpha lane; integers ≤ 65025.
-            if x0 + Self.stripPixels <= w {
-                for y in 0..<h {
-                    let p = UnsafeRawPointer(frame + y * stride + 4 * x0)
-                    @inline(__always) func load(_ k: Int) -> SIMD16<Float> {
-                        FastConvert.floats(p + 16 * k) * colourLanes + alphaLanes
-                    }
-                    if let mask {
-                        let m = Self.weights(UnsafeRawPointer(mask + y * w + x0).loadUnaligned(as: SIMD16<Float>.self))
-                        s1[y] = Lanes64(load(0) * FastConvert.spread(m, quarter: 0), load(1) * FastConvert.spread(m, quarter: 1),
-                                        load(2) * FastConvert.spread(m, quarter: 2), load(3) * FastConvert.spread(m, quarter: 3))
-                    } else {
-                        s1[y] = Lanes64(load(0) * 255, load(1) * 255, load(2) * 255, load(3) * 255)
-                    }
+    /// Plane A = `(c·w, c·w, c·w, 255·w)` per pixel, `w = round(255·(1 − m))`: integers ≤ 65025.
+    private func pack(_ frame: UnsafePointer<UInt8>, stride: Int, mask: UnsafePointer<Float>) {
+        let (w, h) = wordSize
+        let plane = wordPlanes!
+        // The alpha lane becomes 255 (then × w) by AND + OR, no lane masks.
+        let colourMask = SIMD16<UInt16>(0xFF, 0xFF, 0xFF, 0, 0xFF, 0xFF, 0xFF, 0, 0xFF, 0xFF, 0xFF, 0, 0xFF, 0xFF, 0xFF, 0)
+        let alphaBits = SIMD16<UInt16>(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255)
+        for y in 0..<h {
+            let src = frame + y * stride, m = mask + y * w, dst = plane + 4 * w * y
+            var x = 0
+            while x + 16 <= w {
+                // The weights as 16-bit integers, then one 16-bit multiply per lane (≤ 255·255).
+                let wf = FastConvert.roundedInt32(Self.weights(UnsafeRawPointer(m + x).loadUnaligned(as: SIMD16<Float>.self)))
+                let weights = SIMD16<UInt16>(UInt16(truncatingIfNeeded: wf[0]), UInt16(truncatingIfNeeded: wf[1]),
+                                             UInt16(truncatingIfNeeded: wf[2]), UInt16(truncatingIfNeeded: wf[3]),
+                                             UInt16(truncatingIfNeeded: wf[4]), UInt16(truncatingIfNeeded: wf[5]),
+                                             UInt16(truncatingIfNeeded: wf[6]), UInt16(truncatingIfNeeded: wf[7]),
+                                             UInt16(truncatingIfNeeded: wf[8]), UInt16(truncatingIfNeeded: wf[9]),
+                                             UInt16(truncatingIfNeeded: wf[10]), UInt16(truncatingIfNeeded: wf[11]),
+                                             UInt16(truncatingIfNeeded: wf[12]), UInt16(truncatingIfNeeded: wf[13]),
+                                             UInt16(truncatingIfNeeded: wf[14]), UInt16(truncatingIfNeeded: wf[15]))
+                for q in 0..<4 {
+                    let v = (ByteBoxPass.widened(UnsafeRawPointer(src + 4 * (x + 4 * q))) & colourMask | alphaBits)
+                        &* FastConvert.spread(weights, quarter: q)
+                    UnsafeMutableRawPointer(dst + 4 * (x + 4 * q)).storeBytes(of: v, as: SIMD16<UInt16>.self)
                 }
-            } else {
-                for y in 0..<h {
-                    var v = Lanes64.zero
-                    withUnsafeMutableBytes(of: &v) { raw in
-                        let lanes = raw.bindMemory(to: Float.self)
-                        for i in 0..<Self.stripPixels {
-                            let x = min(x0 + i, w - 1)
-                            let p = frame + y * stride + 4 * x
-                            let weight: Float
-                            if let mask { weight = Self.weight(mask[y * w + x]) } else { weight = 255 }
-                            lanes[4 * i] = Float(p[0]) * weight
-                            lanes[4 * i + 1] = Float(p[1]) * weight
-                            lanes[4 * i + 2] = Float(p[2]) * weight
-                            lanes[4 * i + 3] = 255 * weight
-                        }
-                    }
-                    s1[y] = v
-                }
+                x += 16
             }
-            boxPass(s1, srcStride: 1, s2, dstStride: 1, count: h, radius: radii[0])
-            boxPass(s2, srcStride: 1, s1, dstStride: 1, count: h, radius: radii[1])
-            boxPass(s1, srcStride: 1, s2, dstStride: 1, count: h, radius: radii[2])
-            // The sums are integers ≤ 65025: stored exactly as UInt16 (half the traffic of Float).
-            let row0 = planeValues + 4 * x0, rowStride = 4 * paddedWidth
-            for y in 0..<h {
-                let v = s2[y], p = row0 + y * rowStride
-                FastConvert.storeLowHalves(FastConvert.roundedInt32(v.a), to: p)
-                FastConvert.storeLowHalves(FastConvert.roundedInt32(v.b), to: p + 16)
-                FastConvert.storeLowHalves(FastConvert.roundedInt32(v.c), to: p + 32)
-                FastConvert.storeLowHalves(FastConvert.roundedInt32(v.d), to: p + 48)
+            while x < w {
+                let weight = Self.weight(m[x])
+                for c in 0..<3 { dst[4 * x + c] = UInt16(Float(src[4 * x + c]) * weight) }
+                dst[4 * x + 3] = UInt16(255 * weight)
+                x += 1
             }
         }
+    }
+
+    /// A → B → A with rounding, then the last pass normalises into `finish`.
+    private func maskedPasses<F: WordRowConsumer>(radii: [Int], finish: F) {
+        let (w, h) = wordSize
+        let a = wordPlanes!, b = a + 4 * w * h
+        let pass = WordBoxPass(columnSums: wordColumnSums!, lines: wordLines!)
+        var first = WordPlaneSink(destination: b, stride: 4 * w, height: h, radius: radii[0])
+        Self.run(pass, source: a, width: w, height: h, radius: radii[0], sink: &first)
+        var second = WordPlaneSink(destination: a, stride: 4 * w, height: h, radius: radii[1])
+        Self.run(pass, source: b, width: w, height: h, radius: radii[1], sink: &second)
+        var last = NormalisingSink(scratch: rowBytes!, width: w, finish: finish)
+        Self.run(pass, source: a, width: w, height: h, radius: radii[2], sink: &last)
+    }
+
+    @inline(never)
+    private static func run<S: WordBoxSink>(_ pass: WordBoxPass, source: UnsafePointer<UInt16>, width: Int, height: Int,
+                                            radius: Int, sink: inout S) {
+        pass.run(source: source, sourceStride: 4 * width, width: width, height: height, radius: radius, sink: &sink)
     }
 
     /// The background weight `round(255·(1 − m))`, m clamped into [0, 1].
@@ -240,53 +216,28 @@ public final class BackgroundBlur {
         c = c.replacing(with: 1, where: c .> 1)
         return FastConvert.roundedToInteger((1 - c) * 255)
     }
+}
 
+/// Background rows copied to an output image.
+private struct CopyRows: WordRowConsumer {
+    let output: UnsafeMutablePointer<UInt8>
+    let stride: Int
+    let width: Int
+    mutating func consume(_ y: Int, _ row: UnsafePointer<UInt8>) {
+        (output + y * stride).update(from: row, count: 4 * width)
+    }
+}
 
-    // MARK: - Horizontal stage: four rows at a time, three passes, normalise, hand rows out
-
-    /// Runs the horizontal passes over `plane` and calls `emit(y, row)` with each finished
-    /// background row (`4 * width` bytes, alpha 255), top to bottom.
-    private func horizontalStage(radii: [Int], emit: (Int, UnsafePointer<UInt8>) -> Void) {
-        let h = height, w = width
-        let t1 = lines!.assumingMemoryBound(to: SIMD16<Float>.self)
-        let t2 = t1 + w
-        let planeValues = plane!.assumingMemoryBound(to: UInt16.self)
-        let rowStride = 4 * paddedWidth
-        let rowBytes = rowBytes!
-        let opaque = SIMD16<UInt8>(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255)
-        var y0 = 0
-        while y0 < h {
-            let r0 = planeValues + min(y0, h - 1) * rowStride
-            let r1 = planeValues + min(y0 + 1, h - 1) * rowStride
-            let r2 = planeValues + min(y0 + 2, h - 1) * rowStride
-            let r3 = planeValues + min(y0 + 3, h - 1) * rowStride
-            for x in 0..<w {
-                t1[x] = FastConvert.floats(r0 + 4 * x, r1 + 4 * x, r2 + 4 * x, r3 + 4 * x)
-            }
-            boxPass(t1, srcStride: 1, t2, dstStride: 1, count: w, radius: radii[0])
-            boxPass(t2, srcStride: 1, t1, dstStride: 1, count: w, radius: radii[1])
-            boxPass(t1, srcStride: 1, t2, dstStride: 1, count: w, radius: radii[2])
-            // Normalise: colour sum / weight sum · 255 (the alpha lane becomes 255).
-            let o0 = rowBytes, o1 = rowBytes + 4 * w, o2 = rowBytes + 8 * w, o3 = rowBytes + 12 * w
-            for x in 0..<w {
-                let v = t2[x]
-                let weight = SIMD16<Float>(v[3], v[3], v[3], v[3], v[7], v[7], v[7], v[7],
-                                           v[11], v[11], v[11], v[11], v[15], v[15], v[15], v[15])
-                // Colour sum ≤ weight sum holds before blurring (c·w ≤ 255·w) and every pass keeps
-                // it (sums and rounding are monotone), so the result is in [0, 255) with no clamp.
-                // + 0.5 keeps an all-person neighbourhood (weight 0, colour 0) at 0 without a branch;
-                // it changes a full-weight result by < 0.002 of a level.
-                let c = v * (255 / (weight + 0.5))
-                let bytes = FastConvert.lowBytes(FastConvert.roundedInt32(c)) | opaque
-                UnsafeMutableRawPointer(o0 + 4 * x).storeBytes(of: bytes.lowHalf.lowHalf, as: SIMD4<UInt8>.self)
-                UnsafeMutableRawPointer(o1 + 4 * x).storeBytes(of: bytes.lowHalf.highHalf, as: SIMD4<UInt8>.self)
-                UnsafeMutableRawPointer(o2 + 4 * x).storeBytes(of: bytes.highHalf.lowHalf, as: SIMD4<UInt8>.self)
-                UnsafeMutableRawPointer(o3 + 4 * x).storeBytes(of: bytes.highHalf.highHalf, as: SIMD4<UInt8>.self)
-            }
-            for k in 0..<min(4, h - y0) {
-                emit(y0 + k, rowBytes + 4 * w * k)
-            }
-            y0 += 4
-        }
+/// Background rows blended under the person, in place (``Compositor``'s blend).
+private struct CompositeRows: WordRowConsumer {
+    let frame: UnsafeMutablePointer<UInt8>
+    let stride: Int
+    let mask: UnsafePointer<Float>
+    let width: Int
+    let edge: EdgeRamp
+    mutating func consume(_ y: Int, _ row: UnsafePointer<UInt8>) {
+        let out = frame + y * stride
+        Compositor.blendRow(person: UnsafePointer(out), background: row, mask: mask + y * width,
+                            output: out, width: width, edge: edge)
     }
 }

@@ -116,6 +116,82 @@ struct BlurTests {
         #expect(fused.bytes[probe] == 0)
     }
 
+    /// The mask-weighted plate in Double: premultiplied `(c·w, 255·w)`, `w = round(255·(1 − m))`,
+    /// three clamped box passes (no intermediate rounding), then `255·C/W` per channel. Returns
+    /// the plate and the blurred weight `W` (0…65025) per pixel.
+    static func maskedReference(_ image: Image, mask: Mask, radii: [Int]) -> (plate: [Double], weight: [Double]) {
+        let w = image.width, h = image.height
+        var plane = [Double](repeating: 0, count: w * h * 4)
+        for y in 0..<h { for x in 0..<w {
+            let m = min(max(Double(mask.values[y * w + x]), 0), 1)
+            let weight = ((1 - m) * 255).rounded(.toNearestOrEven)
+            for c in 0..<3 { plane[(y * w + x) * 4 + c] = Double(image.bytes[y * image.bytesPerRow + 4 * x + c]) * weight }
+            plane[(y * w + x) * 4 + 3] = 255 * weight
+        } }
+        for r in radii {
+            var next = plane
+            for y in 0..<h { for x in 0..<w { for c in 0..<4 {
+                var s = 0.0
+                for k in -r...r { s += plane[(y * w + min(max(x + k, 0), w - 1)) * 4 + c] }
+                next[(y * w + x) * 4 + c] = s / Double(2 * r + 1)
+            } } }
+            plane = next
+            for y in 0..<h { for x in 0..<w { for c in 0..<4 {
+                var s = 0.0
+                for k in -r...r { s += plane[(min(max(y + k, 0), h - 1) * w + x) * 4 + c] }
+                next[(y * w + x) * 4 + c] = s / Double(2 * r + 1)
+            } } }
+            plane = next
+        }
+        var plate = [Double](repeating: 0, count: w * h * 3), weights = [Double](repeating: 0, count: w * h)
+        for i in 0..<(w * h) {
+            let W = plane[4 * i + 3]
+            weights[i] = W
+            for c in 0..<3 { plate[3 * i + c] = W > 0 ? 255 * plane[4 * i + c] / W : 0 }
+        }
+        return (plate, weights)
+    }
+
+    /// Tolerance: the implementation rounds the 16-bit premultiplied lanes to integers after each of
+    /// the first two 2-D passes (as three `cv2.blur` calls round after each call), an error of at most
+    /// 1 in `C` and in `W` (both on a 0…65025 scale), so `255·C/W` moves by at most `510/W`, plus
+    /// 0.5 for the final byte rounding. Where at least 4 % of the neighbourhood is background
+    /// (`W ≥ 2601`) that is ≤ 0.7 < 1 level; where less, the plate is covered by the person anyway,
+    /// and the bound `510/W + 0.5` is checked there too.
+    @Test("the masked plate equals a Double mask-weighted three-pass blur (within the rounding bound)",
+          arguments: [(37, 23, 5), (40, 9, 10), (53, 31, 1), (17, 33, 7)])
+    func maskedMatchesReference(_ c: (Int, Int, Int)) {
+        let (w, h, level) = c
+        let frame = Image(width: w, height: h, format: .rgba8, bytesPerRow: 4 * w + 8,
+                          bytes: Synthetic.noise(count: (4 * w + 8) * h, seed: UInt64(level + 100)))
+        var mask = Mask(width: w, height: h)
+        let noise = Synthetic.noise(count: w * h, seed: UInt64(level + 200))
+        for y in 0..<h { for x in 0..<w {
+            // A soft disc (person) plus noisy values, and values outside [0, 1] (clamped).
+            let d = (Double(x - w / 3) * Double(x - w / 3) + Double(y - h / 2) * Double(y - h / 2)).squareRoot()
+            let disc = min(max((Double(h) / 3 - d) / 3, 0), 1)
+            mask.values[y * w + x] = Float(disc * 0.8 + Double(noise[y * w + x]) / 255 * 0.4 - 0.1)
+        } }
+        let blur = BackgroundBlur()
+        let strength = BlurStrength(level: level)
+        var out = Image(width: w, height: h)
+        blur.blur(frame, strength: strength, excluding: mask, into: &out)
+        let (plate, weight) = Self.maskedReference(frame, mask: mask, radii: strength.radii(width: w, height: h))
+        var worst = 0.0, checked = 0
+        for i in 0..<(w * h) {
+            #expect(out.bytes[4 * i + 3] == 255)
+            guard weight[i] > 0 else { continue }
+            let bound = min(510 / weight[i], 255) + 0.5
+            for c in 0..<3 {
+                let delta = abs(Double(out.bytes[4 * i + c]) - plate[3 * i + c])
+                #expect(delta <= bound, "pixel \(i) channel \(c): \(out.bytes[4 * i + c]) vs \(plate[3 * i + c]) (W \(weight[i]))")
+                if weight[i] >= 2601 { worst = max(worst, delta); checked += 1 }
+            }
+        }
+        #expect(checked > 0)
+        #expect(worst <= 1.0, "max |Δ| \(worst) where W ≥ 2601, radii \(blur.lastRadii)")
+    }
+
     @Test("a point of light spreads into a round spot, not a square (three passes, not one)")
     func roundHighlights() {
         let n = 101
