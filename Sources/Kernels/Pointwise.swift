@@ -57,8 +57,15 @@ public func pointwiseConvolution(
         precondition(residual.channels == output.channels && residual.layout.width == input.layout.width
                      && residual.layout.height == input.layout.height, "1x1 residual shape mismatch")
     }
-    let pixels = input.pixels
-    pool.run { part in
+    pool.run(PointwiseParts(input: input, weights: weights, activation: activation, residual: residual,
+                            output: output, pixels: input.pixels))
+}
+
+/// The 1x1 convolution split over pixels (whole 48-pixel tiles) between threads.
+struct PointwiseParts: PoolJob {
+    let input: FeatureMap, weights: PointwiseWeights, activation: Activation
+    let residual: FeatureMap?, output: FeatureMap, pixels: Int
+    func run(part: Int, pool: WorkerPool) {
         let range = WorkerPool.range(pixels, part: part, of: pool.threadCount, granularity: Row48.width)
         let job = PointwiseJob(input: input, weights: weights, residual: residual, output: output,
                                pixels: range, scratch: pool.scratch(part))
