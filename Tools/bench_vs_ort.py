@@ -70,6 +70,7 @@ def main():
     rng = np.random.default_rng(1234)
     load_before = os.getloadavg()
     results = {}
+    lines = []
     for model in args.models.split(","):
         onnx_path = os.path.join(ROOT, "Weights", MODELS[model])
         for threads in [int(t) for t in args.threads.split(",")]:
@@ -117,6 +118,15 @@ def main():
                 line["vbg_over_ort_cpu"] = round(cpu_summary["vbg"] / cpu_summary["ort"], 3)
             line["rounds"] = {k: [round(t, 3) for t in v] for k, v in rows.items() if v}
             print(json.dumps(line), flush=True)
+            lines.append(line)
+    print()
+    print("model      threads  vbg ms   ort ms   litert ms  vbg/ort  vbg/litert  vbg/ort CPU (1 thread)")
+    for line in lines:
+        def cell(key, width, digits):
+            return f"{line[key]:{width}.{digits}f}" if key in line else " " * (width - 1) + "-"
+        print(f"{line['model']:<10} {line['threads']:>7}  {cell('vbg_median_ms', 6, 3)}  {cell('ort_median_ms', 7, 3)}  "
+              f"{cell('litert_median_ms', 9, 3)}  {cell('vbg_over_ort', 7, 3)}  {cell('vbg_over_litert', 10, 3)}  "
+              f"{cell('vbg_over_ort_cpu', 7, 3)}")
     load_after = os.getloadavg()
     print(f"# load average before {load_before[0]:.2f}, after {load_after[0]:.2f}; {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} CPUs; onnxruntime {ort.__version__}")

@@ -1,4 +1,5 @@
 import Foundation
+import Dispatch
 
 /// Runs an `InferenceModel`: one arena holds every activation and constant, allocated when the
 /// session is made, so `run(input:output:)` allocates nothing.
@@ -136,6 +137,51 @@ public final class InferenceSession: @unchecked Sendable {
         for index in steps.indices { steps[index].run() }
     }
 
+    /// Runs a single-input, single-output graph `runs` times and times every layer: each step
+    /// the session runs, with the ONNX nodes whose work it does (a fused activation's node is
+    /// listed with the convolution that computes it). Allocates (for tools such as
+    /// `vbg bench --per-layer`, not for the per-frame path).
+    ///
+    /// - Returns: the layers in execution order with the median wall time of each over `runs`.
+    /// - Throws: as `run(input:output:)`.
+    public func profileLayers(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>,
+                              runs: Int) throws(ModelError) -> [LayerProfile] {
+        try run(input: input, output: output)  // validates the buffers
+        let graph = model.graph
+        // Layers: each step that does work, followed by the steps whose work it already did.
+        var layers: [(steps: [Int], profile: LayerProfile)] = []
+        for (index, node) in graph.nodes.enumerated() {
+            let macs = node.operation.multiplyAccumulates
+            if steps[index] is NothingStep, !layers.isEmpty {
+                layers[layers.count - 1].profile.nodes.append(node.name)
+                layers[layers.count - 1].profile.operators.append(node.opType)
+                layers[layers.count - 1].profile.multiplyAccumulates += macs
+                layers[layers.count - 1].steps.append(index)
+            } else {
+                layers.append(([index], LayerProfile(nodes: [node.name], operators: [node.opType],
+                                                     multiplyAccumulates: macs, seconds: 0)))
+            }
+        }
+        var samples = Array(repeating: [Double](), count: layers.count)
+        lock.lock()
+        defer { lock.unlock() }
+        for _ in 0..<max(runs, 1) {
+            (arena + inputOffset).update(from: input.baseAddress!, count: inputCount)
+            for (l, layer) in layers.enumerated() {
+                let start = DispatchTime.now().uptimeNanoseconds
+                for index in layer.steps { steps[index].run() }
+                samples[l].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            }
+        }
+        output.baseAddress!.update(from: arena + outputOffset, count: outputCount)
+        return layers.indices.map { l in
+            var profile = layers[l].profile
+            let sorted = samples[l].sorted()
+            profile.seconds = sorted[sorted.count / 2]
+            return profile
+        }
+    }
+
     /// The value named `name` after the last run: any value when `keepsIntermediates` is true,
     /// otherwise only graph outputs and constants; nil for unknown names, for values whose buffer
     /// was reused, and for values folded away at plan time.
@@ -153,4 +199,16 @@ public final class InferenceSession: @unchecked Sendable {
     public func shape(ofValueNamed name: String) -> [Int]? {
         model.graph.values.first { $0.name == name }?.shape
     }
+}
+
+/// One layer of a profiled run (`InferenceSession.profileLayers`): a step and the ONNX nodes it covers.
+public struct LayerProfile: Sendable {
+    /// The ONNX node names, the first one the node whose step does the work.
+    public var nodes: [String]
+    /// The nodes' operator types (`Conv`, `Relu`, …), in the order of `nodes`.
+    public var operators: [String]
+    /// Multiply-accumulates of the covered nodes (convolutions; 0 for elementwise work).
+    public var multiplyAccumulates: Int
+    /// Median wall time of the layer, in seconds.
+    public var seconds: Double
 }

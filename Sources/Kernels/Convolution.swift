@@ -52,8 +52,17 @@ public func convolution(
     precondition((outL.height - 1) * stride - padTop + k - 1 <= inL.height - 1 + inL.pad
                  && (outL.width - 1) * stride - padLeft + k - 1 <= inL.width - 1 + inL.pad,
                  "convolution window reads beyond the input border")
-    pool.run { part in
-        let rows = WorkerPool.range(outL.height, part: part, of: pool.threadCount)
+    pool.run(ConvolutionParts(input: input, weights: weights, stride: stride, padTop: padTop, padLeft: padLeft,
+                              activation: activation, output: output))
+}
+
+/// The dense convolution split over output rows between threads.
+struct ConvolutionParts: PoolJob {
+    let input: FeatureMap, weights: ConvolutionWeights, stride: Int, padTop: Int, padLeft: Int
+    let activation: Activation, output: FeatureMap
+    func run(part: Int, pool: WorkerPool) {
+        let k = weights.kernelSize
+        let rows = WorkerPool.range(output.layout.height, part: part, of: pool.threadCount)
         let job = ConvolutionJob(input: input, weights: weights, stride: stride, padTop: padTop, padLeft: padLeft,
                                  activation: activation, output: output, rows: rows)
         if k == 3 && stride == 2 {

@@ -46,7 +46,16 @@ public func depthwiseConvolution(
         precondition(residual.channels == output.channels && residual.layout.width == outL.width
                      && residual.layout.height == outL.height, "depthwise residual shape mismatch")
     }
-    pool.run { part in
+    pool.run(DepthwiseParts(input: input, weights: weights, stride: stride, padTop: padTop, padLeft: padLeft,
+                            activation: activation, residual: residual, output: output))
+}
+
+/// The depthwise convolution split over channels between threads.
+struct DepthwiseParts: PoolJob {
+    let input: FeatureMap, weights: DepthwiseWeights, stride: Int, padTop: Int, padLeft: Int
+    let activation: Activation, residual: FeatureMap?, output: FeatureMap
+    func run(part: Int, pool: WorkerPool) {
+        let k = weights.kernelSize
         let channels = WorkerPool.range(weights.channels, part: part, of: pool.threadCount)
         let job = DepthwiseJob(input: input, weights: weights.weights.baseAddress, bias: weights.bias.baseAddress,
                                padTop: padTop, padLeft: padLeft, activation: activation, residual: residual,

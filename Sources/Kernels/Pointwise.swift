@@ -57,8 +57,15 @@ public func pointwiseConvolution(
         precondition(residual.channels == output.channels && residual.layout.width == input.layout.width
                      && residual.layout.height == input.layout.height, "1x1 residual shape mismatch")
     }
-    let pixels = input.pixels
-    pool.run { part in
+    pool.run(PointwiseParts(input: input, weights: weights, activation: activation, residual: residual,
+                            output: output, pixels: input.pixels))
+}
+
+/// The 1x1 convolution split over pixels (whole 48-pixel tiles) between threads.
+struct PointwiseParts: PoolJob {
+    let input: FeatureMap, weights: PointwiseWeights, activation: Activation
+    let residual: FeatureMap?, output: FeatureMap, pixels: Int
+    func run(part: Int, pool: WorkerPool) {
         let range = WorkerPool.range(pixels, part: part, of: pool.threadCount, granularity: Row48.width)
         let job = PointwiseJob(input: input, weights: weights, residual: residual, output: output,
                                pixels: range, scratch: pool.scratch(part))
@@ -106,13 +113,25 @@ func pointwiseRange<A: ActivationFunction>(_ job: PointwiseJob, _: A.Type) {
         let a0 = ChunkAddress(pixel: p, count: lanes, layout: output.layout)
         let a1 = ChunkAddress(pixel: p + 16, count: lanes, layout: output.layout)
         let a2 = ChunkAddress(pixel: p + 32, count: lanes, layout: output.layout)
-        let direct = a0.contiguous && a1.contiguous && a2.contiguous && job.residual == nil
+        // A dense residual is read at the same plane offsets in the direct store.
+        let denseResidual = job.residual.flatMap { $0.layout.isDense ? $0 : nil }
+        let direct = a0.contiguous && a1.contiguous && a2.contiguous && (job.residual == nil || denseResidual != nil)
         for tile in 0..<tiles {
             let t = pointwiseTile(Row48.self, panel, stride: panelStride, k: k,
                                   weights: weights.packed.baseAddress + tile * 8 * k,
                                   bias: weights.bias.baseAddress + tile * 8)
             let channels = min(8, cout - tile * 8)
-            if direct {
+            if direct, let residual = denseResidual {
+                let base = output.base + tile * 8 * outPlane
+                let residualBase = UnsafePointer(residual.base + tile * 8 * residual.layout.planeStride + p)
+                let residualPlane = residual.layout.planeStride
+                t.forEachRow(channels) { r, row in
+                    let plane = base + r * outPlane, add = residualBase + r * residualPlane
+                    store(A.apply(row.a) + load(add), plane + a0.offset)
+                    store(A.apply(row.b) + load(add + 16), plane + a1.offset)
+                    store(A.apply(row.c) + load(add + 32), plane + a2.offset)
+                }
+            } else if direct {
                 let base = output.base + tile * 8 * outPlane
                 t.forEachRow(channels) { r, row in
                     let plane = base + r * outPlane

@@ -13,7 +13,14 @@ public func resizeBilinear2x(_ input: FeatureMap, output: FeatureMap, pool: Work
     precondition(output.channels == input.channels && output.layout.width == 2 * inW
                  && output.layout.height == 2 * inH, "resize ×2 shape mismatch")
     precondition(inW + 2 * lanes + 2 <= pool.scratchCount, "pool scratch too small")
-    pool.run { part in
+    pool.run(ResizeParts(input: input, output: output))
+}
+
+/// The ×2 resize split over channels between threads.
+struct ResizeParts: PoolJob {
+    let input: FeatureMap, output: FeatureMap
+    func run(part: Int, pool: WorkerPool) {
+        let inW = input.layout.width, inH = input.layout.height
         let scratch = pool.scratch(part)
         for c in WorkerPool.range(input.channels, part: part, of: pool.threadCount) {
             let src = UnsafePointer(input.plane(c)), dst = output.plane(c)

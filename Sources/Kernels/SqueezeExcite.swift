@@ -102,14 +102,30 @@ public func squeezeExcite(_ input: FeatureMap, weights: GateWeights, output: Fea
     let mean = pool.shared.baseAddress, gate = mean + c, hidden = gate + c
     precondition(2 * c + weights.hiddenChannels <= pool.scratchCount, "pool scratch too small")
     let count = Float(input.pixels)
-    pool.run { part in
-        for ch in WorkerPool.range(c, part: part, of: pool.threadCount) {
-            mean[ch] = channelSum(input, ch) / count
+    pool.run(ChannelMeans(input: input, plus: nil, mean: mean, count: count))
+    weights.gate(mean: mean, hidden: hidden, gate: gate)
+    pool.run(ChannelScaling(input: input, gate: gate, output: output))
+}
+
+/// `mean[c] = Σ (input[c] + plus[c]) / count` (`plus` optional), split over channels.
+struct ChannelMeans: PoolJob {
+    let input: FeatureMap, plus: FeatureMap?, mean: UnsafeMutablePointer<Float>, count: Float
+    func run(part: Int, pool: WorkerPool) {
+        for ch in WorkerPool.range(input.channels, part: part, of: pool.threadCount) {
+            if let plus {
+                mean[ch] = channelSum(input, ch, plus: plus) / count
+            } else {
+                mean[ch] = channelSum(input, ch) / count
+            }
         }
     }
-    weights.gate(mean: mean, hidden: hidden, gate: gate)
-    pool.run { part in
-        for ch in WorkerPool.range(c, part: part, of: pool.threadCount) {
+}
+
+/// `output[c] = input[c] · gate[c]`, split over channels.
+struct ChannelScaling: PoolJob {
+    let input: FeatureMap, gate: UnsafeMutablePointer<Float>, output: FeatureMap
+    func run(part: Int, pool: WorkerPool) {
+        for ch in WorkerPool.range(input.channels, part: part, of: pool.threadCount) {
             scaleRows(input, channel: ch, scale: gate[ch], output: output)
         }
     }
@@ -129,15 +145,17 @@ public func attentionGate(skip: FeatureMap, upsampled: FeatureMap, weights: Gate
     let mean = pool.shared.baseAddress, gate = mean + c, hidden = gate + c
     precondition(2 * c + weights.hiddenChannels <= pool.scratchCount, "pool scratch too small")
     let count = Float(skip.pixels)
-    pool.run { part in
-        for ch in WorkerPool.range(c, part: part, of: pool.threadCount) {
-            mean[ch] = channelSum(skip, ch, plus: upsampled) / count
-        }
-    }
+    pool.run(ChannelMeans(input: skip, plus: upsampled, mean: mean, count: count))
     weights.gate(mean: mean, hidden: hidden, gate: gate)
-    let w = skip.layout.width
-    pool.run { part in
-        for ch in WorkerPool.range(c, part: part, of: pool.threadCount) {
+    pool.run(GateApplication(skip: skip, upsampled: upsampled, gate: gate, output: output))
+}
+
+/// `output[c] = skip[c] · gate[c] + upsampled[c]`, split over channels.
+struct GateApplication: PoolJob {
+    let skip: FeatureMap, upsampled: FeatureMap, gate: UnsafeMutablePointer<Float>, output: FeatureMap
+    func run(part: Int, pool: WorkerPool) {
+        let w = skip.layout.width
+        for ch in WorkerPool.range(skip.channels, part: part, of: pool.threadCount) {
             let a = gate[ch]
             for y in 0..<skip.layout.height {
                 let s = UnsafePointer(skip.plane(ch) + y * skip.layout.rowStride)

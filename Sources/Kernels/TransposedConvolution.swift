@@ -31,9 +31,16 @@ public func transposedConvolution2x2(_ input: FeatureMap, weights: TransposedCon
     precondition(input.channels == weights.inputChannels && output.channels == weights.outputChannels
                  && output.layout.width == 2 * inW && output.layout.height == 2 * inH,
                  "transposed convolution shape mismatch")
-    let cin = weights.inputChannels, cout = weights.outputChannels
-    let w = UnsafePointer(weights.weights.baseAddress)
-    pool.run { part in
+    pool.run(TransposedConvolutionParts(input: input, weights: weights, activation: activation, output: output))
+}
+
+/// The transposed convolution split over input rows between threads.
+struct TransposedConvolutionParts: PoolJob {
+    let input: FeatureMap, weights: TransposedConvolutionWeights, activation: Activation, output: FeatureMap
+    func run(part: Int, pool: WorkerPool) {
+        let inW = input.layout.width, inH = input.layout.height
+        let cin = weights.inputChannels, cout = weights.outputChannels
+        let w = UnsafePointer(weights.weights.baseAddress)
         for i in WorkerPool.range(inH, part: part, of: pool.threadCount) {
             for o in 0..<cout {
                 let b = weights.bias.baseAddress[o]

@@ -57,18 +57,21 @@ public final class WorkerPool {
     @inline(always)
     func scratch(_ part: Int) -> UnsafeMutablePointer<Float> { scratchBuffers[part].baseAddress }
 
-    /// Runs `body(part)` for every part in `0..<threadCount`, part 0 on the calling thread, and
-    /// returns when all are done.
-    public func run(_ body: (_ part: Int) -> Void) {
+    /// Runs `job.run(part:pool:)` for every part in `0..<threadCount`, part 0 on the calling
+    /// thread, and returns when all are done. Allocates nothing: the worker receives the job as
+    /// a pointer to the caller's value plus its type (no closure context crosses threads).
+    @inline(always)
+    func run<Job: PoolJob>(_ job: Job) {
         if threadCount == 1 {
-            body(0)
+            job.run(part: 0, pool: self)
             return
         }
         if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
             // `worker` is a SpinningWorker whenever threadCount == 2 (see init).
-            unsafeDowncast(worker!, to: SpinningWorker.self).run(body)
+            let worker = unsafeDowncast(self.worker!, to: SpinningWorker.self)
+            withUnsafePointer(to: job) { worker.run(UnsafeRawPointer($0), Job.self, pool: self) }
         } else {
-            for part in 0..<threadCount { body(part) }
+            for part in 0..<threadCount { job.run(part: part, pool: self) }
         }
     }
 
@@ -84,9 +87,23 @@ public final class WorkerPool {
     }
 }
 
+/// Work a `WorkerPool` splits between its threads: `run(part:pool:)` does part `part` of
+/// `pool.threadCount`. A struct holding the job's operands (kernels declare one per parallel
+/// phase), so that handing it to the worker thread needs no closure context.
+protocol PoolJob {
+    func run(part: Int, pool: WorkerPool)
+}
+
+extension PoolJob {
+    /// Runs part `part` of the job at `job` (a pointer to a `Self`).
+    static func run(_ job: UnsafeRawPointer, part: Int, pool: WorkerPool) {
+        job.assumingMemoryBound(to: Self.self).pointee.run(part: part, pool: pool)
+    }
+}
+
 /// One extra thread that runs part 1 of each job.
 ///
-/// `@unchecked Sendable` because `job` is a plain stored property shared with the worker thread.
+/// `@unchecked Sendable` because `job` (with `jobType`, `jobPool`) is a plain stored property shared with the worker thread.
 /// It is safe: `job` is written by the submitting thread only before the releasing increment
 /// of `epoch` and cleared only after the acquiring load of `done` shows the worker finished;
 /// the worker reads it only between its acquiring load of the new epoch and its releasing
@@ -98,10 +115,10 @@ final class SpinningWorker: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let parked = Atomic<Bool>(false)
     private let condition = NSCondition()
-    /// Not an Optional: storing a closure into `((Int) -> Void)?` goes through the generic
-    /// abstraction of Optional's payload, a reabstraction thunk allocated on every job.
-    private var job: (Int) -> Void = SpinningWorker.idle
-    private static let idle: @Sendable (Int) -> Void = { _ in }
+    /// The current job: its address in the submitter's frame, its type and pool (nil when idle).
+    private var job: UnsafeRawPointer? = nil
+    private var jobType: any PoolJob.Type = IdleJob.self
+    private unowned(unsafe) var jobPool: WorkerPool? = nil
 
     /// Spins of the idle loop before parking (a millisecond or more).
     private static let spinsBeforeParking = 1 << 16
@@ -117,23 +134,24 @@ final class SpinningWorker: @unchecked Sendable {
         thread.start()
     }
 
-    func run(_ body: (Int) -> Void) {
-        withoutActuallyEscaping(body) { escapable in
-            job = escapable
-            let ticket = epoch.add(1, ordering: .sequentiallyConsistent).newValue
-            if parked.load(ordering: .sequentiallyConsistent) {
-                condition.lock()
-                condition.signal()
-                condition.unlock()
-            }
-            escapable(0)
-            var spins = 0
-            while done.load(ordering: .acquiring) != ticket {
-                spins += 1
-                if spins > SpinningWorker.spinsBeforeYielding { sched_yield() }
-            }
-            job = SpinningWorker.idle
+    func run(_ pointer: UnsafeRawPointer, _ type: any PoolJob.Type, pool: WorkerPool) {
+        job = pointer
+        jobType = type
+        jobPool = pool
+        let ticket = epoch.add(1, ordering: .sequentiallyConsistent).newValue
+        if parked.load(ordering: .sequentiallyConsistent) {
+            condition.lock()
+            condition.signal()
+            condition.unlock()
         }
+        type.run(pointer, part: 0, pool: pool)
+        var spins = 0
+        while done.load(ordering: .acquiring) != ticket {
+            spins += 1
+            if spins > SpinningWorker.spinsBeforeYielding { sched_yield() }
+        }
+        job = nil
+        jobPool = nil
     }
 
     func stop() {
@@ -157,7 +175,7 @@ final class SpinningWorker: @unchecked Sendable {
                 }
             }
             seen += 1
-            job(1)
+            jobType.run(job!, part: 1, pool: jobPool!)
             done.store(seen, ordering: .releasing)
         }
     }
@@ -175,4 +193,9 @@ final class SpinningWorker: @unchecked Sendable {
         condition.unlock()
         parked.store(false, ordering: .sequentiallyConsistent)
     }
+}
+
+/// The job type a worker holds between jobs (never run).
+private struct IdleJob: PoolJob {
+    func run(part: Int, pool: WorkerPool) {}
 }

@@ -246,8 +246,12 @@ struct GateAndResizeTests {
     func poolRunsJobs() {
         let pool = WorkerPool(threads: 2)
         let counts = FloatBuffer(count: 2)
+        struct Count: PoolJob {
+            let counts: UnsafeMutablePointer<Float>
+            func run(part: Int, pool: WorkerPool) { counts[part] += 1 }
+        }
         for _ in 0..<10_000 {
-            pool.run { part in counts.baseAddress[part] += 1 }
+            pool.run(Count(counts: counts.baseAddress))
         }
         #expect(counts.baseAddress[0] == 10_000)
         #expect(counts.baseAddress[1] == Float(pool.threadCount == 2 ? 10_000 : 0))

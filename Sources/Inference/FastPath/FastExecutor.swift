@@ -17,7 +17,9 @@ import Kernels
 /// a Relu/HardSwish node computes that activation itself and writes the activation node's
 /// output (the activation node then runs nothing); and a 1x1 or depthwise convolution whose
 /// (activated) output feeds only a depthwise convolution writes it straight into that
-/// convolution's zero-bordered input buffer, so no pad copy runs. Fused values are never
+/// convolution's zero-bordered input buffer, so no pad copy runs; a 1x1 convolution followed
+/// (after its activation, if any) by an `Add` of a same-shaped residual adds it in its store
+/// (the `Add` node then runs nothing). Fused values are never
 /// written to the arena, which is why inspection sessions run unfused.
 final class FastExecutor: Executor {
     let pool: WorkerPool
@@ -25,7 +27,8 @@ final class FastExecutor: Executor {
     private let pointer: (Int) -> UnsafeMutablePointer<Float>
     /// For each value, the nodes reading it (indices into `graph.nodes`).
     private var consumers: [[Int]] = []
-    /// Activation nodes (by first output value) whose work a convolution step already does.
+    /// Activation and residual `Add` nodes (by first output value) whose work a convolution step
+    /// already does.
     private var fusedActivations: Set<Int> = []
     /// Padded input buffers made by a producer for the depthwise node that reads the value.
     private var paddedInputs: [Int: FeatureMapStorage] = [:]
@@ -68,11 +71,13 @@ final class FastExecutor: Executor {
     /// output a buffer free at the activation's turn, and writing it one node early is safe only
     /// if nothing the convolution reads lives there (its inputs are the only values that can be
     /// freed between the two nodes).
-    private func fusedOutput(of value: Int, node: PlannedNode, channels: Int, height: Int, width: Int)
-        -> (map: FeatureMap, activation: Activation, absorbed: Int?) {
+    private func fusedOutput(of value: Int, node: PlannedNode, channels: Int, height: Int, width: Int,
+                             absorbsResidual: Bool = false)
+        -> (map: FeatureMap, activation: Activation, absorbed: [Int], residual: FeatureMap?) {
         var target = value
         var activation = Activation.none
-        var absorbed: Int? = nil
+        var absorbed: [Int] = []
+        var residual: FeatureMap? = nil
         if let graph, let next = soleConsumer(of: value), let unary = next.operation as? ElementwiseUnary,
            let here = nodeIndex[value], here + 1 < graph.nodes.count, graph.nodes[here + 1].outputs == next.outputs,
            !node.inputs.contains(where: { overlap($0, next.outputs[0]) }) {
@@ -82,18 +87,42 @@ final class FastExecutor: Executor {
             default: break
             }
             if activation != .none {
-                absorbed = next.outputs[0]
+                absorbed.append(next.outputs[0])
                 target = next.outputs[0]
             }
+        }
+        if absorbsResidual, let add = residualAdd(after: target, node: node, shape: [1, channels, height, width]) {
+            residual = FeatureMap(base: pointer(add.residual), channels: channels, layout: .dense(width: width, height: height))
+            absorbed.append(add.output)
+            target = add.output
         }
         if let reader = soleConsumer(of: target), let conv = reader.operation as? Conv, let pad = Self.depthwisePad(conv),
            conv.inputChannels == channels, conv.height.input == height, conv.width.input == width {
             let storage = FeatureMapStorage(channels: channels, layout: .padded(width: width, height: height, pad: pad))
             paddedInputs[target] = storage
-            return (storage.map, activation, absorbed)
+            return (storage.map, activation, absorbed, residual)
         }
         return (FeatureMap(base: pointer(target), channels: channels, layout: .dense(width: width, height: height)),
-                activation, absorbed)
+                activation, absorbed, residual)
+    }
+
+    /// The `Add` node right after `value`'s producer (or its absorbed activation) that adds
+    /// another value of the same shape to it, when a 1x1 convolution can do that addition in its
+    /// store: `value` has no other reader, the sum's buffer overlaps none of the convolution's
+    /// inputs (the only values that can be freed before the Add's turn), and it is the residual's
+    /// buffer exactly or does not overlap it (the kernel reads each residual element right before
+    /// writing the same output element).
+    private func residualAdd(after value: Int, node: PlannedNode, shape: [Int]) -> (residual: Int, output: Int)? {
+        guard let graph, let next = soleConsumer(of: value), let binary = next.operation as? ElementwiseBinary,
+              binary.kind == .add, next.inputs.count == 2, let here = nodeIndex[value],
+              here + 1 < graph.nodes.count, graph.nodes[here + 1].outputs == next.outputs else { return nil }
+        let residual = next.inputs[0] == value ? next.inputs[1] : next.inputs[0]
+        let output = next.outputs[0]
+        guard residual != value, graph.values[residual].shape == shape, graph.values[output].shape == shape,
+              graph.values[value].shape == shape,
+              !node.inputs.contains(where: { overlap($0, output) }),
+              pointer(residual) == pointer(output) || !overlap(residual, output) else { return nil }
+        return (residual, output)
     }
 
     /// The border a depthwise node the fast path runs needs, or nil if it is not one.
@@ -154,14 +183,17 @@ final class FastExecutor: Executor {
         // The output (fused with a following activation and/or written padded), when fusing.
         var output = FeatureMap(base: outputs[0], channels: cout, layout: .dense(width: w.output, height: h.output))
         var activation = Activation.none
+        var residual: FeatureMap? = nil
         if graph != nil, let value = node.outputs.first {
-            let fused = fusedOutput(of: value, node: node, channels: cout, height: h.output, width: w.output)
+            let fused = fusedOutput(of: value, node: node, channels: cout, height: h.output, width: w.output,
+                                    absorbsResidual: isPointwise)
             output = fused.map
             activation = fused.activation
-            if let absorbed = fused.absorbed { fusedActivations.insert(absorbed) }
+            residual = fused.residual
+            fusedActivations.formUnion(fused.absorbed)
         }
         if isPointwise {
-            return PointwiseStep(input: input, output: output, activation: activation, pool: pool,
+            return PointwiseStep(input: input, output: output, activation: activation, residual: residual, pool: pool,
                                  weights: PointwiseWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin))
         }
         let prefilled = node.inputs.first.flatMap { paddedInputs[$0] }

@@ -9,8 +9,12 @@ struct NothingStep: Step {
 }
 
 struct PointwiseStep: Step {
-    let input: FeatureMap, output: FeatureMap, activation: Activation, pool: WorkerPool, weights: PointwiseWeights
-    func run() { pointwiseConvolution(input, weights: weights, activation: activation, output: output, pool: pool) }
+    let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool
+    let weights: PointwiseWeights
+    func run() {
+        pointwiseConvolution(input, weights: weights, activation: activation, residual: residual, output: output,
+                             pool: pool)
+    }
 }
 
 /// Copies a dense map's planes into the interior of a zero-bordered map (the border is never written).

@@ -12,7 +12,7 @@ let benchCommand = Command(
     name: "bench",
     summary: "benchmarks in a release build: the forward pass, --pipeline, --imaging, --kernels",
     usage: """
-        usage: vbg bench [--model general|landscape|PATH] [--threads 1|2] [--iterations N] [--path fast|reference] [--json]
+        usage: vbg bench [--model general|landscape|PATH] [--threads 1|2] [--iterations N] [--path fast|reference] [--per-layer] [--json]
                vbg bench --pipeline [--json] [--frames N] [--warmup N] [--sizes WxH,...] [--intervals 1,3]
                          [--threads 1,2] [--effects blur,replace] [--level N] [--model M] [--image PNG] [--background PNG]
                vbg bench --imaging [--json] [--repeat N] [--sizes WxH,...] [--ops a,b,...]
@@ -23,6 +23,8 @@ let benchCommand = Command(
           --threads     kernel threads (default 1)
           --iterations  timed forward passes after 20 warm-up runs (default 300)
           --path        fast (SIMD kernels, default) or reference (scalar)
+          --per-layer   also time each layer (a fused step and the ONNX nodes it covers): median
+                        time, GFLOP/s and share of the summed layer times, slowest first
           --json        one JSON object per line: model, threads, median_ms, p10_ms, p90_ms, ...
           Wall-clock times; with 1 thread the thread's CPU time is reported too (cpu_median_ms), which
           leaves out time the process was descheduled on a busy machine.
@@ -36,7 +38,7 @@ let benchCommand = Command(
         --imaging   the imaging operations alone on synthetic frames
         --kernels   each SIMD kernel on the model's layer shapes (median µs, GFLOP/s)
         """,
-    flags: ["kernels", "imaging", "pipeline", "json"]
+    flags: ["kernels", "imaging", "pipeline", "json", "per-layer"]
 ) { arguments in
     var probe = arguments
     let modes = try ["kernels", "imaging", "pipeline"].filter { try probe.flag($0) }
@@ -69,6 +71,7 @@ func runModelBench(_ arguments: inout Arguments) throws {
     let modelArgument = try arguments.value("model") ?? "general"
     let iterations = try arguments.integer("iterations", default: 300, in: 1...1_000_000)
     let pathName = try arguments.choice("path", ["fast", "reference"], default: "fast")
+    let perLayer = try arguments.flag("per-layer")
     try arguments.finish()
     let model = try ModelArgument.load(modelArgument)
     guard model.inputs.count == 1, model.outputs.count == 1 else {
@@ -96,6 +99,14 @@ func runModelBench(_ arguments: inout Arguments) throws {
             }
         }
     }
+    var layers: [LayerProfile] = []
+    if perLayer {
+        try input.withUnsafeBufferPointer { source in
+            try output.withUnsafeMutableBufferPointer { destination in
+                layers = try session.profileLayers(input: source, output: destination, runs: iterations)
+            }
+        }
+    }
     wall.sort()
     cpu.sort()
     func percentile(_ values: [Double], _ p: Double) -> Double { values[min(values.count - 1, Int(Double(values.count) * p))] }
@@ -111,6 +122,33 @@ func runModelBench(_ arguments: inout Arguments) throws {
         print("\(name), \(pathName) path, \(session.threads) thread(s), build \(CPUSupport.buildDescription), \(iterations) runs")
         print("median \(fmt(percentile(wall, 0.5))) ms (p10 \(fmt(percentile(wall, 0.1))), p90 \(fmt(percentile(wall, 0.9)))), "
               + "thread CPU median \(fmt(percentile(cpu, 0.5))) ms, \(String(format: "%.1f", gflops)) GFLOP/s (convolution MACs)")
+    }
+    if perLayer { printLayers(layers, model: name, threads: session.threads, json: json) }
+}
+
+/// `--per-layer`: one line per layer, slowest first, with its share of the summed layer times.
+private func printLayers(_ layers: [LayerProfile], model: String, threads: Int, json: Bool) {
+    let total = layers.reduce(0) { $0 + $1.seconds }
+    func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    }
+    if !json {
+        print("per layer (median of each layer over the runs; sum \(fmt(total * 1e3)) ms):")
+        print("   index      µs  GFLOP/s  share  operators / ONNX nodes")
+    }
+    for (index, layer) in layers.enumerated().sorted(by: { $0.element.seconds > $1.element.seconds }) {
+        let gflops = layer.seconds > 0 ? 2 * Double(layer.multiplyAccumulates) / layer.seconds / 1e9 : 0
+        let share = total > 0 ? layer.seconds / total : 0
+        if json {
+            let nodes = layer.nodes.map { "\"\(escaped($0))\"" }.joined(separator: ",")
+            let ops = layer.operators.map { "\"\($0)\"" }.joined(separator: ",")
+            print("{\"model\":\"\(model)\",\"threads\":\(threads),\"layer\":\(index),\"operators\":[\(ops)],"
+                  + "\"nodes\":[\(nodes)],\"us\":\(String(format: "%.2f", layer.seconds * 1e6)),"
+                  + "\"gflops\":\(String(format: "%.1f", gflops)),\"share\":\(String(format: "%.4f", share))}")
+        } else {
+            print(String(format: "%8d %7.1f %8.1f %5.1f%%  ", index, layer.seconds * 1e6, gflops, share * 100)
+                  + layer.operators.joined(separator: "+") + "  " + layer.nodes.joined(separator: ", "))
+        }
     }
 }
 
