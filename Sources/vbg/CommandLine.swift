@@ -119,13 +119,14 @@ struct Arguments {
 /// Writes an output file so that it is either complete or absent: the data goes to a temporary
 /// file beside the destination, which is renamed over it only after everything was written.
 enum OutputFile {
-    /// Whether `path` names an existing file that is not a regular file (`/dev/null`, a FIFO, a
+    /// Whether `path` names an existing character device, FIFO or socket (`/dev/null`, a pipe, a
     /// terminal): such a destination is written in place, since renaming a temporary file over it
     /// would replace the device or pipe with a plain file.
     static func isSpecial(_ path: String) -> Bool {
         var status = stat()
         guard stat(path, &status) == 0 else { return false }
-        return (status.st_mode & S_IFMT) != S_IFREG
+        let kind = status.st_mode & S_IFMT
+        return kind == S_IFCHR || kind == S_IFIFO || kind == S_IFSOCK
     }
 
     static func write(_ path: String, _ body: (String) throws -> Void) throws {
