@@ -47,11 +47,13 @@ struct ByteBoxPass {
         let last = w - 1
         var y0 = 0
         while y0 < h {
-            // Source rows added to / subtracted from the column sums after each of the four rows.
-            let add0 = source + min(y0 + r + 1, h - 1) * sourceStride, sub0 = source + max(y0 - r, 0) * sourceStride
-            let add1 = source + min(y0 + r + 2, h - 1) * sourceStride, sub1 = source + max(y0 + 1 - r, 0) * sourceStride
-            let add2 = source + min(y0 + r + 3, h - 1) * sourceStride, sub2 = source + max(y0 + 2 - r, 0) * sourceStride
-            let add3 = source + min(y0 + r + 4, h - 1) * sourceStride, sub3 = source + max(y0 + 3 - r, 0) * sourceStride
+            // Source rows added to / subtracted from the column sums after each of the four rows. Rows
+            // past the end (the last group of four may run over) only produce values that are never
+            // stored, but their rows are clamped too, so no read leaves the image (found by ASan).
+            let add0 = source + min(y0 + r + 1, h - 1) * sourceStride, sub0 = source + min(max(y0 - r, 0), h - 1) * sourceStride
+            let add1 = source + min(y0 + r + 2, h - 1) * sourceStride, sub1 = source + min(max(y0 + 1 - r, 0), h - 1) * sourceStride
+            let add2 = source + min(y0 + r + 3, h - 1) * sourceStride, sub2 = source + min(max(y0 + 2 - r, 0), h - 1) * sourceStride
+            let add3 = source + min(y0 + r + 4, h - 1) * sourceStride, sub3 = source + min(max(y0 + 3 - r, 0), h - 1) * sourceStride
             var vertical = VerticalStep(columnSums: columnSums, lines: linesRaw, ringMask: ringMask, width: w,
                                         add: (add0, add1, add2, add3), sub: (sub0, sub1, sub2, sub3))
             @inline(__always) func line(_ x: Int) -> SIMD16<Float> { (linesRaw + 64 &* (x & ringMask)).load(as: SIMD16<Float>.self) }

@@ -36,10 +36,10 @@ struct WordBoxPass {
         let last = w - 1
         var y0 = 0
         while y0 < h {
-            let add0 = source + min(y0 + r + 1, h - 1) * sourceStride, sub0 = source + max(y0 - r, 0) * sourceStride
-            let add1 = source + min(y0 + r + 2, h - 1) * sourceStride, sub1 = source + max(y0 + 1 - r, 0) * sourceStride
-            let add2 = source + min(y0 + r + 3, h - 1) * sourceStride, sub2 = source + max(y0 + 2 - r, 0) * sourceStride
-            let add3 = source + min(y0 + r + 4, h - 1) * sourceStride, sub3 = source + max(y0 + 3 - r, 0) * sourceStride
+            let add0 = source + min(y0 + r + 1, h - 1) * sourceStride, sub0 = source + min(max(y0 - r, 0), h - 1) * sourceStride
+            let add1 = source + min(y0 + r + 2, h - 1) * sourceStride, sub1 = source + min(max(y0 + 1 - r, 0), h - 1) * sourceStride
+            let add2 = source + min(y0 + r + 3, h - 1) * sourceStride, sub2 = source + min(max(y0 + 2 - r, 0), h - 1) * sourceStride
+            let add3 = source + min(y0 + r + 4, h - 1) * sourceStride, sub3 = source + min(max(y0 + 3 - r, 0), h - 1) * sourceStride
             var vertical = WordVerticalStep(columnSums: columnSums, lines: linesRaw, ringMask: ringMask, width: w,
                                             add: (add0, add1, add2, add3), sub: (sub0, sub1, sub2, sub3))
             @inline(__always) func line(_ x: Int) -> SIMD16<UInt32> {
