@@ -40,11 +40,15 @@ struct OperatorFixtureTests {
                 "ops without a fixture: \(Set(InferenceModel.supportedOpTypes).subtracting(covered).subtracting(["Constant"]))")
     }
 
-    @Test("reference kernel within relative 1e-5 of onnxruntime", arguments: OperatorCase.all)
-    func matchesOnnxRuntime(_ testCase: OperatorCase) throws {
+    /// Both paths: the fast path runs a node with its SIMD kernel where it recognises one (the
+    /// convolutions with every stride, pad and `auto_pad` variant of the fixtures, so the kernels'
+    /// pad arithmetic is checked against ONNX's window geometry and onnxruntime) and with the
+    /// reference kernel elsewhere.
+    @Test("each path within relative 1e-5 of onnxruntime", arguments: OperatorCase.all, ExecutionPath.allCases)
+    func matchesOnnxRuntime(_ testCase: OperatorCase, path: ExecutionPath) throws {
         let directory = "ops/\(testCase.name)"
         let model = try InferenceModel(contentsOfFile: Fixtures.url("\(directory)/model.onnx").path)
-        let session = try InferenceSession(model: model, path: .reference)
+        let session = try InferenceSession(model: model, path: path)
         var inputs: [String: [Float]] = [:]
         for input in testCase.inputs {
             inputs[input.name] = try Fixtures.floats("\(directory)/\(input.file)").values
@@ -56,8 +60,8 @@ struct OperatorFixtureTests {
             #expect(description.shape == expected.shape, "\(output.name) shape")
             let actual = try #require(outputs[output.name])
             let difference = Difference(actual, expected.values)
-            #expect(difference.relative <= 1e-5, "\(testCase.name) \(output.name): \(difference)")
-            print("op fixture \(testCase.name) \(output.name): relative \(difference.relative)")
+            #expect(difference.relative <= 1e-5, "\(testCase.name) \(output.name) (\(path)): \(difference)")
+            print("op fixture \(testCase.name) \(output.name) (\(path)): relative \(difference.relative)")
         }
     }
 }
