@@ -71,8 +71,11 @@ final class FastExecutor: Executor {
     /// output a buffer free at the activation's turn, and writing it one node early is safe only
     /// if nothing the convolution reads lives there (its inputs are the only values that can be
     /// freed between the two nodes).
+    ///
+    /// A convolution that reads a zero-bordered copy of its input (`readsArenaInput` false:
+    /// depthwise and dense K×K) has read all of it before it writes, so for it no overlap matters.
     private func fusedOutput(of value: Int, node: PlannedNode, channels: Int, height: Int, width: Int,
-                             absorbsResidual: Bool = false)
+                             absorbsResidual: Bool = false, readsArenaInput: Bool = true)
         -> (map: FeatureMap, activation: Activation, absorbed: [Int], residual: FeatureMap?) {
         var target = value
         var activation = Activation.none
@@ -80,7 +83,7 @@ final class FastExecutor: Executor {
         var residual: FeatureMap? = nil
         if let graph, let next = soleConsumer(of: value), let unary = next.operation as? ElementwiseUnary,
            let here = nodeIndex[value], here + 1 < graph.nodes.count, graph.nodes[here + 1].outputs == next.outputs,
-           !node.inputs.contains(where: { overlap($0, next.outputs[0]) }) {
+           !readsArenaInput || !node.inputs.contains(where: { overlap($0, next.outputs[0]) }) {
             switch unary.kind {
             case .relu: activation = .relu
             case .hardSwish: activation = .hardSwish
@@ -96,10 +99,7 @@ final class FastExecutor: Executor {
             absorbed.append(add.output)
             target = add.output
         }
-        if let reader = soleConsumer(of: target), let conv = reader.operation as? Conv, let pad = Self.depthwisePad(conv),
-           conv.inputChannels == channels, conv.height.input == height, conv.width.input == width {
-            let storage = FeatureMapStorage(channels: channels, layout: .padded(width: width, height: height, pad: pad))
-            paddedInputs[target] = storage
+        if let storage = paddedInput(for: target, channels: channels, height: height, width: width) {
             return (storage.map, activation, absorbed, residual)
         }
         return (FeatureMap(base: pointer(target), channels: channels, layout: .dense(width: width, height: height)),
@@ -123,6 +123,29 @@ final class FastExecutor: Executor {
               !node.inputs.contains(where: { overlap($0, output) }),
               pointer(residual) == pointer(output) || !overlap(residual, output) else { return nil }
         return (residual, output)
+    }
+
+    /// The zero-bordered input buffer of the depthwise or dense K×K convolution that is the sole
+    /// reader of `value` (made here and kept for that convolution's step, which then copies
+    /// nothing), or nil when `value` has another reader or its reader reads the arena.
+    private func paddedInput(for value: Int, channels: Int, height: Int, width: Int) -> FeatureMapStorage? {
+        guard let reader = soleConsumer(of: value), let conv = reader.operation as? Conv,
+              let pad = Self.paddedInputPad(conv), reader.inputs.first == value,
+              conv.inputChannels == channels, conv.height.input == height, conv.width.input == width else { return nil }
+        let storage = FeatureMapStorage(channels: channels, layout: .padded(width: width, height: height, pad: pad))
+        paddedInputs[value] = storage
+        return storage
+    }
+
+    /// The border of the padded input a depthwise or dense K×K convolution the fast path runs
+    /// reads, or nil if it is neither.
+    static func paddedInputPad(_ conv: Conv) -> Int? {
+        if let pad = depthwisePad(conv) { return pad }
+        let h = conv.height, w = conv.width
+        guard conv.batch == 1, conv.group == 1, h.dilation == 1, w.dilation == 1, h.kernel == w.kernel,
+              h.stride == w.stride, h.stride == 1 || h.stride == 2, h.kernel > 1, h.kernel <= 7 else { return nil }
+        let pad = max(h.padBegin, h.padEnd, w.padBegin, w.padEnd)
+        return pad <= 2 ? pad : nil
     }
 
     /// The border a depthwise node the fast path runs needs, or nil if it is not one.
@@ -159,8 +182,10 @@ final class FastExecutor: Executor {
             else { return nil }
             return AveragePoolStep(input: inputs[0], output: outputs[0], planes: pool.planes,
                                    planeSize: pool.height.input * pool.width.input)
-        case let resize as Resize: return resizeStep(resize, inputs, outputs)
-        case let transposed as ConvTranspose: return transposedStep(transposed, inputs, outputs)
+        case let resize as Resize:
+            return resizeThenPointwiseStep(resize, node, inputs) ?? resizeStep(resize, inputs, outputs)
+        case let transposed as ConvTranspose: return transposedStep(transposed, node, inputs, outputs)
+        case let transpose as Transpose: return transposeStep(transpose, node, inputs, outputs)
         default: return nil
         }
     }
@@ -186,7 +211,7 @@ final class FastExecutor: Executor {
         var residual: FeatureMap? = nil
         if graph != nil, let value = node.outputs.first {
             let fused = fusedOutput(of: value, node: node, channels: cout, height: h.output, width: w.output,
-                                    absorbsResidual: isPointwise)
+                                    absorbsResidual: isPointwise, readsArenaInput: isPointwise)
             output = fused.map
             activation = fused.activation
             residual = fused.residual
@@ -204,7 +229,7 @@ final class FastExecutor: Executor {
                                  weights: DepthwiseWeights(weights: weights, bias: bias, channels: cin, kernelSize: k),
                                  stride: stride, padTop: h.padBegin, padLeft: w.padBegin)
         }
-        return DenseConvolutionStep(input: input, padded: padded, output: output, activation: activation, pool: pool,
+        return DenseConvolutionStep(input: input, padded: padded, copiesInput: prefilled == nil, output: output, activation: activation, pool: pool,
                                     weights: ConvolutionWeights(weights: weights, bias: bias, outputChannels: cout,
                                                                 inputChannels: cin, kernelSize: k),
                                     stride: stride, padTop: h.padBegin, padLeft: w.padBegin)
@@ -237,6 +262,40 @@ final class FastExecutor: Executor {
         return nil
     }
 
+    /// A bilinear ×2 `Resize` whose only reader is a 1x1 convolution without activation (the
+    /// decoder's upsample-then-project): both are linear per pixel and the resize weights sum to
+    /// 1, so `conv(resize(x)) = resize(conv(x))` (bias included). The step convolves at the low
+    /// resolution into its own buffer, then upsamples the convolution's (fewer or as many)
+    /// channels into the convolution's output, whose node then runs nothing: a quarter of the
+    /// multiply-adds and one pass over the large map instead of two. The rounding differs from
+    /// the unfused order by a few ulp (the fused results are compared with onnxruntime; the
+    /// node-by-node check runs unfused).
+    private func resizeThenPointwiseStep(_ resize: Resize, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>]) -> (any Step)? {
+        guard let graph, let value = node.outputs.first, let here = nodeIndex[value],
+              resize.outH == 2 * resize.inH, resize.outW == 2 * resize.inW,
+              let shape = resize.outputShapes.first, shape.count == 4, shape[0] == 1,
+              Self.isHalfPixelDoubling(resize.rows, input: resize.inH),
+              Self.isHalfPixelDoubling(resize.columns, input: resize.inW),
+              let next = soleConsumer(of: value), here + 1 < graph.nodes.count, graph.nodes[here + 1].outputs == next.outputs,
+              let conv = next.operation as? Conv, next.inputs.first == value, conv.batch == 1, conv.group == 1,
+              conv.height.kernel == 1, conv.width.kernel == 1, conv.height.stride == 1, conv.width.stride == 1,
+              conv.height.padBegin == 0, conv.height.padEnd == 0, conv.width.padBegin == 0, conv.width.padEnd == 0,
+              conv.inputChannels == shape[1], let convOutput = next.outputs.first else { return nil }
+        // An activation after the convolution does not commute with the resize: leave it unfused.
+        let cin = conv.inputChannels, cout = conv.outputChannels
+        let weights = Array(UnsafeBufferPointer(start: pointer(next.inputs[1]), count: cout * cin))
+        let bias = conv.hasBias ? Array(UnsafeBufferPointer(start: pointer(next.inputs[2]), count: cout)) : nil
+        let input = FeatureMap(base: UnsafeMutablePointer(mutating: inputs[0]), channels: cin,
+                               layout: .dense(width: resize.inW, height: resize.inH))
+        let small = FeatureMapStorage(channels: cout, layout: .dense(width: resize.inW, height: resize.inH))
+        let output = paddedInput(for: convOutput, channels: cout, height: resize.outH, width: resize.outW)?.map
+            ?? FeatureMap(base: pointer(convOutput), channels: cout, layout: .dense(width: resize.outW, height: resize.outH))
+        fusedActivations.insert(convOutput)
+        return ResizedPointwiseStep(
+            input: input, small: small, output: output, pool: pool,
+            weights: PointwiseWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin))
+    }
+
     private func resizeStep(_ resize: Resize, _ inputs: [UnsafePointer<Float>],
                             _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         guard resize.outH == 2 * resize.inH, resize.outW == 2 * resize.inW,
@@ -262,7 +321,7 @@ final class FastExecutor: Executor {
         return true
     }
 
-    private func transposedStep(_ t: ConvTranspose, _ inputs: [UnsafePointer<Float>],
+    private func transposedStep(_ t: ConvTranspose, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
                                 _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         guard t.batch == 1, t.group == 1, t.kH == 2, t.kW == 2, t.strideH == 2, t.strideW == 2,
               t.dilationH == 1, t.dilationW == 1, t.padTop == 0, t.padLeft == 0,
@@ -271,10 +330,44 @@ final class FastExecutor: Executor {
         let bias = t.hasBias ? Array(UnsafeBufferPointer(start: inputs[2], count: t.outputChannels)) : nil
         let input = FeatureMap(base: UnsafeMutablePointer(mutating: inputs[0]), channels: t.inputChannels,
                                layout: .dense(width: t.inW, height: t.inH))
-        let output = FeatureMap(base: outputs[0], channels: t.outputChannels, layout: .dense(width: t.outW, height: t.outH))
+        var target = outputs[0]
+        var activation = Activation.none
+        // A Sigmoid right after it (the mask), and a Reshape right after that (NCHW → NHWC of one
+        // channel: the same elements), are written by this step: rows of the output are written
+        // while later input rows are still to be read, so their buffers must not overlap the input.
+        if let graph, let value = node.outputs.first, let next = soleConsumer(of: value),
+           let unary = next.operation as? ElementwiseUnary, unary.kind == .sigmoid,
+           let here = nodeIndex[value], graph.nodes[here + 1].outputs == next.outputs,
+           !node.inputs.contains(where: { overlap($0, next.outputs[0]) }) {
+            activation = .sigmoid
+            fusedActivations.insert(next.outputs[0])
+            target = pointer(next.outputs[0])
+            if let reshape = soleConsumer(of: next.outputs[0]), reshape.operation is Reshape,
+               here + 2 < graph.nodes.count, graph.nodes[here + 2].outputs == reshape.outputs,
+               !node.inputs.contains(where: { overlap($0, reshape.outputs[0]) }) {
+                fusedActivations.insert(reshape.outputs[0])
+                target = pointer(reshape.outputs[0])
+            }
+        }
+        let output = FeatureMap(base: target, channels: t.outputChannels, layout: .dense(width: t.outW, height: t.outH))
         return TransposedConvolutionStep(
-            input: input, output: output, pool: pool,
+            input: input, output: output, activation: activation, pool: pool,
             weights: TransposedConvolutionWeights(weights: weights, bias: bias, inputChannels: t.inputChannels,
                                                   outputChannels: t.outputChannels))
+    }
+
+    /// NHWC → NCHW of a batch-1 rank-4 tensor (a model's image input), written straight into the
+    /// zero-bordered input of the convolution reading it when that is its only reader.
+    private func transposeStep(_ t: Transpose, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                               _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard let shape = t.outputShapes.first, shape.count == 4, shape[0] == 1 else { return nil }
+        let (c, h, w) = (shape[1], shape[2], shape[3])
+        // Operand 1 (the input, [1, H, W, C]) read along the output's axes: C·H·W, 1, W·C, C.
+        guard Array(t.loop.strides[1].suffix(3)) == [1, w * c, c] || c * h * w == 0 else { return nil }
+        var output = FeatureMap(base: outputs[0], channels: c, layout: .dense(width: w, height: h))
+        if let value = node.outputs.first, let storage = paddedInput(for: value, channels: c, height: h, width: w) {
+            output = storage.map
+        }
+        return DeinterleaveStep(input: inputs[0], output: output, pool: pool)
     }
 }

@@ -44,11 +44,14 @@ struct DepthwiseStep: Step {
 }
 
 struct DenseConvolutionStep: Step {
-    let input: FeatureMap, padded: FeatureMapStorage, output: FeatureMap, activation: Activation, pool: WorkerPool
+    let input: FeatureMap, padded: FeatureMapStorage
+    /// False when the producer writes the padded buffer itself.
+    let copiesInput: Bool
+    let output: FeatureMap, activation: Activation, pool: WorkerPool
     let weights: ConvolutionWeights
     let stride: Int, padTop: Int, padLeft: Int
     func run() {
-        copyIntoPadded(input, padded)
+        if copiesInput { copyIntoPadded(input, padded) }
         convolution(padded.map, weights: weights, stride: stride, padTop: padTop, padLeft: padLeft,
                     activation: activation, output: output, pool: pool)
     }
@@ -90,6 +93,24 @@ struct ResizeStep: Step {
 }
 
 struct TransposedConvolutionStep: Step {
-    let input: FeatureMap, output: FeatureMap, pool: WorkerPool, weights: TransposedConvolutionWeights
-    func run() { transposedConvolution2x2(input, weights: weights, activation: .none, output: output, pool: pool) }
+    let input: FeatureMap, output: FeatureMap, activation: Activation, pool: WorkerPool
+    let weights: TransposedConvolutionWeights
+    func run() { transposedConvolution2x2(input, weights: weights, activation: activation, output: output, pool: pool) }
+}
+
+/// NHWC → NCHW (a model's image input), possibly into a convolution's zero-bordered input.
+struct DeinterleaveStep: Step {
+    let input: UnsafePointer<Float>, output: FeatureMap, pool: WorkerPool
+    func run() { deinterleaveChannels(input, output: output, pool: pool) }
+}
+
+/// A 1x1 convolution at the low resolution, then the bilinear ×2 upsampling of its result (a
+/// `Resize` followed by a 1x1 convolution, reordered; see `FastExecutor`).
+struct ResizedPointwiseStep: Step {
+    let input: FeatureMap, small: FeatureMapStorage, output: FeatureMap, pool: WorkerPool
+    let weights: PointwiseWeights
+    func run() {
+        pointwiseConvolution(input, weights: weights, activation: .none, output: small.map, pool: pool)
+        resizeBilinear2x(small.map, output: output, pool: pool)
+    }
 }
