@@ -142,8 +142,10 @@ func pointwiseRange<A: ActivationFunction>(_ job: PointwiseJob, _: A.Type) {
     while p < job.pixels.upperBound {
         let count = min(lanes, job.pixels.upperBound - p)
         var panel = UnsafePointer(input.base + p), panelStride = planeStride
-        if count < lanes {
-            // Copy the tail into zero-filled scratch so the micro-kernel never reads past the input.
+        if count < lanes || tiles > 1 {
+            // Copy the tail into zero-filled scratch so the micro-kernel never reads past the
+            // input, and so that an output written over the input (same buffer) cannot change
+            // what a later channel tile reads.
             var src = UnsafePointer(input.base + p), dst = scratch
             for _ in 0..<k {
                 store(load(src, count: count), dst)

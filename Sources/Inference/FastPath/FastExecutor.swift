@@ -74,16 +74,20 @@ final class FastExecutor: Executor {
     ///
     /// A convolution that reads a zero-bordered copy of its input (`readsArenaInput` false:
     /// depthwise and dense K×K) has read all of it before it writes, so for it no overlap matters.
+    ///
+    /// A 1x1 convolution (`inPlace` true) may also write exactly over its data input: it reads
+    /// every input channel of a pixel strip (packed to scratch when several channel tiles reuse
+    /// it) before it writes that strip, and writes nothing else.
     private func fusedOutput(of value: Int, node: PlannedNode, channels: Int, height: Int, width: Int,
-                             absorbsResidual: Bool = false, readsArenaInput: Bool = true)
-        -> (map: FeatureMap, activation: Activation, absorbed: [Int], residual: FeatureMap?) {
+                             absorbsResidual: Bool = false, readsArenaInput: Bool = true, inPlace: Bool = false)
+        -> (map: FeatureMap, activation: Activation, absorbed: [Int], residual: Int?) {
         var target = value
         var activation = Activation.none
         var absorbed: [Int] = []
-        var residual: FeatureMap? = nil
+        var residual: Int? = nil
         if let graph, let next = soleConsumer(of: value), let unary = next.operation as? ElementwiseUnary,
            let here = nodeIndex[value], here + 1 < graph.nodes.count, graph.nodes[here + 1].outputs == next.outputs,
-           !readsArenaInput || !node.inputs.contains(where: { overlap($0, next.outputs[0]) }) {
+           writable(next.outputs[0], by: node, readsArenaInput: readsArenaInput, inPlace: inPlace) {
             switch unary.kind {
             case .relu: activation = .relu
             case .hardSwish: activation = .hardSwish
@@ -94,8 +98,9 @@ final class FastExecutor: Executor {
                 target = next.outputs[0]
             }
         }
-        if absorbsResidual, let add = residualAdd(after: target, node: node, shape: [1, channels, height, width]) {
-            residual = FeatureMap(base: pointer(add.residual), channels: channels, layout: .dense(width: width, height: height))
+        if absorbsResidual, let add = residualAdd(after: target, node: node, shape: [1, channels, height, width],
+                                                  readsArenaInput: readsArenaInput, inPlace: inPlace) {
+            residual = add.residual
             absorbed.append(add.output)
             target = add.output
         }
@@ -112,7 +117,8 @@ final class FastExecutor: Executor {
     /// inputs (the only values that can be freed before the Add's turn), and it is the residual's
     /// buffer exactly or does not overlap it (the kernel reads each residual element right before
     /// writing the same output element).
-    private func residualAdd(after value: Int, node: PlannedNode, shape: [Int]) -> (residual: Int, output: Int)? {
+    private func residualAdd(after value: Int, node: PlannedNode, shape: [Int], readsArenaInput: Bool,
+                             inPlace: Bool) -> (residual: Int, output: Int)? {
         guard let graph, let next = soleConsumer(of: value), let binary = next.operation as? ElementwiseBinary,
               binary.kind == .add, next.inputs.count == 2, let here = nodeIndex[value],
               here + 1 < graph.nodes.count, graph.nodes[here + 1].outputs == next.outputs else { return nil }
@@ -120,9 +126,17 @@ final class FastExecutor: Executor {
         let output = next.outputs[0]
         guard residual != value, graph.values[residual].shape == shape, graph.values[output].shape == shape,
               graph.values[value].shape == shape,
-              !node.inputs.contains(where: { overlap($0, output) }),
+              writable(output, by: node, readsArenaInput: readsArenaInput, inPlace: inPlace),
               pointer(residual) == pointer(output) || !overlap(residual, output) else { return nil }
         return (residual, output)
+    }
+
+    /// Whether `node` may write `output` while it runs (see `fusedOutput`).
+    private func writable(_ output: Int, by node: PlannedNode, readsArenaInput: Bool, inPlace: Bool) -> Bool {
+        guard readsArenaInput else { return true }
+        return node.inputs.enumerated().allSatisfy { index, input in
+            !overlap(input, output) || (inPlace && index == 0 && pointer(input) == pointer(output))
+        }
     }
 
     /// The zero-bordered input buffer of the depthwise or dense K×K convolution that is the sole
@@ -172,8 +186,10 @@ final class FastExecutor: Executor {
             default: return nil
             }
             return ActivationStep(input: inputs[0], output: outputs[0], count: unary.count, activation: activation)
-        case let binary as ElementwiseBinary: return binaryStep(binary, inputs, outputs)
+        case let binary as ElementwiseBinary:
+            return attentionGateStep(binary, node) ?? binaryStep(binary, inputs, outputs)
         case let gap as GlobalAveragePool:
+            if let step = squeezeExciteStep(node) { return step }
             return AveragePoolStep(input: inputs[0], output: outputs[0], planes: gap.planes, planeSize: gap.planeSize)
         case let pool as Pool:
             guard case .average = pool.kind, pool.height.kernel == pool.height.input, pool.width.kernel == pool.width.input,
@@ -208,24 +224,31 @@ final class FastExecutor: Executor {
         // The output (fused with a following activation and/or written padded), when fusing.
         var output = FeatureMap(base: outputs[0], channels: cout, layout: .dense(width: w.output, height: h.output))
         var activation = Activation.none
-        var residual: FeatureMap? = nil
+        var residualValue: Int? = nil
         if graph != nil, let value = node.outputs.first {
             let fused = fusedOutput(of: value, node: node, channels: cout, height: h.output, width: w.output,
-                                    absorbsResidual: isPointwise, readsArenaInput: isPointwise)
+                                    absorbsResidual: isPointwise || conv.group == cin, readsArenaInput: isPointwise,
+                                    inPlace: isPointwise)
             output = fused.map
             activation = fused.activation
-            residual = fused.residual
+            residualValue = fused.residual
             fusedActivations.formUnion(fused.absorbed)
         }
+        let denseResidual = residualValue.map {
+            FeatureMap(base: pointer($0), channels: cout, layout: .dense(width: w.output, height: h.output))
+        }
         if isPointwise {
+            let residual = denseResidual
             return PointwiseStep(input: input, output: output, activation: activation, residual: residual, pool: pool,
                                  weights: PointwiseWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin))
         }
         let prefilled = node.inputs.first.flatMap { paddedInputs[$0] }
         let padded = prefilled ?? FeatureMapStorage(channels: cin, layout: .padded(width: w.input, height: h.input, pad: pad))
         if conv.group == cin && cout == cin {
+            // `r + act(dw(r))` reads r from the padded copy the convolution reads anyway.
+            let residual = residualValue == node.inputs.first ? padded.map : denseResidual
             return DepthwiseStep(input: input, padded: padded, copiesInput: prefilled == nil, output: output,
-                                 activation: activation, pool: pool,
+                                 activation: activation, residual: residual, pool: pool,
                                  weights: DepthwiseWeights(weights: weights, bias: bias, channels: cin, kernelSize: k),
                                  stride: stride, padTop: h.padBegin, padLeft: w.padBegin)
         }
@@ -233,6 +256,95 @@ final class FastExecutor: Executor {
                                     weights: ConvolutionWeights(weights: weights, bias: bias, outputChannels: cout,
                                                                 inputChannels: cin, kernelSize: k),
                                     stride: stride, padTop: h.padBegin, padLeft: w.padBegin)
+    }
+
+    /// A squeeze-and-excite gate starting at the global average pool at `index`: the nodes
+    /// after it are, in order and each the only reader of the one before, a 1x1 Conv (reduce),
+    /// Relu, a 1x1 Conv (expand), Sigmoid and a Mul of the gate with a [1, C, H, W] value.
+    private struct GateChain {
+        let weights: GateWeights
+        /// The value the gate multiplies, and the Mul node.
+        let gated: Int
+        let mul: PlannedNode
+        /// Output values of the nodes after the pool, up to and including the Mul.
+        let covered: [Int]
+    }
+
+    private func gateChain(poolIndex i: Int) -> GateChain? {
+        guard let graph, i + 5 < graph.nodes.count else { return nil }
+        let n = graph.nodes
+        guard n[i].operation is GlobalAveragePool, let pooled = n[i].outputs.first,
+              let reduce = n[i + 1].operation as? Conv, soleConsumer(of: pooled)?.outputs == n[i + 1].outputs,
+              let relu = n[i + 2].operation as? ElementwiseUnary, relu.kind == .relu,
+              soleConsumer(of: n[i + 1].outputs[0])?.outputs == n[i + 2].outputs,
+              let expand = n[i + 3].operation as? Conv, soleConsumer(of: n[i + 2].outputs[0])?.outputs == n[i + 3].outputs,
+              let sigmoid = n[i + 4].operation as? ElementwiseUnary, sigmoid.kind == .sigmoid,
+              soleConsumer(of: n[i + 3].outputs[0])?.outputs == n[i + 4].outputs,
+              let mul = n[i + 5].operation as? ElementwiseBinary, mul.kind == .mul, n[i + 5].inputs.count == 2,
+              soleConsumer(of: n[i + 4].outputs[0])?.outputs == n[i + 5].outputs else { return nil }
+        let gate = n[i + 4].outputs[0]
+        let gated = n[i + 5].inputs[0] == gate ? n[i + 5].inputs[1] : n[i + 5].inputs[0]
+        let shape = graph.values[gated].shape
+        guard gated != gate, shape.count == 4, shape[0] == 1, graph.values[n[i + 5].outputs[0]].shape == shape,
+              graph.values[gate].shape == [1, shape[1], 1, 1] else { return nil }
+        let c = shape[1], hidden = reduce.outputChannels
+        for conv in [reduce, expand] {
+            guard conv.batch == 1, conv.group == 1, conv.height.input == 1, conv.width.input == 1,
+                  conv.height.kernel == 1, conv.width.kernel == 1, conv.height.padBegin == 0, conv.height.padEnd == 0,
+                  conv.width.padBegin == 0, conv.width.padEnd == 0 else { return nil }
+        }
+        guard reduce.inputChannels == c, expand.inputChannels == hidden, expand.outputChannels == c else { return nil }
+        let constants = { (node: PlannedNode, index: Int, count: Int) in
+            Array(UnsafeBufferPointer(start: self.pointer(node.inputs[index]), count: count))
+        }
+        let weights = GateWeights(
+            reduce: constants(n[i + 1], 1, hidden * c), reduceBias: reduce.hasBias ? constants(n[i + 1], 2, hidden) : nil,
+            expand: constants(n[i + 3], 1, c * hidden), expandBias: expand.hasBias ? constants(n[i + 3], 2, c) : nil,
+            channels: c, hiddenChannels: hidden)
+        return GateChain(weights: weights, gated: gated, mul: n[i + 5],
+                         covered: (i + 1...i + 5).map { n[$0].outputs[0] })
+    }
+
+    /// Whether a kernel that reads element e of `input` right before writing element e of
+    /// `output` may run with these buffers: the same buffer, or disjoint ones.
+    private func elementwiseSafe(_ input: Int, _ output: Int) -> Bool {
+        pointer(input) == pointer(output) || !overlap(input, output)
+    }
+
+    /// Squeeze-and-excite `x · gate(mean(x))` as one step (`squeezeExcite`), at the pool node.
+    private func squeezeExciteStep(_ node: PlannedNode) -> (any Step)? {
+        guard let graph, let value = node.outputs.first, let i = nodeIndex[value], let chain = gateChain(poolIndex: i),
+              node.inputs.first == chain.gated else { return nil }
+        let out = chain.mul.outputs[0]
+        guard elementwiseSafe(chain.gated, out) else { return nil }
+        let shape = graph.values[out].shape
+        let layout = PlaneLayout.dense(width: shape[3], height: shape[2])
+        fusedActivations.formUnion(chain.covered)
+        return SqueezeExciteStep(input: FeatureMap(base: pointer(chain.gated), channels: shape[1], layout: layout),
+                                 output: FeatureMap(base: pointer(out), channels: shape[1], layout: layout),
+                                 weights: chain.weights, pool: pool)
+    }
+
+    /// The decoder's attention gate `s · gate(mean(s + u)) + u` as one step (`attentionGate`),
+    /// at its first Add: `a = s + u` read only by a pool starting a gate chain over `s`, whose
+    /// Mul is read only by the next node, an Add of `u`.
+    private func attentionGateStep(_ binary: ElementwiseBinary, _ node: PlannedNode) -> (any Step)? {
+        guard let graph, binary.kind == .add, node.inputs.count == 2, let sum = node.outputs.first,
+              let i = nodeIndex[sum], i + 7 < graph.nodes.count, soleConsumer(of: sum)?.outputs == graph.nodes[i + 1].outputs,
+              let chain = gateChain(poolIndex: i + 1), node.inputs.contains(chain.gated) else { return nil }
+        let s = chain.gated
+        let u = node.inputs[0] == s ? node.inputs[1] : node.inputs[0]
+        let final = graph.nodes[i + 7]
+        guard u != s, let add = final.operation as? ElementwiseBinary, add.kind == .add, final.inputs.count == 2,
+              soleConsumer(of: chain.mul.outputs[0])?.outputs == final.outputs,
+              Set(final.inputs) == [chain.mul.outputs[0], u], graph.values[u].shape == graph.values[s].shape,
+              graph.values[sum].shape == graph.values[s].shape,
+              let out = final.outputs.first, elementwiseSafe(s, out), elementwiseSafe(u, out) else { return nil }
+        let shape = graph.values[out].shape
+        let layout = PlaneLayout.dense(width: shape[3], height: shape[2])
+        let map = { (value: Int) in FeatureMap(base: self.pointer(value), channels: shape[1], layout: layout) }
+        fusedActivations.formUnion([graph.nodes[i + 1].outputs[0]] + chain.covered + [out])
+        return AttentionGateStep(skip: map(s), upsampled: map(u), output: map(out), weights: chain.weights, pool: pool)
     }
 
     private func binaryStep(_ binary: ElementwiseBinary, _ inputs: [UnsafePointer<Float>],

@@ -33,13 +33,13 @@ struct DepthwiseStep: Step {
     let input: FeatureMap, padded: FeatureMapStorage
     /// False when the producer writes the padded buffer itself.
     let copiesInput: Bool
-    let output: FeatureMap, activation: Activation, pool: WorkerPool
+    let output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool
     let weights: DepthwiseWeights
     let stride: Int, padTop: Int, padLeft: Int
     func run() {
         if copiesInput { copyIntoPadded(input, padded) }
         depthwiseConvolution(padded.map, weights: weights, stride: stride, padTop: padTop, padLeft: padLeft,
-                             activation: activation, output: output, pool: pool)
+                             activation: activation, residual: residual, output: output, pool: pool)
     }
 }
 
@@ -113,4 +113,16 @@ struct ResizedPointwiseStep: Step {
         pointwiseConvolution(input, weights: weights, activation: .none, output: small.map, pool: pool)
         resizeBilinear2x(small.map, output: output, pool: pool)
     }
+}
+
+/// Squeeze-and-excite (pool, two 1x1 convolutions on the means, sigmoid, channel multiply).
+struct SqueezeExciteStep: Step {
+    let input: FeatureMap, output: FeatureMap, weights: GateWeights, pool: WorkerPool
+    func run() { squeezeExcite(input, weights: weights, output: output, pool: pool) }
+}
+
+/// The decoder's attention gate `s · gate(mean(s + u)) + u`.
+struct AttentionGateStep: Step {
+    let skip: FeatureMap, upsampled: FeatureMap, output: FeatureMap, weights: GateWeights, pool: WorkerPool
+    func run() { attentionGate(skip: skip, upsampled: upsampled, weights: weights, output: output, pool: pool) }
 }
