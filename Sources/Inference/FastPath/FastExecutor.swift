@@ -221,6 +221,11 @@ final class FastExecutor: Executor {
         let pad = max(h.padBegin, h.padEnd, w.padBegin, w.padEnd)
         guard isPointwise || ((stride == 1 || stride == 2) && pad <= 2 && k <= 7) else { return nil }
         guard isPointwise || conv.group == 1 || (conv.group == cin && cout == cin) else { return nil }
+        if isPointwise, let step = pointwiseDepthwiseStep(
+            node, input: input, weights: PointwiseWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin),
+            height: h.output, width: w.output) {
+            return step
+        }
         // The output (fused with a following activation and/or written padded), when fusing.
         var output = FeatureMap(base: outputs[0], channels: cout, layout: .dense(width: w.output, height: h.output))
         var activation = Activation.none
@@ -345,6 +350,67 @@ final class FastExecutor: Executor {
         let map = { (value: Int) in FeatureMap(base: self.pointer(value), channels: shape[1], layout: layout) }
         fusedActivations.formUnion([graph.nodes[i + 1].outputs[0]] + chain.covered + [out])
         return AttentionGateStep(skip: map(s), upsampled: map(u), output: map(out), weights: chain.weights, pool: pool)
+    }
+
+    /// A 1x1 convolution (+ Relu/HardSwish) whose output is read by the depthwise convolution
+    /// right after it (and at most by the Add of that convolution's residual, when the residual is
+    /// this very output): both run as one step in bands of rows (`pointwiseThenDepthwise`), the
+    /// expanded map living only in a small band buffer. The depthwise node's own fusions
+    /// (activation, residual Add, padded output) are kept.
+    private func pointwiseDepthwiseStep(_ node: PlannedNode, input: FeatureMap, weights: PointwiseWeights,
+                                        height: Int, width: Int) -> (any Step)? {
+        guard let graph, let value = node.outputs.first, let here = nodeIndex[value] else { return nil }
+        let channels = weights.outputChannels
+        // The 1x1 convolution writes only the band buffer, so its activation needs no overlap check.
+        var v = value, pointwiseActivation = Activation.none, next = here + 1
+        if let reader = soleConsumer(of: value), let unary = reader.operation as? ElementwiseUnary,
+           next < graph.nodes.count, graph.nodes[next].outputs == reader.outputs {
+            switch unary.kind {
+            case .relu: pointwiseActivation = .relu
+            case .hardSwish: pointwiseActivation = .hardSwish
+            default: break
+            }
+            if pointwiseActivation != .none { v = reader.outputs[0]; next += 1 }
+        }
+        guard next < graph.nodes.count, !graph.outputIDs.contains(v), consumers[v].contains(next),
+              consumers[v].count <= 2 else { return nil }
+        let dwNode = graph.nodes[next]
+        guard let dw = dwNode.operation as? Conv, dwNode.inputs.first == v, let pad = Self.depthwisePad(dw),
+              dw.inputChannels == channels, dw.height.input == height, dw.width.input == width,
+              let dwValue = dwNode.outputs.first else { return nil }
+        let stride = dw.height.stride, k = dw.height.kernel
+        let fused = fusedOutput(of: dwValue, node: dwNode, channels: channels, height: dw.height.output,
+                                width: dw.width.output, absorbsResidual: true, readsArenaInput: false)
+        let residualIsInput = fused.residual == v
+        // v's second reader, if any, must be the residual Add just absorbed.
+        guard consumers[v].count == 1 || residualIsInput else { return nil }
+        // The depthwise output is written band by band while the 1x1 convolution still reads its
+        // input: they must not share memory (a private padded buffer never does).
+        let final = fused.absorbed.last ?? dwValue
+        let isPrivate = paddedInputs[final].map { $0.buffer.baseAddress == fused.map.base } ?? false
+        guard isPrivate || !overlap(node.inputs[0], final) else { return nil }
+        let residual = residualIsInput ? nil : fused.residual.map {
+            FeatureMap(base: pointer($0), channels: channels, layout: .dense(width: dw.width.output, height: dw.height.output))
+        }
+        // Bands of about 192 KiB of expanded rows (L2 holds the band, its input rows and output rows).
+        let padded = PlaneLayout.padded(width: width, height: height, pad: pad)
+        let rowBytes = channels * padded.rowStride * MemoryLayout<Float>.size
+        let rowsFit = max(k, (192 << 10) / rowBytes)
+        var bandRows = max(1, (rowsFit - k) / stride + 1)
+        if bandRows >= 4 { bandRows -= bandRows % 4 }
+        bandRows = min(bandRows, dw.height.output)
+        let band = FeatureMapStorage(channels: channels, layout: .padded(
+            width: width, height: bandInputRows(outputRows: bandRows, stride: stride, kernelSize: k), pad: pad))
+        let dwWeights = DepthwiseWeights(
+            weights: Array(UnsafeBufferPointer(start: pointer(dwNode.inputs[1]), count: channels * k * k)),
+            bias: dw.hasBias ? Array(UnsafeBufferPointer(start: pointer(dwNode.inputs[2]), count: channels)) : nil,
+            channels: channels, kernelSize: k)
+        fusedActivations.formUnion((v == value ? [] : [v]) + [dwValue] + fused.absorbed)
+        return PointwiseDepthwiseStep(input: input, pointwise: weights, pointwiseActivation: pointwiseActivation,
+                                      band: band, bandRows: bandRows, depthwise: dwWeights, stride: stride,
+                                      padTop: dw.height.padBegin, padLeft: dw.width.padBegin,
+                                      depthwiseActivation: fused.activation, residualIsInput: residualIsInput,
+                                      residual: residual, output: fused.map, pool: pool)
     }
 
     private func binaryStep(_ binary: ElementwiseBinary, _ inputs: [UnsafePointer<Float>],

@@ -126,3 +126,17 @@ struct AttentionGateStep: Step {
     let skip: FeatureMap, upsampled: FeatureMap, output: FeatureMap, weights: GateWeights, pool: WorkerPool
     func run() { attentionGate(skip: skip, upsampled: upsampled, weights: weights, output: output, pool: pool) }
 }
+
+/// A 1x1 convolution and the depthwise convolution reading its output, in bands of rows.
+struct PointwiseDepthwiseStep: Step {
+    let input: FeatureMap, pointwise: PointwiseWeights, pointwiseActivation: Activation
+    let band: FeatureMapStorage, bandRows: Int
+    let depthwise: DepthwiseWeights, stride: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation
+    let residualIsInput: Bool, residual: FeatureMap?, output: FeatureMap, pool: WorkerPool
+    func run() {
+        pointwiseThenDepthwise(input, pointwise: pointwise, pointwiseActivation: pointwiseActivation, band: band,
+                               bandOutputRows: bandRows, depthwise: depthwise, stride: stride, padTop: padTop,
+                               padLeft: padLeft, depthwiseActivation: depthwiseActivation,
+                               residualIsInput: residualIsInput, residual: residual, output: output, pool: pool)
+    }
+}
