@@ -23,6 +23,9 @@ import Kernels
 /// written to the arena, which is why inspection sessions run unfused.
 final class FastExecutor: Executor {
     let pool: WorkerPool
+    /// Non-nil when the graph's single input is read only by a step that can take it straight
+    /// from the caller's buffer (the NHWC→NCHW transpose); the session then skips its copy.
+    private(set) var externalInput: ExternalInput? = nil
     private let graph: LoadedGraph?
     private let pointer: (Int) -> UnsafeMutablePointer<Float>
     /// For each value, the nodes reading it (indices into `graph.nodes`).
@@ -546,6 +549,12 @@ final class FastExecutor: Executor {
         if let value = node.outputs.first, let storage = paddedInput(for: value, channels: c, height: h, width: w) {
             output = storage.map
         }
-        return DeinterleaveStep(input: inputs[0], output: output, pool: pool)
+        var external: ExternalInput? = nil
+        if let graph, graph.inputIDs.count == 1, node.inputs.first == graph.inputIDs[0],
+           consumers[graph.inputIDs[0]].count == 1, !graph.outputIDs.contains(graph.inputIDs[0]) {
+            external = ExternalInput()
+            externalInput = external
+        }
+        return DeinterleaveStep(input: inputs[0], external: external, output: output, pool: pool)
     }
 }

@@ -100,8 +100,18 @@ struct TransposedConvolutionStep: Step {
 
 /// NHWC → NCHW (a model's image input), possibly into a convolution's zero-bordered input.
 struct DeinterleaveStep: Step {
-    let input: UnsafePointer<Float>, output: FeatureMap, pool: WorkerPool
-    func run() { deinterleaveChannels(input, output: output, pool: pool) }
+    let input: UnsafePointer<Float>
+    /// The caller's input buffer for this run, when the session passes it instead of copying it
+    /// into the arena at `input`.
+    let external: ExternalInput?
+    let output: FeatureMap, pool: WorkerPool
+    func run() { deinterleaveChannels(external?.pointer ?? input, output: output, pool: pool) }
+}
+
+/// The graph input's buffer for the current run (set and cleared by the session around the
+/// steps; used by one session at a time, under its lock).
+final class ExternalInput {
+    var pointer: UnsafePointer<Float>? = nil
 }
 
 /// A 1x1 convolution at the low resolution, then the bilinear ×2 upsampling of its result (a
