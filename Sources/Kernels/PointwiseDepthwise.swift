@@ -20,8 +20,12 @@
 ///     activation (stride 1 only), read from the band.
 ///   - residual: another residual, any layout, the output's size (ignored when `residualIsInput`).
 ///   - output: the depthwise output, any layout.
+///   - gatedInput: when set, `input` is not read: the rows of it a band needs are first made
+///     as `skip · gate + upsampled` (``applyGate(skip:upsampled:gate:output:pool:)``, the
+///     decoder's attention gate) into `rows`, a dense scratch map of the input's channels and at
+///     least a band's input rows, so the gated map is never written whole.
 public func pointwiseThenDepthwise(
-    _ input: FeatureMap, pointwise: PointwiseWeights, pointwiseActivation: Activation,
+    _ input: FeatureMap, gatedInput: GatedInput? = nil, pointwise: PointwiseWeights, pointwiseActivation: Activation,
     band: FeatureMapStorage, bandOutputRows: Int,
     depthwise: DepthwiseWeights, stride: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation,
     residualIsInput: Bool, residual: FeatureMap?, output: FeatureMap, pool: WorkerPool
@@ -43,7 +47,14 @@ public func pointwiseThenDepthwise(
             zeroRow(bandMap, row: r)
         }
         if last > first {
-            pointwiseConvolution(input.rows(from: first, count: last - first), weights: pointwise,
+            var source = input.rows(from: first, count: last - first)
+            if let gated = gatedInput {
+                source = gated.rows.map.rows(from: 0, count: last - first)
+                applyGate(skip: gated.skip.rows(from: first, count: last - first),
+                          upsampled: gated.upsampled.rows(from: first, count: last - first),
+                          gate: gated.gate, output: source, pool: pool)
+            }
+            pointwiseConvolution(source, weights: pointwise,
                                  activation: pointwiseActivation,
                                  output: bandMap.rows(from: first - top, count: last - first), pool: pool)
         }
@@ -66,5 +77,22 @@ public func bandInputRows(outputRows: Int, stride: Int, kernelSize: Int) -> Int 
 func zeroRow(_ map: FeatureMap, row: Int) {
     for c in 0..<map.channels {
         (map.plane(c) + row * map.layout.rowStride).update(repeating: 0, count: map.layout.width)
+    }
+}
+
+/// The input of ``pointwiseThenDepthwise(_:gatedInput:pointwise:pointwiseActivation:band:bandOutputRows:depthwise:stride:padTop:padLeft:depthwiseActivation:residualIsInput:residual:output:pool:)``
+/// made band by band as `skip · gate + upsampled`.
+public struct GatedInput {
+    public var skip: FeatureMap
+    public var upsampled: FeatureMap
+    public var gate: UnsafePointer<Float>
+    /// Dense scratch for the gated rows of one band.
+    public var rows: FeatureMapStorage
+
+    public init(skip: FeatureMap, upsampled: FeatureMap, gate: UnsafePointer<Float>, rows: FeatureMapStorage) {
+        self.skip = skip
+        self.upsampled = upsampled
+        self.gate = gate
+        self.rows = rows
     }
 }

@@ -188,6 +188,26 @@ public func attentionGate(skip: FeatureMap, upsampled: FeatureMap, weights: Gate
     pool.run(GateApplication(skip: skip, upsampled: upsampled, gate: gate, output: output))
 }
 
+/// The first half of ``attentionGate(skip:upsampled:weights:output:pool:)``: writes the gate
+/// (`weights.channels` floats) to `gate` and applies nothing; ``applyGate(skip:upsampled:gate:output:pool:)``
+/// (on the whole map or on bands of rows) then gives the same output.
+@inline(never)
+public func attentionGateValues(skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights,
+                                gate: UnsafeMutablePointer<Float>, pool: WorkerPool) {
+    let c = weights.channels
+    let mean = pool.shared.baseAddress, hidden = mean + c
+    precondition(c + weights.hiddenChannels <= pool.scratchCount, "pool scratch too small")
+    pool.run(ChannelMeans(input: skip, plus: upsampled, mean: mean, count: Float(skip.pixels)))
+    weights.gate(mean: mean, hidden: hidden, gate: gate)
+}
+
+/// `output[c] = skip[c] · gate[c] + upsampled[c]` (the attention gate's second half), split
+/// over channels. Maps of equal size, any layouts.
+public func applyGate(skip: FeatureMap, upsampled: FeatureMap, gate: UnsafePointer<Float>, output: FeatureMap,
+                      pool: WorkerPool) {
+    pool.run(GateApplication(skip: skip, upsampled: upsampled, gate: UnsafeMutablePointer(mutating: gate), output: output))
+}
+
 /// `output[c] = skip[c] · gate[c] + upsampled[c]`, split over channels.
 struct GateApplication: PoolJob {
     let skip: FeatureMap, upsampled: FeatureMap, gate: UnsafeMutablePointer<Float>, output: FeatureMap

@@ -35,6 +35,9 @@ final class FastExecutor: Executor {
     private var fusedActivations: Set<Int> = []
     /// Padded input buffers made by a producer for the depthwise node that reads the value.
     private var paddedInputs: [Int: FeatureMapStorage] = [:]
+    /// Attention gates (by output value) whose application a following banded 1x1 + depthwise
+    /// step may take over.
+    private var pendingGates: [Int: (skip: Int, upsampled: Int, map: (Int) -> FeatureMap, buffer: GateBuffer)] = [:]
     /// The index in `graph.nodes` of the node producing each value.
     private var nodeIndex: [Int: Int] = [:]
 
@@ -352,7 +355,10 @@ final class FastExecutor: Executor {
         let layout = PlaneLayout.dense(width: shape[3], height: shape[2])
         let map = { (value: Int) in FeatureMap(base: self.pointer(value), channels: shape[1], layout: layout) }
         fusedActivations.formUnion([graph.nodes[i + 1].outputs[0]] + chain.covered + [out])
-        return AttentionGateStep(skip: map(s), upsampled: map(u), output: map(out), weights: chain.weights, pool: pool)
+        let buffer = GateBuffer(channels: shape[1])
+        pendingGates[out] = (s, u, map, buffer)
+        return AttentionGateStep(skip: map(s), upsampled: map(u), output: map(out), weights: chain.weights,
+                                 buffer: buffer, pool: pool)
     }
 
     /// A 1x1 convolution (+ Relu/HardSwish) whose output is read by the depthwise convolution
@@ -391,7 +397,13 @@ final class FastExecutor: Executor {
         // input: they must not share memory (a private padded buffer never does).
         let final = fused.absorbed.last ?? dwValue
         let isPrivate = paddedInputs[final].map { $0.buffer.baseAddress == fused.map.base } ?? false
-        guard isPrivate || !overlap(node.inputs[0], final) else { return nil }
+        // An attention gate right before whose output only this step reads: apply it band by band
+        // (the gated map is never written), reading its two inputs instead.
+        let gate = pendingGates[node.inputs[0]].flatMap { gate in
+            consumers[node.inputs[0]].count == 1 && (isPrivate || (!overlap(gate.skip, final) && !overlap(gate.upsampled, final)))
+                ? gate : nil
+        }
+        guard gate != nil || isPrivate || !overlap(node.inputs[0], final) else { return nil }
         let residual = residualIsInput ? nil : fused.residual.map {
             FeatureMap(base: pointer($0), channels: channels, layout: .dense(width: dw.width.output, height: dw.height.output))
         }
@@ -409,7 +421,15 @@ final class FastExecutor: Executor {
             bias: dw.hasBias ? Array(UnsafeBufferPointer(start: pointer(dwNode.inputs[2]), count: channels)) : nil,
             channels: channels, kernelSize: k)
         fusedActivations.formUnion((v == value ? [] : [v]) + [dwValue] + fused.absorbed)
-        return PointwiseDepthwiseStep(input: input, pointwise: weights, pointwiseActivation: pointwiseActivation,
+        var gatedInput: GatedInput? = nil
+        if let gate {
+            gate.buffer.appliesItself = false
+            gatedInput = GatedInput(skip: gate.map(gate.skip), upsampled: gate.map(gate.upsampled),
+                                    gate: UnsafePointer(gate.buffer.values.baseAddress),
+                                    rows: FeatureMapStorage(channels: weights.inputChannels, layout: .dense(
+                                        width: width, height: bandInputRows(outputRows: bandRows, stride: stride, kernelSize: k))))
+        }
+        return PointwiseDepthwiseStep(input: input, gatedInput: gatedInput, pointwise: weights, pointwiseActivation: pointwiseActivation,
                                       band: band, bandRows: bandRows, depthwise: dwWeights, stride: stride,
                                       padTop: dw.height.padBegin, padLeft: dw.width.padBegin,
                                       depthwiseActivation: fused.activation, residualIsInput: residualIsInput,

@@ -133,18 +133,35 @@ struct SqueezeExciteStep: Step {
 
 /// The decoder's attention gate `s · gate(mean(s + u)) + u`.
 struct AttentionGateStep: Step {
-    let skip: FeatureMap, upsampled: FeatureMap, output: FeatureMap, weights: GateWeights, pool: WorkerPool
-    func run() { attentionGate(skip: skip, upsampled: upsampled, weights: weights, output: output, pool: pool) }
+    let skip: FeatureMap, upsampled: FeatureMap, output: FeatureMap, weights: GateWeights
+    let buffer: GateBuffer, pool: WorkerPool
+    func run() {
+        if buffer.appliesItself {
+            attentionGate(skip: skip, upsampled: upsampled, weights: weights, output: output, pool: pool)
+        } else {
+            attentionGateValues(skip: skip, upsampled: upsampled, weights: weights, gate: buffer.values.baseAddress,
+                                pool: pool)
+        }
+    }
+}
+
+/// An attention gate's values, kept for the step that applies it; and whether the gate's own
+/// step applies it (false once a banded 1x1 + depthwise step reading the gated map takes over;
+/// decided while the steps are made, read-only when they run).
+final class GateBuffer {
+    let values: FloatBuffer
+    var appliesItself = true
+    init(channels: Int) { values = FloatBuffer(count: channels) }
 }
 
 /// A 1x1 convolution and the depthwise convolution reading its output, in bands of rows.
 struct PointwiseDepthwiseStep: Step {
-    let input: FeatureMap, pointwise: PointwiseWeights, pointwiseActivation: Activation
+    let input: FeatureMap, gatedInput: GatedInput?, pointwise: PointwiseWeights, pointwiseActivation: Activation
     let band: FeatureMapStorage, bandRows: Int
     let depthwise: DepthwiseWeights, stride: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation
     let residualIsInput: Bool, residual: FeatureMap?, output: FeatureMap, pool: WorkerPool
     func run() {
-        pointwiseThenDepthwise(input, pointwise: pointwise, pointwiseActivation: pointwiseActivation, band: band,
+        pointwiseThenDepthwise(input, gatedInput: gatedInput, pointwise: pointwise, pointwiseActivation: pointwiseActivation, band: band,
                                bandOutputRows: bandRows, depthwise: depthwise, stride: stride, padTop: padTop,
                                padLeft: padLeft, depthwiseActivation: depthwiseActivation,
                                residualIsInput: residualIsInput, residual: residual, output: output, pool: pool)
