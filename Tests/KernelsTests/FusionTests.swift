@@ -56,6 +56,43 @@ struct FusionTests {
         }
     }
 
+    @Test("an attention gate applied band by band into the banded 1x1 + depthwise input equals applying it whole first")
+    func gatedInputBands() {
+        var random = Random(seed: 77)
+        let (cin, cout, h, w) = (16, 16, 21, 32)
+        let skip = makeMap(random.array(cin * h * w), channels: cin, layout: .dense(width: w, height: h))
+        let upsampled = makeMap(random.array(cin * h * w), channels: cin, layout: .dense(width: w, height: h))
+        let gate = random.array(cin)
+        let pw = PointwiseWeights(weights: random.array(cin * cout, scale: 0.5), bias: random.array(cout),
+                                  outputChannels: cout, inputChannels: cin)
+        let dw = DepthwiseWeights(weights: random.array(cout * 9, scale: 0.5), bias: random.array(cout),
+                                  channels: cout, kernelSize: 3)
+        for threads in [1, 2] {
+            let pool = WorkerPool(threads: threads)
+            let gated = FeatureMapStorage(channels: cin, layout: .dense(width: w, height: h))
+            gate.withUnsafeBufferPointer {
+                applyGate(skip: skip.map, upsampled: upsampled.map, gate: $0.baseAddress!, output: gated.map, pool: pool)
+            }
+            let expected = unbanded(gated, pw, dw, stride: 1, padTop: 1, padLeft: 1, pad: 1, residualIsInput: true,
+                                    outH: h, outW: w, pool: pool)
+            for bandRows in [1, 4, 8] {
+                let rowsIn = bandInputRows(outputRows: bandRows, stride: 1, kernelSize: 3)
+                let band = FeatureMapStorage(channels: cout, layout: .padded(width: w, height: rowsIn, pad: 1))
+                let out = FeatureMapStorage(channels: cout, layout: .dense(width: w, height: h))
+                gate.withUnsafeBufferPointer { g in
+                    let input = GatedInput(skip: skip.map, upsampled: upsampled.map, gate: g.baseAddress!,
+                                           rows: FeatureMapStorage(channels: cin, layout: .dense(width: w, height: rowsIn)))
+                    // The input map itself is never read: pass the skip map in its place.
+                    pointwiseThenDepthwise(skip.map, gatedInput: input, pointwise: pw, pointwiseActivation: .relu,
+                                           band: band, bandOutputRows: bandRows, depthwise: dw, stride: 1, padTop: 1,
+                                           padLeft: 1, depthwiseActivation: .hardSwish, residualIsInput: true,
+                                           residual: nil, output: out.map, pool: pool)
+                }
+                #expect(out.interior() == expected, "bands of \(bandRows), \(threads) thread(s)")
+            }
+        }
+    }
+
     @Test("NHWC pixels to NCHW planes, dense or into a padded map's interior")
     func deinterleave() {
         for (c, h, w) in [(3, 5, 7), (3, 16, 33), (1, 2, 3), (4, 3, 17)] {
