@@ -15,7 +15,8 @@ import Dispatch
 public final class InferenceSession: @unchecked Sendable {
     // @unchecked Sendable is safe: the arena's contents are read and written only while `lock`
     // is held; everything else is immutable after init (the steps' pointers point into the arena,
-    // which lives as long as the session).
+    // which lives as long as the session), except `externalInput.pointer`, which is also set and
+    // cleared only while `lock` is held.
     public let model: InferenceModel
     public let path: ExecutionPath
     public let threads: Int
@@ -28,6 +29,9 @@ public final class InferenceSession: @unchecked Sendable {
     private let steps: [any Step]
     private let lock = NSLock()
     private let inputOffset: Int, inputCount: Int, outputOffset: Int, outputCount: Int
+    /// Set when the fast path's first step reads the single graph input straight from the
+    /// caller's buffer in `run(input:output:)` (no copy into the arena).
+    private let externalInput: ExternalInput?
 
     /// Plans the buffers and binds each node to its kernel.
     ///
@@ -70,6 +74,7 @@ public final class InferenceSession: @unchecked Sendable {
             steps.append(step)
         }
         self.steps = steps
+        externalInput = (fast as? FastExecutor)?.externalInput
         let single = graph.inputIDs.count == 1 && graph.outputIDs.count == 1
         inputOffset = single ? plan.offsets[graph.inputIDs[0]] : 0
         inputCount = single ? graph.values[graph.inputIDs[0]].elementCount : 0
@@ -98,8 +103,14 @@ public final class InferenceSession: @unchecked Sendable {
         }
         lock.lock()
         defer { lock.unlock() }
-        (arena + inputOffset).update(from: source, count: inputCount)
-        runSteps()
+        if let externalInput {
+            externalInput.pointer = UnsafePointer(source)
+            runSteps()
+            externalInput.pointer = nil
+        } else {
+            (arena + inputOffset).update(from: source, count: inputCount)
+            runSteps()
+        }
         destination.update(from: arena + outputOffset, count: outputCount)
     }
 

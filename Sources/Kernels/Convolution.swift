@@ -159,16 +159,15 @@ func convolutionTile<A: ActivationFunction, W: WindowShape>(_ t: ConvolutionTile
     let k = W.size, stride = W.stride
     if t.count == Row32.width {
         let acc = convolutionAccumulate(Row32.self, t, k: k, stride: stride)
-        acc.forEachRow(t.channels) { r, row in
-            let dst = t.destination + r &* t.destinationPlane
-            store(A.apply(row.a), dst)
-            store(A.apply(row.b), dst + 16)
-        }
+        acc.forEachRow(t.channels, ActivatedStore<A, Row32>(base: t.destination, planeStride: t.destinationPlane,
+                                                            o0: 0, o1: lanes, o2: 2 * lanes))
+    } else if t.count == lanes {
+        let acc = convolutionAccumulate(Row16.self, t, k: k, stride: stride)
+        acc.forEachRow(t.channels, ActivatedStore<A, Row16>(base: t.destination, planeStride: t.destinationPlane,
+                                                            o0: 0, o1: lanes, o2: 2 * lanes))
     } else {
         let acc = convolutionAccumulate(Row16.self, t, k: k, stride: stride)
-        acc.forEachRow(t.channels) { r, row in
-            store(A.apply(row.a), t.destination + r &* t.destinationPlane, count: t.count)
-        }
+        acc.forEachRow(t.channels, PartialStore<A>(base: t.destination, planeStride: t.destinationPlane, count: t.count))
     }
 }
 

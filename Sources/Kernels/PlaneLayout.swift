@@ -44,6 +44,12 @@ public struct PlaneLayout: Hashable, Sendable, CustomStringConvertible {
         self.planeStride = planeStride
     }
 
+    /// The same strides with `height` rows: the layout of a band of rows of this map (the view's
+    /// base is the parent's base moved by the band's first row times `rowStride`).
+    public func withHeight(_ height: Int) -> PlaneLayout {
+        PlaneLayout(width: width, height: height, pad: pad, rowStride: rowStride, planeStride: planeStride)
+    }
+
     /// Whether pixels are back to back (pixel `p` at offset `p`).
     public var isDense: Bool { rowStride == width && pad == 0 }
 
@@ -83,6 +89,12 @@ public struct FeatureMap {
 
     /// Pixels per channel.
     public var pixels: Int { layout.width * layout.height }
+
+    /// Rows `first ..< first + count` of every channel, as a map of their own (same strides).
+    /// For a padded map the rows above and below the band are the parent's rows (or border).
+    public func rows(from first: Int, count: Int) -> FeatureMap {
+        FeatureMap(base: base + first * layout.rowStride, channels: channels, layout: layout.withHeight(count))
+    }
 
     /// Pixel (0, 0) of `channel`.
     @inline(always)

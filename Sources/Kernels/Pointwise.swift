@@ -122,23 +122,15 @@ func pointwiseRange<A: ActivationFunction>(_ job: PointwiseJob, _: A.Type) {
                                   bias: weights.bias.baseAddress + tile * 8)
             let channels = min(8, cout - tile * 8)
             if direct, let residual = denseResidual {
-                let base = output.base + tile * 8 * outPlane
-                let residualBase = UnsafePointer(residual.base + tile * 8 * residual.layout.planeStride + p)
-                let residualPlane = residual.layout.planeStride
-                t.forEachRow(channels) { r, row in
-                    let plane = base + r * outPlane, add = residualBase + r * residualPlane
-                    store(A.apply(row.a) + load(add), plane + a0.offset)
-                    store(A.apply(row.b) + load(add + 16), plane + a1.offset)
-                    store(A.apply(row.c) + load(add + 32), plane + a2.offset)
-                }
+                t.forEachRow(channels, ActivatedStore<A, Row48>(
+                    base: output.base + tile * 8 * outPlane, planeStride: outPlane,
+                    o0: a0.offset, o1: a1.offset, o2: a2.offset,
+                    residual: UnsafePointer(residual.base + tile * 8 * residual.layout.planeStride + p),
+                    residualPlane: residual.layout.planeStride, r0: 0, r1: 16, r2: 32))
             } else if direct {
-                let base = output.base + tile * 8 * outPlane
-                t.forEachRow(channels) { r, row in
-                    let plane = base + r * outPlane
-                    store(A.apply(row.a), plane + a0.offset)
-                    store(A.apply(row.b), plane + a1.offset)
-                    store(A.apply(row.c), plane + a2.offset)
-                }
+                t.forEachRow(channels, ActivatedStore<A, Row48>(
+                    base: output.base + tile * 8 * outPlane, planeStride: outPlane,
+                    o0: a0.offset, o1: a1.offset, o2: a2.offset))
             } else {
                 t.spill(to: scratch + PointwiseJob.tileOffset)
                 pointwiseStoreSpilled(job, A.self, rowWidth: Row48.width, firstChannel: tile * 8, channels: channels,
@@ -150,8 +142,10 @@ func pointwiseRange<A: ActivationFunction>(_ job: PointwiseJob, _: A.Type) {
     while p < job.pixels.upperBound {
         let count = min(lanes, job.pixels.upperBound - p)
         var panel = UnsafePointer(input.base + p), panelStride = planeStride
-        if count < lanes {
-            // Copy the tail into zero-filled scratch so the micro-kernel never reads past the input.
+        if count < lanes || tiles > 1 {
+            // Copy the tail into zero-filled scratch so the micro-kernel never reads past the
+            // input, and so that an output written over the input (same buffer) cannot change
+            // what a later channel tile reads.
             var src = UnsafePointer(input.base + p), dst = scratch
             for _ in 0..<k {
                 store(load(src, count: count), dst)

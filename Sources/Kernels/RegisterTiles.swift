@@ -75,9 +75,20 @@ struct Tile8<Row: PixelRow> {
 
     /// Stores every row's vectors to `p`, rows `Row.width` floats apart.
     @inline(always) func spill(to p: UnsafeMutablePointer<Float>) {
-        forEachRow(8) { r, row in
-            for v in 0..<(Row.width / lanes) { store(row.vector(v), p + r * Row.width + v * lanes) }
-        }
+        forEachRow(8, ActivatedStore<Identity, Row>(base: p, planeStride: Row.width, o0: 0, o1: lanes, o2: 2 * lanes))
+    }
+
+    /// Hands the first `rows` rows to `sink` (a struct, not a closure: a closure called from
+    /// eight places is left out of line and each row then crosses the call as xmm pieces).
+    @inline(always) func forEachRow<S: TileRowSink>(_ rows: Int, _ sink: S) where S.Row == Row {
+        sink.take(0, r0)
+        if rows > 1 { sink.take(1, r1) }
+        if rows > 2 { sink.take(2, r2) }
+        if rows > 3 { sink.take(3, r3) }
+        if rows > 4 { sink.take(4, r4) }
+        if rows > 5 { sink.take(5, r5) }
+        if rows > 6 { sink.take(6, r6) }
+        if rows > 7 { sink.take(7, r7) }
     }
 
     /// Calls `body(r, row r)` for the first `rows` rows.
@@ -90,5 +101,48 @@ struct Tile8<Row: PixelRow> {
         if rows > 5 { body(5, r5) }
         if rows > 6 { body(6, r6) }
         if rows > 7 { body(7, r7) }
+    }
+}
+
+/// What a register tile does with each row (see `Tile8.forEachRow(_:_:)`).
+protocol TileRowSink {
+    associatedtype Row: PixelRow
+    func take(_ r: Int, _ row: Row)
+}
+
+/// Row r activated and stored to plane `base + r·planeStride`: its vector v at offset o_v (the
+/// vectors of a row may lie in different rows of a padded plane), plus the residual at the same
+/// place of `residual`'s planes when there is one.
+struct ActivatedStore<A: ActivationFunction, Row: PixelRow>: TileRowSink {
+    var base: UnsafeMutablePointer<Float>
+    var planeStride: Int
+    var o0: Int, o1: Int, o2: Int
+    var residual: UnsafePointer<Float>? = nil
+    var residualPlane: Int = 0
+    var r0: Int = 0, r1: Int = 0, r2: Int = 0
+
+    @inline(always) func take(_ r: Int, _ row: Row) {
+        let plane = base + r &* planeStride
+        let vectors = Row.width / lanes
+        if let residual {
+            let add = residual + r &* residualPlane
+            store(A.apply(row.vector(0)) + load(add + r0), plane + o0)
+            if vectors > 1 { store(A.apply(row.vector(1)) + load(add + r1), plane + o1) }
+            if vectors > 2 { store(A.apply(row.vector(2)) + load(add + r2), plane + o2) }
+        } else {
+            store(A.apply(row.vector(0)), plane + o0)
+            if vectors > 1 { store(A.apply(row.vector(1)), plane + o1) }
+            if vectors > 2 { store(A.apply(row.vector(2)), plane + o2) }
+        }
+    }
+}
+
+/// The first `count` (< 16) lanes of one-vector rows, activated and stored.
+struct PartialStore<A: ActivationFunction>: TileRowSink {
+    var base: UnsafeMutablePointer<Float>
+    var planeStride: Int
+    var count: Int
+    @inline(always) func take(_ r: Int, _ row: Row16) {
+        store(A.apply(row.a), base + r &* planeStride, count: count)
     }
 }

@@ -5,7 +5,7 @@ public final class GateWeights {
     public let hiddenChannels: Int
     let reduce: FloatBuffer   // [hidden][channels]
     let reduceBias: FloatBuffer
-    let expand: FloatBuffer   // [channels][hidden]
+    let expand: FloatBuffer   // [hidden][channels] (transposed from ONNX's [channels][hidden])
     let expandBias: FloatBuffer
 
     /// `reduce` [hidden, channels] and `expand` [channels, hidden], row-major (ONNX 1x1 conv
@@ -21,30 +21,42 @@ public final class GateWeights {
         self.hiddenChannels = hiddenChannels
         self.reduce = FloatBuffer(reduce)
         self.reduceBias = FloatBuffer(reduceBias ?? [Float](repeating: 0, count: hiddenChannels))
-        self.expand = FloatBuffer(expand)
+        let transposed = FloatBuffer(count: channels * hiddenChannels)
+        for c in 0..<channels {
+            for h in 0..<hiddenChannels { transposed.baseAddress[h * channels + c] = expand[c * hiddenChannels + h] }
+        }
+        self.expand = transposed
         self.expandBias = FloatBuffer(expandBias ?? [Float](repeating: 0, count: channels))
     }
 
     /// Writes `gate[c]` from `mean[c]`, using `hidden` (hiddenChannels floats) as scratch.
+    /// Vectorised over channels: each hidden unit is a dot product of vector partial sums, and
+    /// the expansion accumulates 16 channels per vector, hidden unit by hidden unit.
     func gate(mean: UnsafePointer<Float>, hidden: UnsafeMutablePointer<Float>, gate: UnsafeMutablePointer<Float>) {
+        let c = channels
         for h in 0..<hiddenChannels {
-            var s = reduceBias.baseAddress[h]
-            let row = reduce.baseAddress + h * channels
-            for c in 0..<channels { s = multiplyAdd(s, row[c], mean[c]) }
+            let row = UnsafePointer(reduce.baseAddress + h * c)
+            var acc = Vector()
+            var i = 0
+            while i < c {
+                let n = min(lanes, c - i)
+                acc = multiplyAdd(acc, load(row + i, count: n), load(mean + i, count: n))
+                i += lanes
+            }
+            let s = reduceBias.baseAddress[h] + horizontalSum(acc)
             hidden[h] = s < 0 ? 0 : s
         }
-        var c = 0
-        while c < channels {
-            let n = min(lanes, channels - c)
-            var v = Vector()
-            for lane in 0..<n {
-                var s = expandBias.baseAddress[c + lane]
-                let row = expand.baseAddress + (c + lane) * hiddenChannels
-                for h in 0..<hiddenChannels { s = multiplyAdd(s, row[h], hidden[h]) }
-                v[lane] = s
+        var i = 0
+        while i < c {
+            let n = min(lanes, c - i)
+            var acc = load(UnsafePointer(expandBias.baseAddress + i), count: n)
+            var column = UnsafePointer(expand.baseAddress + i)
+            for h in 0..<hiddenChannels {
+                acc = multiplyAdd(acc, hidden[h], load(column, count: n))
+                column += c
             }
-            store(sigmoidVector(v), gate + c, count: n)
-            c += lanes
+            store(sigmoidVector(acc), gate + i, count: n)
+            i += lanes
         }
     }
 }
@@ -55,6 +67,32 @@ public final class GateWeights {
 func channelSum(_ map: FeatureMap, _ c: Int, plus other: FeatureMap? = nil) -> Float {
     let w = map.layout.width
     var acc0 = Vector(), acc1 = Vector()
+    if map.layout.isDense && (other?.layout.isDense ?? true) {
+        // The plane as one row: long vector loops even for 16-pixel-wide maps.
+        let row = UnsafePointer(map.plane(c)), otherRow = other.map { UnsafePointer($0.plane(c)) }
+        let count = map.pixels
+        var x = 0
+        while x + 2 * lanes <= count {
+            if let otherRow {
+                acc0 += load(row + x) + load(otherRow + x)
+                acc1 += load(row + x + lanes) + load(otherRow + x + lanes)
+            } else {
+                acc0 += load(row + x)
+                acc1 += load(row + x + lanes)
+            }
+            x += 2 * lanes
+        }
+        while x < count {
+            let n = min(lanes, count - x)
+            if let otherRow {
+                acc0 += load(row + x, count: n) + load(otherRow + x, count: n)
+            } else {
+                acc0 += load(row + x, count: n)
+            }
+            x += lanes
+        }
+        return horizontalSum(acc0 + acc1)
+    }
     for y in 0..<map.layout.height {
         let row = UnsafePointer(map.plane(c) + y * map.layout.rowStride)
         let otherRow = other.map { UnsafePointer($0.plane(c) + y * $0.layout.rowStride) }
@@ -148,6 +186,26 @@ public func attentionGate(skip: FeatureMap, upsampled: FeatureMap, weights: Gate
     pool.run(ChannelMeans(input: skip, plus: upsampled, mean: mean, count: count))
     weights.gate(mean: mean, hidden: hidden, gate: gate)
     pool.run(GateApplication(skip: skip, upsampled: upsampled, gate: gate, output: output))
+}
+
+/// The first half of ``attentionGate(skip:upsampled:weights:output:pool:)``: writes the gate
+/// (`weights.channels` floats) to `gate` and applies nothing; ``applyGate(skip:upsampled:gate:output:pool:)``
+/// (on the whole map or on bands of rows) then gives the same output.
+@inline(never)
+public func attentionGateValues(skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights,
+                                gate: UnsafeMutablePointer<Float>, pool: WorkerPool) {
+    let c = weights.channels
+    let mean = pool.shared.baseAddress, hidden = mean + c
+    precondition(c + weights.hiddenChannels <= pool.scratchCount, "pool scratch too small")
+    pool.run(ChannelMeans(input: skip, plus: upsampled, mean: mean, count: Float(skip.pixels)))
+    weights.gate(mean: mean, hidden: hidden, gate: gate)
+}
+
+/// `output[c] = skip[c] · gate[c] + upsampled[c]` (the attention gate's second half), split
+/// over channels. Maps of equal size, any layouts.
+public func applyGate(skip: FeatureMap, upsampled: FeatureMap, gate: UnsafePointer<Float>, output: FeatureMap,
+                      pool: WorkerPool) {
+    pool.run(GateApplication(skip: skip, upsampled: upsampled, gate: UnsafeMutablePointer(mutating: gate), output: output))
 }
 
 /// `output[c] = skip[c] · gate[c] + upsampled[c]`, split over channels.

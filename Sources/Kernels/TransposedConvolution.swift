@@ -44,23 +44,34 @@ struct TransposedConvolutionParts: PoolJob {
         for i in WorkerPool.range(inH, part: part, of: pool.threadCount) {
             for o in 0..<cout {
                 let b = weights.bias.baseAddress[o]
-                for dy in 0..<2 {
-                    let out = output.plane(o) + (2 * i + dy) * output.layout.rowStride
-                    var j = 0
-                    while j < inW {
-                        let n = min(lanes, inW - j)
-                        var even = Vector(repeating: b), odd = even
-                        for c in 0..<cin {
-                            let x = load(UnsafePointer(input.plane(c) + i * input.layout.rowStride + j), count: n)
-                            let wc = w + ((c * cout + o) * 2 + dy) * 2
-                            even = multiplyAdd(even, wc[0], x)
-                            odd = multiplyAdd(odd, wc[1], x)
-                        }
-                        let (low, high) = interleave(activation.apply(even), activation.apply(odd))
-                        store(low, out + 2 * j, count: 2 * n)
-                        if n > lanes / 2 { store(high, out + 2 * j + lanes, count: 2 * n - lanes) }
-                        j += lanes
+                let out0 = output.plane(o) + 2 * i * output.layout.rowStride
+                let out1 = out0 + output.layout.rowStride
+                var j = 0
+                while j < inW {
+                    let n = min(lanes, inW - j)
+                    // Both output rows (dy) and both columns (dx) of the 2x2 blocks from one load
+                    // of each input vector.
+                    var e0 = Vector(repeating: b), o0 = e0, e1 = e0, o1 = e0
+                    var wc = w + o * 4
+                    var x = UnsafePointer(input.plane(0) + i * input.layout.rowStride + j)
+                    for _ in 0..<cin {
+                        let v = load(x, count: n)
+                        e0 = multiplyAdd(e0, wc[0], v)
+                        o0 = multiplyAdd(o0, wc[1], v)
+                        e1 = multiplyAdd(e1, wc[2], v)
+                        o1 = multiplyAdd(o1, wc[3], v)
+                        wc += cout * 4
+                        x += input.layout.planeStride
                     }
+                    let (low0, high0) = interleave(activation.apply(e0), activation.apply(o0))
+                    let (low1, high1) = interleave(activation.apply(e1), activation.apply(o1))
+                    store(low0, out0 + 2 * j, count: 2 * n)
+                    store(low1, out1 + 2 * j, count: 2 * n)
+                    if n > lanes / 2 {
+                        store(high0, out0 + 2 * j + lanes, count: 2 * n - lanes)
+                        store(high1, out1 + 2 * j + lanes, count: 2 * n - lanes)
+                    }
+                    j += lanes
                 }
             }
         }

@@ -94,19 +94,30 @@ struct FusedFastPathTests {
         #expect(masks[0] == masks[1])
     }
 
-    /// 100 runs of the real (landscape) model after one warm-up. With 2 threads the worker
+    /// 100 runs after one warm-up of the landscape network at a 48x80 input (the same nodes and
+    /// weights, `Tools/make_small_landscape.py`: a tenth of the cost, so a debug build runs it in
+    /// seconds) fuse into the same step kinds as the full model. With 2 threads the worker
     /// receives each kernel's job as a pointer plus a type, so no closure context is allocated.
-    @Test("100 fused runs of the landscape model allocate nothing on the calling thread",
+    @Test("100 fused runs of the landscape network (48x80 input) allocate nothing on the calling thread",
           .disabled(if: vbg_built_with_sanitizer() != 0, "a sanitizer's allocator replaces the counted malloc"),
           arguments: [1, 2])
     func noAllocation(threads: Int) throws {
-        let count = try allocations(threads: threads, runs: 100)
+        let count = try allocations(Fixtures.url("model/landscape_small/model.onnx"), threads: threads, runs: 100)
         #expect(count == 0, "\(count) allocations in 100 runs on \(threads) thread(s)")
     }
 
-    func allocations(threads: Int, runs: Int) throws -> Int {
+    /// The full-size model (more row bands per fused step) after its warm-up.
+    @Test("fused runs of the full-size landscape model allocate nothing on the calling thread",
+          .disabled(if: vbg_built_with_sanitizer() != 0, "a sanitizer's allocator replaces the counted malloc"),
+          arguments: [1, 2])
+    func noAllocationFullSize(threads: Int) throws {
+        let count = try allocations(Fixtures.weights(ParityModel.landscape.weights), threads: threads, runs: 3)
+        #expect(count == 0, "\(count) allocations in 3 runs on \(threads) thread(s)")
+    }
+
+    func allocations(_ url: URL, threads: Int, runs: Int) throws -> Int {
         try #require(vbg_allocation_counting_is_active() == 1, "the allocation counter is not interposed on this platform")
-        let model = try InferenceModel(contentsOfFile: Fixtures.weights(ParityModel.landscape.weights).path)
+        let model = try InferenceModel(contentsOfFile: url.path)
         let session = try InferenceSession(model: model, path: .fast, threads: threads)
         let input = [Float](repeating: 0.5, count: model.inputs[0].elementCount)
         var output = [Float](repeating: 0, count: model.outputs[0].elementCount)

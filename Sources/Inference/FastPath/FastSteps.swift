@@ -33,22 +33,25 @@ struct DepthwiseStep: Step {
     let input: FeatureMap, padded: FeatureMapStorage
     /// False when the producer writes the padded buffer itself.
     let copiesInput: Bool
-    let output: FeatureMap, activation: Activation, pool: WorkerPool
+    let output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool
     let weights: DepthwiseWeights
     let stride: Int, padTop: Int, padLeft: Int
     func run() {
         if copiesInput { copyIntoPadded(input, padded) }
         depthwiseConvolution(padded.map, weights: weights, stride: stride, padTop: padTop, padLeft: padLeft,
-                             activation: activation, output: output, pool: pool)
+                             activation: activation, residual: residual, output: output, pool: pool)
     }
 }
 
 struct DenseConvolutionStep: Step {
-    let input: FeatureMap, padded: FeatureMapStorage, output: FeatureMap, activation: Activation, pool: WorkerPool
+    let input: FeatureMap, padded: FeatureMapStorage
+    /// False when the producer writes the padded buffer itself.
+    let copiesInput: Bool
+    let output: FeatureMap, activation: Activation, pool: WorkerPool
     let weights: ConvolutionWeights
     let stride: Int, padTop: Int, padLeft: Int
     func run() {
-        copyIntoPadded(input, padded)
+        if copiesInput { copyIntoPadded(input, padded) }
         convolution(padded.map, weights: weights, stride: stride, padTop: padTop, padLeft: padLeft,
                     activation: activation, output: output, pool: pool)
     }
@@ -90,6 +93,77 @@ struct ResizeStep: Step {
 }
 
 struct TransposedConvolutionStep: Step {
-    let input: FeatureMap, output: FeatureMap, pool: WorkerPool, weights: TransposedConvolutionWeights
-    func run() { transposedConvolution2x2(input, weights: weights, activation: .none, output: output, pool: pool) }
+    let input: FeatureMap, output: FeatureMap, activation: Activation, pool: WorkerPool
+    let weights: TransposedConvolutionWeights
+    func run() { transposedConvolution2x2(input, weights: weights, activation: activation, output: output, pool: pool) }
+}
+
+/// NHWC → NCHW (a model's image input), possibly into a convolution's zero-bordered input.
+struct DeinterleaveStep: Step {
+    let input: UnsafePointer<Float>
+    /// The caller's input buffer for this run, when the session passes it instead of copying it
+    /// into the arena at `input`.
+    let external: ExternalInput?
+    let output: FeatureMap, pool: WorkerPool
+    func run() { deinterleaveChannels(external?.pointer ?? input, output: output, pool: pool) }
+}
+
+/// The graph input's buffer for the current run (set and cleared by the session around the
+/// steps; used by one session at a time, under its lock).
+final class ExternalInput {
+    var pointer: UnsafePointer<Float>? = nil
+}
+
+/// A 1x1 convolution at the low resolution, then the bilinear ×2 upsampling of its result (a
+/// `Resize` followed by a 1x1 convolution, reordered; see `FastExecutor`).
+struct ResizedPointwiseStep: Step {
+    let input: FeatureMap, small: FeatureMapStorage, output: FeatureMap, pool: WorkerPool
+    let weights: PointwiseWeights
+    func run() {
+        pointwiseConvolution(input, weights: weights, activation: .none, output: small.map, pool: pool)
+        resizeBilinear2x(small.map, output: output, pool: pool)
+    }
+}
+
+/// Squeeze-and-excite (pool, two 1x1 convolutions on the means, sigmoid, channel multiply).
+struct SqueezeExciteStep: Step {
+    let input: FeatureMap, output: FeatureMap, weights: GateWeights, pool: WorkerPool
+    func run() { squeezeExcite(input, weights: weights, output: output, pool: pool) }
+}
+
+/// The decoder's attention gate `s · gate(mean(s + u)) + u`.
+struct AttentionGateStep: Step {
+    let skip: FeatureMap, upsampled: FeatureMap, output: FeatureMap, weights: GateWeights
+    let buffer: GateBuffer, pool: WorkerPool
+    func run() {
+        if buffer.appliesItself {
+            attentionGate(skip: skip, upsampled: upsampled, weights: weights, output: output, pool: pool)
+        } else {
+            attentionGateValues(skip: skip, upsampled: upsampled, weights: weights, gate: buffer.values.baseAddress,
+                                pool: pool)
+        }
+    }
+}
+
+/// An attention gate's values, kept for the step that applies it; and whether the gate's own
+/// step applies it (false once a banded 1x1 + depthwise step reading the gated map takes over;
+/// decided while the steps are made, read-only when they run).
+final class GateBuffer {
+    let values: FloatBuffer
+    var appliesItself = true
+    init(channels: Int) { values = FloatBuffer(count: channels) }
+}
+
+/// A 1x1 convolution and the depthwise convolution reading its output, in bands of rows.
+struct PointwiseDepthwiseStep: Step {
+    let input: FeatureMap, gatedInput: GatedInput?, pointwise: PointwiseWeights, pointwiseActivation: Activation
+    let band: FeatureMapStorage, bandRows: Int
+    let depthwise: DepthwiseWeights, stride: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation
+    let residualIsInput: Bool, residual: FeatureMap?, output: FeatureMap, pool: WorkerPool
+    func run() {
+        pointwiseThenDepthwise(input, gatedInput: gatedInput, pointwise: pointwise, pointwiseActivation: pointwiseActivation, band: band,
+                               bandOutputRows: bandRows, depthwise: depthwise, stride: stride, padTop: padTop,
+                               padLeft: padLeft, depthwiseActivation: depthwiseActivation,
+                               residualIsInput: residualIsInput, residual: residual, output: output, pool: pool)
+    }
 }

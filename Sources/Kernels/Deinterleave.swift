@@ -1,0 +1,43 @@
+/// Channel-interleaved pixels (NHWC, batch 1: `input[(y·W + x)·C + c]`) to the planes of an
+/// NCHW feature map of any layout, e.g. straight into the zero-bordered input of the stem
+/// convolution (the model's NHWC→NCHW `Transpose` and the stem's pad copy in one pass).
+///
+/// Rows are split between threads; each element is a plain copy.
+/// - Precondition: `input` holds `output.channels · height · width` floats.
+@inline(never)
+public func deinterleaveChannels(_ input: UnsafePointer<Float>, output: FeatureMap, pool: WorkerPool) {
+    pool.run(DeinterleaveParts(input: input, output: output))
+}
+
+struct DeinterleaveParts: PoolJob {
+    let input: UnsafePointer<Float>, output: FeatureMap
+    func run(part: Int, pool: WorkerPool) {
+        let c = output.channels, w = output.layout.width
+        for y in WorkerPool.range(output.layout.height, part: part, of: pool.threadCount) {
+            let row = input + y * w * c
+            if c == 3 {
+                deinterleaveRow3(row, output.plane(0) + y * output.layout.rowStride,
+                                 output.plane(1) + y * output.layout.rowStride,
+                                 output.plane(2) + y * output.layout.rowStride, width: w)
+            } else {
+                for ch in 0..<c {
+                    let dst = output.plane(ch) + y * output.layout.rowStride
+                    for x in 0..<w { dst[x] = row[x * c + ch] }
+                }
+            }
+        }
+    }
+}
+
+/// One row of RGB-interleaved pixels to three planes.
+@inline(never)
+func deinterleaveRow3(_ row: UnsafePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ g: UnsafeMutablePointer<Float>,
+                      _ b: UnsafeMutablePointer<Float>, width: Int) {
+    var x = 0
+    var p = row
+    while x < width {
+        r[x] = p[0]; g[x] = p[1]; b[x] = p[2]
+        p += 3
+        x += 1
+    }
+}

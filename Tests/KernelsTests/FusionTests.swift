@@ -1,0 +1,112 @@
+import Testing
+@testable import Kernels
+
+@Suite("Fused kernels equal their unfused pairs")
+struct FusionTests {
+    /// The 1x1 convolution into a full padded map, then the depthwise convolution on it: what
+    /// the banded kernel must reproduce bit for bit.
+    func unbanded(_ input: FeatureMapStorage, _ pw: PointwiseWeights, _ dw: DepthwiseWeights, stride: Int,
+                  padTop: Int, padLeft: Int, pad: Int, residualIsInput: Bool, outH: Int, outW: Int,
+                  pool: WorkerPool) -> [Float] {
+        let h = input.layout.height, w = input.layout.width
+        let mid = FeatureMapStorage(channels: pw.outputChannels, layout: .padded(width: w, height: h, pad: pad))
+        pointwiseConvolution(input.map, weights: pw, activation: .relu, output: mid.map, pool: pool)
+        let out = FeatureMapStorage(channels: pw.outputChannels, layout: .dense(width: outW, height: outH))
+        depthwiseConvolution(mid.map, weights: dw, stride: stride, padTop: padTop, padLeft: padLeft,
+                             activation: .hardSwish, residual: residualIsInput ? mid.map : nil, output: out.map, pool: pool)
+        return out.interior()
+    }
+
+    @Test("1x1 then depthwise in bands of rows: bit-identical to the full-map pair, any band height, 1 and 2 threads",
+          arguments: [(3, 1), (3, 2), (5, 2), (5, 1)])
+    func pointwiseThenDepthwiseBands(window: (k: Int, stride: Int)) {
+        var random = Random(seed: UInt64(window.k * 10 + window.stride))
+        for (cin, cout, h, w) in [(16, 24, 19, 13), (8, 17, 16, 32), (3, 5, 7, 40)] {
+            let x = random.array(cin * h * w)
+            let pw = PointwiseWeights(weights: random.array(cin * cout, scale: 0.5), bias: random.array(cout),
+                                      outputChannels: cout, inputChannels: cin)
+            let dw = DepthwiseWeights(weights: random.array(cout * window.k * window.k, scale: 0.5),
+                                      bias: random.array(cout), channels: cout, kernelSize: window.k)
+            let input = makeMap(x, channels: cin, layout: .dense(width: w, height: h))
+            // TF-SAME: output ⌈size / stride⌉, half the total pad before (rounded down), the rest after.
+            let outH = (h + window.stride - 1) / window.stride, outW = (w + window.stride - 1) / window.stride
+            let totalH = max((outH - 1) * window.stride + window.k - h, 0)
+            let totalW = max((outW - 1) * window.stride + window.k - w, 0)
+            let padTop = totalH / 2, padLeft = totalW / 2
+            let pad = max(totalH - padTop, totalW - padLeft, 1)
+            let residualIsInput = window.stride == 1
+            for threads in [1, 2] {
+                let pool = WorkerPool(threads: threads)
+                let expected = unbanded(input, pw, dw, stride: window.stride, padTop: padTop,
+                                        padLeft: padLeft, pad: pad, residualIsInput: residualIsInput,
+                                        outH: outH, outW: outW, pool: pool)
+                for bandRows in [1, 3, 4, 8, outH] {
+                    let band = FeatureMapStorage(channels: cout, layout: .padded(
+                        width: w, height: bandInputRows(outputRows: bandRows, stride: window.stride, kernelSize: window.k),
+                        pad: pad))
+                    let out = FeatureMapStorage(channels: cout, layout: .dense(width: outW, height: outH))
+                    pointwiseThenDepthwise(input.map, pointwise: pw, pointwiseActivation: .relu, band: band,
+                                           bandOutputRows: bandRows, depthwise: dw, stride: window.stride,
+                                           padTop: padTop, padLeft: padLeft, depthwiseActivation: .hardSwish,
+                                           residualIsInput: residualIsInput, residual: nil, output: out.map, pool: pool)
+                    #expect(out.interior() == expected,
+                            "\(cin)->\(cout) \(h)x\(w) k\(window.k) s\(window.stride) bands of \(bandRows), \(threads) thread(s)")
+                }
+            }
+        }
+    }
+
+    @Test("an attention gate applied band by band into the banded 1x1 + depthwise input equals applying it whole first")
+    func gatedInputBands() {
+        var random = Random(seed: 77)
+        let (cin, cout, h, w) = (16, 16, 21, 32)
+        let skip = makeMap(random.array(cin * h * w), channels: cin, layout: .dense(width: w, height: h))
+        let upsampled = makeMap(random.array(cin * h * w), channels: cin, layout: .dense(width: w, height: h))
+        let gate = random.array(cin)
+        let pw = PointwiseWeights(weights: random.array(cin * cout, scale: 0.5), bias: random.array(cout),
+                                  outputChannels: cout, inputChannels: cin)
+        let dw = DepthwiseWeights(weights: random.array(cout * 9, scale: 0.5), bias: random.array(cout),
+                                  channels: cout, kernelSize: 3)
+        for threads in [1, 2] {
+            let pool = WorkerPool(threads: threads)
+            let gated = FeatureMapStorage(channels: cin, layout: .dense(width: w, height: h))
+            gate.withUnsafeBufferPointer {
+                applyGate(skip: skip.map, upsampled: upsampled.map, gate: $0.baseAddress!, output: gated.map, pool: pool)
+            }
+            let expected = unbanded(gated, pw, dw, stride: 1, padTop: 1, padLeft: 1, pad: 1, residualIsInput: true,
+                                    outH: h, outW: w, pool: pool)
+            for bandRows in [1, 4, 8] {
+                let rowsIn = bandInputRows(outputRows: bandRows, stride: 1, kernelSize: 3)
+                let band = FeatureMapStorage(channels: cout, layout: .padded(width: w, height: rowsIn, pad: 1))
+                let out = FeatureMapStorage(channels: cout, layout: .dense(width: w, height: h))
+                gate.withUnsafeBufferPointer { g in
+                    let input = GatedInput(skip: skip.map, upsampled: upsampled.map, gate: g.baseAddress!,
+                                           rows: FeatureMapStorage(channels: cin, layout: .dense(width: w, height: rowsIn)))
+                    // The input map itself is never read: pass the skip map in its place.
+                    pointwiseThenDepthwise(skip.map, gatedInput: input, pointwise: pw, pointwiseActivation: .relu,
+                                           band: band, bandOutputRows: bandRows, depthwise: dw, stride: 1, padTop: 1,
+                                           padLeft: 1, depthwiseActivation: .hardSwish, residualIsInput: true,
+                                           residual: nil, output: out.map, pool: pool)
+                }
+                #expect(out.interior() == expected, "bands of \(bandRows), \(threads) thread(s)")
+            }
+        }
+    }
+
+    @Test("NHWC pixels to NCHW planes, dense or into a padded map's interior")
+    func deinterleave() {
+        for (c, h, w) in [(3, 5, 7), (3, 16, 33), (1, 2, 3), (4, 3, 17)] {
+            let x = (0..<(c * h * w)).map(Float.init)
+            var expected = [Float](repeating: 0, count: x.count)
+            for y in 0..<h { for i in 0..<w { for ch in 0..<c { expected[(ch * h + y) * w + i] = x[(y * w + i) * c + ch] } } }
+            for pad in [0, 1, 2] {
+                for threads in [1, 2] {
+                    let out = FeatureMapStorage(channels: c, layout: .padded(width: w, height: h, pad: pad))
+                    x.withUnsafeBufferPointer { deinterleaveChannels($0.baseAddress!, output: out.map, pool: WorkerPool(threads: threads)) }
+                    #expect(out.interior() == expected, "\(c)x\(h)x\(w) pad \(pad)")
+                    #expect(borderIsZero(out))
+                }
+            }
+        }
+    }
+}
