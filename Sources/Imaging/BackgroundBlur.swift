@@ -12,8 +12,9 @@
 /// `cv2.blur` calls compute — streamed four rows at a time, O(1) per pixel whatever the radius.
 ///
 /// **Algorithm, masked blur.** 8-bit colour × an 8-bit weight make integers ≤ 65025 (`UInt16`
-/// planes); three 2-D box passes (``WordBoxPass``) with exact `UInt32` sums, rounded once per pass;
-/// the last pass normalises colour by weight and hands rows to the compositor.
+/// planes); three 2-D box passes (``RowBoxPass``, a row at a time) with exact `UInt32` sums,
+/// the first two rounded once to `UInt16` (within 0.5117), the last one normalising colour by
+/// weight and handing rows to the compositor.
 ///
 /// Borders clamp (the edge pixel repeats) in both.
 ///
@@ -22,8 +23,7 @@
 public final class BackgroundBlur {
     private var wordSize = (width: 0, height: 0)
     private var wordPlanes: UnsafeMutablePointer<UInt16>?     // 2 × 4·width·height premultiplied lanes
-    private var wordColumnSums: UnsafeMutablePointer<UInt32>? // 4·width rounded up to 16
-    private var wordLines: UnsafeMutableRawPointer?           // the ring of WordBoxPass
+    private var wordColumnSums: UnsafeMutablePointer<UInt32>? // RowBoxPass column sums with margins
     private var rowBytes: UnsafeMutablePointer<UInt8>?        // 4 × 4·width bytes of finished background rows
 
     /// The radii used by the last call (three box passes).
@@ -48,15 +48,14 @@ public final class BackgroundBlur {
         releaseWords()
         wordSize = (width, height)
         wordPlanes = .allocate(capacity: 2 * 4 * width * height + 16)
-        wordColumnSums = .allocate(capacity: (4 * width + 15) / 16 * 16)
-        wordLines = .allocate(byteCount: 64 * ByteBoxPass.ringCapacity, alignment: 64)
-        wordLines!.initializeMemory(as: UInt8.self, repeating: 0, count: 64 * ByteBoxPass.ringCapacity)
+        wordColumnSums = .allocate(capacity: RowBoxPass.columnCapacity(width: width))
+        wordColumnSums!.initialize(repeating: 0, count: RowBoxPass.columnCapacity(width: width))
         rowBytes = .allocate(capacity: 16 * width)
     }
 
     private func releaseWords() {
-        wordPlanes?.deallocate(); wordColumnSums?.deallocate(); wordLines?.deallocate(); rowBytes?.deallocate()
-        wordPlanes = nil; wordColumnSums = nil; wordLines = nil; rowBytes = nil
+        wordPlanes?.deallocate(); wordColumnSums?.deallocate(); rowBytes?.deallocate()
+        wordPlanes = nil; wordColumnSums = nil; rowBytes = nil
     }
 
     /// Writes the blurred background plate of `frame` into `output` (alpha 255).
@@ -148,7 +147,7 @@ public final class BackgroundBlur {
         }
     }
 
-    // MARK: - Masked blur: pack, three 16-bit 2-D box passes (WordBoxPass), normalise + hand rows out
+    // MARK: - Masked blur: pack, three 16-bit 2-D box passes (RowBoxPass), normalise + hand rows out
 
     /// Plane A = `(c·w, c·w, c·w, 255·w)` per pixel, `w = round(255·(1 − m))`: integers ≤ 65025.
     private func pack(_ frame: UnsafePointer<UInt8>, stride: Int, mask: UnsafePointer<Float>) {
@@ -188,21 +187,21 @@ public final class BackgroundBlur {
     }
 
     /// A → B → A with rounding, then the last pass normalises into `finish`.
-    private func maskedPasses<F: WordRowConsumer>(radii: [Int], finish: F) {
+    private func maskedPasses<F: BlurRowConsumer>(radii: [Int], finish: F) {
         let (w, h) = wordSize
         let a = wordPlanes!, b = a + 4 * w * h
-        let pass = WordBoxPass(columnSums: wordColumnSums!, lines: wordLines!)
-        var first = WordPlaneSink(destination: b, stride: 4 * w, height: h, radius: radii[0])
+        let pass = RowBoxPass(columnSums: wordColumnSums!)
+        var first = RowPlaneSink(destination: b, stride: 4 * w, radius: radii[0])
         Self.run(pass, source: a, width: w, height: h, radius: radii[0], sink: &first)
-        var second = WordPlaneSink(destination: a, stride: 4 * w, height: h, radius: radii[1])
+        var second = RowPlaneSink(destination: a, stride: 4 * w, radius: radii[1])
         Self.run(pass, source: b, width: w, height: h, radius: radii[1], sink: &second)
-        var last = NormalisingSink(scratch: rowBytes!, width: w, finish: finish)
+        var last = RowNormalisingSink(scratch: rowBytes!, finish: finish)
         Self.run(pass, source: a, width: w, height: h, radius: radii[2], sink: &last)
     }
 
     @inline(never)
-    private static func run<S: WordBoxSink>(_ pass: WordBoxPass, source: UnsafePointer<UInt16>, width: Int, height: Int,
-                                            radius: Int, sink: inout S) {
+    private static func run<S: RowBoxSink>(_ pass: RowBoxPass, source: UnsafePointer<UInt16>, width: Int, height: Int,
+                                           radius: Int, sink: inout S) {
         pass.run(source: source, sourceStride: 4 * width, width: width, height: height, radius: radius, sink: &sink)
     }
 
@@ -219,7 +218,7 @@ public final class BackgroundBlur {
 }
 
 /// Background rows copied to an output image.
-private struct CopyRows: WordRowConsumer {
+private struct CopyRows: BlurRowConsumer {
     let output: UnsafeMutablePointer<UInt8>
     let stride: Int
     let width: Int
@@ -229,7 +228,7 @@ private struct CopyRows: WordRowConsumer {
 }
 
 /// Background rows blended under the person, in place (``Compositor``'s blend).
-private struct CompositeRows: WordRowConsumer {
+private struct CompositeRows: BlurRowConsumer {
     let frame: UnsafeMutablePointer<UInt8>
     let stride: Int
     let mask: UnsafePointer<Float>
