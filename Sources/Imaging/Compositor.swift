@@ -81,18 +81,35 @@ public enum Compositor {
         UnsafeMutableRawPointer(output).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
     }
 
+    /// 64 bytes (16 pixels) copied.
+    @inline(__always) static func copy64(from source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>) {
+        UnsafeMutableRawPointer(destination).storeBytes(of: UnsafeRawPointer(source).loadUnaligned(as: SIMD16<UInt32>.self),
+                                                        as: SIMD16<UInt32>.self)
+    }
+
     /// Blends one row. `person` and `output` may be the same memory.
+    ///
+    /// Skip-spans: where all 16 coverages of a group are 0 the group is a copy of the background,
+    /// where all are 1 a copy of the person (nothing to do in place); both are exactly what the
+    /// blend gives there (`(p − b)·0 + b = b`, `(p − b)·1 + b = p` in integers).
     @inline(never)
     static func blendRow(person: UnsafePointer<UInt8>, background: UnsafePointer<UInt8>, mask: UnsafePointer<Float>,
                          output: UnsafeMutablePointer<UInt8>, width: Int, edge: EdgeRamp) {
         var x = 0
+        let inPlace = UnsafePointer(output) == person
         while x + 16 <= width {
             let a = edge.coverage(UnsafeRawPointer(mask + x).loadUnaligned(as: SIMD16<Float>.self))
             let p = person + 4 * x, b = background + 4 * x, o = output + 4 * x
-            blendQuarter(p, b, o, FastConvert.spread(a, quarter: 0))
-            blendQuarter(p + 16, b + 16, o + 16, FastConvert.spread(a, quarter: 1))
-            blendQuarter(p + 32, b + 32, o + 32, FastConvert.spread(a, quarter: 2))
-            blendQuarter(p + 48, b + 48, o + 48, FastConvert.spread(a, quarter: 3))
+            if a == SIMD16<Float>() {
+                Self.copy64(from: b, to: o)
+            } else if a == SIMD16<Float>(repeating: 1) {
+                if !inPlace { Self.copy64(from: p, to: o) }
+            } else {
+                blendQuarter(p, b, o, FastConvert.spread(a, quarter: 0))
+                blendQuarter(p + 16, b + 16, o + 16, FastConvert.spread(a, quarter: 1))
+                blendQuarter(p + 32, b + 32, o + 32, FastConvert.spread(a, quarter: 2))
+                blendQuarter(p + 48, b + 48, o + 48, FastConvert.spread(a, quarter: 3))
+            }
             x += 16
         }
         // Alpha 255 for the pixels above, 16 at a time (the row is still in L1).

@@ -16,8 +16,12 @@ struct RowBoxPass {
     /// Column sums with margins: ``columnCapacity(width:)`` `UInt32`s.
     let columnSums: UnsafeMutablePointer<UInt32>
 
+    /// Pixels before `V[0]` in ``columnSums``: the left margin (≤ 128 for radii ≤ 127) plus the
+    /// overshoot of four-pixel stores.
+    static let leftMargin = 132
+
     /// `UInt32`s ``columnSums`` must hold for a row of `width` pixels (radii are capped at 127).
-    static func columnCapacity(width: Int) -> Int { 4 * (width + 2 * 128 + 8) }
+    static func columnCapacity(width: Int) -> Int { 4 * (leftMargin + width + 128 + 8) }
 
     /// Runs the pass over `source` (rows `sourceStride` `UInt16`s apart, four lanes per pixel;
     /// `source` may be read up to 12 lanes past the last row's end) and hands every row of 2-D box
@@ -29,7 +33,7 @@ struct RowBoxPass {
         precondition(r >= 0 && r <= 127, "radius out of range")
         let lanes = 4 * w
         let margin = r + 1                     // pixels of edge copies on each side
-        let v = columnSums + 4 * margin        // V[0]
+        let v = columnSums + 4 * Self.leftMargin   // V[0]
         let vRaw = UnsafeMutableRawPointer(v)
         // Column sums of row 0: (r + 1)·row(0) + row(1) + … + row(r), rows clamped.
         do {
@@ -53,14 +57,24 @@ struct RowBoxPass {
         }
         for y in 0..<h {
             // Edge copies: V[−r−1 … −1] = V[0], V[w … w+r+3] = V[w−1] (also overwrites the
-            // lanes past the row that the vertical step computed from neighbouring memory).
+            // lanes past the row that the vertical step computed from neighbouring memory), four
+            // pixels per store (the margins have room for the overshoot).
             let first = UnsafeRawPointer(v).load(as: SIMD4<UInt32>.self)
             let lastPixel = UnsafeRawPointer(v + 4 * (w - 1)).load(as: SIMD4<UInt32>.self)
-            for k in 1...margin { (vRaw - 16 * k).storeBytes(of: first, as: SIMD4<UInt32>.self) }
-            for k in 0..<(margin + 3) { (vRaw + 16 * (w + k)).storeBytes(of: lastPixel, as: SIMD4<UInt32>.self) }
-            // The box sum just left of x = 0: Σ V[−r−1 … r−1].
-            var start = first &* UInt32(margin)
-            if r > 0 { for k in 0..<r { start &+= UnsafeRawPointer(v + 4 * k).load(as: SIMD4<UInt32>.self) } }
+            let firstFour = SIMD16(lowHalf: SIMD8(lowHalf: first, highHalf: first), highHalf: SIMD8(lowHalf: first, highHalf: first))
+            let lastFour = SIMD16(lowHalf: SIMD8(lowHalf: lastPixel, highHalf: lastPixel),
+                                  highHalf: SIMD8(lowHalf: lastPixel, highHalf: lastPixel))
+            var k = 4
+            while k < margin + 4 { (vRaw - 16 * k).storeBytes(of: firstFour, as: SIMD16<UInt32>.self); k += 4 }
+            k = 0
+            while k < margin + 3 { (vRaw + 16 * (w + k)).storeBytes(of: lastFour, as: SIMD16<UInt32>.self); k += 4 }
+            // The box sum just left of x = 0: Σ V[−r−1 … r−1] = (r+1)·V[0] + V[0] + … + V[r−1].
+            var fours = firstFour &* UInt32(margin / 4)
+            var start = first &* UInt32(margin % 4)
+            k = 0
+            while k + 4 <= r { fours &+= UnsafeRawPointer(v + 4 * k).load(as: SIMD16<UInt32>.self); k += 4 }
+            while k < r { start &+= UnsafeRawPointer(v + 4 * k).load(as: SIMD4<UInt32>.self); k += 1 }
+            start &+= fours.lowHalf.lowHalf &+ fours.lowHalf.highHalf &+ fours.highHalf.lowHalf &+ fours.highHalf.highHalf
             var carry = SIMD16<UInt32>(lowHalf: SIMD8(lowHalf: start, highHalf: start), highHalf: SIMD8(lowHalf: start, highHalf: start))
             sink.beginRow(y)
             let ahead = UnsafeRawPointer(v + 4 * r), behind = UnsafeRawPointer(v - 4 * (r + 1))
