@@ -1,5 +1,5 @@
 /// One two-dimensional box pass over 16-bit-per-channel pixels (four `UInt16` lanes per pixel), a
-/// row at a time: the mask-weighted blur's premultiplied planes `(c·w, c·w, c·w, 255·w)`,
+/// row at a time (``advance(to:input:sink:)``): the mask-weighted blur's premultiplied planes `(c·w, c·w, c·w, 255·w)`,
 /// `w = round(255·(1 − m))`, so every lane is an integer ≤ 65025. All sums are exact integers.
 ///
 /// **How it runs (O(1) per pixel in `r`, no transposes).** For each output row `y`:
@@ -10,11 +10,16 @@
 ///    and adds), plus the running total carried as a broadcast vector, give the four box sums
 ///    `Σ V[x−r…x+r]` in row order, ready for the ``RowBoxSink`` (≤ 255²·65025 < 2³², exact).
 /// 2. *Vertical*: `V += row(y+r+1) − row(y−r)` (rows clamped), vectorised across the row.
-/// The column sums (`16·(w + 2r + 6)` bytes) stay in L1/L2; each source row is read twice
-/// (added, and `2r+1` rows later subtracted).
+/// The column sums (`16·(w + 2r + 6)` bytes) stay in L1/L2; each input row is read twice
+/// (added, and `2r+1` rows later subtracted), so an input needs to keep only its last `2r + 2`
+/// rows: the masked blur chains pack → pass → pass → pass through such rings
+/// (``PremultipliedRows``), never writing a frame-sized intermediate plane.
 struct RowBoxPass {
-    /// Column sums with margins: ``columnCapacity(width:)`` `UInt32`s.
+    /// Column sums with margins: ``columnCapacity(width:)`` `UInt32`s, 64-byte aligned.
     let columnSums: UnsafeMutablePointer<UInt32>
+    let width: Int
+    let height: Int
+    let radius: Int
 
     /// Pixels before `V[0]` in ``columnSums``: the left margin (≤ 128 for radii ≤ 127) plus the
     /// overshoot of four-pixel stores.
@@ -23,29 +28,38 @@ struct RowBoxPass {
     /// `UInt32`s ``columnSums`` must hold for a row of `width` pixels (radii are capped at 127).
     static func columnCapacity(width: Int) -> Int { 4 * (leftMargin + width + 128 + 8) }
 
-    /// Runs the pass over `source` (rows `sourceStride` `UInt16`s apart, four lanes per pixel;
-    /// `source` may be read up to 12 lanes past the last row's end) and hands every row of 2-D box
-    /// sums to `sink`.
-    /// - Precondition: `0 ≤ r ≤ 127`.
+    /// - Precondition: `0 ≤ radius ≤ 127`.
+    init(columnSums: UnsafeMutablePointer<UInt32>, width: Int, height: Int, radius: Int) {
+        precondition(radius >= 0 && radius <= 127, "radius out of range")
+        self.columnSums = columnSums
+        self.width = width
+        self.height = height
+        self.radius = radius
+    }
+
+    /// `V[0]`.
+    private var v: UnsafeMutablePointer<UInt32> { columnSums + 4 * Self.leftMargin }
+
+    /// Brings the column sums to row `y` (from row `y − 1`'s, or from scratch at `y = 0`) and hands
+    /// row `y`'s 2-D box sums to `sink`. Rows are requested from `input` in increasing order of
+    /// their newest row: `min(y + r, h − 1)`, then the row `2r + 1` above it (so an input that
+    /// keeps its last `2r + 2` rows suffices). Input rows may be read up to 12 lanes past their end.
     @inline(__always)
-    func run<S: RowBoxSink>(source: UnsafePointer<UInt16>, sourceStride: Int, width w: Int, height h: Int,
-                            radius r: Int, sink: inout S) {
-        precondition(r >= 0 && r <= 127, "radius out of range")
-        let lanes = 4 * w
-        let margin = r + 1                     // pixels of edge copies on each side
-        let v = columnSums + 4 * Self.leftMargin   // V[0]
+    func advance<I: PremultipliedRows, S: RowBoxSink>(to y: Int, input: inout I, sink: inout S) {
+        let w = width, h = height, r = radius, lanes = 4 * w
         let vRaw = UnsafeMutableRawPointer(v)
-        // Column sums of row 0: (r + 1)·row(0) + row(1) + … + row(r), rows clamped.
-        do {
-            var i = 0
+        if y == 0 {
+            // (r + 1)·row(0) + row(1) + … + row(r), rows clamped.
             let k = SIMD16<UInt32>(repeating: UInt32(r + 1))
+            let first = input.row(0)
+            var i = 0
             while i < lanes {
-                (vRaw + 4 * i).storeBytes(of: Self.widened(source + i) &* k, as: SIMD16<UInt32>.self)
+                (vRaw + 4 * i).storeBytes(of: Self.widened(first + i) &* k, as: SIMD16<UInt32>.self)
                 i += 16
             }
             if r > 0 {
                 for row in 1...r {
-                    let s = source + min(row, h - 1) * sourceStride
+                    let s = input.row(min(row, h - 1))
                     i = 0
                     while i < lanes {
                         let p = vRaw + 4 * i
@@ -54,47 +68,8 @@ struct RowBoxPass {
                     }
                 }
             }
-        }
-        for y in 0..<h {
-            // Edge copies: V[−r−1 … −1] = V[0], V[w … w+r+3] = V[w−1] (also overwrites the
-            // lanes past the row that the vertical step computed from neighbouring memory), four
-            // pixels per store (the margins have room for the overshoot).
-            let first = UnsafeRawPointer(v).load(as: SIMD4<UInt32>.self)
-            let lastPixel = UnsafeRawPointer(v + 4 * (w - 1)).load(as: SIMD4<UInt32>.self)
-            let firstFour = SIMD16(lowHalf: SIMD8(lowHalf: first, highHalf: first), highHalf: SIMD8(lowHalf: first, highHalf: first))
-            let lastFour = SIMD16(lowHalf: SIMD8(lowHalf: lastPixel, highHalf: lastPixel),
-                                  highHalf: SIMD8(lowHalf: lastPixel, highHalf: lastPixel))
-            var k = 4
-            while k < margin + 4 { (vRaw - 16 * k).storeBytes(of: firstFour, as: SIMD16<UInt32>.self); k += 4 }
-            k = 0
-            while k < margin + 3 { (vRaw + 16 * (w + k)).storeBytes(of: lastFour, as: SIMD16<UInt32>.self); k += 4 }
-            // The box sum just left of x = 0: Σ V[−r−1 … r−1] = (r+1)·V[0] + V[0] + … + V[r−1].
-            var fours = firstFour &* UInt32(margin / 4)
-            var start = first &* UInt32(margin % 4)
-            k = 0
-            while k + 4 <= r { fours &+= UnsafeRawPointer(v + 4 * k).load(as: SIMD16<UInt32>.self); k += 4 }
-            while k < r { start &+= UnsafeRawPointer(v + 4 * k).load(as: SIMD4<UInt32>.self); k += 1 }
-            start &+= fours.lowHalf.lowHalf &+ fours.lowHalf.highHalf &+ fours.highHalf.lowHalf &+ fours.highHalf.highHalf
-            var carry = SIMD16<UInt32>(lowHalf: SIMD8(lowHalf: start, highHalf: start), highHalf: SIMD8(lowHalf: start, highHalf: start))
-            sink.beginRow(y)
-            let ahead = UnsafeRawPointer(v + 4 * r), behind = UnsafeRawPointer(v - 4 * (r + 1))
-            var x = 0
-            while x < w {
-                var d = ahead.loadUnaligned(fromByteOffset: 16 * x, as: SIMD16<UInt32>.self)
-                    &- behind.loadUnaligned(fromByteOffset: 16 * x, as: SIMD16<UInt32>.self)
-                // Inclusive prefix over the four pixels: shift by one pixel, then by two.
-                d &+= SIMD16<UInt32>(0, 0, 0, 0, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10], d[11])
-                d &+= SIMD16<UInt32>(0, 0, 0, 0, 0, 0, 0, 0, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7])
-                let sums = d &+ carry
-                carry &+= SIMD16<UInt32>(d[12], d[13], d[14], d[15], d[12], d[13], d[14], d[15],
-                                         d[12], d[13], d[14], d[15], d[12], d[13], d[14], d[15])
-                if x + 4 <= w { sink.emit(x, sums) } else { sink.emit(x, sums, count: w - x) }
-                x += 4
-            }
-            sink.endRow(y)
-            // Column sums of row y + 1.
-            guard y + 1 < h else { break }
-            let add = source + min(y + r + 1, h - 1) * sourceStride, sub = source + max(y - r, 0) * sourceStride
+        } else {
+            let add = input.row(min(y + r, h - 1)), sub = input.row(max(y - r - 1, 0))
             var i = 0
             while i < lanes {
                 let p = vRaw + 4 * i
@@ -103,6 +78,52 @@ struct RowBoxPass {
                 i += 16
             }
         }
+        horizontal(y, sink: &sink)
+    }
+
+    /// Row `y`'s box sums from the column sums (see the type's documentation).
+    @inline(__always)
+    private func horizontal<S: RowBoxSink>(_ y: Int, sink: inout S) {
+        let w = width, r = radius
+        let margin = r + 1                     // pixels of edge copies on each side
+        let v = self.v
+        let vRaw = UnsafeMutableRawPointer(v)
+        // Edge copies: V[−r−1 … −1] = V[0], V[w … w+r+3] = V[w−1] (also overwrites the
+        // lanes past the row that the vertical step computed from neighbouring memory), four
+        // pixels per store (the margins have room for the overshoot).
+        let first = UnsafeRawPointer(v).load(as: SIMD4<UInt32>.self)
+        let lastPixel = UnsafeRawPointer(v + 4 * (w - 1)).load(as: SIMD4<UInt32>.self)
+        let firstFour = SIMD16(lowHalf: SIMD8(lowHalf: first, highHalf: first), highHalf: SIMD8(lowHalf: first, highHalf: first))
+        let lastFour = SIMD16(lowHalf: SIMD8(lowHalf: lastPixel, highHalf: lastPixel),
+                              highHalf: SIMD8(lowHalf: lastPixel, highHalf: lastPixel))
+        var k = 4
+        while k < margin + 4 { (vRaw - 16 * k).storeBytes(of: firstFour, as: SIMD16<UInt32>.self); k += 4 }
+        k = 0
+        while k < margin + 3 { (vRaw + 16 * (w + k)).storeBytes(of: lastFour, as: SIMD16<UInt32>.self); k += 4 }
+        // The box sum just left of x = 0: Σ V[−r−1 … r−1] = (r+1)·V[0] + V[0] + … + V[r−1].
+        var fours = firstFour &* UInt32(margin / 4)
+        var start = first &* UInt32(margin % 4)
+        k = 0
+        while k + 4 <= r { fours &+= UnsafeRawPointer(v + 4 * k).load(as: SIMD16<UInt32>.self); k += 4 }
+        while k < r { start &+= UnsafeRawPointer(v + 4 * k).load(as: SIMD4<UInt32>.self); k += 1 }
+        start &+= fours.lowHalf.lowHalf &+ fours.lowHalf.highHalf &+ fours.highHalf.lowHalf &+ fours.highHalf.highHalf
+        var carry = SIMD16<UInt32>(lowHalf: SIMD8(lowHalf: start, highHalf: start), highHalf: SIMD8(lowHalf: start, highHalf: start))
+        sink.beginRow(y)
+        let ahead = UnsafeRawPointer(v + 4 * r), behind = UnsafeRawPointer(v - 4 * (r + 1))
+        var x = 0
+        while x < w {
+            var d = ahead.loadUnaligned(fromByteOffset: 16 * x, as: SIMD16<UInt32>.self)
+                &- behind.loadUnaligned(fromByteOffset: 16 * x, as: SIMD16<UInt32>.self)
+            // Inclusive prefix over the four pixels: shift by one pixel, then by two.
+            d &+= SIMD16<UInt32>(0, 0, 0, 0, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10], d[11])
+            d &+= SIMD16<UInt32>(0, 0, 0, 0, 0, 0, 0, 0, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7])
+            let sums = d &+ carry
+            carry &+= SIMD16<UInt32>(d[12], d[13], d[14], d[15], d[12], d[13], d[14], d[15],
+                                     d[12], d[13], d[14], d[15], d[12], d[13], d[14], d[15])
+            if x + 4 <= w { sink.emit(x, sums) } else { sink.emit(x, sums, count: w - x) }
+            x += 4
+        }
+        sink.endRow(y)
     }
 
     /// 16 `UInt16` lanes → 16 `UInt32` lanes.
@@ -111,6 +132,35 @@ struct RowBoxPass {
         return SIMD16<UInt32>(UInt32(v[0]), UInt32(v[1]), UInt32(v[2]), UInt32(v[3]), UInt32(v[4]), UInt32(v[5]),
                               UInt32(v[6]), UInt32(v[7]), UInt32(v[8]), UInt32(v[9]), UInt32(v[10]), UInt32(v[11]),
                               UInt32(v[12]), UInt32(v[13]), UInt32(v[14]), UInt32(v[15]))
+    }
+}
+
+/// Rows of 16-bit premultiplied pixels (four `UInt16` lanes each), produced on demand.
+protocol PremultipliedRows {
+    /// Row `y` (`0 ≤ y < height`); valid until rows `2r + 2` or more further on are requested.
+    mutating func row(_ y: Int) -> UnsafePointer<UInt16>
+}
+
+/// A box pass whose output rows are kept in a ring of ``ringRows`` rows and produced when asked
+/// for: three passes chained this way stream the frame through without frame-sized planes.
+struct BoxPassRows<Input: PremultipliedRows>: PremultipliedRows {
+    var input: Input
+    let pass: RowBoxPass
+    var sink: RowPlaneSink
+    private var produced = 0
+
+    init(input: Input, pass: RowBoxPass, sink: RowPlaneSink) {
+        self.input = input
+        self.pass = pass
+        self.sink = sink
+    }
+
+    @inline(__always) mutating func row(_ y: Int) -> UnsafePointer<UInt16> {
+        while produced <= y {
+            pass.advance(to: produced, input: &input, sink: &sink)
+            produced += 1
+        }
+        return UnsafePointer(sink.rowStart(y))
     }
 }
 
@@ -129,17 +179,22 @@ struct RowPlaneSink: RowBoxSink {
     let destination: UnsafeMutablePointer<UInt16>
     /// `UInt16`s between rows.
     let stride: Int
+    /// Row `y` goes to slot `y % ringRows`.
+    let ringRows: Int
     let inverseArea: SIMD16<Float>
     private var row: UnsafeMutablePointer<UInt16>
 
-    init(destination: UnsafeMutablePointer<UInt16>, stride: Int, radius r: Int) {
+    init(destination: UnsafeMutablePointer<UInt16>, stride: Int, ringRows: Int, radius r: Int) {
         self.destination = destination
         self.stride = stride
+        self.ringRows = ringRows
         inverseArea = SIMD16(repeating: 1 / Float((2 * r + 1) * (2 * r + 1)))
         row = destination
     }
 
-    @inline(__always) mutating func beginRow(_ y: Int) { row = destination + y * stride }
+    @inline(__always) func rowStart(_ y: Int) -> UnsafeMutablePointer<UInt16> { destination + (y % ringRows) * stride }
+
+    @inline(__always) mutating func beginRow(_ y: Int) { row = rowStart(y) }
 
     /// `sum / area` rounded to the nearest integer, as 16-bit lanes, in `Float`: one conversion and
     /// one fused multiply-add with 1.5·2²³ (after which the float's low mantissa bits *are* the
