@@ -194,6 +194,36 @@ struct BlurTests {
         #expect(worst <= 1.0, "max |Δ| \(worst) where W ≥ 2601, radii \(blur.lastRadii)")
     }
 
+    /// The fused path streams the frame: row y is composited in place while rows below it are
+    /// still being read (packed) for the plate. It must equal the plate computed from an untouched
+    /// copy, then composited.
+    @Test("blurBackground in place equals blur(excluding:) then composite (padded rows, odd sizes, large radii)",
+          arguments: [(37, 23, 10), (61, 47, 5), (18, 70, 1)])
+    func fusedEqualsTwoSteps(_ c: (Int, Int, Int)) {
+        let (w, h, level) = c
+        let stride = 4 * w + 12
+        let frame = Image(width: w, height: h, format: .bgra8, bytesPerRow: stride,
+                          bytes: Synthetic.noise(count: stride * h, seed: UInt64(level + 300)))
+        var mask = Mask(width: w, height: h)
+        for y in 0..<h { for x in 0..<w {
+            let d = (Double(x - w / 2) * Double(x - w / 2) + Double(y - h / 3) * Double(y - h / 3)).squareRoot()
+            mask.values[y * w + x] = Float(min(max((Double(min(w, h)) / 3 - d) / 4 + 0.5, 0), 1))
+        } }
+        let blur = BackgroundBlur()
+        let strength = BlurStrength(level: level)
+        var plate = Image(width: w, height: h, format: .bgra8)
+        blur.blur(frame, strength: strength, excluding: mask, into: &plate)
+        var expected = Image(width: w, height: h, format: .bgra8)
+        Compositor.composite(person: frame, background: plate, mask: mask, into: &expected)
+        var fused = frame
+        blur.blurBackground(of: &fused, mask: mask, strength: strength)
+        var mismatches = 0
+        for y in 0..<h { for x in 0..<(4 * w) where fused.bytes[y * stride + x] != expected.bytes[y * 4 * w + x] {
+            mismatches += 1
+        } }
+        #expect(mismatches == 0, "\(mismatches) bytes differ")
+    }
+
     @Test("a point of light spreads into a round spot, not a square (three passes, not one)")
     func roundHighlights() {
         let n = 101
