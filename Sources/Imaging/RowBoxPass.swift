@@ -68,38 +68,66 @@ struct RowBoxPass {
                     }
                 }
             }
+            horizontal(y, sink: &sink)
         } else {
+            // Column sums of row y from row y − 1's, updated inside the horizontal loop a chunk
+            // ahead of it (so each chunk of `V` is still in L1 when the running sum reads it).
             let add = input.row(min(y + r, h - 1)), sub = input.row(max(y - r - 1, 0))
-            var i = 0
-            while i < lanes {
-                let p = vRaw + 4 * i
-                p.storeBytes(of: p.load(as: SIMD16<UInt32>.self) &+ Self.widened(add + i) &- Self.widened(sub + i),
-                             as: SIMD16<UInt32>.self)
-                i += 16
-            }
+            horizontal(y, sink: &sink, add: add, sub: sub)
         }
-        horizontal(y, sink: &sink)
     }
 
-    /// Row `y`'s box sums from the column sums (see the type's documentation).
+    /// `V[from ..< to] += add − sub` (pixels; `to` a multiple of 4, lanes past the row land in the
+    /// right margin, which is rewritten afterwards). Returns `to`.
     @inline(__always)
-    private func horizontal<S: RowBoxSink>(_ y: Int, sink: inout S) {
+    private static func update(_ vRaw: UnsafeMutableRawPointer, add: UnsafePointer<UInt16>, sub: UnsafePointer<UInt16>,
+                               from: Int, to: Int) -> Int {
+        var i = 4 * from
+        let end = 4 * to
+        while i < end {
+            let p = vRaw + 4 * i
+            p.storeBytes(of: p.load(as: SIMD16<UInt32>.self) &+ widened(add + i) &- widened(sub + i), as: SIMD16<UInt32>.self)
+            i += 16
+        }
+        return to
+    }
+
+    /// `V[w … w+r+3] = V[w−1]`, four pixels per store (also overwrites the lanes past the row that
+    /// the vertical step computed from neighbouring memory).
+    @inline(__always)
+    private func fillRightMargin() {
+        let w = width, v = self.v
+        let lastPixel = UnsafeRawPointer(v + 4 * (w - 1)).load(as: SIMD4<UInt32>.self)
+        let lastFour = SIMD16(lowHalf: SIMD8(lowHalf: lastPixel, highHalf: lastPixel),
+                              highHalf: SIMD8(lowHalf: lastPixel, highHalf: lastPixel))
+        var k = 0
+        while k < radius + 4 { (UnsafeMutableRawPointer(v) + 16 * (w + k)).storeBytes(of: lastFour, as: SIMD16<UInt32>.self); k += 4 }
+    }
+
+    /// Row `y`'s box sums from the column sums (see the type's documentation). With `add`/`sub`,
+    /// the column sums are first brought to row `y` (`V += add − sub`), a chunk ahead of the
+    /// running sum.
+    @inline(__always)
+    private func horizontal<S: RowBoxSink>(_ y: Int, sink: inout S, add: UnsafePointer<UInt16>? = nil,
+                                           sub: UnsafePointer<UInt16>? = nil) {
         let w = width, r = radius
         let margin = r + 1                     // pixels of edge copies on each side
         let v = self.v
         let vRaw = UnsafeMutableRawPointer(v)
-        // Edge copies: V[−r−1 … −1] = V[0], V[w … w+r+3] = V[w−1] (also overwrites the
-        // lanes past the row that the vertical step computed from neighbouring memory), four
-        // pixels per store (the margins have room for the overshoot).
+        let paddedWidth = (w + 3) & ~3
+        // Pixels of V final for row y: the running sum at x reads up to V[x + r + 3].
+        var updated = paddedWidth
+        if let add, let sub {
+            updated = Self.update(vRaw, add: add, sub: sub, from: 0, to: min(paddedWidth, (r + 7) & ~3))
+        }
+        var rightFilled = false
+        if updated >= w { fillRightMargin(); rightFilled = true }
+        // Edge copies on the left: V[−r−1 … −1] = V[0], four pixels per store (the margin has
+        // room for the overshoot).
         let first = UnsafeRawPointer(v).load(as: SIMD4<UInt32>.self)
-        let lastPixel = UnsafeRawPointer(v + 4 * (w - 1)).load(as: SIMD4<UInt32>.self)
         let firstFour = SIMD16(lowHalf: SIMD8(lowHalf: first, highHalf: first), highHalf: SIMD8(lowHalf: first, highHalf: first))
-        let lastFour = SIMD16(lowHalf: SIMD8(lowHalf: lastPixel, highHalf: lastPixel),
-                              highHalf: SIMD8(lowHalf: lastPixel, highHalf: lastPixel))
         var k = 4
         while k < margin + 4 { (vRaw - 16 * k).storeBytes(of: firstFour, as: SIMD16<UInt32>.self); k += 4 }
-        k = 0
-        while k < margin + 3 { (vRaw + 16 * (w + k)).storeBytes(of: lastFour, as: SIMD16<UInt32>.self); k += 4 }
         // The box sum just left of x = 0: Σ V[−r−1 … r−1] = (r+1)·V[0] + V[0] + … + V[r−1].
         var fours = firstFour &* UInt32(margin / 4)
         var start = first &* UInt32(margin % 4)
@@ -112,16 +140,23 @@ struct RowBoxPass {
         let ahead = UnsafeRawPointer(v + 4 * r), behind = UnsafeRawPointer(v - 4 * (r + 1))
         var x = 0
         while x < w {
-            var d = ahead.loadUnaligned(fromByteOffset: 16 * x, as: SIMD16<UInt32>.self)
-                &- behind.loadUnaligned(fromByteOffset: 16 * x, as: SIMD16<UInt32>.self)
-            // Inclusive prefix over the four pixels: shift by one pixel, then by two.
-            d &+= SIMD16<UInt32>(0, 0, 0, 0, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10], d[11])
-            d &+= SIMD16<UInt32>(0, 0, 0, 0, 0, 0, 0, 0, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7])
-            let sums = d &+ carry
-            carry &+= SIMD16<UInt32>(d[12], d[13], d[14], d[15], d[12], d[13], d[14], d[15],
-                                     d[12], d[13], d[14], d[15], d[12], d[13], d[14], d[15])
-            if x + 4 <= w { sink.emit(x, sums) } else { sink.emit(x, sums, count: w - x) }
-            x += 4
+            let chunkEnd = min(x + 64, w)
+            if updated < paddedWidth, let add, let sub {
+                updated = Self.update(vRaw, add: add, sub: sub, from: updated, to: min(paddedWidth, (chunkEnd + r + 7) & ~3))
+                if updated >= w && !rightFilled { fillRightMargin(); rightFilled = true }
+            }
+            while x < chunkEnd {
+                var d = ahead.loadUnaligned(fromByteOffset: 16 * x, as: SIMD16<UInt32>.self)
+                    &- behind.loadUnaligned(fromByteOffset: 16 * x, as: SIMD16<UInt32>.self)
+                // Inclusive prefix over the four pixels: shift by one pixel, then by two.
+                d &+= SIMD16<UInt32>(0, 0, 0, 0, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10], d[11])
+                d &+= SIMD16<UInt32>(0, 0, 0, 0, 0, 0, 0, 0, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7])
+                let sums = d &+ carry
+                carry &+= SIMD16<UInt32>(d[12], d[13], d[14], d[15], d[12], d[13], d[14], d[15],
+                                         d[12], d[13], d[14], d[15], d[12], d[13], d[14], d[15])
+                if x + 4 <= w { sink.emit(x, sums) } else { sink.emit(x, sums, count: w - x) }
+                x += 4
+            }
         }
         sink.endRow(y)
     }
