@@ -124,6 +124,28 @@ public final class BackgroundBlur {
         }
     }
 
+    /// As ``blurBackground(of:mask:strength:edge:)``, blended with a byte coverage (see
+    /// ``CoverageMask``; each byte then exactly `b + round((p − b)·a/255)`). The plate still uses the
+    /// float mask for its weights.
+    ///
+    /// - Precondition: `mask` and `coverage` have the frame's size; `coverage` is made from `mask`.
+    public func blurBackground(of frame: inout Image, mask: Mask, coverage: CoverageMask,
+                               strength: BlurStrength = BlurStrength()) {
+        precondition(mask.width == frame.width && mask.height == frame.height, "mask size differs")
+        precondition(coverage.width == frame.width && coverage.height == frame.height, "coverage size differs")
+        let radii = radii(strength, width: frame.width, height: frame.height)
+        prepareWords(width: frame.width, height: frame.height)
+        let stride = frame.bytesPerRow, w = frame.width
+        mask.values.withUnsafeBufferPointer { m in
+            coverage.values.withUnsafeBufferPointer { c in
+                frame.bytes.withUnsafeMutableBufferPointer { f in
+                    maskedPasses(frame: UnsafePointer(f.baseAddress!), stride: stride, mask: m.baseAddress!, radii: radii,
+                                 finish: CoverageRows(frame: f.baseAddress!, stride: stride, coverage: c.baseAddress!, width: w))
+                }
+            }
+        }
+    }
+
     // MARK: - Plain blur: three 8-bit 2-D box passes (ByteBoxPass), frame → A → B → output
 
     private var byteSize = (width: 0, height: 0)
@@ -277,6 +299,19 @@ private struct CopyRows: BlurRowConsumer {
     let width: Int
     mutating func consume(_ y: Int, _ row: UnsafePointer<UInt8>) {
         (output + y * stride).update(from: row, count: 4 * width)
+    }
+}
+
+/// Background rows blended under the person, in place, with a byte coverage.
+private struct CoverageRows: BlurRowConsumer {
+    let frame: UnsafeMutablePointer<UInt8>
+    let stride: Int
+    let coverage: UnsafePointer<UInt8>
+    let width: Int
+    mutating func consume(_ y: Int, _ row: UnsafePointer<UInt8>) {
+        let out = frame + y * stride
+        Compositor.blendRow(person: UnsafePointer(out), background: row, coverage: coverage + y * width,
+                            output: out, width: width)
     }
 }
 

@@ -36,6 +36,7 @@ struct AllocationTests {
             coverage.update(from: mask)
             Compositor.composite(person: frame, background: background, coverage: coverage, into: &output)
             Compositor.composite(over: &scratch, background: background, coverage: coverage)
+            blur.blurBackground(of: &scratch, mask: mask, coverage: coverage, strength: BlurStrength(level: 7))
         }
         frameWork()  // first frame: buffers are allocated here
         let parts: [(String, () -> Void)] = [
@@ -47,6 +48,7 @@ struct AllocationTests {
             ("composite", { Compositor.composite(person: frame, background: background, mask: mask, into: &output) }),
             ("composite over", { Compositor.composite(over: &scratch, background: background, mask: mask) }),
             ("coverage", { coverage.update(from: mask) }),
+            ("fused coverage", { blur.blurBackground(of: &scratch, mask: mask, coverage: coverage, strength: BlurStrength(level: 7)) }),
             ("composite coverage", { Compositor.composite(person: frame, background: background, coverage: coverage, into: &output) }),
             ("composite coverage over", { Compositor.composite(over: &scratch, background: background, coverage: coverage) }),
         ]
