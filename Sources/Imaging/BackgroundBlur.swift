@@ -259,11 +259,17 @@ private struct PackedRows: PremultipliedRows {
         return UnsafePointer(ring + (y % ringRows) * 4 * width)
     }
 
+    /// `(0, 0, 0, 255)` per pixel, out of the optimiser's sight (see ``pack(_:mask:width:into:)``).
+    @inline(never) static func opaqueAlphaLanes() -> SIMD16<UInt16> {
+        SIMD16(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255)
+    }
+
     @inline(never)
     static func pack(_ src: UnsafePointer<UInt8>, mask m: UnsafePointer<Float>, width w: Int, into dst: UnsafeMutablePointer<UInt16>) {
-        // The alpha lane becomes 255 (then × w) by AND + OR, no lane masks.
-        let colourMask = SIMD16<UInt16>(0xFF, 0xFF, 0xFF, 0, 0xFF, 0xFF, 0xFF, 0, 0xFF, 0xFF, 0xFF, 0, 0xFF, 0xFF, 0xFF, 0)
-        let alphaBits = SIMD16<UInt16>(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255)
+        // The alpha lane becomes 255 (then × w) by OR-ing 255 into it (a byte OR 255 is 255), with a
+        // value the optimiser cannot see: a visible constant lane mask compiled to masked byte
+        // loads and word permutes.
+        let alpha = opaqueAlphaLanes()
         var x = 0
         while x + 16 <= w {
             // The weights as 16-bit integers, then one 16-bit multiply per lane (≤ 255·255).
@@ -276,11 +282,11 @@ private struct PackedRows: PremultipliedRows {
                                          UInt16(truncatingIfNeeded: wf[10]), UInt16(truncatingIfNeeded: wf[11]),
                                          UInt16(truncatingIfNeeded: wf[12]), UInt16(truncatingIfNeeded: wf[13]),
                                          UInt16(truncatingIfNeeded: wf[14]), UInt16(truncatingIfNeeded: wf[15]))
-            for q in 0..<4 {
-                let v = (ByteBoxPass.widened(UnsafeRawPointer(src + 4 * (x + 4 * q))) & colourMask | alphaBits)
-                    &* FastConvert.spread(weights, quarter: q)
+            @inline(__always) func quarter(_ q: Int) {
+                let v = (ByteBoxPass.widened(UnsafeRawPointer(src + 4 * (x + 4 * q))) | alpha) &* FastConvert.spread(weights, quarter: q)
                 UnsafeMutableRawPointer(dst + 4 * (x + 4 * q)).storeBytes(of: v, as: SIMD16<UInt16>.self)
             }
+            quarter(0); quarter(1); quarter(2); quarter(3)
             x += 16
         }
         while x < w {
