@@ -264,6 +264,14 @@ private struct PackedRows: PremultipliedRows {
         SIMD16(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255)
     }
 
+    /// Four pixels: `(c·w, c·w, c·w, 255·w)`.
+    @inline(__always)
+    static func packQuarter(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt16>, _ weights: SIMD16<UInt16>,
+                            _ alpha: SIMD16<UInt16>) {
+        let v = (ByteBoxPass.widened(UnsafeRawPointer(src)) | alpha) &* weights
+        UnsafeMutableRawPointer(dst).storeBytes(of: v, as: SIMD16<UInt16>.self)
+    }
+
     @inline(never)
     static func pack(_ src: UnsafePointer<UInt8>, mask m: UnsafePointer<Float>, width w: Int, into dst: UnsafeMutablePointer<UInt16>) {
         // The alpha lane becomes 255 (then × w) by OR-ing 255 into it (a byte OR 255 is 255), with a
@@ -282,11 +290,12 @@ private struct PackedRows: PremultipliedRows {
                                          UInt16(truncatingIfNeeded: wf[10]), UInt16(truncatingIfNeeded: wf[11]),
                                          UInt16(truncatingIfNeeded: wf[12]), UInt16(truncatingIfNeeded: wf[13]),
                                          UInt16(truncatingIfNeeded: wf[14]), UInt16(truncatingIfNeeded: wf[15]))
-            @inline(__always) func quarter(_ q: Int) {
-                let v = (ByteBoxPass.widened(UnsafeRawPointer(src + 4 * (x + 4 * q))) | alpha) &* FastConvert.spread(weights, quarter: q)
-                UnsafeMutableRawPointer(dst + 4 * (x + 4 * q)).storeBytes(of: v, as: SIMD16<UInt16>.self)
-            }
-            quarter(0); quarter(1); quarter(2); quarter(3)
+            // (A static helper, not a local function: one capturing the `var x` is boxed on the
+            // heap in debug builds.)
+            Self.packQuarter(src + 4 * x, dst + 4 * x, FastConvert.spread(weights, quarter: 0), alpha)
+            Self.packQuarter(src + 4 * (x + 4), dst + 4 * (x + 4), FastConvert.spread(weights, quarter: 1), alpha)
+            Self.packQuarter(src + 4 * (x + 8), dst + 4 * (x + 8), FastConvert.spread(weights, quarter: 2), alpha)
+            Self.packQuarter(src + 4 * (x + 12), dst + 4 * (x + 12), FastConvert.spread(weights, quarter: 3), alpha)
             x += 16
         }
         while x < w {
