@@ -10,7 +10,9 @@ OpenCV counterparts (same sizes, preallocated dst, cv2.setNumThreads(1)):
   blur_masked the same three cv2.blur (OpenCV has no mask-weighted blur; ours does more work)
   upsample    cv2.resize(256x256 float32 mask → frame, INTER_LINEAR)
   preprocess  cv2.warpPerspective(frame → 256x256, INTER_LINEAR, BORDER_CONSTANT)
-  composite   fastest of cv2.blendLinear (float weights) and multiply+multiply+add (u8 mask expanded
+  composite   (and composite_coverage, our blend from a byte coverage plane, converted beforehand
+              and timed separately as `coverage`)
+              fastest of cv2.blendLinear (float weights) and multiply+multiply+add (u8 mask expanded
               to 4 channels beforehand, not timed); also compared with np.copyto of the frame (memcpy)
   cover_crop  crop view + cv2.resize INTER_AREA 1600x1200 → frame (first-time cost)
 
@@ -105,6 +107,8 @@ def main():
                     key = ("cover_crop_cached", None)
                 else:
                     key = (o["op"], o.get("level"))
+                if o["op"] == "composite_coverage":
+                    key = ("composite_coverage", None)
                 ours.setdefault((w, h, key), []).append(o["median_ms"])
                 if o["op"] == "blur":
                     radii[o["level"]] = o["radii"]
@@ -114,11 +118,11 @@ def main():
     print(f"{'op':<14}{'size':>11}{'level':>6}{'vbg ms':>10}{'OpenCV ms':>11}{'ratio':>8}")
     for (w, h, key), v in sorted(ours.items(), key=lambda kv: (kv[0][0], str(kv[0][2]))):
         mine = statistics.median(v)
-        ref = theirs.get((w, h, key))
+        ref = theirs.get((w, h, ("composite", None) if key[0] == "composite_coverage" else key))
         refm = statistics.median(ref) if ref else float("nan")
         level = "" if key[1] is None else str(key[1])
         print(f"{key[0]:<14}{w:>6}x{h:<5}{level:>5}{mine:>10.3f}{refm:>11.3f}{mine / refm:>8.2f}")
-        if key[0] == "composite":
+        if key[0] in ("composite", "composite_coverage"):
             copy = statistics.median(theirs[(w, h, ("memcpy", None))])
             print(f"{'  vs memcpy':<14}{w:>6}x{h:<5}{'':>5}{mine:>10.3f}{copy:>11.3f}{mine / copy:>8.2f}")
 

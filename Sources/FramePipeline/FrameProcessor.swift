@@ -67,6 +67,11 @@ public final class FrameProcessor {
     private var mask: Mask?
     /// The last smoothed mask (the smoother's memory and the mask for frames without inference).
     private var previousMask: Mask?
+    /// Changes whenever the smoothed mask does (each inference, each reset), for
+    /// ``FrameCompositor/composite(_:mask:maskGeneration:effect:into:)``. Starts at a random
+    /// multiple of 2³² so that a compositor handed from one processor to another does not mistake
+    /// the new processor's masks for the old one's (a collision needs the same 31 random bits).
+    private var maskGeneration = Int.random(in: 0..<(1 << 31)) << 32
     private var lastOutput: VideoFrame?
     private var stateGeneration = 0
     private var wasEnabled = false
@@ -85,6 +90,7 @@ public final class FrameProcessor {
 
     /// Clears the inter-frame state: the next frame segments from scratch and uses its raw mask.
     public func reset() {
+        maskGeneration &+= 1
         policy.reset()
         smoother.reset()
         lastOutput = nil
@@ -151,6 +157,7 @@ public final class FrameProcessor {
                     smoother.smooth(current, previous: previous)
                 }
             }
+            maskGeneration &+= 1
             statistics.smoothing.record(clock.now - smoothingStart)
             return composite(frame, into: output, settings: settings, compositor: compositor, start: start)
 
@@ -168,7 +175,9 @@ public final class FrameProcessor {
                            usePreviousMask: Bool = false) -> FrameOutcome {
         let compositingStart = clock.now
         output.withMutableImage { image in
-            compositor.composite(frame.image, mask: usePreviousMask ? previousMask! : mask!, effect: settings.effect,
+            // `mask` and `previousMask` hold the same smoothed values (the smoother writes both).
+            compositor.composite(frame.image, mask: usePreviousMask ? previousMask! : mask!, maskGeneration: maskGeneration,
+                                 effect: settings.effect,
                                  into: &image)
         }
         let end = clock.now

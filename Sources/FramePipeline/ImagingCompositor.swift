@@ -1,13 +1,17 @@
 import Imaging
 
 /// The shipped compositor: the imaging module's mask-weighted background blur (levels 1…10, no
-/// halo) and cover-cropped replacement, blended with the standard edge ramp.
+/// halo) and cover-cropped replacement, blended with the standard edge ramp through a byte
+/// coverage (`CoverageMask`, kept per mask generation).
 ///
 /// Keeps one ``BackgroundBlur`` (its scratch planes) and the cover-cropped picture of the current
 /// background image (rebuilt only when the image or the frame size changes), so a steady stream
 /// allocates nothing. Not thread-safe: one per video stream.
 public final class ImagingCompositor: FrameCompositor {
     private let blur = BackgroundBlur()
+    /// The byte coverage of the last mask (`CoverageMask`), rebuilt when the mask generation changes.
+    private var coverage: CoverageMask?
+    private var coverageGeneration: Int?
     private var replacement: ReplacementBackground?
     private var replacementIdentifier: Int?
     private let edge: EdgeRamp
@@ -15,6 +19,25 @@ public final class ImagingCompositor: FrameCompositor {
     public init(edge: EdgeRamp = .standard) { self.edge = edge }
 
     public func composite(_ frame: Image, mask: Mask, effect: BackgroundEffect, into output: inout Image) {
+        // No generation: the mask may have changed, so its coverage is rebuilt.
+        coverageGeneration = nil
+        composite(frame, mask: mask, maskGeneration: 0, effect: effect, into: &output)
+        coverageGeneration = nil
+    }
+
+    /// Composites with the byte coverage of `mask` (`CoverageMask`, rounded from the edge ramp: at
+    /// most one level from the float blend), converted once per mask generation: frames without
+    /// inference reuse it, and the blend reads a quarter of the float mask's bytes.
+    public func composite(_ frame: Image, mask: Mask, maskGeneration: Int, effect: BackgroundEffect,
+                          into output: inout Image) {
+        if coverage?.width != mask.width || coverage?.height != mask.height {
+            coverage = CoverageMask(width: mask.width, height: mask.height)
+            coverageGeneration = nil
+        }
+        if coverageGeneration != maskGeneration {
+            coverage!.update(from: mask, edge: edge)
+            coverageGeneration = maskGeneration
+        }
         switch effect {
         case .blur(let level):
             // The blur works in place: start from the frame's pixels.
@@ -27,14 +50,14 @@ public final class ImagingCompositor: FrameCompositor {
                     }
                 }
             }
-            blur.blurBackground(of: &output, mask: mask, strength: BlurStrength(level: level), edge: edge)
+            blur.blurBackground(of: &output, mask: mask, coverage: coverage!, strength: BlurStrength(level: level))
         case .image(let picture, let identifier):
             if replacementIdentifier != identifier || replacement == nil {
                 replacement = ReplacementBackground(picture)
                 replacementIdentifier = identifier
             }
             let background = replacement!.covering(width: frame.width, height: frame.height, format: frame.format)
-            Compositor.composite(person: frame, background: background, mask: mask, edge: edge, into: &output)
+            Compositor.composite(person: frame, background: background, coverage: coverage!, into: &output)
         }
     }
 }

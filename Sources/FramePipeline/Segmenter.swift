@@ -47,4 +47,17 @@ public protocol FrameCompositor: AnyObject {
     ///
     /// - Precondition: `output`, `frame` and `mask` have the same size; `output` has `frame`'s format.
     func composite(_ frame: Image, mask: Mask, effect: BackgroundEffect, into output: inout Image)
+
+    /// As ``composite(_:mask:effect:into:)``, with `maskGeneration`: the same number on calls with
+    /// the same mask values, a different one whenever they change (``FrameProcessor`` counts its
+    /// smoothed masks), so a compositor may reuse what it derived from the mask on frames without
+    /// inference. The default ignores it.
+    func composite(_ frame: Image, mask: Mask, maskGeneration: Int, effect: BackgroundEffect, into output: inout Image)
+}
+
+extension FrameCompositor {
+    public func composite(_ frame: Image, mask: Mask, maskGeneration: Int, effect: BackgroundEffect,
+                          into output: inout Image) {
+        composite(frame, mask: mask, effect: effect, into: &output)
+    }
 }

@@ -12,8 +12,9 @@
 /// `cv2.blur` calls compute — streamed four rows at a time, O(1) per pixel whatever the radius.
 ///
 /// **Algorithm, masked blur.** 8-bit colour × an 8-bit weight make integers ≤ 65025 (`UInt16`
-/// planes); three 2-D box passes (``WordBoxPass``) with exact `UInt32` sums, rounded once per pass;
-/// the last pass normalises colour by weight and hands rows to the compositor.
+/// planes); three 2-D box passes (``RowBoxPass``, a row at a time) with exact `UInt32` sums,
+/// the first two rounded once to `UInt16` (within 0.5117), the last one normalising colour by
+/// weight and handing rows to the compositor.
 ///
 /// Borders clamp (the edge pixel repeats) in both.
 ///
@@ -21,9 +22,8 @@
 /// of same-sized frames allocates nothing. Not `Sendable`: one instance per video stream.
 public final class BackgroundBlur {
     private var wordSize = (width: 0, height: 0)
-    private var wordPlanes: UnsafeMutablePointer<UInt16>?     // 2 × 4·width·height premultiplied lanes
-    private var wordColumnSums: UnsafeMutablePointer<UInt32>? // 4·width rounded up to 16
-    private var wordLines: UnsafeMutableRawPointer?           // the ring of WordBoxPass
+    private var wordPlanes: UnsafeMutablePointer<UInt16>?     // three rings of premultiplied rows (packed, pass 1, pass 2)
+    private var wordColumnSums: UnsafeMutablePointer<UInt32>? // the three passes' column sums (with margins)
     private var rowBytes: UnsafeMutablePointer<UInt8>?        // 4 × 4·width bytes of finished background rows
 
     /// The radii used by the last call (three box passes).
@@ -47,16 +47,29 @@ public final class BackgroundBlur {
         guard wordSize != (width, height) else { return }
         releaseWords()
         wordSize = (width, height)
-        wordPlanes = .allocate(capacity: 2 * 4 * width * height + 16)
-        wordColumnSums = .allocate(capacity: (4 * width + 15) / 16 * 16)
-        wordLines = .allocate(byteCount: 64 * ByteBoxPass.ringCapacity, alignment: 64)
-        wordLines!.initializeMemory(as: UInt8.self, repeating: 0, count: 64 * ByteBoxPass.ringCapacity)
+        // 64-byte aligned (a cache line): the passes' full-vector loads and stores of the column
+        // sums and of plane rows (`8·width` bytes apart) then never straddle two lines.
+        wordPlanes = Self.aligned(UInt16.self, count: 3 * Self.ringStride(width: width))
+        wordColumnSums = Self.aligned(UInt32.self, count: 3 * RowBoxPass.columnCapacity(width: width))
+        wordColumnSums!.initialize(repeating: 0, count: 3 * RowBoxPass.columnCapacity(width: width))
         rowBytes = .allocate(capacity: 16 * width)
     }
 
+    /// Rows a ring of premultiplied rows holds: `2r + 2` for the largest radius (127).
+    static let ringRows = 256
+
+    /// `UInt16`s of one ring (rows of `4·width` lanes, plus 16 lanes read past the last row).
+    private static func ringStride(width: Int) -> Int { (ringRows * 4 * width + 16 + 31) / 32 * 32 }
+
+    /// Uninitialised storage for `count` values, 64-byte aligned (free with `deallocate()`).
+    private static func aligned<T>(_: T.Type, count: Int) -> UnsafeMutablePointer<T> {
+        UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<T>.stride, alignment: 64)
+            .bindMemory(to: T.self, capacity: count)
+    }
+
     private func releaseWords() {
-        wordPlanes?.deallocate(); wordColumnSums?.deallocate(); wordLines?.deallocate(); rowBytes?.deallocate()
-        wordPlanes = nil; wordColumnSums = nil; wordLines = nil; rowBytes = nil
+        wordPlanes?.deallocate(); wordColumnSums?.deallocate(); rowBytes?.deallocate()
+        wordPlanes = nil; wordColumnSums = nil; rowBytes = nil
     }
 
     /// Writes the blurred background plate of `frame` into `output` (alpha 255).
@@ -76,14 +89,17 @@ public final class BackgroundBlur {
             return
         }
         prepareWords(width: frame.width, height: frame.height)
-        frame.bytes.withUnsafeBufferPointer { f in
-            mask!.values.withUnsafeBufferPointer { m in
-                pack(f.baseAddress!, stride: frame.bytesPerRow, mask: m.baseAddress!)
-            }
-        }
         let outStride = output.bytesPerRow
-        output.bytes.withUnsafeMutableBufferPointer { o in
-            maskedPasses(radii: radii, finish: CopyRows(output: o.baseAddress!, stride: outStride, width: frame.width))
+        // The frame is read up to 2r + 2 rows ahead of the rows written, so `output` must not be
+        // the frame's storage: work from a copy of the frame when it is (copy-on-write).
+        let source = frame
+        source.bytes.withUnsafeBufferPointer { f in
+            mask!.values.withUnsafeBufferPointer { m in
+                output.bytes.withUnsafeMutableBufferPointer { o in
+                    maskedPasses(frame: f.baseAddress!, stride: frame.bytesPerRow, mask: m.baseAddress!, radii: radii,
+                                 finish: CopyRows(output: o.baseAddress!, stride: outStride, width: frame.width))
+                }
+            }
         }
     }
 
@@ -99,9 +115,33 @@ public final class BackgroundBlur {
         let stride = frame.bytesPerRow, w = frame.width
         mask.values.withUnsafeBufferPointer { m in
             frame.bytes.withUnsafeMutableBufferPointer { f in
-                pack(UnsafePointer(f.baseAddress!), stride: stride, mask: m.baseAddress!)
-                maskedPasses(radii: radii, finish: CompositeRows(frame: f.baseAddress!, stride: stride,
-                                                                 mask: m.baseAddress!, width: w, edge: edge))
+                // Row y is composited in place only after pass 3 has produced it, which needs the
+                // frame's rows up to y + r1 + r2 + r3 + 3 packed, and rows above y are never read again.
+                maskedPasses(frame: UnsafePointer(f.baseAddress!), stride: stride, mask: m.baseAddress!, radii: radii,
+                             finish: CompositeRows(frame: f.baseAddress!, stride: stride, mask: m.baseAddress!,
+                                                   width: w, edge: edge))
+            }
+        }
+    }
+
+    /// As ``blurBackground(of:mask:strength:edge:)``, blended with a byte coverage (see
+    /// ``CoverageMask``; each byte then exactly `b + round((p − b)·a/255)`). The plate still uses the
+    /// float mask for its weights.
+    ///
+    /// - Precondition: `mask` and `coverage` have the frame's size; `coverage` is made from `mask`.
+    public func blurBackground(of frame: inout Image, mask: Mask, coverage: CoverageMask,
+                               strength: BlurStrength = BlurStrength()) {
+        precondition(mask.width == frame.width && mask.height == frame.height, "mask size differs")
+        precondition(coverage.width == frame.width && coverage.height == frame.height, "coverage size differs")
+        let radii = radii(strength, width: frame.width, height: frame.height)
+        prepareWords(width: frame.width, height: frame.height)
+        let stride = frame.bytesPerRow, w = frame.width
+        mask.values.withUnsafeBufferPointer { m in
+            coverage.values.withUnsafeBufferPointer { c in
+                frame.bytes.withUnsafeMutableBufferPointer { f in
+                    maskedPasses(frame: UnsafePointer(f.baseAddress!), stride: stride, mask: m.baseAddress!, radii: radii,
+                                 finish: CoverageRows(frame: f.baseAddress!, stride: stride, coverage: c.baseAddress!, width: w))
+                }
             }
         }
     }
@@ -117,8 +157,8 @@ public final class BackgroundBlur {
         guard byteSize != (width, height) else { return }
         releaseBytes()
         byteSize = (width, height)
-        bytePlanes = .allocate(capacity: 2 * 4 * width * height)
-        byteColumnSums = .allocate(capacity: (4 * width + 15) / 16 * 16)
+        bytePlanes = Self.aligned(UInt8.self, count: 2 * 4 * width * height)
+        byteColumnSums = Self.aligned(UInt16.self, count: (4 * width + 15) / 16 * 16)
         byteLines = .allocate(capacity: ByteBoxPass.ringCapacity)
         byteLines!.initialize(repeating: .zero, count: ByteBoxPass.ringCapacity)
     }
@@ -148,62 +188,33 @@ public final class BackgroundBlur {
         }
     }
 
-    // MARK: - Masked blur: pack, three 16-bit 2-D box passes (WordBoxPass), normalise + hand rows out
+    // MARK: - Masked blur: pack, three 16-bit 2-D box passes (RowBoxPass), normalise + hand rows out
 
-    /// Plane A = `(c·w, c·w, c·w, 255·w)` per pixel, `w = round(255·(1 − m))`: integers ≤ 65025.
-    private func pack(_ frame: UnsafePointer<UInt8>, stride: Int, mask: UnsafePointer<Float>) {
+    /// The three passes streamed: packed rows → pass 1 → pass 2 (each output kept in a ring of
+    /// `2r + 2` rows of the next pass's radius) → pass 3, which normalises into `finish` row by row.
+    private func maskedPasses<F: BlurRowConsumer>(frame: UnsafePointer<UInt8>, stride: Int, mask: UnsafePointer<Float>,
+                                                  radii: [Int], finish: F) {
         let (w, h) = wordSize
-        let plane = wordPlanes!
-        // The alpha lane becomes 255 (then × w) by AND + OR, no lane masks.
-        let colourMask = SIMD16<UInt16>(0xFF, 0xFF, 0xFF, 0, 0xFF, 0xFF, 0xFF, 0, 0xFF, 0xFF, 0xFF, 0, 0xFF, 0xFF, 0xFF, 0)
-        let alphaBits = SIMD16<UInt16>(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255)
-        for y in 0..<h {
-            let src = frame + y * stride, m = mask + y * w, dst = plane + 4 * w * y
-            var x = 0
-            while x + 16 <= w {
-                // The weights as 16-bit integers, then one 16-bit multiply per lane (≤ 255·255).
-                let wf = FastConvert.roundedInt32(Self.weights(UnsafeRawPointer(m + x).loadUnaligned(as: SIMD16<Float>.self)))
-                let weights = SIMD16<UInt16>(UInt16(truncatingIfNeeded: wf[0]), UInt16(truncatingIfNeeded: wf[1]),
-                                             UInt16(truncatingIfNeeded: wf[2]), UInt16(truncatingIfNeeded: wf[3]),
-                                             UInt16(truncatingIfNeeded: wf[4]), UInt16(truncatingIfNeeded: wf[5]),
-                                             UInt16(truncatingIfNeeded: wf[6]), UInt16(truncatingIfNeeded: wf[7]),
-                                             UInt16(truncatingIfNeeded: wf[8]), UInt16(truncatingIfNeeded: wf[9]),
-                                             UInt16(truncatingIfNeeded: wf[10]), UInt16(truncatingIfNeeded: wf[11]),
-                                             UInt16(truncatingIfNeeded: wf[12]), UInt16(truncatingIfNeeded: wf[13]),
-                                             UInt16(truncatingIfNeeded: wf[14]), UInt16(truncatingIfNeeded: wf[15]))
-                for q in 0..<4 {
-                    let v = (ByteBoxPass.widened(UnsafeRawPointer(src + 4 * (x + 4 * q))) & colourMask | alphaBits)
-                        &* FastConvert.spread(weights, quarter: q)
-                    UnsafeMutableRawPointer(dst + 4 * (x + 4 * q)).storeBytes(of: v, as: SIMD16<UInt16>.self)
-                }
-                x += 16
-            }
-            while x < w {
-                let weight = Self.weight(m[x])
-                for c in 0..<3 { dst[4 * x + c] = UInt16(Float(src[4 * x + c]) * weight) }
-                dst[4 * x + 3] = UInt16(255 * weight)
-                x += 1
-            }
-        }
-    }
-
-    /// A → B → A with rounding, then the last pass normalises into `finish`.
-    private func maskedPasses<F: WordRowConsumer>(radii: [Int], finish: F) {
-        let (w, h) = wordSize
-        let a = wordPlanes!, b = a + 4 * w * h
-        let pass = WordBoxPass(columnSums: wordColumnSums!, lines: wordLines!)
-        var first = WordPlaneSink(destination: b, stride: 4 * w, height: h, radius: radii[0])
-        Self.run(pass, source: a, width: w, height: h, radius: radii[0], sink: &first)
-        var second = WordPlaneSink(destination: a, stride: 4 * w, height: h, radius: radii[1])
-        Self.run(pass, source: b, width: w, height: h, radius: radii[1], sink: &second)
-        var last = NormalisingSink(scratch: rowBytes!, width: w, finish: finish)
-        Self.run(pass, source: a, width: w, height: h, radius: radii[2], sink: &last)
+        let ring = Self.ringStride(width: w), columns = RowBoxPass.columnCapacity(width: w)
+        let planes = wordPlanes!, sums = wordColumnSums!
+        let packed = PackedRows(frame: frame, stride: stride, mask: mask, width: w,
+                                ring: planes, ringRows: 2 * radii[0] + 2)
+        let first = BoxPassRows(input: packed,
+                                pass: RowBoxPass(columnSums: sums, width: w, height: h, radius: radii[0]),
+                                sink: RowPlaneSink(destination: planes + ring, stride: 4 * w, ringRows: 2 * radii[1] + 2,
+                                                   radius: radii[0]))
+        var second = BoxPassRows(input: first,
+                                 pass: RowBoxPass(columnSums: sums + columns, width: w, height: h, radius: radii[1]),
+                                 sink: RowPlaneSink(destination: planes + 2 * ring, stride: 4 * w, ringRows: 2 * radii[2] + 2,
+                                                    radius: radii[1]))
+        var last = RowNormalisingSink(scratch: rowBytes!, finish: finish)
+        Self.run(RowBoxPass(columnSums: sums + 2 * columns, width: w, height: h, radius: radii[2]),
+                 input: &second, sink: &last)
     }
 
     @inline(never)
-    private static func run<S: WordBoxSink>(_ pass: WordBoxPass, source: UnsafePointer<UInt16>, width: Int, height: Int,
-                                            radius: Int, sink: inout S) {
-        pass.run(source: source, sourceStride: 4 * width, width: width, height: height, radius: radius, sink: &sink)
+    private static func run<I: PremultipliedRows, S: RowBoxSink>(_ pass: RowBoxPass, input: inout I, sink: inout S) {
+        for y in 0..<pass.height { pass.advance(to: y, input: &input, sink: &sink) }
     }
 
     /// The background weight `round(255·(1 − m))`, m clamped into [0, 1].
@@ -218,8 +229,86 @@ public final class BackgroundBlur {
     }
 }
 
+/// The pack step as a ring of rows: row `y` = `(c·w, c·w, c·w, 255·w)` per pixel,
+/// `w = round(255·(1 − m))` (integers ≤ 65025), made when first asked for.
+private struct PackedRows: PremultipliedRows {
+    let frame: UnsafePointer<UInt8>
+    let stride: Int
+    let mask: UnsafePointer<Float>
+    let width: Int
+    let ring: UnsafeMutablePointer<UInt16>
+    let ringRows: Int
+    var produced = 0
+
+    init(frame: UnsafePointer<UInt8>, stride: Int, mask: UnsafePointer<Float>, width: Int,
+         ring: UnsafeMutablePointer<UInt16>, ringRows: Int) {
+        self.frame = frame
+        self.stride = stride
+        self.mask = mask
+        self.width = width
+        self.ring = ring
+        self.ringRows = ringRows
+    }
+
+    @inline(__always) mutating func row(_ y: Int) -> UnsafePointer<UInt16> {
+        while produced <= y {
+            Self.pack(frame + produced * stride, mask: mask + produced * width, width: width,
+                      into: ring + (produced % ringRows) * 4 * width)
+            produced += 1
+        }
+        return UnsafePointer(ring + (y % ringRows) * 4 * width)
+    }
+
+    /// `(0, 0, 0, 255)` per pixel, out of the optimiser's sight (see ``pack(_:mask:width:into:)``).
+    @inline(never) static func opaqueAlphaLanes() -> SIMD16<UInt16> {
+        SIMD16(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255)
+    }
+
+    /// Four pixels: `(c·w, c·w, c·w, 255·w)`.
+    @inline(__always)
+    static func packQuarter(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt16>, _ weights: SIMD16<UInt16>,
+                            _ alpha: SIMD16<UInt16>) {
+        let v = (ByteBoxPass.widened(UnsafeRawPointer(src)) | alpha) &* weights
+        UnsafeMutableRawPointer(dst).storeBytes(of: v, as: SIMD16<UInt16>.self)
+    }
+
+    @inline(never)
+    static func pack(_ src: UnsafePointer<UInt8>, mask m: UnsafePointer<Float>, width w: Int, into dst: UnsafeMutablePointer<UInt16>) {
+        // The alpha lane becomes 255 (then × w) by OR-ing 255 into it (a byte OR 255 is 255), with a
+        // value the optimiser cannot see: a visible constant lane mask compiled to masked byte
+        // loads and word permutes.
+        let alpha = opaqueAlphaLanes()
+        var x = 0
+        while x + 16 <= w {
+            // The weights as 16-bit integers, then one 16-bit multiply per lane (≤ 255·255).
+            let wf = FastConvert.roundedInt32(BackgroundBlur.weights(UnsafeRawPointer(m + x).loadUnaligned(as: SIMD16<Float>.self)))
+            let weights = SIMD16<UInt16>(UInt16(truncatingIfNeeded: wf[0]), UInt16(truncatingIfNeeded: wf[1]),
+                                         UInt16(truncatingIfNeeded: wf[2]), UInt16(truncatingIfNeeded: wf[3]),
+                                         UInt16(truncatingIfNeeded: wf[4]), UInt16(truncatingIfNeeded: wf[5]),
+                                         UInt16(truncatingIfNeeded: wf[6]), UInt16(truncatingIfNeeded: wf[7]),
+                                         UInt16(truncatingIfNeeded: wf[8]), UInt16(truncatingIfNeeded: wf[9]),
+                                         UInt16(truncatingIfNeeded: wf[10]), UInt16(truncatingIfNeeded: wf[11]),
+                                         UInt16(truncatingIfNeeded: wf[12]), UInt16(truncatingIfNeeded: wf[13]),
+                                         UInt16(truncatingIfNeeded: wf[14]), UInt16(truncatingIfNeeded: wf[15]))
+            // (A static helper, not a local function: one capturing the `var x` is boxed on the
+            // heap in debug builds.)
+            Self.packQuarter(src + 4 * x, dst + 4 * x, FastConvert.spread(weights, quarter: 0), alpha)
+            Self.packQuarter(src + 4 * (x + 4), dst + 4 * (x + 4), FastConvert.spread(weights, quarter: 1), alpha)
+            Self.packQuarter(src + 4 * (x + 8), dst + 4 * (x + 8), FastConvert.spread(weights, quarter: 2), alpha)
+            Self.packQuarter(src + 4 * (x + 12), dst + 4 * (x + 12), FastConvert.spread(weights, quarter: 3), alpha)
+            x += 16
+        }
+        while x < w {
+            let weight = BackgroundBlur.weight(m[x])
+            for c in 0..<3 { dst[4 * x + c] = UInt16(Float(src[4 * x + c]) * weight) }
+            dst[4 * x + 3] = UInt16(255 * weight)
+            x += 1
+        }
+    }
+}
+
 /// Background rows copied to an output image.
-private struct CopyRows: WordRowConsumer {
+private struct CopyRows: BlurRowConsumer {
     let output: UnsafeMutablePointer<UInt8>
     let stride: Int
     let width: Int
@@ -228,8 +317,21 @@ private struct CopyRows: WordRowConsumer {
     }
 }
 
+/// Background rows blended under the person, in place, with a byte coverage.
+private struct CoverageRows: BlurRowConsumer {
+    let frame: UnsafeMutablePointer<UInt8>
+    let stride: Int
+    let coverage: UnsafePointer<UInt8>
+    let width: Int
+    mutating func consume(_ y: Int, _ row: UnsafePointer<UInt8>) {
+        let out = frame + y * stride
+        Compositor.blendRow(person: UnsafePointer(out), background: row, coverage: coverage + y * width,
+                            output: out, width: width)
+    }
+}
+
 /// Background rows blended under the person, in place (``Compositor``'s blend).
-private struct CompositeRows: WordRowConsumer {
+private struct CompositeRows: BlurRowConsumer {
     let frame: UnsafeMutablePointer<UInt8>
     let stride: Int
     let mask: UnsafePointer<Float>

@@ -52,6 +52,101 @@ public enum Compositor {
         }
     }
 
+    /// Composites with a byte coverage (see ``CoverageMask`` for its rounding rule): each byte is
+    /// exactly `b + round((p − b) · a / 255)`, alpha 255. Runs of 16 pixels that are all 0 or all
+    /// 255 are plain copies (or nothing, in place).
+    ///
+    /// - Precondition: as ``composite(person:background:mask:edge:into:)``.
+    public static func composite(person: Image, background: Image, coverage: CoverageMask, into output: inout Image) {
+        checkSizes(person, background, width: coverage.width, height: coverage.height)
+        precondition(output.width == person.width && output.height == person.height, "output size differs")
+        precondition(output.format == person.format, "output format differs")
+        let width = person.width
+        person.bytes.withUnsafeBufferPointer { p in
+            background.bytes.withUnsafeBufferPointer { b in
+                coverage.values.withUnsafeBufferPointer { c in
+                    output.bytes.withUnsafeMutableBufferPointer { o in
+                        for y in 0..<person.height {
+                            blendRow(person: p.baseAddress! + y * person.bytesPerRow,
+                                     background: b.baseAddress! + y * background.bytesPerRow,
+                                     coverage: c.baseAddress! + y * width,
+                                     output: o.baseAddress! + y * output.bytesPerRow, width: width)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Composites in place with a byte coverage: `frame` (the person) becomes the composite.
+    public static func composite(over frame: inout Image, background: Image, coverage: CoverageMask) {
+        checkSizes(frame, background, width: coverage.width, height: coverage.height)
+        let width = frame.width, stride = frame.bytesPerRow
+        background.bytes.withUnsafeBufferPointer { b in
+            coverage.values.withUnsafeBufferPointer { c in
+                frame.bytes.withUnsafeMutableBufferPointer { f in
+                    for y in 0..<frame.height {
+                        let row = f.baseAddress! + y * stride
+                        blendRow(person: UnsafePointer(row), background: b.baseAddress! + y * background.bytesPerRow,
+                                 coverage: c.baseAddress! + y * width, output: row, width: width)
+                    }
+                }
+            }
+        }
+    }
+
+    private static func checkSizes(_ person: Image, _ background: Image, width: Int, height: Int) {
+        precondition(background.width == person.width && background.height == person.height, "background size differs")
+        precondition(width == person.width && height == person.height, "coverage size differs")
+        precondition(background.format == person.format, "background pixel format differs")
+    }
+
+    /// Blends one row with byte coverage. `person` and `output` may be the same memory.
+    ///
+    /// `blendQuarter` with `w = Float(a) · (1/255)`: `(p − b)·w` is within 255·2⁻²² of
+    /// `(p − b)·a/255`, whose distance to a half-integer is at least 1/510, so the rounding is
+    /// exactly `round((p − b)·a/255)`.
+    @inline(never)
+    static func blendRow(person: UnsafePointer<UInt8>, background: UnsafePointer<UInt8>, coverage: UnsafePointer<UInt8>,
+                         output: UnsafeMutablePointer<UInt8>, width: Int) {
+        var x = 0
+        let inPlace = UnsafePointer(output) == person
+        while x + 16 <= width {
+            let raw = UnsafeRawPointer(coverage + x)
+            let low = raw.loadUnaligned(as: UInt64.self), high = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            let p = person + 4 * x, b = background + 4 * x, o = output + 4 * x
+            if low | high == 0 {
+                copy64(from: b, to: o)
+            } else if low & high == ~0 {
+                if !inPlace { copy64(from: p, to: o) }
+            } else {
+                let a = FastConvert.floats(raw) * (1 / 255)
+                blendQuarter(p, b, o, FastConvert.spread(a, quarter: 0))
+                blendQuarter(p + 16, b + 16, o + 16, FastConvert.spread(a, quarter: 1))
+                blendQuarter(p + 32, b + 32, o + 32, FastConvert.spread(a, quarter: 2))
+                blendQuarter(p + 48, b + 48, o + 48, FastConvert.spread(a, quarter: 3))
+            }
+            x += 16
+        }
+        var i = 0
+        while i + 16 <= x {
+            let o = UnsafeMutableRawPointer(output + 4 * i)
+            o.storeBytes(of: o.loadUnaligned(as: SIMD16<UInt32>.self) | 0xFF00_0000, as: SIMD16<UInt32>.self)
+            i += 16
+        }
+        while x < width {
+            let a = Int(coverage[x])
+            for c in 0..<3 {
+                let f = Int(person[4 * x + c]), b = Int(background[4 * x + c])
+                // round(d·a/255) for a signed product, no ties: floor((2·d·a + 255) / 510).
+                let t = 2 * (f - b) * a + 255
+                output[4 * x + c] = UInt8(b + (t >= 0 ? t / 510 : -((-t + 509) / 510)))
+            }
+            output[4 * x + 3] = 255
+            x += 1
+        }
+    }
+
     private static func checkSizes(_ person: Image, _ background: Image, _ mask: Mask) {
         precondition(background.width == person.width && background.height == person.height, "background size differs")
         precondition(mask.width == person.width && mask.height == person.height, "mask size differs")
@@ -81,18 +176,35 @@ public enum Compositor {
         UnsafeMutableRawPointer(output).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
     }
 
+    /// 64 bytes (16 pixels) copied.
+    @inline(__always) static func copy64(from source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>) {
+        UnsafeMutableRawPointer(destination).storeBytes(of: UnsafeRawPointer(source).loadUnaligned(as: SIMD16<UInt32>.self),
+                                                        as: SIMD16<UInt32>.self)
+    }
+
     /// Blends one row. `person` and `output` may be the same memory.
+    ///
+    /// Skip-spans: where all 16 coverages of a group are 0 the group is a copy of the background,
+    /// where all are 1 a copy of the person (nothing to do in place); both are exactly what the
+    /// blend gives there (`(p − b)·0 + b = b`, `(p − b)·1 + b = p` in integers).
     @inline(never)
     static func blendRow(person: UnsafePointer<UInt8>, background: UnsafePointer<UInt8>, mask: UnsafePointer<Float>,
                          output: UnsafeMutablePointer<UInt8>, width: Int, edge: EdgeRamp) {
         var x = 0
+        let inPlace = UnsafePointer(output) == person
         while x + 16 <= width {
             let a = edge.coverage(UnsafeRawPointer(mask + x).loadUnaligned(as: SIMD16<Float>.self))
             let p = person + 4 * x, b = background + 4 * x, o = output + 4 * x
-            blendQuarter(p, b, o, FastConvert.spread(a, quarter: 0))
-            blendQuarter(p + 16, b + 16, o + 16, FastConvert.spread(a, quarter: 1))
-            blendQuarter(p + 32, b + 32, o + 32, FastConvert.spread(a, quarter: 2))
-            blendQuarter(p + 48, b + 48, o + 48, FastConvert.spread(a, quarter: 3))
+            if a == SIMD16<Float>() {
+                Self.copy64(from: b, to: o)
+            } else if a == SIMD16<Float>(repeating: 1) {
+                if !inPlace { Self.copy64(from: p, to: o) }
+            } else {
+                blendQuarter(p, b, o, FastConvert.spread(a, quarter: 0))
+                blendQuarter(p + 16, b + 16, o + 16, FastConvert.spread(a, quarter: 1))
+                blendQuarter(p + 32, b + 32, o + 32, FastConvert.spread(a, quarter: 2))
+                blendQuarter(p + 48, b + 48, o + 48, FastConvert.spread(a, quarter: 3))
+            }
             x += 16
         }
         // Alpha 255 for the pixels above, 16 at a time (the row is still in L1).

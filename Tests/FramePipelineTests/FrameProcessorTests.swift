@@ -100,6 +100,33 @@ struct FrameProcessorTests {
         #expect(processor.statistics.framesComposited == 6)
     }
 
+    @Test("the mask generation changes with each inference and reset, and stays on frames without inference")
+    func maskGenerations() {
+        final class Recorder: FrameCompositor {
+            var generations: [Int] = []
+            func composite(_ frame: Image, mask: Mask, effect: BackgroundEffect, into output: inout Image) {}
+            func composite(_ frame: Image, mask: Mask, maskGeneration: Int, effect: BackgroundEffect, into output: inout Image) {
+                generations.append(maskGeneration)
+            }
+        }
+        let processor = FrameProcessor()
+        let segmenter = FakeSegmenter()
+        let recorder = Recorder()
+        let settings = FrameSettings(isEnabled: true, inferenceInterval: 3)
+        for index in 0..<6 {
+            _ = processor.process(makePersonFrame(width: 8, height: 6, sequenceNumber: index), settings: settings,
+                                  segmenter: segmenter, compositor: recorder)
+        }
+        processor.reset()
+        _ = processor.process(makePersonFrame(width: 8, height: 6, sequenceNumber: 6), settings: settings,
+                              segmenter: segmenter, compositor: recorder)
+        let g = recorder.generations
+        #expect(segmenter.calls == 3)
+        #expect(g.count == 7)
+        #expect(g[0] == g[1] && g[1] == g[2] && g[3] == g[4] && g[4] == g[5])
+        #expect(Set([g[0], g[3], g[6]]).count == 3)
+    }
+
     @Test("switching off clears the inter-frame state and frees the buffers")
     func offClearsState() {
         let processor = FrameProcessor()

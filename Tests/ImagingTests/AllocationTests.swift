@@ -11,7 +11,7 @@ struct AllocationTests {
         return UInt(vbg_thread_allocation_count() - before)
     }
 
-    @Test("sampler, upsampler, blur (plain, masked, fused) and compositor: zero allocations in steady state",
+    @Test("sampler, upsampler, blur (plain, masked, fused), coverage and compositor: zero allocations in steady state",
           .enabled(if: vbg_allocation_counting_is_active() == 1))
     func steadyState() {
         let w = 97, h = 61
@@ -24,6 +24,7 @@ struct AllocationTests {
         let sampler = ModelInputSampler(sourceWidth: w, sourceHeight: h, tensorWidth: 32, tensorHeight: 32)
         let upsampler = MaskUpsampler(sourceWidth: 32, sourceHeight: 24, targetWidth: w, targetHeight: h)
         let blur = BackgroundBlur()
+        var coverage = CoverageMask(width: w, height: h)
         func frameWork() {
             tensor.withUnsafeMutableBufferPointer { sampler.sample(frame, into: $0) }
             small.withUnsafeBufferPointer { s in mask.values.withUnsafeMutableBufferPointer { upsampler.upsample(s, into: $0) } }
@@ -32,6 +33,10 @@ struct AllocationTests {
             blur.blurBackground(of: &scratch, mask: mask, strength: BlurStrength(level: 7))
             Compositor.composite(person: frame, background: background, mask: mask, into: &output)
             Compositor.composite(over: &scratch, background: background, mask: mask)
+            coverage.update(from: mask)
+            Compositor.composite(person: frame, background: background, coverage: coverage, into: &output)
+            Compositor.composite(over: &scratch, background: background, coverage: coverage)
+            blur.blurBackground(of: &scratch, mask: mask, coverage: coverage, strength: BlurStrength(level: 7))
         }
         frameWork()  // first frame: buffers are allocated here
         let parts: [(String, () -> Void)] = [
@@ -42,6 +47,10 @@ struct AllocationTests {
             ("fused", { blur.blurBackground(of: &scratch, mask: mask, strength: BlurStrength(level: 7)) }),
             ("composite", { Compositor.composite(person: frame, background: background, mask: mask, into: &output) }),
             ("composite over", { Compositor.composite(over: &scratch, background: background, mask: mask) }),
+            ("coverage", { coverage.update(from: mask) }),
+            ("fused coverage", { blur.blurBackground(of: &scratch, mask: mask, coverage: coverage, strength: BlurStrength(level: 7)) }),
+            ("composite coverage", { Compositor.composite(person: frame, background: background, coverage: coverage, into: &output) }),
+            ("composite coverage over", { Compositor.composite(over: &scratch, background: background, coverage: coverage) }),
         ]
         for (name, part) in parts {
             let n = Self.allocations(part)

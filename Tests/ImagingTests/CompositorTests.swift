@@ -56,4 +56,54 @@ struct CompositorTests {
         Compositor.composite(over: &frame, background: background, mask: mask)
         #expect(frame == out)
     }
+
+    @Test("byte coverage is round(255 · coverage(m)), ties to even; 0 and 255 exactly at the ramp's ends", arguments: [EdgeRamp.standard, .linear])
+    func coverageBytes(_ edge: EdgeRamp) {
+        let w = 41, h = 3
+        let mask = Mask(width: w, height: h, values: (0..<(w * h)).map { Float($0 % 61) / 50 - 0.1 })
+        var coverage = CoverageMask(width: w, height: h)
+        coverage.update(from: mask, edge: edge)
+        for i in 0..<(w * h) {
+            let expected = UInt8((edge.coverage(mask.values[i]) * 255).rounded(.toNearestOrEven))
+            #expect(coverage.values[i] == expected, "value \(mask.values[i])")
+        }
+        #expect(coverage.values.contains(0) && coverage.values.contains(255))
+    }
+
+    /// The byte path's rule, computed exactly in integers: `b + round((p − b)·a/255)`.
+    static func exactByteBlend(_ p: UInt8, _ b: UInt8, _ a: UInt8) -> UInt8 {
+        let q = (Int(p) - Int(b)) * Int(a)
+        return UInt8(Int(b) + Int((Double(q) / 255).rounded()))
+    }
+
+    @Test("with byte coverage each byte is exactly b + round((p − b)·a/255), within one level of the Float path",
+          arguments: [1, 15, 16, 37, 70])
+    func byteCoverage(_ w: Int) {
+        let h = 4
+        let (person, background) = Self.images(w, h)
+        // Runs of 0 and 255 (the skip paths) and soft values in between.
+        let mask = Mask(width: w, height: h, values: (0..<(w * h)).map { i in
+            let x = i % w
+            return x < 18 ? 0 : x < 36 ? 1 : Float((i * 7) % 101) / 100
+        })
+        var coverage = CoverageMask(width: w, height: h)
+        coverage.update(from: mask)
+        var out = Image(width: w, height: h), viaFloat = Image(width: w, height: h)
+        Compositor.composite(person: person, background: background, coverage: coverage, into: &out)
+        Compositor.composite(person: person, background: background, mask: mask, into: &viaFloat)
+        var worst = 0
+        for i in 0..<(w * h) {
+            for c in 0..<3 {
+                let expected = Self.exactByteBlend(person.bytes[4 * i + c], background.bytes[4 * i + c], coverage.values[i])
+                #expect(out.bytes[4 * i + c] == expected, "pixel \(i) channel \(c)")
+                worst = max(worst, abs(Int(out.bytes[4 * i + c]) - Int(viaFloat.bytes[4 * i + c])))
+            }
+            #expect(out.bytes[4 * i + 3] == 255)
+        }
+        #expect(worst <= 1)
+        // In place gives the same.
+        var frame = person
+        Compositor.composite(over: &frame, background: background, coverage: coverage)
+        #expect(frame == out)
+    }
 }

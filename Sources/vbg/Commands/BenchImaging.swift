@@ -6,7 +6,8 @@ import Y4MFormat
 /// synthetic RGBA frames (release builds; single thread). Times are the thread's CPU time
 /// (`CLOCK_THREAD_CPUTIME_ID`), so preemption on a shared machine does not count. One line per (operation, size); with
 /// `--json` one JSON object per line: `op`, `width`, `height`, `median_ms`, `p10_ms`, `p90_ms`,
-/// `runs`, and for blur `level` and `radii`.
+/// `runs`, and for blur `level` and `radii`. `composite` blends with the float mask (what the pipeline
+/// runs); `coverage` converts that mask to a ``CoverageMask`` and `composite_coverage` blends with it.
 func runImagingBench(_ arguments: inout Arguments) throws {
     let json = try arguments.flag("json")
     _ = try arguments.flag("imaging")
@@ -120,6 +121,12 @@ func runImagingBench(_ arguments: inout Arguments) throws {
             var out = other
             let t = time { Compositor.composite(person: frame, background: other, mask: mask, into: &out) }
             report("composite", w, h, t)
+            // The byte-coverage form: the conversion from the float mask, then the composite.
+            var coverage = CoverageMask(width: w, height: h)
+            let convert = time { coverage.update(from: mask) }
+            report("coverage", w, h, convert)
+            let withCoverage = time { Compositor.composite(person: frame, background: other, coverage: coverage, into: &out) }
+            report("composite_coverage", w, h, withCoverage)
         }
     }
 }
