@@ -17,9 +17,12 @@ let soakCommand = Command(
         through the device-level virtual background with the real model, changing one setting every
         --change-every frames (default 250) in a fixed cycle: blur level, background image and back
         to blur, inference interval 1-4, mask sync, state reset, camera switch, effect off and on.
-        Resident memory is read from /proc/self/statm at the end of each settings cycle; the
-        reading after --warmup frames (default 5000) is the reference. Exit 1 when memory grew by
-        more than 5 % of it, or when any frame was dropped.
+        Resident memory is read from /proc/self/statm at the end of each settings cycle. The
+        cycled values (10 blur levels, 2 pictures, intervals 1-4, mask sync on/off) repeat every
+        20 cycles, and the working set depends on them (a blur's rings grow with its radius), so
+        the reference is the highest reading over the first 20 cycles after --warmup frames
+        (default 5000): every combination once. Exit 1 when a later reading exceeds it by more
+        than 5 %, or when any frame was dropped. Readings are summarised per tenth of the run.
         """,
     run: { arguments in
         let frames = try arguments.integer("frames", default: 100_000, in: 1...100_000_000)
@@ -96,9 +99,12 @@ private func runSoak(frames: Int, width: Int, height: Int, modelPath: String, ch
     say("soak: \(frames) frames of \(width)x\(height), model \(modelPath)")
     say("soak: a setting changes every \(changeEvery) frames (cycle \(cycle) frames); RSS read at each cycle end; reference after \(warmup) frames")
     let start = DispatchTime.now().uptimeNanoseconds
-    var reference: Int?
-    var referenceFrame = 0
-    var highest = 0
+    // RSS at each cycle end after the warm-up. The first `referenceCycles` readings set the
+    // reference (their highest); the rest must stay within 5 % of it.
+    let referenceCycles = 20
+    var readings: [Int] = []
+    readings.reserveCapacity(frames / cycle + 2)
+    var firstReadingFrame: Int?
     var captured = 0
     var step = 0
     while captured < frames {
@@ -109,10 +115,9 @@ private func runSoak(frames: Int, width: Int, height: Int, modelPath: String, ch
         let (_, change) = steps[step % steps.count]
         change(step / steps.count)
         step += 1
-        if captured % cycle == 0 || captured == frames {
-            let rss = residentBytes()
-            if reference == nil, captured >= warmup { reference = rss; referenceFrame = captured }
-            if reference != nil { highest = max(highest, rss) }
+        if captured % cycle == 0, captured >= warmup {
+            readings.append(residentBytes())
+            if firstReadingFrame == nil { firstReadingFrame = captured }
         }
         if captured % reportEvery == 0 || captured == frames {
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -127,12 +132,24 @@ private func runSoak(frames: Int, width: Int, height: Int, modelPath: String, ch
     let final = residentBytes()
     let published = channel.publishedVideo.frameCount
     say("soak: done: \(captured) frames in \(String(format: "%.1f", seconds)) s; published \(published); composited \(diagnostics.framesComposited), repeated \(diagnostics.framesRepeated), passed through \(diagnostics.framesPassedThrough), inferences \(diagnostics.inferenceCount), dropped \(diagnostics.droppedFrameCount)")
-    guard let reference else {
-        throw CLIError.input("the run ended before the warm-up (\(warmup) frames) and a cycle end; nothing to compare")
+    guard readings.count > referenceCycles, let firstReadingFrame else {
+        throw CLIError.input("the run ended before \(referenceCycles + 1) settings cycles after the warm-up (\(warmup) frames); nothing to compare")
     }
+    let reference = readings[..<referenceCycles].max()!
+    let highest = readings[referenceCycles...].max()!
     let growth = Double(highest - reference) / Double(reference) * 100
-    say(String(format: "soak: RSS at warm-up (frame %d) %.1f MB, highest after %.1f MB (%+.2f %%), at the end %.1f MB",
-                 referenceFrame, Double(reference) / 1e6, Double(highest) / 1e6, growth, Double(final) / 1e6))
+    func megabytes(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1e6) }
+    say("soak: RSS per tenth of the \(readings.count) cycle-end readings from frame \(firstReadingFrame) (min-max MB):")
+    let tenth = max(1, readings.count / 10)
+    var tenths: [String] = []
+    for start in stride(from: 0, to: readings.count, by: tenth) {
+        let part = readings[start..<min(start + tenth, readings.count)]
+        tenths.append("\(megabytes(part.min()!))-\(megabytes(part.max()!))")
+    }
+    say("soak:   " + tenths.joined(separator: ", "))
+    say(String(format: "soak: reference (highest of the first %d readings, frames %d-%d) %.1f MB, highest after %.1f MB (%+.2f %%), at the end %.1f MB",
+               referenceCycles, firstReadingFrame, firstReadingFrame + (referenceCycles - 1) * cycle,
+               Double(reference) / 1e6, Double(highest) / 1e6, growth, Double(final) / 1e6))
     if diagnostics.droppedFrameCount > 0 || published != captured {
         throw CLIError.input("\(diagnostics.droppedFrameCount) frames dropped, \(published) of \(captured) published")
     }
