@@ -353,7 +353,11 @@ final class FastExecutor: Executor {
               let out = final.outputs.first, elementwiseSafe(s, out), elementwiseSafe(u, out) else { return nil }
         let shape = graph.values[out].shape
         let layout = PlaneLayout.dense(width: shape[3], height: shape[2])
-        let map = { (value: Int) in FeatureMap(base: self.pointer(value), channels: shape[1], layout: layout) }
+        // Captures the arena's address function, not `self`: `pendingGates` keeps this closure, so
+        // capturing `self` would make a retain cycle that leaks the executor and every buffer it
+        // owns when the session is released (LeakSanitizer found it through `vbg video`).
+        let pointer = self.pointer
+        let map = { (value: Int) in FeatureMap(base: pointer(value), channels: shape[1], layout: layout) }
         fusedActivations.formUnion([graph.nodes[i + 1].outputs[0]] + chain.covered + [out])
         let buffer = GateBuffer(channels: shape[1])
         pendingGates[out] = (s, u, map, buffer)
