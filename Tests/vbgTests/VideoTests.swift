@@ -221,6 +221,15 @@ private final class VBGProcess {
         try process.run()
     }
 
+    /// Reads standard error to its end, then waits for the process to exit. In this order, a
+    /// process that writes more than a pipe buffer to standard error (a sanitizer's report at
+    /// exit) cannot block on a pipe nobody reads while the test waits for it to exit.
+    func readErrorsUntilExit() -> String {
+        let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return log
+    }
+
     /// Reads standard output until `count` bytes arrived or it ends.
     func readOutput(atLeast count: Int) -> Data {
         collect(stdout) { $0.count >= count }
@@ -257,8 +266,7 @@ struct VideoPipeTests {
         vbg.stdin.fileHandleForWriting.write(bytes)
         try vbg.stdin.fileHandleForWriting.close()
         let output = vbg.readOutput(atLeast: .max)
-        vbg.process.waitUntilExit()
-        let log = String(decoding: vbg.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let log = vbg.readErrorsUntilExit()
         #expect(vbg.process.terminationStatus == 0, "\(log)")
         let decoded = try DecodedStream(data: output)
         #expect(decoded.header == streamHeader)
@@ -277,9 +285,8 @@ struct VideoPipeTests {
         #expect(output.count == streamHeader.line.utf8.count + 2 * frameBytes)
         vbg.process.interrupt()
         output.append(vbg.readOutput(atLeast: .max))
-        vbg.process.waitUntilExit()
+        let log = vbg.readErrorsUntilExit()
         try vbg.stdin.fileHandleForWriting.close()
-        let log = String(decoding: vbg.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(vbg.process.terminationReason == .exit)
         #expect(vbg.process.terminationStatus == 130, "\(log)")
         #expect(log.contains("interrupted"), "\(log)")
@@ -294,11 +301,9 @@ struct VideoPipeTests {
         defer { unlink(input); unlink(output) }
         let vbg = try VBGProcess(["video", "--input", input, "--output", output, "--blur", "5", "--model", "landscape"])
         // The first progress line comes after a second of work (standard error is not a terminal).
-        var log = vbg.collect(vbg.stderr) { String(decoding: $0, as: UTF8.self).contains("fps") }
+        let log = vbg.collect(vbg.stderr) { String(decoding: $0, as: UTF8.self).contains("fps") }
         vbg.process.interrupt()
-        vbg.process.waitUntilExit()
-        log.append(vbg.stderr.fileHandleForReading.readDataToEndOfFile())
-        let text = String(decoding: log, as: UTF8.self)
+        let text = String(decoding: log, as: UTF8.self) + vbg.readErrorsUntilExit()
         #expect(vbg.process.terminationStatus == 130, "\(text)")
         let decoded = try DecodedStream(path: output)
         #expect(decoded.header == streamHeader)
