@@ -32,6 +32,10 @@ public struct ModelInputSampler: Sendable {
     /// frame moves its weight to zero (the pair shifts left by one at the right edge).
     private let pairOffsets: [Int]
     private let pairWeights: [SIMD8<Int32>]
+    /// Per even tensor column `u`, the weights of columns `u` and `u + 1` in the lane order of
+    /// ``samplePairs``'s two-column step: `(wa(u) ×4, wa(u+1) ×4, wb(u) ×4, wb(u+1) ×4)`.
+    /// 16-bit, so the compiler can prove the products fit 16-bit multiply-adds.
+    private let twoColumnWeights: [SIMD16<Int16>]
 
     struct Tap: Sendable {
         var first: Int32
@@ -70,6 +74,11 @@ public struct ModelInputSampler: Sendable {
         }
         pairOffsets = offsets
         pairWeights = weights
+        twoColumnWeights = (0..<(weights.count / 2)).map { q in
+            let a = weights[2 * q], b = weights[2 * q + 1]
+            let (wa0, wa1, wb0, wb1) = (Int16(a[0]), Int16(b[0]), Int16(a[4]), Int16(b[4]))
+            return SIMD16(wa0, wa0, wa0, wa0, wa1, wa1, wa1, wa1, wb0, wb0, wb0, wb0, wb1, wb1, wb1, wb1)
+        }
     }
 
     /// The 1/32-pixel source position of each destination index, as OpenCV 4.x's warpPerspective
@@ -113,8 +122,10 @@ public struct ModelInputSampler: Sendable {
             image.bytes.withUnsafeBufferPointer { pixels in
                 pairOffsets.withUnsafeBufferPointer { offsets in
                     pairWeights.withUnsafeBufferPointer { weights in
-                        samplePairs(pixels.baseAddress!, stride: stride, isBGRA: isBGRA,
-                                    offsets: offsets.baseAddress!, weights: weights.baseAddress!, into: out)
+                        twoColumnWeights.withUnsafeBufferPointer { twoColumn in
+                            samplePairs(pixels.baseAddress!, stride: stride, isBGRA: isBGRA, offsets: offsets.baseAddress!,
+                                        weights: weights.baseAddress!, twoColumnWeights: twoColumn.baseAddress!, into: out)
+                        }
                     }
                 }
             }
@@ -152,74 +163,89 @@ public struct ModelInputSampler: Sendable {
         }
     }
 
-    /// The sampling loop with adjacent-pair taps: per output pixel, 8 bytes (two pixels) from each
-    /// of the two rows, one 8-lane integer multiply-add per row, the two halves summed. Exactly
-    /// the same integers as the per-tap formula (every product and sum is exact).
+    /// The sampling loop with adjacent-pair taps: per output pixel, 8 bytes (two adjacent pixels)
+    /// from each of the two rows. Exactly the integers of the per-tap formula (every product and
+    /// sum is exact, so the order of the sums does not matter):
+    ///
+    /// - vertical: `V = top · wy0 + bottom · wy1` per channel of both pixels (≤ 255·32, so it fits
+    ///   16 bits);
+    /// - horizontal: `Σ = V(x) · wa + V(x + 1) · wb` (≤ 255·32·32 < 2³¹);
+    /// - rounding: `(32·Σ + 2¹⁴) >> 15`, which equals `(Σ + 512) >> 10`.
+    ///
+    /// The main step does four output pixels: two two-column halves, each with its lanes ordered
+    /// `(left(u), left(u+1), right(u), right(u+1))` so the horizontal sum is one add of the
+    /// vector's halves, then one conversion and one 16-float store (the last 4 floats are
+    /// scratch, overwritten by the next step). The masks with `0xFF` and `0x7FFF` change no value;
+    /// they tell the compiler the operands fit 16 bits, so it multiplies with 16-bit
+    /// multiply-adds instead of 32-bit multiplies. Columns the 16-float store cannot reach go
+    /// through the one-pixel path.
     private func samplePairs(_ base: UnsafePointer<UInt8>, stride: Int, isBGRA: Bool,
                              offsets: UnsafePointer<Int>, weights: UnsafePointer<SIMD8<Int32>>,
+                             twoColumnWeights: UnsafePointer<SIMD16<Int16>>,
                              into out: UnsafeMutablePointer<Float>) {
-        let scale = SIMD4<Float>(repeating: Float(1.0 / 255.0))
+        let scale = Float(1.0 / 255.0)
         let lastColumn = tensorWidth - 1
         @inline(__always) func pair(_ p: UnsafePointer<UInt8>) -> SIMD8<Int32> {
             SIMD8<Int32>(Int32(p[0]), Int32(p[1]), Int32(p[2]), Int32(p[3]), Int32(p[4]), Int32(p[5]), Int32(p[6]), Int32(p[7]))
         }
+        /// Two pairs as `(a.left, b.left, a.right, b.right)`.
+        @inline(__always) func interleaved(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> SIMD16<Int32> {
+            SIMD16<Int32>(Int32(a[0]), Int32(a[1]), Int32(a[2]), Int32(a[3]), Int32(b[0]), Int32(b[1]), Int32(b[2]), Int32(b[3]),
+                          Int32(a[4]), Int32(a[5]), Int32(a[6]), Int32(a[7]), Int32(b[4]), Int32(b[5]), Int32(b[6]), Int32(b[7]))
+        }
+        @inline(__always) func widened(_ w: SIMD16<Int16>) -> SIMD16<Int32> {
+            SIMD16<Int32>(Int32(w[0]), Int32(w[1]), Int32(w[2]), Int32(w[3]), Int32(w[4]), Int32(w[5]), Int32(w[6]), Int32(w[7]),
+                          Int32(w[8]), Int32(w[9]), Int32(w[10]), Int32(w[11]), Int32(w[12]), Int32(w[13]), Int32(w[14]), Int32(w[15]))
+        }
+        let fits16 = SIMD16<Int32>(repeating: 0x7FFF)
         for v in 0..<tensorHeight {
             let row = rows[v]
-            let top = base + Int(row.first) * stride
-            let bottom = base + Int(row.second) * stride
-            let wy0 = SIMD8<Int32>(repeating: row.firstWeight), wy1 = SIMD8<Int32>(repeating: row.secondWeight)
-            let o = out + v * tensorWidth * 3
+            let top = base + Int(row.first) &* stride
+            let bottom = base + Int(row.second) &* stride
+            let o = out + v &* tensorWidth &* 3
+            let wy0 = SIMD16<Int32>(repeating: row.firstWeight & 0xFF), wy1 = SIMD16<Int32>(repeating: row.secondWeight & 0xFF)
+            /// The sums Σ of output pixels u (lanes 0–3) and u + 1 (lanes 4–7), u even.
+            @inline(__always) func sums(_ u: Int) -> SIMD8<Int32> {
+                let xa = offsets[u], xb = offsets[u &+ 1]
+                let vertical = (interleaved(top + xa, top + xb) &* wy0 &+ interleaved(bottom + xa, bottom + xb) &* wy1) & fits16
+                let p = vertical &* widened(twoColumnWeights[u &>> 1])
+                return p.lowHalf &+ p.highHalf
+            }
+            /// One output pixel's four channels.
             @inline(__always) func value(_ u: Int) -> SIMD4<Float> {
                 let x = offsets[u]
-                // Vertical first: every product is an exact integer, so the order does not matter.
-                let p = (pair(top + x) &* wy0 &+ pair(bottom + x) &* wy1) &* weights[u]
-                let sum = p.lowHalf &+ p.highHalf
-                let value = ((sum &* 32) &+ 16384) &>> 15
-                return SIMD4<Float>(Float(value[0]), Float(value[1]), Float(value[2]), Float(value[3])) * scale
+                let p = (pair(top + x) &* wy0.lowHalf &+ pair(bottom + x) &* wy1.lowHalf) &* weights[u]
+                let k = ((p.lowHalf &+ p.highHalf) &+ 512) &>> 10
+                return SIMD4<Float>(Float(k[0]), Float(k[1]), Float(k[2]), Float(k[3])) * scale
             }
-            @inline(__always) func bytes16(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> SIMD16<Int32> {
-                SIMD16<Int32>(Int32(a[0]), Int32(a[1]), Int32(a[2]), Int32(a[3]), Int32(a[4]), Int32(a[5]), Int32(a[6]), Int32(a[7]),
-                              Int32(b[0]), Int32(b[1]), Int32(b[2]), Int32(b[3]), Int32(b[4]), Int32(b[5]), Int32(b[6]), Int32(b[7]))
-            }
-            let wy0x2 = SIMD16<Int32>(repeating: row.firstWeight), wy1x2 = SIMD16<Int32>(repeating: row.secondWeight)
-            /// Two output pixels in one 16-lane step.
-            @inline(__always) func values(_ u: Int) -> SIMD8<Float> {
-                let xa = offsets[u], xb = offsets[u + 1]
-                let weights = SIMD16<Int32>(lowHalf: weights[u], highHalf: weights[u + 1])
-                let p = (bytes16(top + xa, top + xb) &* wy0x2 &+ bytes16(bottom + xa, bottom + xb) &* wy1x2) &* weights
-                let sum = SIMD8<Int32>(lowHalf: p.lowHalf.lowHalf &+ p.lowHalf.highHalf,
-                                       highHalf: p.highHalf.lowHalf &+ p.highHalf.highHalf)
-                let value = ((sum &* 32) &+ 16384) &>> 15
-                return SIMD8<Float>(Float(value[0]), Float(value[1]), Float(value[2]), Float(value[3]),
-                                    Float(value[4]), Float(value[5]), Float(value[6]), Float(value[7])) * SIMD8(repeating: Float(1.0 / 255.0))
+            /// Output pixels u…u+3 (u even), four channels each.
+            @inline(__always) func four(_ u: Int) -> SIMD16<Float> {
+                let k = (SIMD16<Int32>(lowHalf: sums(u), highHalf: sums(u &+ 2)) &+ 512) &>> 10
+                return SIMD16<Float>(Float(k[0]), Float(k[1]), Float(k[2]), Float(k[3]), Float(k[4]), Float(k[5]), Float(k[6]), Float(k[7]),
+                                     Float(k[8]), Float(k[9]), Float(k[10]), Float(k[11]), Float(k[12]), Float(k[13]), Float(k[14]), Float(k[15])) * scale
             }
             var u = 0
-            // Pairs while both pixels' 4-float stores stay inside the row (the last pixel writes 3).
+            // Two copies of the loop so each has one constant permutation (a select between two
+            // permutations inside the loop makes the compiler build the vector lane by lane).
             if isBGRA {
-                while u + 1 < lastColumn {
-                    let f = values(u)
-                    UnsafeMutableRawPointer(o + 3 * u).storeBytes(of: SIMD4(f[2], f[1], f[0], f[3]), as: SIMD4<Float>.self)
-                    UnsafeMutableRawPointer(o + 3 * u + 3).storeBytes(of: SIMD4(f[6], f[5], f[4], f[7]), as: SIMD4<Float>.self)
-                    u += 2
+                while 3 &* u &+ 16 <= 3 &* tensorWidth {
+                    let f = four(u)
+                    let packed = SIMD16<Float>(f[2], f[1], f[0], f[6], f[5], f[4], f[10], f[9], f[8], f[14], f[13], f[12], 0, 0, 0, 0)
+                    UnsafeMutableRawPointer(o + 3 &* u).storeBytes(of: packed, as: SIMD16<Float>.self)
+                    u &+= 4
                 }
             } else {
-                while u + 1 < lastColumn {
-                    let f = values(u)
-                    UnsafeMutableRawPointer(o + 3 * u).storeBytes(of: f.lowHalf, as: SIMD4<Float>.self)
-                    UnsafeMutableRawPointer(o + 3 * u + 3).storeBytes(of: f.highHalf, as: SIMD4<Float>.self)
-                    u += 2
+                while 3 &* u &+ 16 <= 3 &* tensorWidth {
+                    let f = four(u)
+                    let packed = SIMD16<Float>(f[0], f[1], f[2], f[4], f[5], f[6], f[8], f[9], f[10], f[12], f[13], f[14], 0, 0, 0, 0)
+                    UnsafeMutableRawPointer(o + 3 &* u).storeBytes(of: packed, as: SIMD16<Float>.self)
+                    u &+= 4
                 }
             }
-            if isBGRA {
-                for u in u..<lastColumn {
-                    let f = value(u)
-                    UnsafeMutableRawPointer(o + 3 * u).storeBytes(of: SIMD4(f[2], f[1], f[0], f[3]), as: SIMD4<Float>.self)
-                }
-            } else {
-                for u in u..<lastColumn {
-                    // Writes 4 floats; the 4th is overwritten by the next pixel's red.
-                    UnsafeMutableRawPointer(o + 3 * u).storeBytes(of: value(u), as: SIMD4<Float>.self)
-                }
+            for u in u..<lastColumn {
+                // Writes 4 floats; the 4th is overwritten by the next pixel's red.
+                let f = value(u)
+                UnsafeMutableRawPointer(o + 3 * u).storeBytes(of: isBGRA ? SIMD4(f[2], f[1], f[0], f[3]) : f, as: SIMD4<Float>.self)
             }
             let f = value(lastColumn)
             let (r, b) = isBGRA ? (f[2], f[0]) : (f[0], f[2])

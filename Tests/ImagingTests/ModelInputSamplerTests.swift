@@ -60,7 +60,7 @@ struct ModelInputSamplerTests {
 
 @Suite("The sampler equals the per-pixel fixed-point formula at any tensor width")
 struct ModelInputSamplerWidthTests {
-    @Test("tensor widths 1…9 and 13, RGBA and BGRA", arguments: [1, 2, 3, 4, 5, 6, 7, 8, 9, 13])
+    @Test("tensor widths 1…9 and 13…18 and 21 (every step and tail mix), RGBA and BGRA", arguments: [1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 14, 15, 16, 17, 18, 21])
     func oddWidths(_ tw: Int) {
         let frame = Synthetic.frame(width: 37, height: 23)
         let sampler = ModelInputSampler(sourceWidth: 37, sourceHeight: 23, tensorWidth: tw, tensorHeight: 5)
