@@ -116,23 +116,18 @@ public enum Compositor {
             let low = raw.loadUnaligned(as: UInt64.self), high = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
             let p = person + 4 * x, b = background + 4 * x, o = output + 4 * x
             if low | high == 0 {
-                copy64(from: b, to: o)
+                opaqueCopy64(from: b, to: o)
             } else if low & high == ~0 {
-                if !inPlace { copy64(from: p, to: o) }
+                if inPlace { makeOpaque64(o) } else { opaqueCopy64(from: p, to: o) }
             } else {
                 let a = FastConvert.floats(raw) * (1 / 255)
                 blendQuarter(p, b, o, FastConvert.spread(a, quarter: 0))
                 blendQuarter(p + 16, b + 16, o + 16, FastConvert.spread(a, quarter: 1))
                 blendQuarter(p + 32, b + 32, o + 32, FastConvert.spread(a, quarter: 2))
                 blendQuarter(p + 48, b + 48, o + 48, FastConvert.spread(a, quarter: 3))
+                makeOpaque64(o)
             }
             x += 16
-        }
-        var i = 0
-        while i + 16 <= x {
-            let o = UnsafeMutableRawPointer(output + 4 * i)
-            o.storeBytes(of: o.loadUnaligned(as: SIMD16<UInt32>.self) | 0xFF00_0000, as: SIMD16<UInt32>.self)
-            i += 16
         }
         while x < width {
             let a = Int(coverage[x])
@@ -153,7 +148,8 @@ public enum Compositor {
         precondition(background.format == person.format, "background pixel format differs")
     }
 
-    /// Blends four pixels (16 bytes) with per-byte coverage `w` (the alpha byte is set by `blendRow`).
+    /// Blends four pixels (16 bytes) with per-byte coverage `w` (the alpha bytes are set by the
+    /// caller, once per 16 pixels).
     ///
     /// `round((p − b)·w) + b` in integer lanes: the difference is converted once, and the product
     /// is rounded by adding 1.5·2²³ (one fused multiply-add where available), after which the low
@@ -169,17 +165,27 @@ public enum Compositor {
         #else
         let rounded = d * w + 12_582_912
         #endif
-        // The alpha byte is set by `blendRow` afterwards: forcing it here lets the compiler drop
+        // The alpha byte is set by the caller afterwards: forcing it here lets the compiler drop
         // the alpha lanes, which splits every 16-lane operation into an 8- and a 4-lane one.
         let bytes = FastConvert.lowBytes(unsafeBitCast(rounded, to: SIMD16<Int32>.self))
             &+ UnsafeRawPointer(background).loadUnaligned(as: SIMD16<UInt8>.self)
         UnsafeMutableRawPointer(output).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
     }
 
-    /// 64 bytes (16 pixels) copied.
-    @inline(__always) static func copy64(from source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>) {
-        UnsafeMutableRawPointer(destination).storeBytes(of: UnsafeRawPointer(source).loadUnaligned(as: SIMD16<UInt32>.self),
+    /// 16 pixels copied with their alpha bytes set to 255 (the alpha is set on the way, so no
+    /// second pass over the row is needed).
+    @inline(__always) static func opaqueCopy64(from source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>) {
+        UnsafeMutableRawPointer(destination).storeBytes(of: UnsafeRawPointer(source).loadUnaligned(as: SIMD16<UInt32>.self) | 0xFF00_0000,
                                                         as: SIMD16<UInt32>.self)
+    }
+
+    /// Sets the alpha bytes of 16 pixels to 255, writing only if one of them is not already 255
+    /// (camera frames usually are opaque: the in-place person region then stays clean in cache).
+    @inline(__always) static func makeOpaque64(_ pixels: UnsafeMutablePointer<UInt8>) {
+        let raw = UnsafeMutableRawPointer(pixels)
+        let v = raw.loadUnaligned(as: SIMD16<UInt32>.self)
+        let opaque = v | 0xFF00_0000
+        if opaque != v { raw.storeBytes(of: opaque, as: SIMD16<UInt32>.self) }
     }
 
     /// Blends one row. `person` and `output` may be the same memory.
@@ -196,23 +202,17 @@ public enum Compositor {
             let a = edge.coverage(UnsafeRawPointer(mask + x).loadUnaligned(as: SIMD16<Float>.self))
             let p = person + 4 * x, b = background + 4 * x, o = output + 4 * x
             if a == SIMD16<Float>() {
-                Self.copy64(from: b, to: o)
+                opaqueCopy64(from: b, to: o)
             } else if a == SIMD16<Float>(repeating: 1) {
-                if !inPlace { Self.copy64(from: p, to: o) }
+                if inPlace { makeOpaque64(o) } else { opaqueCopy64(from: p, to: o) }
             } else {
                 blendQuarter(p, b, o, FastConvert.spread(a, quarter: 0))
                 blendQuarter(p + 16, b + 16, o + 16, FastConvert.spread(a, quarter: 1))
                 blendQuarter(p + 32, b + 32, o + 32, FastConvert.spread(a, quarter: 2))
                 blendQuarter(p + 48, b + 48, o + 48, FastConvert.spread(a, quarter: 3))
+                makeOpaque64(o)
             }
             x += 16
-        }
-        // Alpha 255 for the pixels above, 16 at a time (the row is still in L1).
-        var i = 0
-        while i + 16 <= x {
-            let o = UnsafeMutableRawPointer(output + 4 * i)
-            o.storeBytes(of: o.loadUnaligned(as: SIMD16<UInt32>.self) | 0xFF00_0000, as: SIMD16<UInt32>.self)
-            i += 16
         }
         while x < width {
             let w = edge.coverage(mask[x])

@@ -57,6 +57,25 @@ struct CompositorTests {
         #expect(frame == out)
     }
 
+    @Test("in place, where the mask is all person the frame keeps its colour and its alpha becomes 255",
+          arguments: [16, 37, 64])
+    func inPlacePersonRegionBecomesOpaque(_ w: Int) {
+        let h = 3
+        let (person, background) = Self.images(w, h)   // noise: alpha bytes are mostly not 255
+        let mask = Mask(width: w, height: h, repeating: 1)
+        var coverage = CoverageMask(width: w, height: h)
+        coverage.update(from: mask)
+        var viaFloat = person, viaBytes = person
+        Compositor.composite(over: &viaFloat, background: background, mask: mask)
+        Compositor.composite(over: &viaBytes, background: background, coverage: coverage)
+        for frame in [viaFloat, viaBytes] {
+            for i in 0..<(w * h) {
+                #expect(Array(frame.bytes[(4 * i)..<(4 * i + 3)]) == Array(person.bytes[(4 * i)..<(4 * i + 3)]))
+                #expect(frame.bytes[4 * i + 3] == 255, "pixel \(i)")
+            }
+        }
+    }
+
     @Test("byte coverage is round(255 · coverage(m)), ties to even; 0 and 255 exactly at the ramp's ends", arguments: [EdgeRamp.standard, .linear])
     func coverageBytes(_ edge: EdgeRamp) {
         let w = 41, h = 3

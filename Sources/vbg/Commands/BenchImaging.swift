@@ -6,8 +6,9 @@ import Y4MFormat
 /// synthetic RGBA frames (release builds; single thread). Times are the thread's CPU time
 /// (`CLOCK_THREAD_CPUTIME_ID`), so preemption on a shared machine does not count. One line per (operation, size); with
 /// `--json` one JSON object per line: `op`, `width`, `height`, `median_ms`, `p10_ms`, `p90_ms`,
-/// `runs`, and for blur `level` and `radii`. `composite` blends with the float mask (what the pipeline
-/// runs); `coverage` converts that mask to a ``CoverageMask`` and `composite_coverage` blends with it.
+/// `runs`, and for blur `level` and `radii`. `composite` blends with the float mask; `coverage`
+/// converts that mask to a ``CoverageMask`` and `composite_coverage` blends with it (what the
+/// pipeline runs: the conversion once per mask generation, the blend every frame).
 func runImagingBench(_ arguments: inout Arguments) throws {
     let json = try arguments.flag("json")
     _ = try arguments.flag("imaging")
