@@ -199,8 +199,20 @@ public enum Compositor {
         var x = 0
         let inPlace = UnsafePointer(output) == person
         while x + 16 <= width {
-            let a = edge.coverage(UnsafeRawPointer(mask + x).loadUnaligned(as: SIMD16<Float>.self))
+            let t = edge.ramp(UnsafeRawPointer(mask + x).loadUnaligned(as: SIMD16<Float>.self))
             let p = person + 4 * x, b = background + 4 * x, o = output + 4 * x
+            // Whole groups outside the ramp first: the smoothstep is only evaluated on the edge.
+            if all(t .<= 0) {
+                opaqueCopy64(from: b, to: o)
+                x += 16
+                continue
+            }
+            if all(t .>= 1) {
+                if inPlace { makeOpaque64(o) } else { opaqueCopy64(from: p, to: o) }
+                x += 16
+                continue
+            }
+            let a = edge.coverage(ramp: t)
             if a == SIMD16<Float>() {
                 opaqueCopy64(from: b, to: o)
             } else if a == SIMD16<Float>(repeating: 1) {

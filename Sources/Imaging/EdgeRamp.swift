@@ -43,9 +43,21 @@ public struct EdgeRamp: Sendable, Hashable {
     /// The coverage of 16 mask values at once.
     @inlinable @inline(__always)
     func coverage(_ m: SIMD16<Float>) -> SIMD16<Float> {
+        coverage(ramp: ramp(m))
+    }
+
+    /// The ramp position `t` before clamping: `(m − lower) / (upper − lower)`, or `m` when linear.
+    /// Every lane `t ≤ 0` means coverage 0 and every lane `t ≥ 1` coverage 1, exactly.
+    @inlinable @inline(__always)
+    func ramp(_ m: SIMD16<Float>) -> SIMD16<Float> {
+        isLinear ? m : (m - lower) * (1 / (upper - lower))
+    }
+
+    /// The coverage from the ramp position ``ramp(_:)``.
+    @inlinable @inline(__always)
+    func coverage(ramp: SIMD16<Float>) -> SIMD16<Float> {
         // `replacing` rather than `clamped`: the latter is scalarised.
-        var t = isLinear ? m : (m - lower) * (1 / (upper - lower))
-        t = t.replacing(with: 0, where: t .< 0)
+        var t = ramp.replacing(with: 0, where: ramp .< 0)
         t = t.replacing(with: 1, where: t .> 1)
         return isLinear ? t : t * t * (3 - 2 * t)
     }

@@ -188,10 +188,13 @@ public struct ModelInputSampler: Sendable {
         @inline(__always) func pair(_ p: UnsafePointer<UInt8>) -> SIMD8<Int32> {
             SIMD8<Int32>(Int32(p[0]), Int32(p[1]), Int32(p[2]), Int32(p[3]), Int32(p[4]), Int32(p[5]), Int32(p[6]), Int32(p[7]))
         }
-        /// Two pairs as `(a.left, b.left, a.right, b.right)`.
+        /// Two pairs as `(a.left, b.left, a.right, b.right)`. Built from 32-bit pixels so the
+        /// compiler interleaves them with one dword unpack before widening.
         @inline(__always) func interleaved(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> SIMD16<Int32> {
-            SIMD16<Int32>(Int32(a[0]), Int32(a[1]), Int32(a[2]), Int32(a[3]), Int32(b[0]), Int32(b[1]), Int32(b[2]), Int32(b[3]),
-                          Int32(a[4]), Int32(a[5]), Int32(a[6]), Int32(a[7]), Int32(b[4]), Int32(b[5]), Int32(b[6]), Int32(b[7]))
+            let x = UnsafeRawPointer(a).loadUnaligned(as: SIMD2<UInt32>.self), y = UnsafeRawPointer(b).loadUnaligned(as: SIMD2<UInt32>.self)
+            let v = unsafeBitCast(SIMD4<UInt32>(x[0], y[0], x[1], y[1]), to: SIMD16<UInt8>.self)
+            return SIMD16<Int32>(Int32(v[0]), Int32(v[1]), Int32(v[2]), Int32(v[3]), Int32(v[4]), Int32(v[5]), Int32(v[6]), Int32(v[7]),
+                                 Int32(v[8]), Int32(v[9]), Int32(v[10]), Int32(v[11]), Int32(v[12]), Int32(v[13]), Int32(v[14]), Int32(v[15]))
         }
         @inline(__always) func widened(_ w: SIMD16<Int16>) -> SIMD16<Int32> {
             SIMD16<Int32>(Int32(w[0]), Int32(w[1]), Int32(w[2]), Int32(w[3]), Int32(w[4]), Int32(w[5]), Int32(w[6]), Int32(w[7]),
