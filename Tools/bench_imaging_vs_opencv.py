@@ -115,17 +115,25 @@ def main():
             for key, v in opencv_times(w, h, radii, args.runs).items():
                 theirs.setdefault((w, h, key), []).append(v)
     print(f"rounds {args.rounds}, runs {args.runs}; load: {open('/proc/loadavg').read().split()[:3]}")
-    print(f"{'op':<14}{'size':>11}{'level':>6}{'vbg ms':>10}{'OpenCV ms':>11}{'ratio':>8}")
-    for (w, h, key), v in sorted(ours.items(), key=lambda kv: (kv[0][0], str(kv[0][2]))):
-        mine = statistics.median(v)
-        ref = theirs.get((w, h, ("composite", None) if key[0] == "composite_coverage" else key))
-        refm = statistics.median(ref) if ref else float("nan")
-        level = "" if key[1] is None else str(key[1])
-        print(f"{key[0]:<14}{w:>6}x{h:<5}{level:>5}{mine:>10.3f}{refm:>11.3f}{mine / refm:>8.2f}")
-        if key[0] in ("composite", "composite_coverage"):
-            copy = statistics.median(theirs[(w, h, ("memcpy", None))])
-            print(f"{'  vs memcpy':<14}{w:>6}x{h:<5}{'':>5}{mine:>10.3f}{copy:>11.3f}{mine / copy:>8.2f}")
+    print("times: median over rounds of each round's median; ratio: median over rounds of the per-round ratio")
+    print("(ours and OpenCV a few seconds apart in each round, so drift in the machine's speed cancels)")
+    print(f"{'op':<14}{'size':>11}{'level':>6}{'vbg ms':>10}{'OpenCV ms':>11}{'ratio':>8}{'range':>14}")
 
+    def row(name, w, h, level, mine, ref):
+        ratios = [a / b for a, b in zip(mine, ref)]
+        lo, hi = min(ratios), max(ratios)
+        print(f"{name:<14}{w:>6}x{h:<5}{level:>5}{statistics.median(mine):>10.3f}{statistics.median(ref):>11.3f}"
+              f"{statistics.median(ratios):>8.2f}{f'{lo:.2f}-{hi:.2f}':>14}")
+
+    for (w, h, key), v in sorted(ours.items(), key=lambda kv: (kv[0][0], str(kv[0][2]))):
+        ref = theirs.get((w, h, ("composite", None) if key[0] == "composite_coverage" else key))
+        level = "" if key[1] is None else str(key[1])
+        if ref is None:
+            print(f"{key[0]:<14}{w:>6}x{h:<5}{level:>5}{statistics.median(v):>10.3f}{'':>11}{'':>8}")
+            continue
+        row(key[0], w, h, level, v, ref)
+        if key[0] in ("composite", "composite_coverage"):
+            row("  vs memcpy", w, h, "", v, theirs[(w, h, ("memcpy", None))])
 
 if __name__ == "__main__":
     main()

@@ -22,11 +22,18 @@ public final class MaskUpsampler {
     public let targetHeight: Int
 
     private let columnIndex: UnsafeMutablePointer<Int32>
-    private let columnWeights: UnsafeMutablePointer<Float>   // pairs (a0, a1)
+    /// Per destination column, the weights of `src[sx]` and `src[sx + 1]`, each with 16 floats
+    /// of padding at the end (a run's last vector step may read past its last column).
+    private let leftWeights: UnsafeMutablePointer<Float>
+    private let rightWeights: UnsafeMutablePointer<Float>
     private let columnIsCopy: Int                              // first column index >= xmax
+    /// The interpolated columns `0..<columnIsCopy` grouped by source column: `sx` is
+    /// non-decreasing in `x`, so each source interval `[sx, sx + 1]` covers one run of columns.
+    private let runs: [ColumnRun]
     private let rowIndex: [Int]
     private let rowWeights: [Float]                            // pairs (b0, b1)
     private let rowBuffers: UnsafeMutablePointer<Float>        // two horizontally resized rows
+    private let rowStride: Int
     private var bufferedRows: (Int, Int) = (-1, -1)
 
     /// - Precondition: all sizes positive.
@@ -39,7 +46,10 @@ public final class MaskUpsampler {
         self.targetHeight = targetHeight
 
         columnIndex = .allocate(capacity: targetWidth)
-        columnWeights = .allocate(capacity: 2 * targetWidth)
+        leftWeights = .allocate(capacity: targetWidth + 16)
+        rightWeights = .allocate(capacity: targetWidth + 16)
+        leftWeights.initialize(repeating: 0, count: targetWidth + 16)
+        rightWeights.initialize(repeating: 0, count: targetWidth + 16)
         let scaleX = 1.0 / (Double(targetWidth) / Double(sourceWidth))
         var xmax = targetWidth
         for x in 0..<targetWidth {
@@ -52,10 +62,19 @@ public final class MaskUpsampler {
                 if sx >= sourceWidth - 1 { f = 0; sx = sourceWidth - 1 }
             }
             columnIndex[x] = Int32(sx)
-            columnWeights[2 * x] = 1 - f
-            columnWeights[2 * x + 1] = f
+            leftWeights[x] = 1 - f
+            rightWeights[x] = f
         }
         columnIsCopy = xmax
+        var runs: [ColumnRun] = []
+        for x in 0..<xmax {
+            if let last = runs.last, last.source == Int(columnIndex[x]) {
+                runs[runs.count - 1].count += 1
+            } else {
+                runs.append(ColumnRun(source: Int(columnIndex[x]), start: x, count: 1))
+            }
+        }
+        self.runs = runs
 
         let scaleY = 1.0 / (Double(targetHeight) / Double(sourceHeight))
         var rows: [Int] = [], weights: [Float] = []
@@ -69,13 +88,22 @@ public final class MaskUpsampler {
         }
         rowIndex = rows
         rowWeights = weights
-        rowBuffers = .allocate(capacity: 2 * targetWidth)
+        // Two rows, each padded by 16 floats (a run's last vector store may pass the row's end).
+        rowStride = targetWidth + 16
+        rowBuffers = .allocate(capacity: 2 * rowStride)
     }
 
     deinit {
         columnIndex.deallocate()
-        columnWeights.deallocate()
+        leftWeights.deallocate()
+        rightWeights.deallocate()
         rowBuffers.deallocate()
+    }
+
+    struct ColumnRun {
+        var source: Int
+        var start: Int
+        var count: Int
     }
 
     /// Upsamples a mask into a frame-sized one.
@@ -88,7 +116,7 @@ public final class MaskUpsampler {
         let src = source.baseAddress!, dst = target.baseAddress!
         let width = targetWidth
         bufferedRows = (-1, -1)
-        var slots = (rowBuffers, rowBuffers + width)
+        var slots = (rowBuffers, rowBuffers + rowStride)
         for y in 0..<targetHeight {
             let sy = rowIndex[y]
             let r0 = min(max(sy, 0), sourceHeight - 1), r1 = min(max(sy + 1, 0), sourceHeight - 1)
@@ -127,13 +155,25 @@ public final class MaskUpsampler {
         }
     }
 
+    /// One source row resized horizontally: per run of destination columns sharing `sx`, both
+    /// source values are broadcast and 16 columns computed at once (`s0·a0 + s1·a1`, two
+    /// multiplies and an add per lane, exactly the per-column formula). A run's vector step may
+    /// write past the run; the next run, or the copied columns after the last, overwrite that.
     private func resizeRow(_ row: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>) {
-        let last = sourceWidth - 1
-        for x in 0..<columnIsCopy {
-            let sx = Int(columnIndex[x])
-            let p = row[sx] * columnWeights[2 * x]
-            let q = row[min(sx + 1, last)] * columnWeights[2 * x + 1]
-            out[x] = p + q
+        runs.withUnsafeBufferPointer { runs in
+            for run in runs {
+                let s0 = SIMD16<Float>(repeating: row[run.source]), s1 = SIMD16<Float>(repeating: row[run.source + 1])
+                var x = run.start
+                let end = run.start + run.count
+                repeat {
+                    let a0 = UnsafeRawPointer(leftWeights + x).loadUnaligned(as: SIMD16<Float>.self)
+                    let a1 = UnsafeRawPointer(rightWeights + x).loadUnaligned(as: SIMD16<Float>.self)
+                    let p = s0 * a0
+                    let q = s1 * a1
+                    UnsafeMutableRawPointer(out + x).storeBytes(of: p + q, as: SIMD16<Float>.self)
+                    x += 16
+                } while x < end
+            }
         }
         for x in columnIsCopy..<targetWidth {
             out[x] = row[Int(columnIndex[x])]
