@@ -65,59 +65,46 @@ public final class GateWeights {
 /// one division. The order depends only on the layout, never on the thread.
 @inline(always)
 func channelSum(_ map: FeatureMap, _ c: Int, plus other: FeatureMap? = nil) -> Float {
-    let w = map.layout.width
     var acc0 = Vector(), acc1 = Vector()
     if map.layout.isDense && (other?.layout.isDense ?? true) {
         // The plane as one row: long vector loops even for 16-pixel-wide maps.
-        let row = UnsafePointer(map.plane(c)), otherRow = other.map { UnsafePointer($0.plane(c)) }
-        let count = map.pixels
-        var x = 0
-        while x + 2 * lanes <= count {
-            if let otherRow {
-                acc0 += load(row + x) + load(otherRow + x)
-                acc1 += load(row + x + lanes) + load(otherRow + x + lanes)
-            } else {
-                acc0 += load(row + x)
-                acc1 += load(row + x + lanes)
-            }
-            x += 2 * lanes
-        }
-        while x < count {
-            let n = min(lanes, count - x)
-            if let otherRow {
-                acc0 += load(row + x, count: n) + load(otherRow + x, count: n)
-            } else {
-                acc0 += load(row + x, count: n)
-            }
-            x += lanes
-        }
-        return horizontalSum(acc0 + acc1)
-    }
-    for y in 0..<map.layout.height {
-        let row = UnsafePointer(map.plane(c) + y * map.layout.rowStride)
-        let otherRow = other.map { UnsafePointer($0.plane(c) + y * $0.layout.rowStride) }
-        var x = 0
-        while x + 2 * lanes <= w {
-            if let otherRow {
-                acc0 += load(row + x) + load(otherRow + x)
-                acc1 += load(row + x + lanes) + load(otherRow + x + lanes)
-            } else {
-                acc0 += load(row + x)
-                acc1 += load(row + x + lanes)
-            }
-            x += 2 * lanes
-        }
-        while x < w {
-            let n = min(lanes, w - x)
-            if let otherRow {
-                acc0 += load(row + x, count: n) + load(otherRow + x, count: n)
-            } else {
-                acc0 += load(row + x, count: n)
-            }
-            x += lanes
+        accumulateRow(map.plane(c), other.map { UnsafePointer($0.plane(c)) }, count: map.pixels, into: &acc0, &acc1)
+    } else {
+        for y in 0..<map.layout.height {
+            accumulateRow(map.plane(c) + y * map.layout.rowStride,
+                          other.map { UnsafePointer($0.plane(c) + y * $0.layout.rowStride) },
+                          count: map.layout.width, into: &acc0, &acc1)
         }
     }
     return horizontalSum(acc0 + acc1)
+}
+
+/// Adds `count` values of `row` (plus those of `otherRow`) into two accumulators, alternating
+/// vectors. A free function with `inout` accumulators (a nested function capturing them would
+/// box them on the heap in a debug build).
+@inline(__always)
+private func accumulateRow(_ row: UnsafePointer<Float>, _ otherRow: UnsafePointer<Float>?, count: Int,
+                           into acc0: inout Vector, _ acc1: inout Vector) {
+    var x = 0
+    while x + 2 * lanes <= count {
+        if let otherRow {
+            acc0 += load(row + x) + load(otherRow + x)
+            acc1 += load(row + x + lanes) + load(otherRow + x + lanes)
+        } else {
+            acc0 += load(row + x)
+            acc1 += load(row + x + lanes)
+        }
+        x += 2 * lanes
+    }
+    while x < count {
+        let n = min(lanes, count - x)
+        if let otherRow {
+            acc0 += load(row + x, count: n) + load(otherRow + x, count: n)
+        } else {
+            acc0 += load(row + x, count: n)
+        }
+        x += lanes
+    }
 }
 
 /// Global average pool: `output[c]` = mean of channel c's interior.
