@@ -28,8 +28,10 @@ public enum CoverCrop {
         var out = [UInt8](repeating: 255, count: 4 * width * height)
         let swap = image.format != format
         var line = [Float](repeating: 0, count: 4 * image.width)
+        var values = [SIMD4<Float>](repeating: .zero, count: width)
         image.bytes.withUnsafeBufferPointer { src in
             line.withUnsafeMutableBufferPointer { line in
+              values.withUnsafeMutableBufferPointer { values in
                 out.withUnsafeMutableBufferPointer { dst in
                     for y in 0..<height {
                         // Vertical: weighted sum of the source rows into one float line.
@@ -38,24 +40,68 @@ public enum CoverCrop {
                             let row = src.baseAddress! + (rows.first[y] + k) * image.bytesPerRow
                             for i in 0..<4 * image.width { line[i] += Float(row[i]) * weight }
                         }
-                        // Horizontal: weighted sum of the line's pixels.
-                        let o = dst.baseAddress! + 4 * width * y
-                        for x in 0..<width {
-                            var r: Float = 0, g: Float = 0, b: Float = 0
-                            for (k, weight) in columns.weights[x].enumerated() {
-                                let p = 4 * (columns.first[x] + k)
-                                r += line[p] * weight; g += line[p + 1] * weight; b += line[p + 2] * weight
+                        // Horizontal: weighted sum of the line's pixels, four channels at once.
+                        horizontalSum(line.baseAddress!, columns: columns, swap: swap, into: values.baseAddress!)
+                        toBytes(values.baseAddress!, count: width, into: dst.baseAddress! + 4 * width * y)
+                    }
+                }
+              }
+            }
+        }
+        return Image(width: width, height: height, format: format, bytes: out)
+    }
+
+    /// `values[x]` = `Σ_k line[first + k] · w_k` over the taps of output pixel `x`, in tap order
+    /// (the first term is the product itself: `0 + a = a`), channels in the output's order.
+    private static func horizontalSum(_ line: UnsafePointer<Float>, columns: AxisWeights, swap: Bool,
+                                      into values: UnsafeMutablePointer<SIMD4<Float>>) {
+        let pixels = UnsafeRawPointer(line)
+        columns.flatWeights.withUnsafeBufferPointer { weights in
+            columns.first.withUnsafeBufferPointer { first in
+                columns.offset.withUnsafeBufferPointer { offset in
+                    columns.count.withUnsafeBufferPointer { count in
+                        let w = weights.baseAddress!
+                        for x in 0..<first.count {
+                            let p = pixels + 16 &* first[x], wx = w + offset[x]
+                            var v = p.loadUnaligned(as: SIMD4<Float>.self) * wx[0]
+                            var k = 1
+                            while k < count[x] {
+                                v += p.loadUnaligned(fromByteOffset: 16 &* k, as: SIMD4<Float>.self) * wx[k]
+                                k &+= 1
                             }
-                            func byte(_ v: Float) -> UInt8 { UInt8(min(max(v + 0.5, 0), 255)) }
-                            o[4 * x] = byte(swap ? b : r)
-                            o[4 * x + 1] = byte(g)
-                            o[4 * x + 2] = byte(swap ? r : b)
+                            values[x] = swap ? SIMD4(v[2], v[1], v[0], v[3]) : v
                         }
                     }
                 }
             }
         }
-        return Image(width: width, height: height, format: format, bytes: out)
+    }
+
+    /// Each value `v` becomes the byte `UInt8(clamp(v + 0.5, 0, 255))` (a truncation, so
+    /// `floor(v + 0.5)`: round half up); alpha 255. Sixteen lanes at a time: the floor is the
+    /// nearest integer (2²³ trick), one less where that is above the value, exact for these
+    /// magnitudes.
+    private static func toBytes(_ values: UnsafePointer<SIMD4<Float>>, count: Int, into o: UnsafeMutablePointer<UInt8>) {
+        let floats = UnsafeRawPointer(values)
+        let opaque = SIMD4<UInt32>(repeating: 0xFF00_0000)
+        var x = 0
+        while x + 4 <= count {
+            var c = floats.loadUnaligned(fromByteOffset: 16 * x, as: SIMD16<Float>.self) + 0.5
+            c = c.replacing(with: 0, where: c .< 0)
+            c = c.replacing(with: 255, where: c .> 255)
+            let nearest = FastConvert.roundedToInteger(c)
+            let floor = nearest - SIMD16<Float>(repeating: 0).replacing(with: 1, where: nearest .> c)
+            let bytes = FastConvert.lowBytes(FastConvert.roundedInt32(floor))
+            UnsafeMutableRawPointer(o + 4 * x).storeBytes(of: unsafeBitCast(bytes, to: SIMD4<UInt32>.self) | opaque,
+                                                         as: SIMD4<UInt32>.self)
+            x += 4
+        }
+        while x < count {
+            let v = values[x]
+            for c in 0..<3 { o[4 * x + c] = UInt8(min(max(v[c] + 0.5, 0), 255)) }
+            o[4 * x + 3] = 255
+            x += 1
+        }
     }
 
     /// Per output index along one axis: the first source index and the weights of consecutive
@@ -63,8 +109,17 @@ public enum CoverCrop {
     struct AxisWeights {
         var first: [Int] = []
         var weights: [[Float]] = []
+        /// The same weights flat: output `j`'s `count[j]` weights start at `offset[j]`.
+        var flatWeights: [Float] = []
+        var count: [Int] = []
+        var offset: [Int] = []
 
         init(start: Double, length: Double, count: Int, sourceCount: Int) {
+            defer {
+                for w in weights {
+                    offset.append(flatWeights.count); self.count.append(w.count); flatWeights += w
+                }
+            }
             let step = length / Double(count)
             for j in 0..<count {
                 if step >= 1 {
