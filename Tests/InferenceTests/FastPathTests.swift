@@ -106,11 +106,17 @@ struct FusedFastPathTests {
             for model in models { _ = try InferenceSession(model: model, path: .fast, threads: 1) }
         }
         try createAndRelease()   // warm-up: lazily made caches and the allocator's own structures
-        let before = vbg_heap_bytes_in_use()
-        for _ in 0..<5 { try createAndRelease() }
-        let growth = vbg_heap_bytes_in_use() - before
-        // One leaked fast session of either model holds more than 1 MB of feature maps.
-        #expect(growth < 1 << 20, "the heap grew by \(growth) bytes over 10 released sessions")
+        // The counter is process-wide and other tests run in parallel, allocating or freeing
+        // while an attempt runs; so the smallest growth of up to three attempts counts. A leak
+        // grows the heap in every attempt: one leaked fast session of either model holds more
+        // than 1 MB of feature maps, and an attempt releases ten.
+        var growth = Int64.max
+        for _ in 0..<3 where growth >= 1 << 20 {
+            let before = vbg_heap_bytes_in_use()
+            for _ in 0..<5 { try createAndRelease() }
+            growth = min(growth, vbg_heap_bytes_in_use() - before)
+        }
+        #expect(growth < 1 << 20, "the heap grew by \(growth) bytes over 10 released sessions (smallest of 3 attempts)")
     }
 
     /// 100 runs after one warm-up of the landscape network at a 48x80 input (the same nodes and

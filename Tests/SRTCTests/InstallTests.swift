@@ -123,25 +123,32 @@ struct InstallTests {
         engine.setVirtualBackgroundInferenceInterval(3)
         engine.setVirtualBackgroundMaskSync(true)
 
-        let baseline = heapBytesInUse()
-        try engine.installVirtualBackground()
-        try engine.enableVirtualBackground(true)
-        rig.pipeline.captureFrames(5)
-        let installed = heapBytesInUse()
-        let diagnostics = engine.virtualBackgroundDiagnostics
-        #expect(engine.virtualBackgroundSessionBytes == ballast)
-        #expect(diagnostics.bufferBytes > 0)
-        #expect(preview.count == 5)
+        // The heap counter is process-wide and other tests run in parallel, allocating or freeing
+        // while a cycle runs; so an install/uninstall cycle is measured up to three times and
+        // the best one counts. A session that is not released fails every cycle.
+        var held = 0, released = 0, bufferBytes = 0
+        for cycle in 0..<3 {
+            let baseline = heapBytesInUse()
+            try engine.installVirtualBackground()
+            try engine.enableVirtualBackground(true)
+            rig.pipeline.captureFrames(5)
+            let installed = heapBytesInUse()
+            let diagnostics = engine.virtualBackgroundDiagnostics
+            #expect(engine.virtualBackgroundSessionBytes == ballast)
+            #expect(diagnostics.bufferBytes > 0)
+            #expect(preview.count == 5 * (cycle + 1))
 
-        engine.localPreview.clear()   // the preview lets go of its last frame
-        engine.uninstallVirtualBackground()
-        let uninstalled = heapBytesInUse()
-        #expect(engine.virtualBackgroundSessionBytes == 0)
-        #expect(engine.virtualBackgroundDiagnostics.bufferBytes == 0)
-        let held = installed - baseline, released = installed - uninstalled
-        // Other tests allocate in parallel, so compare with slack: the session alone is 48 MiB.
+            engine.localPreview.clear()   // the preview lets go of its last frame
+            engine.uninstallVirtualBackground()
+            let uninstalled = heapBytesInUse()
+            #expect(engine.virtualBackgroundSessionBytes == 0)
+            #expect(engine.virtualBackgroundDiagnostics.bufferBytes == 0)
+            (held, released, bufferBytes) = (installed - baseline, installed - uninstalled, diagnostics.bufferBytes)
+            // With slack for what other tests do meanwhile: the session alone is 48 MiB.
+            if held >= ballast * 9 / 10 && released >= (ballast + bufferBytes) * 9 / 10 { break }
+        }
         #expect(held >= ballast * 9 / 10, "install held \(held) bytes")
-        #expect(released >= (ballast + diagnostics.bufferBytes) * 9 / 10, "uninstall released \(released) of \(held) bytes")
+        #expect(released >= (ballast + bufferBytes) * 9 / 10, "uninstall released \(released) of \(held) bytes")
 
         let state = engine.virtualBackground
         #expect(!state.isInstalled && !state.isEnabled)
