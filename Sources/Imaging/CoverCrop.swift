@@ -31,21 +31,22 @@ public enum CoverCrop {
         var values = [SIMD4<Float>](repeating: .zero, count: width)
         image.bytes.withUnsafeBufferPointer { src in
             line.withUnsafeMutableBufferPointer { line in
-              values.withUnsafeMutableBufferPointer { values in
-                out.withUnsafeMutableBufferPointer { dst in
-                    for y in 0..<height {
-                        // Vertical: weighted sum of the source rows into one float line.
-                        for i in 0..<line.count { line[i] = 0 }
-                        for (k, weight) in rows.weights[y].enumerated() {
-                            let row = src.baseAddress! + (rows.first[y] + k) * image.bytesPerRow
-                            for i in 0..<4 * image.width { line[i] += Float(row[i]) * weight }
+                values.withUnsafeMutableBufferPointer { values in
+                    out.withUnsafeMutableBufferPointer { dst in
+                        for y in 0..<height {
+                            // Vertical: weighted sum of the source rows into one float line.
+                            for i in 0..<line.count { line[i] = 0 }
+                            for k in 0..<rows.count[y] {
+                                let weight = rows.weights[rows.offset[y] + k]
+                                let row = src.baseAddress! + (rows.first[y] + k) * image.bytesPerRow
+                                for i in 0..<line.count { line[i] += Float(row[i]) * weight }
+                            }
+                            // Horizontal: weighted sum of the line's pixels, four channels at once.
+                            horizontalSum(line.baseAddress!, columns: columns, swap: swap, into: values.baseAddress!)
+                            toBytes(values.baseAddress!, count: width, into: dst.baseAddress! + 4 * width * y)
                         }
-                        // Horizontal: weighted sum of the line's pixels, four channels at once.
-                        horizontalSum(line.baseAddress!, columns: columns, swap: swap, into: values.baseAddress!)
-                        toBytes(values.baseAddress!, count: width, into: dst.baseAddress! + 4 * width * y)
                     }
                 }
-              }
             }
         }
         return Image(width: width, height: height, format: format, bytes: out)
@@ -56,7 +57,7 @@ public enum CoverCrop {
     private static func horizontalSum(_ line: UnsafePointer<Float>, columns: AxisWeights, swap: Bool,
                                       into values: UnsafeMutablePointer<SIMD4<Float>>) {
         let pixels = UnsafeRawPointer(line)
-        columns.flatWeights.withUnsafeBufferPointer { weights in
+        columns.weights.withUnsafeBufferPointer { weights in
             columns.first.withUnsafeBufferPointer { first in
                 columns.offset.withUnsafeBufferPointer { offset in
                     columns.count.withUnsafeBufferPointer { count in
@@ -104,40 +105,33 @@ public enum CoverCrop {
         }
     }
 
-    /// Per output index along one axis: the first source index and the weights of consecutive
-    /// source pixels (summing to 1).
+    /// Per output index `j` along one axis: the first source index `first[j]` and the weights of
+    /// `count[j]` consecutive source pixels (summing to 1), stored flat from `offset[j]`.
     struct AxisWeights {
         var first: [Int] = []
-        var weights: [[Float]] = []
-        /// The same weights flat: output `j`'s `count[j]` weights start at `offset[j]`.
-        var flatWeights: [Float] = []
         var count: [Int] = []
         var offset: [Int] = []
+        var weights: [Float] = []
 
-        init(start: Double, length: Double, count: Int, sourceCount: Int) {
-            defer {
-                for w in weights {
-                    offset.append(flatWeights.count); self.count.append(w.count); flatWeights += w
-                }
+        init(start: Double, length: Double, count outputs: Int, sourceCount: Int) {
+            func append(_ i0: Int, _ w: [Float]) {
+                first.append(i0); count.append(w.count); offset.append(weights.count); weights += w
             }
-            let step = length / Double(count)
-            for j in 0..<count {
+            let step = length / Double(outputs)
+            for j in 0..<outputs {
                 if step >= 1 {
                     // Area: overlap of [a, b) with each source pixel [i, i + 1).
                     let a = start + Double(j) * step, b = min(a + step, Double(sourceCount))
                     let i0 = max(Int(a.rounded(.down)), 0), i1 = min(Int(b.rounded(.up)), sourceCount)
-                    var w: [Float] = []
-                    for i in i0..<max(i1, i0 + 1) {
-                        let overlap = min(b, Double(i + 1)) - max(a, Double(i))
-                        w.append(Float(max(overlap, 0) / (b - a)))
-                    }
-                    first.append(i0); weights.append(w)
+                    append(i0, (i0..<max(i1, i0 + 1)).map { i in
+                        Float(max(min(b, Double(i + 1)) - max(a, Double(i)), 0) / (b - a))
+                    })
                 } else {
                     // Bilinear at the output pixel's centre.
                     let c = start + (Double(j) + 0.5) * step - 0.5
                     let i0 = Int(c.rounded(.down)), f = Float(c - Double(i0))
                     let lo = min(max(i0, 0), sourceCount - 1), hi = min(max(i0 + 1, 0), sourceCount - 1)
-                    if lo == hi { first.append(lo); weights.append([1]) } else { first.append(lo); weights.append([1 - f, f]) }
+                    append(lo, lo == hi ? [1] : [1 - f, f])
                 }
             }
         }
