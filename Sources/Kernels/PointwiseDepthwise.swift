@@ -12,58 +12,109 @@
 /// on the full padded map (the 1x1 results of the rows two bands share are recomputed
 /// identically), so results equal the unbanded pair bit for bit, on any thread count.
 ///
+/// With 2 threads, a map of at least 2·``minimumRowsPerThread`` output rows is cut in two halves
+/// of rows, each thread running its half's bands alone in its own band buffer; shorter maps run
+/// both threads inside each band (the 1x1 split by pixels, the depthwise by channels).
+///
 /// - Parameters:
 ///   - input: dense, `pointwise.inputChannels` channels, H×W.
-///   - band: a zero-bordered buffer (`pad` ≥ the depthwise pads) of `pointwise.outputChannels`
-///     planes of W columns and at least `bandInputRows(...)` rows.
+///   - bands: one per pool thread: a zero-bordered buffer (`pad` ≥ the depthwise pads) of
+///     `pointwise.outputChannels` planes of W columns and at least `bandInputRows(...)` rows.
 ///   - residualIsInput: add the depthwise convolution's own input (the 1x1 output) after its
 ///     activation (stride 1 only), read from the band.
 ///   - residual: another residual, any layout, the output's size (ignored when `residualIsInput`).
 ///   - output: the depthwise output, any layout.
 ///   - gatedInput: when set, `input` is not read: the rows of it a band needs are first made
 ///     as `skip · gate + upsampled` (``applyGate(skip:upsampled:gate:output:pool:)``, the
-///     decoder's attention gate) into `rows`, a dense scratch map of the input's channels and at
-///     least a band's input rows, so the gated map is never written whole.
+///     decoder's attention gate) into `rows` (one per pool thread), a dense scratch map of the
+///     input's channels and at least a band's input rows, so the gated map is never written whole.
 public func pointwiseThenDepthwise(
     _ input: FeatureMap, gatedInput: GatedInput? = nil, pointwise: PointwiseWeights, pointwiseActivation: Activation,
-    band: FeatureMapStorage, bandOutputRows: Int,
+    bands: [FeatureMapStorage], bandOutputRows: Int,
     depthwise: DepthwiseWeights, stride: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation,
     residualIsInput: Bool, residual: FeatureMap?, output: FeatureMap, pool: WorkerPool
 ) {
-    let h = input.layout.height, k = depthwise.kernelSize
-    let outH = output.layout.height
-    precondition(band.layout.width == input.layout.width && band.channels == pointwise.outputChannels
-                 && band.layout.height >= (bandOutputRows - 1) * stride + k, "band buffer too small")
+    let k = depthwise.kernelSize
+    precondition(bands.count >= pool.threadCount && (gatedInput?.rows.count ?? pool.threadCount) >= pool.threadCount,
+                 "one band buffer per thread")
+    for part in 0..<pool.threadCount {
+        // An index loop: iterating the array itself allocates in debug builds (its generic iterator).
+        let band = bands[part]
+        precondition(band.layout.width == input.layout.width && band.channels == pointwise.outputChannels
+                     && band.layout.height >= (bandOutputRows - 1) * stride + k, "band buffer too small")
+    }
     precondition(!residualIsInput || stride == 1, "a residual of the input needs stride 1")
-    let bandMap = band.map
-    var yo = 0
-    while yo < outH {
-        let rows = min(bandOutputRows, outH - yo)
-        let top = yo * stride - padTop
-        let rowsIn = (rows - 1) * stride + k
-        let first = max(0, top), last = min(h, top + rowsIn)
-        // Rows of the band outside the image are the zero border of the full map.
-        for r in 0..<rowsIn where top + r < first || top + r >= last {
-            zeroRow(bandMap, row: r)
-        }
-        if last > first {
-            var source = input.rows(from: first, count: last - first)
-            if let gated = gatedInput {
-                source = gated.rows.map.rows(from: 0, count: last - first)
-                applyGate(skip: gated.skip.rows(from: first, count: last - first),
-                          upsampled: gated.upsampled.rows(from: first, count: last - first),
-                          gate: gated.gate, output: source, pool: pool)
+    let job = BandedRows(input: input, gatedInput: gatedInput, pointwise: pointwise, pointwiseActivation: pointwiseActivation,
+                         bands: bands, bandOutputRows: bandOutputRows, depthwise: depthwise, stride: stride,
+                         padTop: padTop, padLeft: padLeft, depthwiseActivation: depthwiseActivation,
+                         residualIsInput: residualIsInput, residual: residual, output: output)
+    if pool.threadCount > 1 && output.layout.height >= pool.threadCount * minimumRowsPerThread {
+        pool.run(job)
+    } else {
+        job.runBands(rows: 0..<output.layout.height, part: 0, pool: pool)
+    }
+}
+
+/// Output rows below which a map is not split between threads by rows: each thread's share
+/// recomputes the 1x1 rows its first depthwise window shares with the other's, which costs more
+/// than it saves on short maps (these run both threads inside each band instead). Measured on the
+/// 2-core Sapphire Rapids VM (whole forward pass, 2 threads, 4 interleaved rounds): 4 was as fast
+/// as 1, 2 and 8 on the general model and the fastest on the landscape one, whose 9-row maps it splits.
+let minimumRowsPerThread = 4
+
+/// The fused pair over a range of output rows, band after band.
+///
+/// As a ``PoolJob`` each thread takes half the output rows and runs its bands alone, with its own
+/// band buffer, in its own cache, and one fork/join for the whole map (instead of two per band).
+struct BandedRows: PoolJob {
+    let input: FeatureMap, gatedInput: GatedInput?, pointwise: PointwiseWeights, pointwiseActivation: Activation
+    let bands: [FeatureMapStorage], bandOutputRows: Int
+    let depthwise: DepthwiseWeights, stride: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation
+    let residualIsInput: Bool, residual: FeatureMap?, output: FeatureMap
+
+    func run(part: Int, pool: WorkerPool) {
+        runBands(rows: WorkerPool.range(output.layout.height, part: part, of: pool.threadCount), part: part, pool: pool.lane(part))
+    }
+
+    /// Output rows `rows`, in bands of `bandOutputRows`, with band buffer `part`; `pool` runs the
+    /// kernels of each band (both threads, or one thread's lane).
+    func runBands(rows: Range<Int>, part: Int, pool: WorkerPool) {
+        let h = input.layout.height, k = depthwise.kernelSize
+        let bandMap = bands[part].map
+        var yo = rows.lowerBound
+        while yo < rows.upperBound {
+            let count = min(bandOutputRows, rows.upperBound - yo)
+            let top = yo * stride - padTop
+            let rowsIn = (count - 1) * stride + k
+            let first = max(0, top), last = min(h, top + rowsIn)
+            // Rows of the band outside the image are the zero border of the full map.
+            for r in 0..<rowsIn where top + r < first || top + r >= last {
+                zeroRow(bandMap, row: r)
             }
-            pointwiseConvolution(source, weights: pointwise,
-                                 activation: pointwiseActivation,
-                                 output: bandMap.rows(from: first - top, count: last - first), pool: pool)
+            if last > first {
+                var source = input.rows(from: first, count: last - first)
+                if let gated = gatedInput {
+                    source = gated.rows[part].map.rows(from: 0, count: last - first)
+                    applyGate(skip: gated.skip.rows(from: first, count: last - first),
+                              upsampled: gated.upsampled.rows(from: first, count: last - first),
+                              gate: gated.gate, output: source, pool: pool)
+                }
+                pointwiseConvolution(source, weights: pointwise, activation: pointwiseActivation,
+                                     output: bandMap.rows(from: first - top, count: last - first), pool: pool)
+            }
+            // No closure here (`residual.map { … }`): capturing the loop variable boxes it on the
+            // heap in debug builds, and the allocation tests run those.
+            var bandResidual: FeatureMap? = nil
+            if residualIsInput {
+                bandResidual = bandMap.rows(from: padTop, count: count)
+            } else if let residual {
+                bandResidual = residual.rows(from: yo, count: count)
+            }
+            depthwiseConvolution(bandMap.rows(from: 0, count: rowsIn), weights: depthwise, stride: stride,
+                                 padTop: 0, padLeft: padLeft, activation: depthwiseActivation,
+                                 residual: bandResidual, output: output.rows(from: yo, count: count), pool: pool)
+            yo += count
         }
-        let bandResidual = residualIsInput ? bandMap.rows(from: padTop, count: rows)
-            : residual.map { $0.rows(from: yo, count: rows) }
-        depthwiseConvolution(bandMap.rows(from: 0, count: rowsIn), weights: depthwise, stride: stride,
-                             padTop: 0, padLeft: padLeft, activation: depthwiseActivation,
-                             residual: bandResidual, output: output.rows(from: yo, count: rows), pool: pool)
-        yo += rows
     }
 }
 
@@ -86,10 +137,10 @@ public struct GatedInput {
     public var skip: FeatureMap
     public var upsampled: FeatureMap
     public var gate: UnsafePointer<Float>
-    /// Dense scratch for the gated rows of one band.
-    public var rows: FeatureMapStorage
+    /// Dense scratch for the gated rows of one band, one per thread.
+    public var rows: [FeatureMapStorage]
 
-    public init(skip: FeatureMap, upsampled: FeatureMap, gate: UnsafePointer<Float>, rows: FeatureMapStorage) {
+    public init(skip: FeatureMap, upsampled: FeatureMap, gate: UnsafePointer<Float>, rows: [FeatureMapStorage]) {
         self.skip = skip
         self.upsampled = upsampled
         self.gate = gate

@@ -27,6 +27,8 @@ public final class WorkerPool {
     /// Scratch shared by all parts of a job (for results one phase hands to the next).
     let shared: FloatBuffer
     private let worker: AnyObject?
+    /// One single-thread pool per thread, each using that thread's scratch (see ``lane(_:)``).
+    private let lanePools: [WorkerPool]
 
     /// A pool of `threads` threads (clamped to 1…2). Where `Synchronization.Atomic` is
     /// unavailable (before macOS 15 / iOS 18) it runs on 1 thread.
@@ -45,7 +47,24 @@ public final class WorkerPool {
         self.scratchCount = scratchCount
         scratchBuffers = (0..<count).map { _ in FloatBuffer(count: scratchCount) }
         shared = FloatBuffer(count: scratchCount)
+        lanePools = count == 1 ? [] : scratchBuffers.map { WorkerPool(lane: $0, scratchCount: scratchCount) }
     }
+
+    /// A single-thread pool running on the caller's thread with `scratch` as its scratch.
+    private init(lane scratch: FloatBuffer, scratchCount: Int) {
+        threadCount = 1
+        self.scratchCount = scratchCount
+        scratchBuffers = [scratch]
+        shared = FloatBuffer(count: scratchCount)
+        worker = nil
+        lanePools = []
+    }
+
+    /// The single-thread pool for part `part` of a job: kernels a part calls with it run on that
+    /// part's thread alone, using that thread's scratch (so the two parts never share scratch).
+    /// For a 1-thread pool, the pool itself.
+    @inline(always)
+    func lane(_ part: Int) -> WorkerPool { threadCount == 1 ? self : lanePools[part] }
 
     deinit {
         if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {

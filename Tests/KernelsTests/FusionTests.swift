@@ -17,11 +17,14 @@ struct FusionTests {
         return out.interior()
     }
 
-    @Test("1x1 then depthwise in bands of rows: bit-identical to the full-map pair, any band height, 1 and 2 threads",
+    @Test("""
+        1x1 then depthwise in bands of rows: bit-identical to the full-map pair, any band height, 1 and 2 threads \
+        (maps short enough to share each band between the threads, and tall enough to split their rows)
+        """,
           arguments: [(3, 1), (3, 2), (5, 2), (5, 1)])
     func pointwiseThenDepthwiseBands(window: (k: Int, stride: Int)) {
         var random = Random(seed: UInt64(window.k * 10 + window.stride))
-        for (cin, cout, h, w) in [(16, 24, 19, 13), (8, 17, 16, 32), (3, 5, 7, 40)] {
+        for (cin, cout, h, w) in [(16, 24, 19, 13), (8, 17, 16, 32), (3, 5, 7, 40), (8, 12, 41, 24)] {
             let x = random.array(cin * h * w)
             let pw = PointwiseWeights(weights: random.array(cin * cout, scale: 0.5), bias: random.array(cout),
                                       outputChannels: cout, inputChannels: cin)
@@ -41,11 +44,13 @@ struct FusionTests {
                                         padLeft: padLeft, pad: pad, residualIsInput: residualIsInput,
                                         outH: outH, outW: outW, pool: pool)
                 for bandRows in [1, 3, 4, 8, outH] {
-                    let band = FeatureMapStorage(channels: cout, layout: .padded(
-                        width: w, height: bandInputRows(outputRows: bandRows, stride: window.stride, kernelSize: window.k),
-                        pad: pad))
+                    let bands = (0..<threads).map { _ in
+                        FeatureMapStorage(channels: cout, layout: .padded(
+                            width: w, height: bandInputRows(outputRows: bandRows, stride: window.stride, kernelSize: window.k),
+                            pad: pad))
+                    }
                     let out = FeatureMapStorage(channels: cout, layout: .dense(width: outW, height: outH))
-                    pointwiseThenDepthwise(input.map, pointwise: pw, pointwiseActivation: .relu, band: band,
+                    pointwiseThenDepthwise(input.map, pointwise: pw, pointwiseActivation: .relu, bands: bands,
                                            bandOutputRows: bandRows, depthwise: dw, stride: window.stride,
                                            padTop: padTop, padLeft: padLeft, depthwiseActivation: .hardSwish,
                                            residualIsInput: residualIsInput, residual: nil, output: out.map, pool: pool)
@@ -77,14 +82,18 @@ struct FusionTests {
                                     outH: h, outW: w, pool: pool)
             for bandRows in [1, 4, 8] {
                 let rowsIn = bandInputRows(outputRows: bandRows, stride: 1, kernelSize: 3)
-                let band = FeatureMapStorage(channels: cout, layout: .padded(width: w, height: rowsIn, pad: 1))
+                let bands = (0..<threads).map { _ in
+                    FeatureMapStorage(channels: cout, layout: .padded(width: w, height: rowsIn, pad: 1))
+                }
                 let out = FeatureMapStorage(channels: cout, layout: .dense(width: w, height: h))
                 gate.withUnsafeBufferPointer { g in
                     let input = GatedInput(skip: skip.map, upsampled: upsampled.map, gate: g.baseAddress!,
-                                           rows: FeatureMapStorage(channels: cin, layout: .dense(width: w, height: rowsIn)))
+                                           rows: (0..<threads).map { _ in
+                                               FeatureMapStorage(channels: cin, layout: .dense(width: w, height: rowsIn))
+                                           })
                     // The input map itself is never read: pass the skip map in its place.
                     pointwiseThenDepthwise(skip.map, gatedInput: input, pointwise: pw, pointwiseActivation: .relu,
-                                           band: band, bandOutputRows: bandRows, depthwise: dw, stride: 1, padTop: 1,
+                                           bands: bands, bandOutputRows: bandRows, depthwise: dw, stride: 1, padTop: 1,
                                            padLeft: 1, depthwiseActivation: .hardSwish, residualIsInput: true,
                                            residual: nil, output: out.map, pool: pool)
                 }

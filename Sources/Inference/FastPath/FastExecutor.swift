@@ -419,8 +419,10 @@ final class FastExecutor: Executor {
         var bandRows = max(1, (rowsFit - k) / stride + 1)
         if bandRows >= 4 { bandRows -= bandRows % 4 }
         bandRows = min(bandRows, dw.height.output)
-        let band = FeatureMapStorage(channels: channels, layout: .padded(
-            width: width, height: bandInputRows(outputRows: bandRows, stride: stride, kernelSize: k), pad: pad))
+        let rowsIn = bandInputRows(outputRows: bandRows, stride: stride, kernelSize: k)
+        let bands = (0..<pool.threadCount).map { _ in
+            FeatureMapStorage(channels: channels, layout: .padded(width: width, height: rowsIn, pad: pad))
+        }
         let dwWeights = DepthwiseWeights(
             weights: Array(UnsafeBufferPointer(start: pointer(dwNode.inputs[1]), count: channels * k * k)),
             bias: dw.hasBias ? Array(UnsafeBufferPointer(start: pointer(dwNode.inputs[2]), count: channels)) : nil,
@@ -431,11 +433,12 @@ final class FastExecutor: Executor {
             gate.buffer.appliesItself = false
             gatedInput = GatedInput(skip: gate.map(gate.skip), upsampled: gate.map(gate.upsampled),
                                     gate: UnsafePointer(gate.buffer.values.baseAddress),
-                                    rows: FeatureMapStorage(channels: weights.inputChannels, layout: .dense(
-                                        width: width, height: bandInputRows(outputRows: bandRows, stride: stride, kernelSize: k))))
+                                    rows: (0..<pool.threadCount).map { _ in
+                                        FeatureMapStorage(channels: weights.inputChannels, layout: .dense(width: width, height: rowsIn))
+                                    })
         }
         return PointwiseDepthwiseStep(input: input, gatedInput: gatedInput, pointwise: weights, pointwiseActivation: pointwiseActivation,
-                                      band: band, bandRows: bandRows, depthwise: dwWeights, stride: stride,
+                                      bands: bands, bandRows: bandRows, depthwise: dwWeights, stride: stride,
                                       padTop: dw.height.padBegin, padLeft: dw.width.padBegin,
                                       depthwiseActivation: fused.activation, residualIsInput: residualIsInput,
                                       residual: residual, output: fused.map, pool: pool)

@@ -157,11 +157,11 @@ final class GateBuffer {
 /// A 1x1 convolution and the depthwise convolution reading its output, in bands of rows.
 struct PointwiseDepthwiseStep: Step {
     let input: FeatureMap, gatedInput: GatedInput?, pointwise: PointwiseWeights, pointwiseActivation: Activation
-    let band: FeatureMapStorage, bandRows: Int
+    let bands: [FeatureMapStorage], bandRows: Int
     let depthwise: DepthwiseWeights, stride: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation
     let residualIsInput: Bool, residual: FeatureMap?, output: FeatureMap, pool: WorkerPool
     func run() {
-        pointwiseThenDepthwise(input, gatedInput: gatedInput, pointwise: pointwise, pointwiseActivation: pointwiseActivation, band: band,
+        pointwiseThenDepthwise(input, gatedInput: gatedInput, pointwise: pointwise, pointwiseActivation: pointwiseActivation, bands: bands,
                                bandOutputRows: bandRows, depthwise: depthwise, stride: stride, padTop: padTop,
                                padLeft: padLeft, depthwiseActivation: depthwiseActivation,
                                residualIsInput: residualIsInput, residual: residual, output: output, pool: pool)
