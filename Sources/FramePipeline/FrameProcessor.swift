@@ -63,10 +63,11 @@ public final class FrameProcessor {
     private var smoother: MaskSmoother
     private let poolCapacity: Int
     private var pool: FrameBufferPool?
-    /// The fresh mask, then (after smoothing) the smoothed one; `nil` until the first processed frame.
-    private var mask: Mask?
-    /// The last smoothed mask (the smoother's memory and the mask for frames without inference).
-    private var previousMask: Mask?
+    /// The segmenter's fresh mask (read by the smoother, never composited); `nil` until the first
+    /// processed frame.
+    private var freshMask: Mask?
+    /// The smoothed mask: the smoother's memory, and what every frame composites with.
+    private var smoothedMask: Mask?
     /// Changes whenever the smoothed mask does (each inference, each reset), for
     /// ``FrameCompositor/composite(_:mask:maskGeneration:effect:into:)``. Starts at a random
     /// multiple of 2³² so that a compositor handed from one processor to another does not mistake
@@ -86,7 +87,7 @@ public final class FrameProcessor {
     }
 
     /// Bytes held by masks and output buffers.
-    public var byteCount: Int { (pool?.byteCount ?? 0) + 4 * ((mask?.values.count ?? 0) + (previousMask?.values.count ?? 0)) }
+    public var byteCount: Int { (pool?.byteCount ?? 0) + 4 * ((freshMask?.values.count ?? 0) + (smoothedMask?.values.count ?? 0)) }
 
     /// Clears the inter-frame state: the next frame segments from scratch and uses its raw mask.
     public func reset() {
@@ -102,8 +103,8 @@ public final class FrameProcessor {
     public func releaseBuffers() {
         if policy.state != .awaitingFirstMask || smoother.hasPrevious || lastOutput != nil { reset() }
         pool = nil
-        mask = nil
-        previousMask = nil
+        freshMask = nil
+        smoothedMask = nil
     }
 
     /// Processes one camera frame.
@@ -146,15 +147,15 @@ public final class FrameProcessor {
             statistics.inferenceCount += 1
             let segmentationStart = clock.now
             do {
-                try mask!.values.withUnsafeMutableBufferPointer { try segmenter.segment(frame.image, into: $0) }
+                try freshMask!.values.withUnsafeMutableBufferPointer { try segmenter.segment(frame.image, into: $0) }
             } catch {
                 return drop(.segmentationFailed)
             }
             let smoothingStart = clock.now
             statistics.segmentation.record(smoothingStart - segmentationStart)
-            mask!.values.withUnsafeMutableBufferPointer { current in
-                previousMask!.values.withUnsafeMutableBufferPointer { previous in
-                    smoother.smooth(current, previous: previous)
+            freshMask!.values.withUnsafeBufferPointer { fresh in
+                smoothedMask!.values.withUnsafeMutableBufferPointer { smoothed in
+                    smoother.smooth(fresh, into: smoothed)
                 }
             }
             maskGeneration &+= 1
@@ -163,20 +164,15 @@ public final class FrameProcessor {
 
         case .compositeWithLatestMask:
             guard let output = pool!.acquire() else { return drop(.outputPoolExhausted) }
-            // The latest smoothed mask is in `previousMask`; `mask` may hold it too, but
-            // `previousMask` is the one the smoother keeps.
-            return composite(frame, into: output, settings: settings, compositor: compositor, start: start,
-                             usePreviousMask: true)
+            return composite(frame, into: output, settings: settings, compositor: compositor, start: start)
         }
     }
 
     private func composite(_ frame: VideoFrame, into output: FrameBuffer, settings: FrameSettings,
-                           compositor: any FrameCompositor, start: ContinuousClock.Instant,
-                           usePreviousMask: Bool = false) -> FrameOutcome {
+                           compositor: any FrameCompositor, start: ContinuousClock.Instant) -> FrameOutcome {
         let compositingStart = clock.now
         output.withMutableImage { image in
-            // `mask` and `previousMask` hold the same smoothed values (the smoother writes both).
-            compositor.composite(frame.image, mask: usePreviousMask ? previousMask! : mask!, maskGeneration: maskGeneration,
+            compositor.composite(frame.image, mask: smoothedMask!, maskGeneration: maskGeneration,
                                  effect: settings.effect,
                                  into: &image)
         }
@@ -204,12 +200,12 @@ public final class FrameProcessor {
     private func prepareBuffers(for image: Image) {
         let count = image.width * image.height
         if let pool, pool.width == image.width, pool.height == image.height, pool.format == image.format,
-           mask?.values.count == count {
+           freshMask?.values.count == count {
             return
         }
         releaseBuffers()   // a resolution change: this also clears the inter-frame state
         pool = FrameBufferPool(width: image.width, height: image.height, format: image.format, capacity: poolCapacity)
-        mask = Mask(width: image.width, height: image.height)
-        previousMask = Mask(width: image.width, height: image.height)
+        freshMask = Mask(width: image.width, height: image.height)
+        smoothedMask = Mask(width: image.width, height: image.height)
     }
 }

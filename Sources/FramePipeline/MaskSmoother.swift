@@ -35,21 +35,21 @@ public struct MaskSmoother: Sendable {
         return (1 - certainty) * ratio
     }
 
-    /// Smooths `mask` in place against `previous`, then stores the result in `previous`.
+    /// Smooths the fresh mask `fresh` against `previous` (the last smoothed mask) and stores the
+    /// result in `previous`, which then holds the smoothed mask to composite with. `fresh` is only
+    /// read: one full-resolution mask is written per frame, not two.
     ///
     /// - Precondition: both buffers have the same count.
-    public mutating func smooth(_ mask: UnsafeMutableBufferPointer<Float>, previous: UnsafeMutableBufferPointer<Float>) {
-        precondition(mask.count == previous.count, "mask and previous mask differ in size")
+    public mutating func smooth(_ fresh: UnsafeBufferPointer<Float>, into previous: UnsafeMutableBufferPointer<Float>) {
+        precondition(fresh.count == previous.count, "mask and previous mask differ in size")
         if hasPrevious {
             let ratio = combineWithPreviousRatio
-            for i in 0..<mask.count {
-                let new = mask[i]
-                let smoothed = new + (previous[i] - new) * Self.previousWeight(new: new, ratio: ratio)
-                mask[i] = smoothed
-                previous[i] = smoothed
+            for i in 0..<fresh.count {
+                let new = fresh[i]
+                previous[i] = new + (previous[i] - new) * Self.previousWeight(new: new, ratio: ratio)
             }
         } else {
-            _ = previous.update(fromContentsOf: mask)
+            _ = previous.update(fromContentsOf: fresh)
             hasPrevious = true
         }
     }

@@ -1,10 +1,10 @@
 import FramePipeline
 import Testing
 
+/// Smooths `values` into `previous` and returns the smoothed mask (what `previous` now holds).
 private func smooth(_ smoother: inout MaskSmoother, _ values: [Float], previous: UnsafeMutableBufferPointer<Float>) -> [Float] {
-    var mask = values
-    mask.withUnsafeMutableBufferPointer { smoother.smooth($0, previous: previous) }
-    return mask
+    values.withUnsafeBufferPointer { smoother.smooth($0, into: previous) }
+    return Array(previous)
 }
 
 @Suite("Temporal mask smoothing")
