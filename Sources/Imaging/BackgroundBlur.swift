@@ -110,17 +110,9 @@ public final class BackgroundBlur {
     public func blurBackground(of frame: inout Image, mask: Mask, strength: BlurStrength = BlurStrength(),
                                edge: EdgeRamp = .standard) {
         precondition(mask.width == frame.width && mask.height == frame.height, "mask size differs")
-        let radii = radii(strength, width: frame.width, height: frame.height)
-        prepareWords(width: frame.width, height: frame.height)
-        let stride = frame.bytesPerRow, w = frame.width
         mask.values.withUnsafeBufferPointer { m in
-            frame.bytes.withUnsafeMutableBufferPointer { f in
-                // Row y is composited in place only after pass 3 has produced it, which needs the
-                // frame's rows up to y + r1 + r2 + r3 + 3 packed, and rows above y are never read again.
-                maskedPasses(frame: UnsafePointer(f.baseAddress!), stride: stride, mask: m.baseAddress!, radii: radii,
-                             finish: CompositeRows(frame: f.baseAddress!, stride: stride, mask: m.baseAddress!,
-                                                   width: w, edge: edge))
-            }
+            blurBackground(of: &frame, mask: m.baseAddress!, strength: strength,
+                           coverage: MaskCoverage(mask: m.baseAddress!, edge: edge))
         }
     }
 
@@ -133,16 +125,25 @@ public final class BackgroundBlur {
                                strength: BlurStrength = BlurStrength()) {
         precondition(mask.width == frame.width && mask.height == frame.height, "mask size differs")
         precondition(coverage.width == frame.width && coverage.height == frame.height, "coverage size differs")
+        mask.values.withUnsafeBufferPointer { m in
+            coverage.values.withUnsafeBufferPointer { c in
+                blurBackground(of: &frame, mask: m.baseAddress!, strength: strength,
+                               coverage: ByteCoverage(values: c.baseAddress!))
+            }
+        }
+    }
+
+    /// The plate from `mask` (the frame's size), composited row by row with `coverage` (its row 0).
+    private func blurBackground<Coverage: RowCoverage>(of frame: inout Image, mask: UnsafePointer<Float>,
+                                                       strength: BlurStrength, coverage: Coverage) {
         let radii = radii(strength, width: frame.width, height: frame.height)
         prepareWords(width: frame.width, height: frame.height)
         let stride = frame.bytesPerRow, w = frame.width
-        mask.values.withUnsafeBufferPointer { m in
-            coverage.values.withUnsafeBufferPointer { c in
-                frame.bytes.withUnsafeMutableBufferPointer { f in
-                    maskedPasses(frame: UnsafePointer(f.baseAddress!), stride: stride, mask: m.baseAddress!, radii: radii,
-                                 finish: CoverageRows(frame: f.baseAddress!, stride: stride, coverage: c.baseAddress!, width: w))
-                }
-            }
+        frame.bytes.withUnsafeMutableBufferPointer { f in
+            // Row y is composited in place only after pass 3 has produced it, which needs the
+            // frame's rows up to y + r1 + r2 + r3 + 3 packed, and rows above y are never read again.
+            maskedPasses(frame: UnsafePointer(f.baseAddress!), stride: stride, mask: mask, radii: radii,
+                         finish: CompositeRows(frame: f.baseAddress!, stride: stride, coverage: coverage, width: w))
         }
     }
 
@@ -317,29 +318,17 @@ private struct CopyRows: BlurRowConsumer {
     }
 }
 
-/// Background rows blended under the person, in place, with a byte coverage.
-private struct CoverageRows: BlurRowConsumer {
+/// Background rows blended under the person, in place (``Compositor``'s blend, with a byte
+/// coverage or the float mask through an edge ramp).
+private struct CompositeRows<Coverage: RowCoverage>: BlurRowConsumer {
     let frame: UnsafeMutablePointer<UInt8>
     let stride: Int
-    let coverage: UnsafePointer<UInt8>
+    /// The coverage of row 0.
+    let coverage: Coverage
     let width: Int
     mutating func consume(_ y: Int, _ row: UnsafePointer<UInt8>) {
         let out = frame + y * stride
-        Compositor.blendRow(person: UnsafePointer(out), background: row, coverage: coverage + y * width,
-                            output: out, width: width)
-    }
-}
-
-/// Background rows blended under the person, in place (``Compositor``'s blend).
-private struct CompositeRows: BlurRowConsumer {
-    let frame: UnsafeMutablePointer<UInt8>
-    let stride: Int
-    let mask: UnsafePointer<Float>
-    let width: Int
-    let edge: EdgeRamp
-    mutating func consume(_ y: Int, _ row: UnsafePointer<UInt8>) {
-        let out = frame + y * stride
-        Compositor.blendRow(person: UnsafePointer(out), background: row, mask: mask + y * width,
-                            output: out, width: width, edge: edge)
+        Compositor.blendRow(person: UnsafePointer(out), background: row, output: out, width: width,
+                            coverage.advanced(by: y * width))
     }
 }

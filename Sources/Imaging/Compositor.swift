@@ -14,9 +14,7 @@ public enum Compositor {
                                  into output: inout Image) {
         check(person, background, coverageWidth: mask.width, coverageHeight: mask.height, output: output)
         mask.values.withUnsafeBufferPointer { m in
-            forEachRow(person: person, background: background, output: &output) { p, b, o, y in
-                blendRow(person: p, background: b, mask: m.baseAddress! + y * mask.width, output: o, width: mask.width, edge: edge)
-            }
+            composite(person: person, background: background, into: &output, MaskCoverage(mask: m.baseAddress!, edge: edge))
         }
     }
 
@@ -24,9 +22,7 @@ public enum Compositor {
     public static func composite(over frame: inout Image, background: Image, mask: Mask, edge: EdgeRamp = .standard) {
         check(frame, background, coverageWidth: mask.width, coverageHeight: mask.height, output: frame)
         mask.values.withUnsafeBufferPointer { m in
-            forEachRow(person: nil, background: background, output: &frame) { p, b, o, y in
-                blendRow(person: p, background: b, mask: m.baseAddress! + y * mask.width, output: o, width: mask.width, edge: edge)
-            }
+            composite(person: nil, background: background, into: &frame, MaskCoverage(mask: m.baseAddress!, edge: edge))
         }
     }
 
@@ -38,9 +34,7 @@ public enum Compositor {
     public static func composite(person: Image, background: Image, coverage: CoverageMask, into output: inout Image) {
         check(person, background, coverageWidth: coverage.width, coverageHeight: coverage.height, output: output)
         coverage.values.withUnsafeBufferPointer { c in
-            forEachRow(person: person, background: background, output: &output) { p, b, o, y in
-                blendRow(person: p, background: b, coverage: c.baseAddress! + y * coverage.width, output: o, width: coverage.width)
-            }
+            composite(person: person, background: background, into: &output, ByteCoverage(values: c.baseAddress!))
         }
     }
 
@@ -48,9 +42,18 @@ public enum Compositor {
     public static func composite(over frame: inout Image, background: Image, coverage: CoverageMask) {
         check(frame, background, coverageWidth: coverage.width, coverageHeight: coverage.height, output: frame)
         coverage.values.withUnsafeBufferPointer { c in
-            forEachRow(person: nil, background: background, output: &frame) { p, b, o, y in
-                blendRow(person: p, background: b, coverage: c.baseAddress! + y * coverage.width, output: o, width: coverage.width)
-            }
+            composite(person: nil, background: background, into: &frame, ByteCoverage(values: c.baseAddress!))
+        }
+    }
+
+    /// Every row through ``blendRow(person:background:output:width:_:)``; with no `person`, in place
+    /// (the output holds the person). `coverage` is the coverage of row 0.
+    @inline(never)
+    static func composite<Coverage: RowCoverage>(person: Image?, background: Image, into output: inout Image,
+                                                 _ coverage: Coverage) {
+        let width = output.width
+        forEachRow(person: person, background: background, output: &output) { p, b, o, y in
+            blendRow(person: p, background: b, output: o, width: width, coverage.advanced(by: y * width))
         }
     }
 
@@ -87,20 +90,6 @@ public enum Compositor {
                 }
             }
         }
-    }
-
-    /// Blends one row with byte coverage. `person` and `output` may be the same memory.
-    @inline(never)
-    static func blendRow(person: UnsafePointer<UInt8>, background: UnsafePointer<UInt8>, coverage: UnsafePointer<UInt8>,
-                         output: UnsafeMutablePointer<UInt8>, width: Int) {
-        blendRow(person: person, background: background, output: output, width: width, ByteCoverage(values: coverage))
-    }
-
-    /// Blends one row with a float mask through `edge`. `person` and `output` may be the same memory.
-    @inline(never)
-    static func blendRow(person: UnsafePointer<UInt8>, background: UnsafePointer<UInt8>, mask: UnsafePointer<Float>,
-                         output: UnsafeMutablePointer<UInt8>, width: Int, edge: EdgeRamp) {
-        blendRow(person: person, background: background, output: output, width: width, MaskCoverage(mask: mask, edge: edge))
     }
 
     /// The row blend both coverage forms share, 16 pixels at a time.
@@ -196,6 +185,8 @@ protocol RowCoverage {
     func group(at x: Int, weights: inout SIMD16<Float>) -> CoverageGroup
     /// Pixel `x`'s three colour bytes blended with this form's own rounding (the alpha is the caller's).
     func blendPixel(at x: Int, person: UnsafePointer<UInt8>, background: UnsafePointer<UInt8>, output: UnsafeMutablePointer<UInt8>)
+    /// The coverage starting `pixels` further on (row `y` of a plane is `advanced(by: y · width)`).
+    func advanced(by pixels: Int) -> Self
 }
 
 /// A row of byte coverage (``CoverageMask``).
@@ -205,6 +196,8 @@ protocol RowCoverage {
 /// `round((p − b)·a/255)`.
 struct ByteCoverage: RowCoverage {
     let values: UnsafePointer<UInt8>
+
+    @inline(__always) func advanced(by pixels: Int) -> ByteCoverage { ByteCoverage(values: values + pixels) }
 
     @inline(__always) func group(at x: Int, weights: inout SIMD16<Float>) -> CoverageGroup {
         let raw = UnsafeRawPointer(values + x)
@@ -232,6 +225,8 @@ struct ByteCoverage: RowCoverage {
 struct MaskCoverage: RowCoverage {
     let mask: UnsafePointer<Float>
     let edge: EdgeRamp
+
+    @inline(__always) func advanced(by pixels: Int) -> MaskCoverage { MaskCoverage(mask: mask + pixels, edge: edge) }
 
     @inline(__always) func group(at x: Int, weights: inout SIMD16<Float>) -> CoverageGroup {
         let t = edge.ramp(UnsafeRawPointer(mask + x).loadUnaligned(as: SIMD16<Float>.self))
