@@ -8,11 +8,23 @@ import Y4MFormat
 @Suite("YUV4MPEG2 streams: headers, frames, truncation, BT.601 conversion")
 struct Y4MTests {
     /// Runs `body` with the two ends of a pipe; closes them afterwards.
-    static func withPipe<R>(_ body: (_ read: Int32, _ write: Int32) throws -> R) rethrows -> R {
+    /// A pipe for one test. `body` writes to the write end and calls `closeWrite()` when done (the
+    /// reader sees the end of the stream only then); both ends are closed afterwards if still open.
+    /// Each end is closed exactly once: tests run in parallel, and closing a number twice can close
+    /// another test's descriptor that was given the same number in between (which made a pipe test
+    /// in another suite fail with "Bad file descriptor").
+    static func withPipe<R>(_ body: (_ read: Int32, _ write: Int32, _ closeWrite: () -> Void) throws -> R) rethrows -> R {
         var fds: [Int32] = [0, 0]
         precondition(pipe(&fds) == 0)
-        defer { close(fds[0]); if fds[1] >= 0 { close(fds[1]) } }
-        return try body(fds[0], fds[1])
+        var writeEndOpen = true
+        defer {
+            close(fds[0])
+            if writeEndOpen { close(fds[1]) }
+        }
+        return try body(fds[0], fds[1], {
+            if writeEndOpen { close(fds[1]) }
+            writeEndOpen = false
+        })
     }
 
     static func write(_ bytes: [UInt8], to fd: Int32) {
@@ -91,11 +103,11 @@ struct Y4MTests {
 
     @Test("frames written to a pipe read back with size, rate and frame count kept (odd size, 4:2:0)")
     func pipeRoundTrip() throws {
-        try Self.withPipe { r, w in
+        try Self.withPipe { r, w, closeWrite in
             let header = Y4MHeader(width: 7, height: 5, frameRate: (25, 1), chroma: .c420jpeg)
             let writer = try Y4MWriter(fileDescriptor: w, header: header)
             for seed in 0..<3 { try writer.write(Self.frame(7, 5, seed: seed)) }
-            close(w)
+            closeWrite()
             let reader = try Y4MReader(fileDescriptor: r)
             #expect(reader.header == header)
             var frame = Image(width: 7, height: 5)
@@ -107,13 +119,13 @@ struct Y4MTests {
 
     @Test("a frame cut short throws after every complete frame was returned")
     func truncated() throws {
-        try Self.withPipe { r, w in
+        try Self.withPipe { r, w, closeWrite in
             let header = Y4MHeader(width: 4, height: 4, chroma: .c420jpeg)
             var bytes = Array(header.line.utf8)
             for _ in 0..<2 { bytes += Array("FRAME\n".utf8) + [UInt8](repeating: 128, count: header.frameByteCount) }
             bytes += Array("FRAME\n".utf8) + [UInt8](repeating: 128, count: 10)
             Self.write(bytes, to: w)
-            close(w)
+            closeWrite()
             let reader = try Y4MReader(fileDescriptor: r)
             var frame = Image(width: 4, height: 4)
             #expect(try reader.readFrame(into: &frame))
@@ -124,20 +136,20 @@ struct Y4MTests {
 
     @Test("a bad FRAME marker, an empty stream and garbage are errors, not crashes")
     func garbage() throws {
-        try Self.withPipe { r, w in
+        try Self.withPipe { r, w, closeWrite in
             Self.write(Array("YUV4MPEG2 W2 H2 C444\nFRAMX\n".utf8) + [UInt8](repeating: 0, count: 12), to: w)
-            close(w)
+            closeWrite()
             let reader = try Y4MReader(fileDescriptor: r)
             var frame = Image(width: 2, height: 2)
             #expect(throws: Y4MError.self) { try reader.readFrame(into: &frame) }
         }
-        try Self.withPipe { r, w in
-            close(w)
+        try Self.withPipe { r, w, closeWrite in
+            closeWrite()
             #expect(throws: Y4MError.malformedHeader("empty stream")) { try Y4MReader(fileDescriptor: r) }
         }
-        try Self.withPipe { r, w in
+        try Self.withPipe { r, w, closeWrite in
             Self.write([UInt8](repeating: 0x41, count: 5000), to: w)
-            close(w)
+            closeWrite()
             #expect(throws: Y4MError.self) { try Y4MReader(fileDescriptor: r) }
         }
     }
