@@ -58,7 +58,7 @@ public func pointwiseThenDepthwise(
 /// Output rows below which a map is not split between threads by rows: each thread's share
 /// recomputes the 1x1 rows its first depthwise window shares with the other's, which costs more
 /// than it saves on short maps (these run both threads inside each band instead). Measured on the
-/// 2-core Sapphire Rapids VM (whole forward pass, 2 threads, 4 interleaved rounds): 4 was as fast
+/// 2-core Emerald Rapids VM (whole forward pass, 2 threads, 4 interleaved rounds): 4 was as fast
 /// as 1, 2 and 8 on the general model and the fastest on the landscape one, whose 9-row maps it splits.
 let minimumRowsPerThread = 4
 

@@ -7,12 +7,11 @@ import Y4MFormat
 
 @Suite("YUV4MPEG2 streams: headers, frames, truncation, BT.601 conversion")
 struct Y4MTests {
-    /// Runs `body` with the two ends of a pipe; closes them afterwards.
     /// A pipe for one test. `body` writes to the write end and calls `closeWrite()` when done (the
     /// reader sees the end of the stream only then); both ends are closed afterwards if still open.
     /// Each end is closed exactly once: tests run in parallel, and closing a number twice can close
-    /// another test's descriptor that was given the same number in between (which made a pipe test
-    /// in another suite fail with "Bad file descriptor").
+    /// another test's descriptor that was given the same number in between (which once made the pipe
+    /// round trip below fail with "Bad file descriptor").
     static func withPipe<R>(_ body: (_ read: Int32, _ write: Int32, _ closeWrite: () -> Void) throws -> R) rethrows -> R {
         var fds: [Int32] = [0, 0]
         precondition(pipe(&fds) == 0)
