@@ -13,10 +13,13 @@ import ONNXFormat
 /// try session.run(input: frameTensor, output: maskTensor)
 /// ```
 public final class InferenceModel: Sendable {
-    /// The graph inputs the caller provides (initializers excluded), float32, C order.
+    /// The graph inputs the caller provides (initializers and inputs fixed at plan time
+    /// excluded), with every dim bound, C order.
     public let inputs: [TensorDescription]
-    /// The graph outputs, float32, C order.
+    /// The graph outputs, C order.
     public let outputs: [TensorDescription]
+    /// The graph inputs whose values were fixed at plan time (from `planTimeInputs`).
+    public let fixedInputs: Set<String>
     /// Nodes per op type as written in the model.
     public let opCounts: [String: Int]
     /// Elements of the float initializers (weights and biases).
@@ -38,27 +41,37 @@ public final class InferenceModel: Sendable {
     ///
     /// - Throws: `ModelError` with kind `.fileNotFound(path:)` when nothing is at `path`,
     ///   `.unreadable` when it cannot be read, otherwise as `init(bytes:)`.
-    public convenience init(contentsOfFile path: String) throws(ModelError) {
-        try self.init(bytes: try Self.readFile(path))
+    public convenience init(contentsOfFile path: String, inputShapes: [String: [Int]] = [:],
+                            planTimeInputs: [String: Tensor] = [:]) throws(ModelError) {
+        try self.init(bytes: try Self.readFile(path), inputShapes: inputShapes, planTimeInputs: planTimeInputs)
     }
 
     /// Parses and validates a serialized ONNX model.
     ///
+    /// - Parameters:
+    ///   - inputShapes: shapes for graph inputs whose declared dims are symbolic or unknown (a
+    ///     leading dim nobody binds is 1). A graph input that is also an initializer is fed by the
+    ///     caller when its shape is given here, and is a constant otherwise.
+    ///   - planTimeInputs: values offered for graph inputs. Only those that a node needs as a
+    ///     constant (a Reshape's shape, a Resize's scales or a Clip's bounds fed as inputs) are
+    ///     used: they are fixed into the plan, listed in `fixedInputs`, and are no longer inputs.
     /// - Throws: `ModelError`: `.malformed` for protobuf errors (with the byte offset and field),
     ///   `.unsupported` for ops, attributes, types or opsets this engine lacks (naming the node,
     ///   op and attribute), `.invalidShape`, `.invalidValue` (NaN/∞ in an initializer),
     ///   `.invalidGraph` (dangling inputs, cycles).
-    public init(bytes: [UInt8]) throws(ModelError) {
+    public init(bytes: [UInt8], inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:]) throws(ModelError) {
         let proto: ModelProto
         do {
             proto = try ModelProto(serializedBytes: bytes)
         } catch {
             throw ModelError(.malformed, "not a valid ONNX model: \(error.description)")
         }
-        let graph = try LoadedGraph(proto)
+        let graph = try LoadedGraph(proto, inputShapes: inputShapes, planTimeInputs: planTimeInputs.mapValues(\.constant))
         self.graph = graph
-        inputs = graph.inputIDs.map { TensorDescription(name: graph.values[$0].name, shape: graph.values[$0].shape) }
-        outputs = graph.outputIDs.map { TensorDescription(name: graph.values[$0].name, shape: graph.values[$0].shape) }
+        let describe = { (id: Int) in TensorDescription(name: graph.values[id].name, shape: graph.values[id].shape, type: graph.values[id].type) }
+        inputs = graph.inputIDs.map(describe)
+        outputs = graph.outputIDs.map(describe)
+        fixedInputs = graph.fixedInputs
         opCounts = graph.opCounts
         parameterCount = graph.parameterCount
         macsByOp = graph.macsByOp
@@ -88,6 +101,12 @@ public final class InferenceModel: Sendable {
             let name = node.name.isEmpty ? (node.outputs.first ?? "?") : node.name
             return (name, isDefaultDomain ? node.opType : "\(node.domain).\(node.opType)")
         }
+    }
+
+    /// The nodes that run (folded ones excluded) in execution order, with their output names:
+    /// what `vbg infer --dump` writes.
+    public var runningNodes: [(name: String, op: String, outputs: [String])] {
+        graph.nodes.map { node in (node.name, node.opType, node.outputs.map { graph.values[$0].name }) }
     }
 
     /// The op types this engine implements (default domain).

@@ -58,7 +58,9 @@ public final class InferenceSession: @unchecked Sendable {
         self.arena = arena
         arenaBytes = plan.totalCount * MemoryLayout<Float>.size
         for (id, value) in graph.values.enumerated() {
-            if let constant = value.constant { (arena + plan.offsets[id]).update(from: constant, count: constant.count) }
+            if let constant = value.constant {
+                constant.bytes.withUnsafeBytes { UnsafeMutableRawPointer(arena + plan.offsets[id]).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            }
         }
         let reference = ReferenceExecutor()
         // Fusion skips writing fused values to the arena, so inspection sessions run unfused.
@@ -76,6 +78,7 @@ public final class InferenceSession: @unchecked Sendable {
         self.steps = steps
         externalInput = (fast as? FastExecutor)?.externalInput
         let single = graph.inputIDs.count == 1 && graph.outputIDs.count == 1
+            && graph.values[graph.inputIDs[0]].type == .float32 && graph.values[graph.outputIDs[0]].type == .float32
         inputOffset = single ? plan.offsets[graph.inputIDs[0]] : 0
         inputCount = single ? graph.values[graph.inputIDs[0]].elementCount : 0
         outputOffset = single ? plan.offsets[graph.outputIDs[0]] : 0
@@ -92,8 +95,9 @@ public final class InferenceSession: @unchecked Sendable {
     /// - Throws: `ModelError(.invalidInput)` when the graph does not have exactly one input and
     ///   one output, or a buffer has the wrong size.
     public func run(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>) throws(ModelError) {
-        guard model.graph.inputIDs.count == 1, model.graph.outputIDs.count == 1 else {
-            throw ModelError(.invalidInput, "run(input:output:) needs a graph with one input and one output; use run(inputs:)")
+        guard model.graph.inputIDs.count == 1, model.graph.outputIDs.count == 1,
+              model.inputs[0].type == .float32, model.outputs[0].type == .float32 else {
+            throw ModelError(.invalidInput, "run(input:output:) needs a graph with one float32 input and one float32 output; use run(_:)")
         }
         guard input.count == inputCount, let source = input.baseAddress else {
             throw ModelError(.invalidInput, "input has \(input.count) values, '\(model.inputs[0].name)' \(model.inputs[0].shape) needs \(inputCount)")
@@ -128,6 +132,7 @@ public final class InferenceSession: @unchecked Sendable {
         for id in graph.inputIDs {
             let value = graph.values[id]
             guard let data = inputs[value.name] else { throw ModelError(.invalidInput, "input '\(value.name)' is missing") }
+            guard value.type == .float32 else { throw ModelError(.invalidInput, "input '\(value.name)' is \(value.type), not float32; use run(_:)") }
             guard data.count == value.elementCount else {
                 throw ModelError(.invalidInput, "input '\(value.name)' has \(data.count) values, its shape \(value.shape) needs \(value.elementCount)")
             }
@@ -136,9 +141,42 @@ public final class InferenceSession: @unchecked Sendable {
         runSteps()
         var results: [String: [Float]] = [:]
         for id in graph.outputIDs {
+            guard graph.values[id].type == .float32 else { throw ModelError(.invalidInput, "output '\(graph.values[id].name)' is \(graph.values[id].type), not float32; use run(_:)") }
             results[graph.values[id].name] = Array(UnsafeBufferPointer(start: arena + plan.offsets[id], count: graph.values[id].elementCount))
         }
         return results
+    }
+
+    /// Runs the graph on named tensors of any stored type and returns every graph output by name
+    /// (allocates; for tests and tools).
+    ///
+    /// - Throws: `ModelError(.invalidInput)` for a missing or unknown input, or one whose type or
+    ///   shape differs from the model's.
+    public func run(_ feeds: [String: Tensor]) throws(ModelError) -> [String: Tensor] {
+        let graph = model.graph
+        for name in feeds.keys where !graph.inputIDs.contains(where: { graph.values[$0].name == name }) {
+            throw ModelError(.invalidInput, "the model has no input '\(name)'")
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        for id in graph.inputIDs {
+            let value = graph.values[id]
+            guard let tensor = feeds[value.name] else { throw ModelError(.invalidInput, "input '\(value.name)' is missing") }
+            guard tensor.type == value.type, tensor.shape == value.shape else {
+                throw ModelError(.invalidInput, "input '\(value.name)' is \(tensor.type) \(tensor.shape), the model needs \(value.type) \(value.shape)")
+            }
+            tensor.bytes.withUnsafeBytes { UnsafeMutableRawPointer(arena + plan.offsets[id]).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        }
+        runSteps()
+        var results: [String: Tensor] = [:]
+        for id in graph.outputIDs { results[graph.values[id].name] = tensor(id) }
+        return results
+    }
+
+    private func tensor(_ id: Int) -> Tensor {
+        let value = model.graph.values[id]
+        return Tensor(type: value.type, shape: value.shape,
+                      bytes: Array(UnsafeRawBufferPointer(start: arena + plan.offsets[id], count: value.byteCount)))
     }
 
     /// Runs every step in plan order. Indexing (rather than `for step in steps`) matters: a debug
@@ -197,13 +235,19 @@ public final class InferenceSession: @unchecked Sendable {
     /// otherwise only graph outputs and constants; nil for unknown names, for values whose buffer
     /// was reused, and for values folded away at plan time.
     public func value(named name: String) -> [Float]? {
+        tensor(named: name)?.floats
+    }
+
+    /// The tensor named `name` after the last run, under the same rules as `value(named:)`, of
+    /// any element type.
+    public func tensor(named name: String) -> Tensor? {
         let graph = model.graph
         guard let id = graph.values.firstIndex(where: { $0.name == name }) else { return nil }
         let value = graph.values[id]
         guard keepsIntermediates || value.constant != nil || graph.outputIDs.contains(id) else { return nil }
         lock.lock()
         defer { lock.unlock() }
-        return Array(UnsafeBufferPointer(start: arena + plan.offsets[id], count: value.elementCount))
+        return tensor(id)
     }
 
     /// The shape of a value the session computes or reads, or nil for unknown names.

@@ -33,6 +33,9 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
     public var op: String?
     /// The attribute concerned.
     public var attribute: String?
+    /// The value a node needed as a plan-time constant but found computed at run time (lets the
+    /// loader fix a graph input offered at plan time, then load again).
+    var constantValue: String?
 
     public init(_ kind: Kind, _ message: String, node: String? = nil, op: String? = nil, attribute: String? = nil) {
         self.kind = kind

@@ -3,8 +3,8 @@
 ///
 /// Field numbers mirror `message TensorProto` in onnx/onnx.proto3 (dims = 1, data_type = 2,
 /// float_data = 4, int32_data = 5, int64_data = 7, name = 8, raw_data = 9, double_data = 10,
-/// data_location = 14). Typed fields are read packed or unpacked. string_data, segment,
-/// external_data and uint64_data are skipped; `dataLocation` tells a consumer when the data
+/// data_location = 14, uint64_data = 11). Typed fields are read packed or unpacked. string_data,
+/// segment and external_data are skipped; `dataLocation` tells a consumer when the data
 /// lives in an external file.
 public struct TensorProto: Sendable {
     /// `TensorProto.DataType` (onnx.proto3); unknown values are kept as they are.
@@ -16,18 +16,22 @@ public struct TensorProto: Sendable {
         public static let float = DataType(rawValue: 1)
         public static let uint8 = DataType(rawValue: 2)
         public static let int8 = DataType(rawValue: 3)
+        public static let uint16 = DataType(rawValue: 4)
+        public static let int16 = DataType(rawValue: 5)
         public static let int32 = DataType(rawValue: 6)
         public static let int64 = DataType(rawValue: 7)
         public static let bool = DataType(rawValue: 9)
         public static let float16 = DataType(rawValue: 10)
         public static let double = DataType(rawValue: 11)
+        public static let uint32 = DataType(rawValue: 12)
+        public static let uint64 = DataType(rawValue: 13)
 
         /// Bytes per element in `raw_data`, for the types this reader converts; nil otherwise.
         public var rawElementSize: Int? {
             switch self {
-            case .float, .int32: 4
-            case .int64, .double: 8
-            case .float16: 2
+            case .float, .int32, .uint32: 4
+            case .int64, .double, .uint64: 8
+            case .float16, .int16, .uint16: 2
             case .uint8, .int8, .bool: 1
             default: nil
             }
@@ -50,6 +54,8 @@ public struct TensorProto: Sendable {
     public var int32Data: [Int32] = []
     public var int64Data: [Int64] = []
     public var doubleData: [Double] = []
+    /// UINT32 and UINT64 elements when not in `raw_data`.
+    public var uint64Data: [UInt64] = []
     /// 0 = data in this message, 1 = external file (onnx.proto3 `DataLocation`).
     public var dataLocation: Int32 = 0
 
@@ -78,6 +84,8 @@ public struct TensorProto: Sendable {
                 hasRawData = true
             case 10:
                 try reader.appendDoubles(wireType, to: &doubleData, "TensorProto.double_data")
+            case 11:
+                try reader.appendVarints(wireType, to: &uint64Data, "TensorProto.uint64_data") { $0 }
             case 14:
                 try reader.expect(wireType, .varint, "TensorProto.data_location")
                 dataLocation = try reader.readInt32("TensorProto.data_location")

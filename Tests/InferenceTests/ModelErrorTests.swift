@@ -188,11 +188,19 @@ struct ModelErrorTests {
         #expect(error?.message.contains("cycle") == true)
     }
 
-    @Test("opsets outside 11...18 are unsupported")
+    @Test("opsets 7 through the newest onnx release are read; others are unsupported")
     func opsets() {
-        #expect(loadError(oneNodeModel("Relu", opset: 10))?.kind == .unsupported)
-        #expect(loadError(oneNodeModel("Relu", opset: 19))?.kind == .unsupported)
-        #expect(loadError(oneNodeModel("Relu", opset: 11)) == nil)
+        #expect(loadError(oneNodeModel("Relu", opset: 6))?.kind == .unsupported)
+        #expect(loadError(oneNodeModel("Relu", opset: 29))?.kind == .unsupported)
+        for opset in [7, 11, 21, 28] { #expect(loadError(oneNodeModel("Relu", opset: opset)) == nil, "opset \(opset)") }
+    }
+
+    @Test("an op used at an opset before it existed is unsupported, naming the op and its first opset")
+    func opBeforeItsOpset() {
+        let error = loadError(oneNodeModel("HardSwish", opset: 13))
+        #expect(error?.kind == .unsupported)
+        #expect(error?.op == "HardSwish")
+        #expect(error?.message.contains("introduced in opset 14") == true)
     }
 
     @Test("a session with 0 or absurd threads is invalidInput")

@@ -4,9 +4,15 @@ import ONNXFormat
 struct PlannedValue: Sendable {
     var name: String
     var shape: [Int]
+    var type: ElementType
     var elementCount: Int
     /// The value when it is a constant; nil for values computed at run time.
-    var constant: [Float]?
+    var constant: ConstantTensor?
+
+    /// Bytes of the value in the arena.
+    var byteCount: Int { elementCount * type.byteSize }
+    /// Floats (4-byte units) of the arena the value occupies.
+    var floatCount: Int { (byteCount + 3) / 4 }
 }
 
 /// A node that runs at inference time (constant-only nodes were folded away).
@@ -20,12 +26,13 @@ struct PlannedNode: Sendable {
     var outputs: [Int]
 }
 
-/// A validated graph: nodes in topological order, every shape inferred, constants folded.
+/// A validated graph: nodes in topological order, every shape and type inferred, constants folded.
 ///
-/// Loading checks, in order: the opset (default domain, 11–18); initializers (types, sizes,
-/// finite values); graph inputs (float, static shape); that every node input is defined and the
-/// graph is acyclic; each node's op, attributes and shapes (through its builder); and that the
-/// graph outputs are computed with the declared shapes. The first problem is thrown.
+/// Loading checks, in order: the opset (default domain, 7 to `OperatorVersions.newestOpset`);
+/// initializers (types, sizes, finite values); graph inputs (a stored type, every dim bound);
+/// that every node input is defined and the graph is acyclic; each node's op version, attributes,
+/// types and shapes (through its builder); and that the graph outputs are computed with the
+/// declared shapes. The first problem is thrown.
 struct LoadedGraph: Sendable {
     var values: [PlannedValue] = []
     var nodes: [PlannedNode] = []
@@ -38,110 +45,165 @@ struct LoadedGraph: Sendable {
     var macsByOp: [String: Int] = [:]
     /// Float elements in the model's float initializers.
     var parameterCount = 0
+    /// Graph inputs fixed at plan time (from the offered values), by name.
+    var fixedInputs: Set<String> = []
 
-    init(_ model: ModelProto) throws(ModelError) {
+    /// The values known when the plan is built, by name.
+    private var constants: [String: ConstantTensor] = [:]
+    /// The id of each planned value, by name.
+    private var valueIDs: [String: Int] = [:]
+
+    /// Loads `model`, binding dynamic input dims from `inputShapes` and fixing the graph inputs in
+    /// `planTimeInputs` that a node needs as constants (a shape, scales, bounds fed as inputs).
+    init(_ model: ModelProto, inputShapes: [String: [Int]] = [:],
+         planTimeInputs: [String: ConstantTensor] = [:]) throws(ModelError) {
+        var fixed: Set<String> = []
+        while true {
+            do {
+                self = try LoadedGraph(model, inputShapes: inputShapes, fixing: fixed, of: planTimeInputs)
+                return
+            } catch let error where error.constantValue.map({ planTimeInputs[$0] != nil && !fixed.contains($0) }) == true {
+                fixed.insert(error.constantValue!)
+            }
+        }
+    }
+
+    private init(_ model: ModelProto, inputShapes: [String: [Int]], fixing fixed: Set<String>,
+                 of planTimeInputs: [String: ConstantTensor]) throws(ModelError) {
         opsetVersion = try Self.defaultOpset(model)
         guard let graph = model.graph else { throw ModelError(.malformed, "the model has no graph") }
         guard graph.sparseInitializerCount == 0 else { throw ModelError(.unsupported, "sparse initializers are not supported") }
+        try readInitializers(graph)
+        try bindInputs(graph, inputShapes: inputShapes, fixing: fixed, of: planTimeInputs)
+        let order = try Self.topologicalOrder(graph.nodes, defined: Set(constants.keys).union(valueIDs.keys))
+        for index in order { try plan(graph.nodes[index]) }
+        try bindOutputs(graph)
+    }
 
-        // Initializers.
-        var constants: [String: ConstantTensor] = [:]
+    // MARK: - Phases
+
+    private mutating func readInitializers(_ graph: GraphProto) throws(ModelError) {
         for tensor in graph.initializers {
             guard !tensor.name.isEmpty else { throw ModelError(.malformed, "an initializer has no name") }
             guard constants[tensor.name] == nil else { throw ModelError(.invalidGraph, "initializer '\(tensor.name)' is defined twice") }
             let constant = try ConstantTensor(tensor, role: "initializer")
-            if constant.floats != nil { parameterCount += constant.elementCount }
+            if constant.type == .float32 { parameterCount += constant.elementCount }
             constants[tensor.name] = constant
         }
+    }
 
-        // Graph inputs (an input that is also an initializer is a constant with a default, IR < 4).
-        var valueIDs: [String: Int] = [:]
-        for input in graph.inputs where constants[input.name] == nil {
+    /// Graph inputs: an input that is also an initializer is a constant with a default unless the
+    /// caller gives its shape (feeds it); an offered plan-time value that a node needed is fixed.
+    private mutating func bindInputs(_ graph: GraphProto, inputShapes: [String: [Int]], fixing fixed: Set<String>,
+                                     of planTimeInputs: [String: ConstantTensor]) throws(ModelError) {
+        for name in inputShapes.keys where !graph.inputs.contains(where: { $0.name == name }) {
+            throw ModelError(.invalidInput, "the model has no input '\(name)'")
+        }
+        var dimensions = DimensionBindings()
+        for input in graph.inputs {
+            if constants[input.name] != nil && inputShapes[input.name] == nil { continue }
+            if fixed.contains(input.name) {
+                constants[input.name] = planTimeInputs[input.name]!
+                fixedInputs.insert(input.name)
+                continue
+            }
             guard valueIDs[input.name] == nil else { throw ModelError(.invalidGraph, "graph input '\(input.name)' is declared twice") }
-            let shape = try Self.staticShape(input, role: "graph input")
+            constants[input.name] = nil
+            let (shape, type) = try dimensions.bind(input, given: inputShapes[input.name])
             valueIDs[input.name] = values.count
             inputIDs.append(values.count)
-            values.append(PlannedValue(name: input.name, shape: shape, elementCount: shape.reduce(1, *), constant: nil))
+            values.append(PlannedValue(name: input.name, shape: shape, type: type, elementCount: shape.reduce(1, *), constant: nil))
         }
+    }
 
-        // Topological order (Kahn), with dangling inputs and cycles reported by node.
-        let order = try Self.topologicalOrder(graph.nodes, defined: Set(constants.keys).union(valueIDs.keys))
-
-        for index in order {
-            var node = graph.nodes[index]
-            while node.outputs.last == "" { node.outputs.removeLast() }  // omitted optional outputs
-            opCounts[node.opType, default: 0] += 1
-            let display = node.name.isEmpty ? (node.outputs.first ?? node.opType) : node.name
-            guard node.domain.isEmpty || node.domain == "ai.onnx" else {
-                throw ModelError(.unsupported, "operator domain '\(node.domain)' is not supported (only the default ONNX domain)",
-                                 node: display, op: node.opType)
-            }
-            let inputs = node.inputs.map { name -> NodeContext.Input in
-                if name.isEmpty { return .absent }
-                if let constant = constants[name] { return .constant(constant) }
-                return .runtime(shape: values[valueIDs[name]!].shape)
-            }
-            let context = NodeContext(node: node, opsetVersion: opsetVersion, inputs: inputs)
-            if node.opType == "Constant" {
-                guard node.outputs.count == 1 else { throw context.error(.malformed, "expected 1 output, got \(node.outputs.count)") }
-                constants[node.outputs[0]] = try Constant.value(context)
-                continue
-            }
-            guard let builder = OperatorRegistry.builders[node.opType] else {
-                throw ModelError(.unsupported, "operator '\(node.opType)' is not supported", node: display, op: node.opType)
-            }
-            let operation = try builder(context)
-            guard operation.outputShapes.count == node.outputs.count else {
-                throw context.error(.unsupported, "the node has \(node.outputs.count) outputs, the engine computes \(operation.outputShapes.count)")
-            }
-            for (name, shape) in zip(node.outputs, operation.outputShapes) where Shapes.elementCount(shape) == nil {
-                throw context.error(.invalidShape, "output '\(name)' would have shape \(shape): negative, or more than 2^31 elements")
-            }
-            for input in operation.dataInputs {
-                if case let .constant(tensor) = inputs[input], tensor.floats == nil {
-                    throw context.error(.unsupported, "input '\(node.inputs[input])' holds integers; only float tensors are computed")
-                }
-            }
-            macsByOp[node.opType, default: 0] += operation.multiplyAccumulates
-
-            // Fold only outputs of bounded size: folding runs the node at load time, so an
-            // all-constant node with a large output (a tiny constant resized, padded or broadcast
-            // to 2^31 elements) would make loading allocate that much. Larger ones run per frame.
-            let isConstant = operation.dataInputs.allSatisfy { constants[node.inputs[$0]] != nil }
-                && operation.outputShapes.allSatisfy { $0.reduce(1, *) <= Self.maximumFoldedElementCount }
-            if isConstant {
-                for (name, value) in zip(node.outputs, Self.fold(operation, inputs: operation.dataInputs.map { constants[node.inputs[$0]]!.floats! })) {
-                    constants[name] = value
-                }
-                continue
-            }
-            var inputIDs: [Int] = []
-            for input in operation.dataInputs {
-                let name = node.inputs[input]
-                if valueIDs[name] == nil, let constant = constants[name] {
-                    valueIDs[name] = values.count
-                    values.append(PlannedValue(name: name, shape: constant.shape, elementCount: constant.elementCount, constant: constant.floats))
-                }
-                inputIDs.append(valueIDs[name]!)
-            }
-            var outputIDs: [Int] = []
-            for (name, shape) in zip(node.outputs, operation.outputShapes) {
-                valueIDs[name] = values.count
-                outputIDs.append(values.count)
-                values.append(PlannedValue(name: name, shape: shape, elementCount: shape.reduce(1, *), constant: nil))
-            }
-            nodes.append(PlannedNode(name: display, opType: node.opType, operation: operation, inputs: inputIDs, outputs: outputIDs))
+    /// Builds one node's operator, then folds it (all inputs constant) or plans it.
+    private mutating func plan(_ proto: NodeProto) throws(ModelError) {
+        var node = proto
+        while node.outputs.last == "" { node.outputs.removeLast() }  // omitted optional outputs
+        opCounts[node.opType, default: 0] += 1
+        let display = node.name.isEmpty ? (node.outputs.first ?? node.opType) : node.name
+        guard node.domain.isEmpty || node.domain == "ai.onnx" else {
+            throw ModelError(.unsupported, "operator domain '\(node.domain)' is not supported (only the default ONNX domain)",
+                             node: display, op: node.opType)
         }
+        guard OperatorRegistry.supportedOpTypes.contains(node.opType) else {
+            throw ModelError(.unsupported, "operator '\(node.opType)' is not supported", node: display, op: node.opType)
+        }
+        let version = try OperatorRegistry.version(of: node.opType, opset: opsetVersion, node: display)
+        let inputs = node.inputs.map { name -> NodeContext.Input in
+            if name.isEmpty { return .absent }
+            if let constant = constants[name] { return .constant(constant) }
+            let value = values[valueIDs[name]!]
+            return .runtime(shape: value.shape, type: value.type)
+        }
+        let context = NodeContext(node: node, opVersion: version, inputs: inputs)
+        if node.opType == "Constant" {
+            guard node.outputs.count == 1 else { throw context.error(.malformed, "expected 1 output, got \(node.outputs.count)") }
+            constants[node.outputs[0]] = try Constant.value(context)
+            return
+        }
+        let operation = try OperatorRegistry.builders[node.opType]!(context)
+        try check(operation, context)
+        macsByOp[node.opType, default: 0] += operation.multiplyAccumulates
 
-        // Graph outputs.
+        // Fold only outputs of bounded size: folding runs the node at load time, so an
+        // all-constant node with a large output (a tiny constant resized, padded or broadcast
+        // to 2^31 elements) would make loading allocate that much. Larger ones run per frame.
+        let isConstant = operation.dataInputs.allSatisfy { constants[node.inputs[$0]] != nil }
+            && operation.outputShapes.allSatisfy { $0.reduce(1, *) <= Self.maximumFoldedElementCount }
+        if isConstant {
+            let folded = Self.fold(operation, inputs: operation.dataInputs.map { constants[node.inputs[$0]]! })
+            for (name, value) in zip(node.outputs, folded) { constants[name] = value }
+            return
+        }
+        let inputIDs = operation.dataInputs.map { index in materialise(node.inputs[index]) }
+        var outputIDs: [Int] = []
+        for (index, name) in node.outputs.enumerated() {
+            valueIDs[name] = values.count
+            outputIDs.append(values.count)
+            let shape = operation.outputShapes[index]
+            values.append(PlannedValue(name: name, shape: shape, type: operation.outputTypes[index],
+                                       elementCount: shape.reduce(1, *), constant: nil))
+        }
+        nodes.append(PlannedNode(name: display, opType: node.opType, operation: operation, inputs: inputIDs, outputs: outputIDs))
+    }
+
+    /// The checks every operator's result must pass: one shape and type per output, sizes in
+    /// range, and float32 data inputs for operators that do not check types themselves.
+    private func check(_ operation: any Operator, _ context: NodeContext) throws(ModelError) {
+        let node = context.node
+        guard operation.outputShapes.count == node.outputs.count, operation.outputTypes.count == node.outputs.count else {
+            throw context.error(.unsupported, "the node has \(node.outputs.count) outputs, the engine computes \(operation.outputShapes.count)")
+        }
+        for (name, shape) in zip(node.outputs, operation.outputShapes) where Shapes.elementCount(shape) == nil {
+            throw context.error(.invalidShape, "output '\(name)' would have shape \(shape): negative, or more than 2^31 elements")
+        }
+        guard !type(of: operation).checksInputTypes else { return }
+        for input in operation.dataInputs {
+            let type = try context.type(ofInput: input)
+            guard type == .float32 else {
+                throw context.error(.unsupported, "input '\(node.inputs[input])' has element type \(type); this operator computes float32 only")
+            }
+        }
+    }
+
+    /// The id of a value a planned node reads, adding a constant to the plan on first use.
+    private mutating func materialise(_ name: String) -> Int {
+        if let id = valueIDs[name] { return id }
+        let constant = constants[name]!
+        valueIDs[name] = values.count
+        values.append(PlannedValue(name: name, shape: constant.shape, type: constant.type,
+                                   elementCount: constant.elementCount, constant: constant))
+        return values.count - 1
+    }
+
+    private mutating func bindOutputs(_ graph: GraphProto) throws(ModelError) {
         guard !graph.outputs.isEmpty else { throw ModelError(.malformed, "the graph has no outputs") }
         for output in graph.outputs {
-            guard let id = valueIDs[output.name], values[id].constant == nil else {
-                if constants[output.name] != nil {
-                    throw ModelError(.unsupported, "graph output '\(output.name)' is a constant; only computed outputs are supported")
-                }
+            guard valueIDs[output.name] != nil || constants[output.name] != nil else {
                 throw ModelError(.invalidGraph, "graph output '\(output.name)' is not computed by any node")
             }
+            let id = materialise(output.name)
             if let declared = output.type?.tensorType?.shape?.dims {
                 let inferred = values[id].shape
                 let matches = declared.count == inferred.count && zip(declared, inferred).allSatisfy { dimension, size in
@@ -162,39 +224,11 @@ struct LoadedGraph: Sendable {
         guard let opset = model.opsetImports.last(where: { $0.domain.isEmpty || $0.domain == "ai.onnx" }) else {
             throw ModelError(.malformed, "the model imports no default-domain opset")
         }
-        guard opset.version >= Int64(OperatorRegistry.supportedOpsets.lowerBound),
-              opset.version <= Int64(OperatorRegistry.supportedOpsets.upperBound)
-        else {
-            throw ModelError(.unsupported, "opset \(opset.version) is not supported (supported: \(OperatorRegistry.supportedOpsets.lowerBound)–\(OperatorRegistry.supportedOpsets.upperBound))")
+        let supported = OperatorRegistry.supportedOpsets
+        guard opset.version >= Int64(supported.lowerBound), opset.version <= Int64(supported.upperBound) else {
+            throw ModelError(.unsupported, "opset \(opset.version) is not supported (supported: \(supported.lowerBound)–\(supported.upperBound))")
         }
         return Int(opset.version)
-    }
-
-    private static func staticShape(_ value: ValueInfoProto, role: String) throws(ModelError) -> [Int] {
-        guard let tensor = value.type?.tensorType else {
-            throw ModelError(.unsupported, "\(role) '\(value.name)' is not a tensor")
-        }
-        guard tensor.elementType == .float else {
-            throw ModelError(.unsupported, "\(role) '\(value.name)' has element type \(tensor.elementType); only FLOAT is supported")
-        }
-        guard let dims = tensor.shape?.dims else { throw ModelError(.unsupported, "\(role) '\(value.name)' has no declared shape") }
-        var shape: [Int] = []
-        for (index, dimension) in dims.enumerated() {
-            switch dimension {
-            case let .value(size) where size >= 0 && size <= Int64(Shapes.maximumElementCount):
-                shape.append(Int(size))
-            case let .value(size):
-                throw ModelError(.invalidShape, "\(role) '\(value.name)' has dimension \(index) = \(size)")
-            case let .parameter(name):
-                throw ModelError(.unsupported, "\(role) '\(value.name)' has symbolic dimension \(index) ('\(name)'); only static shapes are supported")
-            case .unknown:
-                throw ModelError(.unsupported, "\(role) '\(value.name)' has an unknown dimension \(index); only static shapes are supported")
-            }
-        }
-        guard Shapes.elementCount(shape) != nil else {
-            throw ModelError(.invalidShape, "\(role) '\(value.name)' has shape \(shape): more than 2^31 elements")
-        }
-        return shape
     }
 
     /// Node indices in an order where every input is defined before use.
@@ -240,24 +274,28 @@ struct LoadedGraph: Sendable {
     static let maximumFoldedElementCount = 1 << 24
 
     /// Runs a node whose inputs are all constant, at plan time.
-    private static func fold(_ operation: any Operator, inputs: [[Float]]) -> [ConstantTensor] {
-        var outputs = operation.outputShapes.map { [Float](repeating: 0, count: $0.reduce(1, *)) }
-        let inputPointers = inputs.map { values -> UnsafeMutablePointer<Float> in
-            let pointer = UnsafeMutablePointer<Float>.allocate(capacity: max(values.count, 1))
-            pointer.initialize(from: values, count: values.count)
+    private static func fold(_ operation: any Operator, inputs: [ConstantTensor]) -> [ConstantTensor] {
+        func buffer(floats count: Int) -> UnsafeMutablePointer<Float> {
+            let pointer = UnsafeMutablePointer<Float>.allocate(capacity: max(count, 1))
+            pointer.initialize(repeating: 0, count: max(count, 1))
             return pointer
         }
-        let outputPointers = outputs.map { UnsafeMutablePointer<Float>.allocate(capacity: max($0.count, 1)) }
-        operation.run(inputs: inputPointers.map { UnsafePointer($0) }, outputs: outputPointers)
-        for (index, pointer) in outputPointers.enumerated() {
-            outputs[index] = Array(UnsafeBufferPointer(start: pointer, count: outputs[index].count))
-            pointer.deallocate()
+        let inputPointers = inputs.map { tensor -> UnsafeMutablePointer<Float> in
+            let pointer = buffer(floats: (tensor.bytes.count + 3) / 4)
+            tensor.bytes.withUnsafeBytes { UnsafeMutableRawPointer(pointer).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            return pointer
         }
-        inputPointers.forEach { $0.deallocate() }
-        return zip(operation.outputShapes, outputs).map { ConstantTensor(shape: $0, floats: $1) }
+        let byteCounts = zip(operation.outputShapes, operation.outputTypes).map { $0.reduce(1, *) * $1.byteSize }
+        let outputPointers = byteCounts.map { buffer(floats: ($0 + 3) / 4) }
+        operation.run(inputs: inputPointers.map { UnsafePointer($0) }, outputs: outputPointers)
+        defer { (inputPointers + outputPointers).forEach { $0.deallocate() } }
+        return outputPointers.indices.map { index in
+            let bytes = Array(UnsafeRawBufferPointer(start: outputPointers[index], count: byteCounts[index]))
+            return ConstantTensor(shape: operation.outputShapes[index], type: operation.outputTypes[index], bytes: bytes)
+        }
     }
 
-    private static func describe(_ dims: [TensorShapeProto.Dimension]) -> String {
+    static func describe(_ dims: [TensorShapeProto.Dimension]) -> String {
         "[" + dims.map { dimension in
             switch dimension {
             case let .value(value): String(value)

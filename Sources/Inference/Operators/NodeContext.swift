@@ -8,13 +8,15 @@ import ONNXFormat
 struct NodeContext {
     enum Input {
         case absent
-        case runtime(shape: [Int])
+        case runtime(shape: [Int], type: ElementType)
         case constant(ConstantTensor)
     }
 
     let node: NodeProto
-    /// The model's default-domain opset version (11...18).
-    let opsetVersion: Int
+    /// The version of the op's definition that the model's opset selects: the newest
+    /// `since_version` at or below the opset, taken back past definitions that only added element
+    /// types (so it is at most 21). Builders branch on it where the semantics changed.
+    let opVersion: Int
     /// One entry per `node.inputs` element.
     let inputs: [Input]
 
@@ -104,9 +106,42 @@ struct NodeContext {
         guard index < inputs.count else { throw error(.malformed, "input \(index) is required but the node has \(inputs.count)") }
         switch inputs[index] {
         case .absent: throw error(.malformed, "input \(index) is required but empty")
-        case let .runtime(shape): return shape
+        case let .runtime(shape, _): return shape
         case let .constant(tensor): return tensor.shape
         }
+    }
+
+    /// The element type of a required input.
+    func type(ofInput index: Int) throws(ModelError) -> ElementType {
+        guard index < inputs.count else { throw error(.malformed, "input \(index) is required but the node has \(inputs.count)") }
+        switch inputs[index] {
+        case .absent: throw error(.malformed, "input \(index) is required but empty")
+        case let .runtime(_, type): return type
+        case let .constant(tensor): return tensor.type
+        }
+    }
+
+    /// The constant value of input `index`, or nil when it is absent.
+    ///
+    /// - Throws: when the input is computed at run time; the error names the value, so a graph
+    ///   input offered at plan time can be fixed (see `InferenceModel(bytes:inputShapes:planTimeInputs:)`).
+    func constant(_ index: Int, _ role: String) throws(ModelError) -> ConstantTensor? {
+        guard hasInput(index) else { return nil }
+        guard case let .constant(tensor) = inputs[index] else {
+            var failure = error(.unsupported, "input \(index) ('\(role)') must be a constant (an initializer or Constant node)")
+            failure.constantValue = node.inputs[index]
+            throw failure
+        }
+        return tensor
+    }
+
+    /// Requires input `index` to have one of `types`; the error names the input and its type.
+    func requireType(ofInput index: Int, in types: Set<ElementType>) throws(ModelError) -> ElementType {
+        let type = try type(ofInput: index)
+        guard types.contains(type) else {
+            throw error(.unsupported, "input \(index) ('\(node.inputs[index])') has element type \(type); supported: \(types.map(\.description).sorted().joined(separator: ", "))")
+        }
+        return type
     }
 
     /// Checks that the node has between `minimum` and `maximum` inputs and exactly `outputs` outputs
@@ -128,20 +163,14 @@ struct NodeContext {
 
     /// The value of a constant integer input (a shape, axes, sizes), or nil when absent.
     func constantIntegers(_ index: Int, _ role: String) throws(ModelError) -> [Int64]? {
-        guard hasInput(index) else { return nil }
-        guard case let .constant(tensor) = inputs[index] else {
-            throw error(.unsupported, "input \(index) ('\(role)') must be a constant (an initializer or Constant node)")
-        }
+        guard let tensor = try constant(index, role) else { return nil }
         guard let values = tensor.integers else { throw error(.malformed, "input \(index) ('\(role)') must hold integers") }
         return values
     }
 
     /// The value of a constant float input (scales, clip bounds), or nil when absent.
     func constantFloats(_ index: Int, _ role: String) throws(ModelError) -> [Float]? {
-        guard hasInput(index) else { return nil }
-        guard case let .constant(tensor) = inputs[index] else {
-            throw error(.unsupported, "input \(index) ('\(role)') must be a constant (an initializer or Constant node)")
-        }
+        guard let tensor = try constant(index, role) else { return nil }
         guard let values = tensor.floats else { throw error(.malformed, "input \(index) ('\(role)') must hold floats") }
         return values
     }

@@ -1,4 +1,4 @@
-/// The ONNX operators this engine implements (default domain, opsets 11–18), by op type.
+/// The ONNX operators this engine implements (default domain), by op type, and the opsets it reads.
 ///
 /// Adding an op: write `Operators/<Op>.swift` with a builder, add one line here, and add its
 /// one-node fixtures (`Tools/make_fixtures.py`). `Constant` is not listed: its value is folded
@@ -33,6 +33,42 @@ enum OperatorRegistry {
     /// Every op type accepted in a model, `Constant` included.
     static var supportedOpTypes: Set<String> { Set(builders.keys).union(["Constant"]) }
 
-    /// The default-domain opset versions whose semantics are implemented.
-    static let supportedOpsets: ClosedRange<Int> = 11...18
+    /// The default-domain opsets a model may import. The semantics implemented are those of
+    /// opsets 7–21; a newer opset is read when each op the graph uses changed after 21 only in
+    /// the element types it allows (`version(of:opset:node:)`).
+    static let supportedOpsets: ClosedRange<Int> = 7...OperatorVersions.newestOpset
+
+    /// The newest opset whose definitions the builders implement.
+    static let implementedOpset = 21
+
+    /// Definitions after opset 21 that the generated table does not list as type-only but that
+    /// mean the same for the types this engine stores: ReduceLogSum(Exp)-28 only dropped the
+    /// integer types; Cast(Like)-24 added `round_mode`, which only applies to float8e8m0 and whose
+    /// other values the builder refuses.
+    static let unchangedForStoredTypes: Set<String> = ["ReduceLogSum-28", "ReduceLogSumExp-28", "Cast-24", "CastLike-24"]
+
+    /// The version of `op`'s definition that `opset` selects, taken back past the definitions
+    /// after opset 21 that only added element types.
+    ///
+    /// - Throws: `ModelError` naming the node and op when the op does not exist at `opset`, or its
+    ///   definition there changed meaning after opset 21.
+    static func version(of op: String, opset: Int, node: String) throws(ModelError) -> Int {
+        guard let history = OperatorVersions.sinceVersions[op] else {
+            throw ModelError(.unsupported, "operator '\(op)' is not an ONNX operator (default domain)", node: node, op: op)
+        }
+        guard var version = history.last(where: { $0 <= opset }) else {
+            throw ModelError(.unsupported, "operator '\(op)' does not exist at opset \(opset) (it was introduced in opset \(history[0]))",
+                             node: node, op: op)
+        }
+        while version > implementedOpset {
+            let key = "\(op)-\(version)"
+            guard OperatorVersions.typeOnlyChanges.contains(key) || unchangedForStoredTypes.contains(key),
+                  let previous = history.last(where: { $0 < version }) else {
+                throw ModelError(.unsupported, "operator '\(op)' version \(version) (opset \(opset)) changed meaning after opset \(implementedOpset), the newest this engine implements",
+                                 node: node, op: op)
+            }
+            version = previous
+        }
+        return version
+    }
 }

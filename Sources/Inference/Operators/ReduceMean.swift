@@ -10,7 +10,7 @@ struct ReduceMean: Operator {
     let divisor: Float
 
     static let build: OperatorBuilder = { context throws(ModelError) in
-        let usesInput = context.opsetVersion >= 18
+        let usesInput = context.opVersion >= 18
         try context.checkArity(inputs: 1, usesInput ? 2 : 1)
         try context.checkAttributes(usesInput ? ["keepdims", "noop_with_empty_axes"] : ["axes", "keepdims"])
         let x = try context.shape(ofInput: 0)

@@ -12,7 +12,7 @@ struct Softmax: Operator {
         try context.checkArity(inputs: 1, 1)
         try context.checkAttributes(["axis"])
         let x = try context.shape(ofInput: 0)
-        let legacy = context.opsetVersion < 13
+        let legacy = context.opVersion < 13
         let axis = try context.axis(try context.int("axis", default: legacy ? 1 : -1), rank: max(x.count, 1), attribute: "axis")
         let outer = x[..<axis].reduce(1, *)
         if legacy {

@@ -5,7 +5,7 @@
 /// neighbouring free slots merge). Graph outputs are never given back. Constants are packed
 /// after the activations. Slots are 64-byte aligned.
 struct BufferPlan: Sendable {
-    /// Float offset of each value in the arena, by value id.
+    /// Offset of each value in the arena, in floats (4-byte units), by value id.
     var offsets: [Int]
     /// Floats needed by activations at the peak (the high-water mark of the slots).
     var activationCount: Int
@@ -31,7 +31,7 @@ struct BufferPlan: Sendable {
         var top = 0, peak = 0
 
         func allocate(_ value: Int) {
-            let size = aligned(graph.values[value].elementCount)
+            let size = aligned(graph.values[value].floatCount)
             if let index = free.firstIndex(where: { $0.size >= size }) {
                 offsets[value] = free[index].offset
                 free[index].offset += size
@@ -45,7 +45,7 @@ struct BufferPlan: Sendable {
         }
         func release(_ value: Int) {
             guard reusesBuffers else { return }
-            var block = (offset: offsets[value], size: aligned(graph.values[value].elementCount))
+            var block = (offset: offsets[value], size: aligned(graph.values[value].floatCount))
             let index = free.firstIndex { $0.offset > block.offset } ?? free.count
             free.insert(block, at: index)
             // Merge with the neighbours.
@@ -77,7 +77,7 @@ struct BufferPlan: Sendable {
         var constantTop = peak
         for (id, value) in graph.values.enumerated() where value.constant != nil {
             offsets[id] = constantTop
-            constantTop += aligned(value.elementCount)
+            constantTop += aligned(value.floatCount)
         }
         self.offsets = offsets
         self.activationCount = peak

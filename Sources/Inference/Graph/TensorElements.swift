@@ -1,0 +1,108 @@
+/// Reading and writing single elements of any `ElementType` in little-endian memory: what the
+/// plan-time constants and the type-generic reference kernels (Cast, the shape and index ops)
+/// use. Not for float32 hot loops, which read `Float` pointers directly.
+enum TensorElements {
+    /// Element `index` of an integer or bool tensor, as Int64 (uint64 above 2^63 wraps).
+    static func integer(_ raw: UnsafeRawBufferPointer, at index: Int, _ type: ElementType) -> Int64 {
+        integer(raw.baseAddress!, at: index, type)
+    }
+
+    static func integer(_ raw: UnsafeRawPointer, at index: Int, _ type: ElementType) -> Int64 {
+        switch type {
+        case .int8: Int64(raw.loadUnaligned(fromByteOffset: index, as: Int8.self))
+        case .uint8: Int64(raw.loadUnaligned(fromByteOffset: index, as: UInt8.self))
+        case .bool: raw.loadUnaligned(fromByteOffset: index, as: UInt8.self) == 0 ? 0 : 1
+        case .int16: Int64(raw.loadUnaligned(fromByteOffset: 2 * index, as: Int16.self))
+        case .uint16: Int64(raw.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self))
+        case .int32: Int64(raw.loadUnaligned(fromByteOffset: 4 * index, as: Int32.self))
+        case .uint32: Int64(raw.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self))
+        case .int64: raw.loadUnaligned(fromByteOffset: 8 * index, as: Int64.self)
+        case .uint64: Int64(bitPattern: raw.loadUnaligned(fromByteOffset: 8 * index, as: UInt64.self))
+        case .float32: Int64(exactly: raw.loadUnaligned(fromByteOffset: 4 * index, as: Float.self).rounded(.towardZero)) ?? 0
+        case .float16: Int64(exactly: Half.float(raw.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self)).rounded(.towardZero)) ?? 0
+        case .double: Int64(exactly: raw.loadUnaligned(fromByteOffset: 8 * index, as: Double.self).rounded(.towardZero)) ?? 0
+        }
+    }
+
+    /// Stores `value` as element `index` of a tensor of `type`, truncating to the type's width
+    /// (bool: nonzero is 1).
+    static func setInteger(_ value: Int64, _ raw: UnsafeMutableRawPointer, at index: Int, _ type: ElementType) {
+        switch type {
+        case .int8, .uint8: raw.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: index, as: UInt8.self)
+        case .bool: raw.storeBytes(of: value == 0 ? 0 : 1, toByteOffset: index, as: UInt8.self)
+        case .int16, .uint16: raw.storeBytes(of: UInt16(truncatingIfNeeded: value), toByteOffset: 2 * index, as: UInt16.self)
+        case .int32, .uint32: raw.storeBytes(of: UInt32(truncatingIfNeeded: value), toByteOffset: 4 * index, as: UInt32.self)
+        case .int64, .uint64: raw.storeBytes(of: value, toByteOffset: 8 * index, as: Int64.self)
+        case .float32: raw.storeBytes(of: Float(value), toByteOffset: 4 * index, as: Float.self)
+        case .float16: raw.storeBytes(of: Half.bits(Float(value)), toByteOffset: 2 * index, as: UInt16.self)
+        case .double: raw.storeBytes(of: Double(value), toByteOffset: 8 * index, as: Double.self)
+        }
+    }
+
+    /// Element `index` of any tensor as Double (exact for every type but 64-bit integers beyond 2^53).
+    static func double(_ raw: UnsafeRawPointer, at index: Int, _ type: ElementType) -> Double {
+        switch type {
+        case .float32: Double(raw.loadUnaligned(fromByteOffset: 4 * index, as: Float.self))
+        case .float16: Double(Half.float(raw.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self)))
+        case .double: raw.loadUnaligned(fromByteOffset: 8 * index, as: Double.self)
+        case .uint64: Double(raw.loadUnaligned(fromByteOffset: 8 * index, as: UInt64.self))
+        default: Double(integer(raw, at: index, type))
+        }
+    }
+
+    /// The little-endian bytes of float32 values.
+    static func bytes(of values: [Float]) -> [UInt8] {
+        values.withUnsafeBytes { Array($0) }
+    }
+
+    /// The little-endian bytes of integers stored as `type` (an integer or bool type).
+    static func bytes(of values: [Int64], as type: ElementType) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: values.count * type.byteSize)
+        bytes.withUnsafeMutableBytes { raw in
+            for (index, value) in values.enumerated() { setInteger(value, raw.baseAddress!, at: index, type) }
+        }
+        return bytes
+    }
+}
+
+/// IEEE 754 binary16 conversions (Swift's `Float16` is not available on every platform the
+/// package builds for).
+enum Half {
+    /// binary16 → binary32, exact.
+    static func float(_ half: UInt16) -> Float {
+        let sign = UInt32(half & 0x8000) << 16
+        let exponent = Int(half >> 10) & 0x1f
+        let mantissa = UInt32(half & 0x3ff)
+        if exponent == 0 {
+            let magnitude = Float(mantissa) * 0x1p-24
+            return sign == 0 ? magnitude : -magnitude
+        }
+        if exponent == 31 { return Float(bitPattern: sign | 0x7f80_0000 | (mantissa << 13)) }
+        return Float(bitPattern: sign | UInt32(exponent - 15 + 127) << 23 | (mantissa << 13))
+    }
+
+    /// binary32 → binary16, rounded to nearest even; overflow gives ±infinity, NaN stays NaN.
+    static func bits(_ value: Float) -> UInt16 {
+        let bits = value.bitPattern
+        let sign = UInt16((bits >> 16) & 0x8000)
+        let exponent = Int((bits >> 23) & 0xff)
+        var mantissa = bits & 0x7f_ffff
+        if exponent == 0xff { return sign | 0x7c00 | (mantissa != 0 ? 0x200 : 0) }
+        let halfExponent = exponent - 127 + 15
+        if halfExponent >= 0x1f { return sign | 0x7c00 }
+        if halfExponent <= 0 {
+            guard halfExponent >= -10 else { return sign }
+            mantissa |= 0x80_0000
+            let shift = UInt32(14 - halfExponent)
+            let halfway = UInt32(1) << (shift - 1)
+            var result = mantissa >> shift
+            let remainder = mantissa & ((UInt32(1) << shift) - 1)
+            if remainder > halfway || (remainder == halfway && result & 1 == 1) { result += 1 }
+            return sign | UInt16(result)
+        }
+        var result = UInt32(halfExponent) << 10 | (mantissa >> 13)
+        let remainder = mantissa & 0x1fff
+        if remainder > 0x1000 || (remainder == 0x1000 && result & 1 == 1) { result += 1 }  // may carry into the exponent: correct
+        return sign | UInt16(result)
+    }
+}
