@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """One-node ONNX models with onnxruntime outputs: Fixtures/ops/<case>/ and Fixtures/ops/cases.json.
 
-Each case is one node (opset 17, IR 8). Data operands are graph inputs, stored as input_<i>.npy in
+Each case is one node (opset 17 unless the case names another, IR 8). The cases of an operator family
+may live in their own module under Tools/op_cases/ (a `build_cases(rng, Case)` function). Data operands are graph inputs, stored as input_<i>.npy in
 graph-input order; parameters (weights, bias, slopes, Clip bounds, BatchNormalization statistics, Resize
 scales/sizes, Reshape shape, Slice starts/ends/axes/steps) are initializers inside model.onnx, as in
 real models (the shapes they determine are then static). Outputs are onnxruntime 1.32 results
@@ -36,10 +37,10 @@ INT64_MAX = np.iinfo(np.int64).max
 class Case:
     """A one-node model: data inputs (graph inputs), params (initializers), attributes."""
 
-    def __init__(self, name, op, inputs, attrs=None, n_outputs=1, what=""):
+    def __init__(self, name, op, inputs, attrs=None, n_outputs=1, what="", opset=None, output_type=TensorProto.FLOAT):
         # inputs: list of (name, kind, value) with kind "data", "param" or "empty".
         self.name, self.op, self.inputs, self.attrs = name, op, inputs, attrs or {}
-        self.n_outputs, self.what = n_outputs, what
+        self.n_outputs, self.what, self.opset, self.output_type = n_outputs, what, opset or OPSET, output_type
 
 
 def build_cases(rng: np.random.Generator) -> list[Case]:
@@ -290,8 +291,24 @@ def build_cases(rng: np.random.Generator) -> list[Case]:
     return cases
 
 
+def family_cases() -> list[Case]:
+    """The cases of every module in Tools/op_cases/ (one per operator family), each drawing from
+    its own generator seeded by OPS_SEED and the module's name, so families never shift each
+    other's data."""
+    import importlib
+    import pkgutil
+    import zlib
+    cases = []
+    folder = os.path.join(HERE, "op_cases")
+    for module in sorted(m.name for m in pkgutil.iter_modules([folder])):
+        family = importlib.import_module(f"op_cases.{module}")
+        rng = np.random.default_rng([OPS_SEED, zlib.crc32(module.encode())])
+        cases += family.build_cases(rng, Case)
+    return cases
+
+
 def tensor_dtype(a: np.ndarray) -> int:
-    return {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int64): TensorProto.INT64}[a.dtype]
+    return helper.np_dtype_to_tensor_dtype(a.dtype)
 
 
 def make_model(case: Case) -> onnx.ModelProto:
@@ -307,9 +324,9 @@ def make_model(case: Case) -> onnx.ModelProto:
     outputs = ["Y"] if case.n_outputs == 1 else [f"Y{i}" for i in range(case.n_outputs)]
     node = helper.make_node(case.op, node_inputs, outputs, name=case.name, **case.attrs)
     graph = helper.make_graph([node], case.name, graph_inputs,
-                              [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs],
+                              [helper.make_tensor_value_info(o, case.output_type, None) for o in outputs],
                               initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", case.opset)],
                               producer_name="vbg Tools/make_op_fixtures.py", producer_version="1")
     model.ir_version = IR_VERSION
     # Record the inferred output shapes in the model (a reader can check its own inference against them).
@@ -345,7 +362,7 @@ def make_ops(out: str):
         shutil.rmtree(root)
     rng = np.random.default_rng(OPS_SEED)
     index = []
-    for case in build_cases(rng):
+    for case in build_cases(rng) + family_cases():
         d = os.path.join(root, case.name)
         os.makedirs(d)
         model = make_model(case)
@@ -353,7 +370,7 @@ def make_ops(out: str):
         with open(os.path.join(d, "model.onnx"), "wb") as f:
             f.write(blob)
         feeds = {}
-        entry = {"name": case.name, "op": case.op, "attributes": {k: v for k, v in case.attrs.items()},
+        entry = {"name": case.name, "op": case.op, "opset": case.opset, "attributes": {k: v for k, v in case.attrs.items()},
                  "what": case.what, "inputs": [], "initializers": [], "outputs": []}
         for name, kind, value in case.inputs:
             if kind == "data":
@@ -370,8 +387,6 @@ def make_ops(out: str):
         results = sess.run(names, feeds)
         for i, (name, r) in enumerate(zip(names, results)):
             r = np.asarray(r)
-            if r.dtype != np.float32:
-                raise SystemExit(f"{case.name}: output {name} is {r.dtype}")
             save(os.path.join(d, f"output_{i}.npy"), r)
             entry["outputs"].append({"file": f"output_{i}.npy", "name": name, "shape": list(r.shape)})
         entry["onnx_reference_max_rel_diff"] = cross_check(model, feeds, results)

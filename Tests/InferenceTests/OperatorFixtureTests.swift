@@ -49,19 +49,36 @@ struct OperatorFixtureTests {
         let directory = "ops/\(testCase.name)"
         let model = try InferenceModel(contentsOfFile: Fixtures.url("\(directory)/model.onnx").path)
         let session = try InferenceSession(model: model, path: path)
-        var inputs: [String: [Float]] = [:]
+        var inputs: [String: Inference.Tensor] = [:]
         for input in testCase.inputs {
-            inputs[input.name] = try Fixtures.floats("\(directory)/\(input.file)").values
+            inputs[input.name] = try Fixtures.tensor("\(directory)/\(input.file)")
         }
-        let outputs = try session.run(inputs: inputs)
+        let outputs = try session.run(inputs)
         for output in testCase.outputs {
-            let expected = try Fixtures.floats("\(directory)/\(output.file)")
-            let description = try #require(model.outputs.first { $0.name == output.name })
-            #expect(description.shape == expected.shape, "\(output.name) shape")
+            let expected = try Fixtures.tensor("\(directory)/\(output.file)")
             let actual = try #require(outputs[output.name])
-            let difference = Difference(actual, expected.values)
-            #expect(difference.relative <= 1e-5, "\(testCase.name) \(output.name) (\(path)): \(difference)")
-            print("op fixture \(testCase.name) \(output.name) (\(path)): relative \(difference.relative)")
+            #expect(actual.shape == expected.shape, "\(output.name) shape")
+            #expect(actual.type == expected.type, "\(output.name) type")
+            if let actualValues = actual.floats, let expectedValues = expected.floats {
+                let difference = Difference(actualValues, expectedValues)
+                #expect(difference.relative <= 1e-5, "\(testCase.name) \(output.name) (\(path)): \(difference)")
+                print("op fixture \(testCase.name) \(output.name) (\(path)): relative \(difference.relative)")
+            } else {
+                #expect(actual.bytes == expected.bytes, "\(testCase.name) \(output.name) (\(path)): elements differ")
+            }
         }
+    }
+}
+
+extension Fixtures {
+    /// A fixture `.npy` file as an inference tensor of the same element type.
+    static func tensor(_ relativePath: String) throws -> Inference.Tensor {
+        let array = try NumpyArray(contentsOfFile: url(relativePath).path)
+        let types: [String: ElementType] = [
+            "<f4": .float32, "<f2": .float16, "<f8": .double, "|i1": .int8, "<i2": .int16, "<i4": .int32, "<i8": .int64,
+            "|u1": .uint8, "<u2": .uint16, "<u4": .uint32, "<u8": .uint64, "|b1": .bool,
+        ]
+        let type = try #require(types[array.dataType.rawValue], "no element type for .npy type \(array.dataType.rawValue)")
+        return Inference.Tensor(type: type, shape: array.shape, bytes: array.data)
     }
 }
