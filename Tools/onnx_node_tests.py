@@ -17,7 +17,9 @@ What it does, in order:
    "harness:" reason rather than guess). A binary whose `vbg help infer` does not mention
    `NAME=` is the older single-tensor interface: single-input single-output tests are run as
    `--input X.npy --output Y.npy`, the others count as refused ("harness: ...").
-4. Runs onnxruntime (CPUExecutionProvider, one thread) on the same model and inputs.
+4. Runs onnxruntime (CPUExecutionProvider, one thread) on the same model and inputs, inside this
+   process: its exceptions are recorded ("error"), but a crash of onnxruntime itself would end the
+   run (`--no-ort` leaves it out).
 5. Compares as onnx's backend runner does (`onnx.backend.test.runner`): same number of outputs,
    same shapes, same dtypes, then `numpy.testing.assert_allclose(rtol=1e-3, atol=1e-7)` (NaN
    equals NaN); integer and bool outputs must be exactly equal (the runner's allclose would let
@@ -448,23 +450,26 @@ def refusal_reasons(results: list[Result], work: Path) -> list[tuple[str, int]]:
 
 def markdown(results: list[Result], work: Path, settings: dict) -> str:
     total = totals(results)
+    with_ort = any(r.ort.status != "skipped" for r in results)
+    ort_total = (f"onnxruntime pass {total['ort pass']} (wrong {total['ort fail']}, refused or failed to run "
+                 f"{total['ort error']})" if with_ort else "onnxruntime not run (--no-ort)")
     lines = [
         f"Measured {settings['date']} with `{settings['command']}`: onnx {settings['onnx']} "
-        f"({total['tests']} node tests), onnxruntime {settings['onnxruntime']}, vbg at "
+        f"({total['tests']} node tests), onnxruntime {settings['onnxruntime']}, vbg built from "
         f"{settings['commit']}, path {settings['path'] or 'default'}"
         + (", a vbg whose `infer` takes one `--input X.npy` and one `--output Y.npy` (the harness refuses"
            " tests with more inputs or outputs)." if settings["interface"] == "single" else "."),
         "",
         f"**Totals: vbg pass {total['pass']}, wrong {total['wrong']}, refused {total['refused']}, "
-        f"crash {total['crash']} of {total['tests']}; onnxruntime pass {total['ort pass']} "
-        f"(wrong {total['ort fail']}, refused or failed to run {total['ort error']}).**",
+        f"crash {total['crash']} of {total['tests']}; {ort_total}.**",
         "",
         "| op | tests | vbg pass | wrong | refused | crash | onnxruntime pass |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for op, row in per_op(results).items():
-        lines.append(f"| {op} | {row['tests']} | {row['pass']} | {row['wrong']} | {row['refused']} | {row['crash']} | {row['ort pass']} |")
-    lines.append(f"| **total** | {total['tests']} | {total['pass']} | {total['wrong']} | {total['refused']} | {total['crash']} | {total['ort pass']} |")
+    rows = [*per_op(results).items(), ("**total**", total)]
+    for op, row in rows:
+        ort = row["ort pass"] if with_ort else "–"
+        lines.append(f"| {op} | {row['tests']} | {row['pass']} | {row['wrong']} | {row['refused']} | {row['crash']} | {ort} |")
     reasons = refusal_reasons(results, work)
     shown = 30
     lines += ["", f"Refusal reasons ({len(reasons)} distinct; the first line of vbg's stderr, paths shortened):", ""]
@@ -528,10 +533,13 @@ def result_command(arguments: argparse.Namespace) -> str:
 
 
 def git_commit() -> str:
-    """The repository's HEAD (the binary is assumed built from it)."""
+    """The last commit that changed Sources/ or Package.swift (what the binary is assumed built
+    from), noting uncommitted changes there."""
     try:
-        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "Sources", "Package.swift"], capture_output=True, text=True).stdout.strip()
+        commit = subprocess.run(["git", "-C", str(REPO), "log", "-1", "--format=%h", "--", "Sources", "Package.swift"],
+                                capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "Sources", "Package.swift"],
+                               capture_output=True, text=True).stdout.strip()
         return f"`{commit}`" + (" (with uncommitted changes in Sources)" if dirty else "")
     except OSError:
         return "unknown commit"
@@ -548,7 +556,8 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--filter", default="", help="regular expression on test names (re.search)")
     parser.add_argument("--jobs", type=int, default=2, help="tests run at once (default 2)")
     parser.add_argument("--timeout", type=float, default=60, help="seconds per vbg run before it counts as a crash")
-    parser.add_argument("--no-ort", action="store_true", help="do not run onnxruntime")
+    parser.add_argument("--no-ort", action="store_true",
+                        help="do not run onnxruntime (it runs in this process, one thread per job)")
     parser.add_argument("--write-docs", action="store_true", help="update the node-tests section of Docs/ONNX.md")
     parser.add_argument("--json", type=Path, help="write the machine-readable summary here")
     parser.add_argument("--work", type=Path, help="keep the materialised suite here (default: a temporary folder)")
