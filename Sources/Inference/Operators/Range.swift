@@ -1,7 +1,7 @@
-/// ONNX `Range` (11): `start`, `start + delta`, ... up to `limit` (exclusive), from three
+/// ONNX `Range` (11, 27): `start`, `start + delta`, ... up to `limit` (exclusive), from three
 /// constant scalars of one type (float32, double, int16, int32, int64); the element count
 /// `max(ceil((limit − start) / delta), 0)` fixes the output shape, so the inputs must be known at
-/// plan time.
+/// plan time. `stash_type` (27) only concerns float16 and bfloat16, which are refused.
 struct Range: Operator {
     let dataInputs: [Int] = []
     let outputShapes: [[Int]]
@@ -13,7 +13,8 @@ struct Range: Operator {
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 3, 3)
-        try context.checkAttributes([])
+        try context.checkAttributes(["stash_type"])
+        _ = try context.int("stash_type", default: 1)
         let type = try context.requireType(ofInput: 0, in: [.float32, .double, .int16, .int32, .int64])
         var scalars: [ConstantTensor] = []
         for (index, role) in ["start", "limit", "delta"].enumerated() {
