@@ -149,7 +149,7 @@ let package = Package(
             name: "SDKTestSupport", dependencies: ["SRTC", "FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels"],
             path: "Tests/SDKTestSupport", swiftSettings: commonSettings),
         .testTarget(
-            name: "FramePipelineTests", dependencies: ["FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels"],
+            name: "FramePipelineTests", dependencies: ["FramePipeline", "Imaging", "Inference", "PipelineFakes", "AllocationCounter", "BuiltinModels", "TestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "SRTCTests", dependencies: ["SRTC", "FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels", "SDKTestSupport", "PNGCodec", "Y4MFormat"],
