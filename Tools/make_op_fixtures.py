@@ -324,7 +324,9 @@ def make_model(case: Case) -> onnx.ModelProto:
     outputs = ["Y"] if case.n_outputs == 1 else [f"Y{i}" for i in range(case.n_outputs)]
     node = helper.make_node(case.op, node_inputs, outputs, name=case.name, **case.attrs)
     graph = helper.make_graph([node], case.name, graph_inputs,
-                              [helper.make_tensor_value_info(o, case.output_type, None) for o in outputs],
+                              # A case may carry `output_shapes` for ops whose shape onnx cannot infer (GroupNormalization).
+                              [helper.make_tensor_value_info(o, case.output_type, shape)
+                               for o, shape in zip(outputs, getattr(case, "output_shapes", [None] * len(outputs)))],
                               initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", case.opset)],
                               producer_name="vbg Tools/make_op_fixtures.py", producer_version="1")

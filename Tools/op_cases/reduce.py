@@ -28,6 +28,10 @@ def build_cases(rng, Case):
         case.reference_is_wrong = "onnx.reference runs the opset-11/12 softmax family on one axis, not coerced to 2-D"
         return case
 
+    def l1_norm(case):
+        case.reference_is_wrong = "onnx.reference's LpNormalization p = 1 does not divide by the sum of |x|"
+        return case
+
     # Reductions: every op with axes as an attribute (its last attribute version), as an input
     # (opset 18), without keepdims, over all axes, and with noop_with_empty_axes.
     for op in REDUCE_OPS:
@@ -147,4 +151,55 @@ def build_cases(rng, Case):
     cases.append(Case("hardmax_ties", "Hardmax", [data("X", ties)], {"axis": 1}, what="the first maximum wins"))
     cases.append(legacy_flatten(Case("softmax_legacy_flatten", "Softmax", [data("X", 3 * x(2, 5, 3, 4))], {"axis": 2},
                                      opset=11)))
+
+    # Normalisations
+    cases.append(Case("instancenormalization", "InstanceNormalization",
+                      [data("X", x(2, 5, 3, 7)), param("scale", x(5)), param("B", x(5))], what="epsilon 1e-5"))
+    cases.append(Case("instancenormalization_epsilon_rank3", "InstanceNormalization",
+                      [data("X", x(1, 3, 11)), param("scale", x(3)), param("B", x(3))], {"epsilon": 0.1}, opset=7))
+    cases.append(Case("layernormalization_default_axis", "LayerNormalization",
+                      [data("X", x(2, 5, 7)), param("Scale", x(7)), param("B", x(7))]))
+    cases.append(Case("layernormalization_axis1_no_bias", "LayerNormalization",
+                      [data("X", x(2, 3, 4, 5)), param("Scale", x(3, 4, 5))], {"axis": 1, "epsilon": 1e-3}))
+    cases.append(Case("layernormalization_broadcast_scale", "LayerNormalization",
+                      [data("X", x(2, 3, 4, 5)), param("Scale", x(1, 5)), param("B", x(4, 1))], {"axis": -2},
+                      what="Scale [1,5] and B [4,1] broadcast"))
+    cases.append(Case("layernormalization_statistics", "LayerNormalization",
+                      [data("X", x(3, 4, 6)), param("Scale", x(6)), param("B", x(6))], {"axis": -1}, n_outputs=3,
+                      what="Mean and InvStdDev outputs"))
+    cases.append(Case("layernormalization_mean_only", "LayerNormalization",
+                      [data("X", x(3, 4, 6)), data("Scale", x(4, 6))], {"axis": 1}, n_outputs=2))
+    # GroupNormalization-18 (per-group scale and bias) has no fixture: onnx 1.23's checker refuses it as
+    # deprecated. InferenceTests/ReductionTests checks it against version 21 with the scale repeated per channel.
+    def shaped(case):
+        case.output_shapes = [list(case.inputs[0][2].shape)]  # onnx infers no shape for GroupNormalization
+        return case
+
+    cases.append(shaped(Case("groupnormalization_per_channel_21", "GroupNormalization",
+                             [data("X", x(2, 6, 3, 5)), param("scale", x(6)), param("bias", x(6))],
+                             {"num_groups": 2, "epsilon": 1e-3}, opset=21,
+                             what="version 21: scale and bias per channel")))
+    cases.append(shaped(Case("groupnormalization_one_group_21", "GroupNormalization",
+                             [data("X", x(1, 4, 7)), param("scale", x(4)), param("bias", x(4))],
+                             {"num_groups": 1, "stash_type": 1}, opset=21)))
+    cases.append(Case("lpnormalization_default", "LpNormalization", [data("X", x(3, 4, 5))], what="p 2, axis -1"))
+    cases.append(l1_norm(Case("lpnormalization_p1_axis1", "LpNormalization", [data("X", x(2, 5, 3, 4))],
+                              {"p": 1, "axis": 1})))
+    zero_rows = x(4, 5)
+    zero_rows[1] = 0
+    cases.append(Case("lpnormalization_zero_norm", "LpNormalization", [data("X", zero_rows)], {"p": 2, "axis": 1},
+                      what="a zero row stays zero"))
+    # Explicit axes: onnx's strict shape inference fails on the function body with the default axes.
+    cases.append(Case("meanvariancenormalization_nchw", "MeanVarianceNormalization", [data("X", x(2, 3, 4, 5))],
+                      {"axes": [0, 2, 3]}, what="the default axes, given"))
+    cases.append(Case("meanvariancenormalization_axes", "MeanVarianceNormalization", [data("X", x(2, 3, 7))],
+                      {"axes": [-1]}, opset=9))
+    def lrn(case):
+        case.reference_is_wrong = "onnx.reference's LRN differs from the spec's formula by 2e-4 (onnxruntime: 1e-7)"
+        return case
+
+    # onnxruntime accepts odd sizes only.
+    cases.append(lrn(Case("lrn_size3", "LRN", [data("X", x(2, 7, 3, 4))], {"size": 3})))
+    cases.append(lrn(Case("lrn_size5_attributes", "LRN", [data("X", x(1, 6, 5, 3))],
+                          {"size": 5, "alpha": 0.01, "beta": 0.5, "bias": 2.0})))
     return cases
