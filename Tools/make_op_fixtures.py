@@ -325,8 +325,11 @@ def make_model(case: Case) -> onnx.ModelProto:
     node = helper.make_node(case.op, node_inputs, outputs, name=case.name, **case.attrs)
     graph = helper.make_graph([node], case.name, graph_inputs,
                               # A case may carry `output_shapes` for ops whose shape onnx cannot infer (GroupNormalization).
-                              [helper.make_tensor_value_info(o, case.output_type, shape)
-                               for o, shape in zip(outputs, getattr(case, "output_shapes", [None] * len(outputs)))],
+                              # output_type may also be a list, one type per output (TopK: values and int64 indices).
+                              [helper.make_tensor_value_info(o, t, shape) for o, t, shape in
+                               zip(outputs, case.output_type if isinstance(case.output_type, list) else
+                                   [case.output_type] * len(outputs),
+                                   getattr(case, "output_shapes", [None] * len(outputs)))],
                               initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", case.opset)],
                               producer_name="vbg Tools/make_op_fixtures.py", producer_version="1")

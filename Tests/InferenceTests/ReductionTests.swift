@@ -96,6 +96,22 @@ struct ReductionTests {
         #expect(typeError?.op == "ReduceL2" && typeError?.message.lowercased().contains("element type int64") == true, "\(String(describing: typeError))")
     }
 
+    @Test("TopK names its k: a missing attribute (version 1), a k longer than the axis")
+    func topKErrors() {
+        func topK(_ inputs: [String], _ attributes: [ONNXBuilder.Attribute], initializers: [[UInt8]] = [], opset: Int64) -> ModelError? {
+            loadError(ONNXBuilder.model(
+                nodes: [ONNXBuilder.node("TopK", inputs: inputs, outputs: ["v", "i"], name: "node_0", attributes: attributes)],
+                initializers: initializers, inputs: [ONNXBuilder.valueInfo("x", [2, 5])],
+                outputs: [ONNXBuilder.valueInfo("v", [2, 3]), ONNXBuilder.valueInfo("i", [2, 3])], opset: opset))
+        }
+        let missing = topK(["x"], [], opset: 9)
+        #expect(missing?.node == "node_0" && missing?.op == "TopK" && missing?.attribute == "k", "\(String(describing: missing))")
+        let long = topK(["x"], [.int("k", 6)], opset: 9)
+        #expect(long?.kind == .invalidShape && long?.attribute == "k", "\(String(describing: long))")
+        let input = topK(["x", "k"], [], initializers: [ONNXBuilder.int64Tensor("k", [1], [6])], opset: 11)
+        #expect(input?.kind == .invalidShape && input?.message.contains("k = 6") == true, "\(String(describing: input))")
+    }
+
     @Test("Gemm before version 11 requires C")
     func gemmRequiresC() {
         let model = oneNodeModel("Gemm", inputs: ["x", "w"], initializers: [ONNXBuilder.floatTensor("w", [4, 2], Array(repeating: 1, count: 8))],

@@ -202,4 +202,35 @@ def build_cases(rng, Case):
     cases.append(lrn(Case("lrn_size3", "LRN", [data("X", x(2, 7, 3, 4))], {"size": 3})))
     cases.append(lrn(Case("lrn_size5_attributes", "LRN", [data("X", x(1, 6, 5, 3))],
                           {"size": 5, "alpha": 0.01, "beta": 0.5, "bias": 2.0})))
+
+    # CumSum and TopK
+    def cumsum(name, value, axis, what="", output_type=TensorProto.FLOAT, **attrs):
+        cases.append(Case(name, "CumSum", [data("X", value), param("axis", np.array(axis, dtype=np.int64))], attrs,
+                          what=what, output_type=output_type))
+
+    cumsum("cumsum_axis0", x(5, 4), 0)
+    cumsum("cumsum_axis_negative_exclusive", x(3, 4, 5), -1, exclusive=1)
+    cumsum("cumsum_reverse", x(3, 6), 1, reverse=1)
+    cumsum("cumsum_reverse_exclusive_axis1", x(2, 5, 3), [1], reverse=1, exclusive=1, what="axis as a 1-element tensor")
+    cumsum("cumsum_int32", ints(-9, 10, (4, 5), np.int32), 1, output_type=TensorProto.INT32)
+    cumsum("cumsum_int64_reverse", ints(-9, 10, (4, 5), np.int64), 0, reverse=1, output_type=TensorProto.INT64)
+
+    def topk(name, value, k, what="", opset=None, values_type=TensorProto.FLOAT, **attrs):
+        ins = [data("X", value)]
+        if opset is not None and opset < 10:
+            attrs["k"] = k
+        else:
+            ins.append(param("K", i64(k)))
+        cases.append(Case(name, "TopK", ins, attrs, n_outputs=2, opset=opset, what=what,
+                          output_type=[values_type, TensorProto.INT64]))
+
+    topk("topk_default", x(3, 7), 3, what="largest, sorted, axis -1")
+    topk("topk_axis1_smallest", x(2, 6, 3), 4, axis=1, largest=0)
+    topk("topk_ties", ties, 3, axis=1, what="equal values: lower index first")
+    topk("topk_ties_smallest", ties, 2, axis=-1, largest=0)
+    topk("topk_k_all", x(4, 5), 4, axis=0)
+    topk("topk_legacy_attribute_k", x(3, 7), 2, opset=9, what="TopK-1: k attribute")
+    topk("topk_opset10_input_k", x(3, 7), 4, opset=10)
+    topk("topk_int64", ints(-5, 6, (3, 8), np.int64), 3, values_type=TensorProto.INT64)
+    topk("topk_int32_smallest", ints(-5, 6, (3, 8), np.int32), 3, values_type=TensorProto.INT32, largest=0)
     return cases

@@ -14,6 +14,7 @@ enum OperatorRegistry {
         "Concat": Concat.build,
         "Conv": Conv.build,
         "ConvTranspose": ConvTranspose.build,
+        "CumSum": CumSum.build,
         "Div": Div.build,
         "Gemm": Gemm.build,
         "GlobalAveragePool": GlobalAveragePool.build,
@@ -48,6 +49,7 @@ enum OperatorRegistry {
         "Slice": Slice.build,
         "Softmax": Softmax.build,
         "Sub": Sub.build,
+        "TopK": TopK.build,
         "Transpose": Transpose.build,
     ]
 
