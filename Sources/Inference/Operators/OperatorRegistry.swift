@@ -10,12 +10,18 @@ enum OperatorRegistry {
         "ArgMin": ArgMin.build,
         "AveragePool": AveragePool.build,
         "BatchNormalization": BatchNormalization.build,
+        "Cast": Cast.build,
+        "CastLike": CastLike.build,
         "Clip": Clip.build,
         "Concat": Concat.build,
+        "ConstantOfShape": ConstantOfShape.build,
         "Conv": Conv.build,
         "ConvTranspose": ConvTranspose.build,
         "CumSum": CumSum.build,
         "Div": Div.build,
+        "Expand": Expand.build,
+        "Flatten": Flatten.build,
+        "Gather": Gather.build,
         "Gemm": Gemm.build,
         "GlobalAveragePool": GlobalAveragePool.build,
         "GroupNormalization": GroupNormalization.build,
@@ -32,6 +38,7 @@ enum OperatorRegistry {
         "MeanVarianceNormalization": MeanVarianceNormalization.build,
         "Mul": Mul.build,
         "PRelu": PRelu.build,
+        "Range": Range.build,
         "ReduceL1": ReduceL1.build,
         "ReduceL2": ReduceL2.build,
         "ReduceLogSum": ReduceLogSum.build,
@@ -45,12 +52,16 @@ enum OperatorRegistry {
         "Relu": Relu.build,
         "Reshape": Reshape.build,
         "Resize": Resize.build,
+        "Shape": Shape.build,
         "Sigmoid": Sigmoid.build,
+        "Size": Size.build,
         "Slice": Slice.build,
         "Softmax": Softmax.build,
+        "Squeeze": Squeeze.build,
         "Sub": Sub.build,
         "TopK": TopK.build,
         "Transpose": Transpose.build,
+        "Unsqueeze": Unsqueeze.build,
     ]
 
     /// Every op type accepted in a model, `Constant` included.
@@ -65,10 +76,11 @@ enum OperatorRegistry {
     static let implementedOpset = 21
 
     /// Definitions after opset 21 that the generated table does not list as type-only but that
-    /// mean the same for the types this engine stores: ReduceLogSum(Exp)-28 only dropped the
+    /// mean the same for the types this engine computes: ReduceLogSum(Exp)-28 only dropped the
     /// integer types; Cast(Like)-24 added `round_mode`, which only applies to float8e8m0 and whose
-    /// other values the builder refuses.
-    static let unchangedForStoredTypes: Set<String> = ["ReduceLogSum-28", "ReduceLogSumExp-28", "Cast-24", "CastLike-24"]
+    /// other values the builder refuses; Range-27 added `stash_type`, which only applies to
+    /// float16 and bfloat16, types its builder refuses.
+    static let unchangedForStoredTypes: Set<String> = ["ReduceLogSum-28", "ReduceLogSumExp-28", "Cast-24", "CastLike-24", "Range-27"]
 
     /// The version of `op`'s definition that `opset` selects, taken back past the definitions
     /// after opset 21 that only added element types.
