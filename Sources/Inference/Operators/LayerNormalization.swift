@@ -5,7 +5,8 @@
 /// `stash_type` 1 (float statistics) is accepted; the statistics are computed in Double.
 enum LayerNormalization {
     static let build: OperatorBuilder = { context throws(ModelError) in
-        try context.checkArity(inputs: 2, 3, outputs: min(max(context.node.outputs.count, 1), 3))
+        // Y, and optionally Mean and InvStdDev: any count from 1 to 3 is accepted.
+        try context.checkArity(inputs: 2, 3, outputs: (1...3).contains(context.node.outputs.count) ? context.node.outputs.count : 3)
         try context.checkAttributes(["axis", "epsilon", "stash_type"])
         _ = try context.int("stash_type", default: 1, in: 1...1)
         let x = try context.shape(ofInput: 0)

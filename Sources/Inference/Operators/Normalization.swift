@@ -54,7 +54,7 @@ struct Normalization: Operator {
         }
     }
 
-    /// The affine loop over `view` with a scale and bias of shape `parameters` broadcast to it.
+    /// The affine loop over `view`, with `scale` and (when given) `bias` shapes broadcast to it.
     static func affine(view: [Int], scale: [Int], bias: [Int]?) -> StridedLoop {
         var strides = [Shapes.strides(view), Shapes.broadcastStrides(scale, to: view)]
         if let bias { strides.append(Shapes.broadcastStrides(bias, to: view)) }

@@ -19,7 +19,8 @@ struct Softmax: Operator {
             try context.checkAttributes(["axis"])
             let x = try context.shape(ofInput: 0)
             let legacy = context.opVersion < 13
-            let axis = try context.axis(try context.int("axis", default: legacy ? 1 : -1), rank: max(x.count, 1), attribute: "axis")
+            guard !x.isEmpty else { throw context.error(.invalidShape, "the input must have rank ≥ 1") }
+            let axis = try context.axis(try context.int("axis", default: legacy ? 1 : -1), rank: x.count, attribute: "axis")
             let outer = x[..<axis].reduce(1, *)
             if legacy {
                 return Softmax(kind: kind, outputShapes: [x], outer: outer, length: x[axis...].reduce(1, *), inner: 1)
