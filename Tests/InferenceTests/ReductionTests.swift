@@ -81,7 +81,7 @@ struct ReductionTests {
         #expect(error?.node == "node_0" && error?.op == op && error?.attribute == attribute, "\(String(describing: error))")
     }
 
-    @Test("a runtime axes input is refused, naming it; a float-only reduction refuses integers")
+    @Test("runtime axes are refused, naming the input; so are rank 7, an empty ArgMax axis and integers for a float-only reduction")
     func refusedInputs() {
         let runtimeAxes = ONNXBuilder.model(
             nodes: [ONNXBuilder.node("ReduceSum", inputs: ["x", "axes"], outputs: ["y"], name: "node_0")],
@@ -89,6 +89,19 @@ struct ReductionTests {
             outputs: [ONNXBuilder.valueInfo("y", [1, 3])], opset: 13)
         let error = loadError(runtimeAxes)
         #expect(error?.node == "node_0" && error?.op == "ReduceSum" && error?.message.contains("'axes'") == true, "\(String(describing: error))")
+
+        let runtimeCumSumAxis = ONNXBuilder.model(
+            nodes: [ONNXBuilder.node("CumSum", inputs: ["x", "axis"], outputs: ["y"], name: "node_0")],
+            inputs: [ONNXBuilder.valueInfo("x", [2, 3]), ONNXBuilder.valueInfo("axis", [1])],
+            outputs: [ONNXBuilder.valueInfo("y", [2, 3])], opset: 14)
+        let cumSumError = loadError(runtimeCumSumAxis)
+        #expect(cumSumError?.op == "CumSum" && cumSumError?.message.contains("'axis'") == true, "\(String(describing: cumSumError))")
+
+        let rank7 = oneNodeModel("ReduceSum", inputShape: [1, 2, 1, 2, 1, 2, 1], outputShape: [1, 1, 1, 1, 1, 1, 1], opset: 13)
+        #expect(loadError(rank7)?.kind == .unsupported, "\(String(describing: loadError(rank7)))")
+
+        let emptyAxis = oneNodeModel("ArgMax", attributes: [.int("axis", 1)], inputShape: [3, 0], outputShape: [3, 1])
+        #expect(loadError(emptyAxis)?.attribute == "axis", "\(String(describing: loadError(emptyAxis)))")
 
         let integerL2 = oneNodeModel("ReduceL2", inputs: ["i"], initializers: [ONNXBuilder.int64Tensor("i", [2], [3, 4])],
                                      outputShape: [1], opset: 18)
