@@ -10,7 +10,7 @@
 //   ONNXFormat            protobuf wire reader + ONNX messages; parses, never executes
 //   Inference             graph validation, shape inference, static plan, reference + fast paths
 //   NumpyFormat           .npy tensors (fixtures, `vbg infer`)
-//   BuiltinModels         the two MediaPipe selfie segmentation ONNX files (Weights/) as bundle resources
+//   BuiltinModels         the two MediaPipe selfie segmentation ONNX files (Weights/), linked into the binary
 //   Imaging               frames, masks, preprocessing, resampling, blur, cover-crop, compositing; never sees libpng
 //   PNGCodec              PNG through the system libpng (simplified API)
 //   Y4MFormat             YUV4MPEG2 streams
@@ -121,13 +121,15 @@ let package = Package(
         .target(name: "PNGCodec", dependencies: ["CLibPNG", "Imaging"], swiftSettings: commonSettings),
         .target(name: "Y4MFormat", dependencies: ["Imaging"], swiftSettings: simdSettings),
         .target(name: "NumpyFormat", swiftSettings: commonSettings),
+        .target(name: "BuiltinModels", dependencies: ["BuiltinModelData"], swiftSettings: commonSettings),
+        // The ONNX files linked in with the assembler's `.incbin` (found through the header search
+        // path), so no resource bundle is needed at run time.
         .target(
-            name: "BuiltinModels",
+            name: "BuiltinModelData",
             path: "Weights",
-            exclude: ["README.md", "LICENSE"],
-            sources: ["BuiltinModels.swift"],
-            resources: [.copy("selfie_segmentation.onnx"), .copy("selfie_segmentation_landscape.onnx")],
-            swiftSettings: commonSettings),
+            exclude: ["README.md", "LICENSE", "selfie_segmentation.onnx", "selfie_segmentation_landscape.onnx"],
+            sources: ["BuiltinModelData.S"],
+            cSettings: [.headerSearchPath(".")]),
         .systemLibrary(
             name: "CLibPNG",
             pkgConfig: "libpng",

@@ -37,13 +37,30 @@ public final class ModelSegmenter: Segmenter {
     ///
     /// - Throws: ``SegmenterLoadError``: `modelNotFound` when there is no file, `sessionFailed`
     ///   when it is not a model this engine runs, or its input is not `[1, H, W, 3]` / output `[1, H, W, 1]`.
-    public init(modelPath: String, threads: Int = 1) throws(SegmenterLoadError) {
+    public convenience init(modelPath: String, threads: Int = 1) throws(SegmenterLoadError) {
         let model: InferenceModel
         do {
             model = try InferenceModel(contentsOfFile: modelPath)
-            session = try InferenceSession(model: model, path: .fast, threads: threads)
         } catch {
             if case .fileNotFound(let path) = error.kind { throw .modelNotFound(path: path) }
+            throw .sessionFailed(message: error.description)
+        }
+        try self.init(model: model, threads: threads)
+    }
+
+    /// Loads the model from its ONNX bytes and creates its session.
+    ///
+    /// - Throws: ``SegmenterLoadError/sessionFailed(message:)`` as ``init(modelPath:threads:)``.
+    public convenience init(modelBytes: [UInt8], threads: Int = 1) throws(SegmenterLoadError) {
+        let model: InferenceModel
+        do { model = try InferenceModel(bytes: modelBytes) } catch { throw .sessionFailed(message: error.description) }
+        try self.init(model: model, threads: threads)
+    }
+
+    private init(model: InferenceModel, threads: Int) throws(SegmenterLoadError) {
+        do {
+            session = try InferenceSession(model: model, path: .fast, threads: threads)
+        } catch {
             throw .sessionFailed(message: error.description)
         }
         guard model.inputs.count == 1, model.outputs.count == 1 else {

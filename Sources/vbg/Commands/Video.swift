@@ -46,7 +46,7 @@ private func runVideo(_ arguments: inout Arguments) throws {
     var options = VirtualBackgroundOptions()
     options.inferenceInterval = try arguments.integer("interval", default: 1, in: 1...1000)
     options.maskSync = try arguments.flag("mask-sync")
-    options.modelPath = ModelArgument.path(for: try arguments.value("model") ?? "general")
+    options.modelPath = ModelArgument.modelPath(for: try arguments.value("model") ?? "general")
     options.threads = try arguments.integer("threads", default: 1, in: 1...64)
     _ = try arguments.positionals()
     try arguments.finish()
