@@ -72,6 +72,7 @@ final class VirtualBackgroundComponent: Sendable {
     // MARK: Install
 
     func install(modelPath: String?) throws(SRTCError) {
+        DebugBuildNotice.announce()
         if settings.withLock({ $0.segmenter != nil }) { throw .virtualBackgroundAlreadyInstalled }
         let path = modelPath ?? defaultModelPath()
         var isDirectory: ObjCBool = false
