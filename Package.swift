@@ -125,7 +125,10 @@ let package = Package(
         // The compile target's instruction-set features as constants Swift can read (a C header).
         .target(name: "TargetFeatures"),
         .target(name: "Imaging", dependencies: ["Kernels", "TargetFeatures"], exclude: ["README.md"], swiftSettings: simdSettings),
-        .target(name: "PNGCodec", dependencies: ["CLibPNG", "Imaging"], swiftSettings: commonSettings),
+        .target(name: "PNGCodec", dependencies: ["CLibPNG", "PNGWriter", "Imaging"], swiftSettings: commonSettings),
+        // PNG writing with a chosen filter and zlib level through libpng's full API, whose errors
+        // longjmp: kept in C so no jump crosses Swift frames.
+        .target(name: "PNGWriter", dependencies: ["CLibPNG"]),
         .target(name: "Y4MFormat", dependencies: ["Imaging"], swiftSettings: simdSettings),
         .target(name: "NumpyFormat", swiftSettings: commonSettings),
         .target(name: "BuiltinModels", dependencies: ["BuiltinModelData"], swiftSettings: commonSettings),
