@@ -108,7 +108,10 @@ let package = Package(
         .target(name: "SMeeting", dependencies: ["SRTC"], swiftSettings: commonSettings),
         .target(
             name: "SRTC",
-            dependencies: ["FramePipeline", "Imaging", "Kernels", "PNGCodec", "Y4MFormat", "CPUSupport", "BuiltinModels"],
+            // libpng only where the system has it: Apple platforms decode with ImageIO instead, so an
+            // app's SDK products never link libpng there (`vbg` still uses it on every platform).
+            dependencies: ["FramePipeline", "Imaging", "Kernels", "Y4MFormat", "CPUSupport", "BuiltinModels",
+                           .target(name: "PNGCodec", condition: .when(platforms: [.linux]))],
             swiftSettings: simdSettings),
         .executableTarget(
             name: "vbg",
