@@ -57,25 +57,46 @@ public final class ModelSegmenter: Segmenter {
     /// - Throws: ``SegmenterLoadError``: `modelNotFound` when there is no file, `sessionFailed`
     ///   when it is not a model this engine runs or its description is bad (the message names the
     ///   node, op and attribute, or the description's field).
-    public init(modelPath: String, description: SegmentationModelDescription? = nil, threads: Int = 1) throws(SegmenterLoadError) {
+    public convenience init(modelPath: String, description: SegmentationModelDescription? = nil,
+                            threads: Int = 1) throws(SegmenterLoadError) {
         let model: InferenceModel
         do {
             model = try InferenceModel(contentsOfFile: modelPath)
-            session = try InferenceSession(model: model, path: .fast, threads: threads)
         } catch {
             if case .fileNotFound(let path) = error.kind { throw .modelNotFound(path: path) }
             throw .sessionFailed(message: error.description)
         }
         let file = ModelConvention.descriptionFile(forModelAt: modelPath)
-        let json = FileManager.default.fileExists(atPath: file) ? FileManager.default.contents(atPath: file) : nil
-        if FileManager.default.fileExists(atPath: file), json == nil { throw .sessionFailed(message: "cannot read \(file)") }
+        let json = FileManager.default.contents(atPath: file)
+        if json == nil, FileManager.default.fileExists(atPath: file) { throw .sessionFailed(message: "cannot read \(file)") }
+        try self.init(model: model, description: description, file: json, threads: threads)
+    }
+
+    /// Loads the model from its ONNX bytes, resolves its conventions (with no JSON file) and
+    /// creates its session.
+    ///
+    /// - Throws: ``SegmenterLoadError/sessionFailed(message:)`` as ``init(modelPath:description:threads:)``.
+    public convenience init(modelBytes: [UInt8], description: SegmentationModelDescription? = nil,
+                            threads: Int = 1) throws(SegmenterLoadError) {
+        let model: InferenceModel
+        do { model = try InferenceModel(bytes: modelBytes) } catch { throw .sessionFailed(message: error.description) }
+        try self.init(model: model, description: description, file: nil, threads: threads)
+    }
+
+    private init(model: InferenceModel, description: SegmentationModelDescription?, file: Data?,
+                 threads: Int) throws(SegmenterLoadError) {
+        guard model.inputs.count == 1 else {
+            throw .sessionFailed(message: "a segmentation model has one graph input; this one has \(model.inputs.count)")
+        }
         do {
-            convention = try ModelConvention(model: model, code: description, file: json)
+            convention = try ModelConvention(model: model, code: description, file: file)
         } catch {
             throw .sessionFailed(message: error.description)
         }
-        guard model.inputs.count == 1 else {
-            throw .sessionFailed(message: "a segmentation model has one graph input; this one has \(model.inputs.count)")
+        do {
+            session = try InferenceSession(model: model, path: .fast, threads: threads)
+        } catch {
+            throw .sessionFailed(message: error.description)
         }
         inputHeight = convention.inputHeight
         inputWidth = convention.inputWidth

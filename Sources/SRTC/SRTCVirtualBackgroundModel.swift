@@ -12,11 +12,12 @@ public enum SRTCVirtualBackgroundModel: String, CaseIterable, Sendable {
     /// 16:9 video.
     case landscape
 
-    /// The model file's path.
+    /// The `modelPath` that installs this model: `builtin:general` or `builtin:landscape`. The
+    /// models are part of the SDK's binary, so this names no file and installing it never looks for one.
     public var path: String {
         switch self {
-        case .general: BuiltinModel.general.url.path
-        case .landscape: BuiltinModel.landscape.url.path
+        case .general: BuiltinModel.general.pathName
+        case .landscape: BuiltinModel.landscape.pathName
         }
     }
 }

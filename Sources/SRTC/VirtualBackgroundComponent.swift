@@ -1,3 +1,4 @@
+import BuiltinModels
 import FramePipeline
 import Foundation
 import Imaging
@@ -71,10 +72,13 @@ final class VirtualBackgroundComponent: Sendable {
     // MARK: Install
 
     func install(modelPath: String?) throws(SRTCError) {
+        DebugBuildNotice.announce()
         if settings.withLock({ $0.segmenter != nil }) { throw .virtualBackgroundAlreadyInstalled }
         let path = modelPath ?? defaultModelPath()
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        guard BuiltinModel(pathName: path) != nil
+            || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue)
+        else {
             throw .virtualBackgroundModelNotFound(path)
         }
         // Loading takes a while: done outside the lock, so frames and settings keep flowing.

@@ -48,8 +48,12 @@ struct ImageSegmenter {
 
 /// Reading and writing images for the commands, with errors as `CLIError.input`.
 enum ImageFiles {
+    /// The message names `path` once: a file error already starts with it.
     static func read(_ path: String) throws -> Image {
-        do { return try PNG.read(contentsOfFile: path) } catch { throw CLIError.input("\(path): \(error)") }
+        do { return try PNG.read(contentsOfFile: path) } catch {
+            if case .file = error { throw CLIError.input(error.description) }
+            throw CLIError.input("\(path): \(error)")
+        }
     }
 
     static func write(_ image: Image, to path: String) throws {
