@@ -8,18 +8,18 @@ package enum DefaultComponents {
     /// `installVirtualBackground(modelPath: nil)` loads this: the built-in general model.
     package static var defaultModelPath: String { BuiltinModel.general.pathName }
 
-    /// The real model: MediaPipe selfie segmentation through our ONNX engine. A built-in model's
+    /// The real model through our ONNX engine: MediaPipe selfie segmentation or any model the app
+/// passes. A built-in model's
     /// ``BuiltinModel/pathName`` loads the bytes linked into the binary; any other string is a file.
-    package static func makeSegmenter(modelPath: String) throws -> any Segmenter {
-        try makeSegmenter(modelPath: modelPath, threads: 1)
-    }
-
-    /// ``makeSegmenter(modelPath:)`` with `threads` inference threads.
-    package static func makeSegmenter(modelPath: String, threads: Int) throws -> any Segmenter {
+    /// ``makeSegmenter(modelPath:)`` with `threads` inference threads and the model's description
+    /// given in code (fields it leaves out come from `MODEL.onnx.json`, the model's metadata, or
+    /// detection).
+    package static func makeSegmenter(modelPath: String, description: SegmentationModelDescription? = nil,
+                                      threads: Int = 1) throws -> any Segmenter {
         if let builtin = BuiltinModel(pathName: modelPath) {
-            return try ModelSegmenter(modelBytes: builtin.bytes, threads: threads)
+            return try ModelSegmenter(modelBytes: builtin.bytes, description: description, threads: threads)
         }
-        return try ModelSegmenter(modelPath: modelPath, threads: threads)
+        return try ModelSegmenter(modelPath: modelPath, description: description, threads: threads)
     }
 
     /// The real compositing: mask-weighted blur and cover-cropped replacement.

@@ -1,3 +1,4 @@
+import FramePipeline
 import BuiltinModels
 
 /// The segmentation models built into the SDK, for `installVirtualBackground(modelPath:)`.
@@ -21,3 +22,7 @@ public enum SRTCVirtualBackgroundModel: String, CaseIterable, Sendable {
         }
     }
 }
+
+/// A segmentation model's conventions, for ``SRTCEngine/installVirtualBackground(modelPath:description:)``:
+/// what turns a camera frame into the model's input and its output into a person probability.
+public typealias SRTCVirtualBackgroundModelDescription = SegmentationModelDescription

@@ -57,7 +57,7 @@ struct ModelConventionTests {
 
     @Test("the built-in general model is detected as NHWC RGB in [0, 1] with a sigmoid already applied")
     func builtinDetected() throws {
-        let model = try InferenceModel(contentsOfFile: BuiltinModel.general.url.path)
+        let model = try InferenceModel(bytes: BuiltinModel.general.bytes)
         let convention = try ModelConvention(model: model)
         #expect(convention.inputLayout == .nhwc && convention.channels == .rgb && convention.range == (0, 1))
         #expect(convention.outputChannels == 1 && convention.activation == .none && convention.personChannel == 0)
