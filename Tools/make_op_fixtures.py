@@ -347,6 +347,8 @@ def cross_check(model: onnx.ModelProto, feeds: dict, results: list) -> float | N
     worst = 0.0
     for r, e in zip(results, ref):
         e = np.asarray(e)
+        if e.dtype == np.bool_:  # compared as integers (numpy has no bool subtraction)
+            r, e = np.asarray(r, dtype=np.int8), e.astype(np.int8)
         if np.shape(r) != e.shape:
             raise SystemExit(f"{model.graph.name}: onnxruntime shape {np.shape(r)} != reference {e.shape}")
         if e.size:

@@ -12,6 +12,7 @@ enum OperatorRegistry {
         "Concat": Concat.build,
         "Conv": Conv.build,
         "ConvTranspose": ConvTranspose.build,
+        "DepthToSpace": DepthToSpace.build,
         "Div": Div.build,
         "GlobalAveragePool": GlobalAveragePool.build,
         "HardSigmoid": HardSigmoid.build,
@@ -19,6 +20,7 @@ enum OperatorRegistry {
         "MaxPool": MaxPool.build,
         "Mul": Mul.build,
         "PRelu": PRelu.build,
+        "Pad": Pad.build,
         "ReduceMean": ReduceMean.build,
         "Relu": Relu.build,
         "Reshape": Reshape.build,
@@ -26,7 +28,10 @@ enum OperatorRegistry {
         "Sigmoid": Sigmoid.build,
         "Slice": Slice.build,
         "Softmax": Softmax.build,
+        "SpaceToDepth": SpaceToDepth.build,
+        "Split": Split.build,
         "Sub": Sub.build,
+        "Tile": Tile.build,
         "Transpose": Transpose.build,
     ]
 
