@@ -569,7 +569,7 @@ final class FastExecutor: Executor {
     /// zero-bordered input of the convolution reading it when that is its only reader.
     private func transposeStep(_ t: Transpose, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
                                _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard let shape = t.outputShapes.first, shape.count == 4, shape[0] == 1 else { return nil }
+        guard let shape = t.outputShapes.first, shape.count == 4, shape[0] == 1, t.outputTypes == [.float32] else { return nil }
         let (c, h, w) = (shape[1], shape[2], shape[3])
         // Operand 1 (the input, [1, H, W, C]) read along the output's axes: C·H·W, 1, W·C, C.
         guard Array(t.loop.strides[1].suffix(3)) == [1, w * c, c] || c * h * w == 0 else { return nil }

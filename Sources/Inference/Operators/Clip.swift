@@ -1,7 +1,17 @@
-/// ONNX `Clip` (Clip-11 / Clip-13): min(max(x, min), max) with `min` and `max` as optional
-/// constant scalar inputs (−∞ / +∞ when absent). Opset-6 style attributes are not accepted.
+/// ONNX `Clip`: min(max(x, min), max), with `min` and `max` as attributes (Clip-6, opsets 7–10;
+/// defaults ∓3.4028234e38) or as optional constant scalar inputs (11, 12, 13; −∞ / +∞ when absent).
 enum Clip {
-    static let build = ElementwiseUnary.builder(inputs: 3) { context throws(ModelError) in
+    static let build: OperatorBuilder = { context throws(ModelError) in
+        context.opVersion < 11 ? try attributeBounds(context) : try inputBounds(context)
+    }
+
+    private static let attributeBounds = ElementwiseUnary.builder(attributes: ["min", "max"]) { context throws(ModelError) in
+        let low = try context.float("min", default: -.greatestFiniteMagnitude)
+        let high = try context.float("max", default: .greatestFiniteMagnitude)
+        return (.clip(minimum: low, maximum: high), { x in min(max(x, low), high) })
+    }
+
+    private static let inputBounds = ElementwiseUnary.builder(inputs: 3) { context throws(ModelError) in
         func bound(_ index: Int, _ role: String, _ fallback: Float) throws(ModelError) -> Float {
             guard let values = try context.constantFloats(index, role) else { return fallback }
             guard values.count == 1 else { throw context.error(.invalidShape, "input '\(role)' must be a scalar, it has \(values.count) values") }
