@@ -323,8 +323,10 @@ def make_model(case: Case) -> onnx.ModelProto:
         node_inputs.pop()
     outputs = ["Y"] if case.n_outputs == 1 else [f"Y{i}" for i in range(case.n_outputs)]
     node = helper.make_node(case.op, node_inputs, outputs, name=case.name, **case.attrs)
+    # output_type: one type for every output, or a list with one per output.
+    types = case.output_type if isinstance(case.output_type, list) else [case.output_type] * len(outputs)
     graph = helper.make_graph([node], case.name, graph_inputs,
-                              [helper.make_tensor_value_info(o, case.output_type, None) for o in outputs],
+                              [helper.make_tensor_value_info(o, t, None) for o, t in zip(outputs, types)],
                               initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", case.opset)],
                               producer_name="vbg Tools/make_op_fixtures.py", producer_version="1")

@@ -82,4 +82,49 @@ def build_cases(rng, Case):
     cases.append(Case("spacetodepth_b3", "SpaceToDepth", [data("X", x(1, 2, 6, 9))], {"blocksize": 3}))
     cases.append(Case("spacetodepth_double", "SpaceToDepth", [data("X", rng.standard_normal((1, 2, 4, 4)))],
                       {"blocksize": 2}, output_type=TensorProto.DOUBLE))
+    # Pools: 1-D (rank 3), dilated averages, MaxPool's Indices, Lp and global max / Lp.
+    pool = lambda name, op, xs, what="", opset=None, n_outputs=1, output_type=TensorProto.FLOAT, **attrs: cases.append(  # noqa: E731
+        Case(name, op, [data("X", x(*xs))], attrs, what=what, opset=opset, n_outputs=n_outputs, output_type=output_type))
+    pool("maxpool_1d", "MaxPool", (2, 3, 11), kernel_shape=[3], strides=[2], pads=[1, 1])
+    pool("averagepool_1d_include_pad", "AveragePool", (1, 4, 9), kernel_shape=[4], strides=[2], pads=[2, 1], count_include_pad=1)
+    pool("averagepool_1d_ceil", "AveragePool", (1, 3, 10), kernel_shape=[3], strides=[2], ceil_mode=1)
+    pool("averagepool_dilations", "AveragePool", (1, 3, 9, 10), kernel_shape=[3, 2], dilations=[2, 3], strides=[1, 2],
+         pads=[1, 1, 2, 1], opset=19)
+    pool("averagepool_dilations_include_pad", "AveragePool", (1, 3, 9, 10), kernel_shape=[3, 3], dilations=[2, 2],
+         strides=[2, 1], pads=[2, 1, 1, 2], count_include_pad=1, opset=19)
+    pool("averagepool_dilations_ceil", "AveragePool", (1, 2, 8, 9), kernel_shape=[2, 2], dilations=[2, 2], strides=[2, 2],
+         ceil_mode=1, count_include_pad=1, pads=[1, 1, 0, 0], opset=19)
+    pool("maxpool_indices", "MaxPool", (2, 3, 7, 8), kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], n_outputs=2,
+         output_type=[TensorProto.FLOAT, TensorProto.INT64])
+    pool("maxpool_indices_column_major", "MaxPool", (1, 3, 7, 6), kernel_shape=[2, 3], strides=[2, 1], dilations=[2, 1],
+         storage_order=1, n_outputs=2, output_type=[TensorProto.FLOAT, TensorProto.INT64])
+    pool("maxpool_indices_1d", "MaxPool", (2, 2, 9), kernel_shape=[2], strides=[2], n_outputs=2,
+         output_type=[TensorProto.FLOAT, TensorProto.INT64])
+    pool("lppool_p2", "LpPool", (1, 3, 7, 8), kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    pool("lppool_p3_1d", "LpPool", (1, 3, 9), kernel_shape=[3], p=3, what="p = 3, 1-D")
+    pool("lppool_18_ceil_dilations", "LpPool", (1, 2, 9, 8), kernel_shape=[2, 2], strides=[2, 2], dilations=[2, 1],
+         ceil_mode=1, p=1, opset=18)
+    pool("globalmaxpool", "GlobalMaxPool", (2, 5, 6, 7))
+    pool("globallppool", "GlobalLpPool", (1, 5, 4, 6))
+    pool("globallppool_p3", "GlobalLpPool", (2, 3, 7), p=3)
+
+    # Convolutions: 1-D, and ConvTranspose's output_shape / auto_pad SAME_*.
+    def conv(name, op, xs, ws, bias=True, what="", **attrs):
+        ins = [data("X", x(*xs)), param("W", x(*ws))]
+        if bias:
+            ins.append(param("B", x(ws[0] if op == "Conv" else ws[1] * attrs.get("group", 1))))
+        cases.append(Case(name, op, ins, attrs, what=what))
+
+    conv("conv_1d", "Conv", (1, 4, 13), (5, 4, 3), strides=[2], pads=[1, 2])
+    conv("conv_1d_dilated_group", "Conv", (2, 6, 11), (4, 3, 3), dilations=[2], group=2, bias=False)
+    conv("conv_1d_pointwise", "Conv", (1, 5, 9), (7, 5, 1), what="kernel 1: the fast path's pointwise kernel")
+    conv("conv_1d_same_lower", "Conv", (1, 3, 10), (2, 3, 4), auto_pad="SAME_LOWER", strides=[3])
+    conv("convtranspose_1d", "ConvTranspose", (1, 3, 6), (3, 2, 3), strides=[2], pads=[1, 0], output_padding=[1])
+    conv("convtranspose_output_shape", "ConvTranspose", (1, 3, 5, 4), (3, 2, 3, 3), strides=[2, 2], output_shape=[10, 8],
+         what="total padding 0 and 1 (odd: the extra at the start)")
+    conv("convtranspose_output_shape_same_upper", "ConvTranspose", (1, 3, 5, 4), (3, 2, 4, 3), strides=[1, 2],
+         output_shape=[5, 7], auto_pad="SAME_UPPER")
+    conv("convtranspose_same_upper", "ConvTranspose", (1, 2, 5, 4), (2, 3, 3, 2), strides=[2, 2], auto_pad="SAME_UPPER")
+    conv("convtranspose_same_lower", "ConvTranspose", (1, 2, 5, 4), (2, 3, 3, 4), strides=[2, 3], auto_pad="SAME_LOWER")
+    conv("convtranspose_1d_output_shape", "ConvTranspose", (1, 2, 5), (2, 3, 4), strides=[2], output_shape=[9])
     return cases
