@@ -127,4 +127,69 @@ def build_cases(rng, Case):
     conv("convtranspose_same_upper", "ConvTranspose", (1, 2, 5, 4), (2, 3, 3, 2), strides=[2, 2], auto_pad="SAME_UPPER")
     conv("convtranspose_same_lower", "ConvTranspose", (1, 2, 5, 4), (2, 3, 3, 4), strides=[2, 3], auto_pad="SAME_LOWER")
     conv("convtranspose_1d_output_shape", "ConvTranspose", (1, 2, 5), (2, 3, 4), strides=[2], output_shape=[9])
+    # Upsample: asymmetric coordinates, scales >= 1.
+    cases.append(Case("upsample_v7_nearest", "Upsample", [data("X", x(1, 2, 3, 4))], {"scales": [1.0, 1.0, 2.0, 2.5]},
+                      opset=7, what="scales attribute"))
+    cases.append(Case("upsample_v7_linear", "Upsample", [data("X", x(1, 2, 3, 4))],
+                      {"scales": [1.0, 1.0, 2.0, 1.5], "mode": "linear"}, opset=7))
+    cases.append(Case("upsample_v9_nearest_int32", "Upsample", [data("X", ints(np.int32, 2, 3, 2)),
+                                                               param("scales", f32(1.0, 2.0, 3.0))],
+                      opset=9, output_type=TensorProto.INT32, what="N-D nearest on any axes"))
+    cases.append(Case("upsample_v9_linear_2d", "Upsample", [data("X", x(3, 4)), param("scales", f32(2.0, 1.7))],
+                      {"mode": "linear"}, opset=9))
+
+    # Resize beyond the 2-D linear / nearest cases of make_op_fixtures.py: inputs X, roi, scales, sizes.
+    def resize(name, xs, attrs, scales=None, sizes=None, roi=None, opset=None, what="", dtype=None):
+        value = x(*xs) if dtype is None else ints(dtype, *xs)
+        ins = [data("X", value), param("roi", f32(*roi)) if roi is not None else empty]
+        if scales is not None:
+            ins.append(param("scales", np.array(scales, dtype=np.float32)))
+        else:
+            ins += [empty, param("sizes", np.array(sizes, dtype=np.int64))]
+        output_type = TensorProto.FLOAT if dtype is None else {np.int32: TensorProto.INT32, np.uint8: TensorProto.UINT8}[dtype]
+        cases.append(Case(name, "Resize", ins, attrs, what=what, opset=opset, output_type=output_type))
+
+    def resize10(name, xs, scales, mode):
+        cases.append(Case(name, "Resize", [data("X", x(*xs)), param("scales", f32(*scales))], {"mode": mode}, opset=10))
+
+    resize10("resize_v10_nearest_up", (1, 2, 4, 5), (1, 1, 1.7, 2.5), "nearest")
+    resize10("resize_v10_nearest_down", (1, 2, 9, 10), (1, 1, 0.6, 0.45), "nearest")
+    resize10("resize_v10_linear", (1, 2, 4, 5), (1, 1, 2.0, 1.5), "linear")
+    cubic = lambda c="half_pixel", **more: dict(mode="cubic", coordinate_transformation_mode=c, **more)  # noqa: E731
+    resize("resize_cubic_up", (1, 2, 5, 6), cubic(), scales=[1, 1, 1.6, 2.3])
+    resize("resize_cubic_down", (1, 2, 9, 11), cubic(), sizes=[1, 2, 5, 4])
+    resize("resize_cubic_a05_exclude_outside", (1, 2, 5, 6), cubic("align_corners", cubic_coeff_a=-0.5, exclude_outside=1),
+           sizes=[1, 2, 9, 8])
+    resize("resize_cubic_asymmetric", (2, 1, 4, 5), cubic("asymmetric"), scales=[1, 1, 2, 2])
+    resize("resize_antialias_linear_down", (1, 2, 11, 13), dict(mode="linear", antialias=1), sizes=[1, 2, 4, 5], opset=18)
+    resize("resize_antialias_cubic_down", (1, 2, 11, 13), dict(mode="cubic", antialias=1), scales=[1, 1, 0.4, 0.6], opset=18)
+    resize("resize_antialias_cubic_exclude_outside", (1, 2, 10, 9),
+           dict(mode="cubic", antialias=1, exclude_outside=1, cubic_coeff_a=-0.5), sizes=[1, 2, 3, 4], opset=18)
+    resize("resize_antialias_linear_up", (1, 2, 4, 5), dict(mode="linear", antialias=1), scales=[1, 1, 2, 1.5], opset=18)
+    resize("resize_keep_aspect_not_larger", (1, 2, 6, 8), dict(mode="linear", keep_aspect_ratio_policy="not_larger", axes=[2, 3]),
+           sizes=[9, 9], opset=18, what="scale min(9/6, 9/8)")
+    resize("resize_keep_aspect_not_smaller", (1, 2, 6, 8), dict(mode="nearest", keep_aspect_ratio_policy="not_smaller", axes=[2, 3]),
+           sizes=[4, 3], opset=18)
+    resize("resize_half_pixel_symmetric", (1, 2, 5, 7), dict(mode="linear", coordinate_transformation_mode="half_pixel_symmetric"),
+           sizes=[1, 2, 8, 10], opset=19)
+    resize("resize_tf_crop_and_resize_linear", (1, 2, 6, 7),
+           dict(mode="linear", coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=10.0),
+           roi=[0, 0, 0.2, -0.1, 1, 1, 0.8, 1.2], sizes=[1, 2, 5, 6], what="a roi past the right edge extrapolates")
+    resize("resize_tf_crop_and_resize_nearest", (1, 2, 6, 7),
+           dict(mode="nearest", coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=-3.0),
+           roi=[0, 0, -0.15, 0.1, 1, 1, 0.85, 0.7], sizes=[1, 2, 4, 6])
+    resize("resize_tf_crop_and_resize_cubic_axes", (1, 2, 6, 7),
+           dict(mode="cubic", coordinate_transformation_mode="tf_crop_and_resize", axes=[3, 2]),
+           roi=[0.1, 0.2, 0.9, 0.7], sizes=[6, 5], opset=18, what="roi and sizes in axes order")
+    resize("resize_axes_reversed", (1, 2, 5, 6), dict(mode="linear", axes=[-1, 2]), scales=[1.5, 2.0], opset=18)
+    resize("resize_nearest_batch_channels", (2, 3, 4, 5), dict(mode="nearest"), scales=[1.5, 0.7, 1, 2],
+           what="nearest resizes N and C too")
+    resize("resize_nearest_int32", (1, 2, 3, 4), dict(mode="nearest", nearest_mode="ceil"), scales=[1, 1, 2.5, 1.5],
+           dtype=np.int32)
+    resize("resize_nearest_uint8_3d", (2, 5, 3), dict(mode="nearest", coordinate_transformation_mode="asymmetric"),
+           sizes=[2, 3, 7], dtype=np.uint8)
+    resize("resize_linear_2d", (5, 6), dict(mode="linear"), scales=[1.3, 0.7])
+    resize("resize_linear_nhwc", (1, 5, 6, 3), dict(mode="linear", coordinate_transformation_mode="align_corners"),
+           sizes=[1, 8, 4, 3], what="resizing axes 1 and 2 of a 4-D tensor")
+    resize("resize_trilinear", (1, 2, 3, 4, 5), dict(mode="linear"), scales=[1, 1, 2, 1.5, 0.8])
     return cases

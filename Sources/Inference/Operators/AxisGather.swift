@@ -28,6 +28,16 @@ struct AxisGather: Operator {
         bytes.prefix(8).enumerated().reduce(0) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
     }
 
+    /// The bit pattern of `value` converted to `type` (integers truncate toward zero).
+    static func pattern(_ value: Float, as type: ElementType) -> UInt64 {
+        switch type {
+        case .float32: UInt64(value.bitPattern)
+        case .float16: UInt64(Half.bits(value))
+        case .double: Double(value).bitPattern
+        default: pattern(TensorElements.bytes(of: [Int64(value.rounded(.towardZero))], as: type))
+        }
+    }
+
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let x = UnsafeRawPointer(inputs[0]), y = UnsafeMutableRawPointer(outputs[0])
         switch outputTypes[0].byteSize {

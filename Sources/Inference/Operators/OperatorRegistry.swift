@@ -47,6 +47,7 @@ enum OperatorRegistry {
         "Tile": Tile.build,
         "Transpose": Transpose.build,
         "Unsqueeze": Unsqueeze.build,
+        "Upsample": Upsample.build,
     ]
 
     /// Every op type accepted in a model, `Constant` included.

@@ -23,11 +23,7 @@ enum Pad {
             guard let given = try context.ints("pads", count: 2 * rank) else { throw context.error(.malformed, "is required", attribute: "pads") }
             pads = given
             let value = try context.float("value", default: 0)
-            fill = switch type {
-            case .float16: UInt64(Half.bits(value))
-            case .double: Double(value).bitPattern
-            default: UInt64(value.bitPattern)
-            }
+            fill = AxisGather.pattern(value, as: type)
         } else {
             try context.checkArity(inputs: 2, context.opVersion >= 18 ? 4 : 3)
             try context.checkAttributes(["mode"])
