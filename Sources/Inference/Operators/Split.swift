@@ -20,7 +20,7 @@ struct Split: Operator {
         let outputCount = context.node.outputs.count
         guard outputCount >= 1 else { throw context.error(.malformed, "needs at least one output") }
         try context.checkArity(inputs: 1, version >= 13 ? 2 : 1, outputs: outputCount)
-        try context.checkAttributes(version >= 18 ? ["axis", "num_outputs"] : ["axis", "split"])
+        try context.checkAttributes(version >= 18 ? ["axis", "num_outputs"] : version >= 13 ? ["axis"] : ["axis", "split"])
         let x = try context.shape(ofInput: 0)
         let type = try context.requireType(ofInput: 0, in: ElementCopy.anyType)
         guard !x.isEmpty else { throw context.error(.invalidShape, "cannot split a scalar") }
