@@ -23,7 +23,8 @@ struct ConvTranspose: Operator {
         try context.checkAttributes(["auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads", "strides"])
         let x = try context.shape(ofInput: 0), w = try context.shape(ofInput: 1)
         guard x.count == 3 || x.count == 4 else {
-            throw context.error(.unsupported, "only 1-D and 2-D transposed convolution (rank-3 or rank-4 input) is supported, input has rank \(x.count)")
+            throw context.error(.unsupported,
+                                "only 1-D and 2-D transposed convolution (rank-3 or rank-4 input) is supported, input has rank \(x.count)")
         }
         guard w.count == x.count else { throw context.error(.invalidShape, "weights must have rank \(x.count), got \(w)") }
         let rank = x.count - 2, limit = 1 << 16
@@ -51,7 +52,11 @@ struct ConvTranspose: Operator {
             natural.append(strides[i] * (input[i] - 1) + outputPadding[i] + (kernel[i] - 1) * dilations[i] + 1)
         }
         var outputSize = natural, padBegin = Array(repeating: 0, count: rank)
+        let explicitPads = try context.ints("pads", count: 2 * rank, in: 0...limit)
         var requested = try context.ints("output_shape", count: rank, in: 1...(1 << 30))
+        if let explicitPads, explicitPads.contains(where: { $0 != 0 }), autoPad != "NOTSET" || requested != nil {
+            throw context.error(.malformed, "pads cannot be combined with auto_pad \(autoPad) or output_shape", attribute: "pads")
+        }
         if requested == nil && autoPad.hasPrefix("SAME") { requested = zip(input, strides).map { $0 * $1 } }
         if let requested {
             for i in 0..<rank {
@@ -63,7 +68,7 @@ struct ConvTranspose: Operator {
                 padBegin[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2
                 outputSize[i] = requested[i]
             }
-        } else if autoPad == "NOTSET", let pads = try context.ints("pads", count: 2 * rank, in: 0...limit) {
+        } else if let pads = explicitPads {
             for i in 0..<rank {
                 padBegin[i] = pads[i]
                 outputSize[i] = natural[i] - pads[i] - pads[i + rank]

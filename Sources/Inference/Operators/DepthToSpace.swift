@@ -6,7 +6,9 @@ enum DepthToSpace {
         let (b, x, type) = try Rearrangement.blockAndInput(context, attributes: ["blocksize", "mode"])
         let mode = try context.choice("mode", ["DCR", "CRD"], default: "DCR")
         let (n, c, h, w) = (x[0], x[1], x[2], x[3])
-        guard c % (b * b) == 0 else { throw context.error(.invalidShape, "channels \(c) are not a multiple of blocksize² \(b * b)", attribute: "blocksize") }
+        guard c % (b * b) == 0 else {
+            throw context.error(.invalidShape, "channels \(c) are not a multiple of blocksize² \(b * b)", attribute: "blocksize")
+        }
         let depth = c / (b * b), plane = h * w
         // The output as [N, C/b², H, b, W, b]: (n, c, h, i, w, j).
         let view = [n, depth, h, b, w, b]

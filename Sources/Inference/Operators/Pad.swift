@@ -1,8 +1,9 @@
 /// ONNX `Pad`.
 ///
 /// - Pad-2 (opsets 7–10): `pads` and `value` attributes; float16, float32 and double data.
-/// - Pad-11/13 (any element type): constant `pads` and optional constant `constant_value` (typed like the data)
-///   inputs; Pad-18 adds the optional constant `axes` input (negative counts from the end).
+/// - Pad-11/13 (any element type): constant `pads` and optional constant `constant_value`
+///   (typed like the data) inputs; Pad-18 adds the optional constant `axes` input (negative
+///   counts from the end).
 /// - `mode`: constant, reflect, edge, and (Pad-19) wrap.
 ///
 /// `pads` is [begin..., end...]. A negative pad crops first (onnxruntime's order): each axis is
@@ -61,7 +62,8 @@ enum Pad {
             }
             switch mode {
             case "reflect" where (before > 0 || after > 0) && (kept < 2 || before >= kept || after >= kept):
-                throw context.error(.invalidShape, "reflect pads \(before), \(after) need a kept length above them and at least 2 on axis \(axis) (it is \(kept))")
+                throw context.error(.invalidShape,
+                                    "reflect pads \(before), \(after) need a kept length above them and at least 2 on axis \(axis) (it is \(kept))")
             case "edge" where (before > 0 || after > 0) && kept == 0, "wrap" where (before > 0 || after > 0) && kept == 0:
                 throw context.error(.invalidShape, "\(mode) padding of the empty axis \(axis)")
             default: break

@@ -28,15 +28,15 @@ struct Resize: Operator {
     let rows: AxisTable, columns: AxisTable
 
     /// The longest output length accepted on a resized axis (4x the longest PNG side the engine
-    /// reads): the tables cost a few bytes per output index and are built at load time, so
-    /// without this bound a 320-byte model asking for a 1 x 2^31 output made the loader allocate
-    /// tens of gigabytes (found by Fuzz/ onnx).
+    /// reads): the tap tables cost tens of bytes per output index and are built at load time,
+    /// so without this bound a 320-byte model asking for a 1 x 2^31 output made the loader
+    /// allocate tens of gigabytes (found by Fuzz/ onnx).
     static let maximumOutputSide = 1 << 16
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         let version = context.opVersion
         let x = try context.shape(ofInput: 0)
-        guard !x.isEmpty, x.allSatisfy({ $0 > 0 }) else { throw context.error(.invalidShape, "input \(x) must have rank ≥ 1 and no empty axis") }
+        guard !x.isEmpty else { throw context.error(.invalidShape, "cannot resize a scalar") }
         let rank = x.count
         var mode: ResizeGeometry.Mode
         var axes = Array(0..<rank)
@@ -92,16 +92,16 @@ struct Resize: Operator {
             for (value, axis) in zip(scales, axes) {
                 guard value > 0, value.isFinite else { throw context.error(.invalidValue, "scale \(value) must be positive") }
                 let size = (Double(x[axis]) * Double(value)).rounded(.down)
-                guard size >= 1, size <= Double(maximumOutputSide) else {
-                    throw context.error(.invalidShape, "scale \(value) gives output length \(size) on axis \(axis) (at most \(maximumOutputSide))")
+                guard size >= 1, size <= Double(Shapes.maximumElementCount) else {
+                    throw context.error(.invalidShape, "scale \(value) gives output length \(size) on axis \(axis)")
                 }
                 geometry[axis].scale = value
                 geometry[axis].output = Int(size)
             }
         case let (nil, sizes?):
             guard sizes.count == axes.count else { throw context.error(.invalidShape, "'sizes' has \(sizes.count) values for \(axes.count) axes") }
-            guard sizes.allSatisfy({ (1...Int64(maximumOutputSide)).contains($0) }) else {
-                throw context.error(.invalidShape, "sizes \(sizes) must lie in 1...\(maximumOutputSide)")
+            guard sizes.allSatisfy({ (1...Int64(Shapes.maximumElementCount)).contains($0) }) else {
+                throw context.error(.invalidShape, "sizes \(sizes) are out of range")
             }
             let ratios = zip(sizes, axes).map { Float($0) / Float(x[$1]) }
             for (i, axis) in axes.enumerated() {
@@ -129,6 +129,12 @@ struct Resize: Operator {
         let x = geometry.map(\.input), output = geometry.map(\.output)
         guard Shapes.elementCount(output) != nil else { throw context.error(.invalidShape, "output \(output) has more than 2^31 elements") }
         let resized = geometry.map { $0.output != $0.input || $0.scale != 1 || mode.transform == "tf_crop_and_resize" }
+        for (axis, isResized) in zip(geometry, resized) where isResized {
+            guard axis.input > 0 else { throw context.error(.invalidShape, "input \(x) has an empty axis to resize") }
+            guard axis.output <= maximumOutputSide else {
+                throw context.error(.unsupported, "output \(output) has a resized axis longer than \(maximumOutputSide)")
+            }
+        }
         let taps = zip(geometry, resized).map { $1 ? ResizeGeometry.taps($0, mode) : .identity($0.input) }
         if case .nearest = mode.kind {
             let type = try context.requireType(ofInput: 0, in: ElementCopy.anyType)

@@ -5,7 +5,9 @@ enum SpaceToDepth {
     static let build: OperatorBuilder = { context throws(ModelError) in
         let (b, x, type) = try Rearrangement.blockAndInput(context, attributes: ["blocksize"])
         let (n, c, h, w) = (x[0], x[1], x[2], x[3])
-        guard h % b == 0, w % b == 0 else { throw context.error(.invalidShape, "height and width of \(x) are not multiples of \(b)", attribute: "blocksize") }
+        guard h % b == 0, w % b == 0 else {
+            throw context.error(.invalidShape, "height and width of \(x) are not multiples of \(b)", attribute: "blocksize")
+        }
         // The output as [N, b, b, C, H/b, W/b]: (n, i, j, c, h, w).
         let view = [n, b, b, c, h / b, w / b]
         return Rearrangement(outputShapes: [[n, c * b * b, h / b, w / b]], outputTypes: [type],

@@ -28,8 +28,8 @@ enum Upsample {
         var geometry: [ResizeGeometry.Axis] = []
         for (length, scale) in zip(x, scales) {
             let size = (Double(length) * Double(scale)).rounded(.down)
-            guard length > 0, size <= Double(Resize.maximumOutputSide) else {
-                throw context.error(.invalidShape, "scale \(scale) gives output length \(size) (at most \(Resize.maximumOutputSide)) on an axis of length \(length)")
+            guard size <= Double(Shapes.maximumElementCount) else {
+                throw context.error(.invalidShape, "scale \(scale) gives output length \(size) on an axis of length \(length)")
             }
             geometry.append(ResizeGeometry.Axis(input: length, output: Int(size), scale: scale))
         }
