@@ -90,7 +90,7 @@ struct SpatialOperatorErrorTests {
         expectRefused(spatialModel("Upsample", inputs: ["x", "s"], initializers: [scales], opset: 10), "Upsample", attribute: nil)
     }
 
-    @Test("Pools: storage_order 2, AveragePool dilations before opset 19, LpPool ceil_mode before 18, 3-D input")
+    @Test("Pools: storage_order 2, AveragePool dilations before opset 19, LpPool ceil_mode before 18, 4-D windows")
     func pools() {
         expectRefused(spatialModel("MaxPool", outputs: ["y", "i"], attributes: [.ints("kernel_shape", [2, 2]), .int("storage_order", 2)]),
                       "MaxPool", attribute: "storage_order")
@@ -98,7 +98,7 @@ struct SpatialOperatorErrorTests {
                       "AveragePool", attribute: "dilations")
         expectRefused(spatialModel("LpPool", attributes: [.ints("kernel_shape", [2, 2]), .int("ceil_mode", 1)], opset: 17),
                       "LpPool", attribute: "ceil_mode")
-        expectRefused(spatialModel("MaxPool", attributes: [.ints("kernel_shape", [2, 2, 2])], inputShape: [1, 2, 4, 4, 4]),
+        expectRefused(spatialModel("MaxPool", attributes: [.ints("kernel_shape", [2, 2, 2, 2])], inputShape: [1, 2, 3, 3, 3, 3]),
                       "MaxPool", attribute: nil)
     }
 

@@ -104,6 +104,15 @@ def build_cases(rng, Case):
     pool("lppool_p3_1d", "LpPool", (1, 3, 9), kernel_shape=[3], p=3, what="p = 3, 1-D")
     pool("lppool_18_ceil_dilations", "LpPool", (1, 2, 9, 8), kernel_shape=[2, 2], strides=[2, 2], dilations=[2, 1],
          ceil_mode=1, p=1, opset=18)
+    pool("maxpool_3d_indices", "MaxPool", (1, 2, 5, 6, 7), kernel_shape=[2, 3, 2], strides=[2, 2, 1], pads=[1, 0, 1, 0, 1, 1],
+         n_outputs=2, output_type=[TensorProto.FLOAT, TensorProto.INT64])
+    pool("maxpool_3d_indices_column_major", "MaxPool", (1, 2, 4, 5, 6), kernel_shape=[2, 2, 3], dilations=[1, 2, 1],
+         storage_order=1, n_outputs=2, output_type=[TensorProto.FLOAT, TensorProto.INT64])
+    pool("averagepool_3d_include_pad", "AveragePool", (1, 3, 5, 4, 6), kernel_shape=[3, 2, 3], strides=[2, 1, 2],
+         pads=[1, 1, 0, 1, 0, 2], count_include_pad=1)
+    pool("averagepool_3d_whole_map", "AveragePool", (1, 3, 3, 4, 5), kernel_shape=[3, 4, 5],
+         what="a whole-map window the fast path must not take for 2-D")
+    pool("lppool_3d", "LpPool", (1, 2, 4, 5, 3), kernel_shape=[2, 2, 2], strides=[2, 2, 1])
     pool("globalmaxpool", "GlobalMaxPool", (2, 5, 6, 7))
     pool("globallppool", "GlobalLpPool", (1, 5, 4, 6))
     pool("globallppool_p3", "GlobalLpPool", (2, 3, 7), p=3)

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Sliding-window pooling over [N, C, W] (1-D, run as a height-1 window) or [N, C, H, W],
-/// shared by `AveragePool`, `MaxPool` and `LpPool`.
+/// Sliding-window pooling over [N, C, W], [N, C, H, W] or [N, C, D, H, W] (fewer spatial axes
+/// run as unit depth and height), shared by `AveragePool`, `MaxPool` and `LpPool`.
 struct Pool: Operator {
     enum Kind: Sendable, Equatable {
         /// `countIncludesPad`: divide by the window's taps inside the padded input (true) or inside
@@ -13,14 +13,15 @@ struct Pool: Operator {
     }
 
     /// How MaxPool's `Indices` output flattens the input position of each maximum: C order
-    /// ((n·C + c)·H + h)·W + w, or with h and w swapped ((n·C + c)·H·W + w·H + h).
+    /// ((n·C + c)·D + d)·H·W + h·W + w, or with the spatial axes reversed
+    /// (n·C + c)·D·H·W + w·D·H + h·D + d.
     enum IndexOrder: Sendable, Equatable { case rowMajor, columnMajor }
 
     let kind: Kind
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let planes: Int
-    let height: WindowAxis, width: WindowAxis
+    let depth: WindowAxis, height: WindowAxis, width: WindowAxis
     /// Set when the node has MaxPool's second (int64) output.
     let indexOrder: IndexOrder?
 
@@ -29,48 +30,57 @@ struct Pool: Operator {
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let x = inputs[0], y = outputs[0]
         let indices = indexOrder == nil ? nil : UnsafeMutableRawPointer(outputs[1]).assumingMemoryBound(to: Int64.self)
-        let (inH, inW, outH, outW) = (height.input, width.input, height.output, width.output)
+        let (inD, inH, inW) = (depth.input, height.input, width.input)
+        let inPlane = inD * inH * inW
+        var o = 0
         for p in 0..<planes {
-            let plane = x + p * inH * inW
-            let out = y + p * outH * outW
-            for oh in 0..<outH {
-                let top = oh * height.stride - height.padBegin
-                for ow in 0..<outW {
-                    let left = ow * width.stride - width.padBegin
-                    var maximum = -Float.infinity, sum: Float = 0, inside = 0, argmax = (h: 0, w: 0)
-                    for kh in 0..<height.kernel {
-                        let ih = top + kh * height.dilation
-                        if ih < 0 || ih >= inH { continue }
-                        for kw in 0..<width.kernel {
-                            let iw = left + kw * width.dilation
-                            if iw < 0 || iw >= inW { continue }
-                            let value = plane[ih * inW + iw]
-                            if value > maximum || inside == 0 { maximum = value; argmax = (ih, iw) }
-                            switch kind {
-                            case let .lp(p): sum += powf(abs(value), Float(p))
-                            default: sum += value
+            let plane = x + p * inPlane
+            for od in 0..<depth.output {
+                let front = od * depth.stride - depth.padBegin
+                for oh in 0..<height.output {
+                    let top = oh * height.stride - height.padBegin
+                    for ow in 0..<width.output {
+                        let left = ow * width.stride - width.padBegin
+                        var maximum = -Float.infinity, sum: Float = 0, inside = 0, argmax = (d: 0, h: 0, w: 0)
+                        for kd in 0..<depth.kernel {
+                            let id = front + kd * depth.dilation
+                            if id < 0 || id >= inD { continue }
+                            for kh in 0..<height.kernel {
+                                let ih = top + kh * height.dilation
+                                if ih < 0 || ih >= inH { continue }
+                                for kw in 0..<width.kernel {
+                                    let iw = left + kw * width.dilation
+                                    if iw < 0 || iw >= inW { continue }
+                                    let value = plane[(id * inH + ih) * inW + iw]
+                                    if value > maximum || inside == 0 { maximum = value; argmax = (id, ih, iw) }
+                                    switch kind {
+                                    case let .lp(p): sum += powf(abs(value), Float(p))
+                                    default: sum += value
+                                    }
+                                    inside += 1
+                                }
                             }
-                            inside += 1
                         }
-                    }
-                    let o = oh * outW + ow
-                    switch kind {
-                    case .max:
-                        out[o] = maximum
-                    case let .lp(p):
-                        out[o] = powf(sum, 1 / Float(p))
-                    case let .average(countIncludesPad):
-                        var divisor = inside
-                        if countIncludesPad {
-                            // The taps inside the padded extent (onnxruntime's rule).
-                            divisor = Self.tapsBefore(height.input + height.padEnd - top, height)
-                                * Self.tapsBefore(width.input + width.padEnd - left, width)
+                        switch kind {
+                        case .max:
+                            y[o] = maximum
+                        case let .lp(p):
+                            y[o] = powf(sum, 1 / Float(p))
+                        case let .average(countIncludesPad):
+                            var divisor = inside
+                            if countIncludesPad {
+                                // The taps inside the padded extent (onnxruntime's rule).
+                                divisor = Self.tapsBefore(inD + depth.padEnd - front, depth) * Self.tapsBefore(inH + height.padEnd - top, height)
+                                    * Self.tapsBefore(inW + width.padEnd - left, width)
+                            }
+                            y[o] = divisor > 0 ? sum / Float(divisor) : 0
                         }
-                        out[o] = divisor > 0 ? sum / Float(divisor) : 0
-                    }
-                    if let indices {
-                        indices[p * outH * outW + o] = Int64(p * inH * inW
-                            + (indexOrder == .rowMajor ? argmax.h * inW + argmax.w : argmax.w * inH + argmax.h))
+                        if let indices {
+                            let (d, h, w) = argmax
+                            let offset = indexOrder == .rowMajor ? (d * inH + h) * inW + w : (w * inH + h) * inD + d
+                            indices[o] = Int64(p * inPlane + offset)
+                        }
+                        o += 1
                     }
                 }
             }
@@ -83,18 +93,19 @@ struct Pool: Operator {
     }
 
     /// Reads the window attributes (`ceil_mode` when `allowsCeilMode`, `dilations` when
-    /// `allowsDilations`) for a rank-3 or rank-4 input.
+    /// `allowsDilations`) for a rank-3, 4 or 5 input.
     static func build(_ context: NodeContext, kind: Kind, allowsDilations: Bool, allowsCeilMode: Bool = true,
                       indexOrder: IndexOrder? = nil) throws(ModelError) -> Pool {
         let x = try context.shape(ofInput: 0)
-        guard x.count == 3 || x.count == 4 else {
-            throw context.error(.unsupported, "only 1-D and 2-D pooling (rank-3 or rank-4 input) is supported, input has rank \(x.count)")
+        guard (3...5).contains(x.count) else {
+            throw context.error(.unsupported, "only 1-D, 2-D and 3-D pooling (rank 3 to 5 input) is supported, input has rank \(x.count)")
         }
         let ceilMode = allowsCeilMode ? try context.int("ceil_mode", default: 0, in: 0...1) == 1 : false
-        let axes = try WindowGeometry.resolvePlanar(context, spatialShape: Array(x[2...]), kernelFromWeights: nil,
-                                                    allowsDilations: allowsDilations, ceilMode: ceilMode)
-        let output = [x[0], x[1]] + WindowGeometry.spatialOutput(axes, rank: x.count - 2)
+        let spatial = try WindowGeometry.resolve(context, spatialShape: Array(x[2...]), kernelFromWeights: nil,
+                                                 allowsDilations: allowsDilations, ceilMode: ceilMode)
+        let axes = Array(repeating: WindowAxis.unit, count: 3 - spatial.count) + spatial
+        let output = [x[0], x[1]] + spatial.map(\.output)
         return Pool(kind: kind, outputShapes: indexOrder == nil ? [output] : [output, output],
-                    planes: x[0] * x[1], height: axes[0], width: axes[1], indexOrder: indexOrder)
+                    planes: x[0] * x[1], depth: axes[0], height: axes[1], width: axes[2], indexOrder: indexOrder)
     }
 }
