@@ -1,4 +1,4 @@
-/// ONNX `Conv` (opsets 11–21 share the semantics of Conv-11): 2-D convolution of an NCHW input
+/// ONNX `Conv` (Conv-1 and Conv-11, the same semantics; opsets 7–21): 2-D convolution of an NCHW input
 /// with weights `[M, C/group, kH, kW]` and an optional bias `[M]`; any kernel size, stride,
 /// dilation, explicit or automatic padding, and grouping (group = C is depthwise). A 1-D
 /// convolution ([N, C, W] with weights [M, C/group, kW]) runs as a 2-D one of height 1.
