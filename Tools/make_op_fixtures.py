@@ -323,13 +323,12 @@ def make_model(case: Case) -> onnx.ModelProto:
         node_inputs.pop()
     outputs = ["Y"] if case.n_outputs == 1 else [f"Y{i}" for i in range(case.n_outputs)]
     node = helper.make_node(case.op, node_inputs, outputs, name=case.name, **case.attrs)
+    # output_type: one type for every output, or a list with one per output.
+    types = case.output_type if isinstance(case.output_type, list) else [case.output_type] * len(outputs)
     graph = helper.make_graph([node], case.name, graph_inputs,
                               # A case may carry `output_shapes` for ops whose shape onnx cannot infer (GroupNormalization).
-                              # output_type may also be a list, one type per output (TopK: values and int64 indices).
                               [helper.make_tensor_value_info(o, t, shape) for o, t, shape in
-                               zip(outputs, case.output_type if isinstance(case.output_type, list) else
-                                   [case.output_type] * len(outputs),
-                                   getattr(case, "output_shapes", [None] * len(outputs)))],
+                               zip(outputs, types, getattr(case, "output_shapes", [None] * len(outputs)))],
                               initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", case.opset)],
                               producer_name="vbg Tools/make_op_fixtures.py", producer_version="1")
