@@ -1,7 +1,28 @@
-/// ONNX `Clip` (Clip-11 / Clip-13): min(max(x, min), max) with `min` and `max` as optional
-/// constant scalar inputs (−∞ / +∞ when absent). Opset-6 style attributes are not accepted.
+/// ONNX `Clip` (Clip-11, -12, -13): min(max(x, min), max) with `min` and `max` as optional
+/// constant scalar inputs of x's type (the type's lowest / highest value when absent). Float32
+/// (bounds −∞ / +∞ by default), and from Clip-12 the integer types int8–int64, uint8–uint32.
+/// Opset-6 style attributes are not accepted.
 enum Clip {
-    static let build = ElementwiseUnary.builder(inputs: 3) { context throws(ModelError) in
+    static let build: OperatorBuilder = { context throws(ModelError) in
+        let types = context.opVersion >= 12 ? ElementSets.floatAndIntegers : [.float32]
+        guard let scalar = try context.requireType(ofInput: 0, in: types).integerScalar else { return try floatBuild(context) }
+        try context.checkArity(inputs: 1, 3)
+        try context.checkAttributes([])
+        func make<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator {
+            func bound(_ index: Int, _ role: String, _ fallback: T) throws(ModelError) -> Int64 {
+                guard let values = try context.constantIntegers(index, role) else { return fallback.value }
+                guard try context.type(ofInput: index) == T.elementType, values.count == 1 else {
+                    throw context.error(.invalidValue, "input '\(role)' must be a scalar of the input's type \(T.elementType)")
+                }
+                return values[0]
+            }
+            let low = try bound(1, "min", T.min), high = try bound(2, "max", T.max)
+            return try TypedUnary<T, T>(context) { x in min(max(x, low), high) }
+        }
+        return try make(scalar)
+    }
+
+    private static let floatBuild = ElementwiseUnary.builder(inputs: 3) { context throws(ModelError) in
         func bound(_ index: Int, _ role: String, _ fallback: Float) throws(ModelError) -> Float {
             guard let values = try context.constantFloats(index, role) else { return fallback }
             guard values.count == 1 else { throw context.error(.invalidShape, "input '\(role)' must be a scalar, it has \(values.count) values") }
