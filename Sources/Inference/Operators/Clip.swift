@@ -10,7 +10,7 @@ enum Clip {
         try context.checkAttributes([])
         func make<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator {
             func bound(_ index: Int, _ role: String, _ fallback: T) throws(ModelError) -> Int64 {
-                guard let values = try context.constantIntegers(index, role) else { return fallback.value }
+                guard let values = try context.constantIntegers(index, role) else { return fallback.elementValue }
                 guard try context.type(ofInput: index) == T.elementType, values.count == 1 else {
                     throw context.error(.invalidValue, "input '\(role)' must be a scalar of the input's type \(T.elementType)")
                 }

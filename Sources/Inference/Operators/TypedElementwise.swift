@@ -9,14 +9,14 @@ protocol TensorScalar: Sendable {
     associatedtype Value
     /// The element type this Swift type stores (same size and layout).
     static var elementType: ElementType { get }
-    var value: Value { get }
-    init(value: Value)
+    var elementValue: Value { get }
+    init(elementValue: Value)
 }
 
 extension Float: TensorScalar {
     static var elementType: ElementType { .float32 }
-    var value: Float { self }
-    init(value: Float) { self = value }
+    var elementValue: Float { self }
+    init(elementValue: Float) { self = elementValue }
 }
 
 /// An integer element, computed with as Int64. Every type in `ElementSets.integers` fits exactly;
@@ -24,8 +24,8 @@ extension Float: TensorScalar {
 protocol IntegerScalar: TensorScalar, FixedWidthInteger where Value == Int64 {}
 
 extension IntegerScalar {
-    var value: Int64 { Int64(truncatingIfNeeded: self) }
-    init(value: Int64) { self.init(truncatingIfNeeded: value) }
+    var elementValue: Int64 { Int64(truncatingIfNeeded: self) }
+    init(elementValue: Int64) { self.init(truncatingIfNeeded: elementValue) }
 }
 
 extension Int8: IntegerScalar { static var elementType: ElementType { .int8 } }
@@ -41,8 +41,8 @@ extension UInt64: IntegerScalar { static var elementType: ElementType { .uint64 
 struct BoolScalar: TensorScalar {
     var byte: UInt8
     static var elementType: ElementType { .bool }
-    var value: Bool { byte != 0 }
-    init(value: Bool) { byte = value ? 1 : 0 }
+    var elementValue: Bool { byte != 0 }
+    init(elementValue: Bool) { byte = elementValue ? 1 : 0 }
 }
 
 extension ElementType {
@@ -91,7 +91,7 @@ struct TypedUnary<X: TensorScalar, Y: TensorScalar>: Operator {
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let x = UnsafeRawPointer(inputs[0]).assumingMemoryBound(to: X.self)
         let y = UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: Y.self)
-        for i in 0..<count { y[i] = Y(value: function(x[i].value)) }
+        for i in 0..<count { y[i] = Y(elementValue: function(x[i].elementValue)) }
     }
 }
 
@@ -117,7 +117,7 @@ struct TypedBinary<A: TensorScalar, B: TensorScalar, Y: TensorScalar>: Operator 
         let b = UnsafeRawPointer(inputs[1]).assumingMemoryBound(to: B.self)
         let y = UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: Y.self)
         let function = self.function
-        loop.forEach { out, i, j in y[out] = Y(value: function(a[i].value, b[j].value)) }
+        loop.forEach { out, i, j in y[out] = Y(elementValue: function(a[i].elementValue, b[j].elementValue)) }
     }
 }
 

@@ -32,10 +32,10 @@ struct Variadic<T: TensorScalar>: Operator {
         let combine = self.combine
         for k in 1..<loops.count {
             let x = UnsafeRawPointer(inputs[k]).assumingMemoryBound(to: T.self)
-            loops[k].forEach { out, i, _ in y[out] = T(value: combine(y[out].value, x[i].value)) }
+            loops[k].forEach { out, i, _ in y[out] = T(elementValue: combine(y[out].elementValue, x[i].elementValue)) }
         }
         if let finish {
-            for i in 0..<count { y[i] = T(value: finish(y[i].value)) }
+            for i in 0..<count { y[i] = T(elementValue: finish(y[i].elementValue)) }
         }
     }
 }
