@@ -192,7 +192,7 @@ struct ModelErrorTests {
     func opsets() {
         #expect(loadError(oneNodeModel("Relu", opset: 6))?.kind == .unsupported)
         #expect(loadError(oneNodeModel("Relu", opset: 29))?.kind == .unsupported)
-        for opset in [7, 11, 21, 28] { #expect(loadError(oneNodeModel("Relu", opset: opset)) == nil, "opset \(opset)") }
+        for opset: Int64 in [7, 11, 21, 28] { #expect(loadError(oneNodeModel("Relu", opset: opset)) == nil, "opset \(opset)") }
     }
 
     @Test("an op used at an opset before it existed is unsupported, naming the op and its first opset")
