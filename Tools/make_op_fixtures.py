@@ -351,11 +351,13 @@ def cross_check(model: onnx.ModelProto, feeds: dict, results: list) -> float | N
         e = np.asarray(e)
         if np.shape(r) != e.shape:
             raise SystemExit(f"{model.graph.name}: onnxruntime shape {np.shape(r)} != reference {e.shape}")
-        if e.dtype == np.bool_ or np.asarray(r).dtype == np.bool_:
+        if e.dtype != np.asarray(r).dtype:
+            raise SystemExit(f"{model.graph.name}: onnxruntime type {np.asarray(r).dtype} != reference {e.dtype}")
+        if e.size and not np.issubdtype(e.dtype, np.floating):
             if not np.array_equal(r, e):
                 raise SystemExit(f"{model.graph.name}: onnxruntime and onnx.reference differ")
-            continue
-        if e.size:
+        elif e.size:
+            r, e = np.asarray(r, dtype=np.float64), e.astype(np.float64)
             worst = max(worst, float(np.max(np.abs(r - e)) / max(float(np.max(np.abs(e))), 1e-30)))
     if worst > 1e-5:
         raise SystemExit(f"{model.graph.name}: onnxruntime and onnx.reference differ by {worst:.2e}")
@@ -376,7 +378,8 @@ def make_ops(out: str):
         with open(os.path.join(d, "model.onnx"), "wb") as f:
             f.write(blob)
         feeds = {}
-        entry = {"name": case.name, "op": case.op, "opset": case.opset, "attributes": {k: v for k, v in case.attrs.items()},
+        entry = {"name": case.name, "op": case.op, "opset": case.opset, "attributes": {k: numpy_helper.to_array(v).tolist() if isinstance(v, TensorProto) else v
+                                                                    for k, v in case.attrs.items()},
                  "what": case.what, "inputs": [], "initializers": [], "outputs": []}
         for name, kind, value in case.inputs:
             if kind == "data":

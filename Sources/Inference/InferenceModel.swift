@@ -109,6 +109,21 @@ public final class InferenceModel: Sendable {
         graph.nodes.map { node in (node.name, node.opType, node.outputs.map { graph.values[$0].name }) }
     }
 
+    /// The names of the graph inputs that are not initializers, in graph order, without
+    /// validating anything else.
+    ///
+    /// - Throws: `ModelError` when the bytes are not a decodable ONNX model.
+    public static func inputNames(in bytes: [UInt8]) throws(ModelError) -> [String] {
+        let proto: ModelProto
+        do {
+            proto = try ModelProto(serializedBytes: bytes)
+        } catch {
+            throw ModelError(.malformed, "not a valid ONNX model: \(error.description)")
+        }
+        let initializers = Set(proto.graph?.initializers.map(\.name) ?? [])
+        return (proto.graph?.inputs ?? []).map(\.name).filter { !initializers.contains($0) }
+    }
+
     /// The op types this engine implements (default domain).
     public static var supportedOpTypes: [String] { OperatorRegistry.supportedOpTypes.sorted() }
 

@@ -66,7 +66,9 @@ public final class InferenceSession: @unchecked Sendable {
         // Fusion skips writing fused values to the arena, so inspection sessions run unfused.
         let offsets = plan.offsets
         let fast: (any Executor)? = path == .fast
-            ? FastExecutor(threads: threads, graph: keepsIntermediates ? nil : graph, pointer: { arena + offsets[$0] }) : nil
+            ? FastExecutor(threads: threads, graph: keepsIntermediates ? nil : graph,
+                           constants: Set(graph.values.indices.filter { graph.values[$0].constant != nil }),
+                           pointer: { arena + offsets[$0] }) : nil
         var steps: [any Step] = []
         for node in graph.nodes {
             let inputs = node.inputs.map { UnsafePointer(arena + plan.offsets[$0]) }

@@ -73,6 +73,15 @@ struct Arguments {
         return value
     }
 
+    /// The values of every `--name`, in order (an option that may be repeated).
+    mutating func values(_ name: String) throws -> [String] {
+        try options.indices.filter { options[$0].name == name }.map { index in
+            used.insert(index)
+            guard let value = options[index].value else { throw CLIError.usage("--\(name) needs a value") }
+            return value
+        }
+    }
+
     /// Whether the flag `--name` is present.
     mutating func flag(_ name: String) throws -> Bool {
         guard let index = options.firstIndex(where: { $0.name == name }) else { return false }

@@ -35,6 +35,26 @@ struct FastPathTests {
         print("fast parity \(model.rawValue) mask: \(mask); worst intermediate relative \(worst)")
     }
 
+    @Test("a convolution whose weights are graph inputs runs with the weights of each run, as on the reference path",
+          arguments: [false, true])
+    func runtimeWeights(keepsIntermediates: Bool) throws {
+        let bytes = ONNXBuilder.model(
+            nodes: [ONNXBuilder.node("Conv", inputs: ["x", "w"], outputs: ["y"], attributes: [.ints("kernel_shape", [3, 3]), .ints("pads", [1, 1, 1, 1])]),
+                    ONNXBuilder.node("Relu", inputs: ["y"], outputs: ["z"])],
+            inputs: [ONNXBuilder.valueInfo("x", [1, 3, 6, 5]), ONNXBuilder.valueInfo("w", [4, 3, 3, 3])],
+            outputs: [ONNXBuilder.valueInfo("z", [1, 4, 6, 5])])
+        let model = try InferenceModel(bytes: bytes)
+        let fast = try InferenceSession(model: model, path: .fast, keepsIntermediates: keepsIntermediates)
+        let reference = try InferenceSession(model: model, path: .reference)
+        let x = (0..<90).map { Float($0 % 11) - 5 }
+        for scale: Float in [1, -2] {
+            let feeds = ["x": x, "w": (0..<108).map { scale * (Float($0 % 7) - 3) }]
+            let expected = try #require(try reference.run(inputs: feeds)["z"])
+            #expect(expected.contains { $0 != 0 })
+            #expect(try fast.run(inputs: feeds)["z"] == expected)
+        }
+    }
+
     @Test("every node's output within relative 1e-4 of the reference path", arguments: ParityModel.allCases)
     func matchesReferenceNodeByNode(model: ParityModel) throws {
         let fast = try fastSession(model, threads: 1)

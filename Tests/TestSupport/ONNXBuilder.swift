@@ -93,15 +93,32 @@ public enum ONNXBuilder {
 
     /// A float tensor value_info with a static shape.
     public static func valueInfo(_ name: String, _ shape: [Int64]) -> [UInt8] {
+        valueInfo(name, dims: shape.map { .value($0) })
+    }
+
+    /// One declared dim of a value_info.
+    public enum Dimension: Sendable {
+        case value(Int64)
+        case parameter(String)
+        case unknown
+    }
+
+    /// A tensor value_info of ONNX element type `elementType` (1 = FLOAT, 7 = INT64, 9 = BOOL, ...)
+    /// with the given dims, or no shape at all when `dims` is nil.
+    public static func valueInfo(_ name: String, dims: [Dimension]?, elementType: Int64 = 1) -> [UInt8] {
         var shapeWriter = ProtoWriter()
-        for dim in shape {
+        for dim in dims ?? [] {
             var d = ProtoWriter()
-            d.varint(1, dim)
+            switch dim {
+            case let .value(size): d.varint(1, size)
+            case let .parameter(parameter): d.string(2, parameter)
+            case .unknown: break
+            }
             shapeWriter.lengthDelimited(1, d.bytes)
         }
         var tensor = ProtoWriter()
-        tensor.varint(1, 1)
-        tensor.lengthDelimited(2, shapeWriter.bytes)
+        tensor.varint(1, elementType)
+        if dims != nil { tensor.lengthDelimited(2, shapeWriter.bytes) }
         var type = ProtoWriter()
         type.lengthDelimited(1, tensor.bytes)
         var w = ProtoWriter()

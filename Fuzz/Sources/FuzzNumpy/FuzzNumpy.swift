@@ -8,6 +8,7 @@ public func fuzzNumpy(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if let array = try? NumpyArray(bytes: bytes) {
         _ = try? array.floats()
         _ = try? array.integers()
+        _ = try? array.booleans()
         _ = array.serialized()
     }
     return 0

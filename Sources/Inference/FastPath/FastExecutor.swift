@@ -28,6 +28,7 @@ final class FastExecutor: Executor {
     private(set) var externalInput: ExternalInput? = nil
     private let graph: LoadedGraph?
     private let pointer: (Int) -> UnsafeMutablePointer<Float>
+    private let constants: Set<Int>
     /// For each value, the nodes reading it (indices into `graph.nodes`).
     private var consumers: [[Int]] = []
     /// Activation and residual `Add` nodes (by first output value) whose work a convolution step
@@ -44,9 +45,13 @@ final class FastExecutor: Executor {
     /// - Parameters:
     ///   - graph: the session's graph, to fuse across nodes; nil for no fusion.
     ///   - pointer: the arena address of a value.
-    init(threads: Int, graph: LoadedGraph? = nil, pointer: @escaping (Int) -> UnsafeMutablePointer<Float> = { _ in fatalError() }) {
+    ///   - constants: the values whose contents are fixed before steps are made (weights are
+    ///     packed from them; a node whose weights are computed at run time is not taken).
+    init(threads: Int, graph: LoadedGraph? = nil, constants: Set<Int> = [],
+         pointer: @escaping (Int) -> UnsafeMutablePointer<Float> = { _ in fatalError() }) {
         pool = WorkerPool(threads: threads)
         self.graph = graph
+        self.constants = constants
         self.pointer = pointer
         if let graph {
             consumers = Array(repeating: [], count: graph.values.count)
@@ -55,6 +60,12 @@ final class FastExecutor: Executor {
                 for id in node.outputs { nodeIndex[id] = index }
             }
         }
+    }
+
+    /// Whether every input after the first (weights, bias) is a constant: a kernel packs them
+    /// when its step is made.
+    private func hasConstantWeights(_ node: PlannedNode) -> Bool {
+        node.inputs.dropFirst().allSatisfy(constants.contains)
     }
 
     /// The single node reading `value`, if exactly one reads it and it is not a graph output.
@@ -182,7 +193,9 @@ final class FastExecutor: Executor {
                   threads: Int) -> (any Step)? {
         if let first = node.outputs.first, fusedActivations.contains(first) { return NothingStep() }
         switch node.operation {
-        case let conv as Conv: return convolutionStep(conv, node, inputs, outputs)
+        case let conv as Conv:
+            guard hasConstantWeights(node) else { return nil }
+            return convolutionStep(conv, node, inputs, outputs)
         case let unary as ElementwiseUnary:
             let activation: Activation
             switch unary.kind {
@@ -206,7 +219,9 @@ final class FastExecutor: Executor {
                                    planeSize: pool.height.input * pool.width.input)
         case let resize as Resize:
             return resizeThenPointwiseStep(resize, node, inputs) ?? resizeStep(resize, inputs, outputs)
-        case let transposed as ConvTranspose: return transposedStep(transposed, node, inputs, outputs)
+        case let transposed as ConvTranspose:
+            guard hasConstantWeights(node) else { return nil }
+            return transposedStep(transposed, node, inputs, outputs)
         case let transpose as Transpose: return transposeStep(transpose, node, inputs, outputs)
         default: return nil
         }
@@ -286,6 +301,7 @@ final class FastExecutor: Executor {
         let n = graph.nodes
         guard n[i].operation is GlobalAveragePool, let pooled = n[i].outputs.first,
               let reduce = n[i + 1].operation as? Conv, soleConsumer(of: pooled)?.outputs == n[i + 1].outputs,
+              hasConstantWeights(n[i + 1]), hasConstantWeights(n[i + 3]),
               let relu = n[i + 2].operation as? ElementwiseUnary, relu.kind == .relu,
               soleConsumer(of: n[i + 1].outputs[0])?.outputs == n[i + 2].outputs,
               let expand = n[i + 3].operation as? Conv, soleConsumer(of: n[i + 2].outputs[0])?.outputs == n[i + 3].outputs,
@@ -388,7 +404,7 @@ final class FastExecutor: Executor {
         guard next < graph.nodes.count, !graph.outputIDs.contains(v), consumers[v].contains(next),
               consumers[v].count <= 2 else { return nil }
         let dwNode = graph.nodes[next]
-        guard let dw = dwNode.operation as? Conv, dwNode.inputs.first == v, let pad = Self.depthwisePad(dw),
+        guard let dw = dwNode.operation as? Conv, dwNode.inputs.first == v, hasConstantWeights(dwNode), let pad = Self.depthwisePad(dw),
               dw.inputChannels == channels, dw.height.input == height, dw.width.input == width,
               let dwValue = dwNode.outputs.first else { return nil }
         let stride = dw.height.stride, k = dw.height.kernel
@@ -486,7 +502,7 @@ final class FastExecutor: Executor {
               Self.isHalfPixelDoubling(resize.rows, input: resize.inH),
               Self.isHalfPixelDoubling(resize.columns, input: resize.inW),
               let next = soleConsumer(of: value), here + 1 < graph.nodes.count, graph.nodes[here + 1].outputs == next.outputs,
-              let conv = next.operation as? Conv, next.inputs.first == value, conv.batch == 1, conv.group == 1,
+              let conv = next.operation as? Conv, next.inputs.first == value, hasConstantWeights(next), conv.batch == 1, conv.group == 1,
               conv.height.kernel == 1, conv.width.kernel == 1, conv.height.stride == 1, conv.width.stride == 1,
               conv.height.padBegin == 0, conv.height.padEnd == 0, conv.width.padBegin == 0, conv.width.padEnd == 0,
               conv.inputChannels == shape[1], let convOutput = next.outputs.first else { return nil }
@@ -569,7 +585,7 @@ final class FastExecutor: Executor {
     /// zero-bordered input of the convolution reading it when that is its only reader.
     private func transposeStep(_ t: Transpose, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
                                _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard let shape = t.outputShapes.first, shape.count == 4, shape[0] == 1 else { return nil }
+        guard let shape = t.outputShapes.first, shape.count == 4, shape[0] == 1, t.outputTypes == [.float32] else { return nil }
         let (c, h, w) = (shape[1], shape[2], shape[3])
         // Operand 1 (the input, [1, H, W, C]) read along the output's axes: C·H·W, 1, W·C, C.
         guard Array(t.loop.strides[1].suffix(3)) == [1, w * c, c] || c * h * w == 0 else { return nil }

@@ -50,6 +50,22 @@ enum TensorElements {
         }
     }
 
+    /// Stores `value` as element `index` of a tensor of `type`: rounded for float types,
+    /// truncated toward zero (then to the type's width) for integer types, nonzero as 1 for bool.
+    static func setDouble(_ value: Double, _ raw: UnsafeMutableRawPointer, at index: Int, _ type: ElementType) {
+        switch type {
+        case .float32: raw.storeBytes(of: Float(value), toByteOffset: 4 * index, as: Float.self)
+        case .float16: raw.storeBytes(of: Half.bits(Float(value)), toByteOffset: 2 * index, as: UInt16.self)
+        case .double: raw.storeBytes(of: value, toByteOffset: 8 * index, as: Double.self)
+        case .bool: raw.storeBytes(of: value != 0 ? 1 : 0, toByteOffset: index, as: UInt8.self)
+        case .uint64 where value >= 0x1p63 && value < 0x1p64:
+            raw.storeBytes(of: UInt64(value), toByteOffset: 8 * index, as: UInt64.self)
+        default:
+            let truncated = value.rounded(.towardZero)
+            setInteger(truncated.isFinite && abs(truncated) < 0x1p63 ? Int64(truncated) : Int64.min, raw, at: index, type)
+        }
+    }
+
     /// The little-endian bytes of float32 values.
     static func bytes(of values: [Float]) -> [UInt8] {
         values.withUnsafeBytes { Array($0) }

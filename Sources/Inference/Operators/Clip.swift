@@ -1,11 +1,12 @@
-/// ONNX `Clip` (Clip-11, -12, -13): min(max(x, min), max) with `min` and `max` as optional
-/// constant scalar inputs of x's type (the type's lowest / highest value when absent). Float32
-/// (bounds −∞ / +∞ by default), and from Clip-12 the integer types int8–int64, uint8–uint32.
-/// Opset-6 style attributes are not accepted.
+/// ONNX `Clip`: min(max(x, min), max), with `min` and `max` as attributes (Clip-6, opsets 7–10,
+/// float32; defaults ∓3.4028234e38) or as optional constant scalar inputs of x's type (Clip-11,
+/// -12, -13): float32 with −∞ / +∞ when absent, and from Clip-12 the integer types int8–int64,
+/// uint8–uint32 with the type's lowest / highest value when absent.
 enum Clip {
     static let build: OperatorBuilder = { context throws(ModelError) in
+        guard context.opVersion >= 11 else { return try attributeBounds(context) }
         let types = context.opVersion >= 12 ? ElementSets.floatAndIntegers : [.float32]
-        guard let scalar = try context.requireType(ofInput: 0, in: types).integerScalar else { return try floatBuild(context) }
+        guard let scalar = try context.requireType(ofInput: 0, in: types).integerScalar else { return try inputBounds(context) }
         try context.checkArity(inputs: 1, 3)
         try context.checkAttributes([])
         func make<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator {
@@ -22,7 +23,13 @@ enum Clip {
         return try make(scalar)
     }
 
-    private static let floatBuild = ElementwiseUnary.builder(inputs: 3) { context throws(ModelError) in
+    private static let attributeBounds = ElementwiseUnary.builder(attributes: ["min", "max"]) { context throws(ModelError) in
+        let low = try context.float("min", default: -.greatestFiniteMagnitude)
+        let high = try context.float("max", default: .greatestFiniteMagnitude)
+        return (.clip(minimum: low, maximum: high), { x in min(max(x, low), high) })
+    }
+
+    private static let inputBounds = ElementwiseUnary.builder(inputs: 3) { context throws(ModelError) in
         func bound(_ index: Int, _ role: String, _ fallback: Float) throws(ModelError) -> Float {
             guard let values = try context.constantFloats(index, role) else { return fallback }
             guard values.count == 1 else { throw context.error(.invalidShape, "input '\(role)' must be a scalar, it has \(values.count) values") }

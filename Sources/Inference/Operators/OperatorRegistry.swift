@@ -17,10 +17,13 @@ enum OperatorRegistry {
         "AveragePool": AveragePool.build,
         "BatchNormalization": BatchNormalization.build,
         "BitShift": BitShift.build,
+        "Cast": Cast.build,
+        "CastLike": CastLike.build,
         "Ceil": Ceil.build,
         "Celu": Celu.build,
         "Clip": Clip.build,
         "Concat": Concat.build,
+        "ConstantOfShape": ConstantOfShape.build,
         "Conv": Conv.build,
         "ConvTranspose": ConvTranspose.build,
         "Cos": Cos.build,
@@ -31,7 +34,10 @@ enum OperatorRegistry {
         "Equal": Equal.build,
         "Erf": Erf.build,
         "Exp": Exp.build,
+        "Expand": Expand.build,
+        "Flatten": Flatten.build,
         "Floor": Floor.build,
+        "Gather": Gather.build,
         "Gelu": Gelu.build,
         "GlobalAveragePool": GlobalAveragePool.build,
         "Greater": Greater.build,
@@ -57,6 +63,7 @@ enum OperatorRegistry {
         "Or": Or.build,
         "PRelu": PRelu.build,
         "Pow": Pow.build,
+        "Range": Range.build,
         "Reciprocal": Reciprocal.build,
         "ReduceMean": ReduceMean.build,
         "Relu": Relu.build,
@@ -64,22 +71,26 @@ enum OperatorRegistry {
         "Resize": Resize.build,
         "Round": Round.build,
         "Selu": Selu.build,
+        "Shape": Shape.build,
         "Shrink": Shrink.build,
         "Sigmoid": Sigmoid.build,
         "Sign": Sign.build,
         "Sin": Sin.build,
         "Sinh": Sinh.build,
+        "Size": Size.build,
         "Slice": Slice.build,
         "Softmax": Softmax.build,
         "Softplus": Softplus.build,
         "Softsign": Softsign.build,
         "Sqrt": Sqrt.build,
+        "Squeeze": Squeeze.build,
         "Sub": Sub.build,
         "Sum": Sum.build,
         "Tan": Tan.build,
         "Tanh": Tanh.build,
         "ThresholdedRelu": ThresholdedRelu.build,
         "Transpose": Transpose.build,
+        "Unsqueeze": Unsqueeze.build,
         "Where": Where.build,
         "Xor": Xor.build,
     ]
@@ -96,10 +107,11 @@ enum OperatorRegistry {
     static let implementedOpset = 21
 
     /// Definitions after opset 21 that the generated table does not list as type-only but that
-    /// mean the same for the types this engine stores: ReduceLogSum(Exp)-28 only dropped the
+    /// mean the same for the types this engine computes: ReduceLogSum(Exp)-28 only dropped the
     /// integer types; Cast(Like)-24 added `round_mode`, which only applies to float8e8m0 and whose
-    /// other values the builder refuses.
-    static let unchangedForStoredTypes: Set<String> = ["ReduceLogSum-28", "ReduceLogSumExp-28", "Cast-24", "CastLike-24"]
+    /// other values the builder refuses; Range-27 added `stash_type`, which only applies to
+    /// float16 and bfloat16, types its builder refuses.
+    static let unchangedForStoredTypes: Set<String> = ["ReduceLogSum-28", "ReduceLogSumExp-28", "Cast-24", "CastLike-24", "Range-27"]
 
     /// The version of `op`'s definition that `opset` selects, taken back past the definitions
     /// after opset 21 that only added element types.

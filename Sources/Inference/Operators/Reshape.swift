@@ -1,14 +1,17 @@
-/// ONNX `Reshape` (Reshape-14): the same elements under a new shape read from a constant
-/// `shape` input (folded at plan time). 0 copies the input's dimension (unless `allowzero` = 1),
-/// −1 is inferred from the element count.
+/// ONNX `Reshape` (5, 13, 14): the same elements under a new shape read from a constant
+/// `shape` input (folded at plan time). 0 copies the input's dimension (unless `allowzero` = 1,
+/// from version 14), −1 is inferred from the element count. Any element type.
 struct Reshape: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
+    let outputTypes: [ElementType]
+    /// Bytes moved.
     let count: Int
+    static var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 2)
-        try context.checkAttributes(["allowzero"])
+        try context.checkAttributes(context.opVersion >= 14 ? ["allowzero"] : [])
         let x = try context.shape(ofInput: 0)
         let allowZero = try context.int("allowzero", default: 0, in: 0...1) == 1
         guard let requested = try context.constantIntegers(1, "shape") else { throw context.error(.malformed, "input 'shape' is required") }
@@ -36,10 +39,11 @@ struct Reshape: Operator {
             shape[inferred] = count / known
         }
         guard shape.reduce(1, *) == count else { throw context.error(.invalidShape, "cannot reshape \(x) (\(count) elements) to \(requested)") }
-        return Reshape(outputShapes: [shape], count: count)
+        let type = try context.type(ofInput: 0)
+        return Reshape(outputShapes: [shape], outputTypes: [type], count: count * type.byteSize)
     }
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
-        outputs[0].update(from: inputs[0], count: count)
+        UnsafeMutableRawPointer(outputs[0]).copyMemory(from: inputs[0], byteCount: count)
     }
 }

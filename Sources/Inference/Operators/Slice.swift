@@ -1,22 +1,40 @@
-/// ONNX `Slice` (Slice-13, same as Slice-11): constant `starts`, `ends`, optional `axes` and
-/// `steps` inputs (folded at plan time). Negative starts/ends count from the end; they are
-/// clamped to [0, dim] for positive steps and [−1, dim − 1] for negative steps.
+/// ONNX `Slice`: `starts`, `ends` and optional `axes` as attributes (Slice-1, opsets 7–9), or as
+/// constant inputs with optional `steps` (10, 11, 13). Negative starts/ends count from the end;
+/// they are clamped to [0, dim] for positive steps and [−1, dim − 1] for negative steps. Any
+/// element type.
 struct Slice: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
+    let outputTypes: [ElementType]
     let loop: StridedLoop
     let start: Int
+    static var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
-        try context.checkArity(inputs: 3, 5)
-        try context.checkAttributes([])
+        let starts: [Int64], ends: [Int64], axes: [Int64], steps: [Int64]
+        if context.opVersion < 10 {
+            try context.checkArity(inputs: 1, 1)
+            try context.checkAttributes(["starts", "ends", "axes"])
+            guard let first = try context.ints("starts"), let last = try context.ints("ends") else {
+                throw context.error(.malformed, "attributes 'starts' and 'ends' are required")
+            }
+            starts = first.map { Int64($0) }
+            ends = last.map { Int64($0) }
+            axes = try context.ints("axes").map { $0.map { Int64($0) } } ?? (0..<Int64(starts.count)).map { $0 }
+            steps = Array(repeating: 1, count: starts.count)
+        } else {
+            try context.checkArity(inputs: 3, 5)
+            try context.checkAttributes([])
+            guard let first = try context.constantIntegers(1, "starts"), let last = try context.constantIntegers(2, "ends") else {
+                throw context.error(.malformed, "inputs 'starts' and 'ends' are required")
+            }
+            starts = first
+            ends = last
+            axes = try context.constantIntegers(3, "axes") ?? (0..<Int64(starts.count)).map { $0 }
+            steps = try context.constantIntegers(4, "steps") ?? Array(repeating: 1, count: starts.count)
+        }
         let x = try context.shape(ofInput: 0)
         guard x.count <= StridedLoop.maximumRank else { throw context.error(.unsupported, "rank \(x.count) is above 6") }
-        guard let starts = try context.constantIntegers(1, "starts"), let ends = try context.constantIntegers(2, "ends") else {
-            throw context.error(.malformed, "inputs 'starts' and 'ends' are required")
-        }
-        let axes = try context.constantIntegers(3, "axes") ?? (0..<Int64(starts.count)).map { $0 }
-        let steps = try context.constantIntegers(4, "steps") ?? Array(repeating: 1, count: starts.count)
         guard ends.count == starts.count, axes.count == starts.count, steps.count == starts.count else {
             throw context.error(.invalidShape, "starts, ends, axes and steps must have the same length")
         }
@@ -43,13 +61,13 @@ struct Slice: Operator {
         }
         let strides = Shapes.strides(x)
         let start = output.contains(0) ? 0 : zip(begin, strides).reduce(0) { $0 + $1.0 * $1.1 }
-        return Slice(outputShapes: [output],
+        return Slice(outputShapes: [output], outputTypes: [try context.type(ofInput: 0)],
                      loop: StridedLoop(shape: output, strides: [Shapes.strides(output), zip(step, strides).map { $0 * $1 }]),
                      start: start)
     }
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
-        let x = inputs[0] + start, y = outputs[0]
-        loop.forEach { o, i, _ in y[o] = x[i] }
+        let size = outputTypes[0].byteSize
+        ElementMove.gather(loop, from: UnsafeRawPointer(inputs[0]) + start * size, to: outputs[0], size: size)
     }
 }

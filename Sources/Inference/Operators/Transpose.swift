@@ -1,9 +1,11 @@
-/// ONNX `Transpose` (Transpose-13): output dimension i is input dimension perm[i] (reversed
-/// when `perm` is absent); rank up to 6.
+/// ONNX `Transpose` (1, 13): output dimension i is input dimension perm[i] (reversed when
+/// `perm` is absent); rank up to 6; any element type.
 struct Transpose: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
+    let outputTypes: [ElementType]
     let loop: StridedLoop
+    static var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)
@@ -14,12 +16,11 @@ struct Transpose: Operator {
         guard Set(perm).count == x.count else { throw context.error(.invalidShape, "\(perm) is not a permutation", attribute: "perm") }
         let output = perm.map { x[$0] }
         let inputStrides = Shapes.strides(x)
-        return Transpose(outputShapes: [output],
+        return Transpose(outputShapes: [output], outputTypes: [try context.type(ofInput: 0)],
                          loop: StridedLoop(shape: output, strides: [Shapes.strides(output), perm.map { inputStrides[$0] }]))
     }
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
-        let x = inputs[0], y = outputs[0]
-        loop.forEach { o, i, _ in y[o] = x[i] }
+        ElementMove.gather(loop, from: inputs[0], to: outputs[0], size: outputTypes[0].byteSize)
     }
 }

@@ -1,52 +1,137 @@
+import Foundation
 import Inference
 import NumpyFormat
 
-/// `vbg infer`: runs a model on one `.npy` tensor and writes its output as `.npy`.
+/// `vbg infer`: runs a model on `.npy` tensors and writes its outputs (and, on request, every
+/// intermediate value) as `.npy`.
 let inferCommand = Command(
     name: "infer",
-    summary: "run a model on a .npy tensor, write its output as .npy",
+    summary: "run a model on .npy tensors, write its outputs as .npy",
     usage: """
-        usage: vbg infer --model general|landscape|PATH --input X.npy --output Y.npy [--path reference|fast]
+        usage: vbg infer --model general|landscape|PATH --input [NAME=]X.npy ... --output [NAME=]Y.npy ...
+                         [--path reference|fast] [--dump DIR]
 
-        Runs the graph on the model's own input layout (the built-in models take float32
-        [1, H, W, 3] NHWC RGB in [0, 1]) and writes the graph's output (float32). The input's
-        shape must equal the model's input shape. --path picks the kernels (default fast).
+        Runs the graph on .npy tensors of any element type (float32, float16, float64, the
+        integer types, bool) and writes the graph outputs named by --output. Give one --input per
+        graph input and --output for any graph outputs as NAME=FILE (NAME is the graph value's
+        name, up to the first '='); a model with one input and one output also takes the short
+        form --input X.npy --output Y.npy.
+
+        Symbolic and unknown dims of the inputs are bound from the .npy shapes. An input whose
+        value a node needs at plan time (a Reshape's shape, a Resize's scales, Clip's bounds fed
+        as graph inputs) is fixed into the plan from its .npy file.
+
+        --path picks the kernels (default fast). --dump DIR writes every value the graph
+        computes, as DIR/<node index>_<name>.npy (characters other than letters, digits, '.',
+        '-' and '_' in the name become '_'); the run then keeps every intermediate (no buffer
+        reuse, no fusion).
         """,
     run: { arguments in
         guard let modelArgument = try arguments.value("model") else { throw CLIError.usage("--model is required") }
-        guard let inputPath = try arguments.value("input") else { throw CLIError.usage("--input is required") }
-        guard let outputPath = try arguments.value("output") else { throw CLIError.usage("--output is required") }
+        let inputSpecs = try arguments.values("input").map(TensorFile.init)
+        let outputSpecs = try arguments.values("output").map(TensorFile.init)
         let path = ExecutionPath(rawValue: try arguments.choice("path", ExecutionPath.allCases.map(\.rawValue), default: "fast"))!
+        let dump = try arguments.value("dump")
         _ = try arguments.positionals()
         try arguments.finish()
+        guard !inputSpecs.isEmpty else { throw CLIError.usage("--input is required") }
+        guard !outputSpecs.isEmpty || dump != nil else { throw CLIError.usage("--output or --dump is required") }
 
-        let model = try ModelArgument.load(modelArgument)
-        guard model.inputs.count == 1, model.outputs.count == 1 else {
-            throw CLIError.input("the model has \(model.inputs.count) inputs and \(model.outputs.count) outputs; infer runs single-input, single-output models")
-        }
-        let input: [Float]
-        do {
-            let array = try NumpyArray(contentsOfFile: inputPath)
-            guard array.shape == model.inputs[0].shape else {
-                throw CLIError.input("\(inputPath) has shape \(array.shape), the model's input '\(model.inputs[0].name)' is \(model.inputs[0].shape)")
-            }
-            input = try array.floats()
-        } catch let error as NumpyError {
-            throw CLIError.input(error.message)
-        }
-        var output = [Float](repeating: 0, count: model.outputs[0].elementCount)
-        do {
-            let session = try InferenceSession(model: model, path: path)
-            try input.withUnsafeBufferPointer { source throws(ModelError) in
-                try output.withUnsafeMutableBufferPointer { destination throws(ModelError) in
-                    try session.run(input: source, output: destination)
+        let bytes: [UInt8]
+        do { bytes = try InferenceModel.readFile(ModelArgument.path(for: modelArgument)) } catch { throw CLIError.input(String(describing: error)) }
+        let declared = try InferenceModel.inputNames(in: bytes)
+        var feeds: [String: Tensor] = [:]
+        for spec in inputSpecs {
+            let name = try spec.name ?? {
+                guard inputSpecs.count == 1, declared.count == 1 else {
+                    throw CLIError.usage("the model has \(declared.count) inputs (\(declared.joined(separator: ", "))); name each as --input NAME=FILE")
                 }
-            }
+                return declared[0]
+            }()
+            guard feeds[name] == nil else { throw CLIError.usage("input '\(name)' is given twice") }
+            feeds[name] = try TensorFile.read(spec.file)
+        }
+        let model: InferenceModel
+        do {
+            model = try InferenceModel(bytes: bytes, inputShapes: feeds.mapValues(\.shape), planTimeInputs: feeds)
         } catch {
             throw CLIError.input(String(describing: error))
         }
-        let result = NumpyArray(shape: model.outputs[0].shape, floats: output)
-        try OutputFile.write(outputPath) { temporary in
-            do { try result.write(toFile: temporary) } catch { throw CLIError.input(String(describing: error)) }
+        var outputs: [(name: String, file: String)] = []
+        for spec in outputSpecs {
+            let name = try spec.name ?? {
+                guard outputSpecs.count == 1, model.outputs.count == 1 else {
+                    throw CLIError.usage("the model has \(model.outputs.count) outputs; name each as --output NAME=FILE")
+                }
+                return model.outputs[0].name
+            }()
+            guard model.outputs.contains(where: { $0.name == name }) else {
+                throw CLIError.usage("the model has no output '\(name)' (outputs: \(model.outputs.map(\.name).joined(separator: ", ")))")
+            }
+            outputs.append((name, spec.file))
+        }
+        let results: [String: Tensor]
+        let session: InferenceSession
+        do {
+            session = try InferenceSession(model: model, path: path, keepsIntermediates: dump != nil)
+            results = try session.run(feeds.filter { name, _ in !model.fixedInputs.contains(name) })
+        } catch {
+            throw CLIError.input(String(describing: error))
+        }
+        for (name, file) in outputs { try TensorFile.write(results[name]!, to: file) }
+        if let dump {
+            do { try FileManager.default.createDirectory(atPath: dump, withIntermediateDirectories: true) } catch {
+                throw CLIError.input("cannot create \(dump): \(error.localizedDescription)")
+            }
+            for (index, node) in model.runningNodes.enumerated() {
+                for name in node.outputs {
+                    guard let tensor = session.tensor(named: name) else { continue }
+                    try TensorFile.write(tensor, to: "\(dump)/\(index)_\(TensorFile.sanitised(name)).npy")
+                }
+            }
         }
     })
+
+/// A `--input` / `--output` argument, `NAME=FILE` or `FILE`, and the `.npy` conversions.
+struct TensorFile {
+    var name: String?
+    var file: String
+
+    init(_ argument: String) {
+        if let equals = argument.firstIndex(of: "=") {
+            name = String(argument[..<equals])
+            file = String(argument[argument.index(after: equals)...])
+        } else {
+            file = argument
+        }
+    }
+
+    private static let types: [(NumpyDataType, ElementType)] = [
+        (.float32, .float32), (.float16, .float16), (.float64, .double), (.int8, .int8), (.int16, .int16),
+        (.int32, .int32), (.int64, .int64), (.uint8, .uint8), (.uint16, .uint16), (.uint32, .uint32),
+        (.uint64, .uint64), (.bool, .bool),
+    ]
+
+    static func read(_ path: String) throws -> Tensor {
+        let array: NumpyArray
+        do { array = try NumpyArray(contentsOfFile: path) } catch { throw CLIError.input(error.message) }
+        let type = types.first { $0.0 == array.dataType }!.1
+        return Tensor(type: type, shape: array.shape, bytes: array.data)
+    }
+
+    static func write(_ tensor: Tensor, to path: String) throws {
+        let dataType = types.first { $0.1 == tensor.type }!.0
+        try OutputFile.write(path) { temporary in
+            do {
+                try NumpyArray(shape: tensor.shape, dataType: dataType, data: tensor.bytes).write(toFile: temporary)
+            } catch {
+                throw CLIError.input(String(describing: error))
+            }
+        }
+    }
+
+    /// `name` with every character but ASCII letters, digits, '.', '-' and '_' replaced by '_'.
+    static func sanitised(_ name: String) -> String {
+        String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) ? $0 : "_" })
+    }
+}
