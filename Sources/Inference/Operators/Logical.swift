@@ -26,8 +26,10 @@ enum Not {
 }
 
 /// ONNX `BitShift` (BitShift-11): x shifted by y bits, `direction` (required) "LEFT" or "RIGHT",
-/// on two broadcast inputs of one unsigned type (uint8–uint64). Bits shifted past the type's width
-/// are lost, so a shift by the width or more gives 0, as in onnxruntime.
+/// on two broadcast inputs of one unsigned type (uint8–uint64); bits shifted past the type's width
+/// are lost, so a shift by the width or more gives 0. Also the signed types int8–int64, as
+/// BitShift-28 defines them: the right shift is arithmetic, and a shift by a negative amount or
+/// by the width or more gives the sign fill (−1 for a right shift of a negative x, else 0).
 enum BitShift {
     static let build: OperatorBuilder = { context throws(ModelError) in
         guard context.attribute("direction") != nil else {
@@ -35,11 +37,19 @@ enum BitShift {
         }
         try context.checkAttributes(["direction"])
         let left = try context.choice("direction", ["LEFT", "RIGHT"], default: "LEFT") == "LEFT"
-        // Unsigned elements are zero-extended to Int64 (uint64: its bit pattern), so a logical
-        // shift of the 64-bit pattern, truncated back to the type, is the shift of the type.
-        return try TypedElementwise.binary(context, integerTypes: ElementSets.unsignedIntegers, float: nil) { x, y in
-            let bits = UInt64(bitPattern: x), amount = UInt64(bitPattern: y)
-            return Int64(bitPattern: left ? bits << amount : bits >> amount)
+        let types = ElementSets.unsignedIntegers.union(ElementSets.signedIntegers)
+        guard try ElementSets.signedIntegers.contains(context.requireType(ofInput: 0, in: types)) else {
+            // Unsigned elements are zero-extended to Int64 (uint64: its bit pattern), so a logical
+            // shift of the 64-bit pattern, truncated back to the type, is the shift of the type.
+            return try TypedElementwise.binary(context, integerTypes: ElementSets.unsignedIntegers, float: nil) { x, y in
+                let bits = UInt64(bitPattern: x), amount = UInt64(bitPattern: y)
+                return Int64(bitPattern: left ? bits << amount : bits >> amount)
+            }
+        }
+        // Signed elements are sign-extended, so Int64's arithmetic shift is the type's.
+        return try TypedElementwise.binary(context, integerTypes: ElementSets.signedIntegers, float: nil) { x, y in
+            guard y >= 0 else { return !left && x < 0 ? -1 : 0 }
+            return left ? x << y : x >> y
         }
     }
 }
