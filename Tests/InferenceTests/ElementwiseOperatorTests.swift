@@ -87,8 +87,10 @@ struct ElementwiseOperatorTests {
     @Test("element types outside an op's set are refused, naming the input")
     func refusedTypes() {
         let int32Pair = [("a", Int64(6), [Int64(3)]), ("b", 6, [3])]
-        // Integer bases of Pow, integer Shrink, integer Min before Min-12, mixed integer widths.
-        #expect(loadError(typedModel("Pow", inputs: int32Pair, outputs: [("y", 6)]))?.message.lowercased().contains("int32") == true)
+        // Pow's int8 bases and Pow-7's int32 ones, integer Shrink, integer Min before Min-12, mixed integer widths.
+        let int8Pair = [("a", Int64(3), [Int64(3)]), ("b", 3, [3])]
+        #expect(loadError(typedModel("Pow", inputs: int8Pair, outputs: [("y", 3)]))?.message.lowercased().contains("int8") == true)
+        #expect(loadError(typedModel("Pow", inputs: int32Pair, outputs: [("y", 6)], opset: 11))?.kind == .unsupported)
         #expect(loadError(typedModel("Shrink", inputs: [("a", 6, [3])], outputs: [("y", 6)]))?.kind == .unsupported)
         #expect(loadError(typedModel("Min", inputs: int32Pair, outputs: [("y", 6)], opset: 8))?.kind == .unsupported)
         #expect(loadError(typedModel("Min", inputs: int32Pair, outputs: [("y", 6)], opset: 12)) == nil)

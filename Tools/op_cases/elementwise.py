@@ -199,4 +199,17 @@ def build_cases(rng, Case):
     cases.append(Case("bitshift_uint64_left", "BitShift", [data("X", ints(np.uint64, 3, 5, low=0, high=2**40)),
                                                            data("S", ints(np.uint64, 5, low=0, high=30))],
                       {"direction": "LEFT"}, output_type=TensorProto.UINT64))
+
+    # Integer bases of Pow, and the uint64 kernels that are exact on bit patterns.
+    cases.append(Case("pow_int64_base", "Pow", [data("X", ints(np.int64, 3, 5, low=-4, high=5)),
+                                                data("E", ints(np.int64, 5, low=0, high=5))], output_type=I64))
+    cases.append(Case("pow_int32_base_float_exponent", "Pow", [data("X", ints(np.int32, 3, 5, low=1, high=9)),
+                                                               data("E", (2 * np.abs(x(5))).astype(np.float32))],
+                      output_type=I32, what="truncated toward zero"))
+    big = lambda *s: rng.integers(0, 2**63, s, dtype=np.uint64) * np.uint64(2)  # noqa: E731
+    cases.append(Case("add_uint64", "Add", [data("A", big(3, 5)), data("B", big(5))], output_type=TensorProto.UINT64,
+                      what="values above 2^63, wrapping"))
+    equal_a = big(3, 5)
+    cases.append(Case("equal_uint64", "Equal", [data("A", equal_a), data("B", np.where(bools(3, 5), equal_a, big(3, 5)))],
+                      output_type=BOOL))
     return cases

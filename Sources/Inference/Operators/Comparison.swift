@@ -13,7 +13,8 @@ enum Comparison {
     }
 
     /// A builder for `relation` on float32 from op version `floatSince`, on the integer types
-    /// (int8–int64, uint8–uint32) from `integerSince`, and on bool when `bool` is set. Float
+    /// (int8–int64, uint8–uint32, and uint64 for equality) from `integerSince`, and on bool when
+    /// `bool` is set. Float
     /// comparisons are IEEE: NaN is unequal to everything.
     static func builder(_ relation: Comparison, floatSince: Int = 0, integerSince: Int = 0, bool: Bool = false) -> OperatorBuilder {
         return { context throws(ModelError) in
@@ -21,7 +22,7 @@ enum Comparison {
             try context.checkAttributes([])
             var types: Set<ElementType> = bool ? [.bool] : []
             if context.opVersion >= floatSince { types.insert(.float32) }
-            if context.opVersion >= integerSince { types.formUnion(ElementSets.integers) }
+            if context.opVersion >= integerSince { types.formUnion(relation == .equal ? ElementSets.allIntegers : ElementSets.integers) }
             let type = try context.commonType(ofInputs: [0, 1], in: types)
             if type == .float32 { return try TypedBinary<Float, Float, BoolScalar>(context) { relation.holds($0, $1) } }
             guard let scalar = type.integerScalar else { return try TypedBinary<BoolScalar, BoolScalar, BoolScalar>(context) { $0 == $1 } }
@@ -33,7 +34,7 @@ enum Comparison {
     }
 }
 
-/// ONNX `Equal` (Equal-7, -11, -13, -19): a = b, on bool and the integer types, and from Equal-11
+/// ONNX `Equal` (Equal-7, -11, -13, -19): a = b, on bool and the integer types (uint64 too), and from Equal-11
 /// on float32 (strings are not stored).
 enum Equal { static let build = Comparison.builder(.equal, floatSince: 11, bool: true) }
 /// ONNX `Greater` (Greater-7, -9, -13): a > b, on float32, and from Greater-9 on the integer types.

@@ -68,6 +68,9 @@ enum ElementSets {
     static let integers: Set<ElementType> = [.int8, .int16, .int32, .int64, .uint8, .uint16, .uint32]
     static let signedIntegers: Set<ElementType> = [.int8, .int16, .int32, .int64]
     static let unsignedIntegers: Set<ElementType> = [.uint8, .uint16, .uint32, .uint64]
+    /// Every integer type, for kernels that are exact on uint64's bit pattern too (wrapping
+    /// addition, subtraction and multiplication; equality).
+    static let allIntegers = integers.union([.uint64])
     static let floatAndIntegers = integers.union([.float32])
 }
 
