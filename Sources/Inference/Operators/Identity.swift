@@ -1,29 +1,26 @@
-/// A copy of input 0 of any stored type, with optionally a second output filled with one byte
-/// pattern (Dropout's mask).
-struct Passthrough: Operator {
+/// Dropout's kernel with its mask output: a copy of input 0 of any stored type, and a second
+/// output every byte of which is `maskByte`.
+struct MaskedCopy: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let byteCount: Int
-    /// The byte every byte of output 1 holds, and its size (0 without that output).
     let maskByte: UInt8
     let maskByteCount: Int
     static var checksInputTypes: Bool { true }
 
-    init(_ context: NodeContext, mask: (type: ElementType, byte: UInt8)? = nil) throws(ModelError) {
+    init(_ context: NodeContext, maskType: ElementType, maskByte: UInt8) throws(ModelError) {
         let shape = try context.shape(ofInput: 0), type = try context.type(ofInput: 0)
-        outputShapes = mask == nil ? [shape] : [shape, shape]
-        outputTypes = [type] + (mask.map { [$0.type] } ?? [])
+        outputShapes = [shape, shape]
+        outputTypes = [type, maskType]
         byteCount = shape.reduce(1, *) * type.byteSize
-        maskByte = mask?.byte ?? 0
-        maskByteCount = mask.map { shape.reduce(1, *) * $0.type.byteSize } ?? 0
+        self.maskByte = maskByte
+        maskByteCount = shape.reduce(1, *) * maskType.byteSize
     }
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         UnsafeMutableRawPointer(outputs[0]).copyMemory(from: inputs[0], byteCount: byteCount)
-        if maskByteCount > 0 {
-            UnsafeMutableRawPointer(outputs[1]).initializeMemory(as: UInt8.self, repeating: maskByte, count: maskByteCount)
-        }
+        UnsafeMutableRawPointer(outputs[1]).initializeMemory(as: UInt8.self, repeating: maskByte, count: maskByteCount)
     }
 }
 
@@ -33,7 +30,7 @@ enum Identity {
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)
         try context.checkAttributes([])
-        return try Passthrough(context)
+        return try ShapeView(context, shape: context.shape(ofInput: 0))
     }
 }
 
@@ -52,19 +49,16 @@ enum Dropout {
         try context.checkArity(inputs: 1, version >= 12 ? 3 : 1, outputs: min(max(outputs, 1), 2))
         try context.checkAttributes(version >= 12 ? ["seed"] : ["ratio"])
         let type = try context.requireType(ofInput: 0, in: [.float32, .float16, .double])
-        if version >= 12 {
-            if let training = try context.constant(2, "training_mode") {
-                guard training.type == .bool, let values = training.integers, values.count == 1 else {
-                    throw context.error(.malformed, "input 2 ('training_mode') must be a bool scalar")
-                }
-                guard values[0] == 0 else {
-                    throw context.error(.unsupported, "training_mode true (training-time dropout) is not supported",
-                                        attribute: "training_mode")
-                }
+        if version >= 12, let training = try context.constant(2, "training_mode") {
+            guard training.type == .bool, let values = training.integers, values.count == 1 else {
+                throw context.error(.malformed, "input 2 ('training_mode') must be a bool scalar")
+            }
+            guard values[0] == 0 else {
+                throw context.error(.unsupported, "training_mode true (training-time dropout) is not supported",
+                                    attribute: "training_mode")
             }
         }
-        guard outputs == 2 else { return try Passthrough(context) }
-        let mask: (ElementType, UInt8) = version >= 12 ? (.bool, 1) : (version >= 10 ? .bool : type, 0)
-        return try Passthrough(context, mask: mask)
+        guard outputs == 2 else { return try ShapeView(context, shape: context.shape(ofInput: 0)) }
+        return try MaskedCopy(context, maskType: version >= 10 ? .bool : type, maskByte: version >= 12 ? 1 : 0)
     }
 }
