@@ -212,4 +212,47 @@ def build_cases(rng, Case):
     equal_a = big(3, 5)
     cases.append(Case("equal_uint64", "Equal", [data("A", equal_a), data("B", np.where(bools(3, 5), equal_a, big(3, 5)))],
                       output_type=BOOL))
+
+    # More legacy op versions (the same meaning, checked at each version the builders accept).
+    for op, value in [("Log", positive(3, 5)), ("Sqrt", positive(3, 5)), ("Reciprocal", positive(3, 5)),
+                      ("Floor", 3 * x(3, 5)), ("Ceil", 3 * x(3, 5)), ("Neg", ints(np.int32, 3, 5))]:
+        unary(f"{op.lower()}_opset7", op, value, opset=7, output_type=I32 if value.dtype == np.int32 else TensorProto.FLOAT,
+              what=f"{op}-6")
+    unary("sign_opset9_int64", "Sign", ints(np.int64, 3, 5), opset=9, output_type=I64, what="Sign-9")
+    unary("isnan_opset20", "IsNaN", special, opset=20, output_type=BOOL, what="IsNaN-20")
+    unary("isinf_opset20", "IsInf", special, opset=20, output_type=BOOL, what="IsInf-20")
+    unary("identity_opset13_int32", "Identity", ints(np.int32, 3, 5), opset=13, output_type=I32, what="Identity-13")
+    unary("identity_opset21", "Identity", x(3, 5), opset=21, what="Identity-21")
+    cases.append(Case("pow_opset12_int64_exponent", "Pow", [data("X", x(3, 5)), data("E", ints(np.int64, 5, low=-2, high=4))],
+                      opset=12, what="Pow-12"))
+    cases.append(Case("pow_opset13_int32_base", "Pow", [data("X", ints(np.int32, 3, 5, low=-3, high=4)),
+                                                        data("E", ints(np.int32, 5, low=0, high=4))],
+                      opset=13, output_type=I32, what="Pow-13"))
+    cases.append(Case("min_opset12_int32", "Min", [data("A", ints(np.int32, 3, 5)), data("B", ints(np.int32, 5))],
+                      opset=12, output_type=I32, what="Min-12"))
+    cases.append(Case("max_opset12_int64", "Max", [data("A", ints(np.int64, 3, 5)), data("B", ints(np.int64, 5))],
+                      opset=12, output_type=I64, what="Max-12"))
+    cases.append(Case("equal_opset11_float", "Equal", [data("A", coarse(3, 5)), data("B", coarse(5))],
+                      opset=11, output_type=BOOL, what="Equal-11"))
+    cases.append(Case("equal_opset19_int64", "Equal", [data("A", ints(np.int64, 3, 5, low=-3, high=3)),
+                                                       data("B", ints(np.int64, 5, low=-3, high=3))],
+                      opset=19, output_type=BOOL, what="Equal-19"))
+    cases.append(Case("greater_opset9_int32", "Greater", [data("A", ints(np.int32, 3, 5, low=-3, high=3)),
+                                                          data("B", ints(np.int32, 5, low=-3, high=3))],
+                      opset=9, output_type=BOOL, what="Greater-9"))
+    cases.append(Case("less_opset7_float", "Less", [data("A", coarse(3, 5)), data("B", coarse(5))],
+                      opset=7, output_type=BOOL, what="Less-7"))
+    for op in ["GreaterOrEqual", "LessOrEqual"]:
+        cases.append(Case(f"{op.lower()}_opset12_int32", op, [data("A", ints(np.int32, 3, 5, low=-3, high=3)),
+                                                              data("B", ints(np.int32, 5, low=-3, high=3))],
+                          opset=12, output_type=BOOL, what=f"{op}-12"))
+    cases.append(Case("sub_int64_opset13", "Sub", [data("A", ints(np.int64, 3, 5)), data("B", ints(np.int64, 5))],
+                      opset=13, output_type=I64, what="Sub-13"))
+    cases.append(Case("mul_int32_opset7", "Mul", [data("A", ints(np.int32, 3, 5)), data("B", ints(np.int32, 3, 1))],
+                      opset=7, output_type=I32, what="Mul-7"))
+    cases.append(Case("div_int32_opset13", "Div", [data("A", ints(np.int32, 3, 5, low=-50, high=50)),
+                                                   data("B", nonzero(np.int32, 5))], opset=13, output_type=I32,
+                      what="Div-13"))
+    cases.append(Case("clip_opset12_int32", "Clip", [data("X", ints(np.int32, 3, 5)), param("min", np.int32(-4)),
+                                                     param("max", np.int32(6))], opset=12, output_type=I32, what="Clip-12"))
     return cases
