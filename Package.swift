@@ -5,12 +5,13 @@
 //
 // Modules, dependencies pointing only down:
 //
+//   TargetFeatures        the compile target's instruction-set features (FMA, AVX-512) as C constants
 //   CPUSupport            build-time instruction-set requirements vs the running CPU (no arch flags)
 //   Kernels               SIMD compute kernels on raw pointers; never sees ONNX
 //   ONNXFormat            protobuf wire reader + ONNX messages; parses, never executes
 //   Inference             graph validation, shape inference, static plan, reference + fast paths
 //   NumpyFormat           .npy tensors (fixtures, `vbg infer`)
-//   BuiltinModels         the two MediaPipe selfie segmentation ONNX files (Weights/) as bundle resources
+//   BuiltinModels         the two MediaPipe selfie segmentation ONNX files (Weights/), linked into the binary
 //   Imaging               frames, masks, preprocessing, resampling, blur, cover-crop, compositing; never sees libpng
 //   PNGCodec              PNG through the system libpng (simplified API)
 //   Y4MFormat             YUV4MPEG2 streams
@@ -23,7 +24,10 @@
 // SIMD code is compiled for. Unset: the portable baseline (no unsafe flags, so the package stays
 // usable as a versioned dependency). `x86-64-v3`: AVX2 + FMA. `x86-64-v4`: AVX-512. `native`: the
 // build machine's CPU. A binary run on a CPU lacking what it was built for stops with a message
-// (CPUSupport), never with SIGILL.
+// (CPUSupport), never with SIGILL. VBG_ARCH works where this package is the root (it adds unsafe
+// flags); an app depending on it by version passes the same level on its own command line,
+// `swift build -c release -Xswiftc -Xcc -Xswiftc -march=x86-64-v3` (Docs/SDK.md), and the code
+// finds FMA and AVX-512 from the compile target (TargetFeatures) either way.
 
 import Foundation
 import PackageDescription
@@ -78,14 +82,15 @@ let commonSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
-/// Settings for modules whose hot loops are SIMD: the instruction-set flags, and `VBG_FMA` when
-/// fused multiply-add is available (without it `addingProduct` lowers to per-lane libm calls).
+/// Settings for modules whose hot loops are SIMD: the instruction-set flags. The code reads what
+/// they enable (FMA, AVX-512) from the compile target through the TargetFeatures header, so the
+/// same fast paths come from a top-level `-Xswiftc -Xcc -Xswiftc -march=…` when this package is a
+/// versioned dependency (where `unsafeFlags` are refused).
 let simdSettings: [SwiftSetting] = commonSettings
     + (architecture.flags.isEmpty ? [] : [.unsafeFlags(architecture.flags)])
-    + (architecture.requiredFeatures.contains("FMA") ? [.define("VBG_FMA")] : [])
-    + (architecture.requiredFeatures.contains("AVX512F") ? [.define("VBG_AVX512")] : [])
 
-/// CPUSupport is compiled without instruction-set flags so its check can run on any x86-64 CPU.
+/// CPUSupport is compiled without instruction-set flags so its check can run on any x86-64 CPU; the
+/// features the other modules are built with reach it as defines.
 let cpuSupportSettings: [SwiftSetting] = commonSettings
     + architecture.requiredFeatures.map { .define("VBG_REQUIRES_\($0)") }
 
@@ -103,31 +108,41 @@ let package = Package(
         .target(name: "SMeeting", dependencies: ["SRTC"], swiftSettings: commonSettings),
         .target(
             name: "SRTC",
-            dependencies: ["FramePipeline", "Imaging", "PNGCodec", "Y4MFormat", "CPUSupport", "BuiltinModels"],
+            // libpng only where the system has it: Apple platforms decode with ImageIO instead, so an
+            // app's SDK products never link libpng there (`vbg` still uses it on every platform).
+            dependencies: ["FramePipeline", "Imaging", "Kernels", "Y4MFormat", "CPUSupport", "BuiltinModels",
+                           .target(name: "PNGCodec", condition: .when(platforms: [.linux]))],
             swiftSettings: simdSettings),
         .executableTarget(
             name: "vbg",
             dependencies: ["SRTC", "FramePipeline", "Inference", "NumpyFormat", "Imaging", "PNGCodec", "Y4MFormat",
-                           "CPUSupport", "Kernels", "BuiltinModels"],
+                           "CPUSupport", "Kernels", "BuiltinModels", "TargetFeatures"],
             swiftSettings: simdSettings),
 
         // MARK: - Implementation details
         .target(name: "FramePipeline", dependencies: ["Imaging", "Inference", "Kernels"], swiftSettings: simdSettings),
         .target(name: "Inference", dependencies: ["ONNXFormat", "Kernels"], swiftSettings: simdSettings),
         .target(name: "ONNXFormat", swiftSettings: commonSettings),
-        .target(name: "Kernels", dependencies: ["CPUSupport"], exclude: ["README.md"], swiftSettings: simdSettings),
-        .target(name: "CPUSupport", swiftSettings: cpuSupportSettings),
-        .target(name: "Imaging", dependencies: ["Kernels"], exclude: ["README.md"], swiftSettings: simdSettings),
-        .target(name: "PNGCodec", dependencies: ["CLibPNG", "Imaging"], swiftSettings: commonSettings),
+        .target(name: "Kernels", dependencies: ["CPUSupport", "TargetFeatures"], exclude: ["README.md"], swiftSettings: simdSettings),
+        .target(name: "CPUSupport", dependencies: ["TargetFeatures"], swiftSettings: cpuSupportSettings),
+        // The compile target's instruction-set features as constants Swift can read (a C header).
+        .target(name: "TargetFeatures"),
+        .target(name: "Imaging", dependencies: ["Kernels", "TargetFeatures"], exclude: ["README.md"], swiftSettings: simdSettings),
+        .target(name: "PNGCodec", dependencies: ["CLibPNG", "PNGWriter", "Imaging"], swiftSettings: commonSettings),
+        // PNG writing with a chosen filter and zlib level through libpng's full API, whose errors
+        // longjmp: kept in C so no jump crosses Swift frames.
+        .target(name: "PNGWriter", dependencies: ["CLibPNG"]),
         .target(name: "Y4MFormat", dependencies: ["Imaging"], swiftSettings: simdSettings),
         .target(name: "NumpyFormat", swiftSettings: commonSettings),
+        .target(name: "BuiltinModels", dependencies: ["BuiltinModelData"], swiftSettings: commonSettings),
+        // The ONNX files linked in with the assembler's `.incbin` (found through the header search
+        // path), so no resource bundle is needed at run time.
         .target(
-            name: "BuiltinModels",
+            name: "BuiltinModelData",
             path: "Weights",
-            exclude: ["README.md", "LICENSE"],
-            sources: ["BuiltinModels.swift"],
-            resources: [.copy("selfie_segmentation.onnx"), .copy("selfie_segmentation_landscape.onnx")],
-            swiftSettings: commonSettings),
+            exclude: ["README.md", "LICENSE", "selfie_segmentation.onnx", "selfie_segmentation_landscape.onnx"],
+            sources: ["BuiltinModelData.S"],
+            cSettings: [.headerSearchPath(".")]),
         .systemLibrary(
             name: "CLibPNG",
             pkgConfig: "libpng",
@@ -149,7 +164,7 @@ let package = Package(
             name: "SDKTestSupport", dependencies: ["SRTC", "FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels"],
             path: "Tests/SDKTestSupport", swiftSettings: commonSettings),
         .testTarget(
-            name: "FramePipelineTests", dependencies: ["FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels"],
+            name: "FramePipelineTests", dependencies: ["FramePipeline", "Imaging", "Inference", "PipelineFakes", "AllocationCounter", "BuiltinModels", "TestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "SRTCTests", dependencies: ["SRTC", "FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels", "SDKTestSupport", "PNGCodec", "Y4MFormat"],

@@ -5,7 +5,7 @@ MediaPipe's `ImageToTensorCalculator` (selfie segmentation graph: keep_aspect_ra
 `cv::getPerspectiveTransform` and calls `cv::warpPerspective(INTER_LINEAR, BORDER_CONSTANT)` on the uint8
 image, then `convertTo(CV_32F, 1/255)`. MediaPipe links OpenCV 4.10 statically; its warp quantizes source
 positions to 1/32 pixel and uses integer bilinear weights, which the OpenCV 5.x pip wheels do not
-reproduce exactly. See ../shared/reference/model.md section 4.
+reproduce exactly. The mapping and the fixed point below are the whole contract.
 
 Mapping: tensor pixel u (0..w-1) samples source x = u * W / w (corner to corner, no half-pixel offset).
 Fixed point: sx = cvRound(x * 32) (round half to even), x0 = sx >> 5, fx = sx & 31; same for y.

@@ -1,6 +1,7 @@
 // This module is compiled without instruction-set flags, so everything in it runs on any CPU of
 // the target architecture. It must stay free of SIMD code.
 
+import TargetFeatures
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -19,40 +20,58 @@ import Darwin
 public enum CPUSupport {
     /// The features the build requires, upper-case names as in `VBG_ARCH`'s documentation
     /// (for example `AVX2`, `FMA`, `AVX512F`). Empty for the portable build.
+    ///
+    /// Two sources, either of which sets them: `VBG_REQUIRES_<FEATURE>` defines (this package's
+    /// manifest, from `VBG_ARCH`, while this module itself is compiled without arch flags), and
+    /// the compile target as the TargetFeatures header sees it (an app's top-level
+    /// `-Xswiftc -Xcc -Xswiftc -march=…`, which reaches every module).
     public static let requiredFeatures: [String] = {
-        var features: [String] = []
+        var defined: Set<String> = []
         #if VBG_REQUIRES_AVX
-        features.append("AVX")
+        defined.insert("AVX")
         #endif
         #if VBG_REQUIRES_AVX2
-        features.append("AVX2")
+        defined.insert("AVX2")
         #endif
         #if VBG_REQUIRES_FMA
-        features.append("FMA")
+        defined.insert("FMA")
         #endif
         #if VBG_REQUIRES_F16C
-        features.append("F16C")
+        defined.insert("F16C")
         #endif
         #if VBG_REQUIRES_BMI2
-        features.append("BMI2")
+        defined.insert("BMI2")
         #endif
         #if VBG_REQUIRES_AVX512F
-        features.append("AVX512F")
+        defined.insert("AVX512F")
         #endif
         #if VBG_REQUIRES_AVX512BW
-        features.append("AVX512BW")
+        defined.insert("AVX512BW")
         #endif
         #if VBG_REQUIRES_AVX512DQ
-        features.append("AVX512DQ")
+        defined.insert("AVX512DQ")
         #endif
         #if VBG_REQUIRES_AVX512VL
-        features.append("AVX512VL")
+        defined.insert("AVX512VL")
         #endif
         #if VBG_REQUIRES_AVX512CD
-        features.append("AVX512CD")
+        defined.insert("AVX512CD")
         #endif
-        return features
+        return compileTargetFeatures.map { name, inTarget in (name, inTarget || defined.contains(name)) }
+            .filter(\.1).map(\.0)
     }()
+
+    /// Each feature this module knows, in order, with whether this module's compile target has it.
+    public static var compileTargetFeatures: [(name: String, inTarget: Bool)] {
+        #if arch(x86_64)
+        [("AVX", VBG_TARGET_AVX != 0), ("AVX2", VBG_TARGET_AVX2 != 0), ("FMA", VBG_TARGET_FMA != 0),
+         ("F16C", VBG_TARGET_F16C != 0), ("BMI2", VBG_TARGET_BMI2 != 0), ("AVX512F", VBG_TARGET_AVX512F != 0),
+         ("AVX512BW", VBG_TARGET_AVX512BW != 0), ("AVX512DQ", VBG_TARGET_AVX512DQ != 0),
+         ("AVX512VL", VBG_TARGET_AVX512VL != 0), ("AVX512CD", VBG_TARGET_AVX512CD != 0)]
+        #else
+        []
+        #endif
+    }
 
     /// A short name of the build's instruction-set level, for banners and benchmark output.
     public static var buildDescription: String {

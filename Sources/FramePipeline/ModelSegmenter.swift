@@ -1,3 +1,4 @@
+import Foundation
 import Imaging
 import Inference
 
@@ -16,72 +17,174 @@ public enum SegmenterLoadError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// The shipped segmenter: MediaPipe selfie segmentation run by our ONNX engine, with MediaPipe's
+/// The shipped segmenter: a person-segmentation ONNX model run by our engine, with MediaPipe's
 /// exact pre- and post-processing from the imaging module.
 ///
 /// Per frame: ``ModelInputSampler`` stretches the frame to the model's input size as MediaPipe
-/// 0.10.21 does (no letterbox, RGB in [0, 1], NHWC), the session runs, and ``MaskUpsampler``
-/// resizes the probability mask to the frame size as `cv::resize(INTER_LINEAR)` does. The input
-/// tensor and output mask are allocated at creation, the sampler and upsampler when the frame size
-/// changes, so steady-state frames allocate nothing.
+/// 0.10.21 does (no letterbox, RGB in [0, 1], NHWC); the values are converted to the model's own
+/// convention (``ModelConvention``: layout, channel order, range, mean and std); the session runs;
+/// the mask output becomes a probability (its activation, its person channel); and
+/// ``MaskUpsampler`` resizes it to the frame size as `cv::resize(INTER_LINEAR)` does. The built-in
+/// models take the sampler's tensor and give a probability as they are, with no conversion pass.
+/// Buffers are allocated at creation, the sampler and upsampler when the frame size changes, so
+/// steady-state frames allocate nothing.
 public final class ModelSegmenter: Segmenter {
     public let inputWidth: Int
     public let inputHeight: Int
+    /// How the model's tensors are read, and where each field came from.
+    public let convention: ModelConvention
     private let session: InferenceSession
+    /// The sampler's NHWC RGB tensor in [0, 1].
+    private let sampled: UnsafeMutableBufferPointer<Float>
+    /// The model's input (the same buffer as `sampled` when no conversion is needed).
     private let input: UnsafeMutableBufferPointer<Float>
+    /// The model's mask output.
     private let output: UnsafeMutableBufferPointer<Float>
+    /// The person probability at the output's resolution (the same buffer as `output` when the
+    /// output is one already).
+    private let probability: UnsafeMutableBufferPointer<Float>
+    /// Per tensor channel, the input value of each pixel byte 0…255.
+    private let inputTable: [Float]
     private var sampler: ModelInputSampler?
     private var upsampler: MaskUpsampler?
 
-    /// Loads the model and creates its session.
+    /// Loads the model, resolves its conventions and creates its session.
     ///
+    /// - Parameters:
+    ///   - description: the model's conventions given in code; fields it leaves out come from
+    ///     `MODEL.onnx.json` beside the model, the model's metadata, or detection
+    ///     (``ModelConvention``).
     /// - Throws: ``SegmenterLoadError``: `modelNotFound` when there is no file, `sessionFailed`
-    ///   when it is not a model this engine runs, or its input is not `[1, H, W, 3]` / output `[1, H, W, 1]`.
-    public init(modelPath: String, threads: Int = 1) throws(SegmenterLoadError) {
+    ///   when it is not a model this engine runs or its description is bad (the message names the
+    ///   node, op and attribute, or the description's field).
+    public convenience init(modelPath: String, description: SegmentationModelDescription? = nil,
+                            threads: Int = 1) throws(SegmenterLoadError) {
         let model: InferenceModel
         do {
             model = try InferenceModel(contentsOfFile: modelPath)
-            session = try InferenceSession(model: model, path: .fast, threads: threads)
         } catch {
             if case .fileNotFound(let path) = error.kind { throw .modelNotFound(path: path) }
             throw .sessionFailed(message: error.description)
         }
-        guard model.inputs.count == 1, model.outputs.count == 1 else {
-            throw .sessionFailed(message: "a segmentation model has one input and one output")
+        let file = ModelConvention.descriptionFile(forModelAt: modelPath)
+        let json = FileManager.default.contents(atPath: file)
+        if json == nil, FileManager.default.fileExists(atPath: file) { throw .sessionFailed(message: "cannot read \(file)") }
+        try self.init(model: model, description: description, file: json, threads: threads)
+    }
+
+    /// Loads the model from its ONNX bytes, resolves its conventions (with no JSON file) and
+    /// creates its session.
+    ///
+    /// - Throws: ``SegmenterLoadError/sessionFailed(message:)`` as ``init(modelPath:description:threads:)``.
+    public convenience init(modelBytes: [UInt8], description: SegmentationModelDescription? = nil,
+                            threads: Int = 1) throws(SegmenterLoadError) {
+        let model: InferenceModel
+        do { model = try InferenceModel(bytes: modelBytes) } catch { throw .sessionFailed(message: error.description) }
+        try self.init(model: model, description: description, file: nil, threads: threads)
+    }
+
+    private init(model: InferenceModel, description: SegmentationModelDescription?, file: Data?,
+                 threads: Int) throws(SegmenterLoadError) {
+        guard model.inputs.count == 1 else {
+            throw .sessionFailed(message: "a segmentation model has one graph input; this one has \(model.inputs.count)")
         }
-        let inShape = model.inputs[0].shape, outShape = model.outputs[0].shape
-        guard inShape.count == 4, inShape[0] == 1, inShape[3] == 3, inShape[1] > 0, inShape[2] > 0,
-              outShape.count == 4, outShape[0] == 1, outShape[1] == inShape[1], outShape[2] == inShape[2], outShape[3] == 1
-        else {
-            throw .sessionFailed(message: "expected input [1, H, W, 3] and output [1, H, W, 1], got \(inShape) and \(outShape)")
+        do {
+            convention = try ModelConvention(model: model, code: description, file: file)
+        } catch {
+            throw .sessionFailed(message: error.description)
         }
-        inputHeight = inShape[1]
-        inputWidth = inShape[2]
-        input = .allocate(capacity: inputWidth * inputHeight * 3)
-        input.initialize(repeating: 0)
-        output = .allocate(capacity: inputWidth * inputHeight)
+        do {
+            session = try InferenceSession(model: model, path: .fast, threads: threads)
+        } catch {
+            throw .sessionFailed(message: error.description)
+        }
+        inputHeight = convention.inputHeight
+        inputWidth = convention.inputWidth
+        let pixels = inputWidth * inputHeight
+        sampled = .allocate(capacity: 3 * pixels)
+        sampled.initialize(repeating: 0)
+        let convertsInput = !(convention.inputLayout == .nhwc && convention.channels == .rgb && convention.range == (0, 1)
+            && convention.mean == [0, 0, 0] && convention.std == [1, 1, 1])
+        input = convertsInput ? .allocate(capacity: 3 * pixels) : sampled
+        if convertsInput { input.initialize(repeating: 0) }
+        let outputCount = convention.outputWidth * convention.outputHeight * convention.outputChannels
+        output = .allocate(capacity: outputCount)
         output.initialize(repeating: 0)
+        let convertsOutput = convention.outputChannels != 1 || convention.activation != .none
+        probability = convertsOutput ? .allocate(capacity: convention.outputWidth * convention.outputHeight) : output
+        if convertsOutput { probability.initialize(repeating: 0) }
+        let (low, high) = convention.range, mean = convention.mean, std = convention.std
+        inputTable = (0..<3).flatMap { c in
+            (0..<256).map { p in ((Float(p) / 255) * (high - low) + low - mean[c]) / std[c] }
+        }
     }
 
     deinit {
-        input.deallocate()
+        if input.baseAddress != sampled.baseAddress { input.deallocate() }
+        if probability.baseAddress != output.baseAddress { probability.deallocate() }
+        sampled.deallocate()
         output.deallocate()
     }
 
-    public var byteCount: Int { session.arenaBytes + 4 * (input.count + output.count) }
+    public var byteCount: Int {
+        session.arenaBytes + 4 * (sampled.count + output.count)
+            + (input.baseAddress != sampled.baseAddress ? 4 * input.count : 0)
+            + (probability.baseAddress != output.baseAddress ? 4 * probability.count : 0)
+    }
 
     public func segment(_ frame: Image, into mask: UnsafeMutableBufferPointer<Float>) throws {
         precondition(mask.count == frame.width * frame.height, "mask size does not match the frame")
         if sampler?.sourceWidth != frame.width || sampler?.sourceHeight != frame.height {
             sampler = ModelInputSampler(sourceWidth: frame.width, sourceHeight: frame.height,
                                         tensorWidth: inputWidth, tensorHeight: inputHeight)
-            upsampler = MaskUpsampler(sourceWidth: inputWidth, sourceHeight: inputHeight,
+            upsampler = MaskUpsampler(sourceWidth: convention.outputWidth, sourceHeight: convention.outputHeight,
                                       targetWidth: frame.width, targetHeight: frame.height)
         }
-        sampler!.sample(frame, into: input)
-        try session.run(input: UnsafeBufferPointer(input), output: output)
-        Self.flushNegligible(output)
-        upsampler!.upsample(UnsafeBufferPointer(output), into: mask)
+        sampler!.sample(frame, into: sampled)
+        if input.baseAddress != sampled.baseAddress { convertInput() }
+        try session.run(input: UnsafeBufferPointer(input), output: output, outputNamed: convention.outputName)
+        if probability.baseAddress != output.baseAddress { convertOutput() }
+        Self.flushNegligible(probability)
+        upsampler!.upsample(UnsafeBufferPointer(probability), into: mask)
+    }
+
+    /// The sampler's NHWC RGB values (each k/255) to the model's layout, order and scale.
+    private func convertInput() {
+        let pixels = inputWidth * inputHeight
+        let planar = convention.inputLayout == .nchw, swapsRedBlue = convention.channels == .bgr
+        inputTable.withUnsafeBufferPointer { table in
+            for c in 0..<3 {
+                let source = swapsRedBlue ? 2 - c : c
+                let row = table.baseAddress! + 256 * c
+                for i in 0..<pixels {
+                    let byte = Int((sampled[3 * i + source] * 255).rounded())
+                    input[planar ? c * pixels + i : 3 * i + c] = row[byte]
+                }
+            }
+        }
+    }
+
+    /// The mask output to one probability per pixel: the person channel after the activation
+    /// (values outside [0, 1] of an output read as is are clamped).
+    private func convertOutput() {
+        let pixels = convention.outputWidth * convention.outputHeight, channels = convention.outputChannels
+        let planar = convention.outputLayout == .nchw, person = convention.personChannel
+        func value(_ i: Int, _ k: Int) -> Float { output[planar ? k * pixels + i : i * channels + k] }
+        for i in 0..<pixels {
+            let x = value(i, person)
+            switch convention.activation {
+            case .none:
+                probability[i] = min(max(x, 0), 1)
+            case .sigmoid:
+                probability[i] = 1 / (1 + expf(-x))
+            case .softmax:
+                var largest = x
+                for k in 0..<channels { largest = max(largest, value(i, k)) }
+                var sum: Float = 0
+                for k in 0..<channels { sum += expf(value(i, k) - largest) }
+                probability[i] = expf(x - largest) / sum
+            }
+        }
     }
 
     /// Probabilities below this are set to 0 before upsampling.

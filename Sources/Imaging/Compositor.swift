@@ -137,11 +137,9 @@ public enum Compositor {
                              _ output: UnsafeMutablePointer<UInt8>, _ w: SIMD16<Float>) {
         let fg = FastConvert.int32s(person), bg = FastConvert.int32s(background)
         let d = FastConvert.floats(fg &- bg)
-        #if VBG_FMA
-        let rounded = SIMD16<Float>(repeating: 12_582_912).addingProduct(d, w)
-        #else
-        let rounded = d * w + 12_582_912
-        #endif
+        let rounded = targetHasFMA
+            ? SIMD16<Float>(repeating: 12_582_912).addingProduct(d, w)
+            : d * w + 12_582_912
         let bytes = FastConvert.lowBytes(unsafeBitCast(rounded, to: SIMD16<Int32>.self))
             &+ UnsafeRawPointer(background).loadUnaligned(as: SIMD16<UInt8>.self)
         // The alpha set as the high byte of each 32-bit pixel: replacing the alpha byte lanes

@@ -242,11 +242,9 @@ struct RowPlaneSink: RowBoxSink {
         let f = SIMD16<Float>(Float(sum[0]), Float(sum[1]), Float(sum[2]), Float(sum[3]), Float(sum[4]), Float(sum[5]),
                               Float(sum[6]), Float(sum[7]), Float(sum[8]), Float(sum[9]), Float(sum[10]), Float(sum[11]),
                               Float(sum[12]), Float(sum[13]), Float(sum[14]), Float(sum[15]))
-        #if VBG_FMA
-        let q = SIMD16<Float>(repeating: 12_582_912).addingProduct(f, inverseArea)
-        #else
-        let q = f * inverseArea + 12_582_912
-        #endif
+        let q = targetHasFMA
+            ? SIMD16<Float>(repeating: 12_582_912).addingProduct(f, inverseArea)
+            : f * inverseArea + 12_582_912
         let v = unsafeBitCast(q, to: SIMD16<UInt32>.self)
         // Lane by lane (one `vpmovdw`; the generic `init(truncatingIfNeeded:)` became shuffles).
         return SIMD16<UInt16>(UInt16(truncatingIfNeeded: v[0]), UInt16(truncatingIfNeeded: v[1]), UInt16(truncatingIfNeeded: v[2]),

@@ -31,6 +31,10 @@ public final class InferenceModel: Sendable {
     public let peakActivationBytes: Int
     /// The default-domain opset the model was written against.
     public let opsetVersion: Int
+    /// The model's `metadata_props` (a later entry with the same key wins).
+    public let metadata: [String: String]
+    /// For each node output as written in the model: the node's op type and its first input.
+    private let producers: [String: (op: String, input: String?)]
 
     let graph: LoadedGraph
 
@@ -81,6 +85,10 @@ public final class InferenceModel: Sendable {
         }
         peakActivationBytes = plan.activationCount * MemoryLayout<Float>.size
         opsetVersion = graph.opsetVersion
+        metadata = Dictionary(proto.metadata.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+        var producers: [String: (op: String, input: String?)] = [:]
+        for node in proto.graph?.nodes ?? [] { for output in node.outputs { producers[output] = (node.opType, node.inputs.first) } }
+        self.producers = producers
     }
 
     /// The nodes whose op type this engine does not implement (or whose domain is not the default
@@ -101,6 +109,21 @@ public final class InferenceModel: Sendable {
             let name = node.name.isEmpty ? (node.outputs.first ?? "?") : node.name
             return (name, isDefaultDomain ? node.opType : "\(node.domain).\(node.opType)")
         }
+    }
+
+    /// The op type of the node that computes `value`'s elements, looking back through the ops
+    /// that only move elements (Reshape, Transpose, Identity, Squeeze, Unsqueeze, Flatten); nil for
+    /// graph inputs and initializers. Whether an output already went through a Sigmoid or a
+    /// Softmax, say.
+    public func computingOp(of value: String) -> String? {
+        var name = value
+        for _ in 0..<producers.count {
+            guard let producer = producers[name] else { return nil }
+            guard ["Reshape", "Transpose", "Identity", "Squeeze", "Unsqueeze", "Flatten"].contains(producer.op),
+                  let input = producer.input else { return producer.op }
+            name = input
+        }
+        return nil
     }
 
     /// The nodes that run (folded ones excluded) in execution order, with their output names:

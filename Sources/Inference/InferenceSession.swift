@@ -28,7 +28,6 @@ public final class InferenceSession: @unchecked Sendable {
     private let arena: UnsafeMutablePointer<Float>
     private let steps: [any Step]
     private let lock = NSLock()
-    private let inputOffset: Int, inputCount: Int, outputOffset: Int, outputCount: Int
     /// Set when the fast path's first step reads the single graph input straight from the
     /// caller's buffer in `run(input:output:)` (no copy into the arena).
     private let externalInput: ExternalInput?
@@ -79,12 +78,6 @@ public final class InferenceSession: @unchecked Sendable {
         }
         self.steps = steps
         externalInput = (fast as? FastExecutor)?.externalInput
-        let single = graph.inputIDs.count == 1 && graph.outputIDs.count == 1
-            && graph.values[graph.inputIDs[0]].type == .float32 && graph.values[graph.outputIDs[0]].type == .float32
-        inputOffset = single ? plan.offsets[graph.inputIDs[0]] : 0
-        inputCount = single ? graph.values[graph.inputIDs[0]].elementCount : 0
-        outputOffset = single ? plan.offsets[graph.outputIDs[0]] : 0
-        outputCount = single ? graph.values[graph.outputIDs[0]].elementCount : 0
     }
 
     deinit { arena.deallocate() }
@@ -95,17 +88,38 @@ public final class InferenceSession: @unchecked Sendable {
     ///   - input: `model.inputs[0].elementCount` floats in the model's layout (C order).
     ///   - output: room for `model.outputs[0].elementCount` floats.
     /// - Throws: `ModelError(.invalidInput)` when the graph does not have exactly one input and
-    ///   one output, or a buffer has the wrong size.
+    ///   one output, both float32, or a buffer has the wrong size.
     public func run(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>) throws(ModelError) {
-        guard model.graph.inputIDs.count == 1, model.graph.outputIDs.count == 1,
-              model.inputs[0].type == .float32, model.outputs[0].type == .float32 else {
-            throw ModelError(.invalidInput, "run(input:output:) needs a graph with one float32 input and one float32 output; use run(_:)")
+        guard model.graph.outputIDs.count == 1 else {
+            throw ModelError(.invalidInput, "run(input:output:) needs a graph with one output; name the output with run(input:output:outputNamed:)")
         }
+        try run(input: input, output: output, outputNamed: model.outputs[0].name)
+    }
+
+    /// Runs a graph with one float32 input and writes the float32 output `name`; allocates nothing.
+    ///
+    /// - Parameters:
+    ///   - input: `model.inputs[0].elementCount` floats in the model's layout (C order).
+    ///   - output: room for the output's element count.
+    /// - Throws: `ModelError(.invalidInput)` when the graph does not have exactly one float32
+    ///   input, has no float32 output `name`, or a buffer has the wrong size.
+    public func run(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>,
+                    outputNamed name: String) throws(ModelError) {
+        let graph = model.graph
+        guard graph.inputIDs.count == 1, model.inputs[0].type == .float32 else {
+            throw ModelError(.invalidInput, "run(input:output:) needs a graph with one float32 input; use run(_:)")
+        }
+        guard let outputID = graph.outputIDs.first(where: { graph.values[$0].name == name }),
+              graph.values[outputID].type == .float32 else {
+            throw ModelError(.invalidInput, "the model has no float32 output '\(name)'")
+        }
+        let inputID = graph.inputIDs[0], inputCount = graph.values[inputID].elementCount
+        let outputCount = graph.values[outputID].elementCount
         guard input.count == inputCount, let source = input.baseAddress else {
             throw ModelError(.invalidInput, "input has \(input.count) values, '\(model.inputs[0].name)' \(model.inputs[0].shape) needs \(inputCount)")
         }
         guard output.count == outputCount, let destination = output.baseAddress else {
-            throw ModelError(.invalidInput, "output has room for \(output.count) values, '\(model.outputs[0].name)' \(model.outputs[0].shape) has \(outputCount)")
+            throw ModelError(.invalidInput, "output has room for \(output.count) values, '\(name)' \(graph.values[outputID].shape) has \(outputCount)")
         }
         lock.lock()
         defer { lock.unlock() }
@@ -114,10 +128,10 @@ public final class InferenceSession: @unchecked Sendable {
             runSteps()
             externalInput.pointer = nil
         } else {
-            (arena + inputOffset).update(from: source, count: inputCount)
+            (arena + plan.offsets[inputID]).update(from: source, count: inputCount)
             runSteps()
         }
-        destination.update(from: arena + outputOffset, count: outputCount)
+        destination.update(from: arena + plan.offsets[outputID], count: outputCount)
     }
 
     /// Runs the graph on named inputs and returns every graph output by name (allocates; for
@@ -199,6 +213,7 @@ public final class InferenceSession: @unchecked Sendable {
                               runs: Int) throws(ModelError) -> [LayerProfile] {
         try run(input: input, output: output)  // validates the buffers
         let graph = model.graph
+        let inputID = graph.inputIDs[0], outputID = graph.outputIDs[0]
         // Layers: each step that does work, followed by the steps whose work it already did.
         var layers: [(steps: [Int], profile: LayerProfile)] = []
         for (index, node) in graph.nodes.enumerated() {
@@ -217,14 +232,14 @@ public final class InferenceSession: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         for _ in 0..<max(runs, 1) {
-            (arena + inputOffset).update(from: input.baseAddress!, count: inputCount)
+            (arena + plan.offsets[inputID]).update(from: input.baseAddress!, count: input.count)
             for (l, layer) in layers.enumerated() {
                 let start = DispatchTime.now().uptimeNanoseconds
                 for index in layer.steps { steps[index].run() }
                 samples[l].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             }
         }
-        output.baseAddress!.update(from: arena + outputOffset, count: outputCount)
+        output.baseAddress!.update(from: arena + plan.offsets[outputID], count: output.count)
         return layers.indices.map { l in
             var profile = layers[l].profile
             let sorted = samples[l].sorted()

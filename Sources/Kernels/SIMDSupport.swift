@@ -2,7 +2,14 @@
 // with AVX2, four q registers on NEON). Wider tiles are structs of SIMD16 fields; arithmetic on
 // SIMD32/SIMD64 is never used because it is scalarised (swiftsimd.md §3).
 
+import TargetFeatures
+
 typealias Vector = SIMD16<Float>
+
+/// Whether the compile target has fused multiply-add (x86 FMA3, every AArch64): a constant of the
+/// compile target (TargetFeatures), so each use folds to one side.
+@inline(__always)
+var targetHasFMA: Bool { VBG_TARGET_FMA != 0 }
 
 /// Lanes per vector.
 let lanes = 16
@@ -59,31 +66,19 @@ func loadPartial(_ v: inout Vector, _ p: UnsafePointer<Float>, count: Int) {
 /// `fmaf` libm call per lane (swiftsimd.md §1), so the portable build multiplies and adds.
 @inline(always)
 func multiplyAdd(_ a: Vector, _ b: Float, _ c: Vector) -> Vector {
-    #if arch(arm64) || VBG_FMA
-    return a.addingProduct(b, c)
-    #else
-    return a + b * c
-    #endif
+    targetHasFMA ? a.addingProduct(b, c) : a + b * c
 }
 
 @inline(always)
 func multiplyAdd(_ a: Vector, _ b: Vector, _ c: Vector) -> Vector {
-    #if arch(arm64) || VBG_FMA
-    return a.addingProduct(b, c)
-    #else
-    return a + b * c
-    #endif
+    targetHasFMA ? a.addingProduct(b, c) : a + b * c
 }
 
 /// The scalar twin of ``multiplyAdd(_:_:_:)-(Vector,Float,Vector)``, rounding the same way, for
 /// tails handled one element at a time.
 @inline(always)
 func multiplyAdd(_ a: Float, _ b: Float, _ c: Float) -> Float {
-    #if arch(arm64) || VBG_FMA
-    return a.addingProduct(b, c)
-    #else
-    return a + b * c
-    #endif
+    targetHasFMA ? a.addingProduct(b, c) : a + b * c
 }
 
 /// Lanes 0, 2, 4, …, 30 of the 32 floats at `p`, meant to be two vector loads and one

@@ -1,14 +1,17 @@
 /// The top-level ONNX message: a graph plus the operator sets it was written against.
 ///
 /// Field numbers mirror `message ModelProto` in onnx/onnx.proto3 (onnx 1.23: ir_version = 1,
-/// producer_name = 2, producer_version = 3, graph = 7, opset_import = 8). Other fields
-/// (domain, model_version, doc_string, metadata_props, training_info, functions, ...) are skipped.
+/// producer_name = 2, producer_version = 3, graph = 7, opset_import = 8, metadata_props = 14;
+/// inside `StringStringEntryProto`: key = 1, value = 2). Other fields (domain, model_version,
+/// doc_string, training_info, functions, ...) are skipped.
 public struct ModelProto: Sendable {
     public var irVersion: Int64 = 0
     public var opsetImports: [OperatorSetIdProto] = []
     public var producerName = ""
     public var producerVersion = ""
     public var graph: GraphProto?
+    /// `metadata_props` as key-value pairs, in file order.
+    public var metadata: [(key: String, value: String)] = []
 
     public init() {}
 
@@ -41,6 +44,23 @@ public struct ModelProto: Sendable {
                 try reader.expect(wireType, .lengthDelimited, "ModelProto.opset_import")
                 var nested = try reader.nestedReader("ModelProto.opset_import")
                 opsetImports.append(try OperatorSetIdProto(from: &nested))
+            case 14:
+                try reader.expect(wireType, .lengthDelimited, "ModelProto.metadata_props")
+                var nested = try reader.nestedReader("ModelProto.metadata_props")
+                var entry = (key: "", value: "")
+                while let (field, type) = try nested.nextField("StringStringEntryProto") {
+                    switch field {
+                    case 1:
+                        try nested.expect(type, .lengthDelimited, "StringStringEntryProto.key")
+                        entry.key = try nested.readString("StringStringEntryProto.key")
+                    case 2:
+                        try nested.expect(type, .lengthDelimited, "StringStringEntryProto.value")
+                        entry.value = try nested.readString("StringStringEntryProto.value")
+                    default:
+                        try nested.skip(type, "StringStringEntryProto field \(field)")
+                    }
+                }
+                metadata.append(entry)
             default:
                 try reader.skip(wireType, "ModelProto field \(number)")
             }

@@ -6,11 +6,20 @@ import Imaging
 /// builds a 640x480 pipeline with them).
 package enum DefaultComponents {
     /// `installVirtualBackground(modelPath: nil)` loads this: the built-in general model.
-    package static var defaultModelPath: String { BuiltinModel.general.url.path }
+    package static var defaultModelPath: String { BuiltinModel.general.pathName }
 
-    /// The real model: MediaPipe selfie segmentation through our ONNX engine.
-    package static func makeSegmenter(modelPath: String) throws -> any Segmenter {
-        try ModelSegmenter(modelPath: modelPath)
+    /// The real model through our ONNX engine: MediaPipe selfie segmentation or any model the app
+/// passes. A built-in model's
+    /// ``BuiltinModel/pathName`` loads the bytes linked into the binary; any other string is a file.
+    /// ``makeSegmenter(modelPath:)`` with `threads` inference threads and the model's description
+    /// given in code (fields it leaves out come from `MODEL.onnx.json`, the model's metadata, or
+    /// detection).
+    package static func makeSegmenter(modelPath: String, description: SegmentationModelDescription? = nil,
+                                      threads: Int = 1) throws -> any Segmenter {
+        if let builtin = BuiltinModel(pathName: modelPath) {
+            return try ModelSegmenter(modelBytes: builtin.bytes, description: description, threads: threads)
+        }
+        return try ModelSegmenter(modelPath: modelPath, description: description, threads: threads)
     }
 
     /// The real compositing: mask-weighted blur and cover-cropped replacement.

@@ -32,14 +32,26 @@ public final class SRTCCapturePipeline: Sendable {
     /// A pipeline with the built-in model and compositing, a synthetic front and back camera, and
     /// four output buffers.
     public convenience init() {
-        self.init(segmenterFactory: DefaultComponents.makeSegmenter,
+        self.init(describedSegmenterFactory: { try DefaultComponents.makeSegmenter(modelPath: $0, description: $1) },
                   compositorFactory: DefaultComponents.makeCompositor,
                   defaultModelPath: { DefaultComponents.defaultModelPath },
                   poolCapacity: 4)
     }
 
-    /// A pipeline with injected parts (tests: fault injection, deterministic segmentation).
-    package init(segmenterFactory: @escaping @Sendable (String) throws -> any Segmenter,
+    /// A pipeline with injected parts (tests: fault injection, deterministic segmentation); the
+    /// factory is not given model descriptions.
+    package convenience init(segmenterFactory: @escaping @Sendable (String) throws -> any Segmenter,
+                             compositorFactory: @escaping @Sendable () -> any FrameCompositor,
+                             defaultModelPath: @escaping @Sendable () -> String,
+                             poolCapacity: Int = 4,
+                             cameras: [SRTCCameraDevice] = [.synthetic(name: "Front", position: .front),
+                                                            .synthetic(name: "Back", position: .back)]) {
+        self.init(describedSegmenterFactory: { path, _ in try segmenterFactory(path) }, compositorFactory: compositorFactory,
+                  defaultModelPath: defaultModelPath, poolCapacity: poolCapacity, cameras: cameras)
+    }
+
+    /// A pipeline with injected parts whose segmenter factory takes the model description too.
+    package init(describedSegmenterFactory segmenterFactory: @escaping @Sendable (String, SegmentationModelDescription?) throws -> any Segmenter,
                  compositorFactory: @escaping @Sendable () -> any FrameCompositor,
                  defaultModelPath: @escaping @Sendable () -> String,
                  poolCapacity: Int = 4,

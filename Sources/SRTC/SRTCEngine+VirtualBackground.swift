@@ -16,6 +16,21 @@ extension SRTCEngine {
         try capturePipeline.component.install(modelPath: modelPath)
     }
 
+    /// Installs the virtual background component with a person-segmentation model of your own,
+    /// described in code: its input (name, NCHW or NHWC, RGB or BGR, the range pixel values 0…255
+    /// map to, mean and std) and its mask output (name, layout, activation, person channel).
+    ///
+    /// Fields the description leaves out come from a `MODEL.onnx.json` file beside the model, the
+    /// model's `vbg.segmentation` metadata entry, or detection from the graph (Docs/Models.md).
+    /// Masks from the model go through the same smoothing, compositing and frame policy as the
+    /// built-in models'.
+    ///
+    /// - Throws: as ``installVirtualBackground(modelPath:)``; a bad description is
+    ///   ``SRTCError/virtualBackgroundSessionFailed(_:)`` naming the field.
+    public func installVirtualBackground(modelPath: String, description: SRTCVirtualBackgroundModelDescription) throws {
+        try capturePipeline.component.install(modelPath: modelPath, description: description)
+    }
+
     /// Releases the inference session and the processing buffers. Effect settings (blur level,
     /// image, inference interval, mask sync) are kept and apply after the next installation.
     public func uninstallVirtualBackground() {

@@ -22,7 +22,7 @@ public final class SRTCNativeImage: Sendable {
     /// Loads `<name>.png` (or `name` itself when it has an extension) from the main bundle's
     /// resources, or else from the working directory.
     ///
-    /// - Returns: `nil` when no such file exists or it is not a readable PNG.
+    /// - Returns: `nil` when no such file exists or it is not a readable PNG (libpng).
     public convenience init?(named name: String) {
         let fileName = (name as NSString).pathExtension.isEmpty ? name + ".png" : name
         let base = (fileName as NSString).deletingPathExtension, ext = (fileName as NSString).pathExtension
@@ -57,18 +57,7 @@ extension Image {
         #else
         guard let cgImage = nativeImage.cgImage(forProposedRect: nil, context: nil, hints: nil) else { return nil }
         #endif
-        let width = cgImage.width, height = cgImage.height
-        guard width > 0, height > 0 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: 4 * width * height)
-        let drawn = bytes.withUnsafeMutableBytes { buffer -> Bool in
-            guard let context = CGContext(data: buffer.baseAddress, width: width, height: height, bitsPerComponent: 8,
-                                          bytesPerRow: 4 * width, space: CGColorSpaceCreateDeviceRGB(),
-                                          bitmapInfo: CGImageAlphaInfo.premultipliedLast.rawValue) else { return false }
-            context.draw(cgImage, in: CGRect(x: 0, y: 0, width: width, height: height))
-            return true
-        }
-        guard drawn else { return nil }
-        self.init(width: width, height: height, format: .rgba8, bytes: bytes)
+        self.init(cgImage: cgImage)
         #else
         self = nativeImage.image
         #endif

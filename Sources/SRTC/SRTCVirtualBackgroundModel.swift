@@ -1,3 +1,4 @@
+import FramePipeline
 import BuiltinModels
 
 /// The segmentation models built into the SDK, for `installVirtualBackground(modelPath:)`.
@@ -12,11 +13,16 @@ public enum SRTCVirtualBackgroundModel: String, CaseIterable, Sendable {
     /// 16:9 video.
     case landscape
 
-    /// The model file's path.
+    /// The `modelPath` that installs this model: `builtin:general` or `builtin:landscape`. The
+    /// models are part of the SDK's binary, so this names no file and installing it never looks for one.
     public var path: String {
         switch self {
-        case .general: BuiltinModel.general.url.path
-        case .landscape: BuiltinModel.landscape.url.path
+        case .general: BuiltinModel.general.pathName
+        case .landscape: BuiltinModel.landscape.pathName
         }
     }
 }
+
+/// A segmentation model's conventions, for ``SRTCEngine/installVirtualBackground(modelPath:description:)``:
+/// what turns a camera frame into the model's input and its output into a person probability.
+public typealias SRTCVirtualBackgroundModelDescription = SegmentationModelDescription

@@ -1,5 +1,6 @@
 import FramePipeline
 import Imaging
+import Kernels
 
 /// Applies the device-level virtual background (the installed model and the effect settings) to a
 /// stream of frames, with its own inter-frame state, output buffers and diagnostics.
@@ -63,7 +64,7 @@ public final class SRTCVirtualBackgroundProcessor: Sendable {
                 droppedForPoolExhaustion: statistics.droppedForPoolExhaustion, resetCount: statistics.resetCount,
                 segmentation: timing(statistics.segmentation), smoothing: timing(statistics.smoothing),
                 compositing: timing(statistics.compositing), total: timing(statistics.total),
-                bufferBytes: core.processor.byteCount)
+                bufferBytes: core.processor.byteCount, simdFeatures: CompiledFeatures.names)
         }
     }
 

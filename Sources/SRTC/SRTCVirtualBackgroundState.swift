@@ -62,4 +62,8 @@ public struct SRTCVirtualBackgroundDiagnostics: Sendable, Equatable {
     public var total: StageTiming
     /// Bytes held by this processor's masks and output buffers.
     public var bufferBytes: Int
+    /// The CPU features the SDK's SIMD kernels were compiled to use, for example `AVX2` and `FMA`
+    /// from an x86-64-v3 build, `AVX512F` and others from x86-64-v4; empty for the portable
+    /// baseline, which runs several times slower (Docs/SDK.md, "Building it fast").
+    public var simdFeatures: [String]
 }

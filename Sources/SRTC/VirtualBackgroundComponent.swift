@@ -1,3 +1,4 @@
+import BuiltinModels
 import FramePipeline
 import Foundation
 import Imaging
@@ -26,8 +27,9 @@ final class SharedSegmenter: Segmenter, @unchecked Sendable {
     }
 }
 
-/// Creates the segmenter for a model file, or throws a message for `virtualBackgroundSessionFailed`.
-typealias SegmenterFactory = @Sendable (_ modelPath: String) throws -> any Segmenter
+/// Creates the segmenter for a model file and its description, or throws a message for
+/// `virtualBackgroundSessionFailed`.
+typealias SegmenterFactory = @Sendable (_ modelPath: String, _ description: SegmentationModelDescription?) throws -> any Segmenter
 /// Creates one compositor per processor (each keeps its own caches).
 typealias CompositorFactory = @Sendable () -> any FrameCompositor
 
@@ -70,17 +72,20 @@ final class VirtualBackgroundComponent: Sendable {
 
     // MARK: Install
 
-    func install(modelPath: String?) throws(SRTCError) {
+    func install(modelPath: String?, description: SegmentationModelDescription? = nil) throws(SRTCError) {
+        DebugBuildNotice.announce()
         if settings.withLock({ $0.segmenter != nil }) { throw .virtualBackgroundAlreadyInstalled }
         let path = modelPath ?? defaultModelPath()
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        guard BuiltinModel(pathName: path) != nil
+            || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue)
+        else {
             throw .virtualBackgroundModelNotFound(path)
         }
         // Loading takes a while: done outside the lock, so frames and settings keep flowing.
         let segmenter: SharedSegmenter
         do {
-            segmenter = SharedSegmenter(try makeSegmenter(path))
+            segmenter = SharedSegmenter(try makeSegmenter(path, description))
         } catch SegmenterLoadError.modelNotFound(let path) {
             throw .virtualBackgroundModelNotFound(path)
         } catch {

@@ -138,6 +138,25 @@ enum OutputFile {
         return kind == S_IFCHR || kind == S_IFIFO || kind == S_IFSOCK
     }
 
+    /// Fails unless `path` can be written: `-`, a special file, or a name in an existing, writable
+    /// directory that is not itself a directory. Commands call it before any work, so a typo in the
+    /// output path costs nothing.
+    static func check(_ path: String) throws {
+        if path == "-" || isSpecial(path) { return }
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            throw CLIError.input("cannot write \(path): it is a directory")
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        let parent = directory.isEmpty ? "." : directory
+        guard stat(parent, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+            throw CLIError.input("cannot write \(path): no directory \(parent)")
+        }
+        guard access(parent, W_OK) == 0 else {
+            throw CLIError.input("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
     static func write(_ path: String, _ body: (String) throws -> Void) throws {
         if isSpecial(path) {
             try body(path)

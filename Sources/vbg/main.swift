@@ -23,11 +23,21 @@ func usage() -> String {
     for command in commands {
         text += "  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.summary + "\n"
     }
-    text += "\n'vbg help <command>' shows a command's options."
+    text += "\n'vbg help <command>' or 'vbg <command> --help' shows a command's options; 'vbg --version' the version."
     return text
 }
 
+/// This tool's version, with the instruction set it was built for.
+func versionText() -> String { "vbg \(vbgVersion) (\(CPUSupport.buildDescription) build)" }
+
+/// The release of swift-virtual-background this `vbg` belongs to.
+let vbgVersion = "1.0.0"
+
 func runMain(_ words: [String]) -> Int32 {
+    if words.first == "--version" || words.first == "version" {
+        print(versionText())
+        return 0
+    }
     guard let name = words.first, !["-h", "--help", "help"].contains(name) || words.count > 1 else {
         // Asked-for help goes to stdout; a missing command is bad usage, reported on stderr.
         if words.isEmpty { printError(usage()) } else { print(usage()) }
@@ -44,6 +54,11 @@ func runMain(_ words: [String]) -> Int32 {
     guard let command = commands.first(where: { $0.name == name }) else {
         printError("vbg: unknown command '\(name)'\n" + usage())
         return 2
+    }
+    // `--help` or `-h` anywhere after the command asks for its usage, whatever else is there.
+    if words.dropFirst().contains(where: { $0 == "--help" || $0 == "-h" }) {
+        print(command.usage)
+        return 0
     }
     do {
         var arguments = try Arguments(Array(words.dropFirst()), flags: command.flags)

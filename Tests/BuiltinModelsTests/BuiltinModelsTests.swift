@@ -4,21 +4,36 @@ import BuiltinModels
 
 @Suite("Built-in models")
 struct BuiltinModelsTests {
-    @Test("each built-in model's ONNX file is in the bundle", arguments: BuiltinModel.allCases)
-    func fileIsBundled(model: BuiltinModel) throws {
-        #expect(model.url.lastPathComponent == model.fileName)
-        let attributes = try FileManager.default.attributesOfItem(atPath: model.url.path)
-        let size = try #require(attributes[.size] as? Int)
-        #expect(size > 400_000)
+    /// The package's `Weights/` directory, the source the bytes are linked from.
+    static let weights = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Weights")
+
+    @Test("each built-in model's bytes are its ONNX file in Weights/, byte for byte", arguments: BuiltinModel.allCases)
+    func bytesAreTheFile(model: BuiltinModel) throws {
+        let file = try Data(contentsOf: Self.weights.appendingPathComponent(model.fileName))
+        #expect(model.storage.count == file.count)
+        #expect(model.bytes == Array(file))
     }
 
-    @Test("each file starts like an ONNX ModelProto", arguments: BuiltinModel.allCases)
-    func startsWithModelProto(model: BuiltinModel) throws {
-        let data = try Data(contentsOf: model.url)
+    @Test("the bytes start like an ONNX ModelProto", arguments: BuiltinModel.allCases)
+    func startsWithModelProto(model: BuiltinModel) {
+        let bytes = model.storage
+        #expect(bytes.count > 400_000)
         // ModelProto field 1 (ir_version), wire type 0 (varint): tag byte 0x08, then the IR version 8.
-        #expect(Array(data.prefix(2)) == [0x08, 0x08])
+        #expect(Array(bytes.prefix(2)) == [0x08, 0x08])
         // Field 2 (producer_name), wire type 2 (length-delimited) comes next.
-        #expect(data.count > 2 && data[data.startIndex + 2] == 0x12)
+        #expect(bytes[2] == 0x12)
+    }
+
+    @Test("a built-in model's path name round-trips; other strings are not built-in")
+    func pathNames() {
+        #expect(BuiltinModel.general.pathName == "builtin:general")
+        #expect(BuiltinModel.landscape.pathName == "builtin:landscape")
+        for model in BuiltinModel.allCases { #expect(BuiltinModel(pathName: model.pathName) == model) }
+        for other in ["general", "builtin:", "builtin:portrait", "/tmp/builtin:general", "selfie_segmentation.onnx"] {
+            #expect(BuiltinModel(pathName: other) == nil)
+        }
     }
 
     @Test("the input sizes are MediaPipe's")

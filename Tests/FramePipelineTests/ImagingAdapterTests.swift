@@ -72,7 +72,7 @@ struct ImagingAdapterTests {
           .disabled(if: vbg_built_with_sanitizer() != 0, "a sanitizer's allocator replaces the counted malloc"),
           .disabled(if: isDebugBuild, "unspecialised generics allocate in debug builds; run in release: swift test -c release -Xswiftc -enable-testing --filter Allocat"))
     func realModelAllocatesNothing() throws {
-        let segmenter = try ModelSegmenter(modelPath: BuiltinModel.landscape.url.path)
+        let segmenter = try ModelSegmenter(modelBytes: BuiltinModel.landscape.bytes)
         let frame = makePersonFrame(width: 48, height: 27).image
         var mask = [Float](repeating: 0, count: 48 * 27)
         try mask.withUnsafeMutableBufferPointer { try segmenter.segment(frame, into: $0) }
@@ -90,7 +90,7 @@ struct ImagingAdapterTests {
         // Far from the person the model's sigmoid saturates towards 0; the upsampling's weights
         // would make subnormal floats of the tiniest values, and every later pass over the mask
         // (smoothing, coverage, the weighted blur) would pay a microcode assist for each.
-        let segmenter = try ModelSegmenter(modelPath: BuiltinModel.general.url.path)
+        let segmenter = try ModelSegmenter(modelBytes: BuiltinModel.general.bytes)
         let frame = makePersonFrame(width: 640, height: 360).image
         var mask = [Float](repeating: 0, count: 640 * 360)
         try mask.withUnsafeMutableBufferPointer { try segmenter.segment(frame, into: $0) }

@@ -70,6 +70,29 @@ struct PNGTests {
         #expect(try PNG.decodeGray(PNG.encode(grey)) == grey)
     }
 
+    @Test("files written from RGBA and from padded BGRA rows read back as the same RGBA; grey too")
+    func fileRoundTrip() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("png-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bytes = (0..<(4 * 7 * 5)).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        let rgba = Image(width: 7, height: 5, format: .rgba8, bytes: bytes)
+        var padded = [UInt8](repeating: 0, count: 32 * 5)
+        for y in 0..<5 { for x in 0..<7 {
+            let s = 4 * (y * 7 + x), d = y * 32 + 4 * x
+            padded[d] = bytes[s + 2]; padded[d + 1] = bytes[s + 1]; padded[d + 2] = bytes[s]; padded[d + 3] = bytes[s + 3]
+        } }
+        let bgra = Image(width: 7, height: 5, format: .bgra8, bytesPerRow: 32, bytes: padded)
+        let path = directory.appendingPathComponent("out.png").path
+        for image in [rgba, bgra] {
+            try PNG.write(image, toFile: path)
+            #expect(try PNG.read(contentsOfFile: path) == rgba)
+        }
+        let grey = GrayImage(width: 3, height: 2, bytes: [0, 1, 2, 128, 254, 255])
+        try PNG.write(grey, toFile: path)
+        #expect(try PNG.readGray(contentsOfFile: path) == grey)
+    }
+
     @Test("broken files throw libpng's message", arguments: ["bad_crc.png", "truncated.png", "not_png.png", "empty.png"])
     func brokenFiles(_ name: String) throws {
         do {

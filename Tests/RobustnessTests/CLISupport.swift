@@ -31,10 +31,10 @@ enum VBG {
         var standardError: String
     }
 
-    /// Runs `vbg arguments...` in `directory` with a time limit (a hang is a failure, not a stuck suite).
-    static func run(_ arguments: [String], in directory: URL, timeout: TimeInterval = 60) throws -> Result {
+    /// Runs `vbg arguments...` (the binary at `path`) in `directory` with a time limit (a hang is a failure, not a stuck suite).
+    static func run(path: String = binary, _ arguments: [String], in directory: URL, timeout: TimeInterval = 60) throws -> Result {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
+        process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         process.currentDirectoryURL = directory
         let output = Pipe(), error = Pipe()

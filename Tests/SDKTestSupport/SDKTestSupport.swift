@@ -91,7 +91,7 @@ public final class TestRig: Sendable {
                 return segmenter
             },
             compositorFactory: { FakeCompositor() },
-            defaultModelPath: { BuiltinModel.general.url.path },
+            defaultModelPath: { BuiltinModel.general.pathName },
             poolCapacity: poolCapacity,
             cameras: [SRTCCameraDevice(name: "Front", position: .front) { camera },
                       SRTCCameraDevice(name: "Back", position: .back) { SRTCSyntheticCameraSource(width: width, height: height) }])

@@ -24,12 +24,11 @@ struct InstallTests {
         let rig = TestRig()
         let engine = rig.engine()
         try engine.installVirtualBackground(modelPath: nil)
-        #expect(rig.requestedPaths == [BuiltinModel.general.url.path])
-        #expect(SRTCVirtualBackgroundModel.general.path == BuiltinModel.general.url.path)
-        #expect(FileManager.default.fileExists(atPath: SRTCVirtualBackgroundModel.landscape.path))
+        #expect(rig.requestedPaths == ["builtin:general"])
+        #expect(SRTCVirtualBackgroundModel.general.path == "builtin:general")
         engine.uninstallVirtualBackground()
         try engine.installVirtualBackground(modelPath: SRTCVirtualBackgroundModel.landscape.path)
-        #expect(rig.requestedPaths.last == BuiltinModel.landscape.url.path)
+        #expect(rig.requestedPaths.last == "builtin:landscape")
     }
 
     @Test("a second install throws virtualBackgroundAlreadyInstalled and changes nothing")

@@ -65,7 +65,7 @@ struct RealModelTests {
     @Test("the landscape model installs through its documented path")
     func landscapeModel() throws {
         let pipeline = SRTCCapturePipeline(
-            segmenterFactory: DefaultComponents.makeSegmenter, compositorFactory: { FakeCompositor() },
+            segmenterFactory: { try DefaultComponents.makeSegmenter(modelPath: $0) }, compositorFactory: { FakeCompositor() },
             defaultModelPath: { DefaultComponents.defaultModelPath }, poolCapacity: 4,
             cameras: [.synthetic(width: 32, height: 18)])
         let engine = SRTCEngine(capturePipeline: pipeline)
@@ -74,5 +74,42 @@ struct RealModelTests {
         pipeline.captureFrames(1)
         #expect(engine.virtualBackgroundDiagnostics.inferenceCount == 1)
         #expect(engine.virtualBackground.droppedFrameCount == 0)
+    }
+
+    /// A pipeline with the real segmenter factory (descriptions included) and a small camera.
+    private func describedPipeline() -> SRTCCapturePipeline {
+        SRTCCapturePipeline(
+            describedSegmenterFactory: { try DefaultComponents.makeSegmenter(modelPath: $0, description: $1) },
+            compositorFactory: { FakeCompositor() }, defaultModelPath: { DefaultComponents.defaultModelPath },
+            poolCapacity: 4, cameras: [.synthetic(width: 32, height: 18)])
+    }
+
+    /// SINet (a PyTorch export: NCHW, BGR, mean/std in pixel units, a 2-channel softmax output).
+    private var sinetPath: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Fixtures/thirdparty/sinet/model.onnx").path
+    }
+
+    @Test("a model of the app's own installs with its description given in code")
+    func describedModelInstalls() throws {
+        let engine = SRTCEngine(capturePipeline: describedPipeline())
+        let description = SRTCVirtualBackgroundModelDescription(
+            input: .init(channels: .bgr, range: (0, 255), mean: [102.890434, 111.25247, 126.91212], std: [62.93292, 62.82138, 66.355705]))
+        try engine.installVirtualBackground(modelPath: sinetPath, description: description)
+        #expect(engine.virtualBackground.isInstalled)
+    }
+
+    @Test("a bad description is virtualBackgroundSessionFailed naming the field, and nothing is installed")
+    func badDescription() throws {
+        let engine = SRTCEngine(capturePipeline: describedPipeline())
+        for (description, field) in [(SRTCVirtualBackgroundModelDescription(output: .init(name: "mask")), "output.name"),
+                                     (SRTCVirtualBackgroundModelDescription(input: .init(std: [1, 0, 1])), "input.std")] {
+            do {
+                try engine.installVirtualBackground(modelPath: sinetPath, description: description)
+                Issue.record("expected an error for \(field)")
+            } catch SRTCError.virtualBackgroundSessionFailed(let message) {
+                #expect(message.contains(field), "\(message)")
+            }
+            #expect(!engine.virtualBackground.isInstalled)
+        }
     }
 }

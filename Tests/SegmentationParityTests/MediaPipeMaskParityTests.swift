@@ -23,7 +23,7 @@ struct MediaPipeMaskParityTests {
         #expect(expected.shape == [frame.height, frame.width])
         let reference = try expected.floats()
 
-        let session = try InferenceSession(model: InferenceModel(contentsOfFile: model.url.path))
+        let session = try InferenceSession(model: InferenceModel(bytes: model.bytes))
         let sampler = ModelInputSampler(sourceWidth: frame.width, sourceHeight: frame.height,
                                         tensorWidth: model.inputWidth, tensorHeight: model.inputHeight)
         var tensor = [Float](repeating: 0, count: sampler.tensorCount)

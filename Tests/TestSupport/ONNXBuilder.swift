@@ -128,7 +128,7 @@ public enum ONNXBuilder {
     }
 
     public static func model(nodes: [[UInt8]], initializers: [[UInt8]] = [], inputs: [[UInt8]], outputs: [[UInt8]],
-                             opset: Int64 = 17, irVersion: Int64 = 8) -> [UInt8] {
+                             opset: Int64 = 17, irVersion: Int64 = 8, metadata: [(String, String)] = []) -> [UInt8] {
         var graph = ProtoWriter()
         for node in nodes { graph.lengthDelimited(1, node) }
         graph.string(2, "test")
@@ -143,6 +143,12 @@ public enum ONNXBuilder {
         w.string(2, "swift-tests")
         w.lengthDelimited(7, graph.bytes)
         w.lengthDelimited(8, opsetWriter.bytes)
+        for (key, value) in metadata {
+            var entry = ProtoWriter()
+            entry.string(1, key)
+            entry.string(2, value)
+            w.lengthDelimited(14, entry.bytes)
+        }
         return w.bytes
     }
 }

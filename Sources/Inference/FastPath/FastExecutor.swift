@@ -211,7 +211,7 @@ final class FastExecutor: Executor {
             if let step = squeezeExciteStep(node) { return step }
             return AveragePoolStep(input: inputs[0], output: outputs[0], planes: gap.planes, planeSize: gap.planeSize)
         case let pool as Pool:
-            guard case .average = pool.kind, pool.height.kernel == pool.height.input, pool.width.kernel == pool.width.input,
+            guard case .average = pool.kind, pool.depth == .unit, pool.height.kernel == pool.height.input, pool.width.kernel == pool.width.input,
                   pool.height.output == 1, pool.width.output == 1, pool.height.padBegin == 0, pool.width.padBegin == 0,
                   pool.height.padEnd == 0, pool.width.padEnd == 0, pool.height.dilation == 1, pool.width.dilation == 1
             else { return nil }

@@ -1,6 +1,7 @@
-/// ONNX `Conv` (opsets 11–18 share the semantics of Conv-11): 2-D convolution of an NCHW input
+/// ONNX `Conv` (Conv-1 and Conv-11, the same semantics; opsets 7–21): 2-D convolution of an NCHW input
 /// with weights `[M, C/group, kH, kW]` and an optional bias `[M]`; any kernel size, stride,
-/// dilation, explicit or automatic padding, and grouping (group = C is depthwise).
+/// dilation, explicit or automatic padding, and grouping (group = C is depthwise). A 1-D
+/// convolution ([N, C, W] with weights [M, C/group, kW]) runs as a 2-D one of height 1.
 struct Conv: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
@@ -16,8 +17,10 @@ struct Conv: Operator {
         try context.checkArity(inputs: 2, 3)
         try context.checkAttributes(["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"])
         let x = try context.shape(ofInput: 0), w = try context.shape(ofInput: 1)
-        guard x.count == 4 else { throw context.error(.unsupported, "only 2-D convolution (4-D input) is supported, input has rank \(x.count)") }
-        guard w.count == 4 else { throw context.error(.invalidShape, "weights must have rank 4, got \(w)") }
+        guard x.count == 3 || x.count == 4 else {
+            throw context.error(.unsupported, "only 1-D and 2-D convolution (rank-3 or rank-4 input) is supported, input has rank \(x.count)")
+        }
+        guard w.count == x.count else { throw context.error(.invalidShape, "weights must have rank \(x.count), got \(w)") }
         let group = try context.int("group", default: 1, in: 1...(1 << 20))
         guard x[1] % group == 0, w[0] % group == 0, w[1] * group == x[1] else {
             throw context.error(.invalidShape, "input channels \(x[1]), weights \(w) and group \(group) disagree", attribute: "group")
@@ -27,9 +30,9 @@ struct Conv: Operator {
             let b = try context.shape(ofInput: 2)
             guard b == [w[0]] else { throw context.error(.invalidShape, "bias shape \(b) must be [\(w[0])]") }
         }
-        let axes = try WindowGeometry.resolve(context, spatialShape: [x[2], x[3]], kernelFromWeights: [w[2], w[3]])
+        let axes = try WindowGeometry.resolvePlanar(context, spatialShape: Array(x[2...]), kernelFromWeights: Array(w[2...]))
         return Conv(dataInputs: hasBias ? [0, 1, 2] : [0, 1],
-                    outputShapes: [[x[0], w[0], axes[0].output, axes[1].output]],
+                    outputShapes: [[x[0], w[0]] + WindowGeometry.spatialOutput(axes, rank: x.count - 2)],
                     batch: x[0], inputChannels: x[1], outputChannels: w[0], group: group,
                     height: axes[0], width: axes[1], hasBias: hasBias)
     }

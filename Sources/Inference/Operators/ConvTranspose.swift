@@ -1,9 +1,13 @@
-/// ONNX `ConvTranspose` (semantics of ConvTranspose-11, unchanged through opset 18): the
-/// gradient of a 2-D convolution. Input NCHW, weights `[C, M/group, kH, kW]`, optional bias
-/// `[M]`; `strides`, `dilations`, explicit `pads`, `output_padding` and `group`.
+/// ONNX `ConvTranspose` (semantics of ConvTranspose-11, unchanged through opset 21): the
+/// gradient of a convolution. Input [N, C, H, W] with weights `[C, M/group, kH, kW]`, or 1-D
+/// [N, C, W] with weights `[C, M/group, kW]` (run as height 1); optional bias `[M]`; `strides`,
+/// `dilations`, `pads`, `output_padding`, `group`, `output_shape` and `auto_pad`.
 ///
-/// Output size per axis: stride·(in − 1) + output_padding + (k − 1)·dilation + 1 − padBegin − padEnd.
-/// `output_shape` and `auto_pad` SAME_* are not supported (rejected by name).
+/// Per axis, with natural size n = stride·(in − 1) + output_padding + (k − 1)·dilation + 1:
+/// - explicit pads: output n − padBegin − padEnd;
+/// - `output_shape` (its spatial dimensions) or `auto_pad` SAME_UPPER / SAME_LOWER (output
+///   in·stride): the total padding n − output is split with the larger half at the end for
+///   SAME_UPPER and at the beginning otherwise (the spec's formulas, as onnxruntime computes).
 struct ConvTranspose: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
@@ -16,46 +20,76 @@ struct ConvTranspose: Operator {
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 3)
-        try context.checkAttributes(["auto_pad", "dilations", "group", "kernel_shape", "output_padding", "pads", "strides"])
+        try context.checkAttributes(["auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads", "strides"])
         let x = try context.shape(ofInput: 0), w = try context.shape(ofInput: 1)
-        guard x.count == 4 else { throw context.error(.unsupported, "only 2-D transposed convolution (4-D input) is supported") }
-        guard w.count == 4 else { throw context.error(.invalidShape, "weights must have rank 4, got \(w)") }
-        guard (1...(1 << 16)).contains(w[2]), (1...(1 << 16)).contains(w[3]) else {
-            throw context.error(.invalidShape, "the weights' kernel \([w[2], w[3]]) must be between 1 and 65536 per axis")
+        guard x.count == 3 || x.count == 4 else {
+            throw context.error(.unsupported,
+                                "only 1-D and 2-D transposed convolution (rank-3 or rank-4 input) is supported, input has rank \(x.count)")
+        }
+        guard w.count == x.count else { throw context.error(.invalidShape, "weights must have rank \(x.count), got \(w)") }
+        let rank = x.count - 2, limit = 1 << 16
+        let input = Array(x[2...]), kernel = Array(w[2...])
+        guard kernel.allSatisfy({ (1...limit).contains($0) }) else {
+            throw context.error(.invalidShape, "the weights' kernel \(kernel) must be between 1 and \(limit) per axis")
         }
         let group = try context.int("group", default: 1, in: 1...(1 << 20))
         guard x[1] % group == 0, w[0] == x[1] else {
             throw context.error(.invalidShape, "input channels \(x[1]), weights \(w) and group \(group) disagree", attribute: "group")
         }
         let outputChannels = w[1] * group
-        let autoPad = try context.choice("auto_pad", ["NOTSET", "VALID"], default: "NOTSET")
-        let limit = 1 << 16
-        if let kernel = try context.ints("kernel_shape", count: 2, in: 1...limit), kernel != [w[2], w[3]] {
-            throw context.error(.invalidShape, "\(kernel) disagrees with the weights' kernel \([w[2], w[3]])", attribute: "kernel_shape")
+        let autoPad = try context.choice("auto_pad", WindowGeometry.autoPadChoices, default: "NOTSET")
+        if let declared = try context.ints("kernel_shape", count: rank, in: 1...limit), declared != kernel {
+            throw context.error(.invalidShape, "\(declared) disagrees with the weights' kernel \(kernel)", attribute: "kernel_shape")
         }
-        let strides = try context.ints("strides", count: 2, in: 1...limit) ?? [1, 1]
-        let dilations = try context.ints("dilations", count: 2, in: 1...limit) ?? [1, 1]
-        let pads = autoPad == "VALID" ? [0, 0, 0, 0] : try context.ints("pads", count: 4, in: 0...limit) ?? [0, 0, 0, 0]
-        let outputPadding = try context.ints("output_padding", count: 2, in: 0...limit) ?? [0, 0]
-        for i in 0..<2 where outputPadding[i] >= max(strides[i], dilations[i]) {
+        let strides = try context.ints("strides", count: rank, in: 1...limit) ?? Array(repeating: 1, count: rank)
+        let dilations = try context.ints("dilations", count: rank, in: 1...limit) ?? Array(repeating: 1, count: rank)
+        let outputPadding = try context.ints("output_padding", count: rank, in: 0...limit) ?? Array(repeating: 0, count: rank)
+        for i in 0..<rank where outputPadding[i] >= max(strides[i], dilations[i]) {
             throw context.error(.invalidShape, "must be smaller than the stride or dilation", attribute: "output_padding")
+        }
+        var natural: [Int] = []
+        for i in 0..<rank {
+            natural.append(strides[i] * (input[i] - 1) + outputPadding[i] + (kernel[i] - 1) * dilations[i] + 1)
+        }
+        var outputSize = natural, padBegin = Array(repeating: 0, count: rank)
+        let explicitPads = try context.ints("pads", count: 2 * rank, in: 0...limit)
+        var requested = try context.ints("output_shape", count: rank, in: 1...(1 << 30))
+        if let explicitPads, explicitPads.contains(where: { $0 != 0 }), autoPad != "NOTSET" || requested != nil {
+            throw context.error(.malformed, "pads cannot be combined with auto_pad \(autoPad) or output_shape", attribute: "pads")
+        }
+        if requested == nil && autoPad.hasPrefix("SAME") { requested = zip(input, strides).map { $0 * $1 } }
+        if let requested {
+            for i in 0..<rank {
+                let total = natural[i] - requested[i]
+                guard total >= 0 else {
+                    throw context.error(.invalidShape, "output length \(requested[i]) exceeds the natural \(natural[i]) on spatial axis \(i)",
+                                        attribute: context.attribute("output_shape") == nil ? "auto_pad" : "output_shape")
+                }
+                padBegin[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2
+                outputSize[i] = requested[i]
+            }
+        } else if let pads = explicitPads {
+            for i in 0..<rank {
+                padBegin[i] = pads[i]
+                outputSize[i] = natural[i] - pads[i] - pads[i + rank]
+                guard outputSize[i] >= 1 else { throw context.error(.invalidShape, "the padding leaves an empty output", attribute: "pads") }
+            }
         }
         let hasBias = context.hasInput(2)
         if hasBias {
             let b = try context.shape(ofInput: 2)
             guard b == [outputChannels] else { throw context.error(.invalidShape, "bias shape \(b) must be [\(outputChannels)]") }
         }
-        var outputSize = [0, 0]
-        for i in 0..<2 {
-            outputSize[i] = strides[i] * (x[2 + i] - 1) + outputPadding[i] + (w[2 + i] - 1) * dilations[i] + 1 - pads[i] - pads[i + 2]
-            guard outputSize[i] >= 1 else { throw context.error(.invalidShape, "the padding leaves an empty output", attribute: "pads") }
-        }
+        // A 1-D transposed convolution is the 2-D one with a unit height axis in front.
+        let planar = { (values: [Int], unit: Int) in rank == 1 ? [unit] + values : values }
+        let (inputs2, outputs2, kernels2) = (planar(input, 1), planar(outputSize, 1), planar(kernel, 1))
+        let (strides2, dilations2, pads2) = (planar(strides, 1), planar(dilations, 1), planar(padBegin, 0))
         return ConvTranspose(dataInputs: hasBias ? [0, 1, 2] : [0, 1],
-                             outputShapes: [[x[0], outputChannels, outputSize[0], outputSize[1]]],
+                             outputShapes: [[x[0], outputChannels] + outputSize],
                              batch: x[0], inputChannels: x[1], outputChannels: outputChannels, group: group,
-                             inH: x[2], inW: x[3], outH: outputSize[0], outW: outputSize[1], kH: w[2], kW: w[3],
-                             strideH: strides[0], strideW: strides[1], dilationH: dilations[0], dilationW: dilations[1],
-                             padTop: pads[0], padLeft: pads[1], hasBias: hasBias)
+                             inH: inputs2[0], inW: inputs2[1], outH: outputs2[0], outW: outputs2[1], kH: kernels2[0], kW: kernels2[1],
+                             strideH: strides2[0], strideW: strides2[1], dilationH: dilations2[0], dilationW: dilations2[1],
+                             padTop: pads2[0], padLeft: pads2[1], hasBias: hasBias)
     }
 
     /// The definition, gathered per output pixel: y[n, m, oh, ow] = B[m] + Σ x[n, c, ih, iw] · W[c, m_local, kh, kw]

@@ -1,66 +1,111 @@
-/// 2-D sliding-window pooling over NCHW, shared by `AveragePool` and `MaxPool`.
+import Foundation
+
+/// Sliding-window pooling over [N, C, W], [N, C, H, W] or [N, C, D, H, W] (fewer spatial axes
+/// run as unit depth and height), shared by `AveragePool`, `MaxPool` and `LpPool`.
 struct Pool: Operator {
     enum Kind: Sendable, Equatable {
-        /// `countIncludesPad`: divide by the window clipped to the padded input (true) or to the
-        /// input itself (false).
+        /// `countIncludesPad`: divide by the window's taps inside the padded input (true) or inside
+        /// the input itself (false).
         case average(countIncludesPad: Bool)
         case max
+        /// (Σ |x|^p)^(1/p) over the window's taps inside the input.
+        case lp(p: Int)
     }
+
+    /// How MaxPool's `Indices` output flattens the input position of each maximum: C order
+    /// ((n·C + c)·D + d)·H·W + h·W + w, or with the spatial axes reversed
+    /// (n·C + c)·D·H·W + w·D·H + h·D + d.
+    enum IndexOrder: Sendable, Equatable { case rowMajor, columnMajor }
 
     let kind: Kind
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let planes: Int
-    let height: WindowAxis, width: WindowAxis
+    let depth: WindowAxis, height: WindowAxis, width: WindowAxis
+    /// Set when the node has MaxPool's second (int64) output.
+    let indexOrder: IndexOrder?
+
+    var outputTypes: [ElementType] { indexOrder == nil ? [.float32] : [.float32, .int64] }
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let x = inputs[0], y = outputs[0]
-        let (inH, inW, outH, outW) = (height.input, width.input, height.output, width.output)
+        let indices = indexOrder == nil ? nil : UnsafeMutableRawPointer(outputs[1]).assumingMemoryBound(to: Int64.self)
+        let (inD, inH, inW) = (depth.input, height.input, width.input)
+        let inPlane = inD * inH * inW
+        var o = 0
         for p in 0..<planes {
-            let plane = x + p * inH * inW
-            let out = y + p * outH * outW
-            for oh in 0..<outH {
-                let top = oh * height.stride - height.padBegin
-                for ow in 0..<outW {
-                    let left = ow * width.stride - width.padBegin
-                    var maximum = -Float.infinity, sum: Float = 0, inside = 0
-                    for kh in 0..<height.kernel {
-                        let ih = top + kh * height.dilation
-                        if ih < 0 || ih >= inH { continue }
-                        for kw in 0..<width.kernel {
-                            let iw = left + kw * width.dilation
-                            if iw < 0 || iw >= inW { continue }
-                            let value = plane[ih * inW + iw]
-                            maximum = Swift.max(maximum, value)
-                            sum += value
-                            inside += 1
+            let plane = x + p * inPlane
+            for od in 0..<depth.output {
+                let front = od * depth.stride - depth.padBegin
+                for oh in 0..<height.output {
+                    let top = oh * height.stride - height.padBegin
+                    for ow in 0..<width.output {
+                        let left = ow * width.stride - width.padBegin
+                        var maximum = -Float.infinity, sum: Float = 0, inside = 0, argmax = (d: 0, h: 0, w: 0)
+                        for kd in 0..<depth.kernel {
+                            let id = front + kd * depth.dilation
+                            if id < 0 || id >= inD { continue }
+                            for kh in 0..<height.kernel {
+                                let ih = top + kh * height.dilation
+                                if ih < 0 || ih >= inH { continue }
+                                for kw in 0..<width.kernel {
+                                    let iw = left + kw * width.dilation
+                                    if iw < 0 || iw >= inW { continue }
+                                    let value = plane[(id * inH + ih) * inW + iw]
+                                    if value > maximum || inside == 0 { maximum = value; argmax = (id, ih, iw) }
+                                    switch kind {
+                                    case let .lp(p): sum += powf(abs(value), Float(p))
+                                    default: sum += value
+                                    }
+                                    inside += 1
+                                }
+                            }
                         }
-                    }
-                    switch kind {
-                    case .max:
-                        out[oh * outW + ow] = maximum
-                    case let .average(countIncludesPad):
-                        var divisor = inside
-                        if countIncludesPad {
-                            // The window clipped to the padded extent (onnxruntime's rule).
-                            let bottom = Swift.min(top + height.effectiveKernel, inH + height.padEnd)
-                            let right = Swift.min(left + width.effectiveKernel, inW + width.padEnd)
-                            divisor = (bottom - top) * (right - left)
+                        switch kind {
+                        case .max:
+                            y[o] = maximum
+                        case let .lp(p):
+                            y[o] = powf(sum, 1 / Float(p))
+                        case let .average(countIncludesPad):
+                            var divisor = inside
+                            if countIncludesPad {
+                                // The taps inside the padded extent (onnxruntime's rule).
+                                divisor = Self.tapsBefore(inD + depth.padEnd - front, depth) * Self.tapsBefore(inH + height.padEnd - top, height)
+                                    * Self.tapsBefore(inW + width.padEnd - left, width)
+                            }
+                            y[o] = divisor > 0 ? sum / Float(divisor) : 0
                         }
-                        out[oh * outW + ow] = divisor > 0 ? sum / Float(divisor) : 0
+                        if let indices {
+                            let (d, h, w) = argmax
+                            let offset = indexOrder == .rowMajor ? (d * inH + h) * inW + w : (w * inH + h) * inD + d
+                            indices[o] = Int64(p * inPlane + offset)
+                        }
+                        o += 1
                     }
                 }
             }
         }
     }
 
-    static func build(_ context: NodeContext, kind: Kind, allowsDilations: Bool) throws(ModelError) -> Pool {
+    /// How many of the window's taps lie less than `extent` past its start.
+    private static func tapsBefore(_ extent: Int, _ axis: WindowAxis) -> Int {
+        Swift.min(axis.kernel, Swift.max(0, Shapes.ceilDivide(extent, axis.dilation)))
+    }
+
+    /// Reads the window attributes (`ceil_mode` when `allowsCeilMode`, `dilations` when
+    /// `allowsDilations`) for a rank-3, 4 or 5 input.
+    static func build(_ context: NodeContext, kind: Kind, allowsDilations: Bool, allowsCeilMode: Bool = true,
+                      indexOrder: IndexOrder? = nil) throws(ModelError) -> Pool {
         let x = try context.shape(ofInput: 0)
-        guard x.count == 4 else { throw context.error(.unsupported, "only 2-D pooling (4-D input) is supported, input has rank \(x.count)") }
-        let ceilMode = try context.int("ceil_mode", default: 0, in: 0...1) == 1
-        let axes = try WindowGeometry.resolve(context, spatialShape: [x[2], x[3]], kernelFromWeights: nil,
-                                              allowsDilations: allowsDilations, ceilMode: ceilMode)
-        return Pool(kind: kind, outputShapes: [[x[0], x[1], axes[0].output, axes[1].output]],
-                    planes: x[0] * x[1], height: axes[0], width: axes[1])
+        guard (3...5).contains(x.count) else {
+            throw context.error(.unsupported, "only 1-D, 2-D and 3-D pooling (rank 3 to 5 input) is supported, input has rank \(x.count)")
+        }
+        let ceilMode = allowsCeilMode ? try context.int("ceil_mode", default: 0, in: 0...1) == 1 : false
+        let spatial = try WindowGeometry.resolve(context, spatialShape: Array(x[2...]), kernelFromWeights: nil,
+                                                 allowsDilations: allowsDilations, ceilMode: ceilMode)
+        let axes = Array(repeating: WindowAxis.unit, count: 3 - spatial.count) + spatial
+        let output = [x[0], x[1]] + spatial.map(\.output)
+        return Pool(kind: kind, outputShapes: indexOrder == nil ? [output] : [output, output],
+                    planes: x[0] * x[1], depth: axes[0], height: axes[1], width: axes[2], indexOrder: indexOrder)
     }
 }

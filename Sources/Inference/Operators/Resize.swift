@@ -1,23 +1,21 @@
-import Foundation
-
-/// ONNX `Resize` (Resize-11/13/18 semantics for the supported options) on the last two
-/// dimensions of a 4-D tensor (N and C are never resized).
+/// ONNX `Resize` (Resize-10, 11, 13, 18, 19) of any rank, on any axes.
 ///
-/// - `mode`: `nearest` (with `nearest_mode` round_prefer_floor, round_prefer_ceil, floor, ceil)
-///   or `linear` (bilinear).
-/// - `coordinate_transformation_mode`: `half_pixel` (default), `align_corners`, `asymmetric`,
-///   `pytorch_half_pixel`. With output length `out`, input length `in` and scale `s`
-///   (given, or out/in when `sizes` is given), output coordinate x maps to
-///   half_pixel: (x + 0.5)/s − 0.5; pytorch_half_pixel: the same if out > 1 else 0;
-///   align_corners: x·(in − 1)/(out − 1) (0 when out = 1); asymmetric: x/s.
-/// - Linear clamps the source coordinate to [0, in − 1] (edge replication) and blends the two
-///   neighbours; nearest rounds it and clamps the index.
-/// - Either constant `scales` (output = floor(in · scale)) or constant `sizes`; `roi` is ignored
-///   (it only matters for `tf_crop_and_resize`, which is rejected). Opset 18's `axes` is accepted
-///   when it names the last two axes; `antialias` must be 0 and `keep_aspect_ratio_policy` stretch.
+/// - Resize-10: a constant `scales` input; `mode` nearest (onnxruntime's rounding: truncation,
+///   ceil on a shrinking axis) or linear, asymmetric coordinates.
+/// - Resize-11/13: constant `roi`, `scales` or `sizes` inputs; `mode` nearest (any element
+///   type; `nearest_mode` round_prefer_floor, round_prefer_ceil, floor, ceil), linear or cubic
+///   (float; `cubic_coeff_a`, `exclude_outside`); `coordinate_transformation_mode` half_pixel,
+///   align_corners, asymmetric, pytorch_half_pixel, tf_crop_and_resize (`roi`,
+///   `extrapolation_value`). Resize-18 adds `axes` (any order), `antialias` (linear and cubic)
+///   and `keep_aspect_ratio_policy` (stretch, not_larger, not_smaller, with `sizes`);
+///   Resize-19 adds half_pixel_symmetric. The mappings are `ResizeGeometry`'s.
+/// - Output length: floor(in · scale), or the given size (then scale = size / in).
+///
+/// The operator built is this struct, the bilinear kernel on the last two axes of a 4-D float
+/// tensor, for linear resizing of only those axes without antialiasing or cropping (what the
+/// fast path recognises); nearest is an `AxisGather` and everything else an `Interpolation`.
 struct Resize: Operator {
-    /// For each output row or column, the two source indices and the second one's weight
-    /// (nearest: both indices equal, weight 0).
+    /// For each output row or column, the two source indices and the second one's weight.
     struct AxisTable: Sendable {
         var first: [Int] = []
         var second: [Int] = []
@@ -29,113 +27,135 @@ struct Resize: Operator {
     let planes: Int, inH: Int, inW: Int, outH: Int, outW: Int
     let rows: AxisTable, columns: AxisTable
 
-    /// The longest output height or width accepted (4x the longest PNG side the engine reads).
+    /// The longest output length accepted on a resized axis (4x the longest PNG side the engine
+    /// reads): the tap tables cost tens of bytes per output index and are built at load time,
+    /// so without this bound a 320-byte model asking for a 1 x 2^31 output made the loader
+    /// allocate tens of gigabytes (found by Fuzz/ onnx).
     static let maximumOutputSide = 1 << 16
 
     static let build: OperatorBuilder = { context throws(ModelError) in
-        try context.checkArity(inputs: 1, 4)
-        try context.checkAttributes(["mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a", "exclude_outside",
-                                     "extrapolation_value", "antialias", "axes", "keep_aspect_ratio_policy"])
+        let version = context.opVersion
         let x = try context.shape(ofInput: 0)
-        guard x.count == 4 else { throw context.error(.unsupported, "only 4-D input (resizing the last two axes) is supported, got rank \(x.count)") }
-        guard x[2] > 0, x[3] > 0 else { throw context.error(.invalidShape, "input \(x) has an empty spatial axis") }
-        let mode = try context.choice("mode", ["nearest", "linear"], default: "nearest")
-        let transform = try context.choice("coordinate_transformation_mode",
-                                           ["half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel"], default: "half_pixel")
-        let nearestMode = try context.choice("nearest_mode", ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"],
-                                             default: "round_prefer_floor")
-        _ = try context.int("exclude_outside", default: 0, in: 0...0)
-        _ = try context.int("antialias", default: 0, in: 0...0)
-        _ = try context.choice("keep_aspect_ratio_policy", ["stretch"], default: "stretch")
-        var axes = [0, 1, 2, 3]
-        if let given = try context.ints("axes") {
-            let normalised = try given.map { (axis: Int) throws(ModelError) -> Int in try context.axis(axis, rank: 4, attribute: "axes") }
-            guard normalised == [2, 3] else { throw context.error(.unsupported, "only the last two axes can be resized", attribute: "axes") }
-            axes = normalised
+        guard !x.isEmpty else { throw context.error(.invalidShape, "cannot resize a scalar") }
+        let rank = x.count
+        var mode: ResizeGeometry.Mode
+        var axes = Array(0..<rank)
+        var extrapolation: Float = 0
+        var scalesGiven: [Float]?, sizesGiven: [Int64]?, roi: [Float]?
+        var policy = "stretch"
+        if version == 10 {
+            try context.checkArity(inputs: 2, 2)
+            try context.checkAttributes(["mode"])
+            let name = try context.choice("mode", ["nearest", "linear"], default: "nearest")
+            mode = .init(kind: name == "linear" ? .linear : .nearest(.simple), transform: "asymmetric")
+            scalesGiven = try context.constantFloats(1, "scales")
+        } else {
+            try context.checkArity(inputs: 1, 4)
+            let known: Set = ["mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a", "exclude_outside", "extrapolation_value"]
+            try context.checkAttributes(version >= 18 ? known.union(["antialias", "axes", "keep_aspect_ratio_policy"]) : known)
+            let name = try context.choice("mode", ["nearest", "linear", "cubic"], default: "nearest")
+            let transform = try context.choice("coordinate_transformation_mode",
+                                               ["half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_crop_and_resize"]
+                                                + (version >= 19 ? ["half_pixel_symmetric"] : []), default: "half_pixel")
+            let rounding = try context.choice("nearest_mode", ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"],
+                                              default: "round_prefer_floor")
+            let kind: ResizeGeometry.Mode.Kind = switch name {
+            case "linear": .linear
+            case "cubic": .cubic(a: try context.float("cubic_coeff_a", default: -0.75))
+            default: .nearest(ResizeGeometry.Rounding(rawValue: rounding)!)
+            }
+            mode = .init(kind: kind, transform: transform, excludeOutside: try context.int("exclude_outside", default: 0, in: 0...1) == 1,
+                         antialias: try context.int("antialias", default: 0, in: 0...1) == 1)
+            if mode.antialias, name == "nearest" || transform == "tf_crop_and_resize" {
+                throw context.error(.unsupported, "antialiasing applies to linear and cubic without tf_crop_and_resize", attribute: "antialias")
+            }
+            extrapolation = try context.float("extrapolation_value", default: 0)
+            policy = try context.choice("keep_aspect_ratio_policy", ["stretch", "not_larger", "not_smaller"], default: "stretch")
+            if let given = try context.ints("axes") {
+                axes = try given.map { (axis: Int) throws(ModelError) -> Int in try context.axis(axis, rank: rank, attribute: "axes") }
+                guard Set(axes).count == axes.count else { throw context.error(.invalidShape, "\(given) repeats an axis", attribute: "axes") }
+            }
+            scalesGiven = try context.constantFloats(2, "scales")
+            sizesGiven = try context.constantIntegers(3, "sizes")
+            if transform == "tf_crop_and_resize" {
+                guard let given = try context.constantFloats(1, "roi"), given.count == 2 * axes.count else {
+                    throw context.error(.malformed, "tf_crop_and_resize needs a constant 'roi' of \(2 * axes.count) values",
+                                        attribute: "coordinate_transformation_mode")
+                }
+                roi = given
+            }
         }
-        let scalesGiven = try context.constantFloats(2, "scales").flatMap { $0.isEmpty ? nil : $0 }
-        let sizesGiven = try context.constantIntegers(3, "sizes").flatMap { $0.isEmpty ? nil : $0 }
-        var outputShape = x
-        var scales: [Float] = [1, 1, 1, 1]
-        switch (scalesGiven, sizesGiven) {
-        case let (scalesGiven?, nil):
-            guard scalesGiven.count == axes.count else { throw context.error(.invalidShape, "'scales' has \(scalesGiven.count) values for \(axes.count) axes") }
-            for (value, axis) in zip(scalesGiven, axes) {
+        var geometry = x.map { ResizeGeometry.Axis(input: $0, output: $0, scale: 1) }
+        switch (scalesGiven.flatMap { $0.isEmpty ? nil : $0 }, sizesGiven.flatMap { $0.isEmpty ? nil : $0 }) {
+        case let (scales?, nil):
+            guard scales.count == axes.count else { throw context.error(.invalidShape, "'scales' has \(scales.count) values for \(axes.count) axes") }
+            for (value, axis) in zip(scales, axes) {
                 guard value > 0, value.isFinite else { throw context.error(.invalidValue, "scale \(value) must be positive") }
-                scales[axis] = value
                 let size = (Double(x[axis]) * Double(value)).rounded(.down)
                 guard size >= 1, size <= Double(Shapes.maximumElementCount) else {
                     throw context.error(.invalidShape, "scale \(value) gives output length \(size) on axis \(axis)")
                 }
-                outputShape[axis] = Int(size)
+                geometry[axis].scale = value
+                geometry[axis].output = Int(size)
             }
-        case let (nil, sizesGiven?):
-            guard sizesGiven.count == axes.count else { throw context.error(.invalidShape, "'sizes' has \(sizesGiven.count) values for \(axes.count) axes") }
-            for (value, axis) in zip(sizesGiven, axes) {
-                guard value >= 1, value <= Int64(Shapes.maximumElementCount) else {
-                    throw context.error(.invalidShape, "size \(value) on axis \(axis) is out of range")
-                }
-                outputShape[axis] = Int(value)
-                scales[axis] = Float(value) / Float(x[axis])
+        case let (nil, sizes?):
+            guard sizes.count == axes.count else { throw context.error(.invalidShape, "'sizes' has \(sizes.count) values for \(axes.count) axes") }
+            guard sizes.allSatisfy({ (1...Int64(Shapes.maximumElementCount)).contains($0) }) else {
+                throw context.error(.invalidShape, "sizes \(sizes) are out of range")
+            }
+            let ratios = zip(sizes, axes).map { Float($0) / Float(x[$1]) }
+            for (i, axis) in axes.enumerated() {
+                var scale = ratios[i]
+                if policy != "stretch" { scale = policy == "not_larger" ? ratios.min()! : ratios.max()! }
+                geometry[axis].scale = scale
+                geometry[axis].output = policy == "stretch" ? Int(sizes[i]) : max(1, Int((scale * Float(x[axis])).rounded(.toNearestOrAwayFromZero)))
             }
         case (nil, nil):
             throw context.error(.malformed, "one of 'scales' and 'sizes' is required")
         case (_?, _?):
             throw context.error(.malformed, "only one of 'scales' and 'sizes' may be given")
         }
-        guard outputShape[0] == x[0], outputShape[1] == x[1] else {
-            throw context.error(.unsupported, "resizing the batch or channel axis is not supported")
+        if let roi {
+            for (i, axis) in axes.enumerated() { (geometry[axis].roiStart, geometry[axis].roiEnd) = (roi[i], roi[i + axes.count]) }
         }
-        guard Shapes.elementCount(outputShape) != nil else { throw context.error(.invalidShape, "output \(outputShape) has more than 2^31 elements") }
-        // The axis tables below cost 20 bytes per output row and column and are built at load
-        // time: without this bound a 320-byte model asking for a 1 x 2^31 output made the loader
-        // allocate tens of gigabytes (found by Fuzz/ onnx).
-        guard outputShape[2] <= maximumOutputSide, outputShape[3] <= maximumOutputSide else {
-            throw context.error(.unsupported, "output \(outputShape) has a side longer than \(maximumOutputSide)")
-        }
-
-        func table(input: Int, output: Int, scale: Float) -> AxisTable {
-            var table = AxisTable()
-            for index in 0..<output {
-                let position = Float(index)
-                var source: Float
-                switch transform {
-                case "align_corners": source = output == 1 ? 0 : position * Float(input - 1) / Float(output - 1)
-                case "asymmetric": source = position / scale
-                case "pytorch_half_pixel": source = output > 1 ? (position + 0.5) / scale - 0.5 : 0
-                default: source = (position + 0.5) / scale - 0.5
-                }
-                if mode == "linear" {
-                    source = min(max(source, 0), Float(input - 1))
-                    let low = Int(source.rounded(.down))
-                    table.first.append(low)
-                    table.second.append(min(low + 1, input - 1))
-                    table.weight.append(source - Float(low))
-                } else {
-                    var rounded: Float
-                    switch nearestMode {
-                    case "floor": rounded = source.rounded(.down)
-                    case "ceil": rounded = source.rounded(.up)
-                    case "round_prefer_ceil": rounded = source.rounded(.toNearestOrAwayFromZero)
-                        if source - source.rounded(.down) == 0.5 { rounded = source.rounded(.up) }
-                    default: rounded = source - source.rounded(.down) == 0.5 ? source.rounded(.down) : source.rounded(.toNearestOrAwayFromZero)
-                    }
-                    let clamped = Int(min(max(rounded, 0), Float(input - 1)))
-                    table.first.append(clamped)
-                    table.second.append(clamped)
-                    table.weight.append(0)
-                }
-            }
-            return table
-        }
-        return Resize(outputShapes: [outputShape], planes: x[0] * x[1], inH: x[2], inW: x[3],
-                      outH: outputShape[2], outW: outputShape[3],
-                      rows: table(input: x[2], output: outputShape[2], scale: scales[2]),
-                      columns: table(input: x[3], output: outputShape[3], scale: scales[3]))
+        return try make(context, geometry, mode, extrapolation: extrapolation)
     }
 
-    /// Bilinear blend of four source pixels (the two rows × two columns of the tables); for
-    /// nearest the weights are 0 and it copies one pixel.
+    /// The operator for `geometry` (one entry per input axis) under `mode`: an `AxisGather` for
+    /// nearest (any element type), this struct for bilinear on the last two axes of a 4-D
+    /// tensor, an `Interpolation` otherwise (float).
+    static func make(_ context: NodeContext, _ geometry: [ResizeGeometry.Axis], _ mode: ResizeGeometry.Mode,
+                     extrapolation: Float) throws(ModelError) -> any Operator {
+        let x = geometry.map(\.input), output = geometry.map(\.output)
+        guard Shapes.elementCount(output) != nil else { throw context.error(.invalidShape, "output \(output) has more than 2^31 elements") }
+        let resized = geometry.map { $0.output != $0.input || $0.scale != 1 || mode.transform == "tf_crop_and_resize" }
+        for (axis, isResized) in zip(geometry, resized) where isResized {
+            guard axis.input > 0 else { throw context.error(.invalidShape, "input \(x) has an empty axis to resize") }
+            guard axis.output <= maximumOutputSide else {
+                throw context.error(.unsupported, "output \(output) has a resized axis longer than \(maximumOutputSide)")
+            }
+        }
+        let taps = zip(geometry, resized).map { $1 ? ResizeGeometry.taps($0, mode) : .identity($0.input) }
+        if case .nearest = mode.kind {
+            let type = try context.requireType(ofInput: 0, in: ElementCopy.anyType)
+            return AxisGather(input: x, outputShape: output, type: type, sourceIndices: taps.map(\.index),
+                              fill: AxisGather.pattern(extrapolation, as: type))
+        }
+        _ = try context.requireType(ofInput: 0, in: [.float32])
+        if case .linear = mode.kind, !mode.antialias, mode.transform != "tf_crop_and_resize", x.count == 4, !resized[0], !resized[1] {
+            func table(_ taps: ResizeGeometry.Taps) -> AxisTable {
+                let count = taps.index.count / 2
+                return AxisTable(first: (0..<count).map { taps.index[2 * $0] }, second: (0..<count).map { taps.index[2 * $0 + 1] },
+                                 weight: (0..<count).map { taps.weight[2 * $0 + 1] })
+            }
+            return Resize(outputShapes: [output], planes: x[0] * x[1], inH: x[2], inW: x[3], outH: output[2], outW: output[3],
+                          rows: table(resized[2] ? taps[2] : ResizeGeometry.taps(geometry[2], mode)),
+                          columns: table(resized[3] ? taps[3] : ResizeGeometry.taps(geometry[3], mode)))
+        }
+        return Interpolation(input: x, output: output, taps: taps, extrapolation: extrapolation)
+    }
+
+    /// Bilinear blend of four source pixels (the two rows × two columns of the tables).
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let x = inputs[0], y = outputs[0]
         for p in 0..<planes {

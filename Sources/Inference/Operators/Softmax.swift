@@ -1,40 +1,63 @@
 import Foundation
 
-/// ONNX `Softmax`. Opset 13+ (Softmax-13): along one `axis` (default −1). Opsets 11–12
-/// (Softmax-11): the input is coerced to 2-D at `axis` (default 1) and softmax runs over the
-/// flattened trailing dimensions. Both subtract the maximum first for stability.
+/// ONNX `Softmax`, `LogSoftmax` and `Hardmax`. Version 13+: along one `axis` (default −1).
+/// Versions 1–12: the input is coerced to 2-D at `axis` (default 1) and the op runs over the
+/// flattened trailing dimensions. Softmax and LogSoftmax subtract the maximum first for
+/// stability; Hardmax writes 1 at the first maximum and 0 elsewhere.
 struct Softmax: Operator {
+    enum Kind: Sendable { case softmax, logSoftmax, hardmax }
+
+    let kind: Kind
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outer: Int, length: Int, inner: Int
 
-    static let build: OperatorBuilder = { context throws(ModelError) in
-        try context.checkArity(inputs: 1, 1)
-        try context.checkAttributes(["axis"])
-        let x = try context.shape(ofInput: 0)
-        let legacy = context.opVersion < 13
-        let axis = try context.axis(try context.int("axis", default: legacy ? 1 : -1), rank: max(x.count, 1), attribute: "axis")
-        let outer = x[..<axis].reduce(1, *)
-        if legacy {
-            return Softmax(outputShapes: [x], outer: outer, length: x[axis...].reduce(1, *), inner: 1)
+    /// A builder for `kind`.
+    static func builder(_ kind: Kind) -> OperatorBuilder {
+        return { context throws(ModelError) in
+            try context.checkArity(inputs: 1, 1)
+            try context.checkAttributes(["axis"])
+            let x = try context.shape(ofInput: 0)
+            let legacy = context.opVersion < 13
+            guard !x.isEmpty else { throw context.error(.invalidShape, "the input must have rank ≥ 1") }
+            let axis = try context.axis(try context.int("axis", default: legacy ? 1 : -1), rank: x.count, attribute: "axis")
+            let outer = x[..<axis].reduce(1, *)
+            if legacy {
+                return Softmax(kind: kind, outputShapes: [x], outer: outer, length: x[axis...].reduce(1, *), inner: 1)
+            }
+            return Softmax(kind: kind, outputShapes: [x], outer: outer, length: x[axis], inner: x[(axis + 1)...].reduce(1, *))
         }
-        return Softmax(outputShapes: [x], outer: outer, length: x[axis], inner: x[(axis + 1)...].reduce(1, *))
     }
+
+    static let build = builder(.softmax)
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let x = inputs[0], y = outputs[0]
         for o in 0..<outer {
             for i in 0..<inner {
                 let base = o * length * inner + i
-                var maximum = -Float.infinity
-                for k in 0..<length { maximum = max(maximum, x[base + k * inner]) }
-                var sum: Float = 0
-                for k in 0..<length {
-                    let e = expf(x[base + k * inner] - maximum)
-                    y[base + k * inner] = e
-                    sum += e
+                var maximum = -Float.infinity, first = 0
+                for k in 0..<length where x[base + k * inner] > maximum {
+                    maximum = x[base + k * inner]
+                    first = k
                 }
-                for k in 0..<length { y[base + k * inner] /= sum }
+                switch kind {
+                case .hardmax:
+                    for k in 0..<length { y[base + k * inner] = k == first ? 1 : 0 }
+                case .softmax:
+                    var sum: Float = 0
+                    for k in 0..<length {
+                        let e = expf(x[base + k * inner] - maximum)
+                        y[base + k * inner] = e
+                        sum += e
+                    }
+                    for k in 0..<length { y[base + k * inner] /= sum }
+                case .logSoftmax:
+                    var sum: Float = 0
+                    for k in 0..<length { sum += expf(x[base + k * inner] - maximum) }
+                    let logSum = logf(sum)
+                    for k in 0..<length { y[base + k * inner] = x[base + k * inner] - maximum - logSum }
+                }
             }
         }
     }

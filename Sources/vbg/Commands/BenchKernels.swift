@@ -2,6 +2,7 @@ import CPUSupport
 import Dispatch
 import Foundation
 import Kernels
+import TargetFeatures
 
 /// `vbg bench --kernels`: each kernel on the model's main layer shapes, median time and GFLOP/s.
 ///
@@ -100,15 +101,15 @@ enum KernelBenchmark {
         var a6 = a0, a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0
         let x = V(repeating: 0.999)
         for _ in 0..<n {
-            #if VBG_FMA
-            a0 = a0.addingProduct(s, x); a1 = a1.addingProduct(s, x); a2 = a2.addingProduct(s, x)
-            a3 = a3.addingProduct(s, x); a4 = a4.addingProduct(s, x); a5 = a5.addingProduct(s, x)
-            a6 = a6.addingProduct(s, x); a7 = a7.addingProduct(s, x); a8 = a8.addingProduct(s, x)
-            a9 = a9.addingProduct(s, x); a10 = a10.addingProduct(s, x); a11 = a11.addingProduct(s, x)
-            #else
-            a0 = a0 + s * x; a1 = a1 + s * x; a2 = a2 + s * x; a3 = a3 + s * x; a4 = a4 + s * x; a5 = a5 + s * x
-            a6 = a6 + s * x; a7 = a7 + s * x; a8 = a8 + s * x; a9 = a9 + s * x; a10 = a10 + s * x; a11 = a11 + s * x
-            #endif
+            if VBG_TARGET_FMA != 0 {
+                a0 = a0.addingProduct(s, x); a1 = a1.addingProduct(s, x); a2 = a2.addingProduct(s, x)
+                a3 = a3.addingProduct(s, x); a4 = a4.addingProduct(s, x); a5 = a5.addingProduct(s, x)
+                a6 = a6.addingProduct(s, x); a7 = a7.addingProduct(s, x); a8 = a8.addingProduct(s, x)
+                a9 = a9.addingProduct(s, x); a10 = a10.addingProduct(s, x); a11 = a11.addingProduct(s, x)
+            } else {
+                a0 = a0 + s * x; a1 = a1 + s * x; a2 = a2 + s * x; a3 = a3 + s * x; a4 = a4 + s * x; a5 = a5 + s * x
+                a6 = a6 + s * x; a7 = a7 + s * x; a8 = a8 + s * x; a9 = a9 + s * x; a10 = a10 + s * x; a11 = a11 + s * x
+            }
         }
         let t0 = a0 + a1 + a2 + a3, t1 = a4 + a5 + a6 + a7, t2 = a8 + a9 + a10 + a11
         let t = t0 + t1 + t2

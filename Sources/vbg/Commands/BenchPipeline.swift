@@ -48,7 +48,7 @@ func runPipelineBench(_ arguments: inout Arguments) throws {
                     var options = VirtualBackgroundOptions()
                     options.effect = effect == "blur" ? .blur(level: level) : .image(background!, path: backgroundPath)
                     options.inferenceInterval = interval
-                    options.modelPath = ModelArgument.path(for: modelArgument)
+                    options.modelPath = ModelArgument.modelPath(for: modelArgument)
                     options.threads = threads
                     let track = try VirtualBackgroundTrack(options: options, width: width, height: height)
                     var filled = 0

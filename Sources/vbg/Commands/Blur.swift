@@ -10,7 +10,8 @@ let blurCommand = Command(
         Segments the person (MediaPipe selfie segmentation, default model general), blurs the
         background with the mask-weighted three-pass box blur (level 1 light … 10 strong,
         default 5, out-of-range levels are clamped; σ is a fixed fraction of the shorter side per level, see
-        Sources/Imaging/README.md) and writes an RGBA PNG (alpha 255). OUT is written whole or not at all.
+        Sources/Imaging/README.md) and writes an RGBA PNG. The output is opaque (alpha 255): an input's
+        alpha is not used. OUT is checked before the work starts and written whole or not at all.
         """,
     run: { arguments in
         let requested = try arguments.integer("level", default: BlurStrength.defaultLevel, in: -1_000_000...1_000_000)
@@ -19,6 +20,7 @@ let blurCommand = Command(
         let model = try arguments.value("model") ?? "general"
         let paths = try arguments.positionals("IN.png", "OUT.png")
         try arguments.finish()
+        try OutputFile.check(paths[1])
         var frame = try ImageFiles.read(paths[0])
         let mask = try ImageSegmenter(modelArgument: model).mask(for: frame)
         BackgroundBlur().blurBackground(of: &frame, mask: mask, strength: BlurStrength(level: level))

@@ -1,3 +1,4 @@
+import FramePipeline
 import Foundation
 import Inference
 
@@ -10,7 +11,10 @@ let inspectCommand = Command(
 
         MODEL is general, landscape or a path to an .onnx file. Prints inputs and outputs with
         shapes, op counts, parameter count, multiply-accumulates by op type and peak activation
-        memory. Unsupported ops are listed and the exit status is 1.
+        memory, and the segmentation conventions the SDK and vbg read it with (each field with
+        where it came from: code, the JSON file MODEL.json beside it, the model's metadata,
+        detection from the graph, or the default). Unsupported ops, or a bad description in the
+        JSON file or the metadata, make the exit status 1.
         --time-load  also time reading + parsing + validating + planning (median of 20 runs).
         """,
     flags: ["time-load"],
@@ -55,6 +59,19 @@ let inspectCommand = Command(
         print(String(format: "peak activation memory: %.2f MiB (%d bytes, with buffer reuse)",
                      Double(model.peakActivationBytes) / 1_048_576, model.peakActivationBytes))
         print("unsupported ops: none")
+        let descriptionFile = ModelConvention.descriptionFile(forModelAt: path)
+        let json = FileManager.default.contents(atPath: descriptionFile)
+        do throws(SegmentationModelDescription.DescriptionError) {
+            let convention = try ModelConvention(model: model, file: json)
+            print("segmentation\(json == nil ? "" : " (with \(descriptionFile))"):")
+            for line in convention.summary { print("  \(line)") }
+        } catch {
+            guard json != nil || model.metadata[ModelConvention.metadataKey] != nil else {
+                print("segmentation: not usable as is: \(error)")
+                return
+            }
+            throw CLIError.input(error.description)
+        }
 
         if timesLoad {
             var times: [Double] = []

@@ -1,19 +1,62 @@
 import BuiltinModels
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Inference
 
 /// Resolves `--model general|landscape|PATH` and loads it, turning model errors into input errors.
+/// The built-in models are bytes linked into `vbg`, never files next to it.
 enum ModelArgument {
-    /// The file a model argument names: a built-in model's bundled file, or the path itself.
-    static func path(for argument: String) -> String {
-        if let builtin = BuiltinModel(rawValue: argument) { return builtin.url.path }
+    /// What the SDK's `installVirtualBackground(modelPath:)` takes for an argument: a built-in
+    /// model's name (`builtin:general`) or the path itself.
+    static func modelPath(for argument: String) -> String {
+        if let builtin = BuiltinModel(rawValue: argument) { return builtin.pathName }
         return argument
+    }
+
+    /// A path that reads as the model's ONNX file: the path itself, or for a built-in model a
+    /// private unlinked temporary file holding its bytes (`/proc/self/fd/N` on Linux), which lasts
+    /// until the process exits. For code that can only read models from files.
+    static func path(for argument: String) -> String {
+        guard let builtin = BuiltinModel(rawValue: argument) else { return argument }
+        return materialized(builtin) ?? builtin.pathName
     }
 
     static func load(_ argument: String) throws -> InferenceModel {
         do {
-            return try InferenceModel(contentsOfFile: path(for: argument))
+            if let builtin = BuiltinModel(rawValue: argument) { return try InferenceModel(bytes: builtin.bytes) }
+            return try InferenceModel(contentsOfFile: argument)
         } catch {
             throw CLIError.input(String(describing: error))
         }
+    }
+
+    private static func materialized(_ model: BuiltinModel) -> String? {
+        #if os(Linux)
+        let directory = TemporaryFiles.directory
+        var template = Array("\(directory)/vbg-model-XXXXXX".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { return nil }
+        _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+        let storage = model.storage
+        var written = 0
+        while written < storage.count {
+            let count = write(descriptor, storage.baseAddress! + written, storage.count - written)
+            if count <= 0 { close(descriptor); return nil }
+            written += count
+        }
+        return "/proc/self/fd/\(descriptor)"
+        #else
+        return nil
+        #endif
+    }
+}
+
+private enum TemporaryFiles {
+    static var directory: String {
+        if let value = getenv("TMPDIR"), value.pointee != 0 { return String(cString: value) }
+        return "/tmp"
     }
 }

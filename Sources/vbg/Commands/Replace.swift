@@ -8,13 +8,15 @@ let replaceCommand = Command(
         usage: vbg replace IN.png OUT.png --background BG.png [--model general|landscape|PATH]
 
         Segments the person, fits BG.png to the frame (scaled to cover, centre-cropped, never
-        stretched) and composites with the smoothstep edge ramp. Writes an RGBA PNG (alpha 255).
+        stretched) and composites with the smoothstep edge ramp. Writes an opaque RGBA PNG (alpha
+        255; an input's alpha is not used). OUT is checked before the work starts.
         """,
     run: { arguments in
         guard let backgroundPath = try arguments.value("background") else { throw CLIError.usage("--background is required") }
         let model = try arguments.value("model") ?? "general"
         let paths = try arguments.positionals("IN.png", "OUT.png")
         try arguments.finish()
+        try OutputFile.check(paths[1])
         var frame = try ImageFiles.read(paths[0])
         let picture = try ImageFiles.read(backgroundPath)
         let mask = try ImageSegmenter(modelArgument: model).mask(for: frame)

@@ -19,6 +19,7 @@ let segmentCommand = Command(
         let model = try arguments.value("model") ?? "general"
         let paths = try arguments.positionals("IN.png")
         try arguments.finish()
+        for path in [pngPath, npyPath].compactMap({ $0 }) { try OutputFile.check(path) }
         let frame = try ImageFiles.read(paths[0])
         let mask = try ImageSegmenter(modelArgument: model).mask(for: frame)
         if let pngPath {

@@ -1,55 +1,44 @@
+import FramePipeline
 import Imaging
-import Inference
 import PNGCodec
+import SRTC
 
-/// Frame → full-resolution person mask, the way MediaPipe's SelfieSegmentation does it:
-/// ``ModelInputSampler`` (ImageToTensor), the model, ``MaskUpsampler`` (cv::resize INTER_LINEAR).
-/// Used by the single-image commands (`blur`, `replace`, `segment`).
+/// Frame → full-resolution person mask for the single-image commands (`blur`, `replace`,
+/// `segment`), through the SDK's own segmenter: the model's conventions (built-in, or from
+/// `MODEL.onnx.json`, its metadata or detection), MediaPipe's preprocessing, the model, the mask
+/// upsampling.
 struct ImageSegmenter {
-    let session: InferenceSession
-    let inputWidth: Int
-    let inputHeight: Int
+    let segmenter: any Segmenter
 
-    /// Loads `--model general|landscape|PATH`; the model must take [1, H, W, 3] and give H·W values.
+    /// Loads `--model general|landscape|PATH`.
     init(modelArgument: String) throws {
-        let model = try ModelArgument.load(modelArgument)
-        guard model.inputs.count == 1, model.outputs.count == 1, model.inputs[0].shape.count == 4,
-              model.inputs[0].shape[0] == 1, model.inputs[0].shape[3] == 3 else {
-            throw CLIError.input("the model must take one [1, H, W, 3] input and give one output (got \(model.inputs) → \(model.outputs))")
+        do {
+            segmenter = try DefaultComponents.makeSegmenter(modelPath: ModelArgument.modelPath(for: modelArgument))
+        } catch {
+            throw CLIError.input(String(describing: error))
         }
-        inputHeight = model.inputs[0].shape[1]
-        inputWidth = model.inputs[0].shape[2]
-        guard model.outputs[0].elementCount == inputWidth * inputHeight else {
-            throw CLIError.input("the model's output \(model.outputs[0].shape) is not one value per input pixel")
-        }
-        do { session = try InferenceSession(model: model) } catch { throw CLIError.input(String(describing: error)) }
     }
 
     /// The person mask (1 = person) at the frame's size.
     func mask(for frame: Image) throws -> Mask {
-        let sampler = ModelInputSampler(sourceWidth: frame.width, sourceHeight: frame.height,
-                                        tensorWidth: inputWidth, tensorHeight: inputHeight)
-        var tensor = [Float](repeating: 0, count: sampler.tensorCount)
-        tensor.withUnsafeMutableBufferPointer { sampler.sample(frame, into: $0) }
-        var small = [Float](repeating: 0, count: inputWidth * inputHeight)
+        var values = [Float](repeating: 0, count: frame.width * frame.height)
         do {
-            try tensor.withUnsafeBufferPointer { input throws(ModelError) in
-                try small.withUnsafeMutableBufferPointer { output throws(ModelError) in try session.run(input: input, output: output) }
-            }
+            try values.withUnsafeMutableBufferPointer { try segmenter.segment(frame, into: $0) }
         } catch {
             throw CLIError.input(String(describing: error))
         }
-        var mask = Mask(width: frame.width, height: frame.height)
-        MaskUpsampler(sourceWidth: inputWidth, sourceHeight: inputHeight, targetWidth: frame.width, targetHeight: frame.height)
-            .upsample(Mask(width: inputWidth, height: inputHeight, values: small), into: &mask)
-        return mask
+        return Mask(width: frame.width, height: frame.height, values: values)
     }
 }
 
 /// Reading and writing images for the commands, with errors as `CLIError.input`.
 enum ImageFiles {
+    /// The message names `path` once: a file error already starts with it.
     static func read(_ path: String) throws -> Image {
-        do { return try PNG.read(contentsOfFile: path) } catch { throw CLIError.input("\(path): \(error)") }
+        do { return try PNG.read(contentsOfFile: path) } catch {
+            if case .file = error { throw CLIError.input(error.description) }
+            throw CLIError.input("\(path): \(error)")
+        }
     }
 
     static func write(_ image: Image, to path: String) throws {

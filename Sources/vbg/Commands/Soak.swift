@@ -34,7 +34,7 @@ let soakCommand = Command(
         let modelArgument = try arguments.value("model") ?? "general"
         _ = try arguments.positionals()
         try arguments.finish()
-        try runSoak(frames: frames, width: width, height: height, modelPath: ModelArgument.path(for: modelArgument),
+        try runSoak(frames: frames, width: width, height: height, modelPath: ModelArgument.modelPath(for: modelArgument),
                     changeEvery: changeEvery, warmup: warmup, reportEvery: reportEvery)
     })
 

@@ -46,7 +46,7 @@ private func runVideo(_ arguments: inout Arguments) throws {
     var options = VirtualBackgroundOptions()
     options.inferenceInterval = try arguments.integer("interval", default: 1, in: 1...1000)
     options.maskSync = try arguments.flag("mask-sync")
-    options.modelPath = ModelArgument.path(for: try arguments.value("model") ?? "general")
+    options.modelPath = ModelArgument.modelPath(for: try arguments.value("model") ?? "general")
     options.threads = try arguments.integer("threads", default: 1, in: 1...64)
     _ = try arguments.positionals()
     try arguments.finish()
@@ -65,6 +65,7 @@ private func runVideo(_ arguments: inout Arguments) throws {
     if inputPath != "-", inputPath == outputPath {
         throw CLIError.usage("--input and --output are the same file")
     }
+    try OutputFile.check(outputPath)
 
     // Nothing is created until the input header has been read and the model installed.
     let input = try VideoInput(path: inputPath)
@@ -166,46 +167,73 @@ private struct VideoInput {
     func close() { if owned { _ = Foundation.close(fd) } }
 }
 
-/// `--output`: a file, written beside its destination and renamed into place by ``finish()``, or
-/// `-` for standard output.
+/// `--output`: a file, written beside its destination and put in place by ``finish()``, or `-`
+/// for standard output.
+///
+/// Where the filesystem allows (Linux `O_TMPFILE`: ext4, xfs, btrfs, tmpfs), the file has no name
+/// until ``finish()`` links it, so even SIGKILL leaves nothing behind. Elsewhere it is a hidden
+/// `.<name>.vbg-partial-<pid>` beside the destination, removed on every exit vbg sees.
 private final class VideoOutput {
     let fd: Int32
     let name: String
     private let path: String?
+    /// The named temporary file, or for an unnamed one the name it is linked under before the rename.
     private let temporary: String?
+    private let isUnnamed: Bool
 
     init(path: String) throws {
         if path == "-" {
-            (fd, name, self.path, temporary) = (1, "standard output", nil, nil)
+            (fd, name, self.path, temporary, isUnnamed) = (1, "standard output", nil, nil, false)
             return
         }
         if OutputFile.isSpecial(path) {  // /dev/null, a FIFO: write in place, never rename over it
             let fd = open(path, O_WRONLY)
             guard fd >= 0 else { throw CLIError.input("cannot write \(path): \(String(cString: strerror(errno)))") }
-            (self.fd, name, self.path, temporary) = (fd, path, nil, nil)
+            (self.fd, name, self.path, temporary, isUnnamed) = (fd, path, nil, nil, false)
             return
         }
         let directory = (path as NSString).deletingLastPathComponent
         let temporary = (directory.isEmpty ? "" : directory + "/") + ".\((path as NSString).lastPathComponent).vbg-partial-\(getpid())"
+        if let fd = Self.openUnnamed(in: directory.isEmpty ? "." : directory) {
+            (self.fd, name, self.path, self.temporary, isUnnamed) = (fd, path, path, temporary, true)
+            return
+        }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw CLIError.input("cannot write \(path): \(String(cString: strerror(errno)))") }
-        (self.fd, name, self.path, self.temporary) = (fd, path, path, temporary)
+        (self.fd, name, self.path, self.temporary, isUnnamed) = (fd, path, path, temporary, false)
     }
 
-    /// Closes the stream; a file is renamed into place.
+    /// An unnamed file in `directory` (`O_TMPFILE`), or nil where the system or filesystem has none.
+    private static func openUnnamed(in directory: String) -> Int32? {
+        #if os(Linux) && (arch(x86_64) || arch(arm64))
+        let temporaryFile: Int32 = 0o20_000_000 | O_DIRECTORY   // Linux's O_TMPFILE on these architectures
+        let fd = open(directory, temporaryFile | O_WRONLY, 0o644)
+        return fd >= 0 ? fd : nil
+        #else
+        return nil
+        #endif
+    }
+
+    /// Closes the stream; a file is put in place (an unnamed one linked under the temporary name
+    /// first, so that the rename replaces an existing file in one step).
     func finish() throws {
         guard let path, let temporary else { return }
-        guard Foundation.close(fd) == 0, rename(temporary, path) == 0 else {
+        var linked = true
+        if isUnnamed {
+            linked = linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, temporary, AT_SYMLINK_FOLLOW) == 0
+        }
+        guard linked, Foundation.close(fd) == 0, rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
+            if !linked { _ = Foundation.close(fd) }
             unlink(temporary)
             throw CLIError.input("cannot write \(path): \(reason)")
         }
     }
 
-    /// Closes and removes a file that cannot be completed.
+    /// Closes and removes a file that cannot be completed (an unnamed one vanishes on close).
     func abandon() {
         guard let temporary else { return }
         _ = Foundation.close(fd)
-        unlink(temporary)
+        if !isUnnamed { unlink(temporary) }
     }
 }

@@ -17,8 +17,8 @@ struct VirtualBackgroundOptions {
     var effect: Effect = .blur(level: 5)
     var inferenceInterval = 1
     var maskSync = false
-    /// A model file (``ModelArgument/path(for:)`` resolves `general` / `landscape`).
-    var modelPath = BuiltinModel.general.url.path
+    /// A model file, or a built-in model's name (``ModelArgument/modelPath(for:)``).
+    var modelPath = BuiltinModel.general.pathName
     var threads = 1
 }
 
@@ -44,9 +44,9 @@ final class VirtualBackgroundTrack {
     init(options: VirtualBackgroundOptions, width: Int, height: Int, format: PixelFormat = .rgba8) throws {
         let threads = options.threads
         let pipeline = SRTCCapturePipeline(
-            segmenterFactory: { path in try ModelSegmenter(modelPath: path, threads: threads) },
+            segmenterFactory: { path in try DefaultComponents.makeSegmenter(modelPath: path, threads: threads) },
             compositorFactory: { ImagingCompositor() },
-            defaultModelPath: { BuiltinModel.general.url.path },
+            defaultModelPath: { BuiltinModel.general.pathName },
             poolCapacity: 4,
             cameras: [])
         engine = SRTCEngine(capturePipeline: pipeline)

@@ -1,0 +1,210 @@
+import Foundation
+import Inference
+
+/// A segmentation model's conventions with every field resolved, and where each came from.
+///
+/// Each field is taken from the first source that has it: the description passed in code, the
+/// JSON file `MODEL.onnx.json` beside the model, the model's `vbg.segmentation` metadata entry
+/// (the same JSON), detection from the graph where it is unambiguous, and otherwise the built-in
+/// models' convention. Detection: the input is the one graph input whose shape has 4 dims with a
+/// 3-channel axis (second: NCHW, last: NHWC); the mask is the one output of the input's spatial
+/// size with 1 or 2 channels; 2 channels are a softmax over channels with the person in channel 1
+/// (no activation when a Softmax computes the output); 1 channel computed by a Sigmoid (seen
+/// through Reshape, Transpose and the like) needs no activation, any other a sigmoid; the colours are RGB in [0, 1].
+public struct ModelConvention: Sendable, Equatable {
+    /// Where a field's value came from.
+    public enum Source: String, Sendable {
+        case code, file = "JSON file", metadata = "model metadata", detected, `default`
+    }
+
+    public var inputName: String
+    public var inputLayout: SegmentationModelDescription.Layout
+    public var channels: SegmentationModelDescription.ChannelOrder
+    public var range: (low: Float, high: Float)
+    public var mean: [Float]
+    public var std: [Float]
+    public var outputName: String
+    public var outputLayout: SegmentationModelDescription.Layout
+    public var activation: SegmentationModelDescription.Activation
+    public var personChannel: Int
+    /// Input tensor height and width; output height, width and channel count.
+    public var inputHeight: Int, inputWidth: Int
+    public var outputHeight: Int, outputWidth: Int, outputChannels: Int
+    /// The source of each field, by its JSON path (`input.mean`, `output.activation`, ...).
+    public var sources: [String: Source]
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.inputName == b.inputName && a.inputLayout == b.inputLayout && a.channels == b.channels && a.range == b.range
+            && a.mean == b.mean && a.std == b.std && a.outputName == b.outputName && a.outputLayout == b.outputLayout
+            && a.activation == b.activation && a.personChannel == b.personChannel && a.sources == b.sources
+    }
+
+    /// The JSON file a model's description is read from: the model's path with `.json` appended.
+    public static func descriptionFile(forModelAt path: String) -> String { path + ".json" }
+
+    /// The metadata key holding a description inside the model.
+    public static let metadataKey = "vbg.segmentation"
+
+    /// Resolves the conventions of `model`.
+    ///
+    /// - Parameters:
+    ///   - code: the description passed in code, if any.
+    ///   - file: the contents of the JSON file beside the model, if there is one.
+    /// - Throws: ``SegmentationModelDescription/DescriptionError`` naming the field: a bad JSON file
+    ///   or metadata entry, a name that is not a graph input or output, a layout or channel that
+    ///   does not fit the tensor's shape, or a field detection cannot decide.
+    public init(model: InferenceModel, code: SegmentationModelDescription? = nil, file: Data? = nil)
+        throws(SegmentationModelDescription.DescriptionError) {
+        typealias Error = SegmentationModelDescription.DescriptionError
+        var layers: [(SegmentationModelDescription, Source)] = []
+        if let code {
+            try code.validate()
+            layers.append((code, .code))
+        }
+        if let file { layers.append((try Self.parse(file, what: "the JSON file"), .file)) }
+        if let text = model.metadata[Self.metadataKey] {
+            layers.append((try Self.parse(Data(text.utf8), what: "the '\(Self.metadataKey)' metadata entry"), .metadata))
+        }
+        var sources: [String: Source] = [:]
+        func pick<T>(_ field: String, _ value: (SegmentationModelDescription) -> T?) -> T? {
+            for (description, source) in layers {
+                if let found = value(description) {
+                    sources[field] = source
+                    return found
+                }
+            }
+            return nil
+        }
+
+        // Input: name and layout.
+        let floatInputs = model.inputs.filter { $0.type == .float32 }
+        let input: TensorDescription
+        if let name = pick("input.name", \.input.name) {
+            guard let found = model.inputs.first(where: { $0.name == name }) else {
+                throw Error(field: "input.name", message: "'\(name)' is not a graph input (inputs: \(model.inputs.map(\.name).joined(separator: ", ")))")
+            }
+            input = found
+        } else {
+            let candidates = floatInputs.filter { $0.shape.count == 4 && ($0.shape[1] == 3 || $0.shape[3] == 3) }
+            guard candidates.count == 1 else {
+                throw Error(field: "input.name", message: "cannot tell which graph input takes the image (\(model.inputs.map(\.description).joined(separator: "; "))): give it")
+            }
+            input = candidates[0]
+            sources["input.name"] = .detected
+        }
+        guard input.type == .float32, input.shape.count == 4, input.shape[0] == 1 else {
+            throw Error(field: "input.name", message: "'\(input.name)' is \(input.type) \(input.shape); an image input is float32 [1, 3, H, W] or [1, H, W, 3]")
+        }
+        let shape = input.shape
+        let layout: SegmentationModelDescription.Layout
+        if let given = pick("input.layout", \.input.layout) {
+            layout = given
+        } else {
+            guard (shape[1] == 3) != (shape[3] == 3) else {
+                throw Error(field: "input.layout", message: "input \(shape) could be NCHW or NHWC: give it")
+            }
+            layout = shape[1] == 3 ? .nchw : .nhwc
+            sources["input.layout"] = .detected
+        }
+        let (height, width) = layout == .nchw ? (shape[2], shape[3]) : (shape[1], shape[2])
+        guard (layout == .nchw ? shape[1] : shape[3]) == 3, height > 0, width > 0 else {
+            throw Error(field: "input.layout", message: "input \(shape) has no 3-channel axis where \(layout.rawValue) puts it")
+        }
+
+        // Colours.
+        channels = pick("input.channels", \.input.channels) ?? .rgb
+        range = pick("input.range", \.input.range) ?? (0, 1)
+        mean = pick("input.mean", \.input.mean) ?? [0, 0, 0]
+        std = pick("input.std", \.input.std) ?? [1, 1, 1]
+        for field in ["input.channels", "input.range", "input.mean", "input.std"] where sources[field] == nil { sources[field] = .default }
+
+        // Output: name, layout, channels.
+        func maskLayout(_ dims: [Int]) -> [SegmentationModelDescription.Layout] {
+            guard dims.count == 4, dims[0] == 1 else { return [] }
+            var fits: [SegmentationModelDescription.Layout] = []
+            if (1...2).contains(dims[1]), dims[2] == height, dims[3] == width { fits.append(.nchw) }
+            if (1...2).contains(dims[3]), dims[1] == height, dims[2] == width { fits.append(.nhwc) }
+            return fits
+        }
+        let output: TensorDescription
+        if let name = pick("output.name", \.output.name) {
+            guard let found = model.outputs.first(where: { $0.name == name }) else {
+                throw Error(field: "output.name", message: "'\(name)' is not a graph output (outputs: \(model.outputs.map(\.name).joined(separator: ", ")))")
+            }
+            output = found
+        } else {
+            let candidates = model.outputs.filter { $0.type == .float32 && !maskLayout($0.shape).isEmpty }
+            guard candidates.count == 1 else {
+                throw Error(field: "output.name", message: "cannot tell which graph output is the mask (\(model.outputs.map(\.description).joined(separator: "; "))): give it")
+            }
+            output = candidates[0]
+            sources["output.name"] = .detected
+        }
+        let dims = output.shape
+        guard output.type == .float32, dims.count == 4, dims[0] == 1 else {
+            throw Error(field: "output.name", message: "'\(output.name)' is \(output.type) \(dims); a mask is float32 [1, C, H, W] or [1, H, W, C]")
+        }
+        if let given = pick("output.layout", \.output.layout) {
+            outputLayout = given
+        } else {
+            let fits = maskLayout(dims)
+            guard !fits.isEmpty else {
+                throw Error(field: "output.layout", message: "output \(dims) is not a 1- or 2-channel mask of the input's size \(height)x\(width): give the layout")
+            }
+            outputLayout = fits.contains(layout) ? layout : fits[0]
+            sources["output.layout"] = .detected
+        }
+        outputChannels = outputLayout == .nchw ? dims[1] : dims[3]
+        (outputHeight, outputWidth) = outputLayout == .nchw ? (dims[2], dims[3]) : (dims[1], dims[2])
+        guard outputChannels >= 1, outputHeight > 0, outputWidth > 0 else {
+            throw Error(field: "output.layout", message: "output \(dims) has no spatial mask")
+        }
+
+        // Output: activation and person channel.
+        let producer = model.computingOp(of: output.name)
+        if let given = pick("output.activation", \.output.activation) {
+            activation = given
+        } else {
+            activation = outputChannels == 1 ? (producer == "Sigmoid" ? .none : .sigmoid) : (producer == "Softmax" ? .none : .softmax)
+            sources["output.activation"] = .detected
+        }
+        if let given = pick("output.personChannel", \.output.personChannel) {
+            guard given < outputChannels else {
+                throw Error(field: "output.personChannel", message: "\(given) is not a channel of output \(dims) (\(outputChannels) channels)")
+            }
+            personChannel = given
+        } else {
+            personChannel = outputChannels == 2 ? 1 : 0
+            sources["output.personChannel"] = .detected
+        }
+        guard activation != .softmax || outputChannels >= 2 else {
+            throw Error(field: "output.activation", message: "softmax needs 2 or more channels, output \(dims) has 1")
+        }
+        inputName = input.name
+        inputLayout = layout
+        inputHeight = height
+        inputWidth = width
+        outputName = output.name
+        self.sources = sources
+    }
+
+    private static func parse(_ data: Data, what: String) throws(SegmentationModelDescription.DescriptionError) -> SegmentationModelDescription {
+        do {
+            return try SegmentationModelDescription(json: data)
+        } catch {
+            throw .init(field: error.field, message: "\(error.message) (in \(what))")
+        }
+    }
+
+    /// The fields and their values and sources, one `field = value (source)` per line: what
+    /// `vbg inspect` prints.
+    public var summary: [String] {
+        let values: [(String, String)] = [
+            ("input.name", inputName), ("input.layout", inputLayout.rawValue), ("input.channels", channels.rawValue),
+            ("input.range", "[\(range.low), \(range.high)]"), ("input.mean", "\(mean)"), ("input.std", "\(std)"),
+            ("output.name", outputName), ("output.layout", outputLayout.rawValue), ("output.activation", activation.rawValue),
+            ("output.personChannel", "\(personChannel)"),
+        ]
+        return values.map { field, value in "\(field) = \(value) (\(sources[field]?.rawValue ?? "?"))" }
+    }
+}

@@ -1,0 +1,75 @@
+/// ONNX `MatMul` (versions 1–13): numpy `matmul`. A 1-D first operand is a row vector and a 1-D
+/// second operand a column vector (the added dimension is removed from the output); the batch
+/// dimensions (all but the last two, rank ≤ 6) broadcast as numpy does. Float32 sums each output
+/// in Double; int32, uint32, int64 and uint64 multiply and add wrapping as the type does.
+struct MatMul: Operator {
+    let type: ElementType
+    let dataInputs = [0, 1]
+    let outputShapes: [[Int]]
+    var outputTypes: [ElementType] { [type] }
+    static var checksInputTypes: Bool { true }
+    let rows: Int, inner: Int, columns: Int
+    /// Over the broadcast batch: the first element of each output, A and B matrix.
+    let batches: StridedLoop
+    let batchCount: Int
+
+    var multiplyAccumulates: Int { batchCount * rows * inner * columns }
+
+    static let build: OperatorBuilder = { context throws(ModelError) in
+        try context.checkArity(inputs: 2, 2)
+        try context.checkAttributes([])
+        let type = try context.requireType(ofInput: 0, in: [.float32, .int32, .uint32, .int64, .uint64])
+        guard try context.type(ofInput: 1) == type else {
+            throw context.error(.invalidGraph, "the operands have element types \(type) and \(try context.type(ofInput: 1))")
+        }
+        let a = try context.shape(ofInput: 0), b = try context.shape(ofInput: 1)
+        guard !a.isEmpty, !b.isEmpty else { throw context.error(.invalidShape, "MatMul operands must have rank ≥ 1, got \(a) and \(b)") }
+        let matrixA = a.count == 1 ? [1] + a : a, matrixB = b.count == 1 ? b + [1] : b
+        let (m, k) = (matrixA[matrixA.count - 2], matrixA[matrixA.count - 1])
+        let (kB, n) = (matrixB[matrixB.count - 2], matrixB[matrixB.count - 1])
+        let batchA = Array(matrixA.dropLast(2)), batchB = Array(matrixB.dropLast(2))
+        guard k == kB, let batch = Shapes.broadcast(batchA, batchB) else {
+            throw context.error(.invalidShape, "shapes \(a) and \(b) cannot be multiplied")
+        }
+        guard batch.count <= StridedLoop.maximumRank else {
+            throw context.error(.unsupported, "\(batch.count) batch dimensions are above the supported \(StridedLoop.maximumRank)")
+        }
+        let output = batch + (a.count == 1 ? [] : [m]) + (b.count == 1 ? [] : [n])
+        let loop = StridedLoop(shape: batch, strides: [Shapes.strides(batch).map { $0 * m * n },
+                                                       Shapes.broadcastStrides(batchA, to: batch).map { $0 * m * k },
+                                                       Shapes.broadcastStrides(batchB, to: batch).map { $0 * k * n }])
+        return MatMul(type: type, outputShapes: [output], rows: m, inner: k, columns: n,
+                      batches: loop, batchCount: batch.reduce(1, *))
+    }
+
+    /// y[b, i, j] = Σ_k a[b, i, k] · b[b, k, j] for every batch position b.
+    func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
+        let (m, k, n) = (rows, inner, columns)
+        if type == .float32 {
+            let a = inputs[0], b = inputs[1], y = outputs[0]
+            batches.forEach { yBase, aBase, bBase in
+                for i in 0..<m {
+                    for j in 0..<n {
+                        var sum = 0.0
+                        for p in 0..<k { sum += Double(a[aBase + i * k + p]) * Double(b[bBase + p * n + j]) }
+                        y[yBase + i * n + j] = Float(sum)
+                    }
+                }
+            }
+            return
+        }
+        let a = UnsafeRawPointer(inputs[0]), b = UnsafeRawPointer(inputs[1]), y = UnsafeMutableRawPointer(outputs[0])
+        let type = self.type
+        batches.forEach { yBase, aBase, bBase in
+            for i in 0..<m {
+                for j in 0..<n {
+                    var sum: Int64 = 0
+                    for p in 0..<k {
+                        sum &+= TensorElements.integer(a, at: aBase + i * k + p, type) &* TensorElements.integer(b, at: bBase + p * n + j, type)
+                    }
+                    TensorElements.setInteger(sum, y, at: yBase + i * n + j, type)
+                }
+            }
+        }
+    }
+}
