@@ -3,18 +3,24 @@
 enum ElementCopy {
     /// Copies `source[loop operand 1]` to `destination[loop operand 0]` for every position of
     /// `loop`, offsets counted in elements of `byteSize` bytes.
+    ///
+    /// One concrete loop per size, not a generic one: an unspecialised generic closure (a debug
+    /// build) captures values of unknown size in a heap-allocated context on every call.
     static func copy(_ loop: StridedLoop, from source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer, byteSize: Int) {
         switch byteSize {
-        case 1: copy(loop, source, destination, as: UInt8.self)
-        case 2: copy(loop, source, destination, as: UInt16.self)
-        case 4: copy(loop, source, destination, as: UInt32.self)
-        default: copy(loop, source, destination, as: UInt64.self)
+        case 1:
+            let x = source.assumingMemoryBound(to: UInt8.self), y = destination.assumingMemoryBound(to: UInt8.self)
+            loop.forEach { o, i, _ in y[o] = x[i] }
+        case 2:
+            let x = source.assumingMemoryBound(to: UInt16.self), y = destination.assumingMemoryBound(to: UInt16.self)
+            loop.forEach { o, i, _ in y[o] = x[i] }
+        case 4:
+            let x = source.assumingMemoryBound(to: UInt32.self), y = destination.assumingMemoryBound(to: UInt32.self)
+            loop.forEach { o, i, _ in y[o] = x[i] }
+        default:
+            let x = source.assumingMemoryBound(to: UInt64.self), y = destination.assumingMemoryBound(to: UInt64.self)
+            loop.forEach { o, i, _ in y[o] = x[i] }
         }
-    }
-
-    private static func copy<T>(_ loop: StridedLoop, _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, as _: T.Type) {
-        let x = source.assumingMemoryBound(to: T.self), y = destination.assumingMemoryBound(to: T.self)
-        loop.forEach { o, i, _ in y[o] = x[i] }
     }
 
     /// Copies `count` contiguous elements of `byteSize` bytes.
