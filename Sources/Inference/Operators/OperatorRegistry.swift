@@ -30,6 +30,7 @@ enum OperatorRegistry {
         "ConvTranspose": ConvTranspose.build,
         "Cos": Cos.build,
         "Cosh": Cosh.build,
+        "CumProd": CumProd.build,
         "CumSum": CumSum.build,
         "DepthToSpace": DepthToSpace.build,
         "Div": Div.build,
@@ -42,6 +43,7 @@ enum OperatorRegistry {
         "Flatten": Flatten.build,
         "Floor": Floor.build,
         "Gather": Gather.build,
+        "GatherElements": GatherElements.build,
         "Gelu": Gelu.build,
         "Gemm": Gemm.build,
         "GlobalAveragePool": GlobalAveragePool.build,
@@ -79,6 +81,7 @@ enum OperatorRegistry {
         "Not": Not.build,
         "Or": Or.build,
         "PRelu": PRelu.build,
+        "RMSNormalization": RMSNormalization.build,
         "Pad": Pad.build,
         "Pow": Pow.build,
         "Range": Range.build,
@@ -115,12 +118,14 @@ enum OperatorRegistry {
         "Squeeze": Squeeze.build,
         "Sub": Sub.build,
         "Sum": Sum.build,
+        "Swish": Swish.build,
         "Tan": Tan.build,
         "Tanh": Tanh.build,
         "ThresholdedRelu": ThresholdedRelu.build,
         "Tile": Tile.build,
         "TopK": TopK.build,
         "Transpose": Transpose.build,
+        "Trilu": Trilu.build,
         "Unsqueeze": Unsqueeze.build,
         "Upsample": Upsample.build,
         "Where": Where.build,
@@ -145,8 +150,13 @@ enum OperatorRegistry {
     /// float16 and bfloat16, types its builder refuses.
     static let unchangedForStoredTypes: Set<String> = ["ReduceLogSum-28", "ReduceLogSumExp-28", "Cast-24", "CastLike-24", "Range-27"]
 
+    /// Definitions newer than opset 21 that a builder implements as they are (each builder
+    /// branches on `NodeContext.opVersion` where it must): ops introduced after opset 21.
+    static let implementedNewerDefinitions: Set<String> = ["RMSNormalization-23", "CumProd-26", "Swish-24"]
+
     /// The version of `op`'s definition that `opset` selects, taken back past the definitions
-    /// after opset 21 that only added element types.
+    /// after opset 21 that only added element types, unless that definition is implemented
+    /// (`implementedNewerDefinitions`).
     ///
     /// - Throws: `ModelError` naming the node and op when the op does not exist at `opset`, or its
     ///   definition there changed meaning after opset 21.
@@ -160,6 +170,7 @@ enum OperatorRegistry {
         }
         while version > implementedOpset {
             let key = "\(op)-\(version)"
+            if implementedNewerDefinitions.contains(key) { return version }
             guard OperatorVersions.typeOnlyChanges.contains(key) || unchangedForStoredTypes.contains(key),
                   let previous = history.last(where: { $0 < version }) else {
                 throw ModelError(.unsupported, "operator '\(op)' version \(version) (opset \(opset)) changed meaning after opset \(implementedOpset), the newest this engine implements",
