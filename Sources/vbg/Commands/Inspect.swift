@@ -1,3 +1,4 @@
+import BuiltinModels
 import FramePipeline
 import Foundation
 import Inference
@@ -23,11 +24,12 @@ let inspectCommand = Command(
         let modelArgument = try arguments.positionals("MODEL")[0]
         try arguments.finish()
 
-        let path = ModelArgument.path(for: modelArgument)
+        let builtin = BuiltinModel(rawValue: modelArgument)
+        let path = builtin.map { "built-in model \($0.rawValue)" } ?? modelArgument
         let bytes: [UInt8]
         let unsupported: [(node: String, op: String)]
         do {
-            bytes = try InferenceModel.readFile(path)
+            bytes = try builtin?.bytes ?? InferenceModel.readFile(modelArgument)
             unsupported = try InferenceModel.unsupportedNodes(in: bytes)
         } catch {
             throw CLIError.input(String(describing: error))
@@ -59,8 +61,8 @@ let inspectCommand = Command(
         print(String(format: "peak activation memory: %.2f MiB (%d bytes, with buffer reuse)",
                      Double(model.peakActivationBytes) / 1_048_576, model.peakActivationBytes))
         print("unsupported ops: none")
-        let descriptionFile = ModelConvention.descriptionFile(forModelAt: path)
-        let json = FileManager.default.contents(atPath: descriptionFile)
+        let descriptionFile = ModelConvention.descriptionFile(forModelAt: modelArgument)
+        let json = builtin == nil ? FileManager.default.contents(atPath: descriptionFile) : nil
         do throws(SegmentationModelDescription.DescriptionError) {
             let convention = try ModelConvention(model: model, file: json)
             print("segmentation\(json == nil ? "" : " (with \(descriptionFile))"):")
@@ -78,7 +80,7 @@ let inspectCommand = Command(
             for _ in 0..<20 {
                 let start = DispatchTime.now().uptimeNanoseconds
                 do {
-                    let loaded = try InferenceModel(contentsOfFile: path)
+                    let loaded = try builtin.map { try InferenceModel(bytes: $0.bytes) } ?? InferenceModel(contentsOfFile: modelArgument)
                     _ = try InferenceSession(model: loaded, path: .fast)
                 } catch {
                     throw CLIError.input(String(describing: error))
