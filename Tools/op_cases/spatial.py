@@ -201,4 +201,6 @@ def build_cases(rng, Case):
     resize("resize_linear_nhwc", (1, 5, 6, 3), dict(mode="linear", coordinate_transformation_mode="align_corners"),
            sizes=[1, 8, 4, 3], what="resizing axes 1 and 2 of a 4-D tensor")
     resize("resize_trilinear", (1, 2, 3, 4, 5), dict(mode="linear"), scales=[1, 1, 2, 1.5, 0.8])
+    conv("convtranspose_output_shape_longer", "ConvTranspose", (1, 2, 3, 4), (2, 3, 3, 3), strides=[2, 3], output_shape=[8, 14],
+         what="one and two positions past the natural size: the bias only")
     return cases

@@ -8,6 +8,9 @@
 /// - `output_shape` (its spatial dimensions) or `auto_pad` SAME_UPPER / SAME_LOWER (output
 ///   in·stride): the total padding n − output is split with the larger half at the end for
 ///   SAME_UPPER and at the beginning otherwise (the spec's formulas, as onnxruntime computes).
+///   An `output_shape` beyond n (by less than the stride) adds end positions that only the bias
+///   reaches; SAME beyond n
+///   (a kernel shorter than the stride) is refused, as onnxruntime and the spec disagree there.
 struct ConvTranspose: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
@@ -57,15 +60,22 @@ struct ConvTranspose: Operator {
         if let explicitPads, explicitPads.contains(where: { $0 != 0 }), autoPad != "NOTSET" || requested != nil {
             throw context.error(.malformed, "pads cannot be combined with auto_pad \(autoPad) or output_shape", attribute: "pads")
         }
+        let extends = requested != nil
         if requested == nil && autoPad.hasPrefix("SAME") { requested = zip(input, strides).map { $0 * $1 } }
         if let requested {
             for i in 0..<rank {
                 let total = natural[i] - requested[i]
-                guard total >= 0 else {
-                    throw context.error(.invalidShape, "output length \(requested[i]) exceeds the natural \(natural[i]) on spatial axis \(i)",
-                                        attribute: context.attribute("output_shape") == nil ? "auto_pad" : "output_shape")
+                // A longer output_shape leaves the extra end positions to the bias (onnxruntime and
+                // onnx's expected outputs); SAME with a longer in·stride is where they disagree.
+                guard total >= 0 || extends else {
+                    throw context.error(.unsupported, "SAME output length \(requested[i]) exceeds the natural \(natural[i]) on spatial axis \(i)",
+                                        attribute: "auto_pad")
                 }
-                padBegin[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2
+                guard -total < strides[i] else {
+                    throw context.error(.invalidShape, "output length \(requested[i]) is a stride or more past the natural \(natural[i]) on spatial axis \(i)",
+                                        attribute: "output_shape")
+                }
+                padBegin[i] = total < 0 ? 0 : autoPad == "SAME_UPPER" ? total / 2 : total - total / 2
                 outputSize[i] = requested[i]
             }
         } else if let pads = explicitPads {
