@@ -203,4 +203,8 @@ def build_cases(rng, Case):
     resize("resize_trilinear", (1, 2, 3, 4, 5), dict(mode="linear"), scales=[1, 1, 2, 1.5, 0.8])
     conv("convtranspose_output_shape_longer", "ConvTranspose", (1, 2, 3, 4), (2, 3, 3, 3), strides=[2, 3], output_shape=[8, 14],
          what="one and two positions past the natural size: the bias only")
+    cases.append(Case("maxpool_uint8", "MaxPool", [data("X", rng.integers(0, 255, size=(1, 2, 5, 6)).astype(np.uint8))],
+                      {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}, output_type=TensorProto.UINT8))
+    cases.append(Case("maxpool_int8_indices", "MaxPool", [data("X", rng.integers(-128, 127, size=(1, 2, 5, 6)).astype(np.int8))],
+                      {"kernel_shape": [2, 2], "strides": [1, 2]}, n_outputs=2, output_type=[TensorProto.INT8, TensorProto.INT64]))
     return cases
