@@ -102,7 +102,7 @@ struct SpatialOperatorErrorTests {
                       "MaxPool", attribute: nil)
     }
 
-    @Test("ConvTranspose: auto_pad SAME longer than the natural size, pads with output_shape; Conv on 3-D input")
+    @Test("ConvTranspose: auto_pad SAME longer than the natural size, pads with output_shape; Conv on 4-D windows")
     func convolutions() {
         let weights = ONNXBuilder.floatTensor("w", [2, 1, 1, 1], [0.5, 0.5])
         expectRefused(spatialModel("ConvTranspose", inputs: ["x", "w"], attributes: [.string("auto_pad", "SAME_UPPER"), .ints("strides", [2, 2])],
@@ -111,7 +111,7 @@ struct SpatialOperatorErrorTests {
         expectRefused(spatialModel("ConvTranspose", inputs: ["x", "w"], attributes: [.ints("output_shape", [4, 4]), .ints("pads", [1, 0, 0, 0])],
                                    initializers: [weights]),
                       "ConvTranspose", attribute: "pads", kind: .malformed)
-        let cube = ONNXBuilder.floatTensor("w", [2, 2, 1, 1, 1], [1, 0, 0, 1])
-        expectRefused(spatialModel("Conv", inputs: ["x", "w"], initializers: [cube], inputShape: [1, 2, 3, 4, 4]), "Conv", attribute: nil)
+        let hypercube = ONNXBuilder.floatTensor("w", [2, 2, 1, 1, 1, 1], [1, 0, 0, 1])
+        expectRefused(spatialModel("Conv", inputs: ["x", "w"], initializers: [hypercube], inputShape: [1, 2, 3, 3, 3, 3]), "Conv", attribute: nil)
     }
 }

@@ -207,4 +207,12 @@ def build_cases(rng, Case):
                       {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}, output_type=TensorProto.UINT8))
     cases.append(Case("maxpool_int8_indices", "MaxPool", [data("X", rng.integers(-128, 127, size=(1, 2, 5, 6)).astype(np.int8))],
                       {"kernel_shape": [2, 2], "strides": [1, 2]}, n_outputs=2, output_type=[TensorProto.INT8, TensorProto.INT64]))
+    conv("conv_3d", "Conv", (1, 4, 5, 6, 7), (4, 2, 3, 2, 3), strides=[2, 1, 2], pads=[1, 0, 1, 1, 1, 0], group=2)
+    conv("conv_3d_dilated", "Conv", (2, 2, 4, 5, 6), (3, 2, 2, 3, 2), dilations=[2, 1, 2], pads=[1, 1, 0, 0, 1, 1], bias=False)
+    conv("conv_3d_same_lower", "Conv", (1, 2, 4, 5, 6), (3, 2, 2, 3, 2), strides=[2, 2, 1], auto_pad="SAME_LOWER")
+    conv("conv_3d_pointwise", "Conv", (1, 3, 3, 4, 5), (4, 3, 1, 1, 1), what="kernel 1: not the fast path's 2-D pointwise kernel")
+    conv("convtranspose_3d", "ConvTranspose", (1, 2, 3, 4, 3), (2, 3, 2, 3, 3), strides=[2, 1, 2], pads=[0, 1, 1, 1, 0, 0],
+         output_padding=[1, 0, 1])
+    conv("convtranspose_3d_output_shape_group", "ConvTranspose", (1, 4, 2, 3, 3), (4, 1, 2, 2, 3), strides=[1, 2, 2], group=2,
+         output_shape=[3, 5, 7])
     return cases

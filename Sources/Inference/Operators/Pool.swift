@@ -114,10 +114,9 @@ struct Pool: Operator {
             throw context.error(.unsupported, "only 1-D, 2-D and 3-D pooling (rank 3 to 5 input) is supported, input has rank \(x.count)")
         }
         let ceilMode = allowsCeilMode ? try context.int("ceil_mode", default: 0, in: 0...1) == 1 : false
-        let spatial = try WindowGeometry.resolve(context, spatialShape: Array(x[2...]), kernelFromWeights: nil,
-                                                 allowsDilations: allowsDilations, ceilMode: ceilMode)
-        let axes = Array(repeating: WindowAxis.unit, count: 3 - spatial.count) + spatial
-        let output = [x[0], x[1]] + spatial.map(\.output)
+        let axes = try WindowGeometry.resolveSpatial(context, spatialShape: Array(x[2...]), kernelFromWeights: nil,
+                                                     allowsDilations: allowsDilations, ceilMode: ceilMode)
+        let output = [x[0], x[1]] + WindowGeometry.spatialOutput(axes, rank: x.count - 2)
         return Pool(kind: kind, outputShapes: indexOrder == nil ? [output] : [output, output],
                     planes: x[0] * x[1], depth: axes[0], height: axes[1], width: axes[2], indexOrder: indexOrder, elementType: type)
     }
