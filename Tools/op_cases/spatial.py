@@ -215,4 +215,9 @@ def build_cases(rng, Case):
          output_padding=[1, 0, 1])
     conv("convtranspose_3d_output_shape_group", "ConvTranspose", (1, 4, 2, 3, 3), (4, 1, 2, 2, 3), strides=[1, 2, 2], group=2,
          output_shape=[3, 5, 7])
+    cases.append(Case("spacetodepth_crd", "SpaceToDepth", [data("X", x(1, 3, 4, 6))], {"blocksize": 2, "mode": "CRD"}, opset=28,
+                      what="SpaceToDepth-28's mode"))
+    cases.append(Case("spacetodepth_dcr_opset28_uint8", "SpaceToDepth",
+                      [data("X", rng.integers(0, 255, size=(1, 2, 6, 3)).astype(np.uint8))], {"blocksize": 3, "mode": "DCR"},
+                      opset=28, output_type=TensorProto.UINT8))
     return cases

@@ -91,8 +91,12 @@ enum OperatorRegistry {
     /// float16 and bfloat16, types its builder refuses.
     static let unchangedForStoredTypes: Set<String> = ["ReduceLogSum-28", "ReduceLogSumExp-28", "Cast-24", "CastLike-24", "Range-27"]
 
+    /// Definitions after opset 21 that their builders implement (they branch on the version):
+    /// SpaceToDepth-28 added `mode` (CRD as well as DCR).
+    static let implementedAfter21: Set<String> = ["SpaceToDepth-28"]
+
     /// The version of `op`'s definition that `opset` selects, taken back past the definitions
-    /// after opset 21 that only added element types.
+    /// after opset 21 that only added element types (but not past those in `implementedAfter21`).
     ///
     /// - Throws: `ModelError` naming the node and op when the op does not exist at `opset`, or its
     ///   definition there changed meaning after opset 21.
@@ -106,6 +110,7 @@ enum OperatorRegistry {
         }
         while version > implementedOpset {
             let key = "\(op)-\(version)"
+            if implementedAfter21.contains(key) { break }
             guard OperatorVersions.typeOnlyChanges.contains(key) || unchangedForStoredTypes.contains(key),
                   let previous = history.last(where: { $0 < version }) else {
                 throw ModelError(.unsupported, "operator '\(op)' version \(version) (opset \(opset)) changed meaning after opset \(implementedOpset), the newest this engine implements",
