@@ -189,7 +189,7 @@ let package = Package(
             swiftSettings: commonSettings),
         .testTarget(name: "vbgTests", dependencies: ["vbg", "NumpyFormat", "PNGCodec", "Imaging", "TestSupport", "Y4MFormat"], swiftSettings: commonSettings),
         .testTarget(name: "BuiltinModelsTests", dependencies: ["BuiltinModels"], swiftSettings: commonSettings),
-        // Issue 7: bad-input tables at the API level and for the vbg binary (run as a subprocess).
+        // Bad-input tables at the API level and for the vbg binary (run as a subprocess).
         .testTarget(
             name: "RobustnessTests", dependencies: ["vbg", "Inference", "NumpyFormat", "PNGCodec", "Y4MFormat", "Imaging", "TestSupport"],
             swiftSettings: commonSettings),

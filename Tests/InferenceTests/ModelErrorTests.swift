@@ -129,6 +129,17 @@ struct ModelErrorTests {
         #expect(error?.kind == .unsupported && error?.attribute == "mode")
     }
 
+    @Test("a Constant node may state −∞ on purpose (the start of a maximum), unlike an initializer")
+    func infiniteConstant() throws {
+        let bytes = ONNXBuilder.model(
+            nodes: [ONNXBuilder.node("Constant", inputs: [], outputs: ["floor"],
+                                     attributes: [.tensor("value", ONNXBuilder.floatTensor("", [1], [-.infinity]))]),
+                    ONNXBuilder.node("Max", inputs: ["x", "floor"], outputs: ["y"])],
+            inputs: [ONNXBuilder.valueInfo("x", [3])], outputs: [ONNXBuilder.valueInfo("y", [3])])
+        let session = try InferenceSession(model: try InferenceModel(bytes: bytes), path: .reference)
+        #expect(try session.run(inputs: ["x": [-5, 0, 7]])["y"] == [-5, 0, 7])
+    }
+
     @Test("NaN or infinity in an initializer names the initializer")
     func nanInitializer() {
         for bad in [Float.nan, .infinity] {

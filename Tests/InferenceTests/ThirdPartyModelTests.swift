@@ -7,7 +7,16 @@ import TestSupport
 /// initializers listed as inputs, Gemm, a channel shuffle through Reshape / Transpose) and a
 /// tf2onnx 1.5 conversion (DeepLabV3, opset 8: Upsample, Clip with attributes, dilated
 /// convolutions), with onnxruntime's outputs on the astronaut (`Tools/make_third_party_fixtures.py`).
-@Suite("Models other people exported run end to end like onnxruntime")
+#if DEBUG
+private let isDebugBuild = true
+#else
+private let isDebugBuild = false
+#endif
+
+/// Full-size models on the scalar reference kernels take seconds in a release build and hours in a
+/// debug one, so the suite runs in release (`.ci/run` does).
+@Suite("Models other people exported run end to end like onnxruntime",
+       .enabled(if: !isDebugBuild, "the reference path needs a release build: swift test -c release -Xswiftc -enable-testing --filter ThirdPartyModelTests"))
 struct ThirdPartyModelTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var name: String

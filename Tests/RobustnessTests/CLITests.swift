@@ -16,7 +16,7 @@ struct CLIRow: CustomTestStringConvertible, Sendable {
     var testDescription: String { "\(name) → exit \(status)" }
 }
 
-/// Issue 7 at the command line: each bad invocation prints a short message on stderr and exits 1
+/// At the command line, each bad invocation prints a short message on stderr and exits 1
 /// (bad input) or 2 (bad usage), and leaves no output file (nor a temporary one) behind.
 /// Add rows here as commands land (video: a Y4M cut in frame k must leave frames 0..k-1 in the output).
 @Suite("vbg: bad input exits 1, bad usage exits 2, nothing left behind")

@@ -3,7 +3,7 @@ import Inference
 import Testing
 import TestSupport
 
-/// Issue 7, "ONNX models": every malformed model is a thrown `ModelError` with a one-line message,
+/// ONNX models: every malformed model is a thrown `ModelError` with a one-line message,
 /// never a crash, a hang or an unbounded allocation. Malformed bytes are made here from the
 /// committed models.
 @Suite("Bad ONNX models are thrown errors")

@@ -2,7 +2,7 @@ import Foundation
 import NumpyFormat
 import Testing
 
-/// Issue 7, ".npy tensors": a bad header, an unsupported dtype or a shape that disagrees with the
+/// .npy tensors: a bad header, an unsupported dtype or a shape that disagrees with the
 /// data is a thrown `NumpyError` with a one-line message.
 @Suite("Bad .npy tensors are thrown errors")
 struct NumpyInputTests {

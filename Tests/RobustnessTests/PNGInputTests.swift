@@ -3,7 +3,7 @@ import Imaging
 import PNGCodec
 import Testing
 
-/// Issue 7, "PNG": an empty file, something that is not a PNG, a file cut in its header or its
+/// PNG: an empty file, something that is not a PNG, a file cut in its header or its
 /// data, a bad CRC, zero or absurd dimensions are each a thrown `PNGError` with a one-line message.
 /// Every malformed file is made here from Fixtures/images/astronaut_on_coffee_320x240.png.
 @Suite("Bad PNG files are thrown errors")

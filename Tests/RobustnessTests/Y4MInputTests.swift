@@ -4,7 +4,7 @@ import PNGCodec
 import Testing
 import Y4MFormat
 
-/// Issue 7, "Y4M streams": a bad header, an unsupported colour space or a frame cut short is a
+/// Y4M streams: a bad header, an unsupported colour space or a frame cut short is a
 /// thrown `Y4MError` with a one-line message, and every complete frame before a bad one is still
 /// returned. The good stream is made here from a committed picture by our own writer.
 @Suite("Bad Y4M streams are thrown errors; complete frames are kept")

@@ -428,7 +428,7 @@ final class FastExecutor: Executor {
             FeatureMap(base: pointer($0), channels: channels, layout: .dense(width: dw.width.output, height: dw.height.output))
         }
         // Bands of about 192 KiB of expanded rows (L2 holds the band, its input rows and output rows;
-        // 96, 384 and 768 KiB measured slower on the general model, 18:03 UTC).
+        // smaller and larger bands measure slower on the built-in models).
         let padded = PlaneLayout.padded(width: width, height: height, pad: pad)
         let rowBytes = channels * padded.rowStride * MemoryLayout<Float>.size
         let rowsFit = max(k, (192 << 10) / rowBytes)

@@ -31,10 +31,13 @@ struct ConstantTensor: Sendable {
     /// FLOAT16 and DOUBLE become float32 (float16 exactly, double rounded); the integer types and
     /// BOOL keep their type.
     ///
+    /// - Parameter requiresFinite: whether a NaN or infinite float is an error: true for weights
+    ///   (initializers), where one is a corrupt file; false for values a node states on purpose
+    ///   (a `Constant` of −∞ to start a maximum, a fill value).
     /// - Throws: `ModelError` naming the tensor when its dims are negative or exceed 2^31
     ///   elements, its type is unsupported, its data is external or its element count disagrees
-    ///   with its dims, or a float is NaN or infinite.
-    init(_ tensor: TensorProto, role: String) throws(ModelError) {
+    ///   with its dims, or (with `requiresFinite`) a float is NaN or infinite.
+    init(_ tensor: TensorProto, role: String, requiresFinite: Bool = true) throws(ModelError) {
         let label = "\(role) '\(tensor.name)'"
         guard tensor.dims.allSatisfy({ $0 >= 0 && $0 <= Int64(Shapes.maximumElementCount) }),
               let count = Shapes.elementCount(tensor.dims.map { Int($0) })
@@ -89,7 +92,7 @@ struct ConstantTensor: Sendable {
                 bytes = TensorElements.bytes(of: tensor.int32Data.map { Int64($0) }, as: stored)
             }
         }
-        if let values = floats, let bad = values.firstIndex(where: { !$0.isFinite }) {
+        if requiresFinite, let values = floats, let bad = values.firstIndex(where: { !$0.isFinite }) {
             throw ModelError(.invalidValue, "\(label) holds \(values[bad]) at element \(bad); every value must be finite")
         }
     }

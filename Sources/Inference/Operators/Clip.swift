@@ -1,8 +1,26 @@
-/// ONNX `Clip`: min(max(x, min), max), with `min` and `max` as attributes (Clip-6, opsets 7–10;
-/// defaults ∓3.4028234e38) or as optional constant scalar inputs (11, 12, 13; −∞ / +∞ when absent).
+/// ONNX `Clip`: min(max(x, min), max), with `min` and `max` as attributes (Clip-6, opsets 7–10,
+/// float32; defaults ∓3.4028234e38) or as optional constant scalar inputs of x's type (Clip-11,
+/// -12, -13): float32 with −∞ / +∞ when absent, and from Clip-12 the integer types int8–int64,
+/// uint8–uint32 with the type's lowest / highest value when absent.
 enum Clip {
     static let build: OperatorBuilder = { context throws(ModelError) in
-        context.opVersion < 11 ? try attributeBounds(context) : try inputBounds(context)
+        guard context.opVersion >= 11 else { return try attributeBounds(context) }
+        let types = context.opVersion >= 12 ? ElementSets.floatAndIntegers : [.float32]
+        guard let scalar = try context.requireType(ofInput: 0, in: types).integerScalar else { return try inputBounds(context) }
+        try context.checkArity(inputs: 1, 3)
+        try context.checkAttributes([])
+        func make<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator {
+            func bound(_ index: Int, _ role: String, _ fallback: T) throws(ModelError) -> Int64 {
+                guard let values = try context.constantIntegers(index, role) else { return fallback.elementValue }
+                guard try context.type(ofInput: index) == T.elementType, values.count == 1 else {
+                    throw context.error(.invalidValue, "input '\(role)' must be a scalar of the input's type \(T.elementType)")
+                }
+                return values[0]
+            }
+            let low = try bound(1, "min", T.min), high = try bound(2, "max", T.max)
+            return try TypedUnary<T, T>(context) { x in min(max(x, low), high) }
+        }
+        return try make(scalar)
     }
 
     private static let attributeBounds = ElementwiseUnary.builder(attributes: ["min", "max"]) { context throws(ModelError) in

@@ -14,7 +14,7 @@ enum Constant {
         case "value":
             guard let tensor = attribute.t else { throw context.error(.malformed, "holds no tensor", attribute: "value") }
             do {
-                return try ConstantTensor(tensor, role: "tensor")
+                return try ConstantTensor(tensor, role: "tensor", requiresFinite: false)
             } catch {
                 throw context.error(error.kind, error.message, attribute: "value")
             }

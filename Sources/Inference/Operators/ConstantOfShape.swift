@@ -19,7 +19,7 @@ struct ConstantOfShape: Operator {
         if let attribute = context.attribute("value") {
             guard let tensor = attribute.t else { throw context.error(.malformed, "holds no tensor", attribute: "value") }
             do throws(ModelError) {
-                value = try ConstantTensor(tensor, role: "value")
+                value = try ConstantTensor(tensor, role: "value", requiresFinite: false)
             } catch {
                 throw context.error(error.kind, error.message, attribute: "value")
             }

@@ -35,4 +35,21 @@ struct ElementwiseBinary: Operator {
         let function = self.function
         loop.forEach { out, i, j in y[out] = function(a[i], b[j]) }
     }
+
+    /// A builder for Add, Sub, Mul or Div: float32 inputs through `builder(kind, float)` (the
+    /// fast path's view of them), integer inputs of one type in `integerTypes` through `integer`,
+    /// computing in Int64 and truncating to the type.
+    static func arithmetic(_ kind: Kind, integerTypes: Set<ElementType> = ElementSets.integers,
+                           float: @escaping @Sendable (Float, Float) -> Float,
+                           integer: @escaping @Sendable (Int64, Int64) -> Int64) -> OperatorBuilder {
+        let floatBuilder = builder(kind, float)
+        return { context throws(ModelError) in
+            try context.checkArity(inputs: 2, 2)
+            guard try context.commonType(ofInputs: [0, 1], in: integerTypes.union([.float32])) != .float32 else {
+                return try floatBuilder(context)
+            }
+            try context.checkAttributes([])
+            return try TypedElementwise.binary(context, integerTypes: integerTypes, float: nil, integer: integer)
+        }
+    }
 }

@@ -1,7 +1,8 @@
 /// An element-wise function of one tensor; the output has the input's shape.
 ///
-/// `kind` names the ONNX op (so a fast path can pick a vector kernel for it) and `function` is
-/// the scalar definition from the spec, used by the reference kernel.
+/// `kind` names the ONNX op when a fast path may pick a vector kernel for it (`other` for the ops
+/// it has none for) and `function` is the scalar definition from the spec, used by the reference
+/// kernel.
 struct ElementwiseUnary: Operator {
     enum Kind: Sendable, Equatable {
         case relu
@@ -9,6 +10,7 @@ struct ElementwiseUnary: Operator {
         case hardSwish
         case hardSigmoid(alpha: Float, beta: Float)
         case clip(minimum: Float, maximum: Float)
+        case other
     }
 
     let kind: Kind

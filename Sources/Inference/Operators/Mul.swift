@@ -1,2 +1,5 @@
-/// ONNX `Mul` (Mul-14; float semantics unchanged since Mul-7): a · b with numpy broadcasting.
-enum Mul { static let build = ElementwiseBinary.builder(.mul) { $0 * $1 } }
+/// ONNX `Mul` (Mul-7, -13, -14): a · b with numpy broadcasting, on float32 or on two inputs of one
+/// integer type (int8–int64, uint8–uint64; wrapping on overflow).
+enum Mul {
+    static let build = ElementwiseBinary.arithmetic(.mul, integerTypes: ElementSets.allIntegers, float: { $0 * $1 }, integer: { $0 &* $1 })
+}

@@ -1,2 +1,5 @@
-/// ONNX `Sub` (Sub-14; float semantics unchanged since Sub-7): a − b with numpy broadcasting.
-enum Sub { static let build = ElementwiseBinary.builder(.sub) { $0 - $1 } }
+/// ONNX `Sub` (Sub-7, -13, -14): a − b with numpy broadcasting, on float32 or on two inputs of one
+/// integer type (int8–int64, uint8–uint64; wrapping on overflow).
+enum Sub {
+    static let build = ElementwiseBinary.arithmetic(.sub, integerTypes: ElementSets.allIntegers, float: { $0 - $1 }, integer: { $0 &- $1 })
+}

@@ -3,7 +3,7 @@ import FramePipeline
 import Imaging
 import SRTC
 
-/// `vbg soak`: the long-run check of issue 7. Drives frames through the SDK's capture pipeline
+/// `vbg soak`: the long-run check. Drives frames through the SDK's capture pipeline
 /// (synthetic camera, the real model and compositing) while the settings change, and checks that
 /// resident memory stays flat and no frame is dropped.
 let soakCommand = Command(
