@@ -24,14 +24,16 @@ let package = Package(
     name: "vbg-fuzz",
     targets: [
         // The root package's modules (symlinked sources).
-        .target(name: "CPUSupport", swiftSettings: swift6),
-        .target(name: "Kernels", dependencies: ["CPUSupport"], swiftSettings: swift6),
+        .target(name: "TargetFeatures"),
+        .target(name: "CPUSupport", dependencies: ["TargetFeatures"], swiftSettings: swift6),
+        .target(name: "Kernels", dependencies: ["CPUSupport", "TargetFeatures"], swiftSettings: swift6),
         .target(name: "ONNXFormat", swiftSettings: swift6),
         .target(name: "Inference", dependencies: ["ONNXFormat", "Kernels"], swiftSettings: swift6),
         .target(name: "NumpyFormat", swiftSettings: swift6),
-        .target(name: "Imaging", dependencies: ["Kernels"], swiftSettings: swift6),
+        .target(name: "Imaging", dependencies: ["Kernels", "TargetFeatures"], swiftSettings: swift6),
         .systemLibrary(name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
-        .target(name: "PNGCodec", dependencies: ["CLibPNG", "Imaging"], swiftSettings: swift6),
+        .target(name: "PNGWriter", dependencies: ["CLibPNG"]),
+        .target(name: "PNGCodec", dependencies: ["CLibPNG", "PNGWriter", "Imaging"], swiftSettings: swift6),
         .target(name: "Y4MFormat", dependencies: ["Imaging"], swiftSettings: swift6),
 
         // One executable per reader: bytes in, a value or a thrown error out, never a crash.

@@ -5,7 +5,7 @@
 import SRTC
 
 let engine = SRTCEngine()
-try engine.installVirtualBackground()              // the built-in model; takes a few hundred ms
+try engine.installVirtualBackground()              // the built-in model: ~3 ms optimised, ~80 ms in debug
 engine.setVirtualBackgroundBlur(level: 5)          // or setVirtualBackgroundImage(_:)
 try engine.enableVirtualBackground(true)
 

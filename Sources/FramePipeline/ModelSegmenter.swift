@@ -38,8 +38,9 @@ public final class ModelSegmenter: Segmenter {
     private let sampled: UnsafeMutableBufferPointer<Float>
     /// The model's input (the same buffer as `sampled` when no conversion is needed).
     private let input: UnsafeMutableBufferPointer<Float>
-    /// The model's mask output.
+    /// The model's mask output, and its index among the graph outputs.
     private let output: UnsafeMutableBufferPointer<Float>
+    private let outputIndex: Int
     /// The person probability at the output's resolution (the same buffer as `output` when the
     /// output is one already).
     private let probability: UnsafeMutableBufferPointer<Float>
@@ -98,6 +99,8 @@ public final class ModelSegmenter: Segmenter {
         } catch {
             throw .sessionFailed(message: error.description)
         }
+        let outputName = convention.outputName
+        outputIndex = model.outputs.firstIndex { $0.name == outputName }!
         inputHeight = convention.inputHeight
         inputWidth = convention.inputWidth
         let pixels = inputWidth * inputHeight
@@ -142,7 +145,7 @@ public final class ModelSegmenter: Segmenter {
         }
         sampler!.sample(frame, into: sampled)
         if input.baseAddress != sampled.baseAddress { convertInput() }
-        try session.run(input: UnsafeBufferPointer(input), output: output, outputNamed: convention.outputName)
+        try session.run(input: UnsafeBufferPointer(input), output: output, outputAt: outputIndex)
         if probability.baseAddress != output.baseAddress { convertOutput() }
         Self.flushNegligible(probability)
         upsampler!.upsample(UnsafeBufferPointer(probability), into: mask)

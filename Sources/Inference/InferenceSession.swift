@@ -91,27 +91,36 @@ public final class InferenceSession: @unchecked Sendable {
     ///   one output, both float32, or a buffer has the wrong size.
     public func run(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>) throws(ModelError) {
         guard model.graph.outputIDs.count == 1 else {
-            throw ModelError(.invalidInput, "run(input:output:) needs a graph with one output; name the output with run(input:output:outputNamed:)")
+            throw ModelError(.invalidInput, "run(input:output:) needs a graph with one output; pick the output with run(input:output:outputAt:)")
         }
-        try run(input: input, output: output, outputNamed: model.outputs[0].name)
+        try run(input: input, output: output, outputID: model.graph.outputIDs[0])
     }
 
-    /// Runs a graph with one float32 input and writes the float32 output `name`; allocates nothing.
+    /// Runs a graph with one float32 input and writes the float32 output `model.outputs[index]`;
+    /// allocates nothing.
     ///
     /// - Parameters:
     ///   - input: `model.inputs[0].elementCount` floats in the model's layout (C order).
     ///   - output: room for the output's element count.
     /// - Throws: `ModelError(.invalidInput)` when the graph does not have exactly one float32
-    ///   input, has no float32 output `name`, or a buffer has the wrong size.
+    ///   input, `index` is not an output's, that output is not float32, or a buffer has the wrong size.
     public func run(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>,
-                    outputNamed name: String) throws(ModelError) {
+                    outputAt index: Int) throws(ModelError) {
+        guard model.graph.outputIDs.indices.contains(index) else {
+            throw ModelError(.invalidInput, "the model has \(model.graph.outputIDs.count) outputs; there is no output \(index)")
+        }
+        try run(input: input, output: output, outputID: model.graph.outputIDs[index])
+    }
+
+    private func run(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>,
+                     outputID: Int) throws(ModelError) {
         let graph = model.graph
         guard graph.inputIDs.count == 1, model.inputs[0].type == .float32 else {
             throw ModelError(.invalidInput, "run(input:output:) needs a graph with one float32 input; use run(_:)")
         }
-        guard let outputID = graph.outputIDs.first(where: { graph.values[$0].name == name }),
-              graph.values[outputID].type == .float32 else {
-            throw ModelError(.invalidInput, "the model has no float32 output '\(name)'")
+        let name = graph.values[outputID].name
+        guard graph.values[outputID].type == .float32 else {
+            throw ModelError(.invalidInput, "output '\(name)' is \(graph.values[outputID].type), not float32; use run(_:)")
         }
         let inputID = graph.inputIDs[0], inputCount = graph.values[inputID].elementCount
         let outputCount = graph.values[outputID].elementCount

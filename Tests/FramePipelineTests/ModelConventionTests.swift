@@ -1,3 +1,4 @@
+import AllocationCounter
 import Foundation
 import Testing
 import BuiltinModels
@@ -108,5 +109,21 @@ struct ModelConventionTests {
         let blue = Float(b) / 255 * 2 - 1, green = Float(g) / 255 * 2 - 1
         let expected = 1 / (1 + expf(blue - green))
         #expect(mask.allSatisfy { abs($0 - expected) < 1e-6 }, "\(mask[0]) vs \(expected)")
+    }
+
+    @Test("steady-state segmentation with a described model (conversions both ways) allocates nothing",
+          .disabled(if: vbg_built_with_sanitizer() != 0, "a sanitizer's allocator replaces the counted malloc"),
+          .disabled(if: isDebugBuild, "unspecialised generics allocate in debug builds; run in release: swift test -c release -Xswiftc -enable-testing --filter Allocat"))
+    func describedModelAllocatesNothing() throws {
+        let segmenter = try ModelSegmenter(modelBytes: twoChannelModel(), description: Description(input: .init(channels: .bgr, range: (-1, 1))))
+        let frame = Image(width: 12, height: 16, filledWith: (200, 40, 90, 255))
+        var mask = [Float](repeating: 0, count: 12 * 16)
+        try mask.withUnsafeMutableBufferPointer { try segmenter.segment(frame, into: $0) }
+        let before = vbg_thread_allocation_count()
+        try mask.withUnsafeMutableBufferPointer { buffer in
+            for _ in 0..<10 { try segmenter.segment(frame, into: buffer) }
+        }
+        let allocations = vbg_thread_allocation_count() - before
+        #expect(allocations == 0, "\(allocations) allocations in 10 segmentations")
     }
 }

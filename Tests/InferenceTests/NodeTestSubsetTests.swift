@@ -95,17 +95,26 @@ struct NodeTestSubsetTests {
         }
     }
 
+    /// Exempt: ops onnx's suite has no test for (their one-node fixtures cover them), ops whose
+    /// tests all import an opset the engine does not read, and ops whose tests all use a
+    /// definition newer than opset 21 that changed meaning (refused by name, as the first test asserts).
     @Test("every registered op passes at least one of its node tests")
     func everyRegisteredOpPasses() throws {
         #expect(NodeTestCase.all.count >= 300)
-        var passing = Set<String>()
+        var passing = Set<String>(), newerDefinition = Set<String>(), olderDefinition = Set<String>()
         for testCase in NodeTestCase.registered where !passing.contains(testCase.op) {
-            if try testCase.run(path: .reference) == .pass { passing.insert(testCase.op) }
+            switch try testCase.run(path: .reference) {
+            case .pass: passing.insert(testCase.op)
+            case let .refused(error) where error.message.contains("changed meaning after opset"): newerDefinition.insert(testCase.op)
+            case .refused: olderDefinition.insert(testCase.op)
+            }
         }
-        // An op onnx's suite has no test for (GlobalLpPool) cannot have one here.
-        let tested = Set(NodeTestCase.all.map(\.op))
-        let missing = Set(InferenceModel.supportedOpTypes).intersection(tested).subtracting(passing).subtracting(["Constant"])
-            .subtracting(NodeTestCase.untestable)
+        let inSuite = Set(NodeTestCase.all.map(\.op))
+        let onlyNewer = newerDefinition.subtracting(olderDefinition)
+        let missing = Set(InferenceModel.supportedOpTypes).intersection(inSuite).subtracting(passing)
+            .subtracting(NodeTestCase.untestable).subtracting(onlyNewer)
         #expect(missing.isEmpty, "registered ops with no passing node test in Fixtures/nodetests: \(missing.sorted())")
+        print("node-test coverage: \(passing.count) registered ops pass; only post-21 definitions in the suite: \(onlyNewer.sorted()); "
+              + "not in the suite: \(Set(InferenceModel.supportedOpTypes).subtracting(inSuite).sorted())")
     }
 }

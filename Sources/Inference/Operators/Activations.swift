@@ -87,3 +87,11 @@ enum Shrink {
         return (.other, { x in x < -lambd ? x + bias : (x > lambd ? x - bias : 0) })
     }
 }
+
+/// ONNX `Swish` (Swish-24): x · sigmoid(alpha · x) (alpha 1 by default).
+enum Swish {
+    static let build = ElementwiseUnary.builder(attributes: ["alpha"]) { context throws(ModelError) in
+        let alpha = try context.float("alpha", default: 1)
+        return (.other, { x in x / (1 + expf(-alpha * x)) })
+    }
+}

@@ -15,8 +15,8 @@ struct NodeContext {
     let node: NodeProto
     /// The version of the op's definition that the model's opset selects: the newest
     /// `since_version` at or below the opset, taken back past definitions that only added element
-    /// types (so it is at most 21, but for `OperatorRegistry.implementedAfter21`). Builders branch
-    /// on it where the semantics changed.
+    /// types (so it is at most 21, but for `OperatorRegistry.implementedNewerDefinitions`).
+    /// Builders branch on it where the semantics changed.
     let opVersion: Int
     /// One entry per `node.inputs` element.
     let inputs: [Input]

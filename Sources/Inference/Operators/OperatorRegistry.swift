@@ -24,12 +24,14 @@ enum OperatorRegistry {
         "Ceil": Ceil.build,
         "Celu": Celu.build,
         "Clip": Clip.build,
+        "Compress": Compress.build,
         "Concat": Concat.build,
         "ConstantOfShape": ConstantOfShape.build,
         "Conv": Conv.build,
         "ConvTranspose": ConvTranspose.build,
         "Cos": Cos.build,
         "Cosh": Cosh.build,
+        "CumProd": CumProd.build,
         "CumSum": CumSum.build,
         "DepthToSpace": DepthToSpace.build,
         "Div": Div.build,
@@ -39,9 +41,12 @@ enum OperatorRegistry {
         "Erf": Erf.build,
         "Exp": Exp.build,
         "Expand": Expand.build,
+        "EyeLike": EyeLike.build,
         "Flatten": Flatten.build,
         "Floor": Floor.build,
         "Gather": Gather.build,
+        "GatherElements": GatherElements.build,
+        "GatherND": GatherND.build,
         "Gelu": Gelu.build,
         "Gemm": Gemm.build,
         "GlobalAveragePool": GlobalAveragePool.build,
@@ -77,8 +82,10 @@ enum OperatorRegistry {
         "Mul": Mul.build,
         "Neg": Neg.build,
         "Not": Not.build,
+        "OneHot": OneHot.build,
         "Or": Or.build,
         "PRelu": PRelu.build,
+        "RMSNormalization": RMSNormalization.build,
         "Pad": Pad.build,
         "Pow": Pow.build,
         "Range": Range.build,
@@ -96,7 +103,10 @@ enum OperatorRegistry {
         "Relu": Relu.build,
         "Reshape": Reshape.build,
         "Resize": Resize.build,
+        "ReverseSequence": ReverseSequence.build,
         "Round": Round.build,
+        "ScatterElements": ScatterElements.build,
+        "ScatterND": ScatterND.build,
         "Selu": Selu.build,
         "Shape": Shape.build,
         "Shrink": Shrink.build,
@@ -115,12 +125,14 @@ enum OperatorRegistry {
         "Squeeze": Squeeze.build,
         "Sub": Sub.build,
         "Sum": Sum.build,
+        "Swish": Swish.build,
         "Tan": Tan.build,
         "Tanh": Tanh.build,
         "ThresholdedRelu": ThresholdedRelu.build,
         "Tile": Tile.build,
         "TopK": TopK.build,
         "Transpose": Transpose.build,
+        "Trilu": Trilu.build,
         "Unsqueeze": Unsqueeze.build,
         "Upsample": Upsample.build,
         "Where": Where.build,
@@ -145,12 +157,14 @@ enum OperatorRegistry {
     /// float16 and bfloat16, types its builder refuses.
     static let unchangedForStoredTypes: Set<String> = ["ReduceLogSum-28", "ReduceLogSumExp-28", "Cast-24", "CastLike-24", "Range-27"]
 
-    /// Definitions after opset 21 that their builders implement (they branch on the version):
-    /// SpaceToDepth-28 added `mode` (CRD as well as DCR).
-    static let implementedAfter21: Set<String> = ["SpaceToDepth-28"]
+    /// Definitions newer than opset 21 that a builder implements as they are (each builder
+    /// branches on `NodeContext.opVersion` where it must): ops introduced after opset 21, and
+    /// SpaceToDepth-28, which added `mode` (CRD as well as DCR).
+    static let implementedNewerDefinitions: Set<String> = ["RMSNormalization-23", "CumProd-26", "Swish-24", "SpaceToDepth-28"]
 
     /// The version of `op`'s definition that `opset` selects, taken back past the definitions
-    /// after opset 21 that only added element types (but not past those in `implementedAfter21`).
+    /// after opset 21 that only added element types, unless that definition is implemented
+    /// (`implementedNewerDefinitions`).
     ///
     /// - Throws: `ModelError` naming the node and op when the op does not exist at `opset`, or its
     ///   definition there changed meaning after opset 21.
@@ -164,7 +178,7 @@ enum OperatorRegistry {
         }
         while version > implementedOpset {
             let key = "\(op)-\(version)"
-            if implementedAfter21.contains(key) { break }
+            if implementedNewerDefinitions.contains(key) { return version }
             guard OperatorVersions.typeOnlyChanges.contains(key) || unchangedForStoredTypes.contains(key),
                   let previous = history.last(where: { $0 < version }) else {
                 throw ModelError(.unsupported, "operator '\(op)' version \(version) (opset \(opset)) changed meaning after opset \(implementedOpset), the newest this engine implements",

@@ -14,7 +14,7 @@ enum Pad {
         let legacy = context.opVersion < 11
         let modes = context.opVersion >= 19 ? ["constant", "reflect", "edge", "wrap"] : ["constant", "reflect", "edge"]
         let x = try context.shape(ofInput: 0)
-        let type = legacy ? try context.requireType(ofInput: 0, in: [.float32, .float16, .double]) : try context.type(ofInput: 0)
+        let type = try context.requireType(ofInput: 0, in: legacy ? [.float32, .float16, .double] : ElementCopy.anyType)
         let rank = x.count
         var pads: [Int]
         var fill: UInt64 = 0

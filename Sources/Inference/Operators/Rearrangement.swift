@@ -13,13 +13,13 @@ struct Rearrangement: Operator {
         try context.checkArity(inputs: 1, 1)
         try context.checkAttributes(attributes)
         let x = try context.shape(ofInput: 0)
-        let type = try context.type(ofInput: 0)
+        let type = try context.requireType(ofInput: 0, in: ElementCopy.anyType)
         guard x.count == 4 else { throw context.error(.invalidShape, "input must have rank 4, got \(x)") }
         guard context.attribute("blocksize") != nil else { throw context.error(.malformed, "is required", attribute: "blocksize") }
         return (try context.int("blocksize", default: 1, in: 1...(1 << 16)), x, type)
     }
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
-        ElementMove.gather(loop, from: inputs[0], to: outputs[0], size: outputTypes[0].byteSize)
+        ElementCopy.copy(loop, from: UnsafeRawPointer(inputs[0]), to: UnsafeMutableRawPointer(outputs[0]), byteSize: outputTypes[0].byteSize)
     }
 }

@@ -137,7 +137,7 @@ struct Resize: Operator {
         }
         let taps = zip(geometry, resized).map { $1 ? ResizeGeometry.taps($0, mode) : .identity($0.input) }
         if case .nearest = mode.kind {
-            let type = try context.type(ofInput: 0)
+            let type = try context.requireType(ofInput: 0, in: ElementCopy.anyType)
             return AxisGather(input: x, outputShape: output, type: type, sourceIndices: taps.map(\.index),
                               fill: AxisGather.pattern(extrapolation, as: type))
         }

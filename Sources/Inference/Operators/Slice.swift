@@ -68,6 +68,6 @@ struct Slice: Operator {
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let size = outputTypes[0].byteSize
-        ElementMove.gather(loop, from: UnsafeRawPointer(inputs[0]) + start * size, to: outputs[0], size: size)
+        ElementCopy.copy(loop, from: UnsafeRawPointer(inputs[0]) + start * size, to: UnsafeMutableRawPointer(outputs[0]), byteSize: size)
     }
 }

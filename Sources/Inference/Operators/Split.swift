@@ -22,7 +22,7 @@ struct Split: Operator {
         try context.checkArity(inputs: 1, version >= 13 ? 2 : 1, outputs: outputCount)
         try context.checkAttributes(version >= 18 ? ["axis", "num_outputs"] : version >= 13 ? ["axis"] : ["axis", "split"])
         let x = try context.shape(ofInput: 0)
-        let type = try context.type(ofInput: 0)
+        let type = try context.requireType(ofInput: 0, in: ElementCopy.anyType)
         guard !x.isEmpty else { throw context.error(.invalidShape, "cannot split a scalar") }
         let axis = try context.axis(try context.int("axis", default: 0), rank: x.count, attribute: "axis")
         let length = x[axis]

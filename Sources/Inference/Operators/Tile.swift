@@ -5,7 +5,7 @@ enum Tile {
         try context.checkArity(inputs: 2, 2)
         try context.checkAttributes([])
         let x = try context.shape(ofInput: 0)
-        let type = try context.type(ofInput: 0)
+        let type = try context.requireType(ofInput: 0, in: ElementCopy.anyType)
         guard let repeats = try context.constantIntegers(1, "repeats") else { throw context.error(.malformed, "input 'repeats' is required") }
         guard repeats.count == x.count, repeats.allSatisfy({ $0 >= 0 && $0 <= Int64(Shapes.maximumElementCount) }) else {
             throw context.error(.invalidShape, "'repeats' \(repeats) must hold \(x.count) values ≥ 0")

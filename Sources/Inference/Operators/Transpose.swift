@@ -21,6 +21,6 @@ struct Transpose: Operator {
     }
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
-        ElementMove.gather(loop, from: inputs[0], to: outputs[0], size: outputTypes[0].byteSize)
+        ElementCopy.copy(loop, from: UnsafeRawPointer(inputs[0]), to: UnsafeMutableRawPointer(outputs[0]), byteSize: outputTypes[0].byteSize)
     }
 }

@@ -19,9 +19,12 @@ let videoCommand = Command(
         repeat the previous processed frame. A frame the SDK drops (it never sends the raw frame)
         is replaced by the previous processed frame (none is written before the first one).
 
-          -            standard input / standard output, so it sits between two ffmpeg processes:
-                       ffmpeg -i in.mp4 -f yuv4mpegpipe - | vbg video --input - --output - --blur 5 \\
-                         | ffmpeg -f yuv4mpegpipe -i - out.mp4
+          -            standard input / standard output, so it sits between two ffmpeg processes
+                       (any source: converted to 8-bit 4:2:0, the audio taken from the source):
+                       ffmpeg -i in.mp4 -map 0:v:0 -pix_fmt yuv420p -f yuv4mpegpipe - \\
+                         | vbg video --input - --output - --blur 5 \\
+                         | ffmpeg -f yuv4mpegpipe -i - -i in.mp4 -map 0:v -map '1:a?' -c:v libx264 \\
+                             -pix_fmt yuv420p -c:a aac out.mp4
           --blur       background blur level (1 light … 10 strong; outside values are clamped)
           --background background picture (PNG), cover-cropped to the frame, never stretched
           --interval   run segmentation every N frames (default 1)
@@ -33,7 +36,8 @@ let videoCommand = Command(
         summary. Ctrl-C finishes the frame in hand and closes the output as a valid stream (exit
         130); a second Ctrl-C stops at once. A stream that is malformed or ends inside a frame
         stops with an error (exit 1); every complete frame before it is in the output. An output
-        file is written beside its destination and renamed into place at the end.
+        file has no name until the end (Linux O_TMPFILE: nothing is left even after SIGKILL; a hidden
+        file beside it elsewhere), then it replaces the destination in one step.
         """,
     flags: ["mask-sync"],
     run: { arguments in try runVideo(&arguments) })

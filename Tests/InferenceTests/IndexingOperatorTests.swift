@@ -1,0 +1,85 @@
+import Testing
+import TestSupport
+@testable import Inference
+
+/// A one-node model named node_0 whose graph inputs have the given ONNX element types
+/// (1 FLOAT, 6 INT32, 7 INT64) and shapes; its one output `y` has type `output` and no shape.
+private func typedNode(_ op: String, _ inputs: [(String, Int64, [Int64])], output: Int64 = 1, nodeInputs: [String]? = nil,
+                       attributes: [ONNXBuilder.Attribute] = [], initializers: [[UInt8]] = [], opset: Int64) -> [UInt8] {
+    ONNXBuilder.model(
+        nodes: [ONNXBuilder.node(op, inputs: nodeInputs ?? inputs.map(\.0), outputs: ["y"], name: "node_0", attributes: attributes)],
+        initializers: initializers,
+        inputs: inputs.map { ONNXBuilder.valueInfo($0.0, dims: $0.2.map { .value($0) }, elementType: $0.1) },
+        outputs: [ONNXBuilder.valueInfo("y", dims: nil, elementType: output)],
+        opset: opset)
+}
+
+private func int64s(_ values: [Int64]) -> [UInt8] { TensorElements.bytes(of: values, as: .int64) }
+private func floats(_ values: [Float]) -> [UInt8] { TensorElements.bytes(of: values) }
+
+@Suite("Indexing, scatter, triangle and post-21 ops: refused variants and out-of-range indices")
+struct IndexingOperatorTests {
+    /// Expects loading `bytes` to fail naming node_0, `op` and `attribute`.
+    private func expectRefusal(_ bytes: [UInt8], op: String, attribute: String?, _ kind: ModelError.Kind = .unsupported,
+                               sourceLocation: SourceLocation = #_sourceLocation) {
+        let error = loadError(bytes)
+        #expect(error?.kind == kind, "\(String(describing: error))", sourceLocation: sourceLocation)
+        #expect(error?.node == "node_0" && error?.op == op, sourceLocation: sourceLocation)
+        #expect(error?.attribute == attribute, "\(String(describing: error))", sourceLocation: sourceLocation)
+    }
+
+    @Test("the post-21 definitions that are implemented load; others newer than 21 are still refused")
+    func newerDefinitions() throws {
+        #expect(try OperatorRegistry.version(of: "RMSNormalization", opset: 23, node: "n") == 23)
+        #expect(try OperatorRegistry.version(of: "CumProd", opset: 28, node: "n") == 26)
+        #expect(try OperatorRegistry.version(of: "Swish", opset: 24, node: "n") == 24)
+        #expect(throws: ModelError.self) { try OperatorRegistry.version(of: "RMSNormalization", opset: 22, node: "n") }
+        #expect(throws: ModelError.self) { try OperatorRegistry.version(of: "Attention", opset: 23, node: "n") }
+    }
+
+    @Test("refused attribute values name node, op and attribute")
+    func refusedAttributes() {
+        expectRefusal(oneNodeModel("RMSNormalization", inputs: ["x", "x"], attributes: [.int("stash_type", 0)], opset: 23),
+                      op: "RMSNormalization", attribute: "stash_type")
+        expectRefusal(oneNodeModel("ScatterElements", inputs: ["x", "x", "x"], attributes: [.string("reduction", "max")], opset: 16),
+                      op: "ScatterElements", attribute: "reduction")
+        expectRefusal(oneNodeModel("ScatterElements", inputs: ["x", "x", "x"], attributes: [.string("reduction", "add")], opset: 13),
+                      op: "ScatterElements", attribute: "reduction")
+        expectRefusal(oneNodeModel("ScatterND", inputs: ["x", "x", "x"], attributes: [.string("reduction", "min")], opset: 16),
+                      op: "ScatterND", attribute: "reduction")
+        expectRefusal(oneNodeModel("GatherND", inputs: ["x", "x"], attributes: [.int("batch_dims", 1)], opset: 11),
+                      op: "GatherND", attribute: "batch_dims")
+        expectRefusal(oneNodeModel("Trilu", attributes: [.int("upper", 2)], opset: 14), op: "Trilu", attribute: "upper")
+        expectRefusal(oneNodeModel("ReverseSequence", inputs: ["x", "x"], attributes: [.int("batch_axis", 0)], opset: 10),
+                      op: "ReverseSequence", attribute: "batch_axis", .invalidValue)
+        expectRefusal(oneNodeModel("CumProd", inputs: ["x", "axis"], attributes: [.int("reverse", 2)],
+                                   initializers: [ONNXBuilder.int64Tensor("axis", [], [1])], opset: 26),
+                      op: "CumProd", attribute: "reverse")
+        expectRefusal(oneNodeModel("GatherElements", inputs: ["x", "i"], attributes: [.int("axis", 4)],
+                                   initializers: [ONNXBuilder.int64Tensor("i", [1, 1, 1, 1], [0])]),
+                      op: "GatherElements", attribute: "axis", .invalidShape)
+    }
+
+    @Test("indices out of range at run time give zeros (gathers) or are skipped (scatters), on both paths")
+    func outOfRangeIndices() throws {
+        let gather = try InferenceModel(bytes: typedNode("GatherElements", [("x", 1, [2, 3]), ("i", 7, [2, 2])], opset: 13))
+        let gatherND = try InferenceModel(bytes: typedNode("GatherND", [("x", 1, [2, 3]), ("i", 7, [2, 1])], opset: 13))
+        let scatter = try InferenceModel(bytes: typedNode("ScatterND", [("x", 1, [2, 3]), ("i", 7, [2, 1]), ("u", 1, [2, 3])], opset: 13))
+        let x = Tensor(type: .float32, shape: [2, 3], bytes: floats([1, 2, 3, 4, 5, 6]))
+        for path in ExecutionPath.allCases {
+            let gathered = try InferenceSession(model: gather, path: path).run([
+                "x": x, "i": Tensor(type: .int64, shape: [2, 2], bytes: int64s([1, 2, -3, 9])),
+            ])
+            #expect(gathered["y"]?.bytes == floats([4, 5, 1, 0]), "\(path)")
+            let sliced = try InferenceSession(model: gatherND, path: path).run([
+                "x": x, "i": Tensor(type: .int64, shape: [2, 1], bytes: int64s([5, -1])),
+            ])
+            #expect(sliced["y"]?.bytes == floats([0, 0, 0, 4, 5, 6]), "\(path)")
+            let scattered = try InferenceSession(model: scatter, path: path).run([
+                "x": x, "i": Tensor(type: .int64, shape: [2, 1], bytes: int64s([-2, 2])),
+                "u": Tensor(type: .float32, shape: [2, 3], bytes: floats([7, 8, 9, 10, 11, 12])),
+            ])
+            #expect(scattered["y"]?.bytes == floats([7, 8, 9, 4, 5, 6]), "\(path)")
+        }
+    }
+}
