@@ -102,12 +102,16 @@ struct SpatialOperatorErrorTests {
                       "MaxPool", attribute: nil)
     }
 
-    @Test("ConvTranspose: an output_shape larger than the natural size; Conv on 3-D input")
+    @Test("ConvTranspose: auto_pad SAME longer than the natural size, pads with output_shape; Conv on 4-D windows")
     func convolutions() {
-        let weights = ONNXBuilder.floatTensor("w", [2, 1, 3, 3], Array(repeating: 0.5, count: 18))
-        expectRefused(spatialModel("ConvTranspose", inputs: ["x", "w"], attributes: [.ints("output_shape", [9, 6])], initializers: [weights]),
-                      "ConvTranspose", attribute: "output_shape", kind: .invalidShape)
-        let cube = ONNXBuilder.floatTensor("w", [2, 2, 1, 1, 1], [1, 0, 0, 1])
-        expectRefused(spatialModel("Conv", inputs: ["x", "w"], initializers: [cube], inputShape: [1, 2, 3, 4, 4]), "Conv", attribute: nil)
+        let weights = ONNXBuilder.floatTensor("w", [2, 1, 1, 1], [0.5, 0.5])
+        expectRefused(spatialModel("ConvTranspose", inputs: ["x", "w"], attributes: [.string("auto_pad", "SAME_UPPER"), .ints("strides", [2, 2])],
+                                   initializers: [weights]),
+                      "ConvTranspose", attribute: "auto_pad")
+        expectRefused(spatialModel("ConvTranspose", inputs: ["x", "w"], attributes: [.ints("output_shape", [4, 4]), .ints("pads", [1, 0, 0, 0])],
+                                   initializers: [weights]),
+                      "ConvTranspose", attribute: "pads", kind: .malformed)
+        let hypercube = ONNXBuilder.floatTensor("w", [2, 2, 1, 1, 1, 1], [1, 0, 0, 1])
+        expectRefused(spatialModel("Conv", inputs: ["x", "w"], initializers: [hypercube], inputShape: [1, 2, 3, 3, 3, 3]), "Conv", attribute: nil)
     }
 }

@@ -201,4 +201,23 @@ def build_cases(rng, Case):
     resize("resize_linear_nhwc", (1, 5, 6, 3), dict(mode="linear", coordinate_transformation_mode="align_corners"),
            sizes=[1, 8, 4, 3], what="resizing axes 1 and 2 of a 4-D tensor")
     resize("resize_trilinear", (1, 2, 3, 4, 5), dict(mode="linear"), scales=[1, 1, 2, 1.5, 0.8])
+    conv("convtranspose_output_shape_longer", "ConvTranspose", (1, 2, 3, 4), (2, 3, 3, 3), strides=[2, 3], output_shape=[8, 14],
+         what="one and two positions past the natural size: the bias only")
+    cases.append(Case("maxpool_uint8", "MaxPool", [data("X", rng.integers(0, 255, size=(1, 2, 5, 6)).astype(np.uint8))],
+                      {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}, output_type=TensorProto.UINT8))
+    cases.append(Case("maxpool_int8_indices", "MaxPool", [data("X", rng.integers(-128, 127, size=(1, 2, 5, 6)).astype(np.int8))],
+                      {"kernel_shape": [2, 2], "strides": [1, 2]}, n_outputs=2, output_type=[TensorProto.INT8, TensorProto.INT64]))
+    conv("conv_3d", "Conv", (1, 4, 5, 6, 7), (4, 2, 3, 2, 3), strides=[2, 1, 2], pads=[1, 0, 1, 1, 1, 0], group=2)
+    conv("conv_3d_dilated", "Conv", (2, 2, 4, 5, 6), (3, 2, 2, 3, 2), dilations=[2, 1, 2], pads=[1, 1, 0, 0, 1, 1], bias=False)
+    conv("conv_3d_same_lower", "Conv", (1, 2, 4, 5, 6), (3, 2, 2, 3, 2), strides=[2, 2, 1], auto_pad="SAME_LOWER")
+    conv("conv_3d_pointwise", "Conv", (1, 3, 3, 4, 5), (4, 3, 1, 1, 1), what="kernel 1: not the fast path's 2-D pointwise kernel")
+    conv("convtranspose_3d", "ConvTranspose", (1, 2, 3, 4, 3), (2, 3, 2, 3, 3), strides=[2, 1, 2], pads=[0, 1, 1, 1, 0, 0],
+         output_padding=[1, 0, 1])
+    conv("convtranspose_3d_output_shape_group", "ConvTranspose", (1, 4, 2, 3, 3), (4, 1, 2, 2, 3), strides=[1, 2, 2], group=2,
+         output_shape=[3, 5, 7])
+    cases.append(Case("spacetodepth_crd", "SpaceToDepth", [data("X", x(1, 3, 4, 6))], {"blocksize": 2, "mode": "CRD"}, opset=28,
+                      what="SpaceToDepth-28's mode"))
+    cases.append(Case("spacetodepth_dcr_opset28_uint8", "SpaceToDepth",
+                      [data("X", rng.integers(0, 255, size=(1, 2, 6, 3)).astype(np.uint8))], {"blocksize": 3, "mode": "DCR"},
+                      opset=28, output_type=TensorProto.UINT8))
     return cases

@@ -173,7 +173,7 @@ final class FastExecutor: Executor {
     static func paddedInputPad(_ conv: Conv) -> Int? {
         if let pad = depthwisePad(conv) { return pad }
         let h = conv.height, w = conv.width
-        guard conv.batch == 1, conv.group == 1, h.dilation == 1, w.dilation == 1, h.kernel == w.kernel,
+        guard conv.batch == 1, conv.depth == .unit, conv.group == 1, h.dilation == 1, w.dilation == 1, h.kernel == w.kernel,
               h.stride == w.stride, h.stride == 1 || h.stride == 2, h.kernel > 1, h.kernel <= 7 else { return nil }
         let pad = max(h.padBegin, h.padEnd, w.padBegin, w.padEnd)
         return pad <= 2 ? pad : nil
@@ -182,7 +182,7 @@ final class FastExecutor: Executor {
     /// The border a depthwise node the fast path runs needs, or nil if it is not one.
     static func depthwisePad(_ conv: Conv) -> Int? {
         let h = conv.height, w = conv.width
-        guard conv.batch == 1, h.dilation == 1, w.dilation == 1, h.kernel == w.kernel, h.stride == w.stride,
+        guard conv.batch == 1, conv.depth == .unit, h.dilation == 1, w.dilation == 1, h.kernel == w.kernel, h.stride == w.stride,
               h.stride == 1 || h.stride == 2, conv.group == conv.inputChannels, conv.outputChannels == conv.inputChannels,
               h.kernel > 1, h.kernel <= 7 else { return nil }
         let pad = max(h.padBegin, h.padEnd, w.padBegin, w.padEnd)
@@ -230,7 +230,7 @@ final class FastExecutor: Executor {
     private func convolutionStep(_ conv: Conv, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
                                  _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         let h = conv.height, w = conv.width
-        guard conv.batch == 1, h.dilation == 1, w.dilation == 1, h.kernel == w.kernel, h.stride == w.stride else { return nil }
+        guard conv.batch == 1, conv.depth == .unit, h.dilation == 1, w.dilation == 1, h.kernel == w.kernel, h.stride == w.stride else { return nil }
         let k = h.kernel, stride = h.stride
         let cin = conv.inputChannels, cout = conv.outputChannels
         let weights = Array(UnsafeBufferPointer(start: inputs[1], count: cout * (cin / conv.group) * k * k))
@@ -316,7 +316,7 @@ final class FastExecutor: Executor {
               graph.values[gate].shape == [1, shape[1], 1, 1] else { return nil }
         let c = shape[1], hidden = reduce.outputChannels
         for conv in [reduce, expand] {
-            guard conv.batch == 1, conv.group == 1, conv.height.input == 1, conv.width.input == 1,
+            guard conv.batch == 1, conv.depth == .unit, conv.group == 1, conv.height.input == 1, conv.width.input == 1,
                   conv.height.kernel == 1, conv.width.kernel == 1, conv.height.padBegin == 0, conv.height.padEnd == 0,
                   conv.width.padBegin == 0, conv.width.padEnd == 0 else { return nil }
         }
@@ -502,7 +502,8 @@ final class FastExecutor: Executor {
               Self.isHalfPixelDoubling(resize.rows, input: resize.inH),
               Self.isHalfPixelDoubling(resize.columns, input: resize.inW),
               let next = soleConsumer(of: value), here + 1 < graph.nodes.count, graph.nodes[here + 1].outputs == next.outputs,
-              let conv = next.operation as? Conv, next.inputs.first == value, hasConstantWeights(next), conv.batch == 1, conv.group == 1,
+              let conv = next.operation as? Conv, next.inputs.first == value, hasConstantWeights(next), conv.batch == 1, conv.depth == .unit,
+              conv.group == 1,
               conv.height.kernel == 1, conv.width.kernel == 1, conv.height.stride == 1, conv.width.stride == 1,
               conv.height.padBegin == 0, conv.height.padEnd == 0, conv.width.padBegin == 0, conv.width.padEnd == 0,
               conv.inputChannels == shape[1], let convOutput = next.outputs.first else { return nil }
@@ -548,7 +549,7 @@ final class FastExecutor: Executor {
 
     private func transposedStep(_ t: ConvTranspose, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
                                 _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard t.batch == 1, t.group == 1, t.kH == 2, t.kW == 2, t.strideH == 2, t.strideW == 2,
+        guard t.outputShapes[0].count == 4, t.batch == 1, t.group == 1, t.kH == 2, t.kW == 2, t.strideH == 2, t.strideW == 2,
               t.dilationH == 1, t.dilationW == 1, t.padTop == 0, t.padLeft == 0,
               t.outH == 2 * t.inH, t.outW == 2 * t.inW else { return nil }
         let weights = Array(UnsafeBufferPointer(start: inputs[1], count: t.inputChannels * t.outputChannels * 4))

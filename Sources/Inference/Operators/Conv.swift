@@ -1,24 +1,27 @@
 /// ONNX `Conv` (Conv-1 and Conv-11, the same semantics; opsets 7–21): 2-D convolution of an NCHW input
 /// with weights `[M, C/group, kH, kW]` and an optional bias `[M]`; any kernel size, stride,
-/// dilation, explicit or automatic padding, and grouping (group = C is depthwise). A 1-D
-/// convolution ([N, C, W] with weights [M, C/group, kW]) runs as a 2-D one of height 1.
+/// dilation, explicit or automatic padding, and grouping (group = C is depthwise). 1-D
+/// ([N, C, W], weights [M, C/group, kW]) and 3-D ([N, C, D, H, W], weights [M, C/group, kD, kH,
+/// kW]) convolutions run through the same kernel, with the unit axis for the missing ones.
 struct Conv: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let batch: Int, inputChannels: Int, outputChannels: Int, group: Int
-    let height: WindowAxis, width: WindowAxis
+    /// The spatial axes; a 1-D or 2-D convolution has the unit depth (and a 1-D one the unit height).
+    let depth: WindowAxis, height: WindowAxis, width: WindowAxis
     let hasBias: Bool
 
     var multiplyAccumulates: Int {
-        batch * outputChannels * height.output * width.output * (inputChannels / group) * height.kernel * width.kernel
+        batch * outputChannels * depth.output * height.output * width.output * (inputChannels / group)
+            * depth.kernel * height.kernel * width.kernel
     }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 3)
         try context.checkAttributes(["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"])
         let x = try context.shape(ofInput: 0), w = try context.shape(ofInput: 1)
-        guard x.count == 3 || x.count == 4 else {
-            throw context.error(.unsupported, "only 1-D and 2-D convolution (rank-3 or rank-4 input) is supported, input has rank \(x.count)")
+        guard (3...5).contains(x.count) else {
+            throw context.error(.unsupported, "only 1-D, 2-D and 3-D convolution (rank 3 to 5 input) is supported, input has rank \(x.count)")
         }
         guard w.count == x.count else { throw context.error(.invalidShape, "weights must have rank \(x.count), got \(w)") }
         let group = try context.int("group", default: 1, in: 1...(1 << 20))
@@ -30,54 +33,61 @@ struct Conv: Operator {
             let b = try context.shape(ofInput: 2)
             guard b == [w[0]] else { throw context.error(.invalidShape, "bias shape \(b) must be [\(w[0])]") }
         }
-        let axes = try WindowGeometry.resolvePlanar(context, spatialShape: Array(x[2...]), kernelFromWeights: Array(w[2...]))
+        let axes = try WindowGeometry.resolveSpatial(context, spatialShape: Array(x[2...]), kernelFromWeights: Array(w[2...]))
         return Conv(dataInputs: hasBias ? [0, 1, 2] : [0, 1],
                     outputShapes: [[x[0], w[0]] + WindowGeometry.spatialOutput(axes, rank: x.count - 2)],
                     batch: x[0], inputChannels: x[1], outputChannels: w[0], group: group,
-                    height: axes[0], width: axes[1], hasBias: hasBias)
+                    depth: axes[0], height: axes[1], width: axes[2], hasBias: hasBias)
     }
 
     /// The definition, output pixel by output pixel:
-    /// y[n, m, oh, ow] = B[m] + Σ_c Σ_kh Σ_kw x[n, g·C/group + c, oh·sH − padTop + kh·dH, ow·sW − padLeft + kw·dW] · W[m, c, kh, kw]
+    /// y[n, m, od, oh, ow] = B[m] + Σ_c Σ_kd Σ_kh Σ_kw x[n, g·C/group + c, od·sD − padFront + kd·dD,
+    /// oh·sH − padTop + kh·dH, ow·sW − padLeft + kw·dW] · W[m, c, kd, kh, kw]
     /// summed in Double (so the reference is more accurate than any float kernel it checks), over
     /// the taps that land inside the input (the others read padding, i.e. zero).
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let x = inputs[0], weights = inputs[1], y = outputs[0]
         let bias: UnsafePointer<Float>? = hasBias ? inputs[2] : nil
-        let (inH, inW, outH, outW) = (height.input, width.input, height.output, width.output)
-        let (kH, kW) = (height.kernel, width.kernel)
-        let (strideH, strideW, dilationH, dilationW) = (height.stride, width.stride, height.dilation, width.dilation)
+        let (inD, inH, inW) = (depth.input, height.input, width.input)
+        let (kD, kH, kW) = (depth.kernel, height.kernel, width.kernel)
         let channelsPerGroup = inputChannels / group, outputsPerGroup = outputChannels / group
-        let inPlane = inH * inW, outPlane = outH * outW
-        let kernelSize = kH * kW  // weights between consecutive input channels of one output channel
+        let inPlane = inD * inH * inW, outPlane = depth.output * height.output * width.output
+        let kernelSize = kD * kH * kW  // weights between consecutive input channels of one output channel
+        /// The kernel indices along `axis` whose input index start + k·dilation lies in the input.
+        func taps(_ axis: WindowAxis, start: Int) -> Swift.Range<Int> {
+            let first = max(0, Shapes.ceilDivide(-start, axis.dilation))
+            return first..<max(first, min(axis.kernel, Shapes.floorDivide(axis.input - 1 - start, axis.dilation) + 1))
+        }
 
         for n in 0..<batch {
             for m in 0..<outputChannels {
-                let out = y + (n * outputChannels + m) * outPlane
+                var out = y + (n * outputChannels + m) * outPlane
                 let firstInput = x + (n * inputChannels + (m / outputsPerGroup) * channelsPerGroup) * inPlane
                 let kernel = weights + m * channelsPerGroup * kernelSize
                 let initial = Double(bias?[m] ?? 0)
-                for oh in 0..<outH {
-                    let top = oh * strideH - height.padBegin
-                    // Kernel rows whose input row top + kh·dH lies in 0..<inH.
-                    let firstRow = max(0, Shapes.ceilDivide(-top, dilationH))
-                    let endRow = min(kH, Shapes.floorDivide(inH - 1 - top, dilationH) + 1)
-                    for ow in 0..<outW {
-                        let left = ow * strideW - width.padBegin
-                        let firstColumn = max(0, Shapes.ceilDivide(-left, dilationW))
-                        let endColumn = min(kW, Shapes.floorDivide(inW - 1 - left, dilationW) + 1)
-                        var sum = initial
-                        for kh in firstRow..<max(firstRow, endRow) {
-                            for kw in firstColumn..<max(firstColumn, endColumn) {
-                                // The tap's input pixel in channel 0 of the group, and its weight for channel 0.
-                                let pixel = firstInput + (top + kh * dilationH) * inW + left + kw * dilationW
-                                let tap = kernel + kh * kW + kw
-                                for c in 0..<channelsPerGroup {
-                                    sum += Double(tap[c * kernelSize]) * Double(pixel[c * inPlane])
+                for od in 0..<depth.output {
+                    let front = od * depth.stride - depth.padBegin
+                    for oh in 0..<height.output {
+                        let top = oh * height.stride - height.padBegin
+                        for ow in 0..<width.output {
+                            let left = ow * width.stride - width.padBegin
+                            var sum = initial
+                            for kd in taps(depth, start: front) {
+                                for kh in taps(height, start: top) {
+                                    for kw in taps(width, start: left) {
+                                        // The tap's input pixel in channel 0 of the group, and its weight for channel 0.
+                                        let pixel = firstInput + ((front + kd * depth.dilation) * inH + top + kh * height.dilation) * inW
+                                            + left + kw * width.dilation
+                                        let tap = kernel + (kd * kH + kh) * kW + kw
+                                        for c in 0..<channelsPerGroup {
+                                            sum += Double(tap[c * kernelSize]) * Double(pixel[c * inPlane])
+                                        }
+                                    }
                                 }
                             }
+                            out.pointee = Float(sum)
+                            out += 1
                         }
-                        out[oh * outW + ow] = Float(sum)
                     }
                 }
             }

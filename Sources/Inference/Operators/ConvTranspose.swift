@@ -1,6 +1,7 @@
 /// ONNX `ConvTranspose` (semantics of ConvTranspose-11, unchanged through opset 21): the
-/// gradient of a convolution. Input [N, C, H, W] with weights `[C, M/group, kH, kW]`, or 1-D
-/// [N, C, W] with weights `[C, M/group, kW]` (run as height 1); optional bias `[M]`; `strides`,
+/// gradient of a convolution. Input [N, C, H, W] with weights `[C, M/group, kH, kW]`, 1-D
+/// [N, C, W] with weights `[C, M/group, kW]` or 3-D [N, C, D, H, W] with weights
+/// `[C, M/group, kD, kH, kW]` (one kernel, with unit axes for the missing ones); optional bias `[M]`; `strides`,
 /// `dilations`, `pads`, `output_padding`, `group`, `output_shape` and `auto_pad`.
 ///
 /// Per axis, with natural size n = stride·(in − 1) + output_padding + (k − 1)·dilation + 1:
@@ -8,6 +9,9 @@
 /// - `output_shape` (its spatial dimensions) or `auto_pad` SAME_UPPER / SAME_LOWER (output
 ///   in·stride): the total padding n − output is split with the larger half at the end for
 ///   SAME_UPPER and at the beginning otherwise (the spec's formulas, as onnxruntime computes).
+///   An `output_shape` beyond n (by less than the stride) adds end positions that only the bias
+///   reaches; SAME beyond n
+///   (a kernel shorter than the stride) is refused, as onnxruntime and the spec disagree there.
 struct ConvTranspose: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
@@ -15,16 +19,17 @@ struct ConvTranspose: Operator {
     let inH: Int, inW: Int, outH: Int, outW: Int
     let kH: Int, kW: Int, strideH: Int, strideW: Int, dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int
     let hasBias: Bool
+    /// The depth axis of a 3-D transposed convolution (1, 1, 1, 1, 1 and 0 for 1-D and 2-D).
+    let inD: Int, outD: Int, kD: Int, strideD: Int, dilationD: Int, padFront: Int
 
-    var multiplyAccumulates: Int { batch * inputChannels * inH * inW * (outputChannels / group) * kH * kW }
+    var multiplyAccumulates: Int { batch * inputChannels * inD * inH * inW * (outputChannels / group) * kD * kH * kW }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 3)
         try context.checkAttributes(["auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads", "strides"])
         let x = try context.shape(ofInput: 0), w = try context.shape(ofInput: 1)
-        guard x.count == 3 || x.count == 4 else {
-            throw context.error(.unsupported,
-                                "only 1-D and 2-D transposed convolution (rank-3 or rank-4 input) is supported, input has rank \(x.count)")
+        guard (3...5).contains(x.count) else {
+            throw context.error(.unsupported, "only 1-D, 2-D and 3-D transposed convolution (rank 3 to 5 input) is supported, input has rank \(x.count)")
         }
         guard w.count == x.count else { throw context.error(.invalidShape, "weights must have rank \(x.count), got \(w)") }
         let rank = x.count - 2, limit = 1 << 16
@@ -57,15 +62,22 @@ struct ConvTranspose: Operator {
         if let explicitPads, explicitPads.contains(where: { $0 != 0 }), autoPad != "NOTSET" || requested != nil {
             throw context.error(.malformed, "pads cannot be combined with auto_pad \(autoPad) or output_shape", attribute: "pads")
         }
+        let extends = requested != nil
         if requested == nil && autoPad.hasPrefix("SAME") { requested = zip(input, strides).map { $0 * $1 } }
         if let requested {
             for i in 0..<rank {
                 let total = natural[i] - requested[i]
-                guard total >= 0 else {
-                    throw context.error(.invalidShape, "output length \(requested[i]) exceeds the natural \(natural[i]) on spatial axis \(i)",
-                                        attribute: context.attribute("output_shape") == nil ? "auto_pad" : "output_shape")
+                // A longer output_shape leaves the extra end positions to the bias (onnxruntime and
+                // onnx's expected outputs); SAME with a longer in·stride is where they disagree.
+                guard total >= 0 || extends else {
+                    throw context.error(.unsupported, "SAME output length \(requested[i]) exceeds the natural \(natural[i]) on spatial axis \(i)",
+                                        attribute: "auto_pad")
                 }
-                padBegin[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2
+                guard -total < strides[i] else {
+                    throw context.error(.invalidShape, "output length \(requested[i]) is a stride or more past the natural \(natural[i]) on spatial axis \(i)",
+                                        attribute: "output_shape")
+                }
+                padBegin[i] = total < 0 ? 0 : autoPad == "SAME_UPPER" ? total / 2 : total - total / 2
                 outputSize[i] = requested[i]
             }
         } else if let pads = explicitPads {
@@ -80,52 +92,61 @@ struct ConvTranspose: Operator {
             let b = try context.shape(ofInput: 2)
             guard b == [outputChannels] else { throw context.error(.invalidShape, "bias shape \(b) must be [\(outputChannels)]") }
         }
-        // A 1-D transposed convolution is the 2-D one with a unit height axis in front.
-        let planar = { (values: [Int], unit: Int) in rank == 1 ? [unit] + values : values }
-        let (inputs2, outputs2, kernels2) = (planar(input, 1), planar(outputSize, 1), planar(kernel, 1))
-        let (strides2, dilations2, pads2) = (planar(strides, 1), planar(dilations, 1), planar(padBegin, 0))
+        // 1-D and 2-D transposed convolutions are the 3-D one with unit axes in front.
+        let pad = { (values: [Int], unit: Int) in Array(repeating: unit, count: 3 - rank) + values }
+        let (inputs3, outputs3, kernels3) = (pad(input, 1), pad(outputSize, 1), pad(kernel, 1))
+        let (strides3, dilations3, pads3) = (pad(strides, 1), pad(dilations, 1), pad(padBegin, 0))
         return ConvTranspose(dataInputs: hasBias ? [0, 1, 2] : [0, 1],
                              outputShapes: [[x[0], outputChannels] + outputSize],
                              batch: x[0], inputChannels: x[1], outputChannels: outputChannels, group: group,
-                             inH: inputs2[0], inW: inputs2[1], outH: outputs2[0], outW: outputs2[1], kH: kernels2[0], kW: kernels2[1],
-                             strideH: strides2[0], strideW: strides2[1], dilationH: dilations2[0], dilationW: dilations2[1],
-                             padTop: pads2[0], padLeft: pads2[1], hasBias: hasBias)
+                             inH: inputs3[1], inW: inputs3[2], outH: outputs3[1], outW: outputs3[2], kH: kernels3[1], kW: kernels3[2],
+                             strideH: strides3[1], strideW: strides3[2], dilationH: dilations3[1], dilationW: dilations3[2],
+                             padTop: pads3[1], padLeft: pads3[2], hasBias: hasBias,
+                             inD: inputs3[0], outD: outputs3[0], kD: kernels3[0], strideD: strides3[0], dilationD: dilations3[0],
+                             padFront: pads3[0])
     }
 
-    /// The definition, gathered per output pixel: y[n, m, oh, ow] = B[m] + Σ x[n, c, ih, iw] · W[c, m_local, kh, kw]
-    /// over the input channels c of m's group and the taps with oh = ih·sH − padTop + kh·dH and
-    /// ow = iw·sW − padLeft + kw·dW for some in-range (ih, iw); summed in Double.
+    /// The definition, gathered per output pixel: y[n, m, od, oh, ow] = B[m] + Σ x[n, c, id, ih, iw] · W[c, m_local, kd, kh, kw]
+    /// over the input channels c of m's group and the taps with od = id·sD − padFront + kd·dD,
+    /// oh = ih·sH − padTop + kh·dH and ow = iw·sW − padLeft + kw·dW for some in-range (id, ih, iw);
+    /// summed in Double.
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let x = inputs[0], weights = inputs[1], y = outputs[0]
         let channelsPerGroup = inputChannels / group, outputsPerGroup = outputChannels / group
-        let inPlane = inH * inW, outPlane = outH * outW
+        let inPlane = inD * inH * inW, outPlane = outD * outH * outW, kernelSize = kD * kH * kW
+        /// The input index that output index `o` reads through kernel tap `k`, or nil.
+        func source(_ o: Int, _ k: Int, pad: Int, dilation: Int, stride: Int, input: Int) -> Int? {
+            let offset = o + pad - k * dilation
+            guard offset >= 0, offset % stride == 0, offset / stride < input else { return nil }
+            return offset / stride
+        }
         for n in 0..<batch {
             for m in 0..<outputChannels {
-                let out = y + (n * outputChannels + m) * outPlane
+                var out = y + (n * outputChannels + m) * outPlane
                 let g = m / outputsPerGroup, mLocal = m % outputsPerGroup
                 let initial = hasBias ? Double(inputs[2][m]) : 0
-                for oh in 0..<outH {
-                    for ow in 0..<outW {
-                        var sum = initial
-                        for kh in 0..<kH {
-                            let rowOffset = oh + padTop - kh * dilationH
-                            if rowOffset < 0 || rowOffset % strideH != 0 { continue }
-                            let ih = rowOffset / strideH
-                            if ih >= inH { continue }
-                            for kw in 0..<kW {
-                                let columnOffset = ow + padLeft - kw * dilationW
-                                if columnOffset < 0 || columnOffset % strideW != 0 { continue }
-                                let iw = columnOffset / strideW
-                                if iw >= inW { continue }
-                                for cLocal in 0..<channelsPerGroup {
-                                    let c = g * channelsPerGroup + cLocal
-                                    let value = x[(n * inputChannels + c) * inPlane + ih * inW + iw]
-                                    let weight = weights[((c * outputsPerGroup + mLocal) * kH + kh) * kW + kw]
-                                    sum += Double(value) * Double(weight)
+                for od in 0..<outD {
+                    for oh in 0..<outH {
+                        for ow in 0..<outW {
+                            var sum = initial
+                            for kd in 0..<kD {
+                                guard let id = source(od, kd, pad: padFront, dilation: dilationD, stride: strideD, input: inD) else { continue }
+                                for kh in 0..<kH {
+                                    guard let ih = source(oh, kh, pad: padTop, dilation: dilationH, stride: strideH, input: inH) else { continue }
+                                    for kw in 0..<kW {
+                                        guard let iw = source(ow, kw, pad: padLeft, dilation: dilationW, stride: strideW, input: inW) else { continue }
+                                        for cLocal in 0..<channelsPerGroup {
+                                            let c = g * channelsPerGroup + cLocal
+                                            let value = x[(n * inputChannels + c) * inPlane + (id * inH + ih) * inW + iw]
+                                            let weight = weights[(c * outputsPerGroup + mLocal) * kernelSize + (kd * kH + kh) * kW + kw]
+                                            sum += Double(value) * Double(weight)
+                                        }
+                                    }
                                 }
                             }
+                            out.pointee = Float(sum)
+                            out += 1
                         }
-                        out[oh * outW + ow] = Float(sum)
                     }
                 }
             }

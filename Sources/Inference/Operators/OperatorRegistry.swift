@@ -158,8 +158,9 @@ enum OperatorRegistry {
     static let unchangedForStoredTypes: Set<String> = ["ReduceLogSum-28", "ReduceLogSumExp-28", "Cast-24", "CastLike-24", "Range-27"]
 
     /// Definitions newer than opset 21 that a builder implements as they are (each builder
-    /// branches on `NodeContext.opVersion` where it must): ops introduced after opset 21.
-    static let implementedNewerDefinitions: Set<String> = ["RMSNormalization-23", "CumProd-26", "Swish-24"]
+    /// branches on `NodeContext.opVersion` where it must): ops introduced after opset 21, and
+    /// SpaceToDepth-28, which added `mode` (CRD as well as DCR).
+    static let implementedNewerDefinitions: Set<String> = ["RMSNormalization-23", "CumProd-26", "Swish-24", "SpaceToDepth-28"]
 
     /// The version of `op`'s definition that `opset` selects, taken back past the definitions
     /// after opset 21 that only added element types, unless that definition is implemented

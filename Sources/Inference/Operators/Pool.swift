@@ -24,11 +24,23 @@ struct Pool: Operator {
     let depth: WindowAxis, height: WindowAxis, width: WindowAxis
     /// Set when the node has MaxPool's second (int64) output.
     let indexOrder: IndexOrder?
+    /// float32, or int8 / uint8 for MaxPool-12.
+    let elementType: ElementType
 
-    var outputTypes: [ElementType] { indexOrder == nil ? [.float32] : [.float32, .int64] }
+    static let checksInputTypes = true
+    var outputTypes: [ElementType] { indexOrder == nil ? [elementType] : [elementType, .int64] }
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
-        let x = inputs[0], y = outputs[0]
+        let x = UnsafeRawPointer(inputs[0]), y = UnsafeMutableRawPointer(outputs[0])
+        switch elementType {
+        case .int8: pool(x.assumingMemoryBound(to: Int8.self), y.assumingMemoryBound(to: Int8.self), outputs)
+        case .uint8: pool(x.assumingMemoryBound(to: UInt8.self), y.assumingMemoryBound(to: UInt8.self), outputs)
+        default: pool(x.assumingMemoryBound(to: Float.self), y.assumingMemoryBound(to: Float.self), outputs)
+        }
+    }
+
+    /// The kernel for elements of type `T`, computed in float32 (exact for int8 and uint8).
+    private func pool<T: PoolElement>(_ x: UnsafePointer<T>, _ y: UnsafeMutablePointer<T>, _ outputs: [UnsafeMutablePointer<Float>]) {
         let indices = indexOrder == nil ? nil : UnsafeMutableRawPointer(outputs[1]).assumingMemoryBound(to: Int64.self)
         let (inD, inH, inW) = (depth.input, height.input, width.input)
         let inPlane = inD * inH * inW
@@ -51,7 +63,7 @@ struct Pool: Operator {
                                 for kw in 0..<width.kernel {
                                     let iw = left + kw * width.dilation
                                     if iw < 0 || iw >= inW { continue }
-                                    let value = plane[(id * inH + ih) * inW + iw]
+                                    let value = plane[(id * inH + ih) * inW + iw].float
                                     if value > maximum || inside == 0 { maximum = value; argmax = (id, ih, iw) }
                                     switch kind {
                                     case let .lp(p): sum += powf(abs(value), Float(p))
@@ -63,9 +75,9 @@ struct Pool: Operator {
                         }
                         switch kind {
                         case .max:
-                            y[o] = maximum
+                            y[o] = T(pooled: maximum)
                         case let .lp(p):
-                            y[o] = powf(sum, 1 / Float(p))
+                            y[o] = T(pooled: powf(sum, 1 / Float(p)))
                         case let .average(countIncludesPad):
                             var divisor = inside
                             if countIncludesPad {
@@ -73,7 +85,7 @@ struct Pool: Operator {
                                 divisor = Self.tapsBefore(inD + depth.padEnd - front, depth) * Self.tapsBefore(inH + height.padEnd - top, height)
                                     * Self.tapsBefore(inW + width.padEnd - left, width)
                             }
-                            y[o] = divisor > 0 ? sum / Float(divisor) : 0
+                            y[o] = T(pooled: divisor > 0 ? sum / Float(divisor) : 0)
                         }
                         if let indices {
                             let (d, h, w) = argmax
@@ -95,17 +107,38 @@ struct Pool: Operator {
     /// Reads the window attributes (`ceil_mode` when `allowsCeilMode`, `dilations` when
     /// `allowsDilations`) for a rank-3, 4 or 5 input.
     static func build(_ context: NodeContext, kind: Kind, allowsDilations: Bool, allowsCeilMode: Bool = true,
-                      indexOrder: IndexOrder? = nil) throws(ModelError) -> Pool {
+                      indexOrder: IndexOrder? = nil, types: Set<ElementType> = [.float32]) throws(ModelError) -> Pool {
         let x = try context.shape(ofInput: 0)
+        let type = try context.requireType(ofInput: 0, in: types)
         guard (3...5).contains(x.count) else {
             throw context.error(.unsupported, "only 1-D, 2-D and 3-D pooling (rank 3 to 5 input) is supported, input has rank \(x.count)")
         }
         let ceilMode = allowsCeilMode ? try context.int("ceil_mode", default: 0, in: 0...1) == 1 : false
-        let spatial = try WindowGeometry.resolve(context, spatialShape: Array(x[2...]), kernelFromWeights: nil,
-                                                 allowsDilations: allowsDilations, ceilMode: ceilMode)
-        let axes = Array(repeating: WindowAxis.unit, count: 3 - spatial.count) + spatial
-        let output = [x[0], x[1]] + spatial.map(\.output)
+        let axes = try WindowGeometry.resolveSpatial(context, spatialShape: Array(x[2...]), kernelFromWeights: nil,
+                                                     allowsDilations: allowsDilations, ceilMode: ceilMode)
+        let output = [x[0], x[1]] + WindowGeometry.spatialOutput(axes, rank: x.count - 2)
         return Pool(kind: kind, outputShapes: indexOrder == nil ? [output] : [output, output],
-                    planes: x[0] * x[1], depth: axes[0], height: axes[1], width: axes[2], indexOrder: indexOrder)
+                    planes: x[0] * x[1], depth: axes[0], height: axes[1], width: axes[2], indexOrder: indexOrder, elementType: type)
     }
+}
+
+/// An element type `Pool` reads and writes, through float32.
+protocol PoolElement {
+    var float: Float { get }
+    init(pooled: Float)
+}
+
+extension Float: PoolElement {
+    var float: Float { self }
+    init(pooled: Float) { self = pooled }
+}
+
+extension Int8: PoolElement {
+    var float: Float { Float(self) }
+    init(pooled: Float) { self.init(pooled) }
+}
+
+extension UInt8: PoolElement {
+    var float: Float { Float(self) }
+    init(pooled: Float) { self.init(pooled) }
 }

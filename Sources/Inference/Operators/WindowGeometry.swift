@@ -11,8 +11,8 @@ struct WindowAxis: Sendable, Equatable {
     /// The window's extent with dilation: (kernel − 1)·dilation + 1.
     var effectiveKernel: Int { (kernel - 1) * dilation + 1 }
 
-    /// An axis of length 1 with kernel 1 and no padding: the height of a 1-D window run as a 2-D
-    /// one, the depth of a 1-D or 2-D pool.
+    /// An axis of length 1 with kernel 1 and no padding: the depth (and height) of a 2-D (1-D)
+    /// window run as a 3-D one.
     static let unit = WindowAxis(input: 1, kernel: 1, stride: 1, dilation: 1, padBegin: 0, padEnd: 0, output: 1)
 }
 
@@ -88,17 +88,15 @@ enum WindowGeometry {
         return axes
     }
 
-    /// `resolve` for one or two spatial axes, as (height, width): a 1-D window gets the unit
-    /// height (Conv).
-    static func resolvePlanar(_ context: NodeContext, spatialShape: [Int], kernelFromWeights: [Int]?,
-                              allowsDilations: Bool = true, ceilMode: Bool = false) throws(ModelError) -> [WindowAxis] {
+    /// `resolve` for one to three spatial axes, as (depth, height, width): the missing leading
+    /// axes are the unit axis, so a 1-D or 2-D window runs as a 3-D one.
+    static func resolveSpatial(_ context: NodeContext, spatialShape: [Int], kernelFromWeights: [Int]?,
+                               allowsDilations: Bool = true, ceilMode: Bool = false) throws(ModelError) -> [WindowAxis] {
         let axes = try resolve(context, spatialShape: spatialShape, kernelFromWeights: kernelFromWeights,
                                allowsDilations: allowsDilations, ceilMode: ceilMode)
-        return axes.count == 1 ? [.unit] + axes : axes
+        return Array(repeating: .unit, count: 3 - axes.count) + axes
     }
 
-    /// The output's spatial dimensions for `rank` (1 or 2) spatial axes of planar `axes`.
-    static func spatialOutput(_ axes: [WindowAxis], rank: Int) -> [Int] {
-        rank == 1 ? [axes[1].output] : [axes[0].output, axes[1].output]
-    }
+    /// The output's spatial dimensions for `rank` (1 to 3) spatial axes of `resolveSpatial`'s axes.
+    static func spatialOutput(_ axes: [WindowAxis], rank: Int) -> [Int] { axes.suffix(rank).map(\.output) }
 }
