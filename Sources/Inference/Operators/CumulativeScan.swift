@@ -1,8 +1,8 @@
 /// The running sums (CumSum) or products (CumProd) of x along the constant `axis` input (a scalar
 /// or one-element int32/int64 tensor, negative counts from the end); `exclusive` = 1 leaves each
 /// element out of its own result (which starts at 0 for sums, 1 for products), `reverse` = 1
-/// scans from the end. Float32 accumulates in Double; int32, uint32, int64 and uint64 wrap as the
-/// type does.
+/// scans from the end. Float32 and double accumulate in Double; int32, uint32, int64 and uint64
+/// wrap as the type does.
 struct CumulativeScan: Operator {
     enum Combination: Sendable {
         case sum, product
@@ -21,7 +21,7 @@ struct CumulativeScan: Operator {
         { context throws(ModelError) in
             try context.checkArity(inputs: 2, 2)
             try context.checkAttributes(["exclusive", "reverse"])
-            let type = try context.requireType(ofInput: 0, in: [.float32, .int32, .uint32, .int64, .uint64])
+            let type = try context.requireType(ofInput: 0, in: [.float32, .double, .int32, .uint32, .int64, .uint64])
             let x = try context.shape(ofInput: 0)
             guard let axes = try context.constantIntegers(1, "axis"), axes.count == 1 else {
                 throw context.error(.invalidShape, "input 1 ('axis') must hold one integer")
@@ -39,6 +39,10 @@ struct CumulativeScan: Operator {
         if type == .float32 {
             let x = inputs[0], y = outputs[0]
             scan(isSum ? 0.0 : 1.0, read: { Double(x[$0]) }, write: { y[$0] = Float($1) }, combine: isSum ? (+) : (*))
+        } else if type == .double {
+            let x = UnsafeRawPointer(inputs[0]).assumingMemoryBound(to: Double.self)
+            let y = UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: Double.self)
+            scan(isSum ? 0.0 : 1.0, read: { x[$0] }, write: { y[$0] = $1 }, combine: isSum ? (+) : (*))
         } else {
             let x = UnsafeRawPointer(inputs[0]), y = UnsafeMutableRawPointer(outputs[0]), type = self.type
             scan(Int64(isSum ? 0 : 1), read: { TensorElements.integer(x, at: $0, type) },
