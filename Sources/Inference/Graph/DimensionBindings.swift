@@ -42,7 +42,7 @@ struct DimensionBindings {
                 }
                 size = Int(value)
                 if let given, given[axis] != size {
-                    throw ModelError(.invalidInput, "\(label) is declared \(LoadedGraph.describe(dims)) but given shape \(given) (axis \(axis))")
+                    throw ModelError(.invalidInput, "\(label) has shape \(LoadedGraph.describe(dims)), not the \(given) given (axis \(axis))")
                 }
             case let .parameter(name):
                 if let bound = sizes[name] {

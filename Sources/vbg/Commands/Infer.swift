@@ -41,6 +41,10 @@ let inferCommand = Command(
         do { bytes = try InferenceModel.readFile(ModelArgument.path(for: modelArgument)) } catch { throw CLIError.input(String(describing: error)) }
         let declared = try InferenceModel.inputNames(in: bytes)
         var feeds: [String: Tensor] = [:]
+        if declared.isEmpty {
+            // Not a model with inputs: loading it says why.
+            do { _ = try InferenceModel(bytes: bytes) } catch { throw CLIError.input(String(describing: error)) }
+        }
         for spec in inputSpecs {
             let name = try spec.name ?? {
                 guard inputSpecs.count == 1, declared.count == 1 else {
