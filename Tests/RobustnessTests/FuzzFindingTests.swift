@@ -35,6 +35,41 @@ struct FuzzFindingTests {
         }
     }
 
+    @Test("fuzz/onnx out-of-memory: a Pad or Tile with an axis of millions of positions is rejected before its tables are built",
+          arguments: [("Pad", "wrap"), ("Tile", "")])
+    func hugeGatherAxis(op: String, mode: String) {
+        // Minimised from Fuzz/findings/onnx/oom-cb0d54e9…: Pad-19 with mode wrap and pads
+        // [0, 16318464, 1728053253, -1, 0, 10752, 2, 1792] on a [1, 2, 4, 5] input: each axis fit
+        // 2^31, but the index table of the third axis alone was 13.8 GB.
+        let (inputs, initializer, attributes): ([String], [UInt8], [ONNXBuilder.Attribute]) = op == "Pad"
+            ? (["x", "pads"], ONNXBuilder.int64Tensor("pads", [8], [0, 16318464, 1728053253, -1, 0, 10752, 2, 1792]), [.string("mode", mode)])
+            : (["x", "repeats"], ONNXBuilder.int64Tensor("repeats", [4], [1, 1, 1, 50_000_000]), [])
+        let bytes = ONNXBuilder.model(nodes: [ONNXBuilder.node(op, inputs: inputs, outputs: ["y"], attributes: attributes)],
+                                      initializers: [initializer], inputs: [ONNXBuilder.valueInfo("x", [1, 2, 4, 5])],
+                                      outputs: [ONNXBuilder.valueInfo("y", [])], opset: 19)
+        #expect {
+            _ = try InferenceModel(bytes: bytes)
+        } throws: { error in
+            // The total (Pad's case) or one axis (Tile's) is over its limit: an error naming the node.
+            (error as? ModelError)?.op == op && ["more than 2^31", "longer than"].contains { String(describing: error).contains($0) }
+        }
+    }
+
+    @Test("fuzz/onnx crash: a pad of Int64.min is an error, not an overflow trap")
+    func padOfInt64Min() {
+        // Minimised from Fuzz/findings/onnx/crash-2a50f7ea…: Pad-19 (wrap) with pads
+        // [0, 0, 5, -1, Int64.min, 0, 2, 1792]; negating the pad trapped.
+        let bytes = ONNXBuilder.model(
+            nodes: [ONNXBuilder.node("Pad", inputs: ["x", "pads"], outputs: ["y"], attributes: [.string("mode", "wrap")])],
+            initializers: [ONNXBuilder.int64Tensor("pads", [8], [0, 0, 5, -1, .min, 0, 2, 1792])],
+            inputs: [ONNXBuilder.valueInfo("x", [1, 2, 4, 5])], outputs: [ONNXBuilder.valueInfo("y", [])], opset: 19)
+        #expect {
+            _ = try InferenceModel(bytes: bytes)
+        } throws: { error in
+            (error as? ModelError)?.kind == .invalidShape && (error as? ModelError)?.op == "Pad"
+        }
+    }
+
     @Test("a Resize of a constant to 30000 x 30000 loads without folding 3.6 GB at load time")
     func hugeConstantIsNotFolded() throws {
         let bytes = Self.resizeModel(input: [1, 1, 1, 1], sizes: [1, 1, 30_000, 30_000], constantInput: true)

@@ -14,6 +14,19 @@ struct AxisGather: Operator {
     /// The fill value's bytes as the low bytes of a little-endian 64-bit pattern.
     let fill: UInt64
 
+    /// The longest output axis a builder may make tables for: they cost 8 bytes per position on
+    /// each axis and are built when the model loads, so their size is bounded before any is built.
+    static let maximumAxisLength = 1 << 24
+
+    /// Checks that `output` may be made: at most 2^31 elements, each axis at most
+    /// ``maximumAxisLength`` long (before any table is built).
+    static func checkOutput(_ output: [Int], _ context: NodeContext) throws(ModelError) {
+        guard Shapes.elementCount(output) != nil else { throw context.error(.invalidShape, "output \(output) has more than 2^31 elements") }
+        if let axis = output.firstIndex(where: { $0 > maximumAxisLength }) {
+            throw context.error(.unsupported, "output \(output) has axis \(axis) longer than \(maximumAxisLength)")
+        }
+    }
+
     /// - Precondition: `sources[a].count == outputShape[a]`; the input indices lie in `input`.
     init(input: [Int], outputShape: [Int], type: ElementType, sourceIndices: [[Int]], fill: UInt64 = 0) {
         let strides = Shapes.strides(input)

@@ -51,13 +51,20 @@ enum Pad {
         }
         let mode = try context.choice("mode", modes, default: "constant")
         var output = x
-        var sourceIndices: [[Int]] = []
+        var keptLengths = x, starts = x, befores = x
         for axis in 0..<rank {
             let begin = pads[axis], end = pads[rank + axis]
+            // Magnitudes first: a pad of Int.min cannot even be negated.
+            guard (-Shapes.maximumElementCount...Shapes.maximumElementCount).contains(begin),
+                  (-Shapes.maximumElementCount...Shapes.maximumElementCount).contains(end) else {
+                throw context.error(.invalidShape, "pads \(begin), \(end) do not fit axis \(axis) of \(x)", attribute: legacy ? "pads" : nil)
+            }
             let first = max(0, -begin), kept = x[axis] - first - max(0, -end)
             let before = max(0, begin), after = max(0, end)
-            guard kept >= 0, abs(begin) <= Shapes.maximumElementCount, abs(end) <= Shapes.maximumElementCount,
-                  let length = Shapes.elementCount([kept + before + after]) else {
+            keptLengths[axis] = kept
+            starts[axis] = first
+            befores[axis] = before
+            guard kept >= 0, let length = Shapes.elementCount([kept + before + after]) else {
                 throw context.error(.invalidShape, "pads \(begin), \(end) do not fit axis \(axis) of \(x)", attribute: legacy ? "pads" : nil)
             }
             switch mode {
@@ -69,7 +76,12 @@ enum Pad {
             default: break
             }
             output[axis] = length
-            sourceIndices.append((0..<length).map { o in
+        }
+        try AxisGather.checkOutput(output, context)
+        var sourceIndices: [[Int]] = []
+        for axis in 0..<rank {
+            let kept = keptLengths[axis], first = starts[axis], before = befores[axis]
+            sourceIndices.append((0..<output[axis]).map { o in
                 let i = o - before
                 if i >= 0 && i < kept { return first + i }
                 switch mode {
@@ -80,7 +92,6 @@ enum Pad {
                 }
             })
         }
-        guard Shapes.elementCount(output) != nil else { throw context.error(.invalidShape, "output \(output) has more than 2^31 elements") }
         return AxisGather(input: x, outputShape: output, type: type, sourceIndices: sourceIndices, fill: fill)
     }
 }

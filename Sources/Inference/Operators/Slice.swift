@@ -45,7 +45,7 @@ struct Slice: Operator {
         for i in starts.indices {
             let axis = try context.axis(Int(clamping: axes[i]), rank: x.count)
             guard seen.insert(axis).inserted else { throw context.error(.invalidShape, "axis \(axis) is sliced twice") }
-            guard steps[i] != 0, abs(steps[i]) <= Int64(Shapes.maximumElementCount) else {
+            guard steps[i] != 0, (-Int64(Shapes.maximumElementCount)...Int64(Shapes.maximumElementCount)).contains(steps[i]) else {
                 throw context.error(.invalidValue, "step \(steps[i]) must be non-zero and at most 2^31")
             }
             let dim = Int64(x[axis]), s = steps[i]

@@ -11,7 +11,7 @@ enum Tile {
             throw context.error(.invalidShape, "'repeats' \(repeats) must hold \(x.count) values ≥ 0")
         }
         let output = zip(x, repeats).map { $0 * Int($1) }
-        guard Shapes.elementCount(output) != nil else { throw context.error(.invalidShape, "output \(output) has more than 2^31 elements") }
+        try AxisGather.checkOutput(output, context)
         return AxisGather(input: x, outputShape: output, type: type,
                           sourceIndices: zip(x, output).map { length, tiled in (0..<tiled).map { $0 % length } })
     }
