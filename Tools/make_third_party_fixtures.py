@@ -2,7 +2,10 @@
 """Fixtures/thirdparty/: two person-segmentation models other people exported, with an input and
 onnxruntime's outputs, for the tests that check the engine runs what exporters write.
 
-    /work/venv/bin/python Tools/make_third_party_fixtures.py [--models ../shared/models] [--out Fixtures]
+    /work/venv/bin/python Tools/make_third_party_fixtures.py --models DIR [--out Fixtures]
+
+DIR holds the two upstream files under the names below (`sinet_softmax_320.onnx`,
+`deeplabv3_mobilenetv2_513.onnx`); their sha256 are recorded in manifest.json.
 
 Both models come from github.com/anilsathyan7/Portrait-Segmentation (MIT licence, "Copyright (c)
 2021 anilsathyan", commit dbf69b043cf70d3362bc500ee620f20807e622d2), copied byte for byte:
@@ -16,7 +19,8 @@ For each: image.npy is Fixtures/images/astronaut.png resized to the model's inpu
 (cv2.INTER_AREA), uint8 [H,W,3] RGB; the model input is made from it in float32 by the model's
 own convention (the formula is in manifest.json, and the Swift tests compute it the same way, in
 the same order of float32 operations); output.npy is onnxruntime 1.32's output for that input
-(CPUExecutionProvider, ORT_DISABLE_ALL, 1 thread), float32.
+(CPUExecutionProvider, ORT_DISABLE_ALL, 1 thread), float32; model.onnx.json is the model's
+description for vbg and the SDK (Docs/Models.md), from the upstream project's own preprocessing.
 """
 
 import argparse
@@ -38,10 +42,15 @@ MODELS = {
     "sinet": {
         "file": "sinet_softmax_320.onnx", "input": "data", "output": "Softmax/1", "size": 320,
         "channels": "BGR", "mean": [102.890434, 111.25247, 126.91212], "std": [62.93292, 62.82138, 66.355705],
+        "description": {"input": {"channels": "BGR", "range": [0, 255],
+                                  "mean": [102.890434, 111.25247, 126.91212], "std": [62.93292, 62.82138, 66.355705]},
+                        "output": {"activation": "none", "personChannel": 1}},
     },
     "deeplab": {
         "file": "deeplabv3_mobilenetv2_513.onnx", "input": "MobilenetV2/MobilenetV2/input:0", "output": "transpose:0",
         "size": 513, "channels": "RGB", "mean": [127.5, 127.5, 127.5], "std": [127.5, 127.5, 127.5],
+        "description": {"input": {"layout": "NCHW", "channels": "RGB", "range": [-1, 1]},
+                        "output": {"activation": "softmax", "personChannel": 1}},
     },
 }
 
@@ -80,7 +89,7 @@ def model_input(image: np.ndarray, spec: dict) -> np.ndarray:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--models", default=os.path.join(HERE, "..", "..", "shared", "models"))
+    ap.add_argument("--models", required=True, help="the folder holding the two upstream .onnx files")
     ap.add_argument("--out", default=os.path.join(HERE, "..", "Fixtures"))
     args = ap.parse_args()
     root = os.path.join(args.out, "thirdparty")
@@ -103,7 +112,9 @@ def main():
         x = model_input(image, spec)
         (output,) = session(blob).run([spec["output"]], {spec["input"]: x})
         save(os.path.join(folder, "output.npy"), output)
-        manifest[name] = {**spec, "sha256": hashlib.sha256(blob).hexdigest(), "output_shape": list(output.shape),
+        with open(os.path.join(folder, "model.onnx.json"), "w") as f:  # the model's description for vbg and the SDK
+            f.write(json.dumps(spec["description"]) + "\n")
+        manifest[name] = {**{k: v for k, v in spec.items() if k != "description"}, "sha256": hashlib.sha256(blob).hexdigest(), "output_shape": list(output.shape),
                           "input_formula": "(float32(pixel[c]) - mean[c]) / std[c], pixel channels in `channels` order, NCHW"}
         print(f"{name}: {spec['file']} -> {folder} (output {output.shape})")
     with open(os.path.join(root, "manifest.json"), "w") as f:
