@@ -52,15 +52,6 @@ private func int32s(_ values: [Int64]) -> [UInt8] { TensorElements.bytes(of: val
 
 @Suite("Element-wise ops: refused variants and behaviour beyond the fixtures")
 struct ElementwiseOperatorTests {
-    /// Expects loading `bytes` to fail naming node_0, `op` and `attribute`.
-    private func expectRefusal(_ bytes: [UInt8], op: String, attribute: String?, _ kind: ModelError.Kind = .unsupported,
-                               sourceLocation: SourceLocation = #_sourceLocation) {
-        let error = loadError(bytes)
-        #expect(error?.kind == kind, "\(String(describing: error))", sourceLocation: sourceLocation)
-        #expect(error?.node == "node_0" && error?.op == op, sourceLocation: sourceLocation)
-        #expect(error?.attribute == attribute, "\(String(describing: error))", sourceLocation: sourceLocation)
-    }
-
     @Test("refused attribute values name node, op and attribute")
     func refusedAttributes() {
         expectRefusal(oneNodeModel("Gelu", attributes: [.string("approximate", "erf")], opset: 20), op: "Gelu", attribute: "approximate")

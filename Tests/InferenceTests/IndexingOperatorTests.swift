@@ -19,15 +19,6 @@ private func floats(_ values: [Float]) -> [UInt8] { TensorElements.bytes(of: val
 
 @Suite("Indexing, scatter, triangle and post-21 ops: refused variants and out-of-range indices")
 struct IndexingOperatorTests {
-    /// Expects loading `bytes` to fail naming node_0, `op` and `attribute`.
-    private func expectRefusal(_ bytes: [UInt8], op: String, attribute: String?, _ kind: ModelError.Kind = .unsupported,
-                               sourceLocation: SourceLocation = #_sourceLocation) {
-        let error = loadError(bytes)
-        #expect(error?.kind == kind, "\(String(describing: error))", sourceLocation: sourceLocation)
-        #expect(error?.node == "node_0" && error?.op == op, sourceLocation: sourceLocation)
-        #expect(error?.attribute == attribute, "\(String(describing: error))", sourceLocation: sourceLocation)
-    }
-
     @Test("the post-21 definitions that are implemented load; others newer than 21 are still refused")
     func newerDefinitions() throws {
         #expect(try OperatorRegistry.version(of: "RMSNormalization", opset: 23, node: "n") == 23)

@@ -9,6 +9,15 @@ func loadError(_ bytes: [UInt8]) -> ModelError? {
 }
 
 /// A one-node model `x [1,2,4,4] -> op -> y` with the given extra initializers.
+/// Expects loading `bytes` to fail naming node_0, `op` and `attribute`.
+func expectRefusal(_ bytes: [UInt8], op: String, attribute: String?, _ kind: ModelError.Kind = .unsupported,
+                   sourceLocation: SourceLocation = #_sourceLocation) {
+    let error = loadError(bytes)
+    #expect(error?.kind == kind, "\(String(describing: error))", sourceLocation: sourceLocation)
+    #expect(error?.node == "node_0" && error?.op == op, sourceLocation: sourceLocation)
+    #expect(error?.attribute == attribute, "\(String(describing: error))", sourceLocation: sourceLocation)
+}
+
 func oneNodeModel(_ op: String, inputs: [String] = ["x"], attributes: [ONNXBuilder.Attribute] = [],
                   initializers: [[UInt8]] = [], inputShape: [Int64] = [1, 2, 4, 4], outputShape: [Int64]? = nil,
                   opset: Int64 = 17) -> [UInt8] {
