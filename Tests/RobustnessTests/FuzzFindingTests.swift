@@ -70,6 +70,22 @@ struct FuzzFindingTests {
         }
     }
 
+    @Test("fuzz/onnx crash: a tf_crop_and_resize roi of −8e33 loads, its taps outside the input")
+    func hugeRoi() throws {
+        // Minimised from Fuzz/findings/onnx/crash-5a0cfefb…: Resize-18 cubic tf_crop_and_resize,
+        // axes [3, 2], roi [−8.3e33, 2.4e−38, 0.5, 1.54]; the source coordinate overflowed `Int`.
+        let bytes = ONNXBuilder.model(
+            nodes: [ONNXBuilder.node("Resize", inputs: ["x", "roi", "", "sizes"], outputs: ["y"],
+                                     attributes: [.ints("axes", [3, 2]), .string("mode", "cubic"),
+                                                  .string("coordinate_transformation_mode", "tf_crop_and_resize")])],
+            initializers: [ONNXBuilder.floatTensor("roi", [4], [-8.3076751e33, 2.3509886e-38, 0.5, 1.540625]),
+                           ONNXBuilder.int64Tensor("sizes", [2], [6, 5])],
+            inputs: [ONNXBuilder.valueInfo("x", [1, 2, 6, 7])], outputs: [ONNXBuilder.valueInfo("y", [1, 2, 5, 6])], opset: 18)
+        let session = try InferenceSession(model: try InferenceModel(bytes: bytes), path: .reference)
+        let y = try #require(try session.run(inputs: ["x": (0..<84).map(Float.init)])["y"])
+        #expect(y.count == 60 && y.allSatisfy(\.isFinite))
+    }
+
     @Test("a Resize of a constant to 30000 x 30000 loads without folding 3.6 GB at load time")
     func hugeConstantIsNotFolded() throws {
         let bytes = Self.resizeModel(input: [1, 1, 1, 1], sizes: [1, 1, 30_000, 30_000], constantInput: true)

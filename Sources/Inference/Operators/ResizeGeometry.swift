@@ -14,8 +14,16 @@ enum ResizeGeometry {
         var input: Int, output: Int, scale: Float
         var roiStart: Float = 0, roiEnd: Float = 1
 
-        /// The input coordinate of output index `index` (`coordinate_transformation_mode`).
+        /// The input coordinate of output `index` (`coordinate_transformation_mode`), held within ±2^24 (an roi of any size gives
+        /// taps far outside the input, which clamp to its edges or read the extrapolation value,
+        /// and never overflow an `Int`); a non-finite one reads as −1, outside.
         func source(_ index: Int, transform: String) -> Float {
+            let x = unclampedSource(index, transform: transform)
+            guard x.isFinite else { return -1 }
+            return min(max(x, -0x1p24), 0x1p24)
+        }
+
+        private func unclampedSource(_ index: Int, transform: String) -> Float {
             let x = Float(index), s = scale, length = Float(input), resized = Float(output)
             switch transform {
             case "align_corners": return output == 1 ? 0 : x * (length - 1) / (resized - 1)
