@@ -234,7 +234,8 @@ public final class InferenceSession: @unchecked Sendable {
                 layers[layers.count - 1].steps.append(index)
             } else {
                 layers.append(([index], LayerProfile(nodes: [node.name], operators: [node.opType],
-                                                     multiplyAccumulates: macs, seconds: 0)))
+                                                     multiplyAccumulates: macs, seconds: 0,
+                                                     runsOnReference: steps[index] is ReferenceStep)))
             }
         }
         var samples = Array(repeating: [Double](), count: layers.count)
@@ -292,4 +293,7 @@ public struct LayerProfile: Sendable {
     public var multiplyAccumulates: Int
     /// Median wall time of the layer, in seconds.
     public var seconds: Double
+    /// Whether the layer runs on its operator's reference kernel (on the fast path: no fast
+    /// kernel took the node).
+    public var runsOnReference: Bool = false
 }

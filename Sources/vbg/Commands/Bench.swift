@@ -134,7 +134,7 @@ private func printLayers(_ layers: [LayerProfile], model: String, threads: Int, 
     }
     if !json {
         print("per layer (median of each layer over the runs; sum \(fmt(total * 1e3)) ms):")
-        print("   index      µs  GFLOP/s  share  operators / ONNX nodes")
+        print("   index      µs  GFLOP/s  share  operators (reference: no fast kernel took it) / ONNX nodes")
     }
     for (index, layer) in layers.enumerated().sorted(by: { $0.element.seconds > $1.element.seconds }) {
         let gflops = layer.seconds > 0 ? 2 * Double(layer.multiplyAccumulates) / layer.seconds / 1e9 : 0
@@ -144,10 +144,12 @@ private func printLayers(_ layers: [LayerProfile], model: String, threads: Int, 
             let ops = layer.operators.map { "\"\($0)\"" }.joined(separator: ",")
             print("{\"model\":\"\(model)\",\"threads\":\(threads),\"layer\":\(index),\"operators\":[\(ops)],"
                   + "\"nodes\":[\(nodes)],\"us\":\(String(format: "%.2f", layer.seconds * 1e6)),"
-                  + "\"gflops\":\(String(format: "%.1f", gflops)),\"share\":\(String(format: "%.4f", share))}")
+                  + "\"gflops\":\(String(format: "%.1f", gflops)),\"share\":\(String(format: "%.4f", share)),"
+                  + "\"reference\":\(layer.runsOnReference)}")
         } else {
             print(String(format: "%8d %7.1f %8.1f %5.1f%%  ", index, layer.seconds * 1e6, gflops, share * 100)
-                  + layer.operators.joined(separator: "+") + "  " + layer.nodes.joined(separator: ", "))
+                  + layer.operators.joined(separator: "+") + (layer.runsOnReference ? " (reference)" : "") + "  "
+                  + layer.nodes.joined(separator: ", "))
         }
     }
 }
