@@ -312,6 +312,183 @@ def upsample(opset):
                    style=style), None
 
 
+# MARK: - PyTorch models through torch.onnx.export
+
+
+def torch_models():
+    """The PyTorch models, or {} (with a message) when torch is missing."""
+    try:
+        import torch  # noqa: F401
+    except ImportError as error:
+        print(f"torch models skipped: {error}", file=sys.stderr)
+        return {}
+    return {"torch_shufflenet": torch_shufflenet, "torch_unet": torch_unet, "torch_sinet": torch_sinet}
+
+
+def torch_export(module, example, opset, **options):
+    """torch.onnx.export with the TorchScript exporter (`dynamo=False`), the one behind the PyTorch
+    models published until 2025, in eval mode (Conv + BatchNormalization pairs folded by it)."""
+    import io
+    import warnings
+    import torch
+    module.eval()
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, example, buffer, dynamo=False, opset_version=opset, **options)
+    proto = onnx.load_from_string(buffer.getvalue())
+    onnx.checker.check_model(proto, full_check=True)
+    return proto
+
+
+def torch_seeded(seed):
+    import torch
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True)
+
+
+def randomize_batchnorm(module, seed):
+    """Running statistics and affine parameters away from the identity, so BatchNormalization does
+    something."""
+    import torch
+    generator = torch.Generator().manual_seed(seed)
+    for layer in module.modules():
+        if isinstance(layer, torch.nn.BatchNorm2d):
+            n = layer.num_features
+            with torch.no_grad():
+                layer.weight.copy_(torch.rand(n, generator=generator) + 0.5)
+                layer.bias.copy_(torch.randn(n, generator=generator) * 0.1)
+                layer.running_mean.copy_(torch.randn(n, generator=generator) * 0.1)
+                layer.running_var.copy_(torch.rand(n, generator=generator) * 1.5 + 0.5)
+
+
+def torch_shufflenet():
+    """ShuffleNetV2 units (channel split by slicing, channel_shuffle by
+    view / transpose / view on sizes read from the tensor: Shape / Gather / Unsqueeze / Concat /
+    Reshape), a dynamic batch (dynamic_axes), initializers listed as inputs
+    (keep_initializers_as_inputs), opset 9: F.interpolate as Upsample-9 (nearest x2, then
+    bilinear x2) with Constant scales."""
+    import torch
+    from torch import nn
+    import torch.nn.functional as F
+    torch_seeded(301)
+
+    def shuffle(x, groups):
+        b, c, h, w = x.size()
+        x = x.view(b, groups, c // groups, h, w).transpose(1, 2).contiguous()
+        return x.view(b, -1, h, w)
+
+    class Unit(nn.Module):
+        def __init__(self, channels):
+            super().__init__()
+            half = self.half = channels // 2
+            self.branch = nn.Sequential(nn.Conv2d(half, half, 1, bias=False), nn.BatchNorm2d(half), nn.ReLU(inplace=True),
+                                        nn.Conv2d(half, half, 3, 1, 1, groups=half, bias=False), nn.BatchNorm2d(half),
+                                        nn.Conv2d(half, half, 1, bias=False), nn.BatchNorm2d(half), nn.ReLU(inplace=True))
+
+        def forward(self, x):
+            # Slices with constant bounds: chunk on a dynamic batch has no opset-9 export.
+            a, b = x[:, :self.half], x[:, self.half:]
+            return shuffle(torch.cat((a, self.branch(b)), dim=1), 2)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU(inplace=True),
+                                      nn.MaxPool2d(3, 2, 1))
+            self.units = nn.Sequential(Unit(16), Unit(16))
+            self.grouped = nn.Conv2d(16, 16, 1, groups=4)
+            self.head = nn.Conv2d(16, 1, 1)
+
+        def forward(self, x):
+            x = self.units(self.stem(x))                                  # 16x16x16
+            x = F.relu(shuffle(self.grouped(x), 4))
+            x = F.interpolate(self.head(x), scale_factor=2.0, mode="nearest")
+            x = F.interpolate(x, scale_factor=2.0, mode="bilinear", align_corners=False)
+            return torch.sigmoid(x)
+
+    net = Net()
+    randomize_batchnorm(net, 301)
+    return torch_export(net, torch.rand(1, 3, 64, 64), 9, input_names=["input"], output_names=["mask"],
+                        dynamic_axes={"input": {0: "batch"}, "mask": {0: "batch"}}, keep_initializers_as_inputs=True), None
+
+
+def torch_unet():
+    """U-Net: Conv + BatchNorm (folded by the exporter) + ReLU encoder with MaxPool, ConvTranspose
+    k2 s2 and k3 s2 padding 1 output_padding 1 decoder, torch.cat skips, a side branch MaxPool k3
+    s3 → ConvTranspose k3 s3, F.interpolate bilinear (Resize-13), sigmoid; opset 13."""
+    import torch
+    from torch import nn
+    import torch.nn.functional as F
+    torch_seeded(302)
+
+    def block(cin, cout):
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.e1, self.e2, self.b = block(3, 8), block(8, 12), block(12, 16)
+            self.up2 = nn.ConvTranspose2d(16, 12, 3, stride=2, padding=1, output_padding=1)
+            self.d2 = block(24, 8)
+            self.up1 = nn.ConvTranspose2d(8, 8, 2, stride=2)
+            self.d1 = block(16, 8)
+            self.side = nn.ConvTranspose2d(8, 1, 3, stride=3)
+            self.out = nn.Conv2d(8, 1, 1)
+
+        def forward(self, x):
+            e1 = self.e1(x)                                               # 8x48x48
+            e2 = self.e2(F.max_pool2d(e1, 2))                             # 12x24x24
+            b = self.b(F.max_pool2d(e2, 2))                               # 16x12x12
+            d2 = self.d2(torch.cat([self.up2(b), e2], 1))
+            d1 = self.d1(torch.cat([self.up1(d2), e1], 1))
+            side = self.side(F.max_pool2d(e1, 3))                         # 1x48x48
+            low = F.interpolate(F.avg_pool2d(self.out(d1), 4), scale_factor=4.0, mode="bilinear", align_corners=False)
+            return torch.sigmoid(self.out(d1) + side + low)
+
+    net = Net()
+    randomize_batchnorm(net, 302)
+    return torch_export(net, torch.rand(1, 3, 48, 48), 13, input_names=["input"], output_names=["mask"]), None
+
+
+def torch_sinet():
+    """SINet-style with several outputs: Conv + BatchNorm (folded) + PReLU (per channel), a depthwise
+    conv, torch.cat with an AvgPool2d of the image (padding, count_include_pad False), a
+    BatchNorm2d + PReLU after the cat (kept unfused), a squeeze-excite gate with nn.Linear (Gemm)
+    and torch.matmul (MatMul), Softmax over the two channels as the mask output `Softmax/1`, plus
+    an edge output and the gate; BGR with mean / std (its JSON); opset 12."""
+    import torch
+    from torch import nn
+    import torch.nn.functional as F
+    torch_seeded(303)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Sequential(nn.Conv2d(3, 12, 3, 2, 1, bias=False), nn.BatchNorm2d(12), nn.PReLU(12))
+            self.dw = nn.Sequential(nn.Conv2d(12, 12, 3, 1, 1, groups=12, bias=False), nn.BatchNorm2d(12), nn.PReLU(12))
+            self.pool = nn.AvgPool2d(3, 2, 1, count_include_pad=False)
+            self.bn = nn.BatchNorm2d(15)
+            self.act = nn.PReLU(15)
+            self.fc1 = nn.Linear(15, 4)
+            self.mix = nn.Parameter(torch.randn(4, 15) * 0.5)
+            self.head = nn.Conv2d(15, 2, 3, padding=1)
+            self.edge = nn.Conv2d(15, 1, 1)
+
+        def forward(self, x):
+            y = self.dw(self.stem(x))                                     # 12x32x32
+            y = self.act(self.bn(torch.cat([y, self.pool(x)], 1)))        # 15x32x32
+            gate = torch.sigmoid(torch.matmul(F.relu(self.fc1(y.mean((2, 3)))), self.mix))  # [1, 15]
+            y = y * gate.view(-1, 15, 1, 1)
+            logits = F.interpolate(self.head(y), scale_factor=2.0, mode="bilinear", align_corners=True)
+            return F.softmax(logits, dim=1), torch.sigmoid(self.edge(y)), gate
+
+    net = Net()
+    randomize_batchnorm(net, 303)
+    return torch_export(net, torch.rand(1, 3, 64, 64), 12, input_names=["data"],
+                        output_names=["Softmax/1", "edges", "gate"]), SINET_DESCRIPTION
+
+
 # MARK: - Keras models through tf2onnx
 
 
@@ -426,17 +603,27 @@ def keras_aspp():
 # MARK: - Writing
 
 
-def builders():
-    models = {"shufflenet": shufflenet, "unet": unet, "dynamic_batch": dynamic_batch, "multi_output": multi_output,
-              "sinet": sinet, "matmul_gemm": matmul_gemm, "pools": pools,
-              "upsample_opset7": functools.partial(upsample, 7), "upsample_opset8": functools.partial(upsample, 8),
-              "upsample_opset9": functools.partial(upsample, 9)}
-    models.update(keras_models())
-    return models
+def builders(family):
+    """The models of one producer family. torch and tensorflow each bundle an LLVM that cannot share
+    a process with the other's, so each family is made in a process of its own."""
+    if family == "helper":
+        return {"shufflenet": shufflenet, "unet": unet, "dynamic_batch": dynamic_batch, "multi_output": multi_output,
+                "sinet": sinet, "matmul_gemm": matmul_gemm, "pools": pools,
+                "upsample_opset7": functools.partial(upsample, 7), "upsample_opset8": functools.partial(upsample, 8),
+                "upsample_opset9": functools.partial(upsample, 9)}
+    return torch_models() if family == "torch" else keras_models()
 
 
-BATCH = {"dynamic_batch": 2}  # inputs with a dynamic batch are fed this many images
-MASK = {"multi_output": "mask"}  # the mask output where the model has several
+FAMILIES = {
+    "helper": ["shufflenet", "unet", "dynamic_batch", "multi_output", "sinet", "matmul_gemm", "pools",
+               "upsample_opset7", "upsample_opset8", "upsample_opset9"],
+    "torch": ["torch_shufflenet", "torch_unet", "torch_sinet"],
+    "keras": ["keras_mobilenet_nhwc", "keras_mobilenet_opt", "keras_aspp"],
+}
+
+
+BATCH = {"dynamic_batch": 2, "torch_shufflenet": 2}  # inputs with a dynamic batch are fed this many images
+MASK = {"multi_output": "mask", "torch_sinet": "Softmax/1"}  # the mask output where the model has several
 
 
 def write(name, build, out):
@@ -491,40 +678,67 @@ def write(name, build, out):
     }
 
 
+def tool_versions(family):
+    versions = {"numpy": np.__version__, "onnx": onnx.__version__, "onnxruntime": onnxruntime.__version__}
+    try:
+        if family == "keras":
+            import tensorflow as tf
+            import tf2onnx
+            versions.update({"tensorflow": tf.__version__, "tf2onnx": tf2onnx.__version__})
+        if family == "torch":
+            import torch
+            versions["torch"] = torch.__version__
+    except ImportError:
+        pass
+    return versions
+
+
 def main():
     onnxruntime.set_default_logger_severity(3)  # initializers listed as inputs are meant: no warning for each
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=os.path.join(ROOT, "Fixtures", "converted"))
     parser.add_argument("--only", help="comma-separated model names (the manifest keeps the others' entries)")
+    parser.add_argument("--family", choices=list(FAMILIES), help=argparse.SUPPRESS)  # a child process: one family
+    parser.add_argument("--entries", help=argparse.SUPPRESS)  # where the child writes its manifest entries
     args = parser.parse_args()
-    models = builders()
+    only = set(args.only.split(",")) if args.only else None
+    if args.family:
+        entries = []
+        for name, build in builders(args.family).items():
+            if only is not None and name not in only:
+                continue
+            entry = write(name, build, args.out)
+            entries.append(entry)
+            print(f"{name}: {entry['producer']}, opset {entry['opset']}, {entry['bytes']} bytes, "
+                  f"{sum(entry['ops'].values())} nodes, outputs {[o['shape'] for o in entry['outputs']]}", flush=True)
+        with open(args.entries, "w") as f:
+            json.dump({"versions": tool_versions(args.family), "entries": entries}, f)
+        return
+
     manifest_path = os.path.join(args.out, "manifest.json")
-    entries = {}
-    if args.only and os.path.exists(manifest_path):
+    entries, versions = {}, {}
+    if os.path.exists(manifest_path):
         with open(manifest_path) as f:
-            entries = {m["name"]: m for m in json.load(f)["models"]}
-    for name, build in models.items():
-        if args.only and name not in args.only.split(","):
+            manifest = json.load(f)
+        if only is not None:
+            entries = {m["name"]: m for m in manifest["models"]}
+            versions = manifest["versions"]
+    import subprocess
+    import tempfile
+    for family, names in FAMILIES.items():
+        if only is not None and not only.intersection(names):
             continue
-        entries[name] = write(name, build, args.out)
-        entry = entries[name]
-        print(f"{name}: {entry['producer']}, opset {entry['opset']}, {entry['bytes']} bytes, "
-              f"{sum(entry['ops'].values())} nodes, outputs {[o['shape'] for o in entry['outputs']]}")
-    versions = {"numpy": np.__version__, "onnx": onnx.__version__, "onnxruntime": onnxruntime.__version__}
-    try:
-        import tensorflow as tf
-        import tf2onnx
-        versions.update({"tensorflow": tf.__version__, "tf2onnx": tf2onnx.__version__})
-    except ImportError:
-        pass
-    try:
-        import torch
-        versions["torch"] = torch.__version__
-    except ImportError:
-        pass
-    ordered = [entries[name] for name in models if name in entries] + [e for n, e in entries.items() if n not in models]
+        with tempfile.NamedTemporaryFile(suffix=".json") as result:
+            command = [sys.executable, os.path.abspath(__file__), "--family", family, "--out", args.out, "--entries", result.name]
+            subprocess.run(command + (["--only", args.only] if args.only else []), check=True)
+            with open(result.name) as f:
+                made = json.load(f)
+        entries.update({entry["name"]: entry for entry in made["entries"]})
+        versions.update(made["versions"])
+    order = [name for names in FAMILIES.values() for name in names]
+    ordered = [entries[name] for name in order if name in entries]
     with open(manifest_path, "w") as f:
-        json.dump({"versions": versions, "models": ordered}, f, indent=1)
+        json.dump({"versions": dict(sorted(versions.items())), "models": ordered}, f, indent=1)
         f.write("\n")
 
 
