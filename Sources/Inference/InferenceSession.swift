@@ -258,6 +258,17 @@ public final class InferenceSession: @unchecked Sendable {
         }
     }
 
+    /// Each node the session runs (folded ones excluded), in execution order, with its
+    /// multiply-accumulates and whether its step is the reference kernel: on the fast path, the
+    /// nodes it has no fast kernel for (a node whose work a fused step does counts as fast). What
+    /// `vbg inspect` reports as the fast path's share of the MACs.
+    package var nodeKernels: [NodeKernel] {
+        model.graph.nodes.enumerated().map { index, node in
+            NodeKernel(name: node.name, op: node.opType, multiplyAccumulates: node.operation.multiplyAccumulates,
+                       runsOnReference: steps[index] is ReferenceStep)
+        }
+    }
+
     /// The value named `name` after the last run: any value when `keepsIntermediates` is true,
     /// otherwise only graph outputs and constants; nil for unknown names, for values whose buffer
     /// was reused, and for values folded away at plan time.
@@ -296,4 +307,14 @@ public struct LayerProfile: Sendable {
     /// Whether the layer runs on its operator's reference kernel (on the fast path: no fast
     /// kernel took the node).
     public var runsOnReference: Bool = false
+}
+
+/// A node of a session and the kind of kernel that runs it (`InferenceSession.nodeKernels`).
+package struct NodeKernel: Sendable {
+    package var name: String
+    package var op: String
+    /// Multiply-accumulates per run (convolutions, Gemm, MatMul; 0 for other ops).
+    package var multiplyAccumulates: Int
+    /// The node's step is its operator's reference (scalar) kernel.
+    package var runsOnReference: Bool
 }
