@@ -141,7 +141,8 @@ func convolutionRows(_ job: ConvolutionJob, _ body: (ConvolutionTile) -> Void) {
         for tile in 0..<w.tiles {
             var xo = 0
             while xo < outL.width {
-                let count = outL.width - xo >= Row32.width ? Row32.width : min(lanes, outL.width - xo)
+                let widest = narrowRegisterFile ? lanes : Row32.width
+                let count = outL.width - xo >= widest ? widest : min(lanes, outL.width - xo)
                 body(ConvolutionTile(
                     source: rowBase + xo * stride, sourceRow: inL.rowStride, sourcePlane: inL.planeStride,
                     inputChannels: w.inputChannels,
@@ -161,7 +162,21 @@ func convolutionRows(_ job: ConvolutionJob, _ body: (ConvolutionTile) -> Void) {
 @inline(never)
 func convolutionTile<A: ActivationFunction, W: WindowShape>(_ t: ConvolutionTile, _: A.Type, _: W.Type) {
     let k = W.size, stride = W.stride
-    if t.count == Row32.width {
+    if narrowRegisterFile {
+        // Groups of 2 channels × 16 pixels (see Tile2).
+        var first = 0
+        while first < t.channels {
+            let acc = convolutionAccumulate(Tile2<Row16>.self, t, first: first, k: k, stride: stride)
+            let rows = min(2, t.channels - first), destination = t.destination + first * t.destinationPlane
+            if t.count == lanes {
+                acc.forEachRow(rows, ActivatedStore<A, Row16>(base: destination, planeStride: t.destinationPlane,
+                                                              o0: 0, o1: lanes, o2: 2 * lanes))
+            } else {
+                acc.forEachRow(rows, PartialStore<A>(base: destination, planeStride: t.destinationPlane, count: t.count))
+            }
+            first += 2
+        }
+    } else if t.count == Row32.width {
         let acc = convolutionAccumulate(Row32.self, t, k: k, stride: stride)
         acc.forEachRow(t.channels, ActivatedStore<A, Row32>(base: t.destination, planeStride: t.destinationPlane,
                                                             o0: 0, o1: lanes, o2: 2 * lanes))
@@ -177,7 +192,17 @@ func convolutionTile<A: ActivationFunction, W: WindowShape>(_ t: ConvolutionTile
 
 @inline(never)
 func convolutionTileAnyShape(_ t: ConvolutionTile, kernelSize k: Int, stride: Int, dilation: Int) {
-    if t.count == Row32.width {
+    if narrowRegisterFile {
+        var first = 0
+        while first < t.channels {
+            let acc = convolutionAccumulate(Tile2<Row16>.self, t, first: first, k: k, stride: stride, dilation: dilation)
+            let destination = t.destination + first * t.destinationPlane
+            acc.forEachRow(min(2, t.channels - first)) { r, row in
+                store(t.activation.apply(row.a), destination + r &* t.destinationPlane, count: t.count)
+            }
+            first += 2
+        }
+    } else if t.count == Row32.width {
         let acc = convolutionAccumulate(Row32.self, t, k: k, stride: stride, dilation: dilation)
         acc.forEachRow(t.channels) { r, row in
             let dst = t.destination + r &* t.destinationPlane
@@ -195,14 +220,21 @@ func convolutionTileAnyShape(_ t: ConvolutionTile, kernelSize k: Int, stride: In
 @inline(always)
 func convolutionAccumulate<Row: StridedPixelRow>(_: Row.Type, _ t: ConvolutionTile, k: Int, stride: Int,
                                                  dilation: Int = 1) -> Tile8<Row> {
-    var acc = Tile8<Row>(bias: t.bias)
-    var wp = t.weights
+    convolutionAccumulate(Tile8<Row>.self, t, first: 0, k: k, stride: stride, dilation: dilation)
+}
+
+/// Channels `first ..< first + T.channels` of the tile (within its packed group of 8).
+@inline(always)
+func convolutionAccumulate<T: ChannelTile>(_: T.Type, _ t: ConvolutionTile, first: Int, k: Int, stride: Int,
+                                           dilation: Int = 1) -> T where T.Row: StridedPixelRow {
+    var acc = T(bias: t.bias + first)
+    var wp = t.weights + first
     var plane = t.source
     for _ in 0..<t.inputChannels {
         for ky in 0..<k {
             let r = plane + ky &* dilation &* t.sourceRow
             for kx in 0..<k {
-                acc.accumulate(wp, Row(r + kx &* dilation, stride: stride))
+                acc.accumulate(wp, T.Row(r + kx &* dilation, stride: stride))
                 wp += 8
             }
         }

@@ -127,12 +127,20 @@ func depthwiseDispatch<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type, k:
 /// from memory (stride 1) or from a register deinterleave (stride 2).
 /// Maps shorter than 4 rows use 1-row tiles; the last 4-row tile of a taller map is moved up to
 /// end at the last row, recomputing a few rows with the same operations (so the same values).
+/// With 16 XMM registers (``narrowRegisterFile``) the tile is 2 rows (8 accumulators), the same
+/// way round.
 @inline(always)
 func depthwisePlanes<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type, k: Int, stride: Int, dilation: Int = 1) {
     let outH = job.output.layout.height
     for c in job.channels {
         let plane = DepthwisePlane(job: job, channel: c, k: k)
-        if outH >= 4 {
+        if narrowRegisterFile && outH >= 2 {
+            var yo = 0
+            while yo < outH {
+                depthwiseTile2(plane, A.self, top: min(yo, outH - 2), k: k, stride: stride, dilation: dilation)
+                yo += 2
+            }
+        } else if !narrowRegisterFile && outH >= 4 {
             var yo = 0
             while yo < outH {
                 depthwiseTile4(plane, A.self, top: min(yo, outH - 4), k: k, stride: stride, dilation: dilation)
@@ -239,6 +247,35 @@ func depthwiseTile4<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, t
         plane.finish(A.apply(a1), row: top + 1, column: xo, count: n)
         plane.finish(A.apply(a2), row: top + 2, column: xo, count: n)
         plane.finish(A.apply(a3), row: top + 3, column: xo, count: n)
+        xo += lanes
+    }
+}
+
+/// Two output rows × 16 columns (``narrowRegisterFile``), each output computed as in ``depthwiseTile4``.
+@inline(always)
+func depthwiseTile2<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, top: Int, k: Int, stride: Int, dilation: Int) {
+    let w = plane.weights
+    let rowStep = stride * plane.sourceRow
+    var xo = 0
+    while xo < plane.width {
+        let n = min(lanes, plane.width - xo)
+        var a0 = Vector(repeating: plane.bias), a1 = a0
+        let origin = plane.source + top * rowStep + xo * stride
+        for ky in 0..<k {
+            for kx in 0..<k {
+                let weight = w[ky * k + kx]
+                let p = origin + ky * dilation * plane.sourceRow + kx * dilation
+                if stride == 1 {
+                    a0 = multiplyAdd(a0, weight, load(p))
+                    a1 = multiplyAdd(a1, weight, load(p + rowStep))
+                } else {
+                    a0 = multiplyAdd(a0, weight, loadEven(p))
+                    a1 = multiplyAdd(a1, weight, loadEven(p + rowStep))
+                }
+            }
+        }
+        plane.finish(A.apply(a0), row: top, column: xo, count: n)
+        plane.finish(A.apply(a1), row: top + 1, column: xo, count: n)
         xo += lanes
     }
 }

@@ -93,57 +93,73 @@ struct PointwiseJob {
 /// The pixels `job.pixels` of all output channels; specialised per activation.
 @inline(never)
 func pointwiseRange<A: ActivationFunction>(_ job: PointwiseJob, _: A.Type) {
+    if narrowRegisterFile {
+        pointwiseChunks(job, A.self, Tile2<Row16>.self, tail: Tile2<Row16>.self)
+    } else {
+        pointwiseChunks(job, A.self, Tile8<Row48>.self, tail: Tile8<Row16>.self)
+    }
+}
+
+/// Chunks of `T.Row.width` pixels, each through every group of `T.channels` output channels
+/// (a slice of the weights' 8-channel packing), then the remaining pixels through `U`.
+@inline(always)
+func pointwiseChunks<A: ActivationFunction, T: ChannelTile, U: ChannelTile>(
+    _ job: PointwiseJob, _: A.Type, _: T.Type, tail _: U.Type
+) where U.Row == Row16 {
     let weights = job.weights, input = job.input, output = job.output
-    let k = weights.inputChannels, tiles = weights.tiles, cout = weights.outputChannels
+    let k = weights.inputChannels, cout = weights.outputChannels
+    let width = T.Row.width, vectors = T.Row.width / lanes
     let planeStride = input.layout.planeStride
-    let packPanel = tiles > 1
+    let packPanel = cout > T.channels
     let scratch = job.scratch
     let outPlane = output.layout.planeStride
     var p = job.pixels.lowerBound
-    while p + Row48.width <= job.pixels.upperBound {
+    while p + width <= job.pixels.upperBound {
         var panel = UnsafePointer(input.base + p), panelStride = planeStride
         if packPanel {
             var src = UnsafePointer(input.base + p), dst = scratch
             for _ in 0..<k {
-                store(load(src), dst); store(load(src + 16), dst + 16); store(load(src + 32), dst + 32)
-                src += planeStride; dst += Row48.width
+                for v in 0..<vectors { store(load(src + v * lanes), dst + v * lanes) }
+                src += planeStride; dst += width
             }
             panel = UnsafePointer(scratch)
-            panelStride = Row48.width
+            panelStride = width
         }
         let a0 = ChunkAddress(pixel: p, count: lanes, layout: output.layout)
-        let a1 = ChunkAddress(pixel: p + 16, count: lanes, layout: output.layout)
-        let a2 = ChunkAddress(pixel: p + 32, count: lanes, layout: output.layout)
+        let a1 = vectors > 1 ? ChunkAddress(pixel: p + 16, count: lanes, layout: output.layout) : a0
+        let a2 = vectors > 2 ? ChunkAddress(pixel: p + 32, count: lanes, layout: output.layout) : a0
         // A dense residual is read at the same plane offsets in the direct store.
         let denseResidual = job.residual.flatMap { $0.layout.isDense ? $0 : nil }
         let direct = a0.contiguous && a1.contiguous && a2.contiguous && (job.residual == nil || denseResidual != nil)
-        for tile in 0..<tiles {
-            let t = pointwiseTile(Row48.self, panel, stride: panelStride, k: k,
-                                  weights: weights.packed.baseAddress + tile * 8 * k,
-                                  bias: weights.bias.baseAddress + tile * 8)
-            let channels = min(8, cout - tile * 8)
+        var first = 0
+        while first < cout {
+            let t = pointwiseTile(T.self, panel, stride: panelStride, k: k,
+                                  weights: weights.packed.baseAddress + (first / 8) * 8 * k + first % 8,
+                                  bias: weights.bias.baseAddress + first)
+            let channels = min(T.channels, cout - first)
             if direct, let residual = denseResidual {
-                t.forEachRow(channels, ActivatedStore<A, Row48>(
-                    base: output.base + tile * 8 * outPlane, planeStride: outPlane,
+                t.forEachRow(channels, ActivatedStore<A, T.Row>(
+                    base: output.base + first * outPlane, planeStride: outPlane,
                     o0: a0.offset, o1: a1.offset, o2: a2.offset,
-                    residual: UnsafePointer(residual.base + tile * 8 * residual.layout.planeStride + p),
+                    residual: UnsafePointer(residual.base + first * residual.layout.planeStride + p),
                     residualPlane: residual.layout.planeStride, r0: 0, r1: 16, r2: 32))
             } else if direct {
-                t.forEachRow(channels, ActivatedStore<A, Row48>(
-                    base: output.base + tile * 8 * outPlane, planeStride: outPlane,
+                t.forEachRow(channels, ActivatedStore<A, T.Row>(
+                    base: output.base + first * outPlane, planeStride: outPlane,
                     o0: a0.offset, o1: a1.offset, o2: a2.offset))
             } else {
                 t.spill(to: scratch + PointwiseJob.tileOffset)
-                pointwiseStoreSpilled(job, A.self, rowWidth: Row48.width, firstChannel: tile * 8, channels: channels,
-                                      pixel: p, count: Row48.width)
+                pointwiseStoreSpilled(job, A.self, rowWidth: width, firstChannel: first, channels: channels,
+                                      pixel: p, count: width)
             }
+            first += T.channels
         }
-        p += Row48.width
+        p += width
     }
     while p < job.pixels.upperBound {
         let count = min(lanes, job.pixels.upperBound - p)
         var panel = UnsafePointer(input.base + p), panelStride = planeStride
-        if count < lanes || tiles > 1 {
+        if count < lanes || cout > U.channels {
             // Copy the tail into zero-filled scratch so the micro-kernel never reads past the
             // input, and so that an output written over the input (same buffer) cannot change
             // what a later channel tile reads.
@@ -155,28 +171,31 @@ func pointwiseRange<A: ActivationFunction>(_ job: PointwiseJob, _: A.Type) {
             panel = UnsafePointer(scratch)
             panelStride = lanes
         }
-        for tile in 0..<tiles {
-            let t = pointwiseTile(Row16.self, panel, stride: panelStride, k: k,
-                                  weights: weights.packed.baseAddress + tile * 8 * k,
-                                  bias: weights.bias.baseAddress + tile * 8)
+        var first = 0
+        while first < cout {
+            let t = pointwiseTile(U.self, panel, stride: panelStride, k: k,
+                                  weights: weights.packed.baseAddress + (first / 8) * 8 * k + first % 8,
+                                  bias: weights.bias.baseAddress + first)
             t.spill(to: scratch + PointwiseJob.tileOffset)
-            pointwiseStoreSpilled(job, A.self, rowWidth: Row16.width, firstChannel: tile * 8,
-                                  channels: min(8, cout - tile * 8), pixel: p, count: count)
+            pointwiseStoreSpilled(job, A.self, rowWidth: Row16.width, firstChannel: first,
+                                  channels: min(U.channels, cout - first), pixel: p, count: count)
+            first += U.channels
         }
         p += lanes
     }
 }
 
-/// The micro-kernel: bias plus Σ_k w[k][r]·x[k] for 8 channels r over one pixel row.
+/// The micro-kernel: bias plus Σ_k w[k][r]·x[k] for the tile's channels r over one pixel row;
+/// `weights` points at the tile's first channel in the [input channel][8] packing.
 @inline(always)
-func pointwiseTile<Row: PixelRow>(
-    _: Row.Type, _ x: UnsafePointer<Float>, stride: Int, k: Int,
+func pointwiseTile<T: ChannelTile>(
+    _: T.Type, _ x: UnsafePointer<Float>, stride: Int, k: Int,
     weights: UnsafePointer<Float>, bias: UnsafePointer<Float>
-) -> Tile8<Row> {
-    var tile = Tile8<Row>(bias: bias)
+) -> T {
+    var tile = T(bias: bias)
     var xp = x, wp = weights
     for _ in 0..<k {
-        tile.accumulate(wp, Row(xp))
+        tile.accumulate(wp, T.Row(xp))
         xp += stride
         wp += 8
     }

@@ -55,8 +55,21 @@ struct Row16: PixelRow {
     @inline(always) func vector(_ index: Int) -> Vector { a }
 }
 
+/// A register tile of `channels` output channels × one pixel row, whose weights for one input
+/// channel are `channels` consecutive floats (a slice of an 8-channel packed group).
+protocol ChannelTile {
+    associatedtype Row: PixelRow
+    static var channels: Int { get }
+    init(bias: UnsafePointer<Float>)
+    mutating func accumulate(_ w: UnsafePointer<Float>, _ x: Row)
+    func spill(to p: UnsafeMutablePointer<Float>)
+    func forEachRow<S: TileRowSink>(_ rows: Int, _ sink: S) where S.Row == Row
+    func forEachRow(_ rows: Int, _ body: (Int, Row) -> Void)
+}
+
 /// Eight output channels × one pixel row.
-struct Tile8<Row: PixelRow> {
+struct Tile8<Row: PixelRow>: ChannelTile {
+    static var channels: Int { 8 }
     var r0, r1, r2, r3, r4, r5, r6, r7: Row
 
     /// Each row starts at its channel's bias.
@@ -101,6 +114,36 @@ struct Tile8<Row: PixelRow> {
         if rows > 5 { body(5, r5) }
         if rows > 6 { body(6, r6) }
         if rows > 7 { body(7, r7) }
+    }
+}
+
+/// Two output channels × one pixel row: the tile for 16 XMM registers (``narrowRegisterFile``),
+/// where `Tile2<Row16>` is 8 accumulators and leaves room for the four input registers, the
+/// broadcast weight and a product.
+struct Tile2<Row: PixelRow>: ChannelTile {
+    var r0, r1: Row
+    static var channels: Int { 2 }
+
+    @inline(always) init(bias: UnsafePointer<Float>) {
+        r0 = Row(repeating: bias[0]); r1 = Row(repeating: bias[1])
+    }
+
+    @inline(always) mutating func accumulate(_ w: UnsafePointer<Float>, _ x: Row) {
+        r0.accumulate(w[0], x); r1.accumulate(w[1], x)
+    }
+
+    @inline(always) func spill(to p: UnsafeMutablePointer<Float>) {
+        forEachRow(2, ActivatedStore<Identity, Row>(base: p, planeStride: Row.width, o0: 0, o1: lanes, o2: 2 * lanes))
+    }
+
+    @inline(always) func forEachRow<S: TileRowSink>(_ rows: Int, _ sink: S) where S.Row == Row {
+        sink.take(0, r0)
+        if rows > 1 { sink.take(1, r1) }
+    }
+
+    @inline(always) func forEachRow(_ rows: Int, _ body: (Int, Row) -> Void) {
+        body(0, r0)
+        if rows > 1 { body(1, r1) }
     }
 }
 

@@ -11,6 +11,20 @@ typealias Vector = SIMD16<Float>
 @inline(__always)
 var targetHasFMA: Bool { VBG_TARGET_FMA != 0 }
 
+/// Whether a SIMD16 takes four of only 16 vector registers: x86-64 without AVX (the portable
+/// build; SSE registers are 128 bits). The kernels then use register tiles of at most 8–12 XMM
+/// accumulators (2 output channels × 16 pixels, 2 depthwise rows) instead of tiles sized for 32
+/// zmm registers, which would spill every accumulator. A constant of the compile target, so each
+/// use folds to one side.
+@inline(__always)
+var narrowRegisterFile: Bool {
+    #if arch(x86_64)
+    VBG_TARGET_AVX == 0
+    #else
+    false
+    #endif
+}
+
 /// Lanes per vector.
 let lanes = 16
 

@@ -46,6 +46,14 @@ struct TransposedConvolutionParts: PoolJob {
                 let b = weights.bias.baseAddress[o]
                 let out0 = output.plane(o) + 2 * i * output.layout.rowStride
                 let out1 = out0 + output.layout.rowStride
+                if narrowRegisterFile {
+                    // 16 XMM registers: one output row at a time (2 accumulators, 8 registers).
+                    transposedConvolutionRow(input, row: i, weights: w + o * 4, weightStride: cout * 4, bias: b,
+                                             activation: activation, output: out0, width: inW)
+                    transposedConvolutionRow(input, row: i, weights: w + o * 4 + 2, weightStride: cout * 4, bias: b,
+                                             activation: activation, output: out1, width: inW)
+                    continue
+                }
                 var j = 0
                 while j < inW {
                     let n = min(lanes, inW - j)
@@ -75,6 +83,32 @@ struct TransposedConvolutionParts: PoolJob {
                 }
             }
         }
+    }
+}
+
+/// One output row (dy fixed) of a 2×2 stride-2 transposed convolution: `weights` points at
+/// w[0][o][dy][0], consecutive input channels `weightStride` apart. Each output is the same
+/// bias + multiply-adds in input-channel order as the two-row loop computes.
+@inline(always)
+func transposedConvolutionRow(_ input: FeatureMap, row i: Int, weights: UnsafePointer<Float>, weightStride: Int,
+                              bias b: Float, activation: Activation, output: UnsafeMutablePointer<Float>, width inW: Int) {
+    var j = 0
+    while j < inW {
+        let n = min(lanes, inW - j)
+        var e = Vector(repeating: b), o = e
+        var wc = weights
+        var x = UnsafePointer(input.plane(0) + i * input.layout.rowStride + j)
+        for _ in 0..<input.channels {
+            let v = load(x, count: n)
+            e = multiplyAdd(e, wc[0], v)
+            o = multiplyAdd(o, wc[1], v)
+            wc += weightStride
+            x += input.layout.planeStride
+        }
+        let (low, high) = interleave(activation.apply(e), activation.apply(o))
+        store(low, output + 2 * j, count: 2 * n)
+        if n > lanes / 2 { store(high, output + 2 * j + lanes, count: 2 * n - lanes) }
+        j += lanes
     }
 }
 
