@@ -18,7 +18,10 @@
 
 import PackageDescription
 
-let swift6: [SwiftSetting] = [.unsafeFlags(["-swift-version", "6", "-enable-upcoming-feature", "ExistentialAny"])]
+// `-package-name`: tools version 5.4 predates `package` access, which the modules use for everything
+// an app does not call, so the name SwiftPM 5.9+ would pass is passed here.
+let swift6: [SwiftSetting] = [.unsafeFlags(["-swift-version", "6", "-enable-upcoming-feature", "ExistentialAny",
+                                            "-package-name", "vbg_fuzz"])]
 
 let package = Package(
     name: "vbg-fuzz",

@@ -3,13 +3,13 @@ import Imaging
 import Inference
 
 /// Why a ``ModelSegmenter`` could not be created.
-public enum SegmenterLoadError: Error, Sendable, CustomStringConvertible {
+package enum SegmenterLoadError: Error, Sendable, CustomStringConvertible {
     /// No model file at the path.
     case modelNotFound(path: String)
     /// The file could not be turned into an inference session (the message names node/op/attribute).
     case sessionFailed(message: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .modelNotFound(let path): "model not found: \(path)"
         case .sessionFailed(let message): message
@@ -28,11 +28,11 @@ public enum SegmenterLoadError: Error, Sendable, CustomStringConvertible {
 /// models take the sampler's tensor and give a probability as they are, with no conversion pass.
 /// Buffers are allocated at creation, the sampler and upsampler when the frame size changes, so
 /// steady-state frames allocate nothing.
-public final class ModelSegmenter: Segmenter {
-    public let inputWidth: Int
-    public let inputHeight: Int
+package final class ModelSegmenter: Segmenter {
+    package let inputWidth: Int
+    package let inputHeight: Int
     /// How the model's tensors are read, and where each field came from.
-    public let convention: ModelConvention
+    package let convention: ModelConvention
     private let session: InferenceSession
     /// The sampler's NHWC RGB tensor in [0, 1].
     private let sampled: UnsafeMutableBufferPointer<Float>
@@ -58,7 +58,7 @@ public final class ModelSegmenter: Segmenter {
     /// - Throws: ``SegmenterLoadError``: `modelNotFound` when there is no file, `sessionFailed`
     ///   when it is not a model this engine runs or its description is bad (the message names the
     ///   node, op and attribute, or the description's field).
-    public convenience init(modelPath: String, description: SegmentationModelDescription? = nil,
+    package convenience init(modelPath: String, description: SegmentationModelDescription? = nil,
                             threads: Int = 1) throws(SegmenterLoadError) {
         let model: InferenceModel
         do {
@@ -77,7 +77,7 @@ public final class ModelSegmenter: Segmenter {
     /// creates its session.
     ///
     /// - Throws: ``SegmenterLoadError/sessionFailed(message:)`` as ``init(modelPath:description:threads:)``.
-    public convenience init(modelBytes: [UInt8], description: SegmentationModelDescription? = nil,
+    package convenience init(modelBytes: [UInt8], description: SegmentationModelDescription? = nil,
                             threads: Int = 1) throws(SegmenterLoadError) {
         let model: InferenceModel
         do { model = try InferenceModel(bytes: modelBytes) } catch { throw .sessionFailed(message: error.description) }
@@ -129,13 +129,13 @@ public final class ModelSegmenter: Segmenter {
         output.deallocate()
     }
 
-    public var byteCount: Int {
+    package var byteCount: Int {
         session.arenaBytes + 4 * (sampled.count + output.count)
             + (input.baseAddress != sampled.baseAddress ? 4 * input.count : 0)
             + (probability.baseAddress != output.baseAddress ? 4 * probability.count : 0)
     }
 
-    public func segment(_ frame: Image, into mask: UnsafeMutableBufferPointer<Float>) throws {
+    package func segment(_ frame: Image, into mask: UnsafeMutableBufferPointer<Float>) throws {
         precondition(mask.count == frame.width * frame.height, "mask size does not match the frame")
         if sampler?.sourceWidth != frame.width || sampler?.sourceHeight != frame.height {
             sampler = ModelInputSampler(sourceWidth: frame.width, sourceHeight: frame.height,

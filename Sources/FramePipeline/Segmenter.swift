@@ -7,7 +7,7 @@ import Imaging
 ///
 /// Implementations keep their scratch buffers between calls and allocate nothing per frame in
 /// steady state. They are not required to be thread-safe: a ``FrameProcessor`` calls one at a time.
-public protocol Segmenter: AnyObject {
+package protocol Segmenter: AnyObject {
     /// Writes the person probability (0 = background, 1 = person) of every pixel of `frame`,
     /// row-major, into `mask`.
     ///
@@ -20,14 +20,14 @@ public protocol Segmenter: AnyObject {
 }
 
 /// What replaces the background.
-public enum BackgroundEffect: Sendable, Equatable {
+package enum BackgroundEffect: Sendable, Equatable {
     /// Blur at a level 1…10 (clamped).
     case blur(level: Int)
     /// A picture, cover-cropped to the frame (scaled to fill, centred, never stretched).
     /// `identifier` changes whenever the picture does, so a compositor can cache its crop.
     case image(Image, identifier: Int)
 
-    public static func == (lhs: Self, rhs: Self) -> Bool {
+    package static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {
         case let (.blur(a), .blur(b)): a == b
         case let (.image(_, a), .image(_, b)): a == b
@@ -41,7 +41,7 @@ public enum BackgroundEffect: Sendable, Equatable {
 ///
 /// The shipped implementation is ``ImagingCompositor``. Implementations keep caches (blur scratch,
 /// the cover-cropped background) between calls and allocate nothing per frame in steady state.
-public protocol FrameCompositor: AnyObject {
+package protocol FrameCompositor: AnyObject {
     /// Writes into `output` the frame with everything outside the person replaced by `effect`:
     /// `output = mask · frame + (1 − mask) · background`.
     ///
@@ -56,7 +56,7 @@ public protocol FrameCompositor: AnyObject {
 }
 
 extension FrameCompositor {
-    public func composite(_ frame: Image, mask: Mask, maskGeneration: Int, effect: BackgroundEffect,
+    package func composite(_ frame: Image, mask: Mask, maskGeneration: Int, effect: BackgroundEffect,
                           into output: inout Image) {
         composite(frame, mask: mask, effect: effect, into: &output)
     }

@@ -20,14 +20,14 @@
 ///
 /// **Allocation.** Buffers are allocated on the first frame of a size and reused: a steady stream
 /// of same-sized frames allocates nothing. Not `Sendable`: one instance per video stream.
-public final class BackgroundBlur {
+package final class BackgroundBlur {
     private var wordSize = (width: 0, height: 0)
     private var wordPlanes: UnsafeMutablePointer<UInt16>?     // three rings of premultiplied rows (packed, pass 1, pass 2)
     private var wordColumnSums: UnsafeMutablePointer<UInt32>? // the three passes' column sums (with margins)
     private var rowBytes: UnsafeMutablePointer<UInt8>?        // 4 × 4·width bytes of finished background rows
 
     /// The radii used by the last call (three box passes).
-    public private(set) var lastRadii: [Int] = []
+    package private(set) var lastRadii: [Int] = []
     private var radiiKey = (level: 0, width: 0, height: 0)
 
     /// The radii for this strength and size, computed once per change (no allocation per frame).
@@ -39,7 +39,7 @@ public final class BackgroundBlur {
         return lastRadii
     }
 
-    public init() {}
+    package init() {}
 
     deinit { releaseWords(); releaseBytes() }
 
@@ -78,7 +78,7 @@ public final class BackgroundBlur {
     ///   - mask: the person mask (1 = person). With a mask the blur averages background pixels only.
     /// - Precondition: sizes match; `output` has `frame`'s pixel format. `output` may be a copy of
     ///   `frame`'s storage (the frame is fully read before any output row is written).
-    public func blur(_ frame: Image, strength: BlurStrength = BlurStrength(), excluding mask: Mask? = nil,
+    package func blur(_ frame: Image, strength: BlurStrength = BlurStrength(), excluding mask: Mask? = nil,
                      into output: inout Image) {
         precondition(output.width == frame.width && output.height == frame.height, "output size differs")
         precondition(output.format == frame.format, "output format differs")
@@ -107,7 +107,7 @@ public final class BackgroundBlur {
     /// plate, then ``Compositor``'s blend with the same `edge`, fused row by row.
     ///
     /// - Precondition: `mask` has the frame's size.
-    public func blurBackground(of frame: inout Image, mask: Mask, strength: BlurStrength = BlurStrength(),
+    package func blurBackground(of frame: inout Image, mask: Mask, strength: BlurStrength = BlurStrength(),
                                edge: EdgeRamp = .standard) {
         precondition(mask.width == frame.width && mask.height == frame.height, "mask size differs")
         mask.values.withUnsafeBufferPointer { m in
@@ -121,7 +121,7 @@ public final class BackgroundBlur {
     /// float mask for its weights.
     ///
     /// - Precondition: `mask` and `coverage` have the frame's size; `coverage` is made from `mask`.
-    public func blurBackground(of frame: inout Image, mask: Mask, coverage: CoverageMask,
+    package func blurBackground(of frame: inout Image, mask: Mask, coverage: CoverageMask,
                                strength: BlurStrength = BlurStrength()) {
         precondition(mask.width == frame.width && mask.height == frame.height, "mask size differs")
         precondition(coverage.width == frame.width && coverage.height == frame.height, "coverage size differs")

@@ -5,7 +5,7 @@
 /// strings, complex numbers, bfloat16 and the 4- and 8-bit float formats, which numpy has no
 /// `descr` for). Only little-endian (or byte-sized) layouts are accepted; big-endian files are
 /// rejected with an error rather than silently byte-swapped.
-public enum NumpyDataType: String, Sendable, CaseIterable {
+package enum NumpyDataType: String, Sendable, CaseIterable {
     case float16 = "<f2"
     case float32 = "<f4"
     case float64 = "<f8"
@@ -21,7 +21,7 @@ public enum NumpyDataType: String, Sendable, CaseIterable {
     case bool = "|b1"
 
     /// Bytes per element.
-    public var itemSize: Int {
+    package var itemSize: Int {
         switch self {
         case .int8, .uint8, .bool: 1
         case .float16, .int16, .uint16: 2
@@ -31,7 +31,7 @@ public enum NumpyDataType: String, Sendable, CaseIterable {
     }
 
     /// True for float16, float32 and float64.
-    public var isFloatingPoint: Bool {
+    package var isFloatingPoint: Bool {
         switch self {
         case .float16, .float32, .float64: true
         default: false
