@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "ONNXFormat", swiftSettings: swift6),
         .target(name: "Inference", dependencies: ["ONNXFormat", "Kernels"], swiftSettings: swift6),
         .target(name: "NumpyFormat", swiftSettings: swift6),
-        .target(name: "Imaging", dependencies: ["Kernels", "TargetFeatures"], swiftSettings: swift6),
+        .target(name: "Imaging", dependencies: ["TargetFeatures"], swiftSettings: swift6),
         .systemLibrary(name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         .target(name: "PNGWriter", dependencies: ["CLibPNG"]),
         .target(name: "PNGCodec", dependencies: ["CLibPNG", "PNGWriter", "Imaging"], swiftSettings: swift6),

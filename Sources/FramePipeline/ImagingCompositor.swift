@@ -18,13 +18,6 @@ package final class ImagingCompositor: FrameCompositor {
 
     package init(edge: EdgeRamp = .standard) { self.edge = edge }
 
-    package func composite(_ frame: Image, mask: Mask, effect: BackgroundEffect, into output: inout Image) {
-        // No generation: the mask may have changed, so its coverage is rebuilt.
-        coverageGeneration = nil
-        composite(frame, mask: mask, maskGeneration: 0, effect: effect, into: &output)
-        coverageGeneration = nil
-    }
-
     /// Composites with the byte coverage of `mask` (`CoverageMask`, rounded from the edge ramp: at
     /// most one level from the float blend), converted once per mask generation: frames without
     /// inference reuse it, and the blend reads a quarter of the float mask's bytes.

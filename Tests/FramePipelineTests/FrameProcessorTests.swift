@@ -104,7 +104,6 @@ struct FrameProcessorTests {
     func maskGenerations() {
         final class Recorder: FrameCompositor {
             var generations: [Int] = []
-            func composite(_ frame: Image, mask: Mask, effect: BackgroundEffect, into output: inout Image) {}
             func composite(_ frame: Image, mask: Mask, maskGeneration: Int, effect: BackgroundEffect, into output: inout Image) {
                 generations.append(maskGeneration)
             }

@@ -28,7 +28,7 @@ struct ImagingAdapterTests {
         }
         let frame = Image(width: 4, height: 4, filledWith: (9, 9, 9, 255))
         var output = Image(width: 4, height: 4)
-        ImagingCompositor().composite(frame, mask: Mask(width: 4, height: 4, repeating: 0),
+        ImagingCompositor().composite(frame, mask: Mask(width: 4, height: 4, repeating: 0), maskGeneration: 0,
                                       effect: .image(picture, identifier: 1), into: &output)
         let row = (0..<4).map { x in Array(output.bytes[4 * x..<4 * x + 3]) }
         // Scaled by 1 to cover the height and centre-cropped: the middle stripes B B C C.
@@ -41,7 +41,7 @@ struct ImagingAdapterTests {
         var mask = Mask(width: 32, height: 24)
         for y in 6..<18 { for x in 8..<24 { mask.values[y * 32 + x] = 1 } }
         var output = Image(width: 32, height: 24)
-        ImagingCompositor().composite(frame.image, mask: mask, effect: .blur(level: 10), into: &output)
+        ImagingCompositor().composite(frame.image, mask: mask, maskGeneration: 0, effect: .blur(level: 10), into: &output)
         let centre = (12 * 32 + 16) * 4
         #expect(Array(output.bytes[centre..<centre + 3]) == [230, 180, 150])
         #expect(output.bytes[3] == 255)

@@ -58,7 +58,7 @@ package final class FakeSegmenter: Segmenter, @unchecked Sendable {
 /// A deterministic compositor for tests: `output = mask · frame + (1 − mask) · background`, with a
 /// flat background whose colour encodes the effect: grey `20 · level` for blur, the image's first
 /// pixel for an image. Allocates nothing.
-package final class FakeCompositor:  FrameCompositor, @unchecked Sendable {
+package final class FakeCompositor: FrameCompositor, @unchecked Sendable {
     // Safe: used by one FrameProcessor, under its processor's lock.
     package init() {}
 
@@ -73,7 +73,7 @@ package final class FakeCompositor:  FrameCompositor, @unchecked Sendable {
         }
     }
 
-    package func composite(_ frame: Image, mask maskValue: Mask, effect: BackgroundEffect,
+    package func composite(_ frame: Image, mask maskValue: Mask, maskGeneration: Int, effect: BackgroundEffect,
                           into output: inout Image) {
         let background = Self.backgroundColor(for: effect)
         let width = frame.width, height = frame.height, inStride = frame.bytesPerRow, outStride = output.bytesPerRow
