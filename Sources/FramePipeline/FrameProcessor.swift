@@ -9,17 +9,13 @@ package struct FrameSettings: Sendable, Equatable {
     package var inferenceInterval: Int
     /// Frames without inference repeat the previous processed frame.
     package var maskSync: Bool
-    /// Bumped to clear the inter-frame state (camera switch, explicit reset): a processor seeing a
-    /// new value starts over from the first frame.
-    package var stateGeneration: Int
 
     package init(isEnabled: Bool = false, effect: BackgroundEffect = .blur(level: 5), inferenceInterval: Int = 1,
-                maskSync: Bool = false, stateGeneration: Int = 0) {
+                maskSync: Bool = false) {
         self.isEnabled = isEnabled
         self.effect = effect
         self.inferenceInterval = inferenceInterval
         self.maskSync = maskSync
-        self.stateGeneration = stateGeneration
     }
 }
 
@@ -55,8 +51,8 @@ package enum FrameOutcome: Sendable {
 /// Not thread-safe: one caller at a time (the capture thread). Buffers (two masks, the output pool)
 /// are allocated on the first processed frame and on a resolution change, then reused, so steady-state
 /// processing allocates nothing. The inter-frame state (policy, smoothed mask, last output) is
-/// cleared when the effect is switched off, on a resolution change, when
-/// ``FrameSettings/stateGeneration`` changes, and by ``reset()``.
+/// cleared when the effect is switched off, on a resolution change, and by ``reset()`` (the owner
+/// calls it on a camera switch or restart).
 package final class FrameProcessor {
     package private(set) var statistics = PipelineStatistics()
     package private(set) var policy = FramePolicy()
@@ -74,7 +70,6 @@ package final class FrameProcessor {
     /// the new processor's masks for the old one's (a collision needs the same 31 random bits).
     private var maskGeneration = Int.random(in: 0..<(1 << 31)) << 32
     private var lastOutput: VideoFrame?
-    private var stateGeneration = 0
     private var wasEnabled = false
     private let clock = ContinuousClock()
 
@@ -123,10 +118,6 @@ package final class FrameProcessor {
         }
         wasEnabled = true
         let start = clock.now
-        if settings.stateGeneration != stateGeneration {
-            stateGeneration = settings.stateGeneration
-            reset()
-        }
         prepareBuffers(for: frame.image)
         policy.inferenceInterval = settings.inferenceInterval
         policy.maskSync = settings.maskSync

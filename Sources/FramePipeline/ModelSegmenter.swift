@@ -2,19 +2,16 @@ import Foundation
 import Imaging
 import Inference
 
-/// Why a ``ModelSegmenter`` could not be created.
-package enum SegmenterLoadError: Error, Sendable, CustomStringConvertible {
-    /// No model file at the path.
-    case modelNotFound(path: String)
-    /// The file could not be turned into an inference session (the message names node/op/attribute).
-    case sessionFailed(message: String)
+/// Why a ``ModelSegmenter`` could not be created: the model could not be turned into an inference
+/// session (the message names node, op and attribute, the description's field, or the missing
+/// file). Whether a model file exists is the caller's question, asked before loading (the SDK's
+/// install answers it with its own error).
+package struct SegmenterLoadError: Error, Sendable, CustomStringConvertible {
+    package let message: String
 
-    package var description: String {
-        switch self {
-        case .modelNotFound(let path): "model not found: \(path)"
-        case .sessionFailed(let message): message
-        }
-    }
+    package init(message: String) { self.message = message }
+
+    package var description: String { message }
 }
 
 /// The shipped segmenter: a person-segmentation ONNX model run by our engine, with MediaPipe's
@@ -55,49 +52,47 @@ package final class ModelSegmenter: Segmenter {
     ///   - description: the model's conventions given in code; fields it leaves out come from
     ///     `MODEL.onnx.json` beside the model, the model's metadata, or detection
     ///     (``ModelConvention``).
-    /// - Throws: ``SegmenterLoadError``: `modelNotFound` when there is no file, `sessionFailed`
-    ///   when it is not a model this engine runs or its description is bad (the message names the
-    ///   node, op and attribute, or the description's field).
+    /// - Throws: ``SegmenterLoadError`` when there is no readable file, when it is not a model this
+    ///   engine runs, or when its description is bad.
     package convenience init(modelPath: String, description: SegmentationModelDescription? = nil,
                             threads: Int = 1) throws(SegmenterLoadError) {
         let model: InferenceModel
         do {
             model = try InferenceModel(contentsOfFile: modelPath)
         } catch {
-            if case .fileNotFound(let path) = error.kind { throw .modelNotFound(path: path) }
-            throw .sessionFailed(message: error.description)
+            throw SegmenterLoadError(message: error.description)
         }
         let file = ModelConvention.descriptionFile(forModelAt: modelPath)
         let json = FileManager.default.contents(atPath: file)
-        if json == nil, FileManager.default.fileExists(atPath: file) { throw .sessionFailed(message: "cannot read \(file)") }
+        if json == nil, FileManager.default.fileExists(atPath: file) { throw SegmenterLoadError(message: "cannot read \(file)") }
         try self.init(model: model, description: description, file: json, threads: threads)
     }
 
     /// Loads the model from its ONNX bytes, resolves its conventions (with no JSON file) and
     /// creates its session.
     ///
-    /// - Throws: ``SegmenterLoadError/sessionFailed(message:)`` as ``init(modelPath:description:threads:)``.
+    /// - Throws: ``SegmenterLoadError`` as ``init(modelPath:description:threads:)``.
     package convenience init(modelBytes: [UInt8], description: SegmentationModelDescription? = nil,
                             threads: Int = 1) throws(SegmenterLoadError) {
         let model: InferenceModel
-        do { model = try InferenceModel(bytes: modelBytes) } catch { throw .sessionFailed(message: error.description) }
+        do { model = try InferenceModel(bytes: modelBytes) } catch { throw SegmenterLoadError(message: error.description) }
         try self.init(model: model, description: description, file: nil, threads: threads)
     }
 
     private init(model: InferenceModel, description: SegmentationModelDescription?, file: Data?,
                  threads: Int) throws(SegmenterLoadError) {
         guard model.inputs.count == 1 else {
-            throw .sessionFailed(message: "a segmentation model has one graph input; this one has \(model.inputs.count)")
+            throw SegmenterLoadError(message: "a segmentation model has one graph input; this one has \(model.inputs.count)")
         }
         do {
             convention = try ModelConvention(model: model, code: description, file: file)
         } catch {
-            throw .sessionFailed(message: error.description)
+            throw SegmenterLoadError(message: error.description)
         }
         do {
             session = try InferenceSession(model: model, path: .fast, threads: threads)
         } catch {
-            throw .sessionFailed(message: error.description)
+            throw SegmenterLoadError(message: error.description)
         }
         let outputName = convention.outputName
         outputIndex = model.outputs.firstIndex { $0.name == outputName }!
