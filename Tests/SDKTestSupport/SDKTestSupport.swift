@@ -113,3 +113,32 @@ package func heapBytesInUse() -> Int { Int(vbg_heap_bytes_in_use()) }
 /// The person colour of the synthetic camera and the fake compositor's blur-`level` grey.
 package let personPixel: [UInt8] = [230, 180, 150]
 package func blurGrey(_ level: Int) -> [UInt8] { let g = UInt8(20 * level); return [g, g, g] }
+
+/// The set-up most SDK tests share: a private ``TestRig``, an engine on it, a channel with a
+/// recorder of what it publishes, and the virtual background installed and, unless `enabled` is
+/// false, switched on (with `blurLevel` when given). Each test then does the one thing it checks.
+package struct ChannelRig {
+    package let rig: TestRig
+    package let engine: SRTCEngine
+    package let channel: SRTCChannel
+    /// What the channel publishes (raw frames told apart by the rig's camera).
+    package let published: StreamRecorder
+
+    package init(enabled: Bool = true, blurLevel: Int? = nil, poolCapacity: Int = 4, keepFrames: Bool = false) throws {
+        rig = TestRig(poolCapacity: poolCapacity)
+        engine = rig.engine()
+        channel = engine.joinChannel("c")
+        published = StreamRecorder(channel.publishedVideo, camera: rig.camera, keepFrames: keepFrames)
+        try engine.installVirtualBackground()
+        if let blurLevel { engine.setVirtualBackgroundBlur(level: blurLevel) }
+        if enabled { try engine.enableVirtualBackground(true) }
+    }
+
+    package var camera: RecordingCameraSource { rig.camera }
+    package var pipeline: SRTCCapturePipeline { rig.pipeline }
+    package var segmenter: FakeSegmenter? { rig.segmenter }
+
+    /// Captures `count` camera frames (each goes to every channel and the preview).
+    @discardableResult
+    package func capture(_ count: Int) -> Int { rig.pipeline.captureFrames(count) }
+}
