@@ -26,6 +26,8 @@ package struct SegmenterLoadError: Error, Sendable, CustomStringConvertible {
 /// Buffers are allocated at creation, the sampler and upsampler when the frame size changes, so
 /// steady-state frames allocate nothing.
 package final class ModelSegmenter: Segmenter {
+    // Sizes, then scratch buffers: laid out like MaskUpsampler's stored properties (a pair
+    // `duplicates` lists), which are other fields of the same kinds, not shared state.
     package let inputWidth: Int
     package let inputHeight: Int
     /// How the model's tensors are read, and where each field came from.

@@ -208,17 +208,8 @@ private struct PackedRows: PremultipliedRows {
     let width: Int
     let ring: UnsafeMutablePointer<UInt16>
     let ringRows: Int
+    /// Rows packed so far.
     var produced = 0
-
-    init(frame: UnsafePointer<UInt8>, stride: Int, mask: UnsafePointer<Float>, width: Int,
-         ring: UnsafeMutablePointer<UInt16>, ringRows: Int) {
-        self.frame = frame
-        self.stride = stride
-        self.mask = mask
-        self.width = width
-        self.ring = ring
-        self.ringRows = ringRows
-    }
 
     @inline(__always) mutating func row(_ y: Int) -> UnsafePointer<UInt16> {
         while produced <= y {

@@ -40,6 +40,8 @@ package final class MaskUpsampler {
     package init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int) {
         precondition(sourceWidth > 0 && sourceHeight > 0 && targetWidth > 0 && targetHeight > 0,
                      "sizes must be positive")
+        // The same check and stores as ModelInputSampler's initialiser: the two are mirror images
+        // (frame → tensor, mask → frame) that share their size fields and nothing else.
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.targetWidth = targetWidth

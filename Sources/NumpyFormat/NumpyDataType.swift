@@ -6,17 +6,9 @@
 /// `descr` for). Only little-endian (or byte-sized) layouts are accepted; big-endian files are
 /// rejected with an error rather than silently byte-swapped.
 package enum NumpyDataType: String, Sendable, CaseIterable {
-    case float16 = "<f2"
-    case float32 = "<f4"
-    case float64 = "<f8"
-    case int8 = "|i1"
-    case int16 = "<i2"
-    case int32 = "<i4"
-    case int64 = "<i8"
-    case uint8 = "|u1"
-    case uint16 = "<u2"
-    case uint32 = "<u4"
-    case uint64 = "<u8"
+    case float16 = "<f2", float32 = "<f4", float64 = "<f8"
+    case int8 = "|i1", int16 = "<i2", int32 = "<i4", int64 = "<i8"
+    case uint8 = "|u1", uint16 = "<u2", uint32 = "<u4", uint64 = "<u8"
     /// numpy's `bool_`: one byte per element, 0 for false and (as numpy writes it) 1 for true.
     case bool = "|b1"
 

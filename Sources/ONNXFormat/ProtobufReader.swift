@@ -63,19 +63,21 @@ package struct ProtobufReader {
 
     /// Reads 4 little-endian bytes.
     package mutating func readFixed32(_ context: String) throws(ProtobufDecodingError) -> UInt32 {
-        guard end - offset >= 4 else { throw error(.truncated, context) }
-        var value: UInt32 = 0
-        for index in 0..<4 { value |= UInt32(bytes[offset + index]) << (8 * index) }
-        offset += 4
-        return value
+        try readLittleEndian(context)
     }
 
     /// Reads 8 little-endian bytes.
     package mutating func readFixed64(_ context: String) throws(ProtobufDecodingError) -> UInt64 {
-        guard end - offset >= 8 else { throw error(.truncated, context) }
-        var value: UInt64 = 0
-        for index in 0..<8 { value |= UInt64(bytes[offset + index]) << (8 * index) }
-        offset += 8
+        try readLittleEndian(context)
+    }
+
+    /// Reads `T`'s size in little-endian bytes.
+    private mutating func readLittleEndian<T: FixedWidthInteger & UnsignedInteger>(_ context: String) throws(ProtobufDecodingError) -> T {
+        let size = MemoryLayout<T>.size
+        guard end - offset >= size else { throw error(.truncated, context) }
+        var value: T = 0
+        for index in 0..<size { value |= T(bytes[offset + index]) << (8 * index) }
+        offset += size
         return value
     }
 
@@ -176,32 +178,28 @@ package struct ProtobufReader {
 
     /// Appends one `float` (fixed32) or a packed run of them.
     package mutating func appendFloats(_ wireType: WireType, to values: inout [Float], _ context: String) throws(ProtobufDecodingError) {
-        switch wireType {
-        case .fixed32:
-            values.append(try readFloat(context))
-        case .lengthDelimited:
-            let start = offset
-            var packed = try nestedReader(context)
-            let length = packed.end - packed.offset
-            guard length % 4 == 0 else { throw error(.misalignedPackedField(length: length, elementSize: 4), context, at: start) }
-            values.reserveCapacity(values.count + length / 4)
-            while !packed.isAtEnd { values.append(try packed.readFloat(context)) }
-        default:
-            throw error(.unexpectedWireType(wireType), context)
-        }
+        try appendFixed(wireType, .fixed32, to: &values, context) { reader throws(ProtobufDecodingError) in try reader.readFloat(context) }
     }
 
     /// Appends one `double` (fixed64) or a packed run of them.
     package mutating func appendDoubles(_ wireType: WireType, to values: inout [Double], _ context: String) throws(ProtobufDecodingError) {
+        try appendFixed(wireType, .fixed64, to: &values, context) { reader throws(ProtobufDecodingError) in try reader.readDouble(context) }
+    }
+
+    /// One fixed-width value of wire type `scalar`, or a packed run of them (a length that is not a
+    /// whole number of elements is an error at the run's start).
+    private mutating func appendFixed<T>(_ wireType: WireType, _ scalar: WireType, to values: inout [T], _ context: String,
+                                         read: (inout ProtobufReader) throws(ProtobufDecodingError) -> T) throws(ProtobufDecodingError) {
         switch wireType {
-        case .fixed64:
-            values.append(try readDouble(context))
+        case scalar:
+            values.append(try read(&self))
         case .lengthDelimited:
             let start = offset
             var packed = try nestedReader(context)
-            let length = packed.end - packed.offset
-            guard length % 8 == 0 else { throw error(.misalignedPackedField(length: length, elementSize: 8), context, at: start) }
-            while !packed.isAtEnd { values.append(try packed.readDouble(context)) }
+            let length = packed.end - packed.offset, size = MemoryLayout<T>.size
+            guard length % size == 0 else { throw error(.misalignedPackedField(length: length, elementSize: size), context, at: start) }
+            values.reserveCapacity(values.count + length / size)
+            while !packed.isAtEnd { values.append(try read(&packed)) }
         default:
             throw error(.unexpectedWireType(wireType), context)
         }

@@ -63,6 +63,9 @@ package struct Y4MHeader: Sendable, Equatable {
     package init(width: Int, height: Int, frameRate: (numerator: Int, denominator: Int) = (30, 1),
                 pixelAspect: (numerator: Int, denominator: Int) = (1, 1), chroma: Y4MChroma = .c420jpeg,
                 comments: [String] = []) {
+        // Field by field, like SegmentationModelDescription.Input's initialiser (which `duplicates`
+        // pairs with this): a struct's implicit memberwise initialiser is internal, and this one is
+        // called from other modules.
         self.width = width
         self.height = height
         self.frameRate = frameRate

@@ -196,15 +196,9 @@ struct FrameProcessorTests {
         let compositor = FakeCompositor()
         let settings = FrameSettings(isEnabled: true, effect: .blur(level: 3), inferenceInterval: interval, maskSync: maskSync)
         let frames = (0..<4).map { makePersonFrame(width: 32, height: 24, sequenceNumber: $0) }
-        var published: VideoFrame?
-        // Warm-up: buffers are allocated by the first frame.
-        for frame in frames { published = processor.process(frame, settings: settings, segmenter: segmenter, compositor: compositor).frame }
-        let before = vbg_thread_allocation_count()
-        for round in 0..<100 {
-            published = processor.process(frames[round % 4], settings: settings, segmenter: segmenter, compositor: compositor).frame
-        }
-        let allocations = vbg_thread_allocation_count() - before
-        #expect(published != nil)
+        let (allocations, published) = SteadyState.processingAllocations(processor, frames: frames, settings: settings,
+                                                                         segmenter: segmenter, compositor: compositor, rounds: 100)
+        #expect(published)
         #expect(allocations == 0, "\(allocations) allocations in 100 frames")
     }
 }

@@ -64,6 +64,8 @@ struct MeetingTests {
 
     @Test("settings work after entering a meeting")
     func settingsAfterEntering() throws {
+        // Set up step by step, not with MeetingRig, because the order is what this test and
+        // settingsWhileCameraOff check (so their openings match).
         let rig = TestRig()
         let meeting = makeMeeting(rig)
         let room = meeting.enterMeeting(roomID: "r")

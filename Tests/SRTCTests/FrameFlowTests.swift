@@ -23,6 +23,8 @@ struct FrameFlowTests {
 
     @Test("switching off clears the inter-frame state: switching on converges from the first frame")
     func offClearsState() throws {
+        // Opens as `interval` does (rig, interval, frames, segmenter count), which `duplicates`
+        // pairs with it: the same steps with other numbers, each test checking its own outcome.
         let rig = try ChannelRig()
         rig.engine.setVirtualBackgroundInferenceInterval(10)
         rig.capture(3)

@@ -59,14 +59,19 @@ package enum ONNXBuilder {
 
     /// A float tensor with its data in `raw_data`.
     package static func floatTensor(_ name: String, _ dims: [Int64], _ values: [Float]) -> [UInt8] {
-        var w = ProtoWriter()
-        w.packedVarints(1, dims)
-        w.varint(2, 1)
-        w.string(8, name)
-        w.lengthDelimited(9, values.flatMap { value in
+        rawTensor(name, elementType: 1, dims, values.flatMap { value in
             let bits = value.bitPattern
             return [UInt8(bits & 0xff), UInt8((bits >> 8) & 0xff), UInt8((bits >> 16) & 0xff), UInt8(bits >> 24)]
         })
+    }
+
+    /// A tensor of ONNX element type `elementType` with `bytes` (little-endian) as its `raw_data`.
+    package static func rawTensor(_ name: String, elementType: Int64, _ dims: [Int64], _ bytes: [UInt8]) -> [UInt8] {
+        var w = ProtoWriter()
+        w.packedVarints(1, dims)
+        w.varint(2, elementType)
+        w.string(8, name)
+        w.lengthDelimited(9, bytes)
         return w.bytes
     }
 
