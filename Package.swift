@@ -180,7 +180,7 @@ let package = Package(
             name: "SegmentationParityTests",
             dependencies: ["Imaging", "PNGCodec", "Inference", "BuiltinModels", "NumpyFormat", "TestSupport"],
             swiftSettings: commonSettings),
-        .testTarget(name: "KernelsTests", dependencies: ["Kernels", "TestSupport"], swiftSettings: commonSettings),
+        .testTarget(name: "KernelsTests", dependencies: ["Kernels", "TestSupport", "AllocationCounter"], swiftSettings: commonSettings),
         .testTarget(name: "NumpyFormatTests", dependencies: ["NumpyFormat", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(name: "ONNXFormatTests", dependencies: ["ONNXFormat", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(

@@ -1,0 +1,39 @@
+/// A per-channel affine map, `output[c][p] = input[c][p] · scale[c] + shift[c]` (an inference
+/// BatchNormalization folded to scale and shift, or a Mul + Add by per-channel constants).
+///
+/// One fused multiply-add per element where the target has FMA (`VBG_ARCH` x86-64-v3 and up),
+/// a multiply then an add in the portable build. Rows of all channels are split between
+/// threads; every element is computed the same way on any thread count.
+/// - Precondition: `output` has the input's channel count, width and height; any layouts.
+///   `scale` and `shift` hold `input.channels` floats. `output` may be `input` itself (same
+///   base and layout); no other overlap.
+@inline(never)
+public func channelAffine(_ input: FeatureMap, scale: UnsafePointer<Float>, shift: UnsafePointer<Float>,
+                          output: FeatureMap, pool: WorkerPool) {
+    requireSameShape(input, output, "channelAffine")
+    pool.run(ChannelAffineParts(input: input, output: output, scale: scale, shift: shift))
+}
+
+struct ChannelAffineParts: PoolJob, ChannelSpanOperation {
+    let input: FeatureMap, output: FeatureMap
+    let scale: UnsafePointer<Float>, shift: UnsafePointer<Float>
+
+    func run(part: Int, pool: WorkerPool) {
+        let rows = WorkerPool.range(input.channels * input.layout.height, part: part, of: pool.threadCount)
+        forEachChannelSpan(input, output, rows: rows, self)
+    }
+
+    @inline(always)
+    func run(channel: Int, _ source: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>, count: Int) {
+        let s = scale[channel], b = Vector(repeating: shift[channel])
+        var i = 0
+        while i + lanes <= count {
+            store(multiplyAdd(b, s, load(source + i)), destination + i)
+            i += lanes
+        }
+        if i < count {
+            let n = count - i
+            store(multiplyAdd(b, s, load(source + i, count: n)), destination + i, count: n)
+        }
+    }
+}

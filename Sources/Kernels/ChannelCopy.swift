@@ -1,0 +1,46 @@
+/// Copies every plane of `input` into `output` (any layouts on both sides): a Concat writing
+/// its inputs into channel slices of a padded buffer, or a change of layout. One `memmove` when
+/// both maps are dense, else one per row. Runs on the calling thread.
+/// - Precondition: same channel count, width and height. `output` may be `input` itself; no
+///   other overlap.
+@inline(never)
+public func copyChannels(_ input: FeatureMap, output: FeatureMap) {
+    requireSameShape(input, output, "copyChannels")
+    if input.layout.isDense && output.layout.isDense {
+        if input.base != output.base {
+            output.base.update(from: input.base, count: input.channels * input.pixels)
+        }
+        return
+    }
+    for c in 0..<input.channels { copyPlane(input, channel: c, output: output, channel: c) }
+}
+
+/// ShuffleNet's channel shuffle, the ONNX Reshape [1, g, C/g, H, W] → Transpose (0, 2, 1, 3, 4)
+/// → Reshape [1, C, H, W]: output channel `c` is input channel `(c % groups)·(C / groups) + c / groups`.
+/// Any layouts on both sides; runs on the calling thread.
+/// - Precondition: `groups ≥ 1` divides the channel count; same channel count, width and
+///   height. `output` must not overlap `input`.
+@inline(never)
+public func shuffleChannels(_ input: FeatureMap, groups: Int, output: FeatureMap) {
+    requireSameShape(input, output, "shuffleChannels")
+    precondition(groups >= 1 && input.channels % groups == 0, "shuffleChannels: \(groups) groups do not divide \(input.channels) channels")
+    let perGroup = input.channels / groups
+    for c in 0..<input.channels {
+        copyPlane(input, channel: (c % groups) * perGroup + c / groups, output: output, channel: c)
+    }
+}
+
+/// Plane `source` of `input` into plane `destination` of `output`.
+@inline(always)
+func copyPlane(_ input: FeatureMap, channel source: Int, output: FeatureMap, channel destination: Int) {
+    let from = UnsafePointer(input.plane(source)), to = output.plane(destination)
+    if input.layout.isDense && output.layout.isDense {
+        to.update(from: from, count: input.pixels)
+        return
+    }
+    if from == UnsafePointer(to) && input.layout.rowStride == output.layout.rowStride { return }
+    let w = input.layout.width
+    for y in 0..<input.layout.height {
+        (to + y * output.layout.rowStride).update(from: from + y * input.layout.rowStride, count: w)
+    }
+}

@@ -1,0 +1,145 @@
+import AllocationCounter
+import Foundation
+import Testing
+@testable import Kernels
+
+@Suite("Max and average pooling")
+struct PoolingTests {
+    struct Window: CustomStringConvertible {
+        var kh: Int, kw: Int, sh: Int, sw: Int, padTop: Int, padLeft: Int, ceil: Bool
+        var description: String { "\(kh)x\(kw) s\(sh),\(sw) pad \(padTop),\(padLeft)\(ceil ? " ceil" : "")" }
+
+        /// ONNX's output size with symmetric pads: ⌊(size + 2·pad − k)/s⌋ + 1, or ⌈…⌉ + 1 in ceil
+        /// mode dropping a last window that would start in the end pad.
+        func outputSize(_ size: Int, k: Int, s: Int, pad: Int) -> Int {
+            let span = size + 2 * pad - k
+            if span < 0 { return 0 }
+            var out = (ceil ? (span + s - 1) / s : span / s) + 1
+            if ceil && (out - 1) * s >= size + pad { out -= 1 }
+            return out
+        }
+    }
+
+    static let windows: [Window] = [
+        Window(kh: 1, kw: 1, sh: 1, sw: 1, padTop: 0, padLeft: 0, ceil: false),
+        Window(kh: 2, kw: 2, sh: 2, sw: 2, padTop: 0, padLeft: 0, ceil: false),
+        Window(kh: 2, kw: 2, sh: 2, sw: 2, padTop: 0, padLeft: 0, ceil: true),
+        Window(kh: 3, kw: 3, sh: 1, sw: 1, padTop: 1, padLeft: 1, ceil: false),
+        Window(kh: 3, kw: 3, sh: 2, sw: 2, padTop: 1, padLeft: 1, ceil: false),
+        Window(kh: 3, kw: 3, sh: 2, sw: 2, padTop: 1, padLeft: 1, ceil: true),
+        Window(kh: 5, kw: 3, sh: 1, sw: 2, padTop: 2, padLeft: 1, ceil: false),
+        Window(kh: 3, kw: 5, sh: 2, sw: 1, padTop: 0, padLeft: 2, ceil: false),
+        Window(kh: 3, kw: 3, sh: 3, sw: 3, padTop: 1, padLeft: 1, ceil: false),
+        Window(kh: 7, kw: 7, sh: 1, sw: 1, padTop: 3, padLeft: 3, ceil: false),
+    ]
+
+    /// The ONNX definition, one window at a time: the window clipped to the input; the count of
+    /// the average is the whole window with countIncludesPad, else the pixels inside.
+    func reference(_ x: [Float], channels: Int, height: Int, width: Int, kind: PoolKind, window: Window,
+                   outH: Int, outW: Int) -> [Expected] {
+        var out: [Expected] = []
+        for c in 0..<channels {
+            for yo in 0..<outH {
+                for xo in 0..<outW {
+                    var maximum = -Float.infinity, sum = 0.0, magnitude = 0.0, inside = 0
+                    for ky in 0..<window.kh {
+                        let y = yo * window.sh - window.padTop + ky
+                        if y < 0 || y >= height { continue }
+                        for kx in 0..<window.kw {
+                            let xi = xo * window.sw - window.padLeft + kx
+                            if xi < 0 || xi >= width { continue }
+                            let v = x[(c * height + y) * width + xi]
+                            maximum = max(maximum, v)
+                            sum += Double(v)
+                            magnitude += abs(Double(v))
+                            inside += 1
+                        }
+                    }
+                    switch kind {
+                    case .max:
+                        out.append(Expected(value: Double(maximum), scale: 0))
+                    case .average(let countIncludesPad):
+                        let count = Double(countIncludesPad ? window.kh * window.kw : inside)
+                        out.append(Expected(value: sum / count, scale: magnitude / count))
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    @Test("pool2D max and average (count with and without pads) match the ONNX definition, strides 1, 2, 3, any layouts")
+    func pooling() {
+        var random = Random(seed: 91)
+        for (c, h, w) in oddShapes + [(2, 12, 40)] {
+            for window in Self.windows {
+                let outH = window.outputSize(h, k: window.kh, s: window.sh, pad: window.padTop)
+                let outW = window.outputSize(w, k: window.kw, s: window.sw, pad: window.padLeft)
+                if outH < 1 || outW < 1 { continue }
+                let x = random.array(c * h * w, scale: 5)
+                for (inPad, outPad) in layoutPairs {
+                    for kind in [PoolKind.max, .average(countIncludesPad: false), .average(countIncludesPad: true)] {
+                        let what = "\(kind) \(window) \(c)x\(h)x\(w) -> \(outH)x\(outW) pad \(inPad)->\(outPad)"
+                        let input = makeMap(x, channels: c, layout: .padded(width: w, height: h, pad: inPad))
+                        let got = runOnBothPools(input, outputChannels: c, outputHeight: outH, outputWidth: outW,
+                                                 outputPad: outPad, what) { i, o, pool in
+                            pool2D(i, kind: kind, kernelHeight: window.kh, kernelWidth: window.kw, strideHeight: window.sh,
+                                   strideWidth: window.sw, padTop: window.padTop, padLeft: window.padLeft, output: o, pool: pool)
+                        }
+                        let expected = reference(x, channels: c, height: h, width: w, kind: kind, window: window, outH: outH, outW: outW)
+                        if case .max = kind {
+                            #expect(got == expected.map { Float($0.value) }, "\(what)")
+                        } else {
+                            // ≤ 49 terms summed in float, then one division.
+                            expectClose(got, expected, tolerance: 1e-6, what)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("a window wholly in the pad gives −∞ for max and 0 for average")
+    func emptyWindows() {
+        // 3x3 stride 1, pad 3 on a 3x3 input: the corner windows of the 7x7 output see no input pixel.
+        let input = makeMap([1, 2, 3, 4, 5, 6, 7, 8, 9], channels: 1, layout: .dense(width: 3, height: 3))
+        for kind in [PoolKind.max, .average(countIncludesPad: false), .average(countIncludesPad: true)] {
+            let got = runOnBothPools(input, outputChannels: 1, outputHeight: 7, outputWidth: 7, outputPad: 0, "\(kind)") { i, o, pool in
+                pool2D(i, kind: kind, kernelHeight: 3, kernelWidth: 3, strideHeight: 1, strideWidth: 1, padTop: 3, padLeft: 3,
+                       output: o, pool: pool)
+            }
+            // Output (yo, xo) covers input rows yo − 3 ... yo − 1 and the same columns.
+            let includes = kind == .average(countIncludesPad: true)
+            if case .max = kind {
+                #expect(got[0] == -.infinity && got[48] == -.infinity, "\(kind): empty corners \(got)")
+                #expect(got[8] == 1 && got[24] == 9 && got[40] == 9, "\(kind): \(got)")
+            } else {
+                #expect(got[0] == 0 && got[48] == 0, "\(kind): empty corners \(got)")
+                #expect(got[24] == 5 && got[40] == (includes ? 1 : 9) && got[8] == (includes ? Float(1) / 9 : 1), "\(kind): \(got)")
+            }
+        }
+    }
+
+    @Test("pool2D allocates nothing per call on 1 and 2 threads", .enabled(if: vbg_allocation_counting_is_active() == 1))
+    func noAllocation() {
+        let c = 17, h = 33, w = 19
+        var random = Random(seed: 5)
+        let input = makeMap(random.array(c * h * w), channels: c, layout: .dense(width: w, height: h))
+        let same = FeatureMapStorage(channels: c, layout: .dense(width: w, height: h))
+        let half = FeatureMapStorage(channels: c, layout: .padded(width: 10, height: 17, pad: 1))
+        for threads in [1, 2] {
+            let pool = WorkerPool(threads: threads)
+            let kernels: [(String, () -> Void)] = [
+                ("average 3x3 s1", { pool2D(input.map, kind: .average(countIncludesPad: false), kernelHeight: 3, kernelWidth: 3,
+                                            strideHeight: 1, strideWidth: 1, padTop: 1, padLeft: 1, output: same.map, pool: pool) }),
+                ("max 3x3 s2", { pool2D(input.map, kind: .max, kernelHeight: 3, kernelWidth: 3,
+                                        strideHeight: 2, strideWidth: 2, padTop: 1, padLeft: 1, output: half.map, pool: pool) }),
+            ]
+            for (name, kernel) in kernels {
+                kernel()
+                let n = allocations { for _ in 0..<10 { kernel() } }
+                #expect(n == 0, "\(name) on \(threads) thread(s): \(n) allocations in 10 calls")
+            }
+        }
+    }
+}
