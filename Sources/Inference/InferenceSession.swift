@@ -234,7 +234,8 @@ public final class InferenceSession: @unchecked Sendable {
                 layers[layers.count - 1].steps.append(index)
             } else {
                 layers.append(([index], LayerProfile(nodes: [node.name], operators: [node.opType],
-                                                     multiplyAccumulates: macs, seconds: 0)))
+                                                     multiplyAccumulates: macs, seconds: 0,
+                                                     runsOnReference: steps[index] is ReferenceStep)))
             }
         }
         var samples = Array(repeating: [Double](), count: layers.count)
@@ -254,6 +255,17 @@ public final class InferenceSession: @unchecked Sendable {
             let sorted = samples[l].sorted()
             profile.seconds = sorted[sorted.count / 2]
             return profile
+        }
+    }
+
+    /// Each node the session runs (folded ones excluded), in execution order, with its
+    /// multiply-accumulates and whether its step is the reference kernel: on the fast path, the
+    /// nodes it has no fast kernel for (a node whose work a fused step does counts as fast). What
+    /// `vbg inspect` reports as the fast path's share of the MACs.
+    package var nodeKernels: [NodeKernel] {
+        model.graph.nodes.enumerated().map { index, node in
+            NodeKernel(name: node.name, op: node.opType, multiplyAccumulates: node.operation.multiplyAccumulates,
+                       runsOnReference: steps[index] is ReferenceStep)
         }
     }
 
@@ -292,4 +304,17 @@ public struct LayerProfile: Sendable {
     public var multiplyAccumulates: Int
     /// Median wall time of the layer, in seconds.
     public var seconds: Double
+    /// Whether the layer runs on its operator's reference kernel (on the fast path: no fast
+    /// kernel took the node).
+    public var runsOnReference: Bool = false
+}
+
+/// A node of a session and the kind of kernel that runs it (`InferenceSession.nodeKernels`).
+package struct NodeKernel: Sendable {
+    package var name: String
+    package var op: String
+    /// Multiply-accumulates per run (convolutions, Gemm, MatMul; 0 for other ops).
+    package var multiplyAccumulates: Int
+    /// The node's step is its operator's reference (scalar) kernel.
+    package var runsOnReference: Bool
 }

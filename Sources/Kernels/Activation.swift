@@ -4,6 +4,8 @@ public enum Activation: Sendable, Hashable, CustomStringConvertible {
     case none
     /// max(x, 0).
     case relu
+    /// min(max(x, 0), 6) (ONNX Clip(0, 6), TFLite RELU6).
+    case relu6
     /// x · min(max(x + 3, 0), 6) / 6 (ONNX HardSwish, TFLite HARD_SWISH).
     case hardSwish
     /// 1 / (1 + e^−x), saturating to exactly 0 and 1.
@@ -13,6 +15,7 @@ public enum Activation: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .none: "none"
         case .relu: "relu"
+        case .relu6: "relu6"
         case .hardSwish: "hardswish"
         case .sigmoid: "sigmoid"
         }
@@ -23,6 +26,7 @@ public enum Activation: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .none: return x
         case .relu: return x < 0 ? 0 : x
+        case .relu6: return min(max(x, 0), 6)
         case .hardSwish:
             var t = x + 3
             if t < 0 { t = 0 }
@@ -40,6 +44,7 @@ extension Activation {
         switch self {
         case .none: return v
         case .relu: return ReLU.apply(v)
+        case .relu6: return ReLU6.apply(v)
         case .hardSwish: return HardSwish.apply(v)
         case .sigmoid: return Sigmoid.apply(v)
         }
@@ -58,6 +63,13 @@ enum Identity: ActivationFunction {
 enum ReLU: ActivationFunction {
     /// One `vmaxps`; `pointwiseMax` would be a scalar loop (swiftsimd.md §3.3).
     @inline(always) static func apply(_ v: Vector) -> Vector { v.replacing(with: 0, where: v .< 0) }
+}
+
+enum ReLU6: ActivationFunction {
+    @inline(always) static func apply(_ v: Vector) -> Vector {
+        let t = v.replacing(with: 0, where: v .< 0)
+        return t.replacing(with: 6, where: t .> 6)
+    }
 }
 
 enum HardSwish: ActivationFunction {

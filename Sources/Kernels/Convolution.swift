@@ -31,8 +31,8 @@ public final class ConvolutionWeights {
     }
 }
 
-/// Dense K×K convolution, stride 1 or 2, with bias and activation; the network's stem
-/// (3x3 stride 2, 3→16, hard-swish) has its own function.
+/// Dense K×K convolution, stride 1 or 2, any dilation, with bias and activation; the 3x3
+/// stride-2 convolution (the stem of the built-in models) has its own function.
 ///
 /// Reads the input in place from its padded layout (as ``depthwiseConvolution(_:weights:stride:padTop:padLeft:activation:residual:output:pool:)``).
 /// Register tile: 8 output channels × 32 pixels of one output row; output rows are split
@@ -41,39 +41,42 @@ public final class ConvolutionWeights {
 /// - Precondition: the input border covers the window (see the depthwise kernel); `output` has
 ///   `weights.outputChannels` channels.
 public func convolution(
-    _ input: FeatureMap, weights: ConvolutionWeights, stride: Int, padTop: Int, padLeft: Int,
+    _ input: FeatureMap, weights: ConvolutionWeights, stride: Int, dilation: Int = 1, padTop: Int, padLeft: Int,
     activation: Activation, output: FeatureMap, pool: WorkerPool
 ) {
     let k = weights.kernelSize
+    let span = (k - 1) * dilation + 1
     let inL = input.layout, outL = output.layout
     precondition(stride == 1 || stride == 2, "convolution stride must be 1 or 2")
     precondition(input.channels == weights.inputChannels && output.channels == weights.outputChannels, "convolution channel mismatch")
     precondition(padTop >= 0 && padLeft >= 0 && padTop <= inL.pad && padLeft <= inL.pad, "convolution pad exceeds the input border")
-    precondition((outL.height - 1) * stride - padTop + k - 1 <= inL.height - 1 + inL.pad
-                 && (outL.width - 1) * stride - padLeft + k - 1 <= inL.width - 1 + inL.pad,
+    precondition(dilation >= 1, "convolution dilation must be positive")
+    precondition((outL.height - 1) * stride - padTop + span - 1 <= inL.height - 1 + inL.pad
+                 && (outL.width - 1) * stride - padLeft + span - 1 <= inL.width - 1 + inL.pad,
                  "convolution window reads beyond the input border")
-    pool.run(ConvolutionParts(input: input, weights: weights, stride: stride, padTop: padTop, padLeft: padLeft,
-                              activation: activation, output: output))
+    pool.run(ConvolutionParts(input: input, weights: weights, stride: stride, dilation: dilation, padTop: padTop,
+                              padLeft: padLeft, activation: activation, output: output))
 }
 
 /// The dense convolution split over output rows between threads.
 struct ConvolutionParts: PoolJob {
-    let input: FeatureMap, weights: ConvolutionWeights, stride: Int, padTop: Int, padLeft: Int
+    let input: FeatureMap, weights: ConvolutionWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int
     let activation: Activation, output: FeatureMap
     func run(part: Int, pool: WorkerPool) {
         let k = weights.kernelSize
         let rows = WorkerPool.range(output.layout.height, part: part, of: pool.threadCount)
-        let job = ConvolutionJob(input: input, weights: weights, stride: stride, padTop: padTop, padLeft: padLeft,
-                                 activation: activation, output: output, rows: rows)
-        if k == 3 && stride == 2 {
+        let job = ConvolutionJob(input: input, weights: weights, stride: stride, dilation: dilation, padTop: padTop,
+                                 padLeft: padLeft, activation: activation, output: output, rows: rows)
+        if k == 3 && stride == 2 && dilation == 1 {
             switch activation {
             case .none: convolution3x3Stride2(job, Identity.self)
             case .relu: convolution3x3Stride2(job, ReLU.self)
+            case .relu6: convolution3x3Stride2(job, ReLU6.self)
             case .hardSwish: convolution3x3Stride2(job, HardSwish.self)
             case .sigmoid: convolution3x3Stride2(job, Sigmoid.self)
             }
         } else {
-            convolutionGeneric(job, kernelSize: k, stride: stride)
+            convolutionGeneric(job, kernelSize: k, stride: stride, dilation: dilation)
         }
     }
 }
@@ -82,6 +85,7 @@ struct ConvolutionJob {
     var input: FeatureMap
     var weights: ConvolutionWeights
     var stride: Int
+    var dilation: Int
     var padTop: Int
     var padLeft: Int
     var activation: Activation
@@ -104,8 +108,8 @@ enum Window3x3Stride2: WindowShape {
     static var stride: Int { 2 }
 }
 
-@inline(never) func convolutionGeneric(_ job: ConvolutionJob, kernelSize: Int, stride: Int) {
-    convolutionRows(job) { tile in convolutionTileAnyShape(tile, kernelSize: kernelSize, stride: stride) }
+@inline(never) func convolutionGeneric(_ job: ConvolutionJob, kernelSize: Int, stride: Int, dilation: Int) {
+    convolutionRows(job) { tile in convolutionTileAnyShape(tile, kernelSize: kernelSize, stride: stride, dilation: dilation) }
 }
 
 /// One register tile: 8 output channels × up to 32 pixels of one output row.
@@ -172,16 +176,16 @@ func convolutionTile<A: ActivationFunction, W: WindowShape>(_ t: ConvolutionTile
 }
 
 @inline(never)
-func convolutionTileAnyShape(_ t: ConvolutionTile, kernelSize k: Int, stride: Int) {
+func convolutionTileAnyShape(_ t: ConvolutionTile, kernelSize k: Int, stride: Int, dilation: Int) {
     if t.count == Row32.width {
-        let acc = convolutionAccumulate(Row32.self, t, k: k, stride: stride)
+        let acc = convolutionAccumulate(Row32.self, t, k: k, stride: stride, dilation: dilation)
         acc.forEachRow(t.channels) { r, row in
             let dst = t.destination + r &* t.destinationPlane
             store(t.activation.apply(row.a), dst)
             store(t.activation.apply(row.b), dst + 16)
         }
     } else {
-        let acc = convolutionAccumulate(Row16.self, t, k: k, stride: stride)
+        let acc = convolutionAccumulate(Row16.self, t, k: k, stride: stride, dilation: dilation)
         acc.forEachRow(t.channels) { r, row in
             store(t.activation.apply(row.a), t.destination + r &* t.destinationPlane, count: t.count)
         }
@@ -189,15 +193,16 @@ func convolutionTileAnyShape(_ t: ConvolutionTile, kernelSize k: Int, stride: In
 }
 
 @inline(always)
-func convolutionAccumulate<Row: StridedPixelRow>(_: Row.Type, _ t: ConvolutionTile, k: Int, stride: Int) -> Tile8<Row> {
+func convolutionAccumulate<Row: StridedPixelRow>(_: Row.Type, _ t: ConvolutionTile, k: Int, stride: Int,
+                                                 dilation: Int = 1) -> Tile8<Row> {
     var acc = Tile8<Row>(bias: t.bias)
     var wp = t.weights
     var plane = t.source
     for _ in 0..<t.inputChannels {
         for ky in 0..<k {
-            let r = plane + ky &* t.sourceRow
+            let r = plane + ky &* dilation &* t.sourceRow
             for kx in 0..<k {
-                acc.accumulate(wp, Row(r + kx, stride: stride))
+                acc.accumulate(wp, Row(r + kx &* dilation, stride: stride))
                 wp += 8
             }
         }

@@ -17,52 +17,56 @@ public final class DepthwiseWeights {
     }
 }
 
-/// Depthwise K×K convolution, stride 1 or 2, with bias, activation and an optional residual
-/// added after the activation: `output[c] = act(bias[c] + Σ w[c]·window) + residual[c]`.
+/// Depthwise K×K convolution, stride 1 or 2, any dilation, with bias, activation and an optional
+/// residual added after the activation: `output[c] = act(bias[c] + Σ w[c]·window) + residual[c]`.
 ///
-/// The input is read in place from its padded layout: window row `yo·stride − padTop + ky`,
-/// column `xo·stride − padLeft + kx`, where the border supplies the zeros, so TF-SAME
+/// The input is read in place from its padded layout: window row `yo·stride − padTop + ky·dilation`,
+/// column `xo·stride − padLeft + kx·dilation`, where the border supplies the zeros, so TF-SAME
 /// asymmetric pads ([0,0,1,1] for 3x3 s2, [1,1,2,2] for 5x5 s2) need no copy. 16 outputs of a
 /// row are one vector; stride 2 deinterleaves its input in registers. 3x3 and 5x5 at strides 1
-/// and 2 have their own functions (so a profile names them); other sizes take a generic loop.
+/// and 2 have their own functions (so a profile names them), as has the dilated 3x3 at stride 1;
+/// other shapes take a generic loop.
 /// Channels are split between threads; each output is computed identically on either.
 ///
 /// - Precondition: `input.layout.pad` covers the window: `padTop, padLeft ≤ pad`, and the last
 ///   window row/column lies at most `pad` beyond the interior. `output` and `residual` (any
 ///   layouts) have the input's channel count and the output size.
 public func depthwiseConvolution(
-    _ input: FeatureMap, weights: DepthwiseWeights, stride: Int, padTop: Int, padLeft: Int,
+    _ input: FeatureMap, weights: DepthwiseWeights, stride: Int, dilation: Int = 1, padTop: Int, padLeft: Int,
     activation: Activation, residual: FeatureMap? = nil, output: FeatureMap, pool: WorkerPool
 ) {
     let k = weights.kernelSize
+    let span = (k - 1) * dilation + 1
     let inL = input.layout, outL = output.layout
     precondition(stride == 1 || stride == 2, "depthwise stride must be 1 or 2")
     precondition(input.channels == weights.channels && output.channels == weights.channels, "depthwise channel mismatch")
     precondition(padTop >= 0 && padLeft >= 0 && padTop <= inL.pad && padLeft <= inL.pad, "depthwise pad exceeds the input border")
-    precondition((outL.height - 1) * stride - padTop + k - 1 <= inL.height - 1 + inL.pad
-                 && (outL.width - 1) * stride - padLeft + k - 1 <= inL.width - 1 + inL.pad,
+    precondition(dilation >= 1, "depthwise dilation must be positive")
+    precondition((outL.height - 1) * stride - padTop + span - 1 <= inL.height - 1 + inL.pad
+                 && (outL.width - 1) * stride - padLeft + span - 1 <= inL.width - 1 + inL.pad,
                  "depthwise window reads beyond the input border")
     if let residual {
         precondition(residual.channels == output.channels && residual.layout.width == outL.width
                      && residual.layout.height == outL.height, "depthwise residual shape mismatch")
     }
-    pool.run(DepthwiseParts(input: input, weights: weights, stride: stride, padTop: padTop, padLeft: padLeft,
-                            activation: activation, residual: residual, output: output))
+    pool.run(DepthwiseParts(input: input, weights: weights, stride: stride, dilation: dilation, padTop: padTop,
+                            padLeft: padLeft, activation: activation, residual: residual, output: output))
 }
 
 /// The depthwise convolution split over channels between threads.
 struct DepthwiseParts: PoolJob {
-    let input: FeatureMap, weights: DepthwiseWeights, stride: Int, padTop: Int, padLeft: Int
+    let input: FeatureMap, weights: DepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int
     let activation: Activation, residual: FeatureMap?, output: FeatureMap
     func run(part: Int, pool: WorkerPool) {
         let k = weights.kernelSize
         let channels = WorkerPool.range(weights.channels, part: part, of: pool.threadCount)
         let job = DepthwiseJob(input: input, weights: weights.weights.baseAddress, bias: weights.bias.baseAddress,
-                               padTop: padTop, padLeft: padLeft, activation: activation, residual: residual,
-                               output: output, channels: channels)
+                               dilation: dilation, padTop: padTop, padLeft: padLeft, activation: activation,
+                               residual: residual, output: output, channels: channels)
         switch activation {
         case .none: depthwiseDispatch(job, Identity.self, k: k, stride: stride)
         case .relu: depthwiseDispatch(job, ReLU.self, k: k, stride: stride)
+        case .relu6: depthwiseDispatch(job, ReLU6.self, k: k, stride: stride)
         case .hardSwish: depthwiseDispatch(job, HardSwish.self, k: k, stride: stride)
         case .sigmoid: depthwiseDispatch(job, Sigmoid.self, k: k, stride: stride)
         }
@@ -73,6 +77,7 @@ struct DepthwiseJob {
     var input: FeatureMap
     var weights: UnsafePointer<Float>
     var bias: UnsafePointer<Float>
+    var dilation: Int
     var padTop: Int
     var padLeft: Int
     var activation: Activation
@@ -94,6 +99,9 @@ struct DepthwiseJob {
 @inline(never) func depthwise5x5Stride2<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type) {
     depthwisePlanes(job, A.self, k: 5, stride: 2)
 }
+@inline(never) func depthwise3x3Dilated<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type) {
+    depthwisePlanes(job, A.self, k: 3, stride: 1, dilation: job.dilation)
+}
 @inline(never) func depthwiseGeneric(_ job: DepthwiseJob, kernelSize: Int, stride: Int) {
     depthwisePlanesGeneric(job, k: kernelSize, stride: stride)
 }
@@ -101,6 +109,8 @@ struct DepthwiseJob {
 @inline(always)
 func depthwiseDispatch<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type, k: Int, stride: Int) {
     switch (k, stride) {
+    case (3, 1) where job.dilation > 1: depthwise3x3Dilated(job, A.self)
+    case _ where job.dilation > 1: depthwiseGeneric(job, kernelSize: k, stride: stride)
     case (3, 1): depthwise3x3Stride1(job, A.self)
     case (3, 2): depthwise3x3Stride2(job, A.self)
     case (5, 1): depthwise5x5Stride1(job, A.self)
@@ -118,24 +128,26 @@ func depthwiseDispatch<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type, k:
 /// Maps shorter than 4 rows use 1-row tiles; the last 4-row tile of a taller map is moved up to
 /// end at the last row, recomputing a few rows with the same operations (so the same values).
 @inline(always)
-func depthwisePlanes<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type, k: Int, stride: Int) {
+func depthwisePlanes<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type, k: Int, stride: Int, dilation: Int = 1) {
     let outH = job.output.layout.height
     for c in job.channels {
         let plane = DepthwisePlane(job: job, channel: c, k: k)
         if outH >= 4 {
             var yo = 0
             while yo < outH {
-                depthwiseTile4(plane, A.self, top: min(yo, outH - 4), k: k, stride: stride)
+                depthwiseTile4(plane, A.self, top: min(yo, outH - 4), k: k, stride: stride, dilation: dilation)
                 yo += 4
             }
         } else {
-            for yo in 0..<outH { depthwiseTile1(plane, A.self, row: yo, k: k, stride: stride) }
+            for yo in 0..<outH { depthwiseTile1(plane, A.self, row: yo, k: k, stride: stride, dilation: dilation) }
         }
     }
 }
 
-/// Any window and stride, activation by switch: the fallback for shapes the model lacks.
+/// Any window, stride and dilation, activation by switch: the fallback for shapes without a
+/// function of their own.
 func depthwisePlanesGeneric(_ job: DepthwiseJob, k: Int, stride: Int) {
+    let d = job.dilation
     for c in job.channels {
         let plane = DepthwisePlane(job: job, channel: c, k: k)
         let w = plane.weights
@@ -146,7 +158,8 @@ func depthwisePlanesGeneric(_ job: DepthwiseJob, k: Int, stride: Int) {
                 var acc = Vector(repeating: plane.bias)
                 for ky in 0..<k {
                     for kx in 0..<k {
-                        acc = multiplyAdd(acc, w[ky * k + kx], plane.input(row: yo * stride + ky, column: xo * stride + kx, stride: stride))
+                        acc = multiplyAdd(acc, w[ky * k + kx],
+                                          plane.input(row: yo * stride + ky * d, column: xo * stride + kx * d, stride: stride))
                     }
                 }
                 plane.finish(job.activation.apply(acc), row: yo, column: xo, count: n)
@@ -197,7 +210,7 @@ struct DepthwisePlane {
 }
 
 @inline(always)
-func depthwiseTile4<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, top: Int, k: Int, stride: Int) {
+func depthwiseTile4<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, top: Int, k: Int, stride: Int, dilation: Int) {
     let w = plane.weights
     let rowStep = stride * plane.sourceRow
     var xo = 0
@@ -208,7 +221,7 @@ func depthwiseTile4<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, t
         for ky in 0..<k {
             for kx in 0..<k {
                 let weight = w[ky * k + kx]
-                let p = origin + ky * plane.sourceRow + kx
+                let p = origin + ky * dilation * plane.sourceRow + kx * dilation
                 if stride == 1 {
                     a0 = multiplyAdd(a0, weight, load(p))
                     a1 = multiplyAdd(a1, weight, load(p + rowStep))
@@ -231,7 +244,7 @@ func depthwiseTile4<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, t
 }
 
 @inline(always)
-func depthwiseTile1<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, row: Int, k: Int, stride: Int) {
+func depthwiseTile1<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, row: Int, k: Int, stride: Int, dilation: Int) {
     let w = plane.weights
     var xo = 0
     while xo < plane.width {
@@ -239,7 +252,8 @@ func depthwiseTile1<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, r
         var a0 = Vector(repeating: plane.bias)
         for ky in 0..<k {
             for kx in 0..<k {
-                a0 = multiplyAdd(a0, w[ky * k + kx], plane.input(row: row * stride + ky, column: xo * stride + kx, stride: stride))
+                a0 = multiplyAdd(a0, w[ky * k + kx], plane.input(row: row * stride + ky * dilation,
+                                                                 column: xo * stride + kx * dilation, stride: stride))
             }
         }
         plane.finish(A.apply(a0), row: row, column: xo, count: n)

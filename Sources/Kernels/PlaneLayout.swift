@@ -96,6 +96,11 @@ public struct FeatureMap {
         FeatureMap(base: base + first * layout.rowStride, channels: channels, layout: layout.withHeight(count))
     }
 
+    /// Channels `first ..< first + count`, as a map of their own (same layout).
+    public func channels(_ first: Int, count: Int) -> FeatureMap {
+        FeatureMap(base: base + first * layout.planeStride, channels: count, layout: layout)
+    }
+
     /// Pixel (0, 0) of `channel`.
     @inline(always)
     func plane(_ channel: Int) -> UnsafeMutablePointer<Float> {

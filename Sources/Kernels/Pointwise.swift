@@ -72,6 +72,7 @@ struct PointwiseParts: PoolJob {
         switch activation {
         case .none: pointwiseRange(job, Identity.self)
         case .relu: pointwiseRange(job, ReLU.self)
+        case .relu6: pointwiseRange(job, ReLU6.self)
         case .hardSwish: pointwiseRange(job, HardSwish.self)
         case .sigmoid: pointwiseRange(job, Sigmoid.self)
         }

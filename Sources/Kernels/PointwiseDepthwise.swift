@@ -31,22 +31,22 @@
 public func pointwiseThenDepthwise(
     _ input: FeatureMap, gatedInput: GatedInput? = nil, pointwise: PointwiseWeights, pointwiseActivation: Activation,
     bands: [FeatureMapStorage], bandOutputRows: Int,
-    depthwise: DepthwiseWeights, stride: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation,
+    depthwise: DepthwiseWeights, stride: Int, dilation: Int = 1, padTop: Int, padLeft: Int, depthwiseActivation: Activation,
     residualIsInput: Bool, residual: FeatureMap?, output: FeatureMap, pool: WorkerPool
 ) {
-    let k = depthwise.kernelSize
+    let span = (depthwise.kernelSize - 1) * dilation + 1
     precondition(bands.count >= pool.threadCount && (gatedInput?.rows.count ?? pool.threadCount) >= pool.threadCount,
                  "one band buffer per thread")
     for part in 0..<pool.threadCount {
         // An index loop: iterating the array itself allocates in debug builds (its generic iterator).
         let band = bands[part]
         precondition(band.layout.width == input.layout.width && band.channels == pointwise.outputChannels
-                     && band.layout.height >= (bandOutputRows - 1) * stride + k, "band buffer too small")
+                     && band.layout.height >= (bandOutputRows - 1) * stride + span, "band buffer too small")
     }
     precondition(!residualIsInput || stride == 1, "a residual of the input needs stride 1")
     let job = BandedRows(input: input, gatedInput: gatedInput, pointwise: pointwise, pointwiseActivation: pointwiseActivation,
                          bands: bands, bandOutputRows: bandOutputRows, depthwise: depthwise, stride: stride,
-                         padTop: padTop, padLeft: padLeft, depthwiseActivation: depthwiseActivation,
+                         dilation: dilation, padTop: padTop, padLeft: padLeft, depthwiseActivation: depthwiseActivation,
                          residualIsInput: residualIsInput, residual: residual, output: output)
     if pool.threadCount > 1 && output.layout.height >= pool.threadCount * minimumRowsPerThread {
         pool.run(job)
@@ -69,7 +69,7 @@ let minimumRowsPerThread = 4
 struct BandedRows: PoolJob {
     let input: FeatureMap, gatedInput: GatedInput?, pointwise: PointwiseWeights, pointwiseActivation: Activation
     let bands: [FeatureMapStorage], bandOutputRows: Int
-    let depthwise: DepthwiseWeights, stride: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation
+    let depthwise: DepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation
     let residualIsInput: Bool, residual: FeatureMap?, output: FeatureMap
 
     func run(part: Int, pool: WorkerPool) {
@@ -79,13 +79,13 @@ struct BandedRows: PoolJob {
     /// Output rows `rows`, in bands of `bandOutputRows`, with band buffer `part`; `pool` runs the
     /// kernels of each band (both threads, or one thread's lane).
     func runBands(rows: Range<Int>, part: Int, pool: WorkerPool) {
-        let h = input.layout.height, k = depthwise.kernelSize
+        let h = input.layout.height, span = (depthwise.kernelSize - 1) * dilation + 1
         let bandMap = bands[part].map
         var yo = rows.lowerBound
         while yo < rows.upperBound {
             let count = min(bandOutputRows, rows.upperBound - yo)
             let top = yo * stride - padTop
-            let rowsIn = (count - 1) * stride + k
+            let rowsIn = (count - 1) * stride + span
             let first = max(0, top), last = min(h, top + rowsIn)
             // Rows of the band outside the image are the zero border of the full map.
             for r in 0..<rowsIn where top + r < first || top + r >= last {
@@ -111,7 +111,7 @@ struct BandedRows: PoolJob {
                 bandResidual = residual.rows(from: yo, count: count)
             }
             depthwiseConvolution(bandMap.rows(from: 0, count: rowsIn), weights: depthwise, stride: stride,
-                                 padTop: 0, padLeft: padLeft, activation: depthwiseActivation,
+                                 dilation: dilation, padTop: 0, padLeft: padLeft, activation: depthwiseActivation,
                                  residual: bandResidual, output: output.rows(from: yo, count: count), pool: pool)
             yo += count
         }

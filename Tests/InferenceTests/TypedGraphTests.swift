@@ -160,6 +160,15 @@ struct TypedGraphTests {
         #expect(try session.run(inputs: ["x": [-1, 3, 9, 2]])["y"] == [3, 6])
     }
 
+    @Test("Slice-1 takes INT64_MIN and INT64_MAX bounds (PyTorch writes x[:, k:] with ends INT64_MAX), clamped to the axis")
+    func legacySliceExtremeBounds() throws {
+        let bytes = B.model(nodes: [B.node("Slice", inputs: ["x"], outputs: ["y"],
+                                           attributes: [.ints("starts", [Int64.min, 1]), .ints("ends", [Int64.max, Int64.max]), .ints("axes", [0, 1])])],
+                            inputs: [B.valueInfo("x", [2, 3])], outputs: [B.valueInfo("y", [2, 2])], opset: 9)
+        let session = try InferenceSession(model: try InferenceModel(bytes: bytes), path: .reference)
+        #expect(try session.run(inputs: ["x": [0, 1, 2, 3, 4, 5]])["y"] == [1, 2, 4, 5])
+    }
+
     @Test("float16 and double values round-trip through Cast", arguments: [(ElementType.float16, Int64(10)), (.double, Int64(11))])
     func castRoundTrip(type: ElementType, code: Int64) throws {
         let bytes = B.model(nodes: [B.node("Cast", inputs: ["x"], outputs: ["wide"], attributes: [.int("to", code)]),

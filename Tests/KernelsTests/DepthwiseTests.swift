@@ -11,10 +11,11 @@ struct DepthwiseTests {
     }
 
     func depthwise(channels: Int, height: Int, width: Int, k: Int, stride: Int, pads: (Int, Int, Int, Int),
-                   activation: Activation, withResidual: Bool, outputPad: Int, threads: Int, seed: UInt64)
-        -> (actual: [Float], expected: [Expected]) {
+                   activation: Activation, withResidual: Bool, outputPad: Int, threads: Int, seed: UInt64,
+                   dilation: Int = 1) -> (actual: [Float], expected: [Expected]) {
         let (top, left, bottom, right) = pads
-        let outH = (height + top + bottom - k) / stride + 1, outW = (width + left + right - k) / stride + 1
+        let span = (k - 1) * dilation + 1
+        let outH = (height + top + bottom - span) / stride + 1, outW = (width + left + right - span) / stride + 1
         var random = Random(seed: seed)
         let x = random.array(channels * height * width)
         let w = random.array(channels * k * k, scale: 0.5)
@@ -25,13 +26,13 @@ struct DepthwiseTests {
         let output = FeatureMapStorage(channels: channels, layout: .padded(width: outW, height: outH, pad: outputPad))
         let residual = res.map { makeMap($0, channels: channels, layout: .padded(width: outW, height: outH, pad: 1)) }
         let weights = DepthwiseWeights(weights: w, bias: b, channels: channels, kernelSize: k)
-        depthwiseConvolution(input.map, weights: weights, stride: stride, padTop: top, padLeft: left,
+        depthwiseConvolution(input.map, weights: weights, stride: stride, dilation: dilation, padTop: top, padLeft: left,
                              activation: activation, residual: residual?.map, output: output.map,
                              pool: WorkerPool(threads: threads))
         let expected = referenceConvolution(input: x, channels: channels, height: height, width: width, weights: w,
                                             bias: b, outputChannels: channels, kernelSize: k, stride: stride,
                                             padTop: top, padLeft: left, outHeight: outH, outWidth: outW,
-                                            groups: channels, activation: activation, residual: res)
+                                            groups: channels, activation: activation, residual: res, dilation: dilation)
         #expect(borderIsZero(output))
         return (output.interior(), expected)
     }
@@ -81,6 +82,31 @@ struct DepthwiseTests {
         }
     }
 
+    @Test("dilated windows (rates 2 and 4, as DeepLab's atrous blocks), larger windows up to 9x9, ReLU6")
+    func dilatedAndLarge() {
+        let cases: [(k: Int, s: Int, d: Int, pad: Int)] = [
+            (3, 1, 2, 2), (3, 1, 4, 4), (3, 2, 2, 2), (5, 1, 2, 4), (7, 1, 1, 3), (9, 1, 1, 4), (7, 2, 1, 3), (3, 1, 3, 1),
+        ]
+        for (i, c) in cases.enumerated() {
+            for (h, w) in [(5, 7), (17, 33), (33, 20)] where (c.k - 1) * c.d + 1 <= min(h, w) + 2 * c.pad {
+                for threads in [1, 2] {
+                    let r = depthwise(channels: 5, height: h, width: w, k: c.k, stride: c.s, pads: (c.pad, c.pad, c.pad, c.pad),
+                                      activation: .relu6, withResidual: i % 2 == 0, outputPad: 1, threads: threads,
+                                      seed: UInt64(300 + i), dilation: c.d)
+                    expectClose(r.actual, r.expected, "dw\(c.k) s\(c.s) d\(c.d) \(h)x\(w) threads \(threads)")
+                }
+            }
+        }
+        for (k, s, d, pad) in [(3, 1, 2, 2), (3, 1, 4, 4), (3, 2, 2, 2), (5, 1, 2, 4)] {
+            let r = dense(cin: 6, cout: 11, height: 19, width: 23, k: k, stride: s, pads: (pad, pad, pad, pad), threads: 1,
+                          seed: 400, dilation: d, activation: .relu6)
+            expectClose(r.actual, r.expected, "dense k\(k) s\(s) d\(d)")
+            let two = dense(cin: 6, cout: 11, height: 19, width: 23, k: k, stride: s, pads: (pad, pad, pad, pad), threads: 2,
+                            seed: 400, dilation: d, activation: .relu6)
+            #expect(r.actual == two.actual, "dense k\(k) d\(d) bit-identical on 1 and 2 threads")
+        }
+    }
+
     @Test("is bit-identical on 1 and 2 threads")
     func threadsAgree() {
         for (k, s, pads) in [(3, 1, (1, 1, 1, 1)), (3, 2, (0, 0, 1, 1)), (5, 1, (2, 2, 2, 2)), (5, 2, (1, 1, 2, 2))] {
@@ -93,9 +119,11 @@ struct DepthwiseTests {
     }
 
     func dense(cin: Int, cout: Int, height: Int, width: Int, k: Int, stride: Int, pads: (Int, Int, Int, Int),
-               threads: Int, seed: UInt64) -> (actual: [Float], expected: [Expected]) {
+               threads: Int, seed: UInt64, dilation: Int = 1, activation: Activation = .hardSwish)
+        -> (actual: [Float], expected: [Expected]) {
         let (top, left, bottom, right) = pads
-        let outH = (height + top + bottom - k) / stride + 1, outW = (width + left + right - k) / stride + 1
+        let span = (k - 1) * dilation + 1
+        let outH = (height + top + bottom - span) / stride + 1, outW = (width + left + right - span) / stride + 1
         var random = Random(seed: seed)
         let x = random.array(cin * height * width)
         let w = random.array(cout * cin * k * k, scale: 0.5)
@@ -103,12 +131,12 @@ struct DepthwiseTests {
         let input = makeMap(x, channels: cin, layout: .padded(width: width, height: height, pad: max(top, left, bottom, right)))
         let output = FeatureMapStorage(channels: cout, layout: .dense(width: outW, height: outH))
         let weights = ConvolutionWeights(weights: w, bias: b, outputChannels: cout, inputChannels: cin, kernelSize: k)
-        convolution(input.map, weights: weights, stride: stride, padTop: top, padLeft: left, activation: .hardSwish,
-                    output: output.map, pool: WorkerPool(threads: threads))
+        convolution(input.map, weights: weights, stride: stride, dilation: dilation, padTop: top, padLeft: left,
+                    activation: activation, output: output.map, pool: WorkerPool(threads: threads))
         let expected = referenceConvolution(input: x, channels: cin, height: height, width: width, weights: w, bias: b,
                                             outputChannels: cout, kernelSize: k, stride: stride, padTop: top,
                                             padLeft: left, outHeight: outH, outWidth: outW, groups: 1,
-                                            activation: .hardSwish)
+                                            activation: activation, dilation: dilation)
         return (output.interior(), expected)
     }
 

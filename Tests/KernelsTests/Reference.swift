@@ -33,6 +33,7 @@ func applyActivation(_ activation: Activation, _ x: Double) -> Double {
     switch activation {
     case .none: return x
     case .relu: return max(x, 0)
+    case .relu6: return min(max(x, 0), 6)
     case .hardSwish: return x * min(max(x + 3, 0), 6) / 6
     case .sigmoid: return 1 / (1 + exp(-x))
     }
@@ -56,7 +57,7 @@ func expectClose(_ actual: [Float], _ expected: [Expected], tolerance: Double = 
 func referenceConvolution(input: [Float], channels: Int, height: Int, width: Int,
                           weights: [Float], bias: [Float]?, outputChannels: Int, kernelSize k: Int,
                           stride: Int, padTop: Int, padLeft: Int, outHeight: Int, outWidth: Int,
-                          groups: Int, activation: Activation, residual: [Float]? = nil) -> [Expected] {
+                          groups: Int, activation: Activation, residual: [Float]? = nil, dilation: Int = 1) -> [Expected] {
     let cinPerGroup = channels / groups, coutPerGroup = outputChannels / groups
     var out: [Expected] = []
     out.reserveCapacity(outputChannels * outHeight * outWidth)
@@ -68,10 +69,10 @@ func referenceConvolution(input: [Float], channels: Int, height: Int, width: Int
                 for ci in 0..<cinPerGroup {
                     let c = g * cinPerGroup + ci
                     for ky in 0..<k {
-                        let y = yo * stride - padTop + ky
+                        let y = yo * stride - padTop + ky * dilation
                         if y < 0 || y >= height { continue }
                         for kx in 0..<k {
-                            let x = xo * stride - padLeft + kx
+                            let x = xo * stride - padLeft + kx * dilation
                             if x < 0 || x >= width { continue }
                             let term = Double(weights[((o * cinPerGroup + ci) * k + ky) * k + kx]) * Double(input[(c * height + y) * width + x])
                             sum += term

@@ -95,6 +95,28 @@ struct InferInspectTests {
         #expect(runMain(["inspect", Fixtures.url("ops/conv_1x1/model.onnx").path]) == 0)
     }
 
+    @Test("inspect tells the fast path's share of the MACs: all of the built-in model's, on fast kernels")
+    func inspectFastPathShare() throws {
+        let lines = fastPathSummary(try ModelArgument.load("general"))
+        #expect(lines.first?.hasPrefix("fast path: 100.0% of MACs on fast kernels; 0 of ") == true, "\(lines)")
+        #expect(lines.count == 1)
+        let converted = try #require(ConvertedModel.named("keras_mobilenet_nhwc"))
+        #expect(runMain(["inspect", Fixtures.url(converted.path("model.onnx")).path]) == 0)
+    }
+
+    @Test("bench runs any model that loads: several outputs, a dynamic batch bound with --shape, a bool input")
+    func benchAnyModel() throws {
+        let multiOutput = Fixtures.url(try #require(ConvertedModel.named("multi_output")).path("model.onnx")).path
+        let dynamicBatch = Fixtures.url(try #require(ConvertedModel.named("dynamic_batch")).path("model.onnx")).path
+        #expect(runMain(["bench", "--model", multiOutput, "--iterations", "1"]) == 0)
+        #expect(runMain(["bench", "--model", dynamicBatch, "--shape", "input=2x3x64x64", "--iterations", "1", "--json"]) == 0)
+        #expect(runMain(["bench", "--model", Fixtures.url("nodetests/test_where_example/model.onnx").path, "--iterations", "1"]) == 0)
+        #expect(runMain(["bench", "--model", dynamicBatch, "--shape", "image=1x3x64x64", "--iterations", "1"]) == 1)
+        #expect(runMain(["bench", "--model", dynamicBatch, "--shape", "input=2x3", "--iterations", "1"]) == 1)
+        #expect(runMain(["bench", "--model", dynamicBatch, "--shape", "input", "--iterations", "1"]) == 2)
+        #expect(runMain(["bench", "--model", multiOutput, "--per-layer", "--iterations", "1"]) == 2)
+    }
+
     @Test("inspect lists unsupported ops and exits 1")
     func inspectUnsupported() throws {
         let path = temporaryPath("lstm.onnx")

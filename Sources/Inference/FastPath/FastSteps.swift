@@ -17,6 +17,24 @@ struct PointwiseStep: Step {
     }
 }
 
+/// A grouped 1x1 convolution: one GEMM per group, on the group's slices of the input, output
+/// and residual channels.
+struct GroupedPointwiseStep: Step {
+    let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?
+    let groups: [PointwiseWeights], pool: WorkerPool
+    func run() {
+        var inputChannel = 0, outputChannel = 0
+        for weights in groups {
+            pointwiseConvolution(input.channels(inputChannel, count: weights.inputChannels), weights: weights,
+                                 activation: activation,
+                                 residual: residual?.channels(outputChannel, count: weights.outputChannels),
+                                 output: output.channels(outputChannel, count: weights.outputChannels), pool: pool)
+            inputChannel += weights.inputChannels
+            outputChannel += weights.outputChannels
+        }
+    }
+}
+
 /// Copies a dense map's planes into the interior of a zero-bordered map (the border is never written).
 func copyIntoPadded(_ input: FeatureMap, _ padded: FeatureMapStorage) {
     let layout = padded.layout
@@ -35,10 +53,10 @@ struct DepthwiseStep: Step {
     let copiesInput: Bool
     let output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool
     let weights: DepthwiseWeights
-    let stride: Int, padTop: Int, padLeft: Int
+    let stride: Int, dilation: Int, padTop: Int, padLeft: Int
     func run() {
         if copiesInput { copyIntoPadded(input, padded) }
-        depthwiseConvolution(padded.map, weights: weights, stride: stride, padTop: padTop, padLeft: padLeft,
+        depthwiseConvolution(padded.map, weights: weights, stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
                              activation: activation, residual: residual, output: output, pool: pool)
     }
 }
@@ -49,10 +67,10 @@ struct DenseConvolutionStep: Step {
     let copiesInput: Bool
     let output: FeatureMap, activation: Activation, pool: WorkerPool
     let weights: ConvolutionWeights
-    let stride: Int, padTop: Int, padLeft: Int
+    let stride: Int, dilation: Int, padTop: Int, padLeft: Int
     func run() {
         if copiesInput { copyIntoPadded(input, padded) }
-        convolution(padded.map, weights: weights, stride: stride, padTop: padTop, padLeft: padLeft,
+        convolution(padded.map, weights: weights, stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
                     activation: activation, output: output, pool: pool)
     }
 }
@@ -158,11 +176,11 @@ final class GateBuffer {
 struct PointwiseDepthwiseStep: Step {
     let input: FeatureMap, gatedInput: GatedInput?, pointwise: PointwiseWeights, pointwiseActivation: Activation
     let bands: [FeatureMapStorage], bandRows: Int
-    let depthwise: DepthwiseWeights, stride: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation
+    let depthwise: DepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation
     let residualIsInput: Bool, residual: FeatureMap?, output: FeatureMap, pool: WorkerPool
     func run() {
         pointwiseThenDepthwise(input, gatedInput: gatedInput, pointwise: pointwise, pointwiseActivation: pointwiseActivation, bands: bands,
-                               bandOutputRows: bandRows, depthwise: depthwise, stride: stride, padTop: padTop,
+                               bandOutputRows: bandRows, depthwise: depthwise, stride: stride, dilation: dilation, padTop: padTop,
                                padLeft: padLeft, depthwiseActivation: depthwiseActivation,
                                residualIsInput: residualIsInput, residual: residual, output: output, pool: pool)
     }

@@ -15,7 +15,8 @@ struct Slice: Operator {
         if context.opVersion < 10 {
             try context.checkArity(inputs: 1, 1)
             try context.checkAttributes(["starts", "ends", "axes"])
-            guard let first = try context.ints("starts"), let last = try context.ints("ends") else {
+            // Any Int64: PyTorch writes `x[:, k:]` as ends = INT64_MAX, and the bounds are clamped below.
+            guard let first = try context.ints("starts", in: Int.min...Int.max), let last = try context.ints("ends", in: Int.min...Int.max) else {
                 throw context.error(.malformed, "attributes 'starts' and 'ends' are required")
             }
             starts = first.map { Int64($0) }

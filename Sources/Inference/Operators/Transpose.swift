@@ -5,6 +5,8 @@ struct Transpose: Operator {
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let loop: StridedLoop
+    /// Output axis i is input axis perm[i]; the input's shape.
+    let perm: [Int], inputShape: [Int]
     static var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
@@ -17,7 +19,8 @@ struct Transpose: Operator {
         let output = perm.map { x[$0] }
         let inputStrides = Shapes.strides(x)
         return Transpose(outputShapes: [output], outputTypes: [try context.type(ofInput: 0)],
-                         loop: StridedLoop(shape: output, strides: [Shapes.strides(output), perm.map { inputStrides[$0] }]))
+                         loop: StridedLoop(shape: output, strides: [Shapes.strides(output), perm.map { inputStrides[$0] }]),
+                         perm: perm, inputShape: x)
     }
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {

@@ -12,19 +12,25 @@ let benchCommand = Command(
     name: "bench",
     summary: "benchmarks in a release build: the forward pass, --pipeline, --imaging, --kernels",
     usage: """
-        usage: vbg bench [--model general|landscape|PATH] [--threads 1|2] [--iterations N] [--path fast|reference] [--per-layer] [--json]
+        usage: vbg bench [--model general|landscape|PATH] [--shape NAME=DIMS ...] [--threads 1|2] [--iterations N]
+                         [--path fast|reference] [--per-layer] [--json]
                vbg bench --pipeline [--json] [--frames N] [--warmup N] [--sizes WxH,...] [--intervals 1,3]
                          [--threads 1,2] [--effects blur,replace] [--level N] [--model M] [--image PNG] [--background PNG]
                vbg bench --imaging [--json] [--repeat N] [--sizes WxH,...] [--ops a,b,...]
                vbg bench --kernels [--threads 1|2] [--samples N] [--filter TEXT] [--json]
 
         The forward pass (no mode flag):
-          --model       the model to run (default general); the input is uniform noise in [0, 1)
+          --model       the model to run (default general): any model that loads. Every graph input
+                        gets noise of its shape, uniform in [0, 1) (float inputs) or zeros (integer
+                        and bool inputs); the outputs are discarded
+          --shape       NAME=DIMS (e.g. input=1x3x64x64): binds the symbolic or unknown dims of input
+                        NAME, as vbg infer binds them from its .npy files; an unbound leading dim is 1
           --threads     kernel threads (default 1)
           --iterations  timed forward passes after 20 warm-up runs (default 300)
           --path        fast (SIMD kernels, default) or reference (scalar)
           --per-layer   also time each layer (a fused step and the ONNX nodes it covers): median
-                        time, GFLOP/s and share of the summed layer times, slowest first
+                        time, GFLOP/s and share of the summed layer times, slowest first (models
+                        with one float32 input and one float32 output)
           --json        one JSON object per line: model, threads, median_ms, p10_ms, p90_ms, ...
           Wall-clock times; with 1 thread the thread's CPU time is reported too (cpu_median_ms), which
           leaves out time the process was descheduled on a busy machine.
@@ -65,6 +71,12 @@ func runKernelBench(_ arguments: inout Arguments) throws {
 }
 
 /// `vbg bench` without a mode flag: the forward pass of one model on noise.
+///
+/// Any model that loads: every graph input gets noise of its shape (dims that are symbolic or
+/// unknown bound as `vbg infer` binds them: from `--shape NAME=DIMS`, the leading one otherwise 1),
+/// uniform in [0, 1) for float inputs and zeros for integer and bool ones (a valid index, count or
+/// flag for any op); the outputs are discarded. A model with one float32 input and a float32
+/// first output runs through the session's allocation-free call, any other through `run(_:)`.
 func runModelBench(_ arguments: inout Arguments) throws {
     let threads = try arguments.integer("threads", default: 1, in: 1...2)
     let json = try arguments.flag("json")
@@ -72,28 +84,49 @@ func runModelBench(_ arguments: inout Arguments) throws {
     let iterations = try arguments.integer("iterations", default: 300, in: 1...1_000_000)
     let pathName = try arguments.choice("path", ["fast", "reference"], default: "fast")
     let perLayer = try arguments.flag("per-layer")
+    let shapes = try arguments.values("shape").map(parseShape)
     try arguments.finish()
-    let model = try ModelArgument.load(modelArgument)
-    guard model.inputs.count == 1, model.outputs.count == 1 else {
-        throw CLIError.input("bench runs single-input, single-output models")
+    var inputShapes: [String: [Int]] = [:]
+    for (name, shape) in shapes {
+        guard inputShapes.updateValue(shape, forKey: name) == nil else { throw CLIError.usage("--shape for '\(name)' is given twice") }
+    }
+    let model = try ModelArgument.load(modelArgument, inputShapes: inputShapes, shapeHint: "vbg bench: give it with --shape NAME=DIMS")
+    for name in inputShapes.keys where !model.inputs.contains(where: { $0.name == name }) {
+        throw CLIError.usage("--shape: the model has no input '\(name)' (inputs: \(model.inputs.map(\.name).joined(separator: ", ")))")
+    }
+    guard !model.inputs.isEmpty, !model.outputs.isEmpty else {
+        throw CLIError.input("the model has no graph input to feed (all its values are constants)")
     }
     let session = try InferenceSession(model: model, path: pathName == "fast" ? .fast : .reference, threads: threads)
     var state: UInt64 = 0x2545_F491_4F6C_DD1D
-    let input = (0..<model.inputs[0].elementCount).map { _ -> Float in
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return Float(state >> 40) / Float(1 << 24)
+    func noise(_ count: Int) -> [Float] {
+        (0..<count).map { _ -> Float in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(state >> 40) / Float(1 << 24)
+        }
     }
-    var output = [Float](repeating: 0, count: model.outputs[0].elementCount)
+    let feeds = Dictionary(uniqueKeysWithValues: model.inputs.map { input in
+        (input.name, benchTensor(input, noise: noise(input.type.isInteger ? 0 : input.elementCount)))
+    })
+    let direct = model.inputs.count == 1 && model.inputs[0].type == .float32 && model.outputs[0].type == .float32
+    guard !perLayer || (direct && model.outputs.count == 1) else {
+        throw CLIError.usage("--per-layer needs a model with one float32 input and one float32 output")
+    }
+    let input = direct ? feeds[model.inputs[0].name]!.floats! : []
+    var output = [Float](repeating: 0, count: direct ? model.outputs[0].elementCount : 0)
     var wall: [Double] = [], cpu: [Double] = []
     try input.withUnsafeBufferPointer { source in
         try output.withUnsafeMutableBufferPointer { destination in
-            for _ in 0..<20 { try session.run(input: source, output: destination) }
+            func run() throws {
+                if direct { try session.run(input: source, output: destination, outputAt: 0) } else { _ = try session.run(feeds) }
+            }
+            for _ in 0..<20 { try run() }
             wall.reserveCapacity(iterations)
             cpu.reserveCapacity(iterations)
             for _ in 0..<iterations {
                 let cpuStart = KernelBenchmark.threadCPUTime()
                 let start = DispatchTime.now().uptimeNanoseconds
-                try session.run(input: source, output: destination)
+                try run()
                 wall.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
                 cpu.append(Double(KernelBenchmark.threadCPUTime() - cpuStart) / 1e6)
             }
@@ -120,10 +153,46 @@ func runModelBench(_ arguments: inout Arguments) throws {
               + "\"build\":\"\(CPUSupport.buildDescription)\"}")
     } else {
         print("\(name), \(pathName) path, \(session.threads) thread(s), build \(CPUSupport.buildDescription), \(iterations) runs")
+        print("inputs: " + model.inputs.map { "\($0) \($0.type.isInteger ? "zeros" : "noise in [0, 1)")" }.joined(separator: "; ")
+              + (direct ? "" : " (through run(_:), which copies the inputs in and every output out)"))
         print("median \(fmt(percentile(wall, 0.5))) ms (p10 \(fmt(percentile(wall, 0.1))), p90 \(fmt(percentile(wall, 0.9)))), "
               + "thread CPU median \(fmt(percentile(cpu, 0.5))) ms, \(String(format: "%.1f", gflops)) GFLOP/s (convolution MACs)")
     }
     if perLayer { printLayers(layers, model: name, threads: session.threads, json: json) }
+}
+
+/// `--shape NAME=DIMS`, DIMS as `1x3x64x64` (or with commas).
+private func parseShape(_ argument: String) throws -> (String, [Int]) {
+    guard let equals = argument.lastIndex(of: "="), equals != argument.startIndex else {
+        throw CLIError.usage("--shape takes NAME=DIMS, e.g. input=1x3x64x64 (got '\(argument)')")
+    }
+    let dims = argument[argument.index(after: equals)...].split(whereSeparator: { $0 == "x" || $0 == "," }).map { Int($0) }
+    guard !dims.isEmpty, dims.allSatisfy({ $0 != nil && $0! >= 0 }) else {
+        throw CLIError.usage("--shape takes NAME=DIMS with DIMS non-negative integers such as 1x3x64x64 (got '\(argument)')")
+    }
+    return (String(argument[..<equals]), dims.map { $0! })
+}
+
+/// The tensor a benchmark feeds `input`: `noise` (its element count of values in [0, 1)) for a
+/// float input, zeros for an integer or bool one.
+private func benchTensor(_ input: TensorDescription, noise: [Float]) -> Tensor {
+    switch input.type {
+    case .float32:
+        return Tensor(shape: input.shape, floats: noise)
+    case .double:
+        return Tensor(type: .double, shape: input.shape, bytes: noise.flatMap { value in
+            withUnsafeBytes(of: Double(value).bitPattern.littleEndian) { Array($0) }
+        })
+    case .float16:
+        // x in [0, 1) as binary16: 2^-24 resolution is far below the noise's; truncation is fine.
+        return Tensor(type: .float16, shape: input.shape, bytes: noise.flatMap { value in
+            let bits = value.bitPattern, exponent = Int((bits >> 23) & 0xFF) - 127
+            let half: UInt16 = exponent < -14 ? 0 : UInt16(exponent + 15) << 10 | UInt16((bits >> 13) & 0x3FF)
+            return [UInt8(half & 0xFF), UInt8(half >> 8)]
+        })
+    default:
+        return Tensor(type: input.type, shape: input.shape, bytes: [UInt8](repeating: 0, count: input.elementCount * input.type.byteSize))
+    }
 }
 
 /// `--per-layer`: one line per layer, slowest first, with its share of the summed layer times.
@@ -134,7 +203,7 @@ private func printLayers(_ layers: [LayerProfile], model: String, threads: Int, 
     }
     if !json {
         print("per layer (median of each layer over the runs; sum \(fmt(total * 1e3)) ms):")
-        print("   index      µs  GFLOP/s  share  operators / ONNX nodes")
+        print("   index      µs  GFLOP/s  share  operators (reference: no fast kernel took it) / ONNX nodes")
     }
     for (index, layer) in layers.enumerated().sorted(by: { $0.element.seconds > $1.element.seconds }) {
         let gflops = layer.seconds > 0 ? 2 * Double(layer.multiplyAccumulates) / layer.seconds / 1e9 : 0
@@ -144,10 +213,12 @@ private func printLayers(_ layers: [LayerProfile], model: String, threads: Int, 
             let ops = layer.operators.map { "\"\($0)\"" }.joined(separator: ",")
             print("{\"model\":\"\(model)\",\"threads\":\(threads),\"layer\":\(index),\"operators\":[\(ops)],"
                   + "\"nodes\":[\(nodes)],\"us\":\(String(format: "%.2f", layer.seconds * 1e6)),"
-                  + "\"gflops\":\(String(format: "%.1f", gflops)),\"share\":\(String(format: "%.4f", share))}")
+                  + "\"gflops\":\(String(format: "%.1f", gflops)),\"share\":\(String(format: "%.4f", share)),"
+                  + "\"reference\":\(layer.runsOnReference)}")
         } else {
             print(String(format: "%8d %7.1f %8.1f %5.1f%%  ", index, layer.seconds * 1e6, gflops, share * 100)
-                  + layer.operators.joined(separator: "+") + "  " + layer.nodes.joined(separator: ", "))
+                  + layer.operators.joined(separator: "+") + (layer.runsOnReference ? " (reference)" : "") + "  "
+                  + layer.nodes.joined(separator: ", "))
         }
     }
 }

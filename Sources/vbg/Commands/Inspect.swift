@@ -12,7 +12,8 @@ let inspectCommand = Command(
 
         MODEL is general, landscape or a path to an .onnx file. Prints inputs and outputs with
         shapes, op counts, parameter count, multiply-accumulates by op type and peak activation
-        memory, and the segmentation conventions the SDK and vbg read it with (each field with
+        memory, which nodes the fast path runs on reference (scalar) kernels and their share of the
+        MACs, and the segmentation conventions the SDK and vbg read it with (each field with
         where it came from: code, the JSON file MODEL.json beside it, the model's metadata,
         detection from the graph, or the default). Unsupported ops, or a bad description in the
         JSON file or the metadata, make the exit status 1.
@@ -61,6 +62,7 @@ let inspectCommand = Command(
         print(String(format: "peak activation memory: %.2f MiB (%d bytes, with buffer reuse)",
                      Double(model.peakActivationBytes) / 1_048_576, model.peakActivationBytes))
         print("unsupported ops: none")
+        for line in fastPathSummary(model) { print(line) }
         let descriptionFile = ModelConvention.descriptionFile(forModelAt: modelArgument)
         let json = builtin == nil ? FileManager.default.contents(atPath: descriptionFile) : nil
         do throws(SegmentationModelDescription.DescriptionError) {
@@ -96,4 +98,33 @@ let inspectCommand = Command(
 
 private func formatMillions(_ value: Int) -> String {
     String(format: "%.2f M", Double(value) / 1e6)
+}
+
+/// The fast path's kernels for `model`: the share of the MACs on fast kernels, then each node on
+/// a reference kernel with MACs (largest first, with its share), then the others by op.
+func fastPathSummary(_ model: InferenceModel) -> [String] {
+    let nodes: [NodeKernel]
+    do { nodes = try InferenceSession(model: model, path: .fast).nodeKernels } catch { return ["fast path: \(error)"] }
+    let reference = nodes.filter(\.runsOnReference)
+    let total = nodes.reduce(0) { $0 + $1.multiplyAccumulates }
+    let onReference = reference.reduce(0) { $0 + $1.multiplyAccumulates }
+    /// One decimal, without rounding a share that is not 0 or 100 % to one that is.
+    func percent(_ macs: Int) -> String {
+        let share = total > 0 ? 100 * Double(macs) / Double(total) : 0
+        if share > 0, share < 0.05 { return "<0.1%" }
+        if share < 100, share >= 99.95 { return ">99.9%" }
+        return String(format: "%.1f%%", share)
+    }
+    var lines = [total > 0
+        ? "fast path: \(percent(total - onReference)) of MACs on fast kernels; \(reference.count) of \(nodes.count) nodes on reference kernels"
+        : "fast path: no MACs; \(reference.count) of \(nodes.count) nodes on reference kernels"]
+    for node in reference.filter({ $0.multiplyAccumulates > 0 }).sorted(by: { $0.multiplyAccumulates > $1.multiplyAccumulates }) {
+        lines.append("  \(node.name) (\(node.op)) \(percent(node.multiplyAccumulates)) of MACs")
+    }
+    let withoutMACs = Dictionary(grouping: reference.filter { $0.multiplyAccumulates == 0 }, by: \.op).mapValues(\.count)
+    if !withoutMACs.isEmpty {
+        let ops = withoutMACs.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }
+        lines.append("  without MACs: " + ops.joined(separator: ", "))
+    }
+    return lines
 }

@@ -24,12 +24,18 @@ enum ModelArgument {
         return materialized(builtin) ?? builtin.pathName
     }
 
-    static func load(_ argument: String) throws -> InferenceModel {
+    /// - Parameters:
+    ///   - inputShapes: shapes binding the symbolic or unknown dims of graph inputs.
+    ///   - shapeHint: appended to the error when an input's shape must be given (how this
+    ///     command takes one).
+    static func load(_ argument: String, inputShapes: [String: [Int]] = [:], shapeHint: String? = nil) throws -> InferenceModel {
         do {
-            if let builtin = BuiltinModel(rawValue: argument) { return try InferenceModel(bytes: builtin.bytes) }
-            return try InferenceModel(contentsOfFile: argument)
+            if let builtin = BuiltinModel(rawValue: argument) { return try InferenceModel(bytes: builtin.bytes, inputShapes: inputShapes) }
+            return try InferenceModel(contentsOfFile: argument, inputShapes: inputShapes)
         } catch {
-            throw CLIError.input(String(describing: error))
+            let message = String(describing: error)
+            let needsShape = message.contains("give the input's shape") || message.contains("give its shape")
+            throw CLIError.input(message + (needsShape ? shapeHint.map { " (\($0))" } ?? "" : ""))
         }
     }
 

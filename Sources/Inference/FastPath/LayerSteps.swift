@@ -1,0 +1,207 @@
+import Kernels
+
+// The fast path's single-node steps for the layers around the convolutions: normalisation,
+// PRelu, Clip, Softmax over channels, resizing by tables, pooling.
+
+extension FastExecutor {
+    /// The [C, H, W] of a batch-1 rank-4 shape.
+    static func planes(_ shape: [Int]) -> (channels: Int, height: Int, width: Int)? {
+        guard shape.count == 4, shape[0] == 1 else { return nil }
+        return (shape[1], shape[2], shape[3])
+    }
+
+    static func denseMap(_ base: UnsafePointer<Float>, channels: Int, height: Int, width: Int) -> FeatureMap {
+        FeatureMap(base: UnsafeMutablePointer(mutating: base), channels: channels, layout: .dense(width: width, height: height))
+    }
+
+    /// BatchNormalization with constant parameters as one per-channel multiply-add (the factor and
+    /// shift the reference kernel computes).
+    func batchNormalizationStep(_ norm: BatchNormalization, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                                _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard norm.batch == 1, hasConstantWeights(node) else { return nil }
+        let c = norm.channels
+        let parameter = { (index: Int) in Array(UnsafeBufferPointer(start: inputs[index], count: c)) }
+        let scale = parameter(1), bias = parameter(2), mean = parameter(3), variance = parameter(4)
+        let factor = (0..<c).map { scale[$0] / (variance[$0] + norm.epsilon).squareRoot() }
+        let shift = (0..<c).map { bias[$0] - mean[$0] * factor[$0] }
+        return ChannelAffineStep(input: Self.denseMap(inputs[0], channels: c, height: 1, width: norm.planeSize),
+                                 output: Self.denseMap(outputs[0], channels: c, height: 1, width: norm.planeSize),
+                                 factor: FloatBuffer(factor), shift: FloatBuffer(shift), pool: pool)
+    }
+
+    /// PRelu of a [1, C, H, W] tensor with one slope or one per channel.
+    func parametricReLUStep(_ binary: ElementwiseBinary, _ inputs: [UnsafePointer<Float>],
+                            _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard binary.kind == .prelu, let shape = binary.outputShapes.first, let (c, h, w) = Self.planes(shape) else { return nil }
+        let loop = binary.loop
+        // StridedLoop operands: 0 is the output, 1 the data, 2 the slope.
+        let data = Array(loop.strides[1].suffix(3)), slope = Array(loop.strides[2].suffix(3))
+        func matches(_ strides: [Int], _ expected: [Int]) -> Bool {
+            zip([c, h, w], zip(strides, expected)).allSatisfy { extent, pair in extent == 1 || pair.0 == pair.1 }
+        }
+        guard matches(data, [h * w, w, 1]) else { return nil }
+        let perChannel: Bool
+        if matches(slope, [1, 0, 0]) && c > 1 { perChannel = true } else if matches(slope, [0, 0, 0]) { perChannel = false } else { return nil }
+        return ParametricReLUStep(input: Self.denseMap(inputs[0], channels: c, height: h, width: w),
+                                  slope: inputs[1], perChannel: perChannel,
+                                  output: Self.denseMap(outputs[0], channels: c, height: h, width: w), pool: pool)
+    }
+
+    /// Clip with other bounds than ReLU6's.
+    func clampStep(_ unary: ElementwiseUnary, _ inputs: [UnsafePointer<Float>],
+                   _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard case .clip(let lower, let upper) = unary.kind, lower <= upper else { return nil }
+        return ClampStep(input: inputs[0], output: outputs[0], count: unary.count, lower: lower, upper: upper)
+    }
+
+    /// Softmax over the channel axis of a [1, C, …] tensor (a mask's class scores).
+    func softmaxStep(_ softmax: Softmax, _ inputs: [UnsafePointer<Float>],
+                     _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard case .softmax = softmax.kind, softmax.outer == 1, softmax.length > 1, softmax.inner > 1,
+              let shape = softmax.outputShapes.first, shape.count >= 2, shape[1] == softmax.length,
+              inputs[0] != UnsafePointer(outputs[0]) else { return nil }
+        let c = softmax.length
+        return SoftmaxStep(input: Self.denseMap(inputs[0], channels: c, height: 1, width: softmax.inner),
+                           output: Self.denseMap(outputs[0], channels: c, height: 1, width: softmax.inner), pool: pool)
+    }
+
+    /// Bilinear resizing of the last two axes by the reference's tap tables, any scales.
+    func resizeTableStep(_ resize: Resize, _ inputs: [UnsafePointer<Float>],
+                         _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard inputs[0] != UnsafePointer(outputs[0]) else { return nil }
+        let axis = { (table: Resize.AxisTable) in ResizeAxis(first: table.first, second: table.second, weight: table.weight) }
+        return ResizeTableStep(input: Self.denseMap(inputs[0], channels: resize.planes, height: resize.inH, width: resize.inW),
+                               rows: axis(resize.rows), columns: axis(resize.columns),
+                               output: Self.denseMap(outputs[0], channels: resize.planes, height: resize.outH, width: resize.outW),
+                               pool: pool)
+    }
+
+    /// An AveragePool whose window is the whole map, without padding: a global average pool.
+    func globalAveragePoolStep(_ pool: Pool, _ inputs: [UnsafePointer<Float>],
+                               _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard case .average = pool.kind, pool.depth == .unit, pool.height.kernel == pool.height.input,
+              pool.width.kernel == pool.width.input, pool.height.output == 1, pool.width.output == 1,
+              pool.height.padBegin == 0, pool.width.padBegin == 0, pool.height.padEnd == 0, pool.width.padEnd == 0,
+              pool.height.dilation == 1, pool.width.dilation == 1 else { return nil }
+        return AveragePoolStep(input: inputs[0], output: outputs[0], planes: pool.planes,
+                               planeSize: pool.height.input * pool.width.input)
+    }
+
+    /// 2-D max and average pooling without dilation (float).
+    func poolStep(_ p: Pool, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard p.elementType == .float32, p.indexOrder == nil, p.depth == .unit, p.height.dilation == 1, p.width.dilation == 1,
+              inputs[0] != UnsafePointer(outputs[0]) else { return nil }
+        let kind: PoolKind
+        switch p.kind {
+        case .max: kind = .max
+        case .average(let countIncludesPad):
+            // The kernel counts every tap of a window as padding; a window that ceil_mode extends
+            // past the pads must not count its part beyond them.
+            let inside = { (axis: WindowAxis) in (axis.output - 1) * axis.stride - axis.padBegin + axis.kernel <= axis.input + axis.padEnd }
+            guard !countIncludesPad || (inside(p.height) && inside(p.width)) else { return nil }
+            kind = .average(countIncludesPad: countIncludesPad)
+        case .lp: return nil
+        }
+        return PoolStep(input: Self.denseMap(inputs[0], channels: p.planes, height: p.height.input, width: p.width.input),
+                        kind: kind, height: p.height, width: p.width,
+                        output: Self.denseMap(outputs[0], channels: p.planes, height: p.height.output, width: p.width.output),
+                        pool: pool)
+    }
+}
+
+extension FastExecutor {
+    /// A Transpose that moves whole blocks: the trailing axes it leaves in place hold at least 16
+    /// elements, copied as one run each (a channel shuffle's [1, g, C/g, H, W] → [1, C/g, g, H, W]).
+    func blockTransposeStep(_ t: Transpose, _ inputs: [UnsafePointer<Float>],
+                            _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        let rank = t.perm.count
+        var kept = rank
+        while kept > 0 && t.perm[kept - 1] == kept - 1 { kept -= 1 }
+        let block = t.inputShape[kept...].reduce(1, *)
+        guard kept > 0, block >= 16 else { return nil }
+        let inputStrides = Shapes.strides(t.inputShape)
+        let outer = Array(t.outputShapes[0][..<kept])
+        var sources: [Int] = []
+        sources.reserveCapacity(outer.reduce(1, *))
+        var index = [Int](repeating: 0, count: kept)
+        for _ in 0..<outer.reduce(1, *) {
+            sources.append((0..<kept).reduce(0) { $0 + index[$1] * inputStrides[t.perm[$1]] })
+            var axis = kept - 1
+            while axis >= 0 {
+                index[axis] += 1
+                if index[axis] < outer[axis] { break }
+                index[axis] = 0
+                axis -= 1
+            }
+        }
+        let bytes = t.outputTypes[0].byteSize
+        return BlockCopyStep(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(outputs[0]),
+                             sources: sources.map { $0 * bytes }, blockBytes: block * bytes)
+    }
+
+    /// Transpose → Softmax → the inverse Transpose, where the softmax axis is the channel axis of
+    /// the first Transpose's [1, C, H, W] input (an NHWC softmax written around an NCHW model):
+    /// one softmax over channels from the first input to the last output.
+    func channelSoftmaxBetweenTransposes(_ t: Transpose, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>]) -> (any Step)? {
+        guard let value = node.outputs.first, let softmaxNode = follower(of: value),
+              let softmax = softmaxNode.operation as? Softmax, case .softmax = softmax.kind,
+              let back = follower(of: softmaxNode.outputs[0]), let inverse = back.operation as? Transpose,
+              let (c, h, w) = Self.planes(t.inputShape), c > 1,
+              inverse.perm.indices.allSatisfy({ t.perm[inverse.perm[$0]] == $0 }) else { return nil }
+        // The softmax runs over one axis of the transposed tensor: axis a with outer · length · inner.
+        let shape = t.outputShapes[0]
+        guard let axis = shape.indices.first(where: { shape[$0] == softmax.length
+                  && shape[..<$0].reduce(1, *) == softmax.outer && shape[($0 + 1)...].reduce(1, *) == softmax.inner }),
+              t.perm[axis] == 1, softmax.length == c else { return nil }
+        let output = back.outputs[0]
+        guard !overlap(node.inputs[0], output) else { return nil }
+        fusedActivations.formUnion([softmaxNode.outputs[0], output])
+        return SoftmaxStep(input: Self.denseMap(inputs[0], channels: c, height: h, width: w),
+                           output: Self.denseMap(pointer(output), channels: c, height: h, width: w), pool: pool)
+    }
+}
+
+/// Copies blocks of bytes from the given source offsets, one after another into the output.
+struct BlockCopyStep: Step {
+    let input: UnsafeRawPointer, output: UnsafeMutableRawPointer, sources: [Int], blockBytes: Int
+    func run() {
+        var destination = output
+        for index in sources.indices {
+            destination.copyMemory(from: input + sources[index], byteCount: blockBytes)
+            destination += blockBytes
+        }
+    }
+}
+
+struct ChannelAffineStep: Step {
+    let input: FeatureMap, output: FeatureMap, factor: FloatBuffer, shift: FloatBuffer, pool: WorkerPool
+    func run() { channelAffine(input, scale: factor.baseAddress, shift: shift.baseAddress, output: output, pool: pool) }
+}
+
+struct ParametricReLUStep: Step {
+    let input: FeatureMap, slope: UnsafePointer<Float>, perChannel: Bool, output: FeatureMap, pool: WorkerPool
+    func run() { parametricReLU(input, slope: slope, slopeIsPerChannel: perChannel, output: output, pool: pool) }
+}
+
+struct ClampStep: Step {
+    let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, lower: Float, upper: Float
+    func run() { clamp(input, lower: lower, upper: upper, output: output, count: count) }
+}
+
+struct SoftmaxStep: Step {
+    let input: FeatureMap, output: FeatureMap, pool: WorkerPool
+    func run() { softmaxOverChannels(input, output: output, pool: pool) }
+}
+
+struct ResizeTableStep: Step {
+    let input: FeatureMap, rows: ResizeAxis, columns: ResizeAxis, output: FeatureMap, pool: WorkerPool
+    func run() { resizeBilinear(input, rows: rows, columns: columns, output: output, pool: pool) }
+}
+
+struct PoolStep: Step {
+    let input: FeatureMap, kind: PoolKind, height: WindowAxis, width: WindowAxis, output: FeatureMap, pool: WorkerPool
+    func run() {
+        pool2D(input, kind: kind, kernelHeight: height.kernel, kernelWidth: width.kernel, strideHeight: height.stride,
+               strideWidth: width.stride, padTop: height.padBegin, padLeft: width.padBegin, output: output, pool: pool)
+    }
+}

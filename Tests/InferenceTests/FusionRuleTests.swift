@@ -1,0 +1,135 @@
+import Testing
+import TestSupport
+@testable import Inference
+
+/// Each fusion rule of the fast path on a small graph that has its pattern: the rule fires (its
+/// nodes run as one layer on fast kernels) and the outputs match the reference path.
+@Suite("Fast-path fusion rules")
+struct FusionRuleTests {
+    typealias B = ONNXBuilder
+
+    /// Deterministic values in [-scale, scale).
+    static func values(_ count: Int, seed: Int, scale: Float = 1) -> [Float] {
+        var state = UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1
+        return (0..<count).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return (Float(state >> 40) / Float(1 << 24) * 2 - 1) * scale
+        }
+    }
+
+    /// Runs the single-input, single-output model on both paths and returns the fast path's
+    /// layers after checking its output within relative `tolerance` of the reference path's
+    /// (relative to the largest reference magnitude) on 1 and 2 threads.
+    func layers(_ bytes: [UInt8], input shape: [Int], tolerance: Float = 1e-5,
+                sourceLocation: SourceLocation = #_sourceLocation) throws -> [LayerProfile] {
+        let model = try InferenceModel(bytes: bytes)
+        let x = Self.values(shape.reduce(1, *), seed: 1)
+        let reference = try InferenceSession(model: model, path: .reference)
+        let inputName = model.inputs[0].name, outputName = model.outputs[0].name
+        let expected = try #require(try reference.run(inputs: [inputName: x])[outputName])
+        let largest = expected.map(abs).max() ?? 0
+        #expect(largest > 0, sourceLocation: sourceLocation)
+        var profile: [LayerProfile] = []
+        for threads in [1, 2] {
+            let fast = try InferenceSession(model: model, path: .fast, threads: threads)
+            let actual = try #require(try fast.run(inputs: [inputName: x])[outputName])
+            let worst = zip(actual, expected).map { abs($0 - $1) }.max() ?? .infinity
+            #expect(worst <= tolerance * largest, "threads \(threads): max |Δ| \(worst), largest \(largest)",
+                    sourceLocation: sourceLocation)
+            var output = [Float](repeating: 0, count: expected.count)
+            try x.withUnsafeBufferPointer { source in
+                try output.withUnsafeMutableBufferPointer { destination in
+                    profile = try fast.profileLayers(input: source, output: destination, runs: 1)
+                }
+            }
+        }
+        return profile
+    }
+
+    static func tensor(_ name: String, _ dims: [Int64], seed: Int, scale: Float = 0.5) -> [UInt8] {
+        B.floatTensor(name, dims, values(dims.reduce(1) { $0 * Int($1) }, seed: seed, scale: scale))
+    }
+
+    /// BatchNormalization parameters for `c` channels (variance positive).
+    static func batchNorm(_ prefix: String, channels c: Int64) -> [[UInt8]] {
+        [tensor("\(prefix)_scale", [c], seed: 21), tensor("\(prefix)_bias", [c], seed: 22),
+         tensor("\(prefix)_mean", [c], seed: 23),
+         B.floatTensor("\(prefix)_var", [c], values(Int(c), seed: 24).map { abs($0) + 0.5 })]
+    }
+
+    @Test("Conv → BatchNormalization → Clip(0, 6) → Add: the normalisation folds into the weights, ReLU6 and the residual into the store")
+    func convolutionEpilogue() throws {
+        let bytes = B.model(
+            nodes: [B.node("Conv", inputs: ["x", "w", "b"], outputs: ["c"], attributes: [.ints("kernel_shape", [1, 1])]),
+                    B.node("BatchNormalization", inputs: ["c", "bn_scale", "bn_bias", "bn_mean", "bn_var"], outputs: ["n"]),
+                    B.node("Clip", inputs: ["n", "lo", "hi"], outputs: ["r"]),
+                    B.node("Add", inputs: ["r", "x"], outputs: ["y"])],
+            initializers: [Self.tensor("w", [8, 8, 1, 1], seed: 2), Self.tensor("b", [8], seed: 3),
+                           B.floatTensor("lo", [], [0]), B.floatTensor("hi", [], [6])] + Self.batchNorm("bn", channels: 8),
+            inputs: [B.valueInfo("x", [1, 8, 9, 13])], outputs: [B.valueInfo("y", [1, 8, 9, 13])])
+        let profile = try layers(bytes, input: [1, 8, 9, 13])
+        #expect(profile.map(\.operators) == [["Conv", "BatchNormalization", "Clip", "Add"]])
+        #expect(!profile[0].runsOnReference)
+    }
+
+    @Test("a 9x9 depthwise filter with taps only on every 4th row and column runs as a 3x3 of dilation 4, BatchNormalization folded")
+    func latticeFilter() throws {
+        let c = 6
+        var w = [Float](repeating: 0, count: c * 81)
+        let taps = Self.values(c * 9, seed: 5)
+        for ch in 0..<c {
+            for ky in 0..<3 { for kx in 0..<3 { w[ch * 81 + ky * 4 * 9 + kx * 4] = taps[ch * 9 + ky * 3 + kx] } }
+        }
+        let bytes = B.model(
+            nodes: [B.node("Conv", inputs: ["x", "w"], outputs: ["c"],
+                           attributes: [.ints("kernel_shape", [9, 9]), .ints("pads", [4, 4, 4, 4]), .int("group", Int64(c))]),
+                    B.node("BatchNormalization", inputs: ["c", "bn_scale", "bn_bias", "bn_mean", "bn_var"], outputs: ["y"])],
+            initializers: [B.floatTensor("w", [Int64(c), 1, 9, 9], w)] + Self.batchNorm("bn", channels: Int64(c)),
+            inputs: [B.valueInfo("x", [1, Int64(c), 17, 21])], outputs: [B.valueInfo("y", [1, Int64(c), 17, 21])])
+        let profile = try layers(bytes, input: [1, c, 17, 21])
+        #expect(profile.map(\.operators) == [["Conv", "BatchNormalization"]])
+        #expect(!profile[0].runsOnReference)
+    }
+
+    @Test("grouped 1x1 convolutions (2 and 3 groups) and dilated dense convolutions run on fast kernels",
+          arguments: [(group: 2, kernel: 1, dilation: 1), (group: 3, kernel: 1, dilation: 1),
+                      (group: 1, kernel: 3, dilation: 2), (group: 1, kernel: 3, dilation: 4)])
+    func groupedAndDilated(group: Int, kernel: Int, dilation: Int) throws {
+        let pad = Int64((kernel - 1) * dilation / 2)
+        let bytes = B.model(
+            nodes: [B.node("Conv", inputs: ["x", "w", "b"], outputs: ["c"],
+                           attributes: [.ints("kernel_shape", [Int64(kernel), Int64(kernel)]), .int("group", Int64(group)),
+                                        .ints("dilations", [Int64(dilation), Int64(dilation)]), .ints("pads", [pad, pad, pad, pad])]),
+                    B.node("Relu", inputs: ["c"], outputs: ["y"])],
+            initializers: [Self.tensor("w", [12, Int64(12 / group), Int64(kernel), Int64(kernel)], seed: 7),
+                           Self.tensor("b", [12], seed: 8)],
+            inputs: [B.valueInfo("x", [1, 12, 11, 19])], outputs: [B.valueInfo("y", [1, 12, 11, 19])])
+        let profile = try layers(bytes, input: [1, 12, 11, 19])
+        #expect(profile.map(\.operators) == [["Conv", "Relu"]])
+        #expect(!profile[0].runsOnReference)
+    }
+
+    @Test("Transpose → Softmax over the last axis → the inverse Transpose runs as one softmax over channels")
+    func softmaxBetweenTransposes() throws {
+        let bytes = B.model(
+            nodes: [B.node("Transpose", inputs: ["x"], outputs: ["t"], attributes: [.ints("perm", [0, 3, 2, 1])]),
+                    B.node("Softmax", inputs: ["t"], outputs: ["s"], attributes: [.int("axis", 3)]),
+                    B.node("Transpose", inputs: ["s"], outputs: ["y"], attributes: [.ints("perm", [0, 3, 2, 1])])],
+            inputs: [B.valueInfo("x", [1, 3, 7, 20])], outputs: [B.valueInfo("y", [1, 3, 7, 20])])
+        let profile = try layers(bytes, input: [1, 3, 7, 20], tolerance: 1e-6)
+        #expect(profile.map(\.operators) == [["Transpose", "Softmax", "Transpose"]])
+        #expect(!profile[0].runsOnReference)
+    }
+
+    @Test("a channel shuffle (Reshape → Transpose(0, 2, 1, 3, 4) → Reshape) moves whole planes on the fast path")
+    func channelShuffle() throws {
+        let bytes = B.model(
+            nodes: [B.node("Reshape", inputs: ["x", "split"], outputs: ["g"]),
+                    B.node("Transpose", inputs: ["g"], outputs: ["t"], attributes: [.ints("perm", [0, 2, 1, 3, 4])]),
+                    B.node("Reshape", inputs: ["t", "merge"], outputs: ["y"])],
+            initializers: [B.int64Tensor("split", [5], [1, 2, 3, 5, 7]), B.int64Tensor("merge", [4], [1, 6, 5, 7])],
+            inputs: [B.valueInfo("x", [1, 6, 5, 7])], outputs: [B.valueInfo("y", [1, 6, 5, 7])])
+        let profile = try layers(bytes, input: [1, 6, 5, 7], tolerance: 0)
+        #expect(profile.first { $0.operators == ["Transpose"] }?.runsOnReference == false)
+    }
+}
