@@ -1,6 +1,6 @@
 /// Copies every plane of `input` into `output` (any layouts on both sides): a Concat writing
 /// its inputs into channel slices of a padded buffer, or a change of layout. One `memmove` when
-/// both maps are dense, else one per row. Runs on the calling thread.
+/// both maps are dense, else a vector copy per row. Runs on the calling thread.
 /// - Precondition: same channel count, width and height. `output` may be `input` itself; no
 ///   other overlap.
 @inline(never)
@@ -41,6 +41,21 @@ func copyPlane(_ input: FeatureMap, channel source: Int, output: FeatureMap, cha
     if from == UnsafePointer(to) && input.layout.rowStride == output.layout.rowStride { return }
     let w = input.layout.width
     for y in 0..<input.layout.height {
-        (to + y * output.layout.rowStride).update(from: from + y * input.layout.rowStride, count: w)
+        copyRow(from + y * input.layout.rowStride, to + y * output.layout.rowStride, count: w)
+    }
+}
+
+/// `count` floats by vectors, inline: rows of a padded map are short (tens to hundreds of
+/// floats), so a `memmove` call per row is mostly call overhead.
+@inline(always)
+func copyRow(_ from: UnsafePointer<Float>, _ to: UnsafeMutablePointer<Float>, count: Int) {
+    var x = 0
+    while x + lanes <= count {
+        store(load(from + x), to + x)
+        x += lanes
+    }
+    while x < count {
+        to[x] = from[x]
+        x += 1
     }
 }

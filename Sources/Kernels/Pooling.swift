@@ -19,16 +19,17 @@ public enum PoolKind: Sendable, Hashable {
 /// floor mode guarantees; with ceil_mode an overhanging window's divisor in ONNX Runtime counts
 /// only up to the end pad, which this signature (no end pads) cannot know.
 ///
-/// Per output row the window's input rows are reduced column by column into per-thread scratch
-/// bordered by the reduction's identity (−∞ or 0), then the window's columns are reduced 16
-/// outputs per vector: loads at `xo + kx` for stride 1, a register deinterleave (`loadEven`) for
+/// For a band of up to 16 output rows, each row's window rows are reduced (streamed row by row)
+/// into per-thread scratch bordered by the reduction's identity (−∞ or 0), then, per row, the
+/// window's columns are reduced 16 outputs per vector: loads at `xo + kx` for stride 1, a register deinterleave (`loadEven`) for
 /// stride 2, scalar for other strides. Sums add the rows in order, then the columns in order,
-/// and divide once. Rows of all channels are split between threads; every output is computed
-/// the same way on any thread count.
+/// then are multiplied by 1/count (within an ulp of dividing; a zmm division per 16 outputs
+/// was the largest cost of a 3x3 average). Rows of all channels are split between threads;
+/// every output is computed the same way on any thread count.
 /// - Precondition: kernel sizes and strides ≥ 1, pads ≥ 0. `output` has the input's channel
-///   count; any layouts on both sides (the dense input of the spec included). The scratch row,
-///   `max(padLeft + W, strideWidth·roundUp(outW, 16) + kernelWidth) + roundUp(outW, 16) + 16`
-///   floats, fits `pool.scratchCount`. `output` must not overlap `input`.
+///   count; any layouts on both sides. One reduced row, `max(padLeft + W, strideWidth·
+///   roundUp(outW, 16) + kernelWidth)` rounded up to 16, plus `(kernelHeight + 1)·roundUp(outW,
+///   16) + 16` floats fit `pool.scratchCount`. `output` must not overlap `input`.
 @inline(never)
 public func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kernelWidth: Int, strideHeight: Int, strideWidth: Int,
                    padTop: Int, padLeft: Int, output: FeatureMap, pool: WorkerPool) {
@@ -36,7 +37,8 @@ public func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kerne
     precondition(padTop >= 0 && padLeft >= 0, "pool2D: negative pad")
     precondition(output.channels == input.channels, "pool2D: channel count differs")
     let geometry = PoolGeometry(input: input.layout, output: output.layout, kernelHeight: kernelHeight, kernelWidth: kernelWidth,
-                                strideHeight: strideHeight, strideWidth: strideWidth, padTop: padTop, padLeft: padLeft)
+                                strideHeight: strideHeight, strideWidth: strideWidth, padTop: padTop, padLeft: padLeft,
+                                scratchCount: pool.scratchCount)
     precondition(geometry.scratchNeeded <= pool.scratchCount, "pool2D: pool scratch too small")
     switch kind {
     case .max:
@@ -49,14 +51,19 @@ public func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kerne
 struct PoolGeometry {
     var kernelHeight: Int, kernelWidth: Int, strideHeight: Int, strideWidth: Int, padTop: Int, padLeft: Int
     var inputWidth: Int, inputHeight: Int, outputWidth: Int, outputHeight: Int
-    /// Floats of the reduced row (input column i at `padLeft + i`) including the identity border
-    /// that whole-vector reads reach.
+    /// Floats of a reduced row (input column i at `padLeft + i`) including the identity border
+    /// that whole-vector reads reach, and from one reduced row of a band to the next.
     var rowExtent: Int
-    /// Where the per-column counts of the average start in scratch.
-    var countsOffset: Int
+    var rowPitch: Int
+    /// The average's reciprocal counts at the start of scratch: one table of `tableWidth` per
+    /// number of window rows inside the input, 0 ... kernelHeight.
+    var tableWidth: Int
+    /// Where the band of reduced rows starts in scratch, and how many rows it holds.
+    var bandOffset: Int
+    var bandRows: Int
 
     init(input: PlaneLayout, output: PlaneLayout, kernelHeight: Int, kernelWidth: Int, strideHeight: Int, strideWidth: Int,
-         padTop: Int, padLeft: Int) {
+         padTop: Int, padLeft: Int, scratchCount: Int) {
         self.kernelHeight = kernelHeight; self.kernelWidth = kernelWidth
         self.strideHeight = strideHeight; self.strideWidth = strideWidth
         self.padTop = padTop; self.padLeft = padLeft
@@ -64,10 +71,25 @@ struct PoolGeometry {
         outputWidth = output.width; outputHeight = output.height
         let vectorColumns = roundUp(output.width, toMultipleOf: lanes)
         rowExtent = max(padLeft + input.width, strideWidth * vectorColumns + kernelWidth)
-        countsOffset = roundUp(rowExtent, toMultipleOf: lanes)
+        rowPitch = roundUp(rowExtent, toMultipleOf: lanes)
+        tableWidth = vectorColumns
+        bandOffset = (kernelHeight + 1) * tableWidth
+        bandRows = Swift.min(PoolGeometry.maximumBandRows, Swift.max(1, (scratchCount - bandOffset - lanes) / rowPitch))
     }
 
-    var scratchNeeded: Int { countsOffset + roundUp(outputWidth, toMultipleOf: lanes) + lanes }
+    /// Rows reduced before their columns are: enough that the stores of a row have left the
+    /// store buffer when its columns are loaded at other offsets (reading a reduced row right
+    /// after writing it stalled on store forwarding and cost half the time of a 3x3 average).
+    static let maximumBandRows = 16
+
+    var scratchNeeded: Int { bandOffset + rowPitch + lanes }
+
+    /// Input rows of output row `yo`'s window.
+    @inline(always)
+    func windowRows(_ yo: Int) -> Range<Int> {
+        let top = yo * strideHeight - padTop
+        return Swift.max(top, 0)..<Swift.max(Swift.min(top + kernelHeight, inputHeight), Swift.max(top, 0))
+    }
 
     /// Input columns of output column `xo`'s window.
     @inline(always)
@@ -106,14 +128,23 @@ struct PoolParts<Reduction: PoolReduction>: PoolJob {
         if range.isEmpty { return }
         let scratch = pool.scratch(part)
         let g = geometry
-        // The identity border of the reduced row (the interior is rewritten per output row) and,
-        // for the average, each output column's count of input columns (at least 1: a window
-        // with no input pixel sums to 0).
-        scratch.update(repeating: Reduction.identity, count: g.padLeft)
-        (scratch + g.padLeft + g.inputWidth).update(repeating: Reduction.identity, count: g.rowExtent - g.padLeft - g.inputWidth)
-        let counts = scratch + g.countsOffset
-        for xo in 0..<roundUp(g.outputWidth, toMultipleOf: lanes) {
-            counts[xo] = countIncludesPad ? Float(g.kernelHeight * g.kernelWidth) : Float(Swift.max(g.columnCount(xo), 1))
+        // The identity border of the band's rows (their interiors are rewritten per output row)
+        // and, for the average, 1/count for each output column and each number of window rows in
+        // the input (a count of 0 is taken as 1: a window with no input pixel sums to 0).
+        for b in 0..<g.bandRows {
+            let row = scratch + g.bandOffset + b * g.rowPitch
+            row.update(repeating: Reduction.identity, count: g.padLeft)
+            (row + g.padLeft + g.inputWidth).update(repeating: Reduction.identity, count: g.rowExtent - g.padLeft - g.inputWidth)
+        }
+        if Reduction.self == SumReduction.self {
+            let reciprocals = scratch
+            for rows in 0...g.kernelHeight {
+                for xo in 0..<g.tableWidth {
+                    let count = countIncludesPad ? Float(g.kernelHeight * g.kernelWidth)
+                        : Float(Swift.max(g.columnCount(xo), 1)) * Float(Swift.max(rows, 1))
+                    reciprocals[rows * g.tableWidth + xo] = 1 / count
+                }
+            }
         }
         for c in (range.lowerBound / outH)...((range.upperBound - 1) / outH) {
             let first = Swift.max(range.lowerBound - c * outH, 0), last = Swift.min(range.upperBound - c * outH, outH)
@@ -129,25 +160,33 @@ func poolRows<Reduction: PoolReduction>(_ job: PoolParts<Reduction>, channel c: 
     let g = job.geometry
     let source = UnsafePointer(job.input.plane(c)), inRow = job.input.layout.rowStride
     let destination = job.output.plane(c), outRow = job.output.layout.rowStride
-    let reduced = scratch + g.padLeft
-    let counts = UnsafePointer(scratch + g.countsOffset)
+    let band = scratch + g.bandOffset
+    let reciprocals = UnsafePointer(scratch)
     let isAverage = Reduction.self == SumReduction.self
-    for yo in rows {
-        let top = yo * g.strideHeight - g.padTop
-        let windowRows = Swift.max(top, 0)..<Swift.min(top + g.kernelHeight, g.inputHeight)
-        reduceRows(source, rowStride: inRow, rows: windowRows, width: g.inputWidth, into: reduced, Reduction.self)
-        let out = destination + yo * outRow
-        let rowScale: Float = job.countIncludesPad ? 1 : Float(Swift.max(windowRows.count, 1))
-        switch g.strideWidth {
-        case 1: reduceColumnsStride1(UnsafePointer(scratch), g, counts: counts, rowScale: rowScale, average: isAverage, into: out, Reduction.self)
-        case 2: reduceColumnsStride2(UnsafePointer(scratch), g, counts: counts, rowScale: rowScale, average: isAverage, into: out, Reduction.self)
-        default: reduceColumnsScalar(UnsafePointer(scratch), g, counts: counts, rowScale: rowScale, average: isAverage, into: out, Reduction.self)
+    var first = rows.lowerBound
+    while first < rows.upperBound {
+        let count = Swift.min(g.bandRows, rows.upperBound - first)
+        for b in 0..<count {
+            reduceRows(source, rowStride: inRow, rows: g.windowRows(first + b), width: g.inputWidth,
+                       into: band + b * g.rowPitch + g.padLeft, Reduction.self)
         }
+        for b in 0..<count {
+            let yo = first + b
+            let row = UnsafePointer(band + b * g.rowPitch), out = destination + yo * outRow
+            let counts = reciprocals + (job.countIncludesPad ? 0 : g.windowRows(yo).count) * g.tableWidth
+            switch g.strideWidth {
+            case 1: reduceColumnsStride1(row, g, counts: counts, average: isAverage, into: out, Reduction.self)
+            case 2: reduceColumnsStride2(row, g, counts: counts, average: isAverage, into: out, Reduction.self)
+            default: reduceColumnsScalar(row, g, counts: counts, average: isAverage, into: out, Reduction.self)
+            }
+        }
+        first += count
     }
 }
 
 /// The rows `rows` of a plane reduced column by column into `out[0..<width]` (all identity
-/// when `rows` is empty).
+/// when `rows` is empty): the first row copied, then each further row combined in, so every
+/// input row streams through once.
 @inline(always)
 func reduceRows<Reduction: PoolReduction>(_ source: UnsafePointer<Float>, rowStride: Int, rows: Range<Int>, width: Int,
                                           into out: UnsafeMutablePointer<Float>, _: Reduction.Type) {
@@ -155,64 +194,80 @@ func reduceRows<Reduction: PoolReduction>(_ source: UnsafePointer<Float>, rowStr
         out.update(repeating: Reduction.identity, count: width)
         return
     }
-    var x = 0
-    while x < width {
-        let n = Swift.min(lanes, width - x)
-        var p = source + rows.lowerBound * rowStride + x
-        var acc = load(p, count: n)
-        for _ in 1..<rows.count {
-            p += rowStride
-            acc = Reduction.combine(acc, load(p, count: n))
+    out.update(from: source + rows.lowerBound * rowStride, count: width)
+    for y in (rows.lowerBound + 1)..<rows.upperBound {
+        let row = source + y * rowStride
+        var x = 0
+        while x + lanes <= width {
+            store(Reduction.combine(load(out + x), load(row + x)), out + x)
+            x += lanes
         }
-        store(acc, out + x, count: n)
-        x += lanes
+        while x < width {
+            out[x] = Reduction.combine(out[x], row[x])
+            x += 1
+        }
     }
 }
 
-/// Stores 16 (or the last `count`) window results, divided by their counts for the average.
+/// Stores 16 (or the last `count`) window results, times their reciprocal counts for the average.
 @inline(always)
-func finishPool(_ acc: Vector, counts: UnsafePointer<Float>, rowScale: Float, average: Bool,
+func finishPool(_ acc: Vector, counts: UnsafePointer<Float>, average: Bool,
                 into out: UnsafeMutablePointer<Float>, count: Int) {
-    let value = average ? acc / (load(counts) * rowScale) : acc
+    let value = average ? acc * load(counts) : acc
     store(value, out, count: count)
+}
+
+/// The window's columns of 16 outputs starting at `xo`, stride 1 or 2 (whole-vector reads stay
+/// inside the identity-bordered row).
+@inline(always)
+func reduceColumns<Reduction: PoolReduction>(_ row: UnsafePointer<Float>, _ g: PoolGeometry, stride: Int, at xo: Int,
+                                             _: Reduction.Type) -> Vector {
+    let p = row + stride * xo
+    var acc = stride == 1 ? load(p) : loadEven(p)
+    for kx in 1..<g.kernelWidth { acc = Reduction.combine(acc, stride == 1 ? load(p + kx) : loadEven(p + kx)) }
+    return acc
 }
 
 @inline(always)
 func reduceColumnsStride1<Reduction: PoolReduction>(_ row: UnsafePointer<Float>, _ g: PoolGeometry, counts: UnsafePointer<Float>,
-                                                    rowScale: Float, average: Bool, into out: UnsafeMutablePointer<Float>,
+                                                    average: Bool, into out: UnsafeMutablePointer<Float>,
                                                     _: Reduction.Type) {
     var xo = 0
-    while xo < g.outputWidth {
-        let p = row + xo
-        var acc = load(p)
-        for kx in 1..<g.kernelWidth { acc = Reduction.combine(acc, load(p + kx)) }
-        finishPool(acc, counts: counts + xo, rowScale: rowScale, average: average, into: out + xo, count: g.outputWidth - xo)
+    while xo + lanes <= g.outputWidth {
+        let acc = reduceColumns(row, g, stride: 1, at: xo, Reduction.self)
+        finishPool(acc, counts: counts + xo, average: average, into: out + xo, count: lanes)
         xo += lanes
+    }
+    if xo < g.outputWidth {
+        let acc = reduceColumns(row, g, stride: 1, at: xo, Reduction.self)
+        finishPool(acc, counts: counts + xo, average: average, into: out + xo, count: g.outputWidth - xo)
     }
 }
 
 @inline(always)
 func reduceColumnsStride2<Reduction: PoolReduction>(_ row: UnsafePointer<Float>, _ g: PoolGeometry, counts: UnsafePointer<Float>,
-                                                    rowScale: Float, average: Bool, into out: UnsafeMutablePointer<Float>,
+                                                    average: Bool, into out: UnsafeMutablePointer<Float>,
                                                     _: Reduction.Type) {
     var xo = 0
-    while xo < g.outputWidth {
-        let p = row + 2 * xo
-        var acc = loadEven(p)
-        for kx in 1..<g.kernelWidth { acc = Reduction.combine(acc, loadEven(p + kx)) }
-        finishPool(acc, counts: counts + xo, rowScale: rowScale, average: average, into: out + xo, count: g.outputWidth - xo)
+    while xo + lanes <= g.outputWidth {
+        let acc = reduceColumns(row, g, stride: 2, at: xo, Reduction.self)
+        finishPool(acc, counts: counts + xo, average: average, into: out + xo, count: lanes)
         xo += lanes
+    }
+    if xo < g.outputWidth {
+        let acc = reduceColumns(row, g, stride: 2, at: xo, Reduction.self)
+        finishPool(acc, counts: counts + xo, average: average, into: out + xo, count: g.outputWidth - xo)
     }
 }
 
 @inline(always)
 func reduceColumnsScalar<Reduction: PoolReduction>(_ row: UnsafePointer<Float>, _ g: PoolGeometry, counts: UnsafePointer<Float>,
-                                                   rowScale: Float, average: Bool, into out: UnsafeMutablePointer<Float>,
+                                                   average: Bool, into out: UnsafeMutablePointer<Float>,
                                                    _: Reduction.Type) {
     for xo in 0..<g.outputWidth {
         let p = row + xo * g.strideWidth
         var acc = p[0]
         for kx in 1..<g.kernelWidth { acc = Reduction.combine(acc, p[kx]) }
-        out[xo] = average ? acc / (counts[xo] * rowScale) : acc
+        out[xo] = average ? acc * counts[xo] : acc
     }
 }

@@ -120,6 +120,19 @@ struct PoolingTests {
         }
     }
 
+    @Test("windows below or right of the input (an output larger than the windows reach) are empty, not a crash")
+    func windowsBeyondTheInput() {
+        let input = makeMap([1, 2, 3, 4], channels: 1, layout: .dense(width: 2, height: 2))
+        for kind in [PoolKind.max, .average(countIncludesPad: false)] {
+            let got = runOnBothPools(input, outputChannels: 1, outputHeight: 3, outputWidth: 3, outputPad: 0, "\(kind)") { i, o, pool in
+                pool2D(i, kind: kind, kernelHeight: 1, kernelWidth: 1, strideHeight: 3, strideWidth: 3, padTop: 0, padLeft: 0,
+                       output: o, pool: pool)
+            }
+            let empty: Float = kind == .max ? -.infinity : 0
+            #expect(got == [1, empty, empty, empty, empty, empty, empty, empty, empty], "\(kind): \(got)")
+        }
+    }
+
     @Test("pool2D allocates nothing per call on 1 and 2 threads", .enabled(if: vbg_allocation_counting_is_active() == 1))
     func noAllocation() {
         let c = 17, h = 33, w = 19

@@ -222,6 +222,65 @@ enum KernelBenchmark {
                 transposedConvolution2x2(x.map, weights: weights, activation: .sigmoid, output: out.map, pool: pool)
             })
         }
+        // Per-channel element-wise kernels, channel softmax, table resize, pooling, channel copies.
+        do {
+            let c = 48, h = 80, w = 80
+            let x = map(c, h, w), out = map(c, h, w), padded = map(c, h, w, pad: 1)
+            let scale = FloatBuffer(random(c, seed: 11)), shift = FloatBuffer(random(c, seed: 12))
+            cases.append(Case(name: "affine \(c)ch \(h)x\(w)", macs: 0, elements: c * h * w) {
+                channelAffine(x.map, scale: scale.baseAddress, shift: shift.baseAddress, output: out.map, pool: pool)
+            })
+            cases.append(Case(name: "prelu \(c)ch \(h)x\(w)", macs: 0, elements: c * h * w) {
+                parametricReLU(x.map, slope: scale.baseAddress, slopeIsPerChannel: true, output: out.map, pool: pool)
+            })
+            cases.append(Case(name: "clip \(c)ch \(h)x\(w) (1 thread)", macs: 0, elements: c * h * w) {
+                clamp(x.map.base, lower: -0.5, upper: 0.5, output: out.map.base, count: c * h * w)
+            })
+            cases.append(Case(name: "avgpool 3x3 s1 pad1 \(c)ch \(h)x\(w)", macs: 0, elements: c * h * w) {
+                pool2D(x.map, kind: .average(countIncludesPad: false), kernelHeight: 3, kernelWidth: 3, strideHeight: 1,
+                       strideWidth: 1, padTop: 1, padLeft: 1, output: out.map, pool: pool)
+            })
+            let half = map(c, h / 2, w / 2)
+            cases.append(Case(name: "maxpool 3x3 s2 pad1 \(c)ch \(h)x\(w)", macs: 0, elements: c * h * w / 4) {
+                pool2D(x.map, kind: .max, kernelHeight: 3, kernelWidth: 3, strideHeight: 2, strideWidth: 2,
+                       padTop: 1, padLeft: 1, output: half.map, pool: pool)
+            })
+            cases.append(Case(name: "copy channels \(c)ch \(h)x\(w) ->pad1 (1 thread)", macs: 0, elements: c * h * w) {
+                copyChannels(x.map, output: padded.map)
+            })
+            cases.append(Case(name: "shuffle channels \(c)ch g2 \(h)x\(w) (1 thread)", macs: 0, elements: c * h * w) {
+                shuffleChannels(x.map, groups: 2, output: out.map)
+            })
+        }
+        do {
+            let x = map(2, 320, 320), out = map(2, 320, 320)
+            cases.append(Case(name: "softmax 2ch 320x320", macs: 0, elements: 2 * 320 * 320) {
+                softmaxOverChannels(x.map, output: out.map, pool: pool)
+            })
+        }
+        do {
+            // ONNX Resize linear half_pixel 65 → 513 (a DeepLab-style logits upscale).
+            func halfPixel(_ input: Int, _ output: Int) -> ResizeAxis {
+                var first: [Int] = [], second: [Int] = [], weight: [Float] = []
+                for o in 0..<output {
+                    let x = min(max((Double(o) + 0.5) * Double(input) / Double(output) - 0.5, 0), Double(input - 1))
+                    first.append(Int(x))
+                    second.append(min(Int(x) + 1, input - 1))
+                    weight.append(Float(x - Double(Int(x))))
+                }
+                return ResizeAxis(first: first, second: second, weight: weight)
+            }
+            let axis = halfPixel(65, 513)
+            let x = map(2, 65, 65), out = map(2, 513, 513)
+            cases.append(Case(name: "resize bilinear 2ch 65x65->513x513", macs: 0, elements: 2 * 513 * 513) {
+                resizeBilinear(x.map, rows: axis, columns: axis, output: out.map, pool: pool)
+            })
+            let small = map(16, 64, 64), doubled = map(16, 128, 128)
+            let indices = (0..<128).map { $0 / 2 }
+            cases.append(Case(name: "resize nearest x2 16ch 64x64", macs: 0, elements: 16 * 128 * 128) {
+                resizeNearest(small.map, rows: indices, columns: indices, output: doubled.map, pool: pool)
+            })
+        }
         return cases
     }
 }
