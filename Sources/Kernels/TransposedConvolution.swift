@@ -77,3 +77,85 @@ struct TransposedConvolutionParts: PoolJob {
         }
     }
 }
+
+/// Transposed-convolution weights as one 1x1 GEMM per window tap: tap (ky, kx) maps the input
+/// channels to the output channels with W[i][o][ky][kx].
+public final class TapWeights {
+    public let inputChannels: Int, outputChannels: Int, kernelHeight: Int, kernelWidth: Int
+    let taps: [PointwiseWeights]
+    let bias: FloatBuffer
+
+    /// `weights` as ONNX's ConvTranspose [Cin, Cout, kH, kW] (group 1), `bias` Cout values or zero.
+    public init(weights: [Float], bias: [Float]?, inputChannels: Int, outputChannels: Int, kernelHeight: Int, kernelWidth: Int) {
+        precondition(weights.count == inputChannels * outputChannels * kernelHeight * kernelWidth, "transposed weights: wrong size")
+        precondition(bias == nil || bias!.count == outputChannels, "transposed bias: expected \(outputChannels)")
+        self.inputChannels = inputChannels
+        self.outputChannels = outputChannels
+        self.kernelHeight = kernelHeight
+        self.kernelWidth = kernelWidth
+        let window = kernelHeight * kernelWidth
+        taps = (0..<window).map { t in
+            var tap = [Float](repeating: 0, count: outputChannels * inputChannels)
+            for o in 0..<outputChannels {
+                for i in 0..<inputChannels { tap[o * inputChannels + i] = weights[(i * outputChannels + o) * window + t] }
+            }
+            return PointwiseWeights(weights: tap, bias: nil, outputChannels: outputChannels, inputChannels: inputChannels)
+        }
+        self.bias = FloatBuffer(bias ?? [Float](repeating: 0, count: outputChannels))
+    }
+}
+
+/// ONNX ConvTranspose (group 1) of any window, stride, dilation and padding: the output is the
+/// bias, then for each tap (ky, kx) in order the tap's 1x1 GEMM of the input (into `scratch`)
+/// added at output (y·strideH − padTop + ky·dilationH, x·strideW − padLeft + kx·dilationW);
+/// positions outside the output are dropped.
+///
+/// - Precondition: `input` dense with `weights.inputChannels` channels; `scratch` dense with
+///   `weights.outputChannels` channels and the input's size; `output` dense.
+public func transposedConvolution(_ input: FeatureMap, weights: TapWeights, strideHeight: Int, strideWidth: Int,
+                                  dilationHeight: Int, dilationWidth: Int, padTop: Int, padLeft: Int,
+                                  scratch: FeatureMapStorage, output: FeatureMap, pool: WorkerPool) {
+    precondition(input.layout.isDense && output.layout.isDense && scratch.layout.isDense, "dense maps only")
+    precondition(scratch.channels == weights.outputChannels && scratch.layout.width == input.layout.width
+                 && scratch.layout.height == input.layout.height, "scratch must hold one tap's output")
+    let planeSize = output.pixels
+    for o in 0..<weights.outputChannels {
+        (output.base + o * planeSize).update(repeating: weights.bias.baseAddress[o], count: planeSize)
+    }
+    for t in 0..<weights.taps.count {
+        pointwiseConvolution(input, weights: weights.taps[t], activation: .none, output: scratch.map, pool: pool)
+        let ky = t / weights.kernelWidth, kx = t % weights.kernelWidth
+        pool.run(TapScatter(source: scratch.map, output: output, strideHeight: strideHeight, strideWidth: strideWidth,
+                            top: ky * dilationHeight - padTop, left: kx * dilationWidth - padLeft))
+    }
+}
+
+/// Adds `source[c][y][x]` to `output[c][y·strideHeight + top][x·strideWidth + left]` where that
+/// lies inside the output; channels split between threads.
+struct TapScatter: PoolJob {
+    let source: FeatureMap, output: FeatureMap, strideHeight: Int, strideWidth: Int, top: Int, left: Int
+    func run(part: Int, pool: WorkerPool) {
+        let h = source.layout.height, w = source.layout.width, oh = output.layout.height, ow = output.layout.width
+        // The input columns whose output column is inside: x·s + left in [0, ow).
+        let x0 = max(0, (-left + strideWidth - 1) / strideWidth), x1 = min(w, (ow - left + strideWidth - 1) / strideWidth)
+        guard x1 > x0 else { return }
+        for c in WorkerPool.range(source.channels, part: part, of: pool.threadCount) {
+            let from = UnsafePointer(source.base + c * h * w), to = output.base + c * oh * ow
+            for y in 0..<h {
+                let oy = y * strideHeight + top
+                guard oy >= 0 && oy < oh else { continue }
+                let row = from + y * w, target = to + oy * ow + left
+                if strideWidth == 1 {
+                    var x = x0
+                    while x + lanes <= x1 {
+                        store(load(target + x) + load(row + x), target + x)
+                        x += lanes
+                    }
+                    while x < x1 { target[x] += row[x]; x += 1 }
+                } else {
+                    for x in x0..<x1 { target[x * strideWidth] += row[x] }
+                }
+            }
+        }
+    }
+}

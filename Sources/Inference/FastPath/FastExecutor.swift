@@ -103,9 +103,14 @@ final class FastExecutor: Executor {
                 ?? resizeTableStep(resize, inputs, outputs)
         case let transposed as ConvTranspose:
             guard hasConstantWeights(node) else { return nil }
-            return transposedStep(transposed, node, inputs, outputs)
+            return transposedStep(transposed, node, inputs, outputs) ?? tapTransposedConvolutionStep(transposed, inputs, outputs)
+        case let product as MatMul:
+            return matMulStep(product, node, inputs, outputs)
+        case let gemm as Gemm:
+            return gemmStep(gemm, node, inputs, outputs)
         case let transpose as Transpose:
-            return transposeStep(transpose, node, inputs, outputs) ?? channelSoftmaxBetweenTransposes(transpose, node, inputs)
+            return transposeStep(transpose, node, inputs, outputs) ?? cancelledTransposeStep(transpose, node, inputs)
+                ?? channelSoftmaxBetweenTransposes(transpose, node, inputs)
                 ?? blockTransposeStep(transpose, inputs, outputs)
         default: return nil
         }

@@ -161,7 +161,8 @@ extension FastExecutor {
     }
 }
 
-/// Copies blocks of bytes from the given source offsets, one after another into the output.
+/// Copies blocks of bytes from the given source offsets, one after another into the output
+/// (`copyMemory` moves, so a single block may overlap its source).
 struct BlockCopyStep: Step {
     let input: UnsafeRawPointer, output: UnsafeMutableRawPointer, sources: [Int], blockBytes: Int
     func run() {

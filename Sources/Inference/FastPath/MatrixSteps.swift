@@ -1,0 +1,95 @@
+import Kernels
+
+// The fast path's matrix products (MatMul, Gemm and ConvTranspose as GEMMs) and the Transpose
+// pair that cancels.
+
+extension FastExecutor {
+    /// MatMul of a float [..., M, K] by a constant [K, N] (or [K]): all of A's rows as one GEMM.
+    func matMulStep(_ product: MatMul, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                    _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard let graph, product.type == .float32, hasConstantWeights(node) else { return nil }
+        let a = graph.values[node.inputs[0]].shape, b = graph.values[node.inputs[1]].shape
+        // B is one matrix and A's batch is the output's: A's rows are back to back, as are the output's.
+        guard b.count <= 2, a.count >= 1, product.batchCount == a.dropLast(2).reduce(1, *) else { return nil }
+        let (k, n) = (product.inner, product.columns)
+        let weights = MatrixWeights(values: Array(UnsafeBufferPointer(start: inputs[1], count: k * n)), bias: nil,
+                                    inner: k, columns: n)
+        return MatrixStep(a: inputs[0], rows: product.batchCount * product.rows, weights: weights, output: outputs[0],
+                          pool: pool)
+    }
+
+    /// Gemm alpha·A·B + beta·C with A not transposed, B constant (either orientation) and C absent
+    /// or a constant row broadcast over the rows.
+    func gemmStep(_ gemm: Gemm, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                  _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        let (m, k, n) = (gemm.rows, gemm.inner, gemm.columns)
+        guard gemm.aStrides == (k, 1), hasConstantWeights(node) else { return nil }
+        if let c = gemm.cStrides, c.0 != 0 || c.1 != 1 { return nil }
+        let (bRow, bColumn) = gemm.bStrides
+        let alpha = Float(gemm.alpha), beta = Float(gemm.beta)
+        var values = [Float](repeating: 0, count: k * n)
+        for p in 0..<k {
+            for j in 0..<n { values[p * n + j] = alpha * inputs[1][p * bRow + j * bColumn] }
+        }
+        let bias = gemm.cStrides == nil ? nil : (0..<n).map { beta * inputs[2][$0] }
+        return MatrixStep(a: inputs[0], rows: m, weights: MatrixWeights(values: values, bias: bias, inner: k, columns: n),
+                          output: outputs[0], pool: pool)
+    }
+
+    /// ConvTranspose (2-D, group 1, batch 1) of any window, stride, dilation and padding as one 1x1
+    /// GEMM per window tap.
+    func tapTransposedConvolutionStep(_ t: ConvTranspose, _ inputs: [UnsafePointer<Float>],
+                                      _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard t.outputShapes[0].count == 4, t.batch == 1, t.group == 1, inputs[0] != UnsafePointer(outputs[0]) else { return nil }
+        let (cin, cout) = (t.inputChannels, t.outputChannels)
+        let weights = TapWeights(weights: Array(UnsafeBufferPointer(start: inputs[1], count: cin * cout * t.kH * t.kW)),
+                                 bias: t.hasBias ? Array(UnsafeBufferPointer(start: inputs[2], count: cout)) : nil,
+                                 inputChannels: cin, outputChannels: cout, kernelHeight: t.kH, kernelWidth: t.kW)
+        return TapTransposedConvolutionStep(
+            input: Self.denseMap(inputs[0], channels: cin, height: t.inH, width: t.inW), weights: weights,
+            scratch: FeatureMapStorage(channels: cout, layout: .dense(width: t.inW, height: t.inH)),
+            output: Self.denseMap(outputs[0], channels: cout, height: t.outH, width: t.outW),
+            geometry: (t.strideH, t.strideW, t.dilationH, t.dilationW, t.padTop, t.padLeft), pool: pool)
+    }
+
+    /// A Transpose whose only reader is the inverse Transpose right after it (an exporter's
+    /// NCHW → NHWC → NCHW round trip), maybe with an elementwise activation between them: one
+    /// copy (a move: the second's output may reuse the first's input buffer), or the activation,
+    /// from the first's input to the second's output.
+    func cancelledTransposeStep(_ t: Transpose, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>]) -> (any Step)? {
+        guard let value = node.outputs.first, var next = follower(of: value) else { return nil }
+        var activation: (node: PlannedNode, step: Activation)? = nil
+        if t.outputTypes == [.float32], let kind = Self.kernelActivation(of: next), let after = follower(of: next.outputs[0]) {
+            activation = (next, kind)
+            next = after
+        }
+        guard let inverse = next.operation as? Transpose, inverse.perm.count == t.perm.count,
+              inverse.perm.indices.allSatisfy({ t.perm[inverse.perm[$0]] == $0 }), let output = next.outputs.first else { return nil }
+        let count = t.inputShape.reduce(1, *)
+        if let activation {
+            guard elementwiseSafe(node.inputs[0], output) else { return nil }
+            fusedActivations.formUnion([activation.node.outputs[0], output])
+            return ActivationStep(input: inputs[0], output: pointer(output), count: count, activation: activation.step)
+        }
+        fusedActivations.insert(output)
+        if UnsafePointer(pointer(output)) == inputs[0] { return NothingStep() }
+        return BlockCopyStep(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(pointer(output)),
+                             sources: [0], blockBytes: count * t.outputTypes[0].byteSize)
+    }
+}
+
+struct MatrixStep: Step {
+    let a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights, output: UnsafeMutablePointer<Float>, pool: WorkerPool
+    func run() { matrixMultiply(a, rows: rows, weights: weights, output: output, pool: pool) }
+}
+
+struct TapTransposedConvolutionStep: Step {
+    let input: FeatureMap, weights: TapWeights, scratch: FeatureMapStorage, output: FeatureMap
+    let geometry: (strideH: Int, strideW: Int, dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int)
+    let pool: WorkerPool
+    func run() {
+        transposedConvolution(input, weights: weights, strideHeight: geometry.strideH, strideWidth: geometry.strideW,
+                              dilationHeight: geometry.dilationH, dilationWidth: geometry.dilationW,
+                              padTop: geometry.padTop, padLeft: geometry.padLeft, scratch: scratch, output: output, pool: pool)
+    }
+}
