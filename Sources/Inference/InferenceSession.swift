@@ -73,7 +73,7 @@ public final class InferenceSession: @unchecked Sendable {
             let inputs = node.inputs.map { UnsafePointer(arena + plan.offsets[$0]) }
             let outputs = node.outputs.map { arena + plan.offsets[$0] }
             let step = fast?.makeStep(for: node, inputs: inputs, outputs: outputs, threads: threads)
-                ?? reference.makeStep(for: node, inputs: inputs, outputs: outputs, threads: threads)!
+                ?? reference.makeStep(for: node, inputs: inputs, outputs: outputs)
             steps.append(step)
         }
         self.steps = steps

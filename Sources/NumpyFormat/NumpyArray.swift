@@ -154,6 +154,9 @@ package struct NumpyArray: Sendable, Equatable {
     }
 
     /// IEEE 754 binary16 → binary32, exact (subnormals, infinities and NaN included).
+    ///
+    /// Inference has the same conversion (`Half.float`): this module depends on no other, and
+    /// `Float16` is unavailable on macOS x86_64, so each keeps its own few lines.
     static func floatFromHalf(_ half: UInt16) -> Float {
         let sign = UInt32(half & 0x8000) << 16
         let exponent = Int(half >> 10) & 0x1f

@@ -130,6 +130,24 @@ struct FusionRuleTests {
             initializers: [B.int64Tensor("split", [5], [1, 2, 3, 5, 7]), B.int64Tensor("merge", [4], [1, 6, 5, 7])],
             inputs: [B.valueInfo("x", [1, 6, 5, 7])], outputs: [B.valueInfo("y", [1, 6, 5, 7])])
         let profile = try layers(bytes, input: [1, 6, 5, 7], tolerance: 0)
-        #expect(profile.first { $0.operators == ["Transpose"] }?.runsOnReference == false)
+        // The second Reshape is a view of the Transpose's output: it runs nothing, in the Transpose's layer.
+        let transpose = try #require(profile.first { $0.operators.first == "Transpose" })
+        #expect(!transpose.runsOnReference)
+        #expect(transpose.operators == ["Transpose", "Reshape"])
+    }
+
+    @Test("NCHW → NHWC → NCHW Transposes cancel, with or without an activation between them")
+    func cancelledTransposes() throws {
+        for between in [false, true] {
+            var nodes = [B.node("Conv", inputs: ["x", "w"], outputs: ["c"], attributes: [.ints("kernel_shape", [1, 1])]),
+                         B.node("Transpose", inputs: ["c"], outputs: ["t"], attributes: [.ints("perm", [0, 2, 3, 1])])]
+            if between { nodes.append(B.node("Relu", inputs: ["t"], outputs: ["r"])) }
+            nodes.append(B.node("Transpose", inputs: [between ? "r" : "t"], outputs: ["y"], attributes: [.ints("perm", [0, 3, 1, 2])]))
+            let bytes = B.model(nodes: nodes, initializers: [Self.tensor("w", [4, 3, 1, 1], seed: 9)],
+                                inputs: [B.valueInfo("x", [1, 3, 6, 10])], outputs: [B.valueInfo("y", [1, 4, 6, 10])])
+            let profile = try layers(bytes, input: [1, 3, 6, 10], tolerance: 1e-6)
+            #expect(profile.allSatisfy { !$0.runsOnReference }, "activation between: \(between)")
+            #expect(profile.last?.operators == (between ? ["Transpose", "Relu", "Transpose"] : ["Transpose", "Transpose"]))
+        }
     }
 }

@@ -23,10 +23,9 @@ protocol Executor {
                   threads: Int) -> (any Step)?
 }
 
-/// The reference path: every node runs its `Operator.run`.
-struct ReferenceExecutor: Executor {
-    func makeStep(for node: PlannedNode, inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>],
-                  threads: Int) -> (any Step)? {
+/// The reference path: every node runs its `Operator.run`; the fallback of every other executor.
+struct ReferenceExecutor {
+    func makeStep(for node: PlannedNode, inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) -> any Step {
         ReferenceStep(operation: node.operation, inputs: inputs, outputs: outputs)
     }
 }

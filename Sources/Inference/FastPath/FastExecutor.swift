@@ -77,6 +77,10 @@ final class FastExecutor: Executor {
     func makeStep(for node: PlannedNode, inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>],
                   threads: Int) -> (any Step)? {
         if let first = node.outputs.first, fusedActivations.contains(first) { return NothingStep() }
+        // A view the buffer plan laid over its input (`BufferPlan.viewSource`): nothing to move.
+        if node.operation is Reshape || node.operation is ShapeView, inputs.first == UnsafePointer(outputs[0]) {
+            return NothingStep()
+        }
         switch node.operation {
         case let conv as Conv:
             guard hasConstantWeights(node) else { return nil }

@@ -66,15 +66,27 @@ extension FastExecutor {
         guard let inverse = next.operation as? Transpose, inverse.perm.count == t.perm.count,
               inverse.perm.indices.allSatisfy({ t.perm[inverse.perm[$0]] == $0 }), let output = next.outputs.first else { return nil }
         let count = t.inputShape.reduce(1, *)
+        let move = BlockCopyStep(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(pointer(output)),
+                                 sources: [0], blockBytes: count * t.outputTypes[0].byteSize)
         if let activation {
-            guard elementwiseSafe(node.inputs[0], output) else { return nil }
             fusedActivations.formUnion([activation.node.outputs[0], output])
+            let inPlace = ActivationStep(input: pointer(output), output: pointer(output), count: count, activation: activation.step)
+            // Element by element when the buffers are the same or apart; else a move, then in place.
+            guard elementwiseSafe(node.inputs[0], output) else { return StepSequence(first: move, second: inPlace) }
             return ActivationStep(input: inputs[0], output: pointer(output), count: count, activation: activation.step)
         }
         fusedActivations.insert(output)
         if UnsafePointer(pointer(output)) == inputs[0] { return NothingStep() }
-        return BlockCopyStep(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(pointer(output)),
-                             sources: [0], blockBytes: count * t.outputTypes[0].byteSize)
+        return move
+    }
+}
+
+/// Two steps run as one.
+struct StepSequence<First: Step, Second: Step>: Step {
+    let first: First, second: Second
+    func run() {
+        first.run()
+        second.run()
     }
 }
 

@@ -65,14 +65,32 @@ struct BufferPlan: Sendable {
             block = (0, 0)
         }
 
+        /// Values whose slot a view took over (never released themselves).
+        var handedOver = Set<Int>()
         for input in graph.inputIDs { allocate(input) }
         for input in graph.inputIDs where lastUse[input] == -1 { release(input) }
         for (step, node) in graph.nodes.enumerated() {
-            for output in node.outputs { allocate(output) }
-            var released = Set<Int>()
+            if reusesBuffers, let source = viewSource(of: node, at: step) {
+                offsets[node.outputs[0]] = offsets[source]
+                handedOver.insert(source)
+            } else {
+                for output in node.outputs { allocate(output) }
+            }
+            var released = handedOver
             for value in node.inputs + node.outputs where lastUse[value] == step && graph.values[value].constant == nil {
                 if released.insert(value).inserted { release(value) }
             }
+        }
+
+        /// The input whose slot a Reshape, Flatten, Squeeze or Unsqueeze at `step` takes over: the
+        /// same elements in the same order, so the output is a view of the input when the input
+        /// is computed at run time (not a graph input or output) and has no reader after it.
+        func viewSource(of node: PlannedNode, at step: Int) -> Int? {
+            guard node.operation is Reshape || node.operation is ShapeView, let source = node.inputs.first,
+                  node.outputs.count == 1, lastUse[source] == step, graph.values[source].constant == nil,
+                  !graph.inputIDs.contains(source), !graph.outputIDs.contains(source),
+                  graph.values[source].floatCount == graph.values[node.outputs[0]].floatCount else { return nil }
+            return source
         }
         var constantTop = peak
         for (id, value) in graph.values.enumerated() where value.constant != nil {
