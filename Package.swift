@@ -127,7 +127,7 @@ let package = Package(
         .target(name: "CPUSupport", dependencies: ["TargetFeatures"], swiftSettings: cpuSupportSettings),
         // The compile target's instruction-set features as constants Swift can read (a C header).
         .target(name: "TargetFeatures"),
-        .target(name: "Imaging", dependencies: ["Kernels", "TargetFeatures"], exclude: ["README.md"], swiftSettings: simdSettings),
+        .target(name: "Imaging", dependencies: ["TargetFeatures"], exclude: ["README.md"], swiftSettings: simdSettings),
         .target(name: "PNGCodec", dependencies: ["CLibPNG", "PNGWriter", "Imaging"], swiftSettings: commonSettings),
         // PNG writing with a chosen filter and zlib level through libpng's full API, whose errors
         // longjmp: kept in C so no jump crosses Swift frames.
@@ -187,7 +187,7 @@ let package = Package(
             name: "InferenceTests",
             dependencies: ["Inference", "ONNXFormat", "NumpyFormat", "TestSupport", "AllocationCounter"],
             swiftSettings: commonSettings),
-        .testTarget(name: "vbgTests", dependencies: ["vbg", "NumpyFormat", "PNGCodec", "Imaging", "TestSupport", "Y4MFormat"], swiftSettings: commonSettings),
+        .testTarget(name: "vbgTests", dependencies: ["vbg", "SRTC", "NumpyFormat", "PNGCodec", "Imaging", "TestSupport", "Y4MFormat"], swiftSettings: commonSettings),
         .testTarget(name: "BuiltinModelsTests", dependencies: ["BuiltinModels"], swiftSettings: commonSettings),
         // Bad-input tables at the API level and for the vbg binary (run as a subprocess).
         .testTarget(

@@ -18,7 +18,10 @@
 
 import PackageDescription
 
-let swift6: [SwiftSetting] = [.unsafeFlags(["-swift-version", "6", "-enable-upcoming-feature", "ExistentialAny"])]
+// `-package-name`: tools version 5.4 predates `package` access, which the modules use for everything
+// an app does not call, so the name SwiftPM 5.9+ would pass is passed here.
+let swift6: [SwiftSetting] = [.unsafeFlags(["-swift-version", "6", "-enable-upcoming-feature", "ExistentialAny",
+                                            "-package-name", "vbg_fuzz"])]
 
 let package = Package(
     name: "vbg-fuzz",
@@ -30,7 +33,7 @@ let package = Package(
         .target(name: "ONNXFormat", swiftSettings: swift6),
         .target(name: "Inference", dependencies: ["ONNXFormat", "Kernels"], swiftSettings: swift6),
         .target(name: "NumpyFormat", swiftSettings: swift6),
-        .target(name: "Imaging", dependencies: ["Kernels", "TargetFeatures"], swiftSettings: swift6),
+        .target(name: "Imaging", dependencies: ["TargetFeatures"], swiftSettings: swift6),
         .systemLibrary(name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         .target(name: "PNGWriter", dependencies: ["CLibPNG"]),
         .target(name: "PNGCodec", dependencies: ["CLibPNG", "PNGWriter", "Imaging"], swiftSettings: swift6),

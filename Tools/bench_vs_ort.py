@@ -7,7 +7,7 @@ warm-up), onnxruntime on the same Weights/*.onnx (ORT_ENABLE_ALL, intra_op_num_t
 inter_op_num_threads = 1, N timed `run` calls after warm-up), and LiteRT with its default
 XNNPACK delegate on the original tflite (num_threads = T). The medians of the per-round medians
 are reported, with ratios vbg / onnxruntime and vbg / LiteRT, the load average before and after,
-and the machine. The bar (issue 3) is vbg ≤ 0.70 × onnxruntime at 1 and 2 threads.
+and the machine. The bar is vbg ≤ 0.70 × onnxruntime at 1 and 2 threads.
 
 The tflite files come from the MediaPipe wheel that Tools/export_model.py downloads (pip cache,
 sha256-checked); if that fails, the LiteRT columns are left out.

@@ -148,7 +148,7 @@ def main():
             diff = np.abs(cv.astype(int) - ours.astype(int))
             notes.append(f"| {name} | {W}x{H} | {w}x{h} | {diff.max()} | {100 * (diff > 0).mean():.2f} % |")
 
-    # Small sources and targets keep the files small (Fixtures stays near issue 2's ~15 MB) while
+    # Small sources and targets keep the files small (the Fixtures folder stays small) while
     # covering the same cases: non-integer upscales in both axes (2.02 x 1.18, the ratios of
     # 256 -> 517x301; 2.52 x 2.53 from a 16:9 mask) and a downscale from the model size.
     ups = [((128, 128), (259, 151)), ((64, 36), (161, 91)), ((256, 256), (200, 150))]
@@ -178,7 +178,7 @@ The 8-bit samples MediaPipe 0.10.21's ImageToTensor takes from the frame before 
 `[h, w, 3]` RGB uint8, `general` = 256x256, `landscape` = 256x144 (width x height). The frame is
 `synthetic_frame(W, H)` (formula in the script, repeated in `Tests/ImagingTests/Synthetic.swift`).
 Computed by `emulate_warp`, a numpy emulation of OpenCV **4.10**'s fixed-point `warpPerspective`
-(MediaPipe links 4.10 statically; see `shared/reference/model.md` §4): source position
+(MediaPipe links 4.10 statically; `Tools/mp_preprocess.py` states the warp): source position
 `rint(32·u·W/w)`, integer weights `32 − f` / `f`, `(32·Σ + 2^14) >> 15`, taps outside read 0.
 
 The pip OpenCV here is {cv2.__version__}, whose warpPerspective differs from 4.x (it no longer

@@ -11,7 +11,7 @@ import BuiltinModelData
 /// [0, 1], the frame stretched to the model size the way MediaPipe does it) and give one float32
 /// output of shape `[1, inputHeight, inputWidth, 1]`: the probability that a pixel shows a person
 /// (the graph ends in a sigmoid).
-public enum BuiltinModel: String, CaseIterable, Sendable {
+package enum BuiltinModel: String, CaseIterable, Sendable {
     /// The general model, 256x256 input: MediaPipe's `model_selection = 0`.
     case general
     /// The landscape model, 256 wide by 144 high: MediaPipe's `model_selection = 1`; cheaper, made
@@ -19,7 +19,7 @@ public enum BuiltinModel: String, CaseIterable, Sendable {
     case landscape
 
     /// The name of the ONNX file in `Weights/` the bytes were linked from.
-    public var fileName: String {
+    package var fileName: String {
         switch self {
         case .general: "selfie_segmentation.onnx"
         case .landscape: "selfie_segmentation_landscape.onnx"
@@ -27,7 +27,7 @@ public enum BuiltinModel: String, CaseIterable, Sendable {
     }
 
     /// The ONNX file's bytes, read-only, valid for the life of the process.
-    public var storage: UnsafeRawBufferPointer {
+    package var storage: UnsafeRawBufferPointer {
         switch self {
         case .general:
             UnsafeRawBufferPointer(start: vbg_builtin_general_bytes(), count: Int(vbg_builtin_general_count()))
@@ -37,14 +37,14 @@ public enum BuiltinModel: String, CaseIterable, Sendable {
     }
 
     /// A copy of the ONNX file's bytes.
-    public var bytes: [UInt8] { Array(storage) }
+    package var bytes: [UInt8] { Array(storage) }
 
     /// The name that stands for this model where a model path is expected (`builtin:general`,
     /// `builtin:landscape`). It names no file: loaders that see it use ``bytes``.
-    public var pathName: String { "builtin:\(rawValue)" }
+    package var pathName: String { "builtin:\(rawValue)" }
 
     /// The built-in model a ``pathName`` stands for, or `nil` for any other string.
-    public init?(pathName: String) {
+    package init?(pathName: String) {
         guard pathName.hasPrefix("builtin:"), let model = BuiltinModel(rawValue: String(pathName.dropFirst(8))) else {
             return nil
         }
@@ -52,10 +52,10 @@ public enum BuiltinModel: String, CaseIterable, Sendable {
     }
 
     /// The width of the model's input tensor, in pixels.
-    public var inputWidth: Int { 256 }
+    package var inputWidth: Int { 256 }
 
     /// The height of the model's input tensor, in pixels.
-    public var inputHeight: Int {
+    package var inputHeight: Int {
         switch self {
         case .general: 256
         case .landscape: 144

@@ -17,7 +17,7 @@ import Darwin
 /// `VBG_REQUIRES_<FEATURE>` defines. Call ``verify()`` before running any SIMD code: a binary
 /// built for AVX-512 on a CPU without it then stops with a message naming the missing
 /// features, instead of dying from SIGILL somewhere inside a kernel.
-public enum CPUSupport {
+package enum CPUSupport {
     /// The features the build requires, upper-case names as in `VBG_ARCH`'s documentation
     /// (for example `AVX2`, `FMA`, `AVX512F`). Empty for the portable build.
     ///
@@ -25,7 +25,7 @@ public enum CPUSupport {
     /// manifest, from `VBG_ARCH`, while this module itself is compiled without arch flags), and
     /// the compile target as the TargetFeatures header sees it (an app's top-level
     /// `-Xswiftc -Xcc -Xswiftc -march=…`, which reaches every module).
-    public static let requiredFeatures: [String] = {
+    package static let requiredFeatures: [String] = {
         var defined: Set<String> = []
         #if VBG_REQUIRES_AVX
         defined.insert("AVX")
@@ -62,7 +62,7 @@ public enum CPUSupport {
     }()
 
     /// Each feature this module knows, in order, with whether this module's compile target has it.
-    public static var compileTargetFeatures: [(name: String, inTarget: Bool)] {
+    package static var compileTargetFeatures: [(name: String, inTarget: Bool)] {
         #if arch(x86_64)
         [("AVX", VBG_TARGET_AVX != 0), ("AVX2", VBG_TARGET_AVX2 != 0), ("FMA", VBG_TARGET_FMA != 0),
          ("F16C", VBG_TARGET_F16C != 0), ("BMI2", VBG_TARGET_BMI2 != 0), ("AVX512F", VBG_TARGET_AVX512F != 0),
@@ -74,7 +74,7 @@ public enum CPUSupport {
     }
 
     /// A short name of the build's instruction-set level, for banners and benchmark output.
-    public static var buildDescription: String {
+    package static var buildDescription: String {
         if requiredFeatures.contains("AVX512F") { return "avx512" }
         if requiredFeatures.contains("AVX2") { return "avx2" }
         return "portable"
@@ -85,7 +85,7 @@ public enum CPUSupport {
     ///
     /// The environment variable `VBG_CPU_FLAGS` replaces the CPU's own list (space-separated,
     /// `/proc/cpuinfo` spelling), so tests can show what a CPU without AVX-512 would get.
-    public static func runningCPUFeatures(
+    package static func runningCPUFeatures(
         environment: [String: String] = currentEnvironment()
     ) -> Set<String>? {
         if let override = environment["VBG_CPU_FLAGS"] {
@@ -103,7 +103,7 @@ public enum CPUSupport {
     }
 
     /// The required features the running CPU lacks; empty when the binary can run here.
-    public static func missingFeatures(
+    package static func missingFeatures(
         environment: [String: String] = currentEnvironment()
     ) -> [String] {
         guard let available = runningCPUFeatures(environment: environment) else { return [] }
@@ -111,7 +111,7 @@ public enum CPUSupport {
     }
 
     /// A message for users when ``missingFeatures(environment:)`` is not empty, else `nil`.
-    public static func unsupportedCPUMessage(
+    package static func unsupportedCPUMessage(
         environment: [String: String] = currentEnvironment()
     ) -> String? {
         let missing = missingFeatures(environment: environment)
@@ -122,7 +122,7 @@ public enum CPUSupport {
 
     /// Stops the process with ``unsupportedCPUMessage(environment:)`` on standard error and exit
     /// code 1 when the CPU cannot run this build. Command-line tools call it first thing.
-    public static func verify() {
+    package static func verify() {
         guard let message = unsupportedCPUMessage() else { return }
         let line = Array("error: \(message)\n".utf8)
         _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
@@ -130,7 +130,7 @@ public enum CPUSupport {
     }
 
     /// The process environment as a dictionary (Foundation-free).
-    public static func currentEnvironment() -> [String: String] {
+    package static func currentEnvironment() -> [String: String] {
         var result: [String: String] = [:]
         var pointer = environ
         while let entry = pointer.pointee {

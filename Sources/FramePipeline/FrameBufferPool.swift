@@ -6,18 +6,18 @@ import Imaging
 /// (published, previewed, kept by a consumer) keeps it busy until the last copy goes away. When all
 /// buffers are busy, ``acquire()`` returns `nil` and the pipeline drops the frame (fail closed).
 /// Nothing is allocated after `init`.
-public struct FrameBufferPool: Sendable {
-    public let width: Int
-    public let height: Int
-    public let format: PixelFormat
-    public let capacity: Int
+package struct FrameBufferPool: Sendable {
+    package let width: Int
+    package let height: Int
+    package let format: PixelFormat
+    package let capacity: Int
     private var buffers: [FrameBuffer]
     private var next = 0
 
     /// Allocates `capacity` buffers of `width × height` pixels.
     ///
     /// - Precondition: `capacity >= 1`, positive size.
-    public init(width: Int, height: Int, format: PixelFormat, capacity: Int) {
+    package init(width: Int, height: Int, format: PixelFormat, capacity: Int) {
         precondition(capacity >= 1, "a pool needs at least one buffer")
         self.width = width
         self.height = height
@@ -29,7 +29,7 @@ public struct FrameBufferPool: Sendable {
     }
 
     /// A free buffer, or `nil` when every buffer is still referenced elsewhere.
-    public mutating func acquire() -> FrameBuffer? {
+    package mutating func acquire() -> FrameBuffer? {
         for offset in 0..<capacity {
             let index = (next + offset) % capacity
             if isKnownUniquelyReferenced(&buffers[index]) {
@@ -41,12 +41,12 @@ public struct FrameBufferPool: Sendable {
     }
 
     /// How many buffers are free now.
-    public mutating func freeCount() -> Int {
+    package mutating func freeCount() -> Int {
         var count = 0
         for index in 0..<capacity where isKnownUniquelyReferenced(&buffers[index]) { count += 1 }
         return count
     }
 
     /// The bytes held by the pool's pixels.
-    public var byteCount: Int { capacity * 4 * width * height }
+    package var byteCount: Int { capacity * 4 * width * height }
 }

@@ -1,5 +1,5 @@
 /// What the pipeline does with one camera frame, as decided by ``FramePolicy``.
-public enum FrameAction: Sendable, Equatable {
+package enum FrameAction: Sendable, Equatable {
     /// Run segmentation on this frame, update the smoothed mask, then composite this frame with it.
     case segmentAndComposite
     /// Composite this frame with the latest smoothed mask (no inference): inference interval > 1, mask sync off.
@@ -24,9 +24,9 @@ public enum FrameAction: Sendable, Equatable {
 /// - A dropped segmentation frame leaves segmentation due, so the next frame tries again; a frame is
 ///   never composited with a mask older than the last failure allows.
 /// - With `inferenceInterval == 1` every frame segments, so `maskSync` changes nothing.
-public struct FramePolicy: Sendable, Equatable {
+package struct FramePolicy: Sendable, Equatable {
     /// Where the machine is between frames.
-    public enum State: Sendable, Equatable {
+    package enum State: Sendable, Equatable {
         /// No mask exists (after creation or a reset): the next frame must segment.
         case awaitingFirstMask
         /// A mask exists; `framesSinceInference` frames arrived since the last successful segmentation.
@@ -34,16 +34,16 @@ public struct FramePolicy: Sendable, Equatable {
     }
 
     /// Segmentation runs every this many frames; values below 1 are stored as 1.
-    public var inferenceInterval: Int {
+    package var inferenceInterval: Int {
         didSet { inferenceInterval = max(1, inferenceInterval) }
     }
     /// Whether frames without inference repeat the previous processed frame instead of being recomposited.
-    public var maskSync: Bool
-    public private(set) var state: State = .awaitingFirstMask
+    package var maskSync: Bool
+    package private(set) var state: State = .awaitingFirstMask
     /// The action handed out by the last ``frameArrived()``, until it is completed or dropped.
-    public private(set) var pendingAction: FrameAction?
+    package private(set) var pendingAction: FrameAction?
 
-    public init(inferenceInterval: Int = 1, maskSync: Bool = false) {
+    package init(inferenceInterval: Int = 1, maskSync: Bool = false) {
         self.inferenceInterval = max(1, inferenceInterval)
         self.maskSync = maskSync
     }
@@ -51,7 +51,7 @@ public struct FramePolicy: Sendable, Equatable {
     /// Decides what to do with the frame that just arrived.
     ///
     /// - Precondition: the previous action was completed or dropped.
-    public mutating func frameArrived() -> FrameAction {
+    package mutating func frameArrived() -> FrameAction {
         precondition(pendingAction == nil, "frameArrived() before the previous frame was completed or dropped")
         let action: FrameAction
         switch state {
@@ -71,7 +71,7 @@ public struct FramePolicy: Sendable, Equatable {
     }
 
     /// The pending action succeeded and its frame was published.
-    public mutating func frameCompleted() {
+    package mutating func frameCompleted() {
         guard let action = pendingAction else { preconditionFailure("frameCompleted() without a pending frame") }
         pendingAction = nil
         if action == .segmentAndComposite { state = .running(framesSinceInference: 0) }
@@ -79,13 +79,13 @@ public struct FramePolicy: Sendable, Equatable {
 
     /// The pending action failed (segmentation error, no output buffer): the frame was dropped.
     /// A due segmentation stays due.
-    public mutating func frameDropped() {
+    package mutating func frameDropped() {
         guard pendingAction != nil else { preconditionFailure("frameDropped() without a pending frame") }
         pendingAction = nil
     }
 
     /// Clears the inter-frame state: the next frame segments from scratch. Settings are kept.
-    public mutating func reset() {
+    package mutating func reset() {
         state = .awaitingFirstMask
         pendingAction = nil
     }

@@ -1,30 +1,26 @@
 import Imaging
 
 /// The settings a frame is processed with, read once per frame.
-public struct FrameSettings: Sendable, Equatable {
+package struct FrameSettings: Sendable, Equatable {
     /// Off: frames pass through untouched (no copy, no inference) and the inter-frame state is cleared.
-    public var isEnabled: Bool
-    public var effect: BackgroundEffect
+    package var isEnabled: Bool
+    package var effect: BackgroundEffect
     /// Segmentation every N frames (values below 1 are 1).
-    public var inferenceInterval: Int
+    package var inferenceInterval: Int
     /// Frames without inference repeat the previous processed frame.
-    public var maskSync: Bool
-    /// Bumped to clear the inter-frame state (camera switch, explicit reset): a processor seeing a
-    /// new value starts over from the first frame.
-    public var stateGeneration: Int
+    package var maskSync: Bool
 
-    public init(isEnabled: Bool = false, effect: BackgroundEffect = .blur(level: 5), inferenceInterval: Int = 1,
-                maskSync: Bool = false, stateGeneration: Int = 0) {
+    package init(isEnabled: Bool = false, effect: BackgroundEffect = .blur(level: 5), inferenceInterval: Int = 1,
+                maskSync: Bool = false) {
         self.isEnabled = isEnabled
         self.effect = effect
         self.inferenceInterval = inferenceInterval
         self.maskSync = maskSync
-        self.stateGeneration = stateGeneration
     }
 }
 
 /// Why a frame was dropped instead of published.
-public enum DropReason: Sendable, Equatable {
+package enum DropReason: Sendable, Equatable {
     /// Segmentation threw (or no segmenter was available while on).
     case segmentationFailed
     /// Every output buffer was still held by consumers.
@@ -32,7 +28,7 @@ public enum DropReason: Sendable, Equatable {
 }
 
 /// What became of one frame.
-public enum FrameOutcome: Sendable {
+package enum FrameOutcome: Sendable {
     /// Off: the camera frame itself (same storage, no copy).
     case passedThrough(VideoFrame)
     /// On: a composited frame, or the previous one repeated (mask sync).
@@ -41,7 +37,7 @@ public enum FrameOutcome: Sendable {
     case dropped(DropReason)
 
     /// The frame to publish, if any.
-    public var frame: VideoFrame? {
+    package var frame: VideoFrame? {
         switch self {
         case .passedThrough(let frame), .processed(let frame): frame
         case .dropped: nil
@@ -55,11 +51,11 @@ public enum FrameOutcome: Sendable {
 /// Not thread-safe: one caller at a time (the capture thread). Buffers (two masks, the output pool)
 /// are allocated on the first processed frame and on a resolution change, then reused, so steady-state
 /// processing allocates nothing. The inter-frame state (policy, smoothed mask, last output) is
-/// cleared when the effect is switched off, on a resolution change, when
-/// ``FrameSettings/stateGeneration`` changes, and by ``reset()``.
-public final class FrameProcessor {
-    public private(set) var statistics = PipelineStatistics()
-    public private(set) var policy = FramePolicy()
+/// cleared when the effect is switched off, on a resolution change, and by ``reset()`` (the owner
+/// calls it on a camera switch or restart).
+package final class FrameProcessor {
+    package private(set) var statistics = PipelineStatistics()
+    package private(set) var policy = FramePolicy()
     private var smoother: MaskSmoother
     private let poolCapacity: Int
     private var pool: FrameBufferPool?
@@ -74,23 +70,22 @@ public final class FrameProcessor {
     /// the new processor's masks for the old one's (a collision needs the same 31 random bits).
     private var maskGeneration = Int.random(in: 0..<(1 << 31)) << 32
     private var lastOutput: VideoFrame?
-    private var stateGeneration = 0
     private var wasEnabled = false
     private let clock = ContinuousClock()
 
     /// - Parameters:
     ///   - poolCapacity: output buffers (at least 2: one holds the previous output for mask sync).
     ///   - smoothingRatio: ``MaskSmoother/combineWithPreviousRatio``.
-    public init(poolCapacity: Int = 4, smoothingRatio: Float = 0.7) {
+    package init(poolCapacity: Int = 4, smoothingRatio: Float = 0.7) {
         self.poolCapacity = max(2, poolCapacity)
         smoother = MaskSmoother(combineWithPreviousRatio: smoothingRatio)
     }
 
     /// Bytes held by masks and output buffers.
-    public var byteCount: Int { (pool?.byteCount ?? 0) + 4 * ((freshMask?.values.count ?? 0) + (smoothedMask?.values.count ?? 0)) }
+    package var byteCount: Int { (pool?.byteCount ?? 0) + 4 * ((freshMask?.values.count ?? 0) + (smoothedMask?.values.count ?? 0)) }
 
     /// Clears the inter-frame state: the next frame segments from scratch and uses its raw mask.
-    public func reset() {
+    package func reset() {
         maskGeneration &+= 1
         policy.reset()
         smoother.reset()
@@ -100,7 +95,7 @@ public final class FrameProcessor {
 
     /// Clears the inter-frame state and frees the masks and output buffers (they are allocated
     /// again by the next processed frame). Buffers still held by consumers live until released.
-    public func releaseBuffers() {
+    package func releaseBuffers() {
         if policy.state != .awaitingFirstMask || smoother.hasPrevious || lastOutput != nil { reset() }
         pool = nil
         freshMask = nil
@@ -113,7 +108,7 @@ public final class FrameProcessor {
     ///   - segmenter: the installed model, or `nil` (then an enabled pipeline drops every frame).
     ///   - compositor: draws the output.
     /// - Returns: what to publish: the camera frame itself when off, a processed frame, or nothing.
-    public func process(_ frame: VideoFrame, settings: FrameSettings, segmenter: (any Segmenter)?,
+    package func process(_ frame: VideoFrame, settings: FrameSettings, segmenter: (any Segmenter)?,
                         compositor: any FrameCompositor) -> FrameOutcome {
         statistics.framesReceived += 1
         guard settings.isEnabled else {
@@ -123,10 +118,6 @@ public final class FrameProcessor {
         }
         wasEnabled = true
         let start = clock.now
-        if settings.stateGeneration != stateGeneration {
-            stateGeneration = settings.stateGeneration
-            reset()
-        }
         prepareBuffers(for: frame.image)
         policy.inferenceInterval = settings.inferenceInterval
         policy.maskSync = settings.maskSync

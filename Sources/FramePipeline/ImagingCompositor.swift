@@ -7,7 +7,7 @@ import Imaging
 /// Keeps one ``BackgroundBlur`` (its scratch planes) and the cover-cropped picture of the current
 /// background image (rebuilt only when the image or the frame size changes), so a steady stream
 /// allocates nothing. Not thread-safe: one per video stream.
-public final class ImagingCompositor: FrameCompositor {
+package final class ImagingCompositor: FrameCompositor {
     private let blur = BackgroundBlur()
     /// The byte coverage of the last mask (`CoverageMask`), rebuilt when the mask generation changes.
     private var coverage: CoverageMask?
@@ -16,19 +16,12 @@ public final class ImagingCompositor: FrameCompositor {
     private var replacementIdentifier: Int?
     private let edge: EdgeRamp
 
-    public init(edge: EdgeRamp = .standard) { self.edge = edge }
-
-    public func composite(_ frame: Image, mask: Mask, effect: BackgroundEffect, into output: inout Image) {
-        // No generation: the mask may have changed, so its coverage is rebuilt.
-        coverageGeneration = nil
-        composite(frame, mask: mask, maskGeneration: 0, effect: effect, into: &output)
-        coverageGeneration = nil
-    }
+    package init(edge: EdgeRamp = .standard) { self.edge = edge }
 
     /// Composites with the byte coverage of `mask` (`CoverageMask`, rounded from the edge ramp: at
     /// most one level from the float blend), converted once per mask generation: frames without
     /// inference reuse it, and the blend reads a quarter of the float mask's bytes.
-    public func composite(_ frame: Image, mask: Mask, maskGeneration: Int, effect: BackgroundEffect,
+    package func composite(_ frame: Image, mask: Mask, maskGeneration: Int, effect: BackgroundEffect,
                           into output: inout Image) {
         if coverage?.width != mask.width || coverage?.height != mask.height {
             coverage = CoverageMask(width: mask.width, height: mask.height)

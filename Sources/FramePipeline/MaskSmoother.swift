@@ -15,19 +15,19 @@
 /// lives. `ratio` (default 0.7, MediaPipe's pose-graph value) bounds how much of the past is kept.
 ///
 /// The first mask after ``reset()`` is used as is (there is no past to mix with).
-public struct MaskSmoother: Sendable {
+package struct MaskSmoother: Sendable {
     /// How much of the previous mask an uncertain pixel keeps, in [0, 1].
-    public var combineWithPreviousRatio: Float
+    package var combineWithPreviousRatio: Float
     /// Whether a previous mask exists.
-    public private(set) var hasPrevious = false
+    package private(set) var hasPrevious = false
 
-    public init(combineWithPreviousRatio: Float = 0.7) {
+    package init(combineWithPreviousRatio: Float = 0.7) {
         self.combineWithPreviousRatio = min(max(combineWithPreviousRatio, 0), 1)
     }
 
     /// The weight of the previous value for a fresh mask value `new` (uncertainty × ratio).
     @inlinable
-    public static func previousWeight(new: Float, ratio: Float) -> Float {
+    package static func previousWeight(new: Float, ratio: Float) -> Float {
         let t = new - 0.5
         let x = t * t
         var certainty = x * (5.68842 + x * (-0.748699 + x * (-57.8051 + x * (291.309 + x * -624.717))))
@@ -40,7 +40,7 @@ public struct MaskSmoother: Sendable {
     /// read: one full-resolution mask is written per frame, not two.
     ///
     /// - Precondition: both buffers have the same count.
-    public mutating func smooth(_ fresh: UnsafeBufferPointer<Float>, into previous: UnsafeMutableBufferPointer<Float>) {
+    package mutating func smooth(_ fresh: UnsafeBufferPointer<Float>, into previous: UnsafeMutableBufferPointer<Float>) {
         precondition(fresh.count == previous.count, "mask and previous mask differ in size")
         if hasPrevious {
             let ratio = combineWithPreviousRatio
@@ -55,5 +55,5 @@ public struct MaskSmoother: Sendable {
     }
 
     /// Forgets the previous mask: the next mask is used as is.
-    public mutating func reset() { hasPrevious = false }
+    package mutating func reset() { hasPrevious = false }
 }

@@ -11,39 +11,39 @@ import Inference
 /// size with 1 or 2 channels; 2 channels are a softmax over channels with the person in channel 1
 /// (no activation when a Softmax computes the output); 1 channel computed by a Sigmoid (seen
 /// through Reshape, Transpose and the like) needs no activation, any other a sigmoid; the colours are RGB in [0, 1].
-public struct ModelConvention: Sendable, Equatable {
+package struct ModelConvention: Sendable, Equatable {
     /// Where a field's value came from.
-    public enum Source: String, Sendable {
+    package enum Source: String, Sendable {
         case code, file = "JSON file", metadata = "model metadata", detected, `default`
     }
 
-    public var inputName: String
-    public var inputLayout: SegmentationModelDescription.Layout
-    public var channels: SegmentationModelDescription.ChannelOrder
-    public var range: (low: Float, high: Float)
-    public var mean: [Float]
-    public var std: [Float]
-    public var outputName: String
-    public var outputLayout: SegmentationModelDescription.Layout
-    public var activation: SegmentationModelDescription.Activation
-    public var personChannel: Int
+    package var inputName: String
+    package var inputLayout: SegmentationModelDescription.Layout
+    package var channels: SegmentationModelDescription.ChannelOrder
+    package var range: (low: Float, high: Float)
+    package var mean: [Float]
+    package var std: [Float]
+    package var outputName: String
+    package var outputLayout: SegmentationModelDescription.Layout
+    package var activation: SegmentationModelDescription.Activation
+    package var personChannel: Int
     /// Input tensor height and width; output height, width and channel count.
-    public var inputHeight: Int, inputWidth: Int
-    public var outputHeight: Int, outputWidth: Int, outputChannels: Int
+    package var inputHeight: Int, inputWidth: Int
+    package var outputHeight: Int, outputWidth: Int, outputChannels: Int
     /// The source of each field, by its JSON path (`input.mean`, `output.activation`, ...).
-    public var sources: [String: Source]
+    package var sources: [String: Source]
 
-    public static func == (a: Self, b: Self) -> Bool {
+    package static func == (a: Self, b: Self) -> Bool {
         a.inputName == b.inputName && a.inputLayout == b.inputLayout && a.channels == b.channels && a.range == b.range
             && a.mean == b.mean && a.std == b.std && a.outputName == b.outputName && a.outputLayout == b.outputLayout
             && a.activation == b.activation && a.personChannel == b.personChannel && a.sources == b.sources
     }
 
     /// The JSON file a model's description is read from: the model's path with `.json` appended.
-    public static func descriptionFile(forModelAt path: String) -> String { path + ".json" }
+    package static func descriptionFile(forModelAt path: String) -> String { path + ".json" }
 
     /// The metadata key holding a description inside the model.
-    public static let metadataKey = "vbg.segmentation"
+    package static let metadataKey = "vbg.segmentation"
 
     /// Resolves the conventions of `model`.
     ///
@@ -53,7 +53,7 @@ public struct ModelConvention: Sendable, Equatable {
     /// - Throws: ``SegmentationModelDescription/DescriptionError`` naming the field: a bad JSON file
     ///   or metadata entry, a name that is not a graph input or output, a layout or channel that
     ///   does not fit the tensor's shape, or a field detection cannot decide.
-    public init(model: InferenceModel, code: SegmentationModelDescription? = nil, file: Data? = nil)
+    package init(model: InferenceModel, code: SegmentationModelDescription? = nil, file: Data? = nil)
         throws(SegmentationModelDescription.DescriptionError) {
         typealias Error = SegmentationModelDescription.DescriptionError
         var layers: [(SegmentationModelDescription, Source)] = []
@@ -198,7 +198,7 @@ public struct ModelConvention: Sendable, Equatable {
 
     /// The fields and their values and sources, one `field = value (source)` per line: what
     /// `vbg inspect` prints.
-    public var summary: [String] {
+    package var summary: [String] {
         let values: [(String, String)] = [
             ("input.name", inputName), ("input.layout", inputLayout.rawValue), ("input.channels", channels.rawValue),
             ("input.range", "[\(range.low), \(range.high)]"), ("input.mean", "\(mean)"), ("input.std", "\(std)"),

@@ -2,19 +2,16 @@ import Foundation
 import Imaging
 import Inference
 
-/// Why a ``ModelSegmenter`` could not be created.
-public enum SegmenterLoadError: Error, Sendable, CustomStringConvertible {
-    /// No model file at the path.
-    case modelNotFound(path: String)
-    /// The file could not be turned into an inference session (the message names node/op/attribute).
-    case sessionFailed(message: String)
+/// Why a ``ModelSegmenter`` could not be created: the model could not be turned into an inference
+/// session (the message names node, op and attribute, the description's field, or the missing
+/// file). Whether a model file exists is the caller's question, asked before loading (the SDK's
+/// install answers it with its own error).
+package struct SegmenterLoadError: Error, Sendable, CustomStringConvertible {
+    package let message: String
 
-    public var description: String {
-        switch self {
-        case .modelNotFound(let path): "model not found: \(path)"
-        case .sessionFailed(let message): message
-        }
-    }
+    package init(message: String) { self.message = message }
+
+    package var description: String { message }
 }
 
 /// The shipped segmenter: a person-segmentation ONNX model run by our engine, with MediaPipe's
@@ -28,11 +25,13 @@ public enum SegmenterLoadError: Error, Sendable, CustomStringConvertible {
 /// models take the sampler's tensor and give a probability as they are, with no conversion pass.
 /// Buffers are allocated at creation, the sampler and upsampler when the frame size changes, so
 /// steady-state frames allocate nothing.
-public final class ModelSegmenter: Segmenter {
-    public let inputWidth: Int
-    public let inputHeight: Int
+package final class ModelSegmenter: Segmenter {
+    // Sizes, then scratch buffers: laid out like MaskUpsampler's stored properties (a pair
+    // `duplicates` lists), which are other fields of the same kinds, not shared state.
+    package let inputWidth: Int
+    package let inputHeight: Int
     /// How the model's tensors are read, and where each field came from.
-    public let convention: ModelConvention
+    package let convention: ModelConvention
     private let session: InferenceSession
     /// The sampler's NHWC RGB tensor in [0, 1].
     private let sampled: UnsafeMutableBufferPointer<Float>
@@ -55,49 +54,47 @@ public final class ModelSegmenter: Segmenter {
     ///   - description: the model's conventions given in code; fields it leaves out come from
     ///     `MODEL.onnx.json` beside the model, the model's metadata, or detection
     ///     (``ModelConvention``).
-    /// - Throws: ``SegmenterLoadError``: `modelNotFound` when there is no file, `sessionFailed`
-    ///   when it is not a model this engine runs or its description is bad (the message names the
-    ///   node, op and attribute, or the description's field).
-    public convenience init(modelPath: String, description: SegmentationModelDescription? = nil,
+    /// - Throws: ``SegmenterLoadError`` when there is no readable file, when it is not a model this
+    ///   engine runs, or when its description is bad.
+    package convenience init(modelPath: String, description: SegmentationModelDescription? = nil,
                             threads: Int = 1) throws(SegmenterLoadError) {
         let model: InferenceModel
         do {
             model = try InferenceModel(contentsOfFile: modelPath)
         } catch {
-            if case .fileNotFound(let path) = error.kind { throw .modelNotFound(path: path) }
-            throw .sessionFailed(message: error.description)
+            throw SegmenterLoadError(message: error.description)
         }
         let file = ModelConvention.descriptionFile(forModelAt: modelPath)
         let json = FileManager.default.contents(atPath: file)
-        if json == nil, FileManager.default.fileExists(atPath: file) { throw .sessionFailed(message: "cannot read \(file)") }
+        if json == nil, FileManager.default.fileExists(atPath: file) { throw SegmenterLoadError(message: "cannot read \(file)") }
         try self.init(model: model, description: description, file: json, threads: threads)
     }
 
     /// Loads the model from its ONNX bytes, resolves its conventions (with no JSON file) and
     /// creates its session.
     ///
-    /// - Throws: ``SegmenterLoadError/sessionFailed(message:)`` as ``init(modelPath:description:threads:)``.
-    public convenience init(modelBytes: [UInt8], description: SegmentationModelDescription? = nil,
+    /// - Throws: ``SegmenterLoadError`` as ``init(modelPath:description:threads:)``.
+    package convenience init(modelBytes: [UInt8], description: SegmentationModelDescription? = nil,
                             threads: Int = 1) throws(SegmenterLoadError) {
         let model: InferenceModel
-        do { model = try InferenceModel(bytes: modelBytes) } catch { throw .sessionFailed(message: error.description) }
+        do { model = try InferenceModel(bytes: modelBytes) } catch { throw SegmenterLoadError(message: error.description) }
         try self.init(model: model, description: description, file: nil, threads: threads)
     }
 
     private init(model: InferenceModel, description: SegmentationModelDescription?, file: Data?,
                  threads: Int) throws(SegmenterLoadError) {
         guard model.inputs.count == 1 else {
-            throw .sessionFailed(message: "a segmentation model has one graph input; this one has \(model.inputs.count)")
+            throw SegmenterLoadError(message: "a segmentation model has one graph input; this one has \(model.inputs.count)")
         }
         do {
             convention = try ModelConvention(model: model, code: description, file: file)
         } catch {
-            throw .sessionFailed(message: error.description)
+            throw SegmenterLoadError(message: error.description)
         }
         do {
             session = try InferenceSession(model: model, path: .fast, threads: threads)
         } catch {
-            throw .sessionFailed(message: error.description)
+            throw SegmenterLoadError(message: error.description)
         }
         let outputName = convention.outputName
         outputIndex = model.outputs.firstIndex { $0.name == outputName }!
@@ -129,13 +126,13 @@ public final class ModelSegmenter: Segmenter {
         output.deallocate()
     }
 
-    public var byteCount: Int {
+    package var byteCount: Int {
         session.arenaBytes + 4 * (sampled.count + output.count)
             + (input.baseAddress != sampled.baseAddress ? 4 * input.count : 0)
             + (probability.baseAddress != output.baseAddress ? 4 * probability.count : 0)
     }
 
-    public func segment(_ frame: Image, into mask: UnsafeMutableBufferPointer<Float>) throws {
+    package func segment(_ frame: Image, into mask: UnsafeMutableBufferPointer<Float>) throws {
         precondition(mask.count == frame.width * frame.height, "mask size does not match the frame")
         if sampler?.sourceWidth != frame.width || sampler?.sourceHeight != frame.height {
             sampler = ModelInputSampler(sourceWidth: frame.width, sourceHeight: frame.height,

@@ -1,14 +1,14 @@
 /// Counters and per-stage timings of a ``FrameProcessor``, for diagnostics panels and `perf` work.
-public struct PipelineStatistics: Sendable, Equatable {
+package struct PipelineStatistics: Sendable, Equatable {
     /// Timing of one stage: the last frame's and the running total, in nanoseconds.
-    public struct StageTiming: Sendable, Equatable {
-        public private(set) var count = 0
-        public private(set) var lastNanoseconds: Int64 = 0
-        public private(set) var totalNanoseconds: Int64 = 0
+    package struct StageTiming: Sendable, Equatable {
+        package private(set) var count = 0
+        package private(set) var lastNanoseconds: Int64 = 0
+        package private(set) var totalNanoseconds: Int64 = 0
         /// Mean duration in nanoseconds (0 before the first sample).
-        public var meanNanoseconds: Int64 { count == 0 ? 0 : totalNanoseconds / Int64(count) }
+        package var meanNanoseconds: Int64 { count == 0 ? 0 : totalNanoseconds / Int64(count) }
 
-        public init() {}
+        package init() {}
 
         mutating func record(_ duration: Duration) {
             let (seconds, attoseconds) = duration.components
@@ -20,32 +20,32 @@ public struct PipelineStatistics: Sendable, Equatable {
     }
 
     /// Frames handed to the pipeline.
-    public internal(set) var framesReceived = 0
+    package internal(set) var framesReceived = 0
     /// Frames published unchanged because the virtual background was off.
-    public internal(set) var framesPassedThrough = 0
+    package internal(set) var framesPassedThrough = 0
     /// Frames composited and published.
-    public internal(set) var framesComposited = 0
+    package internal(set) var framesComposited = 0
     /// Frames where the previous processed frame was published again (mask sync).
-    public internal(set) var framesRepeated = 0
+    package internal(set) var framesRepeated = 0
     /// Segmentation runs (successful or not).
-    public internal(set) var inferenceCount = 0
+    package internal(set) var inferenceCount = 0
     /// Frames dropped instead of being published (fail closed), all causes.
-    public internal(set) var droppedFrameCount = 0
+    package internal(set) var droppedFrameCount = 0
     /// Frames dropped because segmentation failed.
-    public internal(set) var droppedForSegmentationFailure = 0
+    package internal(set) var droppedForSegmentationFailure = 0
     /// Frames dropped because every output buffer was still in use.
-    public internal(set) var droppedForPoolExhaustion = 0
+    package internal(set) var droppedForPoolExhaustion = 0
     /// Times the inter-frame state was cleared (off, camera switch, resolution change, explicit reset).
-    public internal(set) var resetCount = 0
+    package internal(set) var resetCount = 0
 
     /// Segmentation (preprocessing, inference, upsampling).
-    public internal(set) var segmentation = StageTiming()
+    package internal(set) var segmentation = StageTiming()
     /// Temporal smoothing of the mask.
-    public internal(set) var smoothing = StageTiming()
+    package internal(set) var smoothing = StageTiming()
     /// Blur or replacement and blending.
-    public internal(set) var compositing = StageTiming()
+    package internal(set) var compositing = StageTiming()
     /// The whole frame, for frames that were processed (not passed through).
-    public internal(set) var total = StageTiming()
+    package internal(set) var total = StageTiming()
 
-    public init() {}
+    package init() {}
 }

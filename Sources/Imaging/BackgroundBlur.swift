@@ -20,14 +20,21 @@
 ///
 /// **Allocation.** Buffers are allocated on the first frame of a size and reused: a steady stream
 /// of same-sized frames allocates nothing. Not `Sendable`: one instance per video stream.
-public final class BackgroundBlur {
-    private var wordSize = (width: 0, height: 0)
-    private var wordPlanes: UnsafeMutablePointer<UInt16>?     // three rings of premultiplied rows (packed, pass 1, pass 2)
-    private var wordColumnSums: UnsafeMutablePointer<UInt32>? // the three passes' column sums (with margins)
-    private var rowBytes: UnsafeMutablePointer<UInt8>?        // 4 × 4·width bytes of finished background rows
+///
+/// The two entry points are the plate (``blur(_:strength:excluding:into:)``, which with no mask is
+/// the plain blur) and the pipeline's fused blur and blend (``blurBackground(of:mask:coverage:strength:)``).
+package final class BackgroundBlur {
+    /// The masked blur's buffers, for frames `wordWidth` wide.
+    private var wordWidth = 0
+    /// Three rings of premultiplied rows (packed, pass 1, pass 2).
+    private var wordPlanes = AlignedBuffer<UInt16>(count: 0)
+    /// The three passes' column sums (with margins).
+    private var wordColumnSums = AlignedBuffer<UInt32>(count: 0)
+    /// 4 × 4·width bytes of finished background rows.
+    private var rowBytes = AlignedBuffer<UInt8>(count: 0)
 
     /// The radii used by the last call (three box passes).
-    public private(set) var lastRadii: [Int] = []
+    package private(set) var lastRadii: [Int] = []
     private var radiiKey = (level: 0, width: 0, height: 0)
 
     /// The radii for this strength and size, computed once per change (no allocation per frame).
@@ -39,20 +46,15 @@ public final class BackgroundBlur {
         return lastRadii
     }
 
-    public init() {}
+    package init() {}
 
-    deinit { releaseWords(); releaseBytes() }
-
-    private func prepareWords(width: Int, height: Int) {
-        guard wordSize != (width, height) else { return }
-        releaseWords()
-        wordSize = (width, height)
-        // 64-byte aligned (a cache line): the passes' full-vector loads and stores of the column
-        // sums and of plane rows (`8·width` bytes apart) then never straddle two lines.
-        wordPlanes = Self.aligned(UInt16.self, count: 3 * Self.ringStride(width: width))
-        wordColumnSums = Self.aligned(UInt32.self, count: 3 * RowBoxPass.columnCapacity(width: width))
-        wordColumnSums!.initialize(repeating: 0, count: 3 * RowBoxPass.columnCapacity(width: width))
-        rowBytes = .allocate(capacity: 16 * width)
+    /// The masked blur's rings depend on the width only (a row at a time, `ringRows` rows).
+    private func prepareWords(width: Int) {
+        guard wordWidth != width else { return }
+        wordWidth = width
+        wordPlanes = AlignedBuffer(count: 3 * Self.ringStride(width: width))
+        wordColumnSums = AlignedBuffer(count: 3 * RowBoxPass.columnCapacity(width: width))
+        rowBytes = AlignedBuffer(count: 16 * width)
     }
 
     /// Rows a ring of premultiplied rows holds: `2r + 2` for the largest radius (127).
@@ -61,24 +63,13 @@ public final class BackgroundBlur {
     /// `UInt16`s of one ring (rows of `4·width` lanes, plus 16 lanes read past the last row).
     private static func ringStride(width: Int) -> Int { (ringRows * 4 * width + 16 + 31) / 32 * 32 }
 
-    /// Uninitialised storage for `count` values, 64-byte aligned (free with `deallocate()`).
-    private static func aligned<T>(_: T.Type, count: Int) -> UnsafeMutablePointer<T> {
-        UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<T>.stride, alignment: 64)
-            .bindMemory(to: T.self, capacity: count)
-    }
-
-    private func releaseWords() {
-        wordPlanes?.deallocate(); wordColumnSums?.deallocate(); rowBytes?.deallocate()
-        wordPlanes = nil; wordColumnSums = nil; rowBytes = nil
-    }
-
     /// Writes the blurred background plate of `frame` into `output` (alpha 255).
     ///
     /// - Parameters:
     ///   - mask: the person mask (1 = person). With a mask the blur averages background pixels only.
     /// - Precondition: sizes match; `output` has `frame`'s pixel format. `output` may be a copy of
     ///   `frame`'s storage (the frame is fully read before any output row is written).
-    public func blur(_ frame: Image, strength: BlurStrength = BlurStrength(), excluding mask: Mask? = nil,
+    package func blur(_ frame: Image, strength: BlurStrength = BlurStrength(), excluding mask: Mask? = nil,
                      into output: inout Image) {
         precondition(output.width == frame.width && output.height == frame.height, "output size differs")
         precondition(output.format == frame.format, "output format differs")
@@ -88,7 +79,7 @@ public final class BackgroundBlur {
             plainBlur(frame, radii: radii, into: &output)
             return
         }
-        prepareWords(width: frame.width, height: frame.height)
+        prepareWords(width: frame.width)
         let outStride = output.bytesPerRow
         // The frame is read up to 2r + 2 rows ahead of the rows written, so `output` must not be
         // the frame's storage: work from a copy of the frame when it is (copy-on-write).
@@ -96,77 +87,56 @@ public final class BackgroundBlur {
         source.bytes.withUnsafeBufferPointer { f in
             mask!.values.withUnsafeBufferPointer { m in
                 output.bytes.withUnsafeMutableBufferPointer { o in
-                    maskedPasses(frame: f.baseAddress!, stride: frame.bytesPerRow, mask: m.baseAddress!, radii: radii,
-                                 finish: CopyRows(output: o.baseAddress!, stride: outStride, width: frame.width))
+                    maskedPasses(frame: f.baseAddress!, stride: frame.bytesPerRow, mask: m.baseAddress!,
+                                 width: frame.width, height: frame.height, radii: radii, finish: CopyRows(output: o.baseAddress!, stride: outStride, width: frame.width))
                 }
             }
         }
     }
 
     /// Blurs the background of `frame` in place and keeps the person sharp: the mask-weighted
-    /// plate, then ``Compositor``'s blend with the same `edge`, fused row by row.
-    ///
-    /// - Precondition: `mask` has the frame's size.
-    public func blurBackground(of frame: inout Image, mask: Mask, strength: BlurStrength = BlurStrength(),
-                               edge: EdgeRamp = .standard) {
-        precondition(mask.width == frame.width && mask.height == frame.height, "mask size differs")
-        mask.values.withUnsafeBufferPointer { m in
-            blurBackground(of: &frame, mask: m.baseAddress!, strength: strength,
-                           coverage: MaskCoverage(mask: m.baseAddress!, edge: edge))
-        }
-    }
-
-    /// As ``blurBackground(of:mask:strength:edge:)``, blended with a byte coverage (see
-    /// ``CoverageMask``; each byte then exactly `b + round((p − b)·a/255)`). The plate still uses the
-    /// float mask for its weights.
+    /// plate, blended row by row with a byte coverage (see ``CoverageMask``; each byte then exactly
+    /// `b + round((p − b)·a/255)`, ``Compositor``'s blend). The plate uses the float mask for its
+    /// weights.
     ///
     /// - Precondition: `mask` and `coverage` have the frame's size; `coverage` is made from `mask`.
-    public func blurBackground(of frame: inout Image, mask: Mask, coverage: CoverageMask,
+    package func blurBackground(of frame: inout Image, mask: Mask, coverage: CoverageMask,
                                strength: BlurStrength = BlurStrength()) {
         precondition(mask.width == frame.width && mask.height == frame.height, "mask size differs")
         precondition(coverage.width == frame.width && coverage.height == frame.height, "coverage size differs")
+        let radii = radii(strength, width: frame.width, height: frame.height)
+        prepareWords(width: frame.width)
+        let stride = frame.bytesPerRow, w = frame.width, h = frame.height
         mask.values.withUnsafeBufferPointer { m in
             coverage.values.withUnsafeBufferPointer { c in
-                blurBackground(of: &frame, mask: m.baseAddress!, strength: strength,
-                               coverage: ByteCoverage(values: c.baseAddress!))
+                frame.bytes.withUnsafeMutableBufferPointer { f in
+                    // Row y is composited in place only after pass 3 has produced it, which needs the
+                    // frame's rows up to y + r1 + r2 + r3 + 3 packed, and rows above y are never read again.
+                    maskedPasses(frame: UnsafePointer(f.baseAddress!), stride: stride, mask: m.baseAddress!,
+                                 width: w, height: h, radii: radii,
+                                 finish: CompositeRows(frame: f.baseAddress!, stride: stride,
+                                                       coverage: ByteCoverage(values: c.baseAddress!), width: w))
+                }
             }
-        }
-    }
-
-    /// The plate from `mask` (the frame's size), composited row by row with `coverage` (its row 0).
-    private func blurBackground<Coverage: RowCoverage>(of frame: inout Image, mask: UnsafePointer<Float>,
-                                                       strength: BlurStrength, coverage: Coverage) {
-        let radii = radii(strength, width: frame.width, height: frame.height)
-        prepareWords(width: frame.width, height: frame.height)
-        let stride = frame.bytesPerRow, w = frame.width
-        frame.bytes.withUnsafeMutableBufferPointer { f in
-            // Row y is composited in place only after pass 3 has produced it, which needs the
-            // frame's rows up to y + r1 + r2 + r3 + 3 packed, and rows above y are never read again.
-            maskedPasses(frame: UnsafePointer(f.baseAddress!), stride: stride, mask: mask, radii: radii,
-                         finish: CompositeRows(frame: f.baseAddress!, stride: stride, coverage: coverage, width: w))
         }
     }
 
     // MARK: - Plain blur: three 8-bit 2-D box passes (ByteBoxPass), frame → A → B → output
 
+    /// The plain blur's buffers, for frames of `byteSize`.
     private var byteSize = (width: 0, height: 0)
-    private var bytePlanes: UnsafeMutablePointer<UInt8>?          // 2 × 4·width·height
-    private var byteColumnSums: UnsafeMutablePointer<UInt16>?     // 4·width rounded up to 16
-    private var byteLines: UnsafeMutablePointer<SIMD16<Float>>?   // the ring of ByteBoxPass
+    /// Planes A and B, 4·width·height bytes each.
+    private var bytePlanes = AlignedBuffer<UInt8>(count: 0)
+    /// Column sums of 4·width lanes, rounded up to 16.
+    private var byteColumnSums = AlignedBuffer<UInt16>(count: 0)
+    /// The ring of ``ByteBoxPass``.
+    private var byteLines = AlignedBuffer<SIMD16<Float>>(count: ByteBoxPass.ringCapacity)
 
     private func prepareBytes(width: Int, height: Int) {
         guard byteSize != (width, height) else { return }
-        releaseBytes()
         byteSize = (width, height)
-        bytePlanes = Self.aligned(UInt8.self, count: 2 * 4 * width * height)
-        byteColumnSums = Self.aligned(UInt16.self, count: (4 * width + 15) / 16 * 16)
-        byteLines = .allocate(capacity: ByteBoxPass.ringCapacity)
-        byteLines!.initialize(repeating: .zero, count: ByteBoxPass.ringCapacity)
-    }
-
-    private func releaseBytes() {
-        bytePlanes?.deallocate(); byteColumnSums?.deallocate(); byteLines?.deallocate()
-        bytePlanes = nil; byteColumnSums = nil; byteLines = nil
+        bytePlanes = AlignedBuffer(count: 2 * 4 * width * height)
+        byteColumnSums = AlignedBuffer(count: (4 * width + 15) / 16 * 16)
     }
 
     /// Three 2-D box passes, each the exact integer box sum rounded once to a byte (what three
@@ -174,8 +144,8 @@ public final class BackgroundBlur {
     private func plainBlur(_ frame: Image, radii: [Int], into output: inout Image) {
         let w = frame.width, h = frame.height
         prepareBytes(width: w, height: h)
-        let pass = ByteBoxPass(columnSums: byteColumnSums!, lines: byteLines!)
-        let a = bytePlanes!, b = a + 4 * w * h
+        let pass = ByteBoxPass(columnSums: byteColumnSums.baseAddress, lines: byteLines.baseAddress)
+        let a = bytePlanes.baseAddress, b = a + 4 * w * h
         frame.bytes.withUnsafeBufferPointer { f in
             pass.run(source: f.baseAddress!, sourceStride: frame.bytesPerRow, destination: a, destinationStride: 4 * w,
                      width: w, height: h, radius: radii[0])
@@ -194,10 +164,9 @@ public final class BackgroundBlur {
     /// The three passes streamed: packed rows → pass 1 → pass 2 (each output kept in a ring of
     /// `2r + 2` rows of the next pass's radius) → pass 3, which normalises into `finish` row by row.
     private func maskedPasses<F: BlurRowConsumer>(frame: UnsafePointer<UInt8>, stride: Int, mask: UnsafePointer<Float>,
-                                                  radii: [Int], finish: F) {
-        let (w, h) = wordSize
+                                                  width w: Int, height h: Int, radii: [Int], finish: F) {
         let ring = Self.ringStride(width: w), columns = RowBoxPass.columnCapacity(width: w)
-        let planes = wordPlanes!, sums = wordColumnSums!
+        let planes = wordPlanes.baseAddress, sums = wordColumnSums.baseAddress
         let packed = PackedRows(frame: frame, stride: stride, mask: mask, width: w,
                                 ring: planes, ringRows: 2 * radii[0] + 2)
         let first = BoxPassRows(input: packed,
@@ -208,7 +177,7 @@ public final class BackgroundBlur {
                                  pass: RowBoxPass(columnSums: sums + columns, width: w, height: h, radius: radii[1]),
                                  sink: RowPlaneSink(destination: planes + 2 * ring, stride: 4 * w, ringRows: 2 * radii[2] + 2,
                                                     radius: radii[1]))
-        var last = RowNormalisingSink(scratch: rowBytes!, finish: finish)
+        var last = RowNormalisingSink(scratch: rowBytes.baseAddress, finish: finish)
         Self.run(RowBoxPass(columnSums: sums + 2 * columns, width: w, height: h, radius: radii[2]),
                  input: &second, sink: &last)
     }
@@ -239,17 +208,8 @@ private struct PackedRows: PremultipliedRows {
     let width: Int
     let ring: UnsafeMutablePointer<UInt16>
     let ringRows: Int
+    /// Rows packed so far.
     var produced = 0
-
-    init(frame: UnsafePointer<UInt8>, stride: Int, mask: UnsafePointer<Float>, width: Int,
-         ring: UnsafeMutablePointer<UInt16>, ringRows: Int) {
-        self.frame = frame
-        self.stride = stride
-        self.mask = mask
-        self.width = width
-        self.ring = ring
-        self.ringRows = ringRows
-    }
 
     @inline(__always) mutating func row(_ y: Int) -> UnsafePointer<UInt16> {
         while produced <= y {

@@ -11,34 +11,34 @@
 /// `m = round((12σ² − 3w_l² − 12w_l − 9) / (−4w_l − 4))` passes of width `w_l` and `3 − m` of `w_u`.
 /// Radii are capped at ``BlurStrength/maximumRadius`` (reached only above ~2900 px on the short side).
 /// The table of resulting radii is in `Sources/Imaging/README.md`.
-public struct BlurStrength: Sendable, Hashable {
+package struct BlurStrength: Sendable, Hashable {
     /// The level, clamped into `1...10`.
-    public let level: Int
+    package let level: Int
 
-    public static let levels: ClosedRange<Int> = 1...10
-    public static let defaultLevel = 5
+    package static let levels: ClosedRange<Int> = 1...10
+    package static let defaultLevel = 5
     /// Per-level σ as a fraction of the shorter frame side.
-    public static let sigmaPerLevel = 0.0045
+    package static let sigmaPerLevel = 0.0045
     /// The largest box radius used; keeps the running sums exact in `Float` (see `BoxBlur`).
-    public static let maximumRadius = 127
+    package static let maximumRadius = 127
 
     /// A strength; levels outside `1...10` are clamped.
-    public init(level: Int = BlurStrength.defaultLevel) {
+    package init(level: Int = BlurStrength.defaultLevel) {
         self.level = min(max(level, Self.levels.lowerBound), Self.levels.upperBound)
     }
 
     /// The target Gaussian σ in pixels for a frame of this size.
-    public func sigma(width: Int, height: Int) -> Double {
+    package func sigma(width: Int, height: Int) -> Double {
         Double(level) * Self.sigmaPerLevel * Double(min(width, height))
     }
 
     /// The three box radii (width `2r + 1`), smallest first, for a frame of this size.
-    public func radii(width: Int, height: Int) -> [Int] {
+    package func radii(width: Int, height: Int) -> [Int] {
         Self.kovesiRadii(sigma: sigma(width: width, height: height), passes: 3)
     }
 
     /// Box radii for `passes` passes approximating a Gaussian of `sigma` (Kovesi's widths).
-    public static func kovesiRadii(sigma: Double, passes n: Int) -> [Int] {
+    package static func kovesiRadii(sigma: Double, passes n: Int) -> [Int] {
         let ideal = (12 * sigma * sigma / Double(n) + 1).squareRoot()
         var lower = Int(ideal.rounded(.down))
         if lower % 2 == 0 { lower -= 1 }
@@ -52,7 +52,7 @@ public struct BlurStrength: Sendable, Hashable {
     }
 
     /// The σ three boxes of these radii achieve: `√(Σ ((2r+1)² − 1) / 12)`.
-    public static func achievedSigma(radii: [Int]) -> Double {
+    package static func achievedSigma(radii: [Int]) -> Double {
         (radii.reduce(0.0) { $0 + Double((2 * $1 + 1) * (2 * $1 + 1) - 1) } / 12).squareRoot()
     }
 }

@@ -4,13 +4,13 @@
 /// One fused pass over the frame, 16 pixels at a time, in `Float`: each byte is
 /// `round((person − background)·a + background)` (ties to even), exact at `a = 0` and `a = 1`. The alpha byte of the output is 255. Channel order is irrelevant
 /// (person and background must share it). The output may be the person frame itself.
-public enum Compositor {
+package enum Compositor {
     /// Composites into `output` (which may be `person`'s storage when called through
     /// ``composite(over:background:mask:edge:)``).
     ///
     /// - Precondition: the three images and the mask have the same size; person and background
     ///   the same pixel format.
-    public static func composite(person: Image, background: Image, mask: Mask, edge: EdgeRamp = .standard,
+    package static func composite(person: Image, background: Image, mask: Mask, edge: EdgeRamp = .standard,
                                  into output: inout Image) {
         check(person, background, coverageWidth: mask.width, coverageHeight: mask.height, output: output)
         mask.values.withUnsafeBufferPointer { m in
@@ -19,7 +19,7 @@ public enum Compositor {
     }
 
     /// Composites in place: `frame` (the person) becomes the composite.
-    public static func composite(over frame: inout Image, background: Image, mask: Mask, edge: EdgeRamp = .standard) {
+    package static func composite(over frame: inout Image, background: Image, mask: Mask, edge: EdgeRamp = .standard) {
         check(frame, background, coverageWidth: mask.width, coverageHeight: mask.height, output: frame)
         mask.values.withUnsafeBufferPointer { m in
             composite(person: nil, background: background, into: &frame, MaskCoverage(mask: m.baseAddress!, edge: edge))
@@ -31,7 +31,7 @@ public enum Compositor {
     /// 255 are plain copies (or nothing, in place).
     ///
     /// - Precondition: as ``composite(person:background:mask:edge:into:)``.
-    public static func composite(person: Image, background: Image, coverage: CoverageMask, into output: inout Image) {
+    package static func composite(person: Image, background: Image, coverage: CoverageMask, into output: inout Image) {
         check(person, background, coverageWidth: coverage.width, coverageHeight: coverage.height, output: output)
         coverage.values.withUnsafeBufferPointer { c in
             composite(person: person, background: background, into: &output, ByteCoverage(values: c.baseAddress!))
@@ -39,7 +39,7 @@ public enum Compositor {
     }
 
     /// Composites in place with a byte coverage: `frame` (the person) becomes the composite.
-    public static func composite(over frame: inout Image, background: Image, coverage: CoverageMask) {
+    package static func composite(over frame: inout Image, background: Image, coverage: CoverageMask) {
         check(frame, background, coverageWidth: coverage.width, coverageHeight: coverage.height, output: frame)
         coverage.values.withUnsafeBufferPointer { c in
             composite(person: nil, background: background, into: &frame, ByteCoverage(values: c.baseAddress!))

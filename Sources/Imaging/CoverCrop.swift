@@ -6,9 +6,9 @@
 /// (fractional coverage at its borders), so fine detail does not alias; where it grows, bilinear
 /// with half-pixel centres and clamped edges. Results are rounded to the nearest 8-bit value;
 /// alpha is 255.
-public enum CoverCrop {
+package enum CoverCrop {
     /// The source rectangle (in source pixels, fractional) that ends up on the frame.
-    public static func sourceRegion(sourceWidth: Int, sourceHeight: Int, width: Int, height: Int)
+    package static func sourceRegion(sourceWidth: Int, sourceHeight: Int, width: Int, height: Int)
         -> (x: Double, y: Double, width: Double, height: Double)
     {
         let scale = max(Double(width) / Double(sourceWidth), Double(height) / Double(sourceHeight))
@@ -20,7 +20,7 @@ public enum CoverCrop {
     /// `image` scaled to cover `width x height` and centre-cropped, in `format`.
     ///
     /// - Precondition: `width > 0`, `height > 0`.
-    public static func fit(_ image: Image, width: Int, height: Int, format: PixelFormat) -> Image {
+    package static func fit(_ image: Image, width: Int, height: Int, format: PixelFormat) -> Image {
         precondition(width > 0 && height > 0, "size must be positive")
         let region = sourceRegion(sourceWidth: image.width, sourceHeight: image.height, width: width, height: height)
         let columns = AxisWeights(start: region.x, length: region.width, count: width, sourceCount: image.width)
@@ -144,16 +144,16 @@ public enum CoverCrop {
 ///
 /// The cache is keyed by this object's identity (one `ReplacementBackground` per picture) and the
 /// frame size. Not `Sendable`: use it from the stream that owns it.
-public final class ReplacementBackground {
+package final class ReplacementBackground {
     /// The picture as loaded.
-    public let picture: Image
+    package let picture: Image
     private var fitted: Image?
 
-    public init(_ picture: Image) { self.picture = picture }
+    package init(_ picture: Image) { self.picture = picture }
 
     /// The picture covering `width x height` in `format` (see ``CoverCrop``); computed when the
     /// size or format differs from the previous call's, cached otherwise.
-    public func covering(width: Int, height: Int, format: PixelFormat) -> Image {
+    package func covering(width: Int, height: Int, format: PixelFormat) -> Image {
         if let fitted, fitted.width == width, fitted.height == height, fitted.format == format { return fitted }
         let result = CoverCrop.fit(picture, width: width, height: height, format: format)
         fitted = result

@@ -5,15 +5,15 @@
 /// and 255 are exactly the ramp's 0 and 1. Compositing with it (``Compositor/composite(person:background:coverage:into:)``)
 /// gives exactly `b + round((p − b) · a / 255)` per byte (no ties occur: 255 is odd), which
 /// differs from the `Float` path by at most one level (`|a/255 − coverage| ≤ 1/510`).
-public struct CoverageMask: Sendable, Equatable {
-    public let width: Int
-    public let height: Int
+package struct CoverageMask: Sendable, Equatable {
+    package let width: Int
+    package let height: Int
     /// `width · height` bytes, row-major, 255 = person.
-    public var values: [UInt8]
+    package var values: [UInt8]
 
     /// A zero coverage (all background).
     /// - Precondition: `width > 0`, `height > 0`.
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         precondition(width > 0 && height > 0, "coverage size must be positive")
         self.width = width
         self.height = height
@@ -22,7 +22,7 @@ public struct CoverageMask: Sendable, Equatable {
 
     /// Overwrites the coverage with that of `mask` (allocates nothing).
     /// - Precondition: `mask` has this size.
-    public mutating func update(from mask: Mask, edge: EdgeRamp = .standard) {
+    package mutating func update(from mask: Mask, edge: EdgeRamp = .standard) {
         precondition(mask.width == width && mask.height == height, "mask size differs")
         let count = width * height
         mask.values.withUnsafeBufferPointer { m in

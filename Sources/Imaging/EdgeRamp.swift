@@ -10,14 +10,14 @@
 /// The default `0.25…0.75` keeps the 0.5 boundary where the model puts it, halves the fringe's
 /// width, and stays continuous (no jagged threshold). `EdgeRamp(lower: 0, upper: 1)` is a pure
 /// smoothstep of the mask; ``linear`` uses the mask as it is.
-public struct EdgeRamp: Sendable, Hashable {
-    public var lower: Float
-    public var upper: Float
+package struct EdgeRamp: Sendable, Hashable {
+    package var lower: Float
+    package var upper: Float
     /// Smoothstep off: coverage = mask.
-    public var isLinear: Bool
+    package var isLinear: Bool
 
     /// - Precondition: `0 ≤ lower < upper ≤ 1`.
-    public init(lower: Float = 0.25, upper: Float = 0.75) {
+    package init(lower: Float = 0.25, upper: Float = 0.75) {
         precondition(lower >= 0 && lower < upper && upper <= 1, "need 0 ≤ lower < upper ≤ 1")
         self.lower = lower
         self.upper = upper
@@ -29,12 +29,12 @@ public struct EdgeRamp: Sendable, Hashable {
     }
 
     /// The default ramp, `0.25…0.75`.
-    public static let standard = EdgeRamp()
+    package static let standard = EdgeRamp()
     /// The mask used as coverage unchanged (clamped into [0, 1]).
-    public static let linear = EdgeRamp(linear: ())
+    package static let linear = EdgeRamp(linear: ())
 
     /// The coverage for one mask value, in [0, 1].
-    @inlinable public func coverage(_ m: Float) -> Float {
+    @inlinable package func coverage(_ m: Float) -> Float {
         if isLinear { return min(max(m, 0), 1) }
         let t = min(max((m - lower) * (1 / (upper - lower)), 0), 1)
         return t * t * (3 - 2 * t)

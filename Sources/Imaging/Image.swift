@@ -1,4 +1,6 @@
 /// The byte order of a 4-channel, 8-bit pixel in memory.
+///
+/// Public with ``Image``: the SDK's frames (`SRTCVideoFrame`) carry their pixels as an `Image`.
 public enum PixelFormat: Sendable, Hashable {
     /// Red, green, blue, alpha: what PNG files and most software use.
     case rgba8
@@ -6,7 +8,7 @@ public enum PixelFormat: Sendable, Hashable {
     case bgra8
 
     /// Byte offsets of red, green and blue within a pixel.
-    @inlinable public var channelOffsets: (red: Int, green: Int, blue: Int) {
+    @inlinable package var channelOffsets: (red: Int, green: Int, blue: Int) {
         switch self {
         case .rgba8: (0, 1, 2)
         case .bgra8: (2, 1, 0)
@@ -55,13 +57,13 @@ public struct Image: Sendable, Equatable {
 }
 
 /// A per-pixel person probability in [0, 1] (1 = person), row-major, `width * height` floats.
-public struct Mask: Sendable, Equatable {
-    public let width: Int
-    public let height: Int
-    public var values: [Float]
+package struct Mask: Sendable, Equatable {
+    package let width: Int
+    package let height: Int
+    package var values: [Float]
 
     /// - Precondition: `values.count == width * height`.
-    public init(width: Int, height: Int, values: [Float]) {
+    package init(width: Int, height: Int, values: [Float]) {
         precondition(values.count == width * height, "mask needs width * height values")
         self.width = width
         self.height = height
@@ -69,7 +71,7 @@ public struct Mask: Sendable, Equatable {
     }
 
     /// A mask of one value everywhere.
-    public init(width: Int, height: Int, repeating value: Float = 0) {
+    package init(width: Int, height: Int, repeating value: Float = 0) {
         self.init(width: width, height: height, values: [Float](repeating: value, count: width * height))
     }
 }

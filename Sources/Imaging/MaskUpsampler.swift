@@ -15,11 +15,11 @@
 ///
 /// Build one per (mask size, frame size) and reuse it: ``upsample(_:into:)`` allocates nothing.
 /// Not `Sendable`: it owns two scratch rows.
-public final class MaskUpsampler {
-    public let sourceWidth: Int
-    public let sourceHeight: Int
-    public let targetWidth: Int
-    public let targetHeight: Int
+package final class MaskUpsampler {
+    package let sourceWidth: Int
+    package let sourceHeight: Int
+    package let targetWidth: Int
+    package let targetHeight: Int
 
     private let columnIndex: UnsafeMutablePointer<Int32>
     /// Per destination column, the weights of `src[sx]` and `src[sx + 1]`, each with 16 floats
@@ -37,9 +37,11 @@ public final class MaskUpsampler {
     private var bufferedRows: (Int, Int) = (-1, -1)
 
     /// - Precondition: all sizes positive.
-    public init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int) {
+    package init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int) {
         precondition(sourceWidth > 0 && sourceHeight > 0 && targetWidth > 0 && targetHeight > 0,
                      "sizes must be positive")
+        // The same check and stores as ModelInputSampler's initialiser: the two are mirror images
+        // (frame → tensor, mask → frame) that share their size fields and nothing else.
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.targetWidth = targetWidth
@@ -110,7 +112,7 @@ public final class MaskUpsampler {
     ///
     /// - Precondition: `source` holds `sourceWidth * sourceHeight` floats and `target`
     ///   `targetWidth * targetHeight`.
-    public func upsample(_ source: UnsafeBufferPointer<Float>, into target: UnsafeMutableBufferPointer<Float>) {
+    package func upsample(_ source: UnsafeBufferPointer<Float>, into target: UnsafeMutableBufferPointer<Float>) {
         precondition(source.count >= sourceWidth * sourceHeight, "source mask too small")
         precondition(target.count >= targetWidth * targetHeight, "target mask too small")
         let src = source.baseAddress!, dst = target.baseAddress!
@@ -147,7 +149,7 @@ public final class MaskUpsampler {
     /// Convenience over ``upsample(_:into:)`` for `Mask` values.
     ///
     /// - Precondition: the sizes match the upsampler's.
-    public func upsample(_ source: Mask, into target: inout Mask) {
+    package func upsample(_ source: Mask, into target: inout Mask) {
         precondition(source.width == sourceWidth && source.height == sourceHeight, "source mask size differs")
         precondition(target.width == targetWidth && target.height == targetHeight, "target mask size differs")
         source.values.withUnsafeBufferPointer { s in

@@ -17,11 +17,11 @@
 ///
 /// The tables depend only on the two sizes, so a sampler is built once per frame size and reused;
 /// ``sample(_:into:)`` allocates nothing. A value type holding immutable tables, hence `Sendable`.
-public struct ModelInputSampler: Sendable {
-    public let sourceWidth: Int
-    public let sourceHeight: Int
-    public let tensorWidth: Int
-    public let tensorHeight: Int
+package struct ModelInputSampler: Sendable {
+    package let sourceWidth: Int
+    package let sourceHeight: Int
+    package let tensorWidth: Int
+    package let tensorHeight: Int
 
     /// Per tensor column: left tap's source column (clamped into the frame so reads stay in
     /// bounds), right tap's source column, and their weights (0 for a tap outside the frame).
@@ -45,7 +45,7 @@ public struct ModelInputSampler: Sendable {
     }
 
     /// - Precondition: all sizes positive.
-    public init(sourceWidth: Int, sourceHeight: Int, tensorWidth: Int, tensorHeight: Int) {
+    package init(sourceWidth: Int, sourceHeight: Int, tensorWidth: Int, tensorHeight: Int) {
         precondition(sourceWidth > 0 && sourceHeight > 0 && tensorWidth > 0 && tensorHeight > 0,
                      "sizes must be positive")
         self.sourceWidth = sourceWidth
@@ -105,13 +105,13 @@ public struct ModelInputSampler: Sendable {
     }
 
     /// The number of floats ``sample(_:into:)`` writes: `tensorHeight * tensorWidth * 3`.
-    public var tensorCount: Int { tensorHeight * tensorWidth * 3 }
+    package var tensorCount: Int { tensorHeight * tensorWidth * 3 }
 
     /// Writes the model input for `image` into `tensor` (NHWC RGB float32 in [0, 1]).
     ///
     /// - Precondition: `image` is `sourceWidth x sourceHeight` and `tensor` holds at least
     ///   ``tensorCount`` floats.
-    public func sample(_ image: Image, into tensor: UnsafeMutableBufferPointer<Float>) {
+    package func sample(_ image: Image, into tensor: UnsafeMutableBufferPointer<Float>) {
         precondition(image.width == sourceWidth && image.height == sourceHeight, "frame size differs from the sampler's")
         precondition(tensor.count >= tensorCount, "tensor buffer too small")
         let isBGRA = image.format == .bgra8

@@ -9,7 +9,7 @@ extension NumpyArray {
     ///
     /// - Throws: `NumpyError` naming the path when the file cannot be read, or describing the
     ///   first problem in its header or size.
-    public init(contentsOfFile path: String) throws(NumpyError) {
+    package init(contentsOfFile path: String) throws(NumpyError) {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -29,7 +29,7 @@ extension NumpyArray {
     /// - Throws: `NumpyError` for a bad magic string, an unknown version, a header that runs past
     ///   the end, an unparsable header dict, an unsupported dtype, Fortran order, a negative or
     ///   overflowing shape, or a data size that disagrees with the shape.
-    public init(bytes: [UInt8]) throws(NumpyError) {
+    package init(bytes: [UInt8]) throws(NumpyError) {
         let magic: [UInt8] = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]  // \x93NUMPY
         guard bytes.count >= 8, Array(bytes[0..<6]) == magic else {
             throw NumpyError("not a .npy file (the magic string \\x93NUMPY is missing)")

@@ -3,7 +3,7 @@ import Foundation
 extension NumpyArray {
     /// The array as `.npy` bytes: format 1.0 when the header fits in 65,535 bytes, else 2.0.
     /// The data starts at a multiple of 64 bytes, as numpy writes it.
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         let shapeText = shape.isEmpty ? "()" : shape.count == 1 ? "(\(shape[0]),)" : "(" + shape.map(String.init).joined(separator: ", ") + ")"
         var header = "{'descr': '\(dataType.rawValue)', 'fortran_order': False, 'shape': \(shapeText), }"
         let isVersion2 = header.utf8.count + 10 + 64 > 65_535
@@ -22,7 +22,7 @@ extension NumpyArray {
     /// Writes the array to `path` (replacing any file there).
     ///
     /// - Throws: `NumpyError` naming the path when the file cannot be written.
-    public func write(toFile path: String) throws(NumpyError) {
+    package func write(toFile path: String) throws(NumpyError) {
         do {
             try Data(serialized()).write(to: URL(fileURLWithPath: path))
         } catch {

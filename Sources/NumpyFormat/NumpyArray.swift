@@ -5,21 +5,21 @@
 /// let array = try NumpyArray(contentsOfFile: "Fixtures/general/input.npy")
 /// let values = try array.floats()   // [Float], count == array.shape.reduce(1, *)
 /// ```
-public struct NumpyArray: Sendable, Equatable {
+package struct NumpyArray: Sendable, Equatable {
     /// The dimensions, outermost first. A scalar has shape `[]` and one element.
-    public var shape: [Int]
+    package var shape: [Int]
     /// The element type.
-    public var dataType: NumpyDataType
+    package var dataType: NumpyDataType
     /// The elements' bytes, little-endian, C order; `count == elementCount * dataType.itemSize`.
-    public var data: [UInt8]
+    package var data: [UInt8]
 
     /// The number of elements (the product of `shape`).
-    public var elementCount: Int { shape.reduce(1, *) }
+    package var elementCount: Int { shape.reduce(1, *) }
 
     /// An array from its parts.
     ///
     /// - Throws: `NumpyError` when `data.count` is not `product(shape) * itemSize`.
-    public init(shape: [Int], dataType: NumpyDataType, data: [UInt8]) throws(NumpyError) {
+    package init(shape: [Int], dataType: NumpyDataType, data: [UInt8]) throws(NumpyError) {
         guard let count = NumpyArray.checkedElementCount(shape),
               count.multipliedReportingOverflow(by: dataType.itemSize).overflow == false,
               count * dataType.itemSize == data.count
@@ -34,7 +34,7 @@ public struct NumpyArray: Sendable, Equatable {
     /// A float32 array.
     ///
     /// - Precondition: `values.count == shape.reduce(1, *)`.
-    public init(shape: [Int], floats values: [Float]) {
+    package init(shape: [Int], floats values: [Float]) {
         precondition(NumpyArray.checkedElementCount(shape) == values.count, "shape \(shape) does not hold \(values.count) values")
         var bytes = [UInt8]()
         bytes.reserveCapacity(values.count * 4)
@@ -55,7 +55,7 @@ public struct NumpyArray: Sendable, Equatable {
     /// - Throws: `NumpyError` when `dataType` is floating-point, when a value does not fit the
     ///   type (a bool takes only 0 and 1), or when `values.count` is not `product(shape)`.
     ///   uint64 values above `Int64.max` cannot be given this way; build their bytes directly.
-    public init(shape: [Int], dataType: NumpyDataType, integers values: [Int64]) throws(NumpyError) {
+    package init(shape: [Int], dataType: NumpyDataType, integers values: [Int64]) throws(NumpyError) {
         guard !dataType.isFloatingPoint else {
             throw NumpyError("\(dataType.rawValue) is floating-point; integers(...) builds integer and bool arrays")
         }
@@ -78,7 +78,7 @@ public struct NumpyArray: Sendable, Equatable {
     /// A bool array (one byte per element, 0 or 1, as numpy stores `bool_`).
     ///
     /// - Precondition: `values.count == shape.reduce(1, *)`.
-    public init(shape: [Int], booleans values: [Bool]) {
+    package init(shape: [Int], booleans values: [Bool]) {
         precondition(NumpyArray.checkedElementCount(shape) == values.count, "shape \(shape) does not hold \(values.count) values")
         self.shape = shape
         self.dataType = .bool
@@ -91,7 +91,7 @@ public struct NumpyArray: Sendable, Equatable {
     /// float16 → float32 is exact; float64 and integers wider than 24 bits round to the nearest
     /// float.
     /// - Throws: never for the supported types; the signature leaves room for stricter types.
-    public func floats() throws(NumpyError) -> [Float] {
+    package func floats() throws(NumpyError) -> [Float] {
         switch dataType {
         case .float32: elements(UInt32.self) { Float(bitPattern: $0) }
         case .float16: elements(UInt16.self) { NumpyArray.floatFromHalf($0) }
@@ -112,7 +112,7 @@ public struct NumpyArray: Sendable, Equatable {
     ///
     /// - Throws: `NumpyError` for floating-point arrays (no silent truncation), and for a uint64
     ///   element above `Int64.max` (no silent wrap-around).
-    public func integers() throws(NumpyError) -> [Int64] {
+    package func integers() throws(NumpyError) -> [Int64] {
         switch dataType {
         case .float16, .float32, .float64:
             throw NumpyError("array has floating-point type \(dataType.rawValue), integers were expected")
@@ -136,7 +136,7 @@ public struct NumpyArray: Sendable, Equatable {
     /// The elements of a bool array. Any non-zero byte is true (numpy itself writes only 0 and 1).
     ///
     /// - Throws: `NumpyError` when the array is not `|b1`.
-    public func booleans() throws(NumpyError) -> [Bool] {
+    package func booleans() throws(NumpyError) -> [Bool] {
         guard dataType == .bool else {
             throw NumpyError("array has type \(dataType.rawValue), bool (|b1) was expected")
         }

@@ -5,23 +5,15 @@
 /// strings, complex numbers, bfloat16 and the 4- and 8-bit float formats, which numpy has no
 /// `descr` for). Only little-endian (or byte-sized) layouts are accepted; big-endian files are
 /// rejected with an error rather than silently byte-swapped.
-public enum NumpyDataType: String, Sendable, CaseIterable {
-    case float16 = "<f2"
-    case float32 = "<f4"
-    case float64 = "<f8"
-    case int8 = "|i1"
-    case int16 = "<i2"
-    case int32 = "<i4"
-    case int64 = "<i8"
-    case uint8 = "|u1"
-    case uint16 = "<u2"
-    case uint32 = "<u4"
-    case uint64 = "<u8"
+package enum NumpyDataType: String, Sendable, CaseIterable {
+    case float16 = "<f2", float32 = "<f4", float64 = "<f8"
+    case int8 = "|i1", int16 = "<i2", int32 = "<i4", int64 = "<i8"
+    case uint8 = "|u1", uint16 = "<u2", uint32 = "<u4", uint64 = "<u8"
     /// numpy's `bool_`: one byte per element, 0 for false and (as numpy writes it) 1 for true.
     case bool = "|b1"
 
     /// Bytes per element.
-    public var itemSize: Int {
+    package var itemSize: Int {
         switch self {
         case .int8, .uint8, .bool: 1
         case .float16, .int16, .uint16: 2
@@ -31,7 +23,7 @@ public enum NumpyDataType: String, Sendable, CaseIterable {
     }
 
     /// True for float16, float32 and float64.
-    public var isFloatingPoint: Bool {
+    package var isFloatingPoint: Bool {
         switch self {
         case .float16, .float32, .float64: true
         default: false

@@ -5,46 +5,46 @@
 /// in both packed and unpacked encodings. Graph-valued (g, graphs), sparse-tensor, type-proto and
 /// tensor-list values are skipped; `hasGraph` records that a graph was present so a consumer can
 /// reject it by name.
-public struct AttributeProto: Sendable {
+package struct AttributeProto: Sendable {
     /// `AttributeProto.AttributeType` (onnx.proto3); unknown values are kept as they are.
-    public struct AttributeType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-        public var rawValue: Int32
-        public init(rawValue: Int32) { self.rawValue = rawValue }
+    package struct AttributeType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        package var rawValue: Int32
+        package init(rawValue: Int32) { self.rawValue = rawValue }
 
-        public static let undefined = AttributeType(rawValue: 0)
-        public static let float = AttributeType(rawValue: 1)
-        public static let int = AttributeType(rawValue: 2)
-        public static let string = AttributeType(rawValue: 3)
-        public static let tensor = AttributeType(rawValue: 4)
-        public static let graph = AttributeType(rawValue: 5)
-        public static let floats = AttributeType(rawValue: 6)
-        public static let ints = AttributeType(rawValue: 7)
-        public static let strings = AttributeType(rawValue: 8)
-        public static let tensors = AttributeType(rawValue: 9)
-        public static let graphs = AttributeType(rawValue: 10)
+        package static let undefined = AttributeType(rawValue: 0)
+        package static let float = AttributeType(rawValue: 1)
+        package static let int = AttributeType(rawValue: 2)
+        package static let string = AttributeType(rawValue: 3)
+        package static let tensor = AttributeType(rawValue: 4)
+        package static let graph = AttributeType(rawValue: 5)
+        package static let floats = AttributeType(rawValue: 6)
+        package static let ints = AttributeType(rawValue: 7)
+        package static let strings = AttributeType(rawValue: 8)
+        package static let tensors = AttributeType(rawValue: 9)
+        package static let graphs = AttributeType(rawValue: 10)
 
-        public var description: String {
+        package var description: String {
             let names = ["UNDEFINED", "FLOAT", "INT", "STRING", "TENSOR", "GRAPH", "FLOATS", "INTS", "STRINGS", "TENSORS", "GRAPHS",
                          "SPARSE_TENSOR", "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"]
             return rawValue >= 0 && Int(rawValue) < names.count ? names[Int(rawValue)] : "type \(rawValue)"
         }
     }
 
-    public var name = ""
-    public var type = AttributeType.undefined
-    public var f: Float = 0
-    public var i: Int64 = 0
-    public var s: [UInt8] = []
-    public var t: TensorProto?
-    public var floats: [Float] = []
-    public var ints: [Int64] = []
-    public var strings: [[UInt8]] = []
+    package var name = ""
+    package var type = AttributeType.undefined
+    package var f: Float = 0
+    package var i: Int64 = 0
+    package var s: [UInt8] = []
+    package var t: TensorProto?
+    package var floats: [Float] = []
+    package var ints: [Int64] = []
+    package var strings: [[UInt8]] = []
     /// Whether a graph value (field 6 or 11) was present (and skipped).
-    public var hasGraph = false
+    package var hasGraph = false
 
-    public init() {}
+    package init() {}
 
-    public init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
+    package init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
         while let (number, wireType) = try reader.nextField("AttributeProto") {
             switch number {
             case 1:

@@ -4,19 +4,19 @@
 /// Field numbers mirror `message GraphProto` in onnx/onnx.proto3 (node = 1, name = 2,
 /// initializer = 5, input = 11, output = 12, value_info = 13). sparse_initializer (15),
 /// doc_string, quantization_annotation and metadata_props are skipped.
-public struct GraphProto: Sendable {
-    public var name = ""
-    public var nodes: [NodeProto] = []
-    public var initializers: [TensorProto] = []
-    public var inputs: [ValueInfoProto] = []
-    public var outputs: [ValueInfoProto] = []
-    public var valueInfo: [ValueInfoProto] = []
+package struct GraphProto: Sendable {
+    package var name = ""
+    package var nodes: [NodeProto] = []
+    package var initializers: [TensorProto] = []
+    package var inputs: [ValueInfoProto] = []
+    package var outputs: [ValueInfoProto] = []
+    package var valueInfo: [ValueInfoProto] = []
     /// How many sparse initializers were skipped (the reader does not support them).
-    public var sparseInitializerCount = 0
+    package var sparseInitializerCount = 0
 
-    public init() {}
+    package init() {}
 
-    public init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
+    package init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
         while let (number, wireType) = try reader.nextField("GraphProto") {
             switch number {
             case 1:

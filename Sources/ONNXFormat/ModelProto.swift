@@ -4,27 +4,27 @@
 /// producer_name = 2, producer_version = 3, graph = 7, opset_import = 8, metadata_props = 14;
 /// inside `StringStringEntryProto`: key = 1, value = 2). Other fields (domain, model_version,
 /// doc_string, training_info, functions, ...) are skipped.
-public struct ModelProto: Sendable {
-    public var irVersion: Int64 = 0
-    public var opsetImports: [OperatorSetIdProto] = []
-    public var producerName = ""
-    public var producerVersion = ""
-    public var graph: GraphProto?
+package struct ModelProto: Sendable {
+    package var irVersion: Int64 = 0
+    package var opsetImports: [OperatorSetIdProto] = []
+    package var producerName = ""
+    package var producerVersion = ""
+    package var graph: GraphProto?
     /// `metadata_props` as key-value pairs, in file order.
-    public var metadata: [(key: String, value: String)] = []
+    package var metadata: [(key: String, value: String)] = []
 
-    public init() {}
+    package init() {}
 
     /// Decodes a serialized model.
     ///
     /// - Throws: `ProtobufDecodingError` with the byte offset and field where decoding failed.
-    public init(serializedBytes bytes: [UInt8]) throws(ProtobufDecodingError) {
+    package init(serializedBytes bytes: [UInt8]) throws(ProtobufDecodingError) {
         var reader = ProtobufReader(bytes)
         try self.init(from: &reader)
     }
 
     /// Decodes the fields up to the end of `reader`'s message.
-    public init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
+    package init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
         while let (number, wireType) = try reader.nextField("ModelProto") {
             switch number {
             case 1:

@@ -4,17 +4,17 @@
 /// Field numbers mirror `message NodeProto` in onnx/onnx.proto3 (input = 1, output = 2,
 /// name = 3, op_type = 4, attribute = 5, domain = 7). doc_string, overload, metadata_props and
 /// device_configurations are skipped.
-public struct NodeProto: Sendable {
-    public var inputs: [String] = []
-    public var outputs: [String] = []
-    public var name = ""
-    public var opType = ""
-    public var domain = ""
-    public var attributes: [AttributeProto] = []
+package struct NodeProto: Sendable {
+    package var inputs: [String] = []
+    package var outputs: [String] = []
+    package var name = ""
+    package var opType = ""
+    package var domain = ""
+    package var attributes: [AttributeProto] = []
 
-    public init() {}
+    package init() {}
 
-    public init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
+    package init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
         while let (number, wireType) = try reader.nextField("NodeProto") {
             switch number {
             case 1:

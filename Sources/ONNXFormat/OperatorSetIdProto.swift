@@ -1,16 +1,16 @@
 /// One operator set a model uses: a domain ("" or "ai.onnx" is the default domain) and its version.
 ///
 /// Field numbers mirror `message OperatorSetIdProto` in onnx/onnx.proto3 (domain = 1, version = 2).
-public struct OperatorSetIdProto: Sendable, Equatable {
-    public var domain = ""
-    public var version: Int64 = 0
+package struct OperatorSetIdProto: Sendable, Equatable {
+    package var domain = ""
+    package var version: Int64 = 0
 
-    public init(domain: String = "", version: Int64 = 0) {
+    package init(domain: String = "", version: Int64 = 0) {
         self.domain = domain
         self.version = version
     }
 
-    public init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
+    package init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
         while let (number, wireType) = try reader.nextField("OperatorSetIdProto") {
             switch number {
             case 1:

@@ -1,8 +1,8 @@
 /// Why a protobuf message could not be decoded: what went wrong, at which byte offset of the
 /// whole input, and which field was being read (`"TensorProto.dims"`, `"GraphProto.node"`).
-public struct ProtobufDecodingError: Error, CustomStringConvertible, Sendable, Equatable {
+package struct ProtobufDecodingError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The ways a byte string can fail to be a valid message.
-    public enum Reason: Sendable, Equatable {
+    package enum Reason: Sendable, Equatable {
         /// The input ends inside a field.
         case truncated
         /// A varint has more than 10 bytes (more than 64 bits).
@@ -22,19 +22,19 @@ public struct ProtobufDecodingError: Error, CustomStringConvertible, Sendable, E
     }
 
     /// Byte offset from the start of the input where the problem was found.
-    public var offset: Int
+    package var offset: Int
     /// The message and field being read.
-    public var context: String
+    package var context: String
     /// What was wrong.
-    public var reason: Reason
+    package var reason: Reason
 
-    public init(offset: Int, context: String, reason: Reason) {
+    package init(offset: Int, context: String, reason: Reason) {
         self.offset = offset
         self.context = context
         self.reason = reason
     }
 
-    public var description: String {
+    package var description: String {
         let what: String
         switch reason {
         case .truncated: what = "the data ends inside the field"

@@ -6,28 +6,28 @@
 /// data_location = 14, uint64_data = 11). Typed fields are read packed or unpacked. string_data,
 /// segment and external_data are skipped; `dataLocation` tells a consumer when the data
 /// lives in an external file.
-public struct TensorProto: Sendable {
+package struct TensorProto: Sendable {
     /// `TensorProto.DataType` (onnx.proto3); unknown values are kept as they are.
-    public struct DataType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-        public var rawValue: Int32
-        public init(rawValue: Int32) { self.rawValue = rawValue }
+    package struct DataType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        package var rawValue: Int32
+        package init(rawValue: Int32) { self.rawValue = rawValue }
 
-        public static let undefined = DataType(rawValue: 0)
-        public static let float = DataType(rawValue: 1)
-        public static let uint8 = DataType(rawValue: 2)
-        public static let int8 = DataType(rawValue: 3)
-        public static let uint16 = DataType(rawValue: 4)
-        public static let int16 = DataType(rawValue: 5)
-        public static let int32 = DataType(rawValue: 6)
-        public static let int64 = DataType(rawValue: 7)
-        public static let bool = DataType(rawValue: 9)
-        public static let float16 = DataType(rawValue: 10)
-        public static let double = DataType(rawValue: 11)
-        public static let uint32 = DataType(rawValue: 12)
-        public static let uint64 = DataType(rawValue: 13)
+        package static let undefined = DataType(rawValue: 0)
+        package static let float = DataType(rawValue: 1)
+        package static let uint8 = DataType(rawValue: 2)
+        package static let int8 = DataType(rawValue: 3)
+        package static let uint16 = DataType(rawValue: 4)
+        package static let int16 = DataType(rawValue: 5)
+        package static let int32 = DataType(rawValue: 6)
+        package static let int64 = DataType(rawValue: 7)
+        package static let bool = DataType(rawValue: 9)
+        package static let float16 = DataType(rawValue: 10)
+        package static let double = DataType(rawValue: 11)
+        package static let uint32 = DataType(rawValue: 12)
+        package static let uint64 = DataType(rawValue: 13)
 
         /// Bytes per element in `raw_data`, for the types this reader converts; nil otherwise.
-        public var rawElementSize: Int? {
+        package var rawElementSize: Int? {
             switch self {
             case .float, .int32, .uint32: 4
             case .int64, .double, .uint64: 8
@@ -37,31 +37,31 @@ public struct TensorProto: Sendable {
             }
         }
 
-        public var description: String {
+        package var description: String {
             let names = ["UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING", "BOOL", "FLOAT16",
                          "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16"]
             return rawValue >= 0 && Int(rawValue) < names.count ? names[Int(rawValue)] : "data type \(rawValue)"
         }
     }
 
-    public var dims: [Int64] = []
-    public var dataType = DataType.undefined
-    public var name = ""
-    public var rawData: [UInt8] = []
+    package var dims: [Int64] = []
+    package var dataType = DataType.undefined
+    package var name = ""
+    package var rawData: [UInt8] = []
     /// Whether `raw_data` was present (an empty tensor may have an empty `raw_data`).
-    public var hasRawData = false
-    public var floatData: [Float] = []
-    public var int32Data: [Int32] = []
-    public var int64Data: [Int64] = []
-    public var doubleData: [Double] = []
+    package var hasRawData = false
+    package var floatData: [Float] = []
+    package var int32Data: [Int32] = []
+    package var int64Data: [Int64] = []
+    package var doubleData: [Double] = []
     /// UINT32 and UINT64 elements when not in `raw_data`.
-    public var uint64Data: [UInt64] = []
+    package var uint64Data: [UInt64] = []
     /// 0 = data in this message, 1 = external file (onnx.proto3 `DataLocation`).
-    public var dataLocation: Int32 = 0
+    package var dataLocation: Int32 = 0
 
-    public init() {}
+    package init() {}
 
-    public init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
+    package init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
         while let (number, wireType) = try reader.nextField("TensorProto") {
             switch number {
             case 1:

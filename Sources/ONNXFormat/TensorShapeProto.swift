@@ -2,9 +2,9 @@
 ///
 /// Field numbers mirror `message TensorShapeProto` in onnx/onnx.proto3 (dim = 1; inside
 /// `Dimension`: dim_value = 1, dim_param = 2, denotation = 3 skipped).
-public struct TensorShapeProto: Sendable {
+package struct TensorShapeProto: Sendable {
     /// One dimension of a declared shape.
-    public enum Dimension: Sendable, Equatable {
+    package enum Dimension: Sendable, Equatable {
         case value(Int64)
         case parameter(String)
         case unknown
@@ -26,11 +26,11 @@ public struct TensorShapeProto: Sendable {
         }
     }
 
-    public var dims: [Dimension] = []
+    package var dims: [Dimension] = []
 
-    public init(dims: [Dimension] = []) { self.dims = dims }
+    package init(dims: [Dimension] = []) { self.dims = dims }
 
-    public init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
+    package init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
         while let (number, wireType) = try reader.nextField("TensorShapeProto") {
             switch number {
             case 1:

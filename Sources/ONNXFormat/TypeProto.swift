@@ -3,15 +3,15 @@
 ///
 /// Field numbers mirror `message TypeProto` in onnx/onnx.proto3 (tensor_type = 1; inside
 /// `TypeProto.Tensor`: elem_type = 1, shape = 2).
-public struct TypeProto: Sendable {
+package struct TypeProto: Sendable {
     /// The element type and (optional) shape of a dense tensor.
-    public struct Tensor: Sendable {
-        public var elementType = TensorProto.DataType.undefined
-        public var shape: TensorShapeProto?
+    package struct Tensor: Sendable {
+        package var elementType = TensorProto.DataType.undefined
+        package var shape: TensorShapeProto?
 
-        public init() {}
+        package init() {}
 
-        public init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
+        package init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
             while let (number, wireType) = try reader.nextField("TypeProto.Tensor") {
                 switch number {
                 case 1:
@@ -28,14 +28,14 @@ public struct TypeProto: Sendable {
         }
     }
 
-    public var tensorType: Tensor?
+    package var tensorType: Tensor?
 
     /// Whether the type is a dense tensor.
-    public var isTensor: Bool { tensorType != nil }
+    package var isTensor: Bool { tensorType != nil }
 
-    public init() {}
+    package init() {}
 
-    public init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
+    package init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
         while let (number, wireType) = try reader.nextField("TypeProto") {
             switch number {
             case 1:

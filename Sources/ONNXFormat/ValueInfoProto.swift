@@ -1,13 +1,13 @@
 /// A named value with its declared type (graph inputs, outputs and value_info).
 ///
 /// Field numbers mirror `message ValueInfoProto` in onnx/onnx.proto3 (name = 1, type = 2).
-public struct ValueInfoProto: Sendable {
-    public var name = ""
-    public var type: TypeProto?
+package struct ValueInfoProto: Sendable {
+    package var name = ""
+    package var type: TypeProto?
 
-    public init() {}
+    package init() {}
 
-    public init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
+    package init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
         while let (number, wireType) = try reader.nextField("ValueInfoProto") {
             switch number {
             case 1:

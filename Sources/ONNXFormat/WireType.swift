@@ -1,5 +1,5 @@
 /// The protobuf wire types (https://protobuf.dev/programming-guides/encoding/#structure).
-public enum WireType: Int, Sendable, Equatable, CustomStringConvertible {
+package enum WireType: Int, Sendable, Equatable, CustomStringConvertible {
     case varint = 0
     case fixed64 = 1
     case lengthDelimited = 2
@@ -7,7 +7,7 @@ public enum WireType: Int, Sendable, Equatable, CustomStringConvertible {
     case endGroup = 4
     case fixed32 = 5
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .varint: "varint"
         case .fixed64: "fixed64"

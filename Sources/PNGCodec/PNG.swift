@@ -4,7 +4,7 @@ import Foundation
 import Imaging
 
 /// Why a PNG could not be read or written.
-public enum PNGError: Error, Equatable, CustomStringConvertible {
+package enum PNGError: Error, Equatable, CustomStringConvertible {
     /// libpng rejected the data; its message (e.g. "IHDR: CRC error", "Not a PNG file").
     case libpng(String)
     /// The image's size exceeds ``PNG/maximumDimension`` or ``PNG/maximumPixels``; nothing was allocated.
@@ -12,7 +12,7 @@ public enum PNGError: Error, Equatable, CustomStringConvertible {
     /// The file could not be opened, read or written.
     case file(path: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .libpng(let message): "PNG error: \(message)"
         case .tooLarge(let w, let h):
@@ -23,14 +23,14 @@ public enum PNGError: Error, Equatable, CustomStringConvertible {
 }
 
 /// A single-channel 8-bit picture (masks written or read as grey PNG).
-public struct GrayImage: Sendable, Equatable {
-    public let width: Int
-    public let height: Int
+package struct GrayImage: Sendable, Equatable {
+    package let width: Int
+    package let height: Int
     /// `width * height` bytes, rows packed.
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
 
     /// - Precondition: `bytes.count == width * height`, sizes positive.
-    public init(width: Int, height: Int, bytes: [UInt8]) {
+    package init(width: Int, height: Int, bytes: [UInt8]) {
         precondition(width > 0 && height > 0 && bytes.count == width * height, "bytes must hold width * height pixels")
         self.width = width
         self.height = height
@@ -44,33 +44,33 @@ public struct GrayImage: Sendable, Equatable {
 /// Reading accepts every PNG colour type (grey, grey+alpha, RGB, RGBA, palette; 1–16 bits) and
 /// converts to 8-bit RGBA (``decode(_:)``) or 8-bit grey (``decodeGray(_:)``). 16-bit samples
 /// are scaled to 8 bits as sRGB-encoded values (no gamma conversion). Writing is 8-bit RGBA or grey.
-public enum PNG {
+package enum PNG {
     /// The largest width or height accepted when reading.
-    public static let maximumDimension = 16_384
+    package static let maximumDimension = 16_384
     /// The largest pixel count accepted when reading (≈ 67 MP, 268 MB as RGBA).
-    public static let maximumPixels = 1 << 26
+    package static let maximumPixels = 1 << 26
 
     // MARK: Reading
 
     /// Decodes PNG bytes into an RGBA8 image.
-    public static func decode(_ data: [UInt8]) throws(PNGError) -> Image {
+    package static func decode(_ data: [UInt8]) throws(PNGError) -> Image {
         let (w, h, bytes) = try read(data, format: clibpng_format_rgba, channels: 4)
         return Image(width: w, height: h, format: .rgba8, bytes: bytes)
     }
 
     /// Decodes PNG bytes into 8-bit grey (colour is converted with libpng's sRGB luminance).
-    public static func decodeGray(_ data: [UInt8]) throws(PNGError) -> GrayImage {
+    package static func decodeGray(_ data: [UInt8]) throws(PNGError) -> GrayImage {
         let (w, h, bytes) = try read(data, format: clibpng_format_gray, channels: 1)
         return GrayImage(width: w, height: h, bytes: bytes)
     }
 
     /// Reads a PNG file into an RGBA8 image.
-    public static func read(contentsOfFile path: String) throws(PNGError) -> Image {
+    package static func read(contentsOfFile path: String) throws(PNGError) -> Image {
         try decode(readFile(path))
     }
 
     /// Reads a PNG file into 8-bit grey.
-    public static func readGray(contentsOfFile path: String) throws(PNGError) -> GrayImage {
+    package static func readGray(contentsOfFile path: String) throws(PNGError) -> GrayImage {
         try decodeGray(readFile(path))
     }
 
@@ -111,7 +111,7 @@ public enum PNG {
     // MARK: Writing
 
     /// Encodes an RGBA8 or BGRA8 image as an 8-bit RGBA PNG.
-    public static func encode(_ image: Image) throws(PNGError) -> [UInt8] {
+    package static func encode(_ image: Image) throws(PNGError) -> [UInt8] {
         var rgba = [UInt8](repeating: 0, count: 4 * image.width * image.height)
         let (r, g, b) = image.format.channelOffsets
         image.bytes.withUnsafeBufferPointer { src in
@@ -126,14 +126,14 @@ public enum PNG {
     }
 
     /// Encodes an 8-bit grey image.
-    public static func encode(_ image: GrayImage) throws(PNGError) -> [UInt8] {
+    package static func encode(_ image: GrayImage) throws(PNGError) -> [UInt8] {
         try write(image.bytes, width: image.width, height: image.height, format: clibpng_format_gray, channels: 1)
     }
 
     /// Writes `image` as a PNG file; the file is either complete or absent (written to a temporary
     /// file beside it, then renamed). The pixels are compressed once, straight from the image's
     /// rows (RGBA or BGRA), into the file, at ``zlibLevel`` with the "up" row filter.
-    public static func write(_ image: Image, toFile path: String) throws(PNGError) {
+    package static func write(_ image: Image, toFile path: String) throws(PNGError) {
         let layout = image.format == .rgba8 ? vbg_png_rgba : vbg_png_bgra
         try image.bytes.withUnsafeBytes { pixels in
             Result { () throws(PNGError) in
@@ -143,7 +143,7 @@ public enum PNG {
     }
 
     /// Writes an 8-bit grey PNG file atomically.
-    public static func write(_ image: GrayImage, toFile path: String) throws(PNGError) {
+    package static func write(_ image: GrayImage, toFile path: String) throws(PNGError) {
         try image.bytes.withUnsafeBytes { pixels in
             Result { () throws(PNGError) in
                 try writeFile(pixels, width: image.width, height: image.height, layout: vbg_png_gray, stride: image.width, to: path)

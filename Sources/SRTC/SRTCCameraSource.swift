@@ -47,7 +47,7 @@ public struct SRTCCameraDevice: Sendable {
 /// "person" rectangle over the middle half of the frame. Frames come from a pool of 3 buffers.
 public final class SRTCSyntheticCameraSource: SRTCCameraSource {
     /// The "person" rectangle: the middle half in each direction.
-    public static func personRectangle(width: Int, height: Int) -> (x: Range<Int>, y: Range<Int>) {
+    package static func personRectangle(width: Int, height: Int) -> (x: Range<Int>, y: Range<Int>) {
         (width / 4 ..< width - width / 4, height / 4 ..< height - height / 4)
     }
 
@@ -61,7 +61,7 @@ public final class SRTCSyntheticCameraSource: SRTCCameraSource {
     }
 
     /// Changes the size of the next frames (reallocates the buffers once).
-    public func setResolution(width: Int, height: Int) {
+    package func setResolution(width: Int, height: Int) {
         pool = FrameBufferPool(width: width, height: height, format: pool.format, capacity: pool.capacity)
     }
 

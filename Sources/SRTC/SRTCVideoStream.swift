@@ -3,6 +3,10 @@ import Imaging
 
 /// A video frame as the SDK passes it around: pixels in a shared buffer, a time stamp and a
 /// sequence number. Copying a frame never copies its pixels.
+///
+/// The pipeline's own frame type under the SDK's name, on purpose (not a wrapper): what an app
+/// pushes or observes is the value the pipeline processes, with no copy or conversion. So
+/// `VideoFrame`, `FrameBuffer`, `Image` and `PixelFormat` are public API too (`Docs/SDK.md`, "Frames").
 public typealias SRTCVideoFrame = VideoFrame
 
 /// A stream of video frames that can be observed: a channel's published video, a track's output,

@@ -76,6 +76,7 @@ final class VirtualBackgroundComponent: Sendable {
         DebugBuildNotice.announce()
         if settings.withLock({ $0.segmenter != nil }) { throw .virtualBackgroundAlreadyInstalled }
         let path = modelPath ?? defaultModelPath()
+        // The one place "not found" is decided: the segmenter is only asked to load what exists.
         var isDirectory: ObjCBool = false
         guard BuiltinModel(pathName: path) != nil
             || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue)
@@ -86,8 +87,6 @@ final class VirtualBackgroundComponent: Sendable {
         let segmenter: SharedSegmenter
         do {
             segmenter = SharedSegmenter(try makeSegmenter(path, description))
-        } catch SegmenterLoadError.modelNotFound(let path) {
-            throw .virtualBackgroundModelNotFound(path)
         } catch {
             throw .virtualBackgroundSessionFailed(String(describing: error))
         }

@@ -1,7 +1,7 @@
 import Imaging
 
 /// Why a YUV4MPEG2 stream could not be read or written.
-public enum Y4MError: Error, Equatable, CustomStringConvertible {
+package enum Y4MError: Error, Equatable, CustomStringConvertible {
     /// The stream header is not a valid YUV4MPEG2 header (missing signature, W or H, a bad token).
     case malformedHeader(String)
     /// A valid header asking for something this reader does not handle (C422, mono, interlacing).
@@ -14,7 +14,7 @@ public enum Y4MError: Error, Equatable, CustomStringConvertible {
     /// A read or write on the file descriptor failed.
     case io(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformedHeader(let s): "malformed YUV4MPEG2 header: \(s)"
         case .unsupported(let s): "unsupported YUV4MPEG2 stream: \(s)"
@@ -26,7 +26,7 @@ public enum Y4MError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Chroma subsampling of a stream.
-public enum Y4MChroma: String, Sendable, CaseIterable {
+package enum Y4MChroma: String, Sendable, CaseIterable {
     /// 4:2:0, chroma centred between luma samples (the default when `C` is absent).
     case c420jpeg = "420jpeg"
     /// 4:2:0, PAL-DV siting.
@@ -39,30 +39,33 @@ public enum Y4MChroma: String, Sendable, CaseIterable {
     case c444 = "444"
 
     /// Whether chroma planes are half size in both directions.
-    public var isSubsampled: Bool { self != .c444 }
+    package var isSubsampled: Bool { self != .c444 }
 }
 
 /// The stream header: size, frame rate, pixel aspect and chroma layout. Only progressive streams.
-public struct Y4MHeader: Sendable, Equatable {
-    public var width: Int
-    public var height: Int
+package struct Y4MHeader: Sendable, Equatable {
+    package var width: Int
+    package var height: Int
     /// Frames per second as a ratio (`F30000:1001`).
-    public var frameRate: (numerator: Int, denominator: Int)
+    package var frameRate: (numerator: Int, denominator: Int)
     /// Pixel aspect ratio (`A1:1`); `0:0` means unknown.
-    public var pixelAspect: (numerator: Int, denominator: Int)
-    public var chroma: Y4MChroma
+    package var pixelAspect: (numerator: Int, denominator: Int)
+    package var chroma: Y4MChroma
     /// `X` tokens, kept verbatim (without the `X`) so a writer can pass them on.
-    public var comments: [String]
+    package var comments: [String]
 
     /// The largest accepted width or height.
-    public static let maximumDimension = 16_384
+    package static let maximumDimension = 16_384
     /// The largest accepted pixel count (≈ 67 MP, as `PNG.maximumPixels`): 8K video fits, while a
     /// 30-byte header can no longer make the reader allocate an 805 MB frame buffer (16384² 4:4:4).
-    public static let maximumPixels = 1 << 26
+    package static let maximumPixels = 1 << 26
 
-    public init(width: Int, height: Int, frameRate: (numerator: Int, denominator: Int) = (30, 1),
+    package init(width: Int, height: Int, frameRate: (numerator: Int, denominator: Int) = (30, 1),
                 pixelAspect: (numerator: Int, denominator: Int) = (1, 1), chroma: Y4MChroma = .c420jpeg,
                 comments: [String] = []) {
+        // Field by field, like SegmentationModelDescription.Input's initialiser (which `duplicates`
+        // pairs with this): a struct's implicit memberwise initialiser is internal, and this one is
+        // called from other modules.
         self.width = width
         self.height = height
         self.frameRate = frameRate
@@ -71,23 +74,23 @@ public struct Y4MHeader: Sendable, Equatable {
         self.comments = comments
     }
 
-    public static func == (a: Y4MHeader, b: Y4MHeader) -> Bool {
+    package static func == (a: Y4MHeader, b: Y4MHeader) -> Bool {
         a.width == b.width && a.height == b.height && a.frameRate == b.frameRate && a.pixelAspect == b.pixelAspect
             && a.chroma == b.chroma && a.comments == b.comments
     }
 
     /// Chroma plane width and height.
-    public var chromaSize: (width: Int, height: Int) {
+    package var chromaSize: (width: Int, height: Int) {
         chroma.isSubsampled ? ((width + 1) / 2, (height + 1) / 2) : (width, height)
     }
 
     /// Bytes of one frame's planes (Y, then U, then V).
-    public var frameByteCount: Int {
+    package var frameByteCount: Int {
         width * height + 2 * chromaSize.width * chromaSize.height
     }
 
     /// Parses the header line (without its newline).
-    public init(parsing line: String) throws(Y4MError) {
+    package init(parsing line: String) throws(Y4MError) {
         var tokens = line.split(separator: " ", omittingEmptySubsequences: true)
         guard tokens.first == "YUV4MPEG2" else { throw .malformedHeader("does not start with YUV4MPEG2") }
         tokens.removeFirst()
@@ -140,7 +143,7 @@ public struct Y4MHeader: Sendable, Equatable {
     }
 
     /// The header line, newline included.
-    public var line: String {
+    package var line: String {
         var s = "YUV4MPEG2 W\(width) H\(height) F\(frameRate.numerator):\(frameRate.denominator) Ip"
         s += " A\(pixelAspect.numerator):\(pixelAspect.denominator) C\(chroma.rawValue)"
         for c in comments { s += " X\(c)" }

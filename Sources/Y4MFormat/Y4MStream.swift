@@ -24,10 +24,10 @@ private let posixWrite = Darwin.write
 /// A stream that ends exactly after a frame ends cleanly (`readFrame` returns false); one that
 /// ends inside a frame throws ``Y4MError/truncatedFrame(index:expected:received:)`` after every
 /// complete frame has been returned. Buffers are allocated once. Not `Sendable`.
-public final class Y4MReader {
-    public let header: Y4MHeader
+package final class Y4MReader {
+    package let header: Y4MHeader
     /// Frames returned so far.
-    public private(set) var framesRead = 0
+    package private(set) var framesRead = 0
 
     private let fd: Int32
     private var buffer: [UInt8]
@@ -38,7 +38,7 @@ public final class Y4MReader {
     /// Reads the stream header.
     ///
     /// - Throws: ``Y4MError`` for a malformed or unsupported header, or an I/O failure.
-    public init(fileDescriptor: Int32) throws(Y4MError) {
+    package init(fileDescriptor: Int32) throws(Y4MError) {
         fd = fileDescriptor
         buffer = [UInt8](repeating: 0, count: 1 << 16)
         planes = []
@@ -53,7 +53,7 @@ public final class Y4MReader {
     ///
     /// - Returns: false at the end of the stream.
     /// - Precondition: `image` has the header's size.
-    public func readFrame(into image: inout Image) throws(Y4MError) -> Bool {
+    package func readFrame(into image: inout Image) throws(Y4MError) -> Bool {
         guard try readPlanes() else { return false }
         planes.withUnsafeBufferPointer { YUVConversion.toImage(planes: $0.baseAddress!, header: header, into: &image) }
         framesRead += 1
@@ -61,7 +61,7 @@ public final class Y4MReader {
     }
 
     /// Reads the next frame's raw Y, U, V planes (``Y4MHeader/frameByteCount`` bytes).
-    public func readFrame(planes out: inout [UInt8]) throws(Y4MError) -> Bool {
+    package func readFrame(planes out: inout [UInt8]) throws(Y4MError) -> Bool {
         guard try readPlanes() else { return false }
         if out.count != planes.count { out = [UInt8](repeating: 0, count: planes.count) }
         out.withUnsafeMutableBufferPointer { o in planes.withUnsafeBufferPointer { o.baseAddress!.update(from: $0.baseAddress!, count: $0.count) } }
@@ -156,14 +156,14 @@ struct LineSource {
 
 /// Writes a YUV4MPEG2 stream to a file descriptor: the header at creation, then `FRAME` + planes
 /// per frame. Works on pipes (standard output). Buffers are allocated once. Not `Sendable`.
-public final class Y4MWriter {
-    public let header: Y4MHeader
-    public private(set) var framesWritten = 0
+package final class Y4MWriter {
+    package let header: Y4MHeader
+    package private(set) var framesWritten = 0
     private let fd: Int32
     private var planes: [UInt8]
 
     /// Writes the stream header.
-    public init(fileDescriptor: Int32, header: Y4MHeader) throws(Y4MError) {
+    package init(fileDescriptor: Int32, header: Y4MHeader) throws(Y4MError) {
         fd = fileDescriptor
         self.header = header
         planes = [UInt8](repeating: 0, count: header.frameByteCount)
@@ -173,7 +173,7 @@ public final class Y4MWriter {
     /// Converts `image` to YUV and writes it as the next frame.
     ///
     /// - Precondition: `image` has the header's size.
-    public func write(_ image: Image) throws(Y4MError) {
+    package func write(_ image: Image) throws(Y4MError) {
         planes.withUnsafeMutableBufferPointer { YUVConversion.toPlanes(image, header: header, into: $0.baseAddress!) }
         try write(Array("FRAME\n".utf8))
         try write(planes)

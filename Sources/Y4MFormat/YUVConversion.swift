@@ -16,9 +16,9 @@ import Imaging
 /// each chroma sample is repeated over its block (nearest; the 420jpeg/paldv/mpeg2 sitings are
 /// not distinguished). Alpha is 255 on the way in and ignored on the way out. The row loops work
 /// on raw pointers with no per-pixel branches so the compiler vectorises them.
-public enum YUVConversion {
+package enum YUVConversion {
     /// Fills `image` (which must have the header's size) from Y, U, V planes packed back to back.
-    public static func toImage(planes: UnsafePointer<UInt8>, header: Y4MHeader, into image: inout Image) {
+    package static func toImage(planes: UnsafePointer<UInt8>, header: Y4MHeader, into image: inout Image) {
         precondition(image.width == header.width && image.height == header.height, "image size differs from the stream's")
         let w = header.width, h = header.height
         let (cw, ch) = header.chromaSize
@@ -84,7 +84,7 @@ public enum YUVConversion {
     }
 
     /// Writes Y, U, V planes (back to back, `header.frameByteCount` bytes) for `image`.
-    public static func toPlanes(_ image: Image, header: Y4MHeader, into planes: UnsafeMutablePointer<UInt8>) {
+    package static func toPlanes(_ image: Image, header: Y4MHeader, into planes: UnsafeMutablePointer<UInt8>) {
         precondition(image.width == header.width && image.height == header.height, "image size differs from the stream's")
         let w = header.width, h = header.height
         let (cw, ch) = header.chromaSize

@@ -28,7 +28,7 @@ struct ImagingAdapterTests {
         }
         let frame = Image(width: 4, height: 4, filledWith: (9, 9, 9, 255))
         var output = Image(width: 4, height: 4)
-        ImagingCompositor().composite(frame, mask: Mask(width: 4, height: 4, repeating: 0),
+        ImagingCompositor().composite(frame, mask: Mask(width: 4, height: 4, repeating: 0), maskGeneration: 0,
                                       effect: .image(picture, identifier: 1), into: &output)
         let row = (0..<4).map { x in Array(output.bytes[4 * x..<4 * x + 3]) }
         // Scaled by 1 to cover the height and centre-cropped: the middle stripes B B C C.
@@ -41,7 +41,7 @@ struct ImagingAdapterTests {
         var mask = Mask(width: 32, height: 24)
         for y in 6..<18 { for x in 8..<24 { mask.values[y * 32 + x] = 1 } }
         var output = Image(width: 32, height: 24)
-        ImagingCompositor().composite(frame.image, mask: mask, effect: .blur(level: 10), into: &output)
+        ImagingCompositor().composite(frame.image, mask: mask, maskGeneration: 0, effect: .blur(level: 10), into: &output)
         let centre = (12 * 32 + 16) * 4
         #expect(Array(output.bytes[centre..<centre + 3]) == [230, 180, 150])
         #expect(output.bytes[3] == 255)
@@ -57,14 +57,9 @@ struct ImagingAdapterTests {
         let picture = Image(width: 40, height: 30, filledWith: (1, 2, 3, 255))
         let settings = FrameSettings(isEnabled: true, effect: image ? .image(picture, identifier: 7) : .blur(level: 4))
         let frames = (0..<3).map { makePersonFrame(width: 64, height: 48, sequenceNumber: $0) }
-        var published: VideoFrame?
-        for frame in frames { published = processor.process(frame, settings: settings, segmenter: segmenter, compositor: compositor).frame }
-        let before = vbg_thread_allocation_count()
-        for round in 0..<60 {
-            published = processor.process(frames[round % 3], settings: settings, segmenter: segmenter, compositor: compositor).frame
-        }
-        let allocations = vbg_thread_allocation_count() - before
-        #expect(published != nil)
+        let (allocations, published) = SteadyState.processingAllocations(processor, frames: frames, settings: settings,
+                                                                         segmenter: segmenter, compositor: compositor, rounds: 60)
+        #expect(published)
         #expect(allocations == 0, "\(allocations) allocations in 60 frames")
     }
 
@@ -74,13 +69,7 @@ struct ImagingAdapterTests {
     func realModelAllocatesNothing() throws {
         let segmenter = try ModelSegmenter(modelBytes: BuiltinModel.landscape.bytes)
         let frame = makePersonFrame(width: 48, height: 27).image
-        var mask = [Float](repeating: 0, count: 48 * 27)
-        try mask.withUnsafeMutableBufferPointer { try segmenter.segment(frame, into: $0) }
-        let before = vbg_thread_allocation_count()
-        try mask.withUnsafeMutableBufferPointer { buffer in
-            for _ in 0..<2 { try segmenter.segment(frame, into: buffer) }
-        }
-        let allocations = vbg_thread_allocation_count() - before
+        let (allocations, mask) = try SteadyState.segmentationAllocations(segmenter, frame: frame, runs: 2)
         #expect(allocations == 0, "\(allocations) allocations in 2 segmentations")
         #expect(mask.allSatisfy { $0 >= 0 && $0 <= 1 })
     }

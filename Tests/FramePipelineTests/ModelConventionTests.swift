@@ -117,13 +117,7 @@ struct ModelConventionTests {
     func describedModelAllocatesNothing() throws {
         let segmenter = try ModelSegmenter(modelBytes: twoChannelModel(), description: Description(input: .init(channels: .bgr, range: (-1, 1))))
         let frame = Image(width: 12, height: 16, filledWith: (200, 40, 90, 255))
-        var mask = [Float](repeating: 0, count: 12 * 16)
-        try mask.withUnsafeMutableBufferPointer { try segmenter.segment(frame, into: $0) }
-        let before = vbg_thread_allocation_count()
-        try mask.withUnsafeMutableBufferPointer { buffer in
-            for _ in 0..<10 { try segmenter.segment(frame, into: buffer) }
-        }
-        let allocations = vbg_thread_allocation_count() - before
+        let allocations = try SteadyState.segmentationAllocations(segmenter, frame: frame, runs: 10).allocations
         #expect(allocations == 0, "\(allocations) allocations in 10 segmentations")
     }
 }

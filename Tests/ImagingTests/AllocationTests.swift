@@ -30,7 +30,6 @@ struct AllocationTests {
             small.withUnsafeBufferPointer { s in mask.values.withUnsafeMutableBufferPointer { upsampler.upsample(s, into: $0) } }
             blur.blur(frame, strength: BlurStrength(level: 7), into: &output)
             blur.blur(frame, strength: BlurStrength(level: 7), excluding: mask, into: &output)
-            blur.blurBackground(of: &scratch, mask: mask, strength: BlurStrength(level: 7))
             Compositor.composite(person: frame, background: background, mask: mask, into: &output)
             Compositor.composite(over: &scratch, background: background, mask: mask)
             coverage.update(from: mask)
@@ -44,7 +43,6 @@ struct AllocationTests {
             ("upsample", { small.withUnsafeBufferPointer { s in mask.values.withUnsafeMutableBufferPointer { upsampler.upsample(s, into: $0) } } }),
             ("blur", { blur.blur(frame, strength: BlurStrength(level: 7), into: &output) }),
             ("blur masked", { blur.blur(frame, strength: BlurStrength(level: 7), excluding: mask, into: &output) }),
-            ("fused", { blur.blurBackground(of: &scratch, mask: mask, strength: BlurStrength(level: 7)) }),
             ("composite", { Compositor.composite(person: frame, background: background, mask: mask, into: &output) }),
             ("composite over", { Compositor.composite(over: &scratch, background: background, mask: mask) }),
             ("coverage", { coverage.update(from: mask) }),

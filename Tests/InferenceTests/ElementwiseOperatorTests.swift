@@ -4,34 +4,13 @@ import TestSupport
 
 /// A tensor initializer of ONNX element type `type` with its data in `raw_data`.
 private func rawTensor(_ name: String, type: Int64, _ dims: [Int64], _ bytes: [UInt8]) -> [UInt8] {
-    var w = ProtoWriter()
-    w.packedVarints(1, dims)
-    w.varint(2, type)
-    w.string(8, name)
-    w.lengthDelimited(9, bytes)
-    return w.bytes
+    ONNXBuilder.rawTensor(name, elementType: type, dims, bytes)
 }
 
 /// A tensor value_info of ONNX element type `type` (1 FLOAT, 6 INT32, 7 INT64, 9 BOOL, ...), with
 /// a static shape or none.
 private func valueInfo(_ name: String, type: Int64, _ shape: [Int64]?) -> [UInt8] {
-    var tensor = ProtoWriter()
-    tensor.varint(1, type)
-    if let shape {
-        var shapeWriter = ProtoWriter()
-        for dim in shape {
-            var d = ProtoWriter()
-            d.varint(1, dim)
-            shapeWriter.lengthDelimited(1, d.bytes)
-        }
-        tensor.lengthDelimited(2, shapeWriter.bytes)
-    }
-    var typeWriter = ProtoWriter()
-    typeWriter.lengthDelimited(1, tensor.bytes)
-    var w = ProtoWriter()
-    w.string(1, name)
-    w.lengthDelimited(2, typeWriter.bytes)
-    return w.bytes
+    ONNXBuilder.valueInfo(name, dims: shape?.map { .value($0) }, elementType: type)
 }
 
 /// A one-node model whose inputs and outputs have the given ONNX element types and shapes.

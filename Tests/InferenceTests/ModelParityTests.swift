@@ -94,7 +94,7 @@ struct ModelParityTests {
         #expect(model.parameterCount == 106_401)
         #expect(model.opCounts["Conv"] == 54 && model.opCounts.values.reduce(0, +) == 138)
         #expect(abs(Double(model.multiplyAccumulates) / 1e6 - 59.22) < 0.01)
-        // Buffer reuse keeps the arena far below the sum of all activations (28.6 MiB, reference/model.md).
+        // Buffer reuse keeps the arena far below the sum of all activations (28.6 MiB).
         #expect(model.peakActivationBytes < 8 << 20)
         print("general: peak activation \(model.peakActivationBytes) bytes, MACs \(model.macsByOp)")
     }

@@ -23,7 +23,8 @@ private func thrownMessage(_ body: () throws -> Void) -> String? {
 }
 
 /// One array as numpy 2.4 saves it (`np.save(f, np.array(values, dtype))`): the data bytes and
-/// the file length are copied from numpy's output.
+/// the file length are copied from numpy's output. (Its field list has the shape of
+/// OperatorFixtureTests' case record, which `duplicates` pairs with it: two fixture records.)
 struct SavedArray: Sendable, CustomTestStringConvertible {
     var dataType: NumpyDataType
     var shape: [Int]

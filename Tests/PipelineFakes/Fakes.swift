@@ -5,12 +5,12 @@ import Imaging
 /// A deterministic segmenter for tests: a pixel is "person" (1) when its red channel is above 200
 /// (the synthetic camera's person rectangle is red 230), else background (0). It can be told to
 /// fail, counts its calls, and holds `ballastBytes` of memory like a real session's buffers.
-public final class FakeSegmenter: Segmenter, @unchecked Sendable {
+package final class FakeSegmenter: Segmenter, @unchecked Sendable {
     // Safe: tests mutate `failing` from one thread at a time while frames flow through a lock
     // (SharedSegmenter) that serialises calls; the counters are read after capture stops.
-    public struct Failure: Error, CustomStringConvertible {
-        public init() {}
-        public var description: String { "injected segmentation failure" }
+    package struct Failure: Error, CustomStringConvertible {
+        package init() {}
+        package var description: String { "injected segmentation failure" }
     }
 
     private let lock = NSLock()
@@ -18,7 +18,7 @@ public final class FakeSegmenter: Segmenter, @unchecked Sendable {
     private var _calls = 0
     private let ballast: UnsafeMutableRawBufferPointer
 
-    public init(ballastBytes: Int = 0) {
+    package init(ballastBytes: Int = 0) {
         ballast = .allocate(byteCount: max(1, ballastBytes), alignment: 64)
         // Touch the pages so they count as resident.
         ballast.initializeMemory(as: UInt8.self, repeating: 1)
@@ -27,17 +27,17 @@ public final class FakeSegmenter: Segmenter, @unchecked Sendable {
     deinit { ballast.deallocate() }
 
     /// Whether `segment` throws.
-    public var failing: Bool {
+    package var failing: Bool {
         get { lock.lock(); defer { lock.unlock() }; return _failing }
         set { lock.lock(); _failing = newValue; lock.unlock() }
     }
 
     /// How many times `segment` was called.
-    public var calls: Int { lock.lock(); defer { lock.unlock() }; return _calls }
+    package var calls: Int { lock.lock(); defer { lock.unlock() }; return _calls }
 
-    public var byteCount: Int { ballast.count }
+    package var byteCount: Int { ballast.count }
 
-    public func segment(_ frame: Image, into mask: UnsafeMutableBufferPointer<Float>) throws {
+    package func segment(_ frame: Image, into mask: UnsafeMutableBufferPointer<Float>) throws {
         lock.lock()
         _calls += 1
         let failing = _failing
@@ -58,12 +58,12 @@ public final class FakeSegmenter: Segmenter, @unchecked Sendable {
 /// A deterministic compositor for tests: `output = mask · frame + (1 − mask) · background`, with a
 /// flat background whose colour encodes the effect: grey `20 · level` for blur, the image's first
 /// pixel for an image. Allocates nothing.
-public final class FakeCompositor:  FrameCompositor, @unchecked Sendable {
+package final class FakeCompositor: FrameCompositor, @unchecked Sendable {
     // Safe: used by one FrameProcessor, under its processor's lock.
-    public init() {}
+    package init() {}
 
     /// The background colour the fake paints for an effect.
-    public static func backgroundColor(for effect: BackgroundEffect) -> (UInt8, UInt8, UInt8) {
+    package static func backgroundColor(for effect: BackgroundEffect) -> (UInt8, UInt8, UInt8) {
         switch effect {
         case .blur(let level):
             let grey = UInt8(20 * min(max(level, 1), 10))
@@ -73,7 +73,7 @@ public final class FakeCompositor:  FrameCompositor, @unchecked Sendable {
         }
     }
 
-    public func composite(_ frame: Image, mask maskValue: Mask, effect: BackgroundEffect,
+    package func composite(_ frame: Image, mask maskValue: Mask, maskGeneration: Int, effect: BackgroundEffect,
                           into output: inout Image) {
         let background = Self.backgroundColor(for: effect)
         let width = frame.width, height = frame.height, inStride = frame.bytesPerRow, outStride = output.bytesPerRow
@@ -97,7 +97,7 @@ public final class FakeCompositor:  FrameCompositor, @unchecked Sendable {
 }
 
 /// A frame with a dark background and a red-230 "person" in the middle half, like the synthetic camera.
-public func makePersonFrame(width: Int, height: Int, sequenceNumber: Int = 0, format: PixelFormat = .rgba8) -> VideoFrame {
+package func makePersonFrame(width: Int, height: Int, sequenceNumber: Int = 0, format: PixelFormat = .rgba8) -> VideoFrame {
     var image = Image(width: width, height: height, format: format, filledWith: (30, 40, 50, 255))
     let red = format.channelOffsets.red
     for y in height / 4 ..< height - height / 4 {

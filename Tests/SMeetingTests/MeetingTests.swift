@@ -5,6 +5,28 @@ import Testing
 
 private func makeMeeting(_ rig: TestRig) -> SMeetingEngine { SMeetingEngine(rtc: rig.engine()) }
 
+/// The set-up most meeting tests share: a private ``TestRig``, a meeting engine on it, one meeting
+/// entered with a recorder of what it receives, and the virtual background installed at
+/// `blurLevel` and switched on.
+private struct MeetingRig {
+    let rig = TestRig()
+    let meeting: SMeetingEngine
+    let room: SMeetingRoom
+    /// What the meeting receives (raw frames told apart by the rig's camera).
+    let received: StreamRecorder
+
+    init(blurLevel: Int = 5) throws {
+        meeting = makeMeeting(rig)
+        room = meeting.enterMeeting(roomID: "r")
+        received = StreamRecorder(room.publishedVideo, camera: rig.camera)
+        try meeting.installVirtualBackground()
+        meeting.setVirtualBackgroundBlur(level: blurLevel)
+        try meeting.enableVirtualBackground(true)
+    }
+
+    func capture(_ count: Int) { rig.pipeline.captureFrames(count) }
+}
+
 @Suite("Meetings and the virtual background")
 struct MeetingTests {
     @Test("several meetings at once: each receives the camera's processed video; there is no per-room setting")
@@ -42,6 +64,8 @@ struct MeetingTests {
 
     @Test("settings work after entering a meeting")
     func settingsAfterEntering() throws {
+        // Set up step by step, not with MeetingRig, because the order is what this test and
+        // settingsWhileCameraOff check (so their openings match).
         let rig = TestRig()
         let meeting = makeMeeting(rig)
         let room = meeting.enterMeeting(roomID: "r")
@@ -74,24 +98,19 @@ struct MeetingTests {
 
     @Test("host actions (mute camera, mute audio) do not affect the virtual background")
     func hostActions() throws {
-        let rig = TestRig()
-        let meeting = makeMeeting(rig)
-        let room = meeting.enterMeeting(roomID: "r")
-        let recorder = StreamRecorder(room.publishedVideo, camera: rig.camera)
-        try meeting.installVirtualBackground()
-        meeting.setVirtualBackgroundBlur(level: 6)
-        try meeting.enableVirtualBackground(true)
+        let fixture = try MeetingRig(blurLevel: 6)
+        let meeting = fixture.meeting, room = fixture.room, recorder = fixture.received
         let before = meeting.virtualBackground
         #expect(room.performHostAction(.muteAudio, on: meeting.localMemberID))
         #expect(room.performHostAction(.muteCamera, on: meeting.localMemberID))
         #expect(room.isCameraMuted(meeting.localMemberID) && room.isAudioMuted(meeting.localMemberID))
-        rig.pipeline.captureFrames(2)
+        fixture.capture(2)
         #expect(recorder.count == 0, "a muted camera sends nothing to the meeting")
-        #expect(meeting.localPreview.latestFrame.map { !rig.camera.isRaw($0) } == true, "the preview stays processed")
+        #expect(meeting.localPreview.latestFrame.map { !fixture.rig.camera.isRaw($0) } == true, "the preview stays processed")
         #expect(meeting.virtualBackground == before)
         room.performHostAction(.unmuteCamera, on: meeting.localMemberID)
         room.performHostAction(.unmuteAudio, on: meeting.localMemberID)
-        rig.pipeline.captureFrames(2)
+        fixture.capture(2)
         #expect(recorder.count == 2 && recorder.rawCount == 0)
         #expect(recorder.backgroundPixels.allSatisfy { $0 == blurGrey(6) })
         #expect(!room.performHostAction(.muteCamera, on: "stranger"))
@@ -99,39 +118,31 @@ struct MeetingTests {
 
     @Test("switching cameras, turning the camera off and on, and reconnecting need no re-apply")
     func noReapply() throws {
-        let rig = TestRig()
-        let meeting = makeMeeting(rig)
-        let room = meeting.enterMeeting(roomID: "r")
-        let recorder = StreamRecorder(room.publishedVideo, camera: rig.camera)
-        try meeting.installVirtualBackground()
-        meeting.setVirtualBackgroundBlur(level: 4)
-        try meeting.enableVirtualBackground(true)
-        rig.pipeline.captureFrames(1)
+        let fixture = try MeetingRig(blurLevel: 4)
+        let meeting = fixture.meeting
+        fixture.capture(1)
         meeting.switchCamera()
-        rig.pipeline.captureFrames(1)
+        fixture.capture(1)
         meeting.setCameraEnabled(false)
         meeting.setCameraEnabled(true)
-        rig.pipeline.captureFrames(1)
+        fixture.capture(1)
         meeting.reconnect()
-        rig.pipeline.captureFrames(1)
-        #expect(recorder.count == 4)
-        #expect(recorder.backgroundPixels.allSatisfy { $0 == blurGrey(4) })
+        fixture.capture(1)
+        #expect(fixture.received.count == 4)
+        #expect(fixture.received.backgroundPixels.allSatisfy { $0 == blurGrey(4) })
         #expect(meeting.isVirtualBackgroundEnabled)
     }
 
     @Test("local preview shows what the meetings receive while on, and the raw camera while off")
     func preview() throws {
-        let rig = TestRig()
-        let meeting = makeMeeting(rig)
-        let room = meeting.enterMeeting(roomID: "r")
-        try meeting.installVirtualBackground()
-        try meeting.enableVirtualBackground(true)
-        rig.pipeline.captureFrames(1)
-        #expect(meeting.localPreview.latestFrame?.storage === room.publishedVideo.latestFrame?.storage)
-        #expect(!rig.camera.isRaw(meeting.localPreview.latestFrame!))
+        let fixture = try MeetingRig()
+        let meeting = fixture.meeting, camera = fixture.rig.camera
+        fixture.capture(1)
+        #expect(meeting.localPreview.latestFrame?.storage === fixture.room.publishedVideo.latestFrame?.storage)
+        #expect(!camera.isRaw(meeting.localPreview.latestFrame!))
         try meeting.enableVirtualBackground(false)
-        rig.pipeline.captureFrames(1)
-        #expect(rig.camera.isRaw(meeting.localPreview.latestFrame!))
+        fixture.capture(1)
+        #expect(camera.isRaw(meeting.localPreview.latestFrame!))
     }
 
     @Test("two meeting engines share the device-level state")

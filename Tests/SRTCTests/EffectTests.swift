@@ -13,27 +13,24 @@ private func picture(_ colour: (UInt8, UInt8, UInt8)) -> SRTCNativeImage {
 struct EffectTests {
     @Test("blur and image are mutually exclusive: the later call wins; nil goes back to blur")
     func laterCallWins() throws {
-        let rig = TestRig()
-        let engine = rig.engine()
-        let preview = StreamRecorder(engine.localPreview)
-        try engine.installVirtualBackground()
-        try engine.enableVirtualBackground(true)
+        let rig = try ChannelRig()
+        let engine = rig.engine, preview = rig.published
 
         engine.setVirtualBackgroundBlur(level: 3)
         engine.setVirtualBackgroundImage(picture((1, 2, 3)))
         #expect(engine.virtualBackground.effect == .image)
-        rig.pipeline.captureFrames(1)
+        rig.capture(1)
         #expect(preview.backgroundPixels.last == [1, 2, 3])
 
         engine.setVirtualBackgroundBlur(level: 3)
         #expect(engine.virtualBackground.effect == .blur)
-        rig.pipeline.captureFrames(1)
+        rig.capture(1)
         #expect(preview.backgroundPixels.last == blurGrey(3))
 
         engine.setVirtualBackgroundImage(picture((9, 8, 7)))
         engine.setVirtualBackgroundImage(nil)
         #expect(engine.virtualBackground.effect == .blur)
-        rig.pipeline.captureFrames(1)
+        rig.capture(1)
         #expect(preview.backgroundPixels.last == blurGrey(3), "nil image: back to blur at the last level")
     }
 

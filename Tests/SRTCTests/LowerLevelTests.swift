@@ -37,13 +37,11 @@ struct LowerLevelTests {
 
     @Test("a custom track drops frames its processor cannot process; the raw frame is never sent")
     func customTrackFailsClosed() throws {
-        let rig = TestRig()
-        let engine = rig.engine()
+        let rig = try ChannelRig()
+        let engine = rig.engine
         let track = engine.makeCustomVideoTrack()
         let processor = engine.makeVirtualBackgroundProcessor()
         track.attachVirtualBackground(processor)
-        try engine.installVirtualBackground()
-        try engine.enableVirtualBackground(true)
         rig.segmenter?.failing = true
         track.push(makePersonFrame(width: 10, height: 8))
         #expect(track.publishedVideo.frameCount == 0)
@@ -53,11 +51,9 @@ struct LowerLevelTests {
 
     @Test("reset clears the inter-frame state (apps that take over capture)")
     func resetClearsState() throws {
-        let rig = TestRig()
-        let engine = rig.engine()
+        let rig = try ChannelRig()
+        let engine = rig.engine
         let processor = engine.makeVirtualBackgroundProcessor()
-        try engine.installVirtualBackground()
-        try engine.enableVirtualBackground(true)
         engine.setVirtualBackgroundInferenceInterval(5)
         for index in 0..<3 { _ = processor.process(makePersonFrame(width: 10, height: 8, sequenceNumber: index)) }
         #expect(processor.diagnostics.inferenceCount == 1)
@@ -66,23 +62,20 @@ struct LowerLevelTests {
         #expect(processor.diagnostics.inferenceCount == 2)
         #expect(processor.diagnostics.resetCount == 1)
 
-        rig.pipeline.captureFrames(2)
+        rig.capture(2)
         engine.resetVirtualBackgroundState()
-        rig.pipeline.captureFrames(1)
+        rig.capture(1)
         #expect(engine.virtualBackgroundDiagnostics.inferenceCount == 2)
     }
 
     @Test("diagnostics report per-stage timings, inference count and dropped frames")
     func diagnostics() throws {
-        let rig = TestRig()
-        let engine = rig.engine()
-        try engine.installVirtualBackground()
-        try engine.enableVirtualBackground(true)
-        engine.setVirtualBackgroundInferenceInterval(2)
-        rig.pipeline.captureFrames(4)
+        let rig = try ChannelRig()
+        rig.engine.setVirtualBackgroundInferenceInterval(2)
+        rig.capture(4)
         rig.segmenter?.failing = true
-        rig.pipeline.captureFrames(1)
-        let diagnostics = engine.virtualBackgroundDiagnostics
+        rig.capture(1)
+        let diagnostics = rig.engine.virtualBackgroundDiagnostics
         #expect(diagnostics.framesReceived == 5)
         #expect(diagnostics.inferenceCount == 3)
         #expect(diagnostics.framesComposited == 4)

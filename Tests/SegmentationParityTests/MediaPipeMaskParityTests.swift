@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// Frame → ModelInputSampler → model → MaskUpsampler must give MediaPipe 0.10.21's own
-/// `SelfieSegmentation` mask (`Fixtures/mediapipe/`, made by the export branch's Tools script).
+/// `SelfieSegmentation` mask (`Fixtures/mediapipe/`, made by `Tools/make_mediapipe_masks.py`).
 @Suite("Full-resolution masks match MediaPipe's SelfieSegmentation")
 struct MediaPipeMaskParityTests {
     static let frames = ["astronaut", "astronaut_on_coffee_1280x720", "astronaut_on_coffee_320x240",

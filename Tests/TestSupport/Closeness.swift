@@ -1,26 +1,26 @@
 /// How far apart two float arrays are, with the place of the worst element, for test messages.
-public struct Difference: CustomStringConvertible, Sendable {
+package struct Difference: CustomStringConvertible, Sendable {
     /// max |a − b| over all elements.
-    public var maxAbsolute: Float
+    package var maxAbsolute: Float
     /// mean |a − b|.
-    public var meanAbsolute: Float
+    package var meanAbsolute: Float
     /// max |b| (the reference's scale), so `maxAbsolute / referenceScale` is the relative error
     /// used by the parity tolerances (`Docs/Numerics.md`).
-    public var referenceScale: Float
+    package var referenceScale: Float
     /// Flat index of the element with the largest |a − b|.
-    public var worstIndex: Int
+    package var worstIndex: Int
 
     /// max|Δ| / max|reference|, or max|Δ| when the reference is all zeros.
-    public var relative: Float { referenceScale > 0 ? maxAbsolute / referenceScale : maxAbsolute }
+    package var relative: Float { referenceScale > 0 ? maxAbsolute / referenceScale : maxAbsolute }
 
-    public var description: String {
+    package var description: String {
         "max|Δ| \(maxAbsolute) (relative \(relative)) at index \(worstIndex), mean|Δ| \(meanAbsolute), max|ref| \(referenceScale)"
     }
 
     /// Compares `actual` with `reference` element by element. NaN anywhere makes every measure NaN.
     ///
     /// - Precondition: both have the same count.
-    public init<A: Collection, B: Collection>(_ actual: A, _ reference: B)
+    package init<A: Collection, B: Collection>(_ actual: A, _ reference: B)
     where A.Element == Float, B.Element == Float {
         precondition(actual.count == reference.count, "compared arrays differ in length: \(actual.count) vs \(reference.count)")
         var maxAbs: Float = 0, sum: Double = 0, scale: Float = 0, worst = 0

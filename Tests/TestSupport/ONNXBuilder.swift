@@ -1,38 +1,38 @@
 /// Hand-encodes ONNX protobuf bytes for tests, field by field, so a test can build exactly the
 /// model it needs (including malformed ones) without Python or generated code. Field numbers are
 /// those of onnx/onnx.proto3.
-public struct ProtoWriter: Sendable {
-    public var bytes: [UInt8] = []
+package struct ProtoWriter: Sendable {
+    package var bytes: [UInt8] = []
 
-    public init() {}
+    package init() {}
 
-    public static func varintBytes(_ value: UInt64) -> [UInt8] {
+    package static func varintBytes(_ value: UInt64) -> [UInt8] {
         var value = value, out: [UInt8] = []
         while value >= 0x80 { out.append(UInt8(value & 0x7f) | 0x80); value >>= 7 }
         out.append(UInt8(value))
         return out
     }
 
-    public mutating func key(_ field: Int, _ wireType: Int) { bytes += Self.varintBytes(UInt64(field << 3 | wireType)) }
-    public mutating func varint(_ field: Int, _ value: Int64) { key(field, 0); bytes += Self.varintBytes(UInt64(bitPattern: value)) }
-    public mutating func fixed32(_ field: Int, _ value: Float) {
+    package mutating func key(_ field: Int, _ wireType: Int) { bytes += Self.varintBytes(UInt64(field << 3 | wireType)) }
+    package mutating func varint(_ field: Int, _ value: Int64) { key(field, 0); bytes += Self.varintBytes(UInt64(bitPattern: value)) }
+    package mutating func fixed32(_ field: Int, _ value: Float) {
         key(field, 5)
         let bits = value.bitPattern
         bytes += [UInt8(bits & 0xff), UInt8((bits >> 8) & 0xff), UInt8((bits >> 16) & 0xff), UInt8(bits >> 24)]
     }
-    public mutating func lengthDelimited(_ field: Int, _ payload: [UInt8]) {
+    package mutating func lengthDelimited(_ field: Int, _ payload: [UInt8]) {
         key(field, 2); bytes += Self.varintBytes(UInt64(payload.count)); bytes += payload
     }
-    public mutating func string(_ field: Int, _ text: String) { lengthDelimited(field, Array(text.utf8)) }
-    public mutating func packedVarints(_ field: Int, _ values: [Int64]) {
+    package mutating func string(_ field: Int, _ text: String) { lengthDelimited(field, Array(text.utf8)) }
+    package mutating func packedVarints(_ field: Int, _ values: [Int64]) {
         lengthDelimited(field, values.flatMap { Self.varintBytes(UInt64(bitPattern: $0)) })
     }
 }
 
 /// Little ONNX models as bytes.
-public enum ONNXBuilder {
+package enum ONNXBuilder {
     /// An attribute value, encoded with the `type` field set as onnx.helper does.
-    public enum Attribute: Sendable {
+    package enum Attribute: Sendable {
         case int(String, Int64)
         case float(String, Float)
         case ints(String, [Int64])
@@ -40,7 +40,7 @@ public enum ONNXBuilder {
         case string(String, String)
         case tensor(String, [UInt8])
 
-        public var encoded: [UInt8] {
+        package var encoded: [UInt8] {
             var w = ProtoWriter()
             switch self {
             case let .int(name, value): w.string(1, name); w.varint(3, value); w.varint(20, 2)
@@ -58,20 +58,25 @@ public enum ONNXBuilder {
     }
 
     /// A float tensor with its data in `raw_data`.
-    public static func floatTensor(_ name: String, _ dims: [Int64], _ values: [Float]) -> [UInt8] {
-        var w = ProtoWriter()
-        w.packedVarints(1, dims)
-        w.varint(2, 1)
-        w.string(8, name)
-        w.lengthDelimited(9, values.flatMap { value in
+    package static func floatTensor(_ name: String, _ dims: [Int64], _ values: [Float]) -> [UInt8] {
+        rawTensor(name, elementType: 1, dims, values.flatMap { value in
             let bits = value.bitPattern
             return [UInt8(bits & 0xff), UInt8((bits >> 8) & 0xff), UInt8((bits >> 16) & 0xff), UInt8(bits >> 24)]
         })
+    }
+
+    /// A tensor of ONNX element type `elementType` with `bytes` (little-endian) as its `raw_data`.
+    package static func rawTensor(_ name: String, elementType: Int64, _ dims: [Int64], _ bytes: [UInt8]) -> [UInt8] {
+        var w = ProtoWriter()
+        w.packedVarints(1, dims)
+        w.varint(2, elementType)
+        w.string(8, name)
+        w.lengthDelimited(9, bytes)
         return w.bytes
     }
 
     /// An int64 tensor with its data in `int64_data` (packed).
-    public static func int64Tensor(_ name: String, _ dims: [Int64], _ values: [Int64]) -> [UInt8] {
+    package static func int64Tensor(_ name: String, _ dims: [Int64], _ values: [Int64]) -> [UInt8] {
         var w = ProtoWriter()
         w.packedVarints(1, dims)
         w.varint(2, 7)
@@ -80,7 +85,7 @@ public enum ONNXBuilder {
         return w.bytes
     }
 
-    public static func node(_ opType: String, inputs: [String], outputs: [String], name: String = "",
+    package static func node(_ opType: String, inputs: [String], outputs: [String], name: String = "",
                             attributes: [Attribute] = []) -> [UInt8] {
         var w = ProtoWriter()
         for input in inputs { w.string(1, input) }
@@ -92,12 +97,12 @@ public enum ONNXBuilder {
     }
 
     /// A float tensor value_info with a static shape.
-    public static func valueInfo(_ name: String, _ shape: [Int64]) -> [UInt8] {
+    package static func valueInfo(_ name: String, _ shape: [Int64]) -> [UInt8] {
         valueInfo(name, dims: shape.map { .value($0) })
     }
 
     /// One declared dim of a value_info.
-    public enum Dimension: Sendable {
+    package enum Dimension: Sendable {
         case value(Int64)
         case parameter(String)
         case unknown
@@ -105,7 +110,7 @@ public enum ONNXBuilder {
 
     /// A tensor value_info of ONNX element type `elementType` (1 = FLOAT, 7 = INT64, 9 = BOOL, ...)
     /// with the given dims, or no shape at all when `dims` is nil.
-    public static func valueInfo(_ name: String, dims: [Dimension]?, elementType: Int64 = 1) -> [UInt8] {
+    package static func valueInfo(_ name: String, dims: [Dimension]?, elementType: Int64 = 1) -> [UInt8] {
         var shapeWriter = ProtoWriter()
         for dim in dims ?? [] {
             var d = ProtoWriter()
@@ -127,7 +132,7 @@ public enum ONNXBuilder {
         return w.bytes
     }
 
-    public static func model(nodes: [[UInt8]], initializers: [[UInt8]] = [], inputs: [[UInt8]], outputs: [[UInt8]],
+    package static func model(nodes: [[UInt8]], initializers: [[UInt8]] = [], inputs: [[UInt8]], outputs: [[UInt8]],
                              opset: Int64 = 17, irVersion: Int64 = 8, metadata: [(String, String)] = []) -> [UInt8] {
         var graph = ProtoWriter()
         for node in nodes { graph.lengthDelimited(1, node) }

@@ -8,7 +8,8 @@ import Y4MFormat
 /// `--json` one JSON object per line: `op`, `width`, `height`, `median_ms`, `p10_ms`, `p90_ms`,
 /// `runs`, and for blur `level` and `radii`. `composite` blends with the float mask; `coverage`
 /// converts that mask to a ``CoverageMask`` and `composite_coverage` blends with it (what the
-/// pipeline runs: the conversion once per mask generation, the blend every frame).
+/// pipeline runs: the conversion once per mask generation, the blend every frame). `blur_masked` is
+/// the pipeline's fused mask-weighted blur and blend, with that byte coverage.
 func runImagingBench(_ arguments: inout Arguments) throws {
     let json = try arguments.flag("json")
     _ = try arguments.flag("imaging")
@@ -94,8 +95,10 @@ func runImagingBench(_ arguments: inout Arguments) throws {
                 report("blur", w, h, t, extra: extra)
             }
             if ops.contains("blur_masked") {
-                var out = frame
-                let t = time { out = frame; blur.blurBackground(of: &out, mask: mask, strength: strength) }
+                // The pipeline's fused blur and blend, with the byte coverage it makes once per mask.
+                var out = frame, coverage = CoverageMask(width: w, height: h)
+                coverage.update(from: mask)
+                let t = time { out = frame; blur.blurBackground(of: &out, mask: mask, coverage: coverage, strength: strength) }
                 let copy = time { out = frame; out.bytes[0] = 1 }
                 let median = { (a: [Double]) in a.sorted()[a.count / 2] }
                 // Subtract the copy that restores the frame each run (not part of the operation).

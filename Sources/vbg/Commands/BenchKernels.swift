@@ -6,7 +6,7 @@ import TargetFeatures
 
 /// `vbg bench --kernels`: each kernel on the model's main layer shapes, median time and GFLOP/s.
 ///
-/// Timing follows swiftsimd.md: a sample repeats the call until it takes ≥ 1 ms; the median of
+/// A sample repeats the call until it takes ≥ 1 ms; the median of
 /// `samples` samples is reported. GFLOP/s counts 2 FLOP per multiply-add of the convolutions
 /// (element-wise kernels report their output elements per ns instead).
 ///
@@ -164,7 +164,7 @@ enum KernelBenchmark {
                             output: output.map, pool: pool)
             })
         }
-        // swiftsimd.md's reference shapes.
+        // A 16 -> 72 -> 24 expansion block at 64x64, the shape the kernels are tuned on.
         pointwise(16, 72, 64, 64)
         pointwise(72, 24, 64, 64, activation: .none)
         depthwise(72, 64, 64, k: 3, stride: 1)

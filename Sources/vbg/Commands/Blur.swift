@@ -1,3 +1,4 @@
+import FramePipeline
 import Imaging
 
 /// `vbg blur IN.png OUT.png [--level N] [--model …]`: segments the person and blurs the rest.
@@ -21,8 +22,6 @@ let blurCommand = Command(
         let paths = try arguments.positionals("IN.png", "OUT.png")
         try arguments.finish()
         try OutputFile.check(paths[1])
-        var frame = try ImageFiles.read(paths[0])
-        let mask = try ImageSegmenter(modelArgument: model).mask(for: frame)
-        BackgroundBlur().blurBackground(of: &frame, mask: mask, strength: BlurStrength(level: level))
-        try ImageFiles.write(frame, to: paths[1])
+        let frame = try ImageFiles.read(paths[0])
+        try ImageFiles.write(try Picture.applying(.blur(level: level), to: frame, model: model), to: paths[1])
     })

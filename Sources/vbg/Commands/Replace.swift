@@ -1,3 +1,4 @@
+import FramePipeline
 import Imaging
 
 /// `vbg replace IN.png OUT.png --background BG.png [--model …]`: puts the person on a picture.
@@ -17,10 +18,7 @@ let replaceCommand = Command(
         let paths = try arguments.positionals("IN.png", "OUT.png")
         try arguments.finish()
         try OutputFile.check(paths[1])
-        var frame = try ImageFiles.read(paths[0])
+        let frame = try ImageFiles.read(paths[0])
         let picture = try ImageFiles.read(backgroundPath)
-        let mask = try ImageSegmenter(modelArgument: model).mask(for: frame)
-        let background = ReplacementBackground(picture).covering(width: frame.width, height: frame.height, format: frame.format)
-        Compositor.composite(over: &frame, background: background, mask: mask)
-        try ImageFiles.write(frame, to: paths[1])
+        try ImageFiles.write(try Picture.applying(.image(picture, identifier: 0), to: frame, model: model), to: paths[1])
     })

@@ -21,7 +21,7 @@ let segmentCommand = Command(
         try arguments.finish()
         for path in [pngPath, npyPath].compactMap({ $0 }) { try OutputFile.check(path) }
         let frame = try ImageFiles.read(paths[0])
-        let mask = try ImageSegmenter(modelArgument: model).mask(for: frame)
+        let mask = try Picture.mask(of: frame, model: model)
         if let pngPath {
             let grey = GrayImage(width: mask.width, height: mask.height,
                                  bytes: mask.values.map { UInt8((min(max($0, 0), 1) * 255).rounded()) })
