@@ -80,3 +80,39 @@ func scaleRows(_ input: FeatureMap, channel c: Int, scale: Float, output: Featur
         }
     }
 }
+
+/// The arithmetic of ``combine(_:step:_:step:operation:output:count:)``.
+public enum BinaryOperation: Sendable {
+    case add, subtract, multiply, divide
+}
+
+/// `output[i] = a[i·aStep] ∘ b[i·bStep]` for `i < count`, each step 0 (one value for the whole
+/// row, a broadcast operand) or 1; IEEE arithmetic, so the same values as the scalar operators.
+/// `output` may be `a` or `b` (with step 1).
+public func combine(_ a: UnsafePointer<Float>, step aStep: Int, _ b: UnsafePointer<Float>, step bStep: Int,
+                    operation: BinaryOperation, output: UnsafeMutablePointer<Float>, count: Int) {
+    precondition((aStep == 0 || aStep == 1) && (bStep == 0 || bStep == 1), "steps are 0 or 1")
+    switch operation {
+    case .add: combineRow(a, aStep, b, bStep, output, count) { $0 + $1 } scalar: { $0 + $1 }
+    case .subtract: combineRow(a, aStep, b, bStep, output, count) { $0 - $1 } scalar: { $0 - $1 }
+    case .multiply: combineRow(a, aStep, b, bStep, output, count) { $0 * $1 } scalar: { $0 * $1 }
+    case .divide: combineRow(a, aStep, b, bStep, output, count) { $0 / $1 } scalar: { $0 / $1 }
+    }
+}
+
+@inline(always)
+func combineRow(_ a: UnsafePointer<Float>, _ aStep: Int, _ b: UnsafePointer<Float>, _ bStep: Int,
+                _ output: UnsafeMutablePointer<Float>, _ count: Int,
+                _ vector: (Vector, Vector) -> Vector, scalar: (Float, Float) -> Float) {
+    let aSplat = Vector(repeating: a[0]), bSplat = Vector(repeating: b[0])
+    var i = 0
+    while i + lanes <= count {
+        let x = aStep == 0 ? aSplat : load(a + i), y = bStep == 0 ? bSplat : load(b + i)
+        store(vector(x, y), output + i)
+        i += lanes
+    }
+    while i < count {
+        output[i] = scalar(a[i * aStep], b[i * bStep])
+        i += 1
+    }
+}
