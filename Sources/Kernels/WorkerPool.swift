@@ -18,11 +18,11 @@ import Synchronization
 /// Kernels split their work into `threadCount` parts so that every output element is computed by
 /// the same code in the same order whichever thread runs it: results are bit-identical for any
 /// thread count. A pool runs one job at a time: it is not for concurrent use from several threads.
-public final class WorkerPool {
+package final class WorkerPool {
     /// 1 or 2.
-    public let threadCount: Int
+    package let threadCount: Int
     /// Floats of private scratch per thread.
-    public let scratchCount: Int
+    package let scratchCount: Int
     private let scratchBuffers: [FloatBuffer]
     /// Scratch shared by all parts of a job (for results one phase hands to the next).
     let shared: FloatBuffer
@@ -32,7 +32,7 @@ public final class WorkerPool {
 
     /// A pool of `threads` threads (clamped to 1…2). Where `Synchronization.Atomic` is
     /// unavailable (before macOS 15 / iOS 18) it runs on 1 thread.
-    public init(threads: Int = 1, scratchCount: Int = 1 << 16) {
+    package init(threads: Int = 1, scratchCount: Int = 1 << 16) {
         var count = min(max(threads, 1), 2)
         var worker: AnyObject? = nil
         if count == 2 {
