@@ -61,7 +61,7 @@ enum Identity: ActivationFunction {
 }
 
 enum ReLU: ActivationFunction {
-    /// One `vmaxps`; `pointwiseMax` would be a scalar loop (swiftsimd.md §3.3).
+    /// One `vmaxps`; `pointwiseMax` would be a scalar loop.
     @inline(always) static func apply(_ v: Vector) -> Vector { v.replacing(with: 0, where: v .< 0) }
 }
 

@@ -2,7 +2,7 @@
 /// scratch.
 ///
 /// A final class rather than an `Array`: kernels see only its pointer, so there is no
-/// copy-on-write check, bounds check or reference counting in a hot loop (swiftsimd.md §3.5).
+/// copy-on-write check, bounds check or reference counting in a hot loop.
 /// The storage never moves and is freed when the buffer is released.
 package final class FloatBuffer {
     /// Number of floats.

@@ -59,7 +59,7 @@ package func clamp(_ input: UnsafePointer<Float>, lower: Float, upper: Float, ou
 }
 
 /// Two selects (one `vmaxps`/`vminps`-class operation each); `pointwiseMin`/`pointwiseMax` and
-/// `clamped` are scalar loops on this toolchain (swiftsimd.md §3.3).
+/// `clamped` are scalar loops on this toolchain.
 @inline(always)
 func clampVector(_ x: Vector, lower: Float, upper: Float) -> Vector {
     let low = x.replacing(with: lower, where: x .< lower)

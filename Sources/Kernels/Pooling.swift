@@ -108,7 +108,7 @@ protocol PoolReduction {
 
 enum MaxReduction: PoolReduction {
     @inline(always) static var identity: Float { -.infinity }
-    /// One `vmaxps`-class select (`pointwiseMax` is a scalar loop, swiftsimd.md §3.3).
+    /// One `vmaxps`-class select (`pointwiseMax` is a scalar loop).
     @inline(always) static func combine(_ a: Vector, _ b: Vector) -> Vector { a.replacing(with: b, where: b .> a) }
     @inline(always) static func combine(_ a: Float, _ b: Float) -> Float { b > a ? b : a }
 }

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// With 2 threads a persistent worker thread spins on an atomic epoch between jobs (fork/join
 /// ≈ 0.2 µs, where `DispatchQueue.concurrentPerform` costs 5–7 µs after idle and loses on
-/// layers of 20–60 µs; swiftsimd.md §4). After about a millisecond without work it parks on a
+/// layers of 20–60 µs). After about a millisecond without work it parks on a
 /// condition so an idle pipeline does not burn a core; the first job after that pays one wake-up.
 ///
 /// Kernels split their work into `threadCount` parts so that every output element is computed by
