@@ -40,7 +40,7 @@ var out = """
     compiler's symbol graphs. CI regenerates it and fails on any difference, so a change to what apps
     can call shows up here in review. The SDK is `SMeeting` and `SRTC` (`Docs/SDK.md`); `FramePipeline`
     and `Imaging` export only the frame, picture and model-description types the SDK's signatures use.
-    `Inference` and `Kernels` are still to be fenced; every other module exports nothing.
+    Every other module exports nothing.
 
     """
 for module in modules {

@@ -1,5 +1,5 @@
 /// Which kernels a session runs.
-public enum ExecutionPath: String, Sendable, CaseIterable {
+package enum ExecutionPath: String, Sendable, CaseIterable {
     /// Scalar kernels written from the ONNX spec: the oracle.
     case reference
     /// SIMD kernels where available, the reference kernels elsewhere (per node).

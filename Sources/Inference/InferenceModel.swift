@@ -12,40 +12,40 @@ import ONNXFormat
 /// let session = try InferenceSession(model: model)
 /// try session.run(input: frameTensor, output: maskTensor)
 /// ```
-public final class InferenceModel: Sendable {
+package final class InferenceModel: Sendable {
     /// The graph inputs the caller provides (initializers and inputs fixed at plan time
     /// excluded), with every dim bound, C order.
-    public let inputs: [TensorDescription]
+    package let inputs: [TensorDescription]
     /// The graph outputs, C order.
-    public let outputs: [TensorDescription]
+    package let outputs: [TensorDescription]
     /// The graph inputs whose values were fixed at plan time (from `planTimeInputs`).
-    public let fixedInputs: Set<String>
+    package let fixedInputs: Set<String>
     /// Nodes per op type as written in the model.
-    public let opCounts: [String: Int]
+    package let opCounts: [String: Int]
     /// Elements of the float initializers (weights and biases).
-    public let parameterCount: Int
+    package let parameterCount: Int
     /// Multiply-accumulates per run, by op type (convolutions; other ops count 0).
-    public let macsByOp: [String: Int]
+    package let macsByOp: [String: Int]
     /// Bytes of the activation arena with buffer reuse (inputs and outputs included,
     /// weights excluded).
-    public let peakActivationBytes: Int
+    package let peakActivationBytes: Int
     /// The default-domain opset the model was written against.
-    public let opsetVersion: Int
+    package let opsetVersion: Int
     /// The model's `metadata_props` (a later entry with the same key wins).
-    public let metadata: [String: String]
+    package let metadata: [String: String]
     /// For each node output as written in the model: the node's op type and its first input.
     private let producers: [String: (op: String, input: String?)]
 
     let graph: LoadedGraph
 
     /// Total multiply-accumulates per run.
-    public var multiplyAccumulates: Int { macsByOp.values.reduce(0, +) }
+    package var multiplyAccumulates: Int { macsByOp.values.reduce(0, +) }
 
     /// Reads and validates an ONNX file.
     ///
     /// - Throws: `ModelError` with kind `.fileNotFound(path:)` when nothing is at `path`,
     ///   `.unreadable` when it cannot be read, otherwise as `init(bytes:)`.
-    public convenience init(contentsOfFile path: String, inputShapes: [String: [Int]] = [:],
+    package convenience init(contentsOfFile path: String, inputShapes: [String: [Int]] = [:],
                             planTimeInputs: [String: Tensor] = [:]) throws(ModelError) {
         try self.init(bytes: try Self.readFile(path), inputShapes: inputShapes, planTimeInputs: planTimeInputs)
     }
@@ -63,7 +63,7 @@ public final class InferenceModel: Sendable {
     ///   `.unsupported` for ops, attributes, types or opsets this engine lacks (naming the node,
     ///   op and attribute), `.invalidShape`, `.invalidValue` (NaN/∞ in an initializer),
     ///   `.invalidGraph` (dangling inputs, cycles).
-    public init(bytes: [UInt8], inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:]) throws(ModelError) {
+    package init(bytes: [UInt8], inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:]) throws(ModelError) {
         let proto: ModelProto
         do {
             proto = try ModelProto(serializedBytes: bytes)
@@ -95,7 +95,7 @@ public final class InferenceModel: Sendable {
     /// one), without validating anything else: what `vbg inspect` lists.
     ///
     /// - Throws: `ModelError` when the bytes are not a decodable ONNX model.
-    public static func unsupportedNodes(in bytes: [UInt8]) throws(ModelError) -> [(node: String, op: String)] {
+    package static func unsupportedNodes(in bytes: [UInt8]) throws(ModelError) -> [(node: String, op: String)] {
         let proto: ModelProto
         do {
             proto = try ModelProto(serializedBytes: bytes)
@@ -115,7 +115,7 @@ public final class InferenceModel: Sendable {
     /// that only move elements (Reshape, Transpose, Identity, Squeeze, Unsqueeze, Flatten); nil for
     /// graph inputs and initializers. Whether an output already went through a Sigmoid or a
     /// Softmax, say.
-    public func computingOp(of value: String) -> String? {
+    package func computingOp(of value: String) -> String? {
         var name = value
         for _ in 0..<producers.count {
             guard let producer = producers[name] else { return nil }
@@ -128,7 +128,7 @@ public final class InferenceModel: Sendable {
 
     /// The nodes that run (folded ones excluded) in execution order, with their output names:
     /// what `vbg infer --dump` writes.
-    public var runningNodes: [(name: String, op: String, outputs: [String])] {
+    package var runningNodes: [(name: String, op: String, outputs: [String])] {
         graph.nodes.map { node in (node.name, node.opType, node.outputs.map { graph.values[$0].name }) }
     }
 
@@ -136,7 +136,7 @@ public final class InferenceModel: Sendable {
     /// validating anything else.
     ///
     /// - Throws: `ModelError` when the bytes are not a decodable ONNX model.
-    public static func inputNames(in bytes: [UInt8]) throws(ModelError) -> [String] {
+    package static func inputNames(in bytes: [UInt8]) throws(ModelError) -> [String] {
         let proto: ModelProto
         do {
             proto = try ModelProto(serializedBytes: bytes)
@@ -148,10 +148,10 @@ public final class InferenceModel: Sendable {
     }
 
     /// The op types this engine implements (default domain).
-    public static var supportedOpTypes: [String] { OperatorRegistry.supportedOpTypes.sorted() }
+    package static var supportedOpTypes: [String] { OperatorRegistry.supportedOpTypes.sorted() }
 
     /// The file's bytes, or a `fileNotFound` / `unreadable` error naming the path.
-    public static func readFile(_ path: String) throws(ModelError) -> [UInt8] {
+    package static func readFile(_ path: String) throws(ModelError) -> [UInt8] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ModelError(.fileNotFound(path: path), "no such file")

@@ -12,17 +12,17 @@ import Dispatch
 /// ## Inspection
 /// With `keepsIntermediates: true` no buffer is reused, and `value(named:)` returns any
 /// intermediate tensor after a run (for node-by-node tests and debugging).
-public final class InferenceSession: @unchecked Sendable {
+package final class InferenceSession: @unchecked Sendable {
     // @unchecked Sendable is safe: the arena's contents are read and written only while `lock`
     // is held; everything else is immutable after init (the steps' pointers point into the arena,
     // which lives as long as the session), except `externalInput.pointer`, which is also set and
     // cleared only while `lock` is held.
-    public let model: InferenceModel
-    public let path: ExecutionPath
-    public let threads: Int
-    public let keepsIntermediates: Bool
+    package let model: InferenceModel
+    package let path: ExecutionPath
+    package let threads: Int
+    package let keepsIntermediates: Bool
     /// Bytes of the arena (activations and constants).
-    public let arenaBytes: Int
+    package let arenaBytes: Int
 
     private let plan: BufferPlan
     private let arena: UnsafeMutablePointer<Float>
@@ -39,7 +39,7 @@ public final class InferenceSession: @unchecked Sendable {
     ///   - threads: worker threads the fast kernels may use (≥ 1; the reference path uses one).
     ///   - keepsIntermediates: keep every value readable through `value(named:)` after a run.
     /// - Throws: `ModelError(.invalidInput)` when `threads` is not in 1...64.
-    public init(model: InferenceModel, path: ExecutionPath = .fast, threads: Int = 1,
+    package init(model: InferenceModel, path: ExecutionPath = .fast, threads: Int = 1,
                 keepsIntermediates: Bool = false) throws(ModelError) {
         guard (1...64).contains(threads) else { throw ModelError(.invalidInput, "threads must be between 1 and 64 (got \(threads))") }
         self.model = model
@@ -89,7 +89,7 @@ public final class InferenceSession: @unchecked Sendable {
     ///   - output: room for `model.outputs[0].elementCount` floats.
     /// - Throws: `ModelError(.invalidInput)` when the graph does not have exactly one input and
     ///   one output, both float32, or a buffer has the wrong size.
-    public func run(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>) throws(ModelError) {
+    package func run(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>) throws(ModelError) {
         guard model.graph.outputIDs.count == 1 else {
             throw ModelError(.invalidInput, "run(input:output:) needs a graph with one output; pick the output with run(input:output:outputAt:)")
         }
@@ -104,7 +104,7 @@ public final class InferenceSession: @unchecked Sendable {
     ///   - output: room for the output's element count.
     /// - Throws: `ModelError(.invalidInput)` when the graph does not have exactly one float32
     ///   input, `index` is not an output's, that output is not float32, or a buffer has the wrong size.
-    public func run(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>,
+    package func run(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>,
                     outputAt index: Int) throws(ModelError) {
         guard model.graph.outputIDs.indices.contains(index) else {
             throw ModelError(.invalidInput, "the model has \(model.graph.outputIDs.count) outputs; there is no output \(index)")
@@ -147,7 +147,7 @@ public final class InferenceSession: @unchecked Sendable {
     /// tests and tools).
     ///
     /// - Throws: `ModelError(.invalidInput)` for a missing or unknown input or a wrong size.
-    public func run(inputs: [String: [Float]]) throws(ModelError) -> [String: [Float]] {
+    package func run(inputs: [String: [Float]]) throws(ModelError) -> [String: [Float]] {
         let graph = model.graph
         for name in inputs.keys where !graph.inputIDs.contains(where: { graph.values[$0].name == name }) {
             throw ModelError(.invalidInput, "the model has no input '\(name)'")
@@ -177,7 +177,7 @@ public final class InferenceSession: @unchecked Sendable {
     ///
     /// - Throws: `ModelError(.invalidInput)` for a missing or unknown input, or one whose type or
     ///   shape differs from the model's.
-    public func run(_ feeds: [String: Tensor]) throws(ModelError) -> [String: Tensor] {
+    package func run(_ feeds: [String: Tensor]) throws(ModelError) -> [String: Tensor] {
         let graph = model.graph
         for name in feeds.keys where !graph.inputIDs.contains(where: { graph.values[$0].name == name }) {
             throw ModelError(.invalidInput, "the model has no input '\(name)'")
@@ -218,7 +218,7 @@ public final class InferenceSession: @unchecked Sendable {
     ///
     /// - Returns: the layers in execution order with the median wall time of each over `runs`.
     /// - Throws: as `run(input:output:)`.
-    public func profileLayers(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>,
+    package func profileLayers(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>,
                               runs: Int) throws(ModelError) -> [LayerProfile] {
         try run(input: input, output: output)  // validates the buffers
         let graph = model.graph
@@ -272,13 +272,13 @@ public final class InferenceSession: @unchecked Sendable {
     /// The value named `name` after the last run: any value when `keepsIntermediates` is true,
     /// otherwise only graph outputs and constants; nil for unknown names, for values whose buffer
     /// was reused, and for values folded away at plan time.
-    public func value(named name: String) -> [Float]? {
+    package func value(named name: String) -> [Float]? {
         tensor(named: name)?.floats
     }
 
     /// The tensor named `name` after the last run, under the same rules as `value(named:)`, of
     /// any element type.
-    public func tensor(named name: String) -> Tensor? {
+    package func tensor(named name: String) -> Tensor? {
         let graph = model.graph
         guard let id = graph.values.firstIndex(where: { $0.name == name }) else { return nil }
         let value = graph.values[id]
@@ -289,24 +289,24 @@ public final class InferenceSession: @unchecked Sendable {
     }
 
     /// The shape of a value the session computes or reads, or nil for unknown names.
-    public func shape(ofValueNamed name: String) -> [Int]? {
+    package func shape(ofValueNamed name: String) -> [Int]? {
         model.graph.values.first { $0.name == name }?.shape
     }
 }
 
 /// One layer of a profiled run (`InferenceSession.profileLayers`): a step and the ONNX nodes it covers.
-public struct LayerProfile: Sendable {
+package struct LayerProfile: Sendable {
     /// The ONNX node names, the first one the node whose step does the work.
-    public var nodes: [String]
+    package var nodes: [String]
     /// The nodes' operator types (`Conv`, `Relu`, …), in the order of `nodes`.
-    public var operators: [String]
+    package var operators: [String]
     /// Multiply-accumulates of the covered nodes (convolutions; 0 for elementwise work).
-    public var multiplyAccumulates: Int
+    package var multiplyAccumulates: Int
     /// Median wall time of the layer, in seconds.
-    public var seconds: Double
+    package var seconds: Double
     /// Whether the layer runs on its operator's reference kernel (on the fast path: no fast
     /// kernel took the node).
-    public var runsOnReference: Bool = false
+    package var runsOnReference: Bool = false
 }
 
 /// A node of a session and the kind of kernel that runs it (`InferenceSession.nodeKernels`).

@@ -2,10 +2,10 @@
 ///
 /// The message names the node, its operator and the attribute when they apply, so one line tells
 /// a user what to fix: `node 'conv2d_3' (Conv), attribute 'strides': expected 2 values, got 3`.
-public struct ModelError: Error, CustomStringConvertible, Sendable {
+package struct ModelError: Error, CustomStringConvertible, Sendable {
     /// The category of failure; the SDK maps `fileNotFound` to "model not found" and the others
     /// to "session failed".
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// No file at the path.
         case fileNotFound(path: String)
         /// A file exists but cannot be read (a directory, no permission, ...).
@@ -24,20 +24,20 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
         case invalidInput
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// What went wrong, without the node/op/attribute prefix.
-    public var message: String
+    package var message: String
     /// The node's name (or its first output's name when the node is unnamed).
-    public var node: String?
+    package var node: String?
     /// The node's operator type.
-    public var op: String?
+    package var op: String?
     /// The attribute concerned.
-    public var attribute: String?
+    package var attribute: String?
     /// The value a node needed as a plan-time constant but found computed at run time (lets the
     /// loader fix a graph input offered at plan time, then load again).
     var constantValue: String?
 
-    public init(_ kind: Kind, _ message: String, node: String? = nil, op: String? = nil, attribute: String? = nil) {
+    package init(_ kind: Kind, _ message: String, node: String? = nil, op: String? = nil, attribute: String? = nil) {
         self.kind = kind
         self.message = message
         self.node = node
@@ -45,7 +45,7 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
         self.attribute = attribute
     }
 
-    public var description: String {
+    package var description: String {
         var location: [String] = []
         if let node { location.append("node '\(node)'" + (op.map { " (\($0))" } ?? "")) } else if let op { location.append(op) }
         if let attribute { location.append("attribute '\(attribute)'") }

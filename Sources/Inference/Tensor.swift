@@ -1,13 +1,13 @@
 /// A tensor of any stored element type: what `InferenceSession.run(_:)` takes and returns, and
 /// what `InferenceModel` may fix at plan time.
-public struct Tensor: Sendable, Equatable {
-    public var type: ElementType
-    public var shape: [Int]
+package struct Tensor: Sendable, Equatable {
+    package var type: ElementType
+    package var shape: [Int]
     /// `shape.reduce(1, *) * type.byteSize` bytes, little-endian, C order.
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
 
     /// - Precondition: `bytes.count == shape.reduce(1, *) * type.byteSize`.
-    public init(type: ElementType, shape: [Int], bytes: [UInt8]) {
+    package init(type: ElementType, shape: [Int], bytes: [UInt8]) {
         precondition(bytes.count == shape.reduce(1, *) * type.byteSize, "\(bytes.count) bytes do not hold \(type) \(shape)")
         self.type = type
         self.shape = shape
@@ -17,15 +17,15 @@ public struct Tensor: Sendable, Equatable {
     /// A float32 tensor.
     ///
     /// - Precondition: `floats.count == shape.reduce(1, *)`.
-    public init(shape: [Int], floats: [Float]) {
+    package init(shape: [Int], floats: [Float]) {
         self.init(type: .float32, shape: shape, bytes: TensorElements.bytes(of: floats))
     }
 
     /// The number of elements.
-    public var elementCount: Int { shape.reduce(1, *) }
+    package var elementCount: Int { shape.reduce(1, *) }
 
     /// The elements of a float32 tensor; nil for other types.
-    public var floats: [Float]? { constant.floats }
+    package var floats: [Float]? { constant.floats }
 
     var constant: ConstantTensor { ConstantTensor(shape: shape, type: type, bytes: bytes) }
 }

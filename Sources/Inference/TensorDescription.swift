@@ -1,19 +1,19 @@
 /// A graph input or output: its name, static shape (C order) and element type.
-public struct TensorDescription: Sendable, Equatable, CustomStringConvertible {
-    public var name: String
-    public var shape: [Int]
-    public var type: ElementType
+package struct TensorDescription: Sendable, Equatable, CustomStringConvertible {
+    package var name: String
+    package var shape: [Int]
+    package var type: ElementType
 
-    public init(name: String, shape: [Int], type: ElementType = .float32) {
+    package init(name: String, shape: [Int], type: ElementType = .float32) {
         self.name = name
         self.shape = shape
         self.type = type
     }
 
     /// The number of elements.
-    public var elementCount: Int { shape.reduce(1, *) }
+    package var elementCount: Int { shape.reduce(1, *) }
 
-    public var description: String {
+    package var description: String {
         "\(name) \(type == .float32 ? "" : "\(type) ")[\(shape.map(String.init).joined(separator: ", "))]"
     }
 }

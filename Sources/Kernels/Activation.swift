@@ -1,5 +1,5 @@
 /// The activation fused into a kernel's output.
-public enum Activation: Sendable, Hashable, CustomStringConvertible {
+package enum Activation: Sendable, Hashable, CustomStringConvertible {
     /// The identity.
     case none
     /// max(x, 0).
@@ -11,7 +11,7 @@ public enum Activation: Sendable, Hashable, CustomStringConvertible {
     /// 1 / (1 + e^−x), saturating to exactly 0 and 1.
     case sigmoid
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .none: "none"
         case .relu: "relu"
@@ -22,7 +22,7 @@ public enum Activation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The activation of one value, rounding as the vector kernels do.
-    public func apply(_ x: Float) -> Float {
+    package func apply(_ x: Float) -> Float {
         switch self {
         case .none: return x
         case .relu: return x < 0 ? 0 : x
@@ -61,7 +61,7 @@ enum Identity: ActivationFunction {
 }
 
 enum ReLU: ActivationFunction {
-    /// One `vmaxps`; `pointwiseMax` would be a scalar loop (swiftsimd.md §3.3).
+    /// One `vmaxps`; `pointwiseMax` would be a scalar loop.
     @inline(always) static func apply(_ v: Vector) -> Vector { v.replacing(with: 0, where: v .< 0) }
 }
 

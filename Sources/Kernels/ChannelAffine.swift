@@ -8,7 +8,7 @@
 ///   `scale` and `shift` hold `input.channels` floats. `output` may be `input` itself (same
 ///   base and layout); no other overlap.
 @inline(never)
-public func channelAffine(_ input: FeatureMap, scale: UnsafePointer<Float>, shift: UnsafePointer<Float>,
+package func channelAffine(_ input: FeatureMap, scale: UnsafePointer<Float>, shift: UnsafePointer<Float>,
                           output: FeatureMap, pool: WorkerPool) {
     requireSameShape(input, output, "channelAffine")
     pool.run(ChannelAffineParts(input: input, output: output, scale: scale, shift: shift))

@@ -4,7 +4,7 @@
 /// - Precondition: same channel count, width and height. `output` may be `input` itself; no
 ///   other overlap.
 @inline(never)
-public func copyChannels(_ input: FeatureMap, output: FeatureMap) {
+package func copyChannels(_ input: FeatureMap, output: FeatureMap) {
     requireSameShape(input, output, "copyChannels")
     if input.layout.isDense && output.layout.isDense {
         if input.base != output.base {
@@ -21,7 +21,7 @@ public func copyChannels(_ input: FeatureMap, output: FeatureMap) {
 /// - Precondition: `groups ≥ 1` divides the channel count; same channel count, width and
 ///   height. `output` must not overlap `input`.
 @inline(never)
-public func shuffleChannels(_ input: FeatureMap, groups: Int, output: FeatureMap) {
+package func shuffleChannels(_ input: FeatureMap, groups: Int, output: FeatureMap) {
     requireSameShape(input, output, "shuffleChannels")
     precondition(groups >= 1 && input.channels % groups == 0, "shuffleChannels: \(groups) groups do not divide \(input.channels) channels")
     let perGroup = input.channels / groups

@@ -13,7 +13,7 @@
 /// - Precondition: `output` has the input's channel count, width and height; any layouts.
 ///   `output` must not overlap `input`.
 @inline(never)
-public func softmaxOverChannels(_ input: FeatureMap, output: FeatureMap, pool: WorkerPool) {
+package func softmaxOverChannels(_ input: FeatureMap, output: FeatureMap, pool: WorkerPool) {
     requireSameShape(input, output, "softmaxOverChannels")
     precondition(input.channels > 0, "softmaxOverChannels: no channels")
     pool.run(SoftmaxParts(input: input, output: output))

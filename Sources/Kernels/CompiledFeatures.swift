@@ -4,8 +4,8 @@ import TargetFeatures
 /// compile target (the TargetFeatures header): empty for the portable baseline; `AVX2` and `FMA`
 /// (among others) from `VBG_ARCH=x86-64-v3` or an app's top-level
 /// `-Xswiftc -Xcc -Xswiftc -march=x86-64-v3`; `AVX512F` and the rest from x86-64-v4.
-public enum CompiledFeatures {
-    public static let names: [String] = {
+package enum CompiledFeatures {
+    package static let names: [String] = {
         #if arch(x86_64)
         let all: [(String, Bool)] = [
             ("AVX", VBG_TARGET_AVX != 0), ("AVX2", VBG_TARGET_AVX2 != 0), ("FMA", VBG_TARGET_FMA != 0),

@@ -1,16 +1,16 @@
 /// Dense (groups = 1) K×K convolution weights packed for ``convolution(_:weights:stride:padTop:padLeft:activation:output:pool:)``:
 /// output channels in tiles of 8, each tile [input channel][ky][kx][8].
-public final class ConvolutionWeights {
-    public let outputChannels: Int
-    public let inputChannels: Int
-    public let kernelSize: Int
+package final class ConvolutionWeights {
+    package let outputChannels: Int
+    package let inputChannels: Int
+    package let kernelSize: Int
     let packed: FloatBuffer
     let bias: FloatBuffer
 
     var tiles: Int { (outputChannels + 7) / 8 }
 
     /// `weights` as ONNX's [Cout, Cin, K, K] (row-major), `bias` Cout values or zero when nil.
-    public init(weights: [Float], bias: [Float]?, outputChannels: Int, inputChannels: Int, kernelSize: Int) {
+    package init(weights: [Float], bias: [Float]?, outputChannels: Int, inputChannels: Int, kernelSize: Int) {
         let kk = kernelSize * kernelSize
         precondition(outputChannels > 0 && inputChannels > 0 && kernelSize > 0, "empty convolution")
         precondition(weights.count == outputChannels * inputChannels * kk, "convolution weights: wrong size")
@@ -40,7 +40,7 @@ public final class ConvolutionWeights {
 ///
 /// - Precondition: the input border covers the window (see the depthwise kernel); `output` has
 ///   `weights.outputChannels` channels.
-public func convolution(
+package func convolution(
     _ input: FeatureMap, weights: ConvolutionWeights, stride: Int, dilation: Int = 1, padTop: Int, padLeft: Int,
     activation: Activation, output: FeatureMap, pool: WorkerPool
 ) {

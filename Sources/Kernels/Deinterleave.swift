@@ -5,7 +5,7 @@
 /// Rows are split between threads; each element is a plain copy.
 /// - Precondition: `input` holds `output.channels · height · width` floats.
 @inline(never)
-public func deinterleaveChannels(_ input: UnsafePointer<Float>, output: FeatureMap, pool: WorkerPool) {
+package func deinterleaveChannels(_ input: UnsafePointer<Float>, output: FeatureMap, pool: WorkerPool) {
     pool.run(DeinterleaveParts(input: input, output: output))
 }
 

@@ -1,12 +1,12 @@
 /// Depthwise convolution weights: one K×K filter and one bias per channel.
-public final class DepthwiseWeights {
-    public let channels: Int
-    public let kernelSize: Int
+package final class DepthwiseWeights {
+    package let channels: Int
+    package let kernelSize: Int
     let weights: FloatBuffer
     let bias: FloatBuffer
 
     /// `weights` as ONNX's [C, 1, K, K] (row-major), `bias` C values or zero when nil.
-    public init(weights: [Float], bias: [Float]?, channels: Int, kernelSize: Int) {
+    package init(weights: [Float], bias: [Float]?, channels: Int, kernelSize: Int) {
         precondition(channels > 0 && kernelSize > 0, "empty depthwise convolution")
         precondition(weights.count == channels * kernelSize * kernelSize, "depthwise weights: expected \(channels)x\(kernelSize)x\(kernelSize)")
         precondition(bias == nil || bias!.count == channels, "depthwise bias: expected \(channels)")
@@ -31,7 +31,7 @@ public final class DepthwiseWeights {
 /// - Precondition: `input.layout.pad` covers the window: `padTop, padLeft ≤ pad`, and the last
 ///   window row/column lies at most `pad` beyond the interior. `output` and `residual` (any
 ///   layouts) have the input's channel count and the output size.
-public func depthwiseConvolution(
+package func depthwiseConvolution(
     _ input: FeatureMap, weights: DepthwiseWeights, stride: Int, dilation: Int = 1, padTop: Int, padLeft: Int,
     activation: Activation, residual: FeatureMap? = nil, output: FeatureMap, pool: WorkerPool
 ) {

@@ -3,7 +3,7 @@
 
 /// `output = a + b`.
 @inline(never)
-public func add(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
+package func add(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
     var i = 0
     while i < count {
         let n = min(lanes, count - i)
@@ -14,7 +14,7 @@ public func add(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, output: Un
 
 /// `output = a · b`.
 @inline(never)
-public func multiply(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
+package func multiply(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
     var i = 0
     while i < count {
         let n = min(lanes, count - i)
@@ -25,7 +25,7 @@ public func multiply(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, outpu
 
 /// `output = activation(input)`.
 @inline(never)
-public func activate(_ input: UnsafePointer<Float>, activation: Activation, output: UnsafeMutablePointer<Float>, count: Int) {
+package func activate(_ input: UnsafePointer<Float>, activation: Activation, output: UnsafeMutablePointer<Float>, count: Int) {
     var i = 0
     while i < count {
         let n = min(lanes, count - i)
@@ -36,7 +36,7 @@ public func activate(_ input: UnsafePointer<Float>, activation: Activation, outp
 
 /// `output = 1 / (1 + e^−input)`, accurate to a few ulp, exactly 0 / 1 when saturated.
 @inline(never)
-public func sigmoid(_ input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
+package func sigmoid(_ input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
     var i = 0
     while i < count {
         let n = min(lanes, count - i)
@@ -47,7 +47,7 @@ public func sigmoid(_ input: UnsafePointer<Float>, output: UnsafeMutablePointer<
 
 /// `output[c] = input[c] · scale[c]` over the interiors of `channels` planes (a per-channel
 /// broadcast multiply, as the squeeze-and-excite gate applies). `output` may be `input`.
-public func multiplyChannels(_ input: FeatureMap, scale: UnsafePointer<Float>, output: FeatureMap) {
+package func multiplyChannels(_ input: FeatureMap, scale: UnsafePointer<Float>, output: FeatureMap) {
     precondition(input.channels == output.channels && input.layout.width == output.layout.width
                  && input.layout.height == output.layout.height, "channel multiply shape mismatch")
     for c in 0..<input.channels {
@@ -78,5 +78,41 @@ func scaleRows(_ input: FeatureMap, channel c: Int, scale: Float, output: Featur
             store(load(src + x, count: n) * scale, dst + x, count: n)
             x += lanes
         }
+    }
+}
+
+/// The arithmetic of ``combine(_:step:_:step:operation:output:count:)``.
+package enum BinaryOperation: Sendable {
+    case add, subtract, multiply, divide
+}
+
+/// `output[i] = a[i·aStep] ∘ b[i·bStep]` for `i < count`, each step 0 (one value for the whole
+/// row, a broadcast operand) or 1; IEEE arithmetic, so the same values as the scalar operators.
+/// `output` may be `a` or `b` (with step 1).
+package func combine(_ a: UnsafePointer<Float>, step aStep: Int, _ b: UnsafePointer<Float>, step bStep: Int,
+                    operation: BinaryOperation, output: UnsafeMutablePointer<Float>, count: Int) {
+    precondition((aStep == 0 || aStep == 1) && (bStep == 0 || bStep == 1), "steps are 0 or 1")
+    switch operation {
+    case .add: combineRow(a, aStep, b, bStep, output, count) { $0 + $1 } scalar: { $0 + $1 }
+    case .subtract: combineRow(a, aStep, b, bStep, output, count) { $0 - $1 } scalar: { $0 - $1 }
+    case .multiply: combineRow(a, aStep, b, bStep, output, count) { $0 * $1 } scalar: { $0 * $1 }
+    case .divide: combineRow(a, aStep, b, bStep, output, count) { $0 / $1 } scalar: { $0 / $1 }
+    }
+}
+
+@inline(always)
+func combineRow(_ a: UnsafePointer<Float>, _ aStep: Int, _ b: UnsafePointer<Float>, _ bStep: Int,
+                _ output: UnsafeMutablePointer<Float>, _ count: Int,
+                _ vector: (Vector, Vector) -> Vector, scalar: (Float, Float) -> Float) {
+    let aSplat = Vector(repeating: a[0]), bSplat = Vector(repeating: b[0])
+    var i = 0
+    while i + lanes <= count {
+        let x = aStep == 0 ? aSplat : load(a + i), y = bStep == 0 ? bSplat : load(b + i)
+        store(vector(x, y), output + i)
+        i += lanes
+    }
+    while i < count {
+        output[i] = scalar(a[i * aStep], b[i * bStep])
+        i += 1
     }
 }

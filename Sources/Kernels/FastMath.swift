@@ -43,6 +43,6 @@ func sigmoidVector(_ x: Vector) -> Vector {
 }
 
 /// The scalar sigmoid computed by the same vector code (lane 0), for tails and tests.
-public func fastSigmoid(_ x: Float) -> Float {
+package func fastSigmoid(_ x: Float) -> Float {
     sigmoidVector(Vector(repeating: x))[0]
 }

@@ -2,16 +2,16 @@
 /// scratch.
 ///
 /// A final class rather than an `Array`: kernels see only its pointer, so there is no
-/// copy-on-write check, bounds check or reference counting in a hot loop (swiftsimd.md §3.5).
+/// copy-on-write check, bounds check or reference counting in a hot loop.
 /// The storage never moves and is freed when the buffer is released.
-public final class FloatBuffer {
+package final class FloatBuffer {
     /// Number of floats.
-    public let count: Int
+    package let count: Int
     /// The first float; valid for `count` elements for the buffer's lifetime.
-    public let baseAddress: UnsafeMutablePointer<Float>
+    package let baseAddress: UnsafeMutablePointer<Float>
 
     /// Allocates `count` floats, all zero.
-    public init(count: Int) {
+    package init(count: Int) {
         precondition(count >= 0, "negative buffer size")
         self.count = count
         let raw = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * MemoryLayout<Float>.stride, alignment: 64)
@@ -20,7 +20,7 @@ public final class FloatBuffer {
     }
 
     /// Copies `values` into a new buffer.
-    public convenience init(_ values: some Collection<Float>) {
+    package convenience init(_ values: some Collection<Float>) {
         self.init(count: values.count)
         for (index, value) in values.enumerated() { baseAddress[index] = value }
     }
@@ -30,10 +30,10 @@ public final class FloatBuffer {
     }
 
     /// Sets every float to zero.
-    public func zero() {
+    package func zero() {
         baseAddress.update(repeating: 0, count: count)
     }
 
     /// A copy of the contents, for tests and tools.
-    public var array: [Float] { Array(UnsafeBufferPointer(start: baseAddress, count: count)) }
+    package var array: [Float] { Array(UnsafeBufferPointer(start: baseAddress, count: count)) }
 }

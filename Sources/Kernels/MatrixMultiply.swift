@@ -1,14 +1,14 @@
 /// A constant right-hand matrix B (K×N) and bias for ``matrixMultiply(_:rows:weights:output:pool:)``:
 /// rows of B padded with zeros to a multiple of 16 columns, so every vector load is whole.
-public final class MatrixWeights {
-    public let inner: Int
-    public let columns: Int
+package final class MatrixWeights {
+    package let inner: Int
+    package let columns: Int
     let rowStride: Int
     let values: FloatBuffer
     let bias: FloatBuffer
 
     /// `values` row-major K×N (`inner` × `columns`); `bias` N values, or zero when nil.
-    public init(values: [Float], bias: [Float]?, inner: Int, columns: Int) {
+    package init(values: [Float], bias: [Float]?, inner: Int, columns: Int) {
         precondition(inner > 0 && columns > 0, "empty matrix")
         precondition(values.count == inner * columns, "matrix: expected \(inner)x\(columns)")
         precondition(bias == nil || bias!.count == columns, "matrix bias: expected \(columns)")
@@ -31,7 +31,7 @@ public final class MatrixWeights {
 /// two loads of B's row k per step of k. Every output is the bias followed by fused
 /// multiply-adds in k order (multiply then add in the portable build), whatever the tile or the
 /// thread, so results do not depend on the thread count. Rows are split between threads.
-public func matrixMultiply(_ a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights,
+package func matrixMultiply(_ a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights,
                            output: UnsafeMutablePointer<Float>, pool: WorkerPool) {
     pool.run(MatrixParts(a: a, rows: rows, weights: weights, output: output))
 }

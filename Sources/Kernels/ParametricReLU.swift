@@ -7,7 +7,7 @@
 ///   `slope` holds `input.channels` floats (or 1 when not per channel). `output` may be
 ///   `input` itself (same base and layout); no other overlap.
 @inline(never)
-public func parametricReLU(_ input: FeatureMap, slope: UnsafePointer<Float>, slopeIsPerChannel: Bool,
+package func parametricReLU(_ input: FeatureMap, slope: UnsafePointer<Float>, slopeIsPerChannel: Bool,
                            output: FeatureMap, pool: WorkerPool) {
     requireSameShape(input, output, "parametricReLU")
     pool.run(ParametricReLUParts(input: input, output: output, slope: slope, perChannel: slopeIsPerChannel))
@@ -46,7 +46,7 @@ struct ParametricReLUParts: PoolJob, ChannelSpanOperation {
 /// stays NaN (both comparisons are false for it); a NaN bound is ignored (that side is not
 /// clamped). `output` may be `input`.
 @inline(never)
-public func clamp(_ input: UnsafePointer<Float>, lower: Float, upper: Float, output: UnsafeMutablePointer<Float>, count: Int) {
+package func clamp(_ input: UnsafePointer<Float>, lower: Float, upper: Float, output: UnsafeMutablePointer<Float>, count: Int) {
     var i = 0
     while i + lanes <= count {
         store(clampVector(load(input + i), lower: lower, upper: upper), output + i)
@@ -59,7 +59,7 @@ public func clamp(_ input: UnsafePointer<Float>, lower: Float, upper: Float, out
 }
 
 /// Two selects (one `vmaxps`/`vminps`-class operation each); `pointwiseMin`/`pointwiseMax` and
-/// `clamped` are scalar loops on this toolchain (swiftsimd.md §3.3).
+/// `clamped` are scalar loops on this toolchain.
 @inline(always)
 func clampVector(_ x: Vector, lower: Float, upper: Float) -> Vector {
     let low = x.replacing(with: lower, where: x .< lower)

@@ -6,29 +6,29 @@
 /// - **padded**: each plane carries a zero border of `pad` rows and columns and rows of
 ///   `rowStride` floats (a multiple of 16), so a depthwise convolution reads its
 ///   neighbourhood without a pad copy. Producers write only the interior; the border stays zero.
-public struct PlaneLayout: Hashable, Sendable, CustomStringConvertible {
+package struct PlaneLayout: Hashable, Sendable, CustomStringConvertible {
     /// Interior width and height in pixels.
-    public let width: Int
-    public let height: Int
+    package let width: Int
+    package let height: Int
     /// Zero rows above and below, zero columns left and right of the interior.
-    public let pad: Int
+    package let pad: Int
     /// Floats from one row to the next.
-    public let rowStride: Int
+    package let rowStride: Int
     /// Floats from one channel's plane to the next.
-    public let planeStride: Int
+    package let planeStride: Int
 
     /// Floats readable past the last plane. Depthwise kernels compute whole vectors and read up
     /// to about 40 floats past the last row of a padded plane; the lanes beyond the interior are
     /// discarded.
-    public static let slack = 64
+    package static let slack = 64
 
     /// Rows and planes back to back, no border.
-    public static func dense(width: Int, height: Int) -> PlaneLayout {
+    package static func dense(width: Int, height: Int) -> PlaneLayout {
         PlaneLayout(width: width, height: height, pad: 0, rowStride: width, planeStride: width * height)
     }
 
     /// A zero border of `pad` on every side; rows rounded up to a multiple of 16 floats.
-    public static func padded(width: Int, height: Int, pad: Int) -> PlaneLayout {
+    package static func padded(width: Int, height: Int, pad: Int) -> PlaneLayout {
         if pad == 0 { return dense(width: width, height: height) }
         let rowStride = roundUp(width + 2 * pad, toMultipleOf: 16)
         return PlaneLayout(width: width, height: height, pad: pad, rowStride: rowStride,
@@ -46,28 +46,28 @@ public struct PlaneLayout: Hashable, Sendable, CustomStringConvertible {
 
     /// The same strides with `height` rows: the layout of a band of rows of this map (the view's
     /// base is the parent's base moved by the band's first row times `rowStride`).
-    public func withHeight(_ height: Int) -> PlaneLayout {
+    package func withHeight(_ height: Int) -> PlaneLayout {
         PlaneLayout(width: width, height: height, pad: pad, rowStride: rowStride, planeStride: planeStride)
     }
 
     /// Whether pixels are back to back (pixel `p` at offset `p`).
-    public var isDense: Bool { rowStride == width && pad == 0 }
+    package var isDense: Bool { rowStride == width && pad == 0 }
 
     /// Offset of pixel (0, 0) from the start of its plane.
-    public var origin: Int { pad * rowStride + pad }
+    package var origin: Int { pad * rowStride + pad }
 
     /// Offset of pixel (`y`, `x`) of channel `channel` from the start of the buffer.
     @inlinable
-    public func offset(channel: Int, y: Int, x: Int) -> Int {
+    package func offset(channel: Int, y: Int, x: Int) -> Int {
         channel * planeStride + (y + pad) * rowStride + x + pad
     }
 
     /// Floats a buffer for `channels` planes needs, slack included.
-    public func storageCount(channels: Int) -> Int {
+    package func storageCount(channels: Int) -> Int {
         channels * planeStride + PlaneLayout.slack
     }
 
-    public var description: String {
+    package var description: String {
         isDense ? "\(height)x\(width)" : "\(height)x\(width) pad \(pad) stride \(rowStride)"
     }
 }
@@ -76,28 +76,28 @@ public struct PlaneLayout: Hashable, Sendable, CustomStringConvertible {
 ///
 /// The pointer must stay valid (and, for outputs, writable) for `layout.storageCount(channels:)`
 /// floats while a kernel runs. For padded layouts the border must be zero.
-public struct FeatureMap {
-    public var base: UnsafeMutablePointer<Float>
-    public var channels: Int
-    public var layout: PlaneLayout
+package struct FeatureMap {
+    package var base: UnsafeMutablePointer<Float>
+    package var channels: Int
+    package var layout: PlaneLayout
 
-    public init(base: UnsafeMutablePointer<Float>, channels: Int, layout: PlaneLayout) {
+    package init(base: UnsafeMutablePointer<Float>, channels: Int, layout: PlaneLayout) {
         self.base = base
         self.channels = channels
         self.layout = layout
     }
 
     /// Pixels per channel.
-    public var pixels: Int { layout.width * layout.height }
+    package var pixels: Int { layout.width * layout.height }
 
     /// Rows `first ..< first + count` of every channel, as a map of their own (same strides).
     /// For a padded map the rows above and below the band are the parent's rows (or border).
-    public func rows(from first: Int, count: Int) -> FeatureMap {
+    package func rows(from first: Int, count: Int) -> FeatureMap {
         FeatureMap(base: base + first * layout.rowStride, channels: channels, layout: layout.withHeight(count))
     }
 
     /// Channels `first ..< first + count`, as a map of their own (same layout).
-    public func channels(_ first: Int, count: Int) -> FeatureMap {
+    package func channels(_ first: Int, count: Int) -> FeatureMap {
         FeatureMap(base: base + first * layout.planeStride, channels: count, layout: layout)
     }
 
@@ -110,22 +110,22 @@ public struct FeatureMap {
 
 /// An owned feature map: a ``FloatBuffer`` sized for its layout, zero-initialised (so a padded
 /// map's border is zero from the start).
-public final class FeatureMapStorage {
-    public let buffer: FloatBuffer
-    public let channels: Int
-    public let layout: PlaneLayout
+package final class FeatureMapStorage {
+    package let buffer: FloatBuffer
+    package let channels: Int
+    package let layout: PlaneLayout
 
-    public init(channels: Int, layout: PlaneLayout) {
+    package init(channels: Int, layout: PlaneLayout) {
         self.channels = channels
         self.layout = layout
         buffer = FloatBuffer(count: layout.storageCount(channels: channels))
     }
 
     /// The view kernels take. Valid while this storage is alive.
-    public var map: FeatureMap { FeatureMap(base: buffer.baseAddress, channels: channels, layout: layout) }
+    package var map: FeatureMap { FeatureMap(base: buffer.baseAddress, channels: channels, layout: layout) }
 
     /// Copies dense NCHW values (`channels·height·width`) into the interior.
-    public func setInterior(_ values: [Float]) {
+    package func setInterior(_ values: [Float]) {
         precondition(values.count == channels * layout.width * layout.height, "wrong element count")
         var index = 0
         for c in 0..<channels {
@@ -139,7 +139,7 @@ public final class FeatureMapStorage {
     }
 
     /// The interior as dense NCHW values.
-    public func interior() -> [Float] {
+    package func interior() -> [Float] {
         var values: [Float] = []
         values.reserveCapacity(channels * layout.width * layout.height)
         for c in 0..<channels {

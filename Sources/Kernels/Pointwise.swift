@@ -1,9 +1,9 @@
 /// 1x1 convolution weights packed for ``pointwiseConvolution(_:weights:activation:residual:output:pool:)``:
 /// output channels in tiles of 8, each tile stored as [input channel][8] so one step of the
 /// micro-kernel reads 8 consecutive weights. Missing channels of the last tile are zero.
-public final class PointwiseWeights {
-    public let inputChannels: Int
-    public let outputChannels: Int
+package final class PointwiseWeights {
+    package let inputChannels: Int
+    package let outputChannels: Int
     let packed: FloatBuffer
     let bias: FloatBuffer
 
@@ -11,7 +11,7 @@ public final class PointwiseWeights {
 
     /// Packs `weights` (row-major [output][input], as ONNX's [Cout, Cin, 1, 1]) and `bias`
     /// (`outputChannels` values, or zero when nil).
-    public init(weights: [Float], bias: [Float]?, outputChannels: Int, inputChannels: Int) {
+    package init(weights: [Float], bias: [Float]?, outputChannels: Int, inputChannels: Int) {
         precondition(outputChannels > 0 && inputChannels > 0, "empty 1x1 convolution")
         precondition(weights.count == outputChannels * inputChannels, "1x1 weights: expected \(outputChannels)x\(inputChannels)")
         precondition(bias == nil || bias!.count == outputChannels, "1x1 bias: expected \(outputChannels)")
@@ -30,7 +30,7 @@ public final class PointwiseWeights {
     }
 
     /// Multiply-adds per pixel.
-    public var macsPerPixel: Int { inputChannels * outputChannels }
+    package var macsPerPixel: Int { inputChannels * outputChannels }
 }
 
 /// 1x1 convolution with bias, activation and optional residual:
@@ -44,7 +44,7 @@ public final class PointwiseWeights {
 /// - Precondition: `input` is dense with `weights.inputChannels` channels; `output` (any layout,
 ///   e.g. padded for a following depthwise convolution) and `residual` (any layout) have
 ///   `weights.outputChannels` channels and the input's width and height.
-public func pointwiseConvolution(
+package func pointwiseConvolution(
     _ input: FeatureMap, weights: PointwiseWeights, activation: Activation,
     residual: FeatureMap? = nil, output: FeatureMap, pool: WorkerPool
 ) {

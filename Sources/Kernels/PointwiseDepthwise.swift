@@ -28,7 +28,7 @@
 ///     as `skip · gate + upsampled` (``applyGate(skip:upsampled:gate:output:pool:)``, the
 ///     decoder's attention gate) into `rows` (one per pool thread), a dense scratch map of the
 ///     input's channels and at least a band's input rows, so the gated map is never written whole.
-public func pointwiseThenDepthwise(
+package func pointwiseThenDepthwise(
     _ input: FeatureMap, gatedInput: GatedInput? = nil, pointwise: PointwiseWeights, pointwiseActivation: Activation,
     bands: [FeatureMapStorage], bandOutputRows: Int,
     depthwise: DepthwiseWeights, stride: Int, dilation: Int = 1, padTop: Int, padLeft: Int, depthwiseActivation: Activation,
@@ -119,7 +119,7 @@ struct BandedRows: PoolJob {
 }
 
 /// Input rows a band of `outputRows` depthwise output rows reads.
-public func bandInputRows(outputRows: Int, stride: Int, kernelSize: Int) -> Int {
+package func bandInputRows(outputRows: Int, stride: Int, kernelSize: Int) -> Int {
     (outputRows - 1) * stride + kernelSize
 }
 
@@ -133,14 +133,14 @@ func zeroRow(_ map: FeatureMap, row: Int) {
 
 /// The input of ``pointwiseThenDepthwise(_:gatedInput:pointwise:pointwiseActivation:band:bandOutputRows:depthwise:stride:padTop:padLeft:depthwiseActivation:residualIsInput:residual:output:pool:)``
 /// made band by band as `skip · gate + upsampled`.
-public struct GatedInput {
-    public var skip: FeatureMap
-    public var upsampled: FeatureMap
-    public var gate: UnsafePointer<Float>
+package struct GatedInput {
+    package var skip: FeatureMap
+    package var upsampled: FeatureMap
+    package var gate: UnsafePointer<Float>
     /// Dense scratch for the gated rows of one band, one per thread.
-    public var rows: [FeatureMapStorage]
+    package var rows: [FeatureMapStorage]
 
-    public init(skip: FeatureMap, upsampled: FeatureMap, gate: UnsafePointer<Float>, rows: [FeatureMapStorage]) {
+    package init(skip: FeatureMap, upsampled: FeatureMap, gate: UnsafePointer<Float>, rows: [FeatureMapStorage]) {
         self.skip = skip
         self.upsampled = upsampled
         self.gate = gate

@@ -1,5 +1,5 @@
 /// What a pooling window computes.
-public enum PoolKind: Sendable, Hashable {
+package enum PoolKind: Sendable, Hashable {
     /// The largest input in the window (ONNX MaxPool).
     case max
     /// The mean of the window (ONNX AveragePool). With `countIncludesPad` the divisor is the
@@ -31,7 +31,7 @@ public enum PoolKind: Sendable, Hashable {
 ///   roundUp(outW, 16) + kernelWidth)` rounded up to 16, plus `(kernelHeight + 1)·roundUp(outW,
 ///   16) + 16` floats fit `pool.scratchCount`. `output` must not overlap `input`.
 @inline(never)
-public func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kernelWidth: Int, strideHeight: Int, strideWidth: Int,
+package func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kernelWidth: Int, strideHeight: Int, strideWidth: Int,
                    padTop: Int, padLeft: Int, output: FeatureMap, pool: WorkerPool) {
     precondition(kernelHeight >= 1 && kernelWidth >= 1 && strideHeight >= 1 && strideWidth >= 1, "pool2D: empty window or zero stride")
     precondition(padTop >= 0 && padLeft >= 0, "pool2D: negative pad")
@@ -108,7 +108,7 @@ protocol PoolReduction {
 
 enum MaxReduction: PoolReduction {
     @inline(always) static var identity: Float { -.infinity }
-    /// One `vmaxps`-class select (`pointwiseMax` is a scalar loop, swiftsimd.md §3.3).
+    /// One `vmaxps`-class select (`pointwiseMax` is a scalar loop).
     @inline(always) static func combine(_ a: Vector, _ b: Vector) -> Vector { a.replacing(with: b, where: b .> a) }
     @inline(always) static func combine(_ a: Float, _ b: Float) -> Float { b > a ? b : a }
 }

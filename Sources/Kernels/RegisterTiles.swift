@@ -1,5 +1,5 @@
 // Register tiles: a row of pixels held in SIMD16 fields, so a tile of 8 such rows (one per
-// output channel) stays in registers (swiftsimd.md §3.1, §3.8).
+// output channel) stays in registers.
 
 protocol PixelRow {
     /// Pixels in the row (a multiple of 16).

@@ -8,7 +8,7 @@
 /// sides), then the horizontal blend, interleaving even and odd outputs in registers.
 /// - Precondition: `output` is 2W×2H with the input's channel count; any layouts.
 @inline(never)
-public func resizeBilinear2x(_ input: FeatureMap, output: FeatureMap, pool: WorkerPool) {
+package func resizeBilinear2x(_ input: FeatureMap, output: FeatureMap, pool: WorkerPool) {
     let inW = input.layout.width, inH = input.layout.height
     precondition(output.channels == input.channels && output.layout.width == 2 * inW
                  && output.layout.height == 2 * inH, "resize ×2 shape mismatch")

@@ -5,15 +5,15 @@
 ///
 /// The table is copied at init into storage the kernels read through pointers, so a call
 /// allocates nothing.
-public struct ResizeAxis {
+package struct ResizeAxis {
     /// Output size along the axis.
-    public let count: Int
+    package let count: Int
     /// The largest source index in the table (the input must be larger).
-    public let largestIndex: Int
+    package let largestIndex: Int
     let storage: ResizeAxisStorage
 
     /// - Precondition: the three arrays have the same non-zero length; indices are ≥ 0.
-    public init(first: [Int], second: [Int], weight: [Float]) {
+    package init(first: [Int], second: [Int], weight: [Float]) {
         precondition(!first.isEmpty && first.count == second.count && first.count == weight.count,
                      "resize axis: first, second and weight must have the same non-zero length")
         precondition(first.allSatisfy { $0 >= 0 } && second.allSatisfy { $0 >= 0 }, "resize axis: negative source index")
@@ -65,7 +65,7 @@ final class ResizeAxisStorage: @unchecked Sendable {
 ///   height and every column index below its width. `2·columns.count ≤ pool.scratchCount`.
 ///   `output` must not overlap `input`.
 @inline(never)
-public func resizeBilinear(_ input: FeatureMap, rows: ResizeAxis, columns: ResizeAxis, output: FeatureMap, pool: WorkerPool) {
+package func resizeBilinear(_ input: FeatureMap, rows: ResizeAxis, columns: ResizeAxis, output: FeatureMap, pool: WorkerPool) {
     precondition(output.channels == input.channels && output.layout.height == rows.count
                  && output.layout.width == columns.count, "resizeBilinear: output shape does not match the tables")
     precondition(rows.largestIndex < input.layout.height && columns.largestIndex < input.layout.width,
@@ -154,7 +154,7 @@ func interpolateRow(_ row: UnsafePointer<Float>, _ table: ResizeAxisStorage, int
 ///   `columns.count` columns; any layouts. Every index is within the input. `output` must not
 ///   overlap `input`.
 @inline(never)
-public func resizeNearest(_ input: FeatureMap, rows: [Int], columns: [Int], output: FeatureMap, pool: WorkerPool) {
+package func resizeNearest(_ input: FeatureMap, rows: [Int], columns: [Int], output: FeatureMap, pool: WorkerPool) {
     precondition(output.channels == input.channels && output.layout.height == rows.count
                  && output.layout.width == columns.count, "resizeNearest: output shape does not match the tables")
     rows.withUnsafeBufferPointer { rowTable in

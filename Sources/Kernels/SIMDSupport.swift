@@ -1,6 +1,6 @@
 // The arithmetic unit of every kernel: one SIMD16<Float> (a zmm register with AVX-512, two ymm
 // with AVX2, four q registers on NEON). Wider tiles are structs of SIMD16 fields; arithmetic on
-// SIMD32/SIMD64 is never used because it is scalarised (swiftsimd.md §3).
+// SIMD32/SIMD64 is never used because it is scalarised.
 
 import TargetFeatures
 
@@ -77,7 +77,7 @@ func loadPartial(_ v: inout Vector, _ p: UnsafePointer<Float>, count: Int) {
 }
 
 /// `a + b * c`, fused where the target has FMA. Without FMA `addingProduct` would lower to one
-/// `fmaf` libm call per lane (swiftsimd.md §1), so the portable build multiplies and adds.
+/// `fmaf` libm call per lane, so the portable build multiplies and adds.
 @inline(always)
 func multiplyAdd(_ a: Vector, _ b: Float, _ c: Vector) -> Vector {
     targetHasFMA ? a.addingProduct(b, c) : a + b * c

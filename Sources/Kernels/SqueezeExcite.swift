@@ -1,8 +1,8 @@
 /// The two small fully connected layers of a squeeze-and-excite or attention gate:
 /// `gate = sigmoid(W2 · relu(W1 · mean + b1) + b2)` (1x1 convolutions on a 1×1 map in ONNX).
-public final class GateWeights {
-    public let channels: Int
-    public let hiddenChannels: Int
+package final class GateWeights {
+    package let channels: Int
+    package let hiddenChannels: Int
     let reduce: FloatBuffer   // [hidden][channels]
     let reduceBias: FloatBuffer
     let expand: FloatBuffer   // [hidden][channels] (transposed from ONNX's [channels][hidden])
@@ -10,7 +10,7 @@ public final class GateWeights {
 
     /// `reduce` [hidden, channels] and `expand` [channels, hidden], row-major (ONNX 1x1 conv
     /// weights); biases zero when nil.
-    public init(reduce: [Float], reduceBias: [Float]?, expand: [Float], expandBias: [Float]?,
+    package init(reduce: [Float], reduceBias: [Float]?, expand: [Float], expandBias: [Float]?,
                 channels: Int, hiddenChannels: Int) {
         precondition(channels > 0 && hiddenChannels > 0, "empty gate")
         precondition(reduce.count == channels * hiddenChannels && expand.count == channels * hiddenChannels,
@@ -109,7 +109,7 @@ private func accumulateRow(_ row: UnsafePointer<Float>, _ otherRow: UnsafePointe
 
 /// Global average pool: `output[c]` = mean of channel c's interior.
 @inline(never)
-public func globalAveragePool(_ input: FeatureMap, output: UnsafeMutablePointer<Float>) {
+package func globalAveragePool(_ input: FeatureMap, output: UnsafeMutablePointer<Float>) {
     let count = Float(input.pixels)
     for c in 0..<input.channels { output[c] = channelSum(input, c) / count }
 }
@@ -119,7 +119,7 @@ public func globalAveragePool(_ input: FeatureMap, output: UnsafeMutablePointer<
 ///
 /// Means and multiplies are split over channels between threads; the gate is computed once.
 @inline(never)
-public func squeezeExcite(_ input: FeatureMap, weights: GateWeights, output: FeatureMap, pool: WorkerPool) {
+package func squeezeExcite(_ input: FeatureMap, weights: GateWeights, output: FeatureMap, pool: WorkerPool) {
     precondition(input.channels == weights.channels && output.channels == weights.channels
                  && input.layout.width == output.layout.width && input.layout.height == output.layout.height,
                  "squeeze-excite shape mismatch")
@@ -159,7 +159,7 @@ struct ChannelScaling: PoolJob {
 /// The decoder's attention gate: `output = skip · gate + upsampled` with
 /// `gate = sigmoid(W2·relu(W1·mean(skip + upsampled) + b1) + b2)` (the multiply-add fused).
 @inline(never)
-public func attentionGate(skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights, output: FeatureMap,
+package func attentionGate(skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights, output: FeatureMap,
                           pool: WorkerPool) {
     precondition(skip.channels == weights.channels && upsampled.channels == weights.channels
                  && output.channels == weights.channels, "attention gate channel mismatch")
@@ -179,7 +179,7 @@ public func attentionGate(skip: FeatureMap, upsampled: FeatureMap, weights: Gate
 /// (`weights.channels` floats) to `gate` and applies nothing; ``applyGate(skip:upsampled:gate:output:pool:)``
 /// (on the whole map or on bands of rows) then gives the same output.
 @inline(never)
-public func attentionGateValues(skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights,
+package func attentionGateValues(skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights,
                                 gate: UnsafeMutablePointer<Float>, pool: WorkerPool) {
     let c = weights.channels
     let mean = pool.shared.baseAddress, hidden = mean + c
@@ -190,7 +190,7 @@ public func attentionGateValues(skip: FeatureMap, upsampled: FeatureMap, weights
 
 /// `output[c] = skip[c] · gate[c] + upsampled[c]` (the attention gate's second half), split
 /// over channels. Maps of equal size, any layouts.
-public func applyGate(skip: FeatureMap, upsampled: FeatureMap, gate: UnsafePointer<Float>, output: FeatureMap,
+package func applyGate(skip: FeatureMap, upsampled: FeatureMap, gate: UnsafePointer<Float>, output: FeatureMap,
                       pool: WorkerPool) {
     pool.run(GateApplication(skip: skip, upsampled: upsampled, gate: UnsafeMutablePointer(mutating: gate), output: output))
 }

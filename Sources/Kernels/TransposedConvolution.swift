@@ -1,13 +1,13 @@
 /// Weights of a 2×2 stride-2 transposed convolution (no overlap: each input pixel writes one
 /// 2×2 output block).
-public final class TransposedConvolutionWeights {
-    public let inputChannels: Int
-    public let outputChannels: Int
+package final class TransposedConvolutionWeights {
+    package let inputChannels: Int
+    package let outputChannels: Int
     let weights: FloatBuffer   // [in][out][2][2]
     let bias: FloatBuffer
 
     /// `weights` as ONNX ConvTranspose's [Cin, Cout, 2, 2] (row-major); bias zero when nil.
-    public init(weights: [Float], bias: [Float]?, inputChannels: Int, outputChannels: Int) {
+    package init(weights: [Float], bias: [Float]?, inputChannels: Int, outputChannels: Int) {
         precondition(inputChannels > 0 && outputChannels > 0, "empty transposed convolution")
         precondition(weights.count == inputChannels * outputChannels * 4, "transposed convolution weights: wrong size")
         precondition(bias == nil || bias!.count == outputChannels, "transposed convolution bias: wrong size")
@@ -25,7 +25,7 @@ public final class TransposedConvolutionWeights {
 /// Input rows are split between threads.
 /// - Precondition: `output` is 2W×2H with `weights.outputChannels` channels; any layouts.
 @inline(never)
-public func transposedConvolution2x2(_ input: FeatureMap, weights: TransposedConvolutionWeights,
+package func transposedConvolution2x2(_ input: FeatureMap, weights: TransposedConvolutionWeights,
                                      activation: Activation, output: FeatureMap, pool: WorkerPool) {
     let inW = input.layout.width, inH = input.layout.height
     precondition(input.channels == weights.inputChannels && output.channels == weights.outputChannels
@@ -114,13 +114,13 @@ func transposedConvolutionRow(_ input: FeatureMap, row i: Int, weights: UnsafePo
 
 /// Transposed-convolution weights as one 1x1 GEMM per window tap: tap (ky, kx) maps the input
 /// channels to the output channels with W[i][o][ky][kx].
-public final class TapWeights {
-    public let inputChannels: Int, outputChannels: Int, kernelHeight: Int, kernelWidth: Int
+package final class TapWeights {
+    package let inputChannels: Int, outputChannels: Int, kernelHeight: Int, kernelWidth: Int
     let taps: [PointwiseWeights]
     let bias: FloatBuffer
 
     /// `weights` as ONNX's ConvTranspose [Cin, Cout, kH, kW] (group 1), `bias` Cout values or zero.
-    public init(weights: [Float], bias: [Float]?, inputChannels: Int, outputChannels: Int, kernelHeight: Int, kernelWidth: Int) {
+    package init(weights: [Float], bias: [Float]?, inputChannels: Int, outputChannels: Int, kernelHeight: Int, kernelWidth: Int) {
         precondition(weights.count == inputChannels * outputChannels * kernelHeight * kernelWidth, "transposed weights: wrong size")
         precondition(bias == nil || bias!.count == outputChannels, "transposed bias: expected \(outputChannels)")
         self.inputChannels = inputChannels
@@ -146,7 +146,7 @@ public final class TapWeights {
 ///
 /// - Precondition: `input` dense with `weights.inputChannels` channels; `scratch` dense with
 ///   `weights.outputChannels` channels and the input's size; `output` dense.
-public func transposedConvolution(_ input: FeatureMap, weights: TapWeights, strideHeight: Int, strideWidth: Int,
+package func transposedConvolution(_ input: FeatureMap, weights: TapWeights, strideHeight: Int, strideWidth: Int,
                                   dilationHeight: Int, dilationWidth: Int, padTop: Int, padLeft: Int,
                                   scratch: FeatureMapStorage, output: FeatureMap, pool: WorkerPool) {
     precondition(input.layout.isDense && output.layout.isDense && scratch.layout.isDense, "dense maps only")

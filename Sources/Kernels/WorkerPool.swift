@@ -12,17 +12,17 @@ import Synchronization
 ///
 /// With 2 threads a persistent worker thread spins on an atomic epoch between jobs (fork/join
 /// ≈ 0.2 µs, where `DispatchQueue.concurrentPerform` costs 5–7 µs after idle and loses on
-/// layers of 20–60 µs; swiftsimd.md §4). After about a millisecond without work it parks on a
+/// layers of 20–60 µs). After about a millisecond without work it parks on a
 /// condition so an idle pipeline does not burn a core; the first job after that pays one wake-up.
 ///
 /// Kernels split their work into `threadCount` parts so that every output element is computed by
 /// the same code in the same order whichever thread runs it: results are bit-identical for any
 /// thread count. A pool runs one job at a time: it is not for concurrent use from several threads.
-public final class WorkerPool {
+package final class WorkerPool {
     /// 1 or 2.
-    public let threadCount: Int
+    package let threadCount: Int
     /// Floats of private scratch per thread.
-    public let scratchCount: Int
+    package let scratchCount: Int
     private let scratchBuffers: [FloatBuffer]
     /// Scratch shared by all parts of a job (for results one phase hands to the next).
     let shared: FloatBuffer
@@ -32,7 +32,7 @@ public final class WorkerPool {
 
     /// A pool of `threads` threads (clamped to 1…2). Where `Synchronization.Atomic` is
     /// unavailable (before macOS 15 / iOS 18) it runs on 1 thread.
-    public init(threads: Int = 1, scratchCount: Int = 1 << 16) {
+    package init(threads: Int = 1, scratchCount: Int = 1 << 16) {
         var count = min(max(threads, 1), 2)
         var worker: AnyObject? = nil
         if count == 2 {

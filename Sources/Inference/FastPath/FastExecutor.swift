@@ -92,7 +92,7 @@ final class FastExecutor: Executor {
             return ActivationStep(input: inputs[0], output: outputs[0], count: unary.count, activation: activation)
         case let binary as ElementwiseBinary:
             return attentionGateStep(binary, node) ?? binaryStep(binary, inputs, outputs)
-                ?? parametricReLUStep(binary, inputs, outputs)
+                ?? parametricReLUStep(binary, inputs, outputs) ?? broadcastBinaryStep(binary, inputs, outputs)
         case let norm as BatchNormalization:
             return batchNormalizationStep(norm, node, inputs, outputs)
         case let softmax as Softmax:

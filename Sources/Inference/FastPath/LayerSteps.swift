@@ -206,3 +206,71 @@ struct PoolStep: Step {
                strideWidth: width.stride, padTop: height.padBegin, padLeft: width.padBegin, output: output, pool: pool)
     }
 }
+
+extension FastExecutor {
+    /// Add, Sub, Mul or Div of float tensors with any broadcasting whose innermost run (after
+    /// merging contiguous axes) has at least 8 elements and reads each operand with step 0 or 1:
+    /// one vector loop per run.
+    func broadcastBinaryStep(_ binary: ElementwiseBinary, _ inputs: [UnsafePointer<Float>],
+                             _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        let operation: BinaryOperation
+        switch binary.kind {
+        case .add: operation = .add
+        case .sub: operation = .subtract
+        case .mul: operation = .multiply
+        case .div: operation = .divide
+        case .prelu: return nil
+        }
+        // Axes of extent 1 dropped; then an axis merged with the next (inner) one when every
+        // operand steps over it as over the whole inner one.
+        var axes: [(extent: Int, strides: [Int])] = []
+        for (axis, extent) in binary.loop.extents.enumerated() where extent > 1 {
+            let strides = (0..<3).map { binary.loop.strides[$0][axis] }
+            axes.append((extent, strides))
+        }
+        var merged: [(extent: Int, strides: [Int])] = []
+        for axis in axes {
+            if let outer = merged.last, (0..<3).allSatisfy({ outer.strides[$0] == axis.strides[$0] * axis.extent }) {
+                merged[merged.count - 1] = (outer.extent * axis.extent, axis.strides)
+            } else {
+                merged.append(axis)
+            }
+        }
+        guard let run = merged.last, run.extent >= 8, run.strides[0] == 1,
+              (0...1).contains(run.strides[1]), (0...1).contains(run.strides[2]) else { return nil }
+        let outer = merged.dropLast()
+        let rows = outer.reduce(1) { $0 * $1.extent }
+        guard rows <= 1 << 20 else { return nil }
+        var offsets: [Int] = []
+        offsets.reserveCapacity(3 * rows)
+        var index = [Int](repeating: 0, count: outer.count)
+        for _ in 0..<rows {
+            for operand in 0..<3 {
+                offsets.append(outer.indices.reduce(0) { $0 + index[$1 - outer.startIndex] * outer[$1].strides[operand] })
+            }
+            var axis = outer.count - 1
+            while axis >= 0 {
+                index[axis] += 1
+                if index[axis] < outer[outer.startIndex + axis].extent { break }
+                index[axis] = 0
+                axis -= 1
+            }
+        }
+        return BroadcastBinaryStep(a: inputs[0], b: inputs[1], output: outputs[0], operation: operation, offsets: offsets,
+                                   runLength: run.extent, aStep: run.strides[1], bStep: run.strides[2])
+    }
+}
+
+/// Runs of a broadcast binary operation, one per row of `offsets` (output, a, b).
+struct BroadcastBinaryStep: Step {
+    let a: UnsafePointer<Float>, b: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>
+    let operation: BinaryOperation, offsets: [Int], runLength: Int, aStep: Int, bStep: Int
+    func run() {
+        var row = 0
+        while row < offsets.count {
+            combine(a + offsets[row + 1], step: aStep, b + offsets[row + 2], step: bStep, operation: operation,
+                    output: output + offsets[row], count: runLength)
+            row += 3
+        }
+    }
+}

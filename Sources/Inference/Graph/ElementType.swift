@@ -7,11 +7,11 @@ import ONNXFormat
 /// masks) are computed by the operators that take them; float16 and double exist as storage
 /// types, made and read by `Cast`, `CastLike` and the data-movement operators. Initializers of
 /// type FLOAT16 or DOUBLE are widened or rounded to float32 when the model is read.
-public enum ElementType: String, Sendable, CaseIterable, CustomStringConvertible {
+package enum ElementType: String, Sendable, CaseIterable, CustomStringConvertible {
     case float32, float16, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool
 
     /// Bytes per element.
-    public var byteSize: Int {
+    package var byteSize: Int {
         switch self {
         case .int8, .uint8, .bool: 1
         case .float16, .int16, .uint16: 2
@@ -21,7 +21,7 @@ public enum ElementType: String, Sendable, CaseIterable, CustomStringConvertible
     }
 
     /// Whether the type holds integers (bool included: its elements are 0 and 1).
-    public var isInteger: Bool {
+    package var isInteger: Bool {
         switch self {
         case .float32, .float16, .double: false
         default: true
@@ -29,7 +29,7 @@ public enum ElementType: String, Sendable, CaseIterable, CustomStringConvertible
     }
 
     /// The ONNX `TensorProto.DataType` name.
-    public var description: String { onnxType.description }
+    package var description: String { onnxType.description }
 
     /// The type of an ONNX `TensorProto.DataType`, or nil for types the engine does not store
     /// (string, complex, bfloat16, the 8- and 4-bit float and integer types).
