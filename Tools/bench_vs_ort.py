@@ -17,8 +17,8 @@ Any other ONNX model: `--model PATH` (repeatable) benches it the same way, after
 interleaved round after round, each at every `--threads` count, no LiteRT column. Every graph
 input gets noise of its shape, as `vbg bench` feeds it: uniform in [0, 1) for float inputs, zeros
 for integer and bool ones; a dynamic leading dim is 1, and other dynamic dims are bound with
-`--shape NAME=DIMS` (passed to vbg too). The outputs are discarded. The bar for such models (issue
-14) is vbg <= 1.5 x onnxruntime at 1 thread.
+`--shape NAME=DIMS` (passed to vbg too). The outputs are discarded. The bar for such models is
+vbg <= 1.5 x onnxruntime at 1 thread.
 
   /work/venv/bin/python Tools/bench_vs_ort.py --vbg build-native/release/vbg --rounds 5 --iterations 200
   /work/venv/bin/python Tools/bench_vs_ort.py --models "" --model ../shared/models/sinet_softmax_320.onnx \
