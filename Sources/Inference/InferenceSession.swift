@@ -27,6 +27,9 @@ package final class InferenceSession: @unchecked Sendable {
     private let plan: BufferPlan
     private let arena: UnsafeMutablePointer<Float>
     private let steps: [any Step]
+    /// Guards the arena for any caller. Under the SDK's segmenter, whose own lock already
+    /// serialises runs, it is taken uncontended (tens of nanoseconds a frame); it stays so that a
+    /// session is safe to share on its own.
     private let lock = NSLock()
     /// Set when the fast path's first step reads the single graph input straight from the
     /// caller's buffer in `run(input:output:)` (no copy into the arena).
