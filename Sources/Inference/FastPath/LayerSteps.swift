@@ -126,13 +126,7 @@ extension FastExecutor {
         var index = [Int](repeating: 0, count: kept)
         for _ in 0..<outer.reduce(1, *) {
             sources.append((0..<kept).reduce(0) { $0 + index[$1] * inputStrides[t.perm[$1]] })
-            var axis = kept - 1
-            while axis >= 0 {
-                index[axis] += 1
-                if index[axis] < outer[axis] { break }
-                index[axis] = 0
-                axis -= 1
-            }
+            advance(&index, in: outer, through: kept - 1)
         }
         let bytes = t.outputTypes[0].byteSize
         return BlockCopyStep(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(outputs[0]),
@@ -238,23 +232,18 @@ extension FastExecutor {
         }
         guard let run = merged.last, run.extent >= 8, run.strides[0] == 1,
               (0...1).contains(run.strides[1]), (0...1).contains(run.strides[2]) else { return nil }
-        let outer = merged.dropLast()
-        let rows = outer.reduce(1) { $0 * $1.extent }
+        let outer = Array(merged.dropLast())
+        let extents = outer.map(\.extent)
+        let rows = extents.reduce(1, *)
         guard rows <= 1 << 20 else { return nil }
         var offsets: [Int] = []
         offsets.reserveCapacity(3 * rows)
         var index = [Int](repeating: 0, count: outer.count)
         for _ in 0..<rows {
             for operand in 0..<3 {
-                offsets.append(outer.indices.reduce(0) { $0 + index[$1 - outer.startIndex] * outer[$1].strides[operand] })
+                offsets.append(outer.indices.reduce(0) { $0 + index[$1] * outer[$1].strides[operand] })
             }
-            var axis = outer.count - 1
-            while axis >= 0 {
-                index[axis] += 1
-                if index[axis] < outer[outer.startIndex + axis].extent { break }
-                index[axis] = 0
-                axis -= 1
-            }
+            advance(&index, in: extents, through: outer.count - 1)
         }
         return BroadcastBinaryStep(a: inputs[0], b: inputs[1], output: outputs[0], operation: operation, offsets: offsets,
                                    runLength: run.extent, aStep: run.strides[1], bStep: run.strides[2])

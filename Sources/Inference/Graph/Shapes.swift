@@ -59,6 +59,20 @@ enum Shapes {
 
 /// Loops over up to six dimensions with an offset into each of up to three tensors, without
 /// allocating: shapes are right-aligned into six slots padded with 1.
+/// Steps the C-order multi-index `index` of `shape` to the next position, counting on axes
+/// `0...last` only (the axes after `last` are left alone); wraps to all zeros after the last one.
+@inline(__always)
+func advance<Index: MutableCollection>(_ index: inout Index, in shape: [Int], through last: Int)
+    where Index.Index == Int, Index.Element == Int {
+    var axis = last
+    while axis >= 0 {
+        index[axis] += 1
+        if index[axis] < shape[axis] { return }
+        index[axis] = 0
+        axis -= 1
+    }
+}
+
 struct StridedLoop: Sendable {
     static let maximumRank = 6
     /// Extents, outermost first, padded to six.

@@ -85,13 +85,8 @@ struct AxisGather: Operator {
                     for j in 0..<rowLength { y[j] = fill }
                 }
                 y += rowLength
-                var a = rank - 2
-                while a >= 0 {
-                    index[a] += 1
-                    if index[a] < shape[a] { break }
-                    index[a] = 0
-                    a -= 1
-                }
+                var position = index  // the same memory: a buffer pointer
+                advance(&position, in: shape, through: rank - 2)
             }
         }
     }

@@ -32,13 +32,8 @@ struct Interpolation: Operator {
                 var outside = false
                 for a in 0..<rank where offsets[a][index[a] * tapCounts[a]] < 0 { outside = true }
                 y[o] = outside ? extrapolation : sum(x, index, axis: 0, offset: 0, weight: 1)
-                var a = rank - 1
-                while a >= 0 {
-                    index[a] += 1
-                    if index[a] < shape[a] { break }
-                    index[a] = 0
-                    a -= 1
-                }
+                var position = index  // the same memory: a buffer pointer
+                advance(&position, in: shape, through: rank - 1)
             }
         }
     }
