@@ -108,6 +108,8 @@ final class FastExecutor: Executor {
         case let transposed as ConvTranspose:
             guard hasConstantWeights(node) else { return nil }
             return transposedStep(transposed, node, inputs, outputs) ?? tapTransposedConvolutionStep(transposed, inputs, outputs)
+        case let gather as AxisGather:
+            return planeGatherStep(gather, node, inputs, outputs)
         case let product as MatMul:
             return matMulStep(product, node, inputs, outputs)
         case let gemm as Gemm:

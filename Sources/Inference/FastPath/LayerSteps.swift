@@ -168,6 +168,32 @@ struct BlockCopyStep: Step {
     }
 }
 
+extension FastExecutor {
+    /// A float gather of rows and columns only (nearest-neighbour resizing and Upsample, edge and
+    /// reflect Pad of the spatial axes) of a [N, C, H, W] tensor: `resizeNearest` on its planes.
+    func planeGatherStep(_ gather: AxisGather, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                         _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard let graph, gather.outputTypes == [.float32], inputs[0] != UnsafePointer(outputs[0]) else { return nil }
+        let input = graph.values[node.inputs[0]].shape, output = gather.outputShapes[0]
+        guard input.count == 4, output.count == 4, input[0] == output[0], input[1] == output[1] else { return nil }
+        let (h, w) = (input[2], input[3])
+        // The batch and channel axes copied through; every row and column one of the input's.
+        guard gather.sources[0] == (0..<input[0]).map({ $0 * input[1] * h * w }),
+              gather.sources[1] == (0..<input[1]).map({ $0 * h * w }),
+              gather.sources[2].allSatisfy({ $0 >= 0 && $0 % w == 0 }), gather.sources[3].allSatisfy({ $0 >= 0 }) else { return nil }
+        let planes = input[0] * input[1]
+        return PlaneGatherStep(input: Self.denseMap(inputs[0], channels: planes, height: h, width: w),
+                               rows: gather.sources[2].map { $0 / w }, columns: gather.sources[3],
+                               output: Self.denseMap(outputs[0], channels: planes, height: output[2], width: output[3]),
+                               pool: pool)
+    }
+}
+
+struct PlaneGatherStep: Step {
+    let input: FeatureMap, rows: [Int], columns: [Int], output: FeatureMap, pool: WorkerPool
+    func run() { resizeNearest(input, rows: rows, columns: columns, output: output, pool: pool) }
+}
+
 struct ChannelAffineStep: Step {
     let input: FeatureMap, output: FeatureMap, factor: FloatBuffer, shift: FloatBuffer, pool: WorkerPool
     func run() { channelAffine(input, scale: factor.baseAddress, shift: shift.baseAddress, output: output, pool: pool) }
