@@ -91,9 +91,10 @@ struct FusionRuleTests {
         #expect(!profile[0].runsOnReference)
     }
 
-    @Test("grouped 1x1 convolutions (2 and 3 groups) and dilated dense convolutions run on fast kernels",
+    @Test("grouped 1x1 and K×K convolutions and dilated dense convolutions run on fast kernels",
           arguments: [(group: 2, kernel: 1, dilation: 1), (group: 3, kernel: 1, dilation: 1),
-                      (group: 1, kernel: 3, dilation: 2), (group: 1, kernel: 3, dilation: 4)])
+                      (group: 1, kernel: 3, dilation: 2), (group: 1, kernel: 3, dilation: 4), (group: 3, kernel: 3, dilation: 1),
+                      (group: 4, kernel: 5, dilation: 1)])
     func groupedAndDilated(group: Int, kernel: Int, dilation: Int) throws {
         let pad = Int64((kernel - 1) * dilation / 2)
         let bytes = B.model(

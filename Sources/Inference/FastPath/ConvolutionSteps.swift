@@ -90,7 +90,8 @@ extension FastExecutor {
         /// One K×K filter per channel (group = input channels = output channels), stride 1 or 2,
         /// any dilation, reading a zero-bordered copy of its input with this border.
         case depthwise(pad: Int)
-        /// Group 1, K×K, stride 1 or 2, any dilation, reading a zero-bordered copy with this border.
+        /// K×K of any group count (one dense convolution per group), stride 1 or 2, any dilation,
+        /// reading a zero-bordered copy with this border.
         case dense(pad: Int)
 
         /// The border of the zero-bordered input the kernel reads (nil: it reads the arena).
@@ -114,7 +115,7 @@ extension FastExecutor {
         if conv.group == conv.inputChannels && conv.outputChannels == conv.inputChannels && h.kernel <= 16 {
             return .depthwise(pad: pad)
         }
-        return conv.group == 1 && h.kernel <= 7 ? .dense(pad: pad) : nil
+        return h.kernel <= 7 ? .dense(pad: pad) : nil
     }
 
     /// A depthwise filter whose non-zero taps all lie on every `step`-th row and column (a dilated
@@ -193,11 +194,15 @@ extension FastExecutor {
             let prefilled = node.inputs.first.flatMap { paddedInputs[$0] }
             let padded = prefilled ?? FeatureMapStorage(channels: cin, layout: .padded(width: w.input, height: h.input, pad: pad))
             if case .dense = kind {
+                let (gin, gout, size) = (cin / conv.group, cout / conv.group, (cin / conv.group) * k * k)
+                let groups = (0..<conv.group).map { g in
+                    ConvolutionWeights(weights: Array(weights[g * gout * size ..< (g + 1) * gout * size]),
+                                       bias: bias.map { Array($0[g * gout ..< (g + 1) * gout]) },
+                                       outputChannels: gout, inputChannels: gin, kernelSize: k)
+                }
                 return DenseConvolutionStep(
                     input: input, padded: padded, copiesInput: prefilled == nil, output: output, activation: chain.activation,
-                    pool: pool, weights: ConvolutionWeights(weights: weights, bias: bias, outputChannels: cout,
-                                                            inputChannels: cin, kernelSize: k),
-                    stride: stride, dilation: h.dilation, padTop: h.padBegin, padLeft: w.padBegin)
+                    pool: pool, groups: groups, stride: stride, dilation: h.dilation, padTop: h.padBegin, padLeft: w.padBegin)
             }
             // `r + act(dw(r))` reads r from the padded copy the convolution reads anyway.
             let residual = residualValue == node.inputs.first ? padded.map : denseResidual

@@ -61,17 +61,25 @@ struct DepthwiseStep: Step {
     }
 }
 
+/// A K×K convolution, one dense convolution per group on the group's channel slices.
 struct DenseConvolutionStep: Step {
     let input: FeatureMap, padded: FeatureMapStorage
     /// False when the producer writes the padded buffer itself.
     let copiesInput: Bool
     let output: FeatureMap, activation: Activation, pool: WorkerPool
-    let weights: ConvolutionWeights
+    let groups: [ConvolutionWeights]
     let stride: Int, dilation: Int, padTop: Int, padLeft: Int
     func run() {
         if copiesInput { copyIntoPadded(input, padded) }
-        convolution(padded.map, weights: weights, stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
-                    activation: activation, output: output, pool: pool)
+        var inputChannel = 0, outputChannel = 0
+        for g in groups.indices {
+            let weights = groups[g]
+            convolution(padded.map.channels(inputChannel, count: weights.inputChannels), weights: weights, stride: stride,
+                        dilation: dilation, padTop: padTop, padLeft: padLeft, activation: activation,
+                        output: output.channels(outputChannel, count: weights.outputChannels), pool: pool)
+            inputChannel += weights.inputChannels
+            outputChannel += weights.outputChannels
+        }
     }
 }
 
