@@ -1,28 +1,6 @@
 // Element-wise kernels over `count` consecutive floats (dense tensors, or the whole storage of
 // a layout). In-place use (output == an input) is allowed.
 
-/// `output = a + b`.
-@inline(never)
-package func add(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
-    var i = 0
-    while i < count {
-        let n = min(lanes, count - i)
-        store(load(a + i, count: n) + load(b + i, count: n), output + i, count: n)
-        i += lanes
-    }
-}
-
-/// `output = a · b`.
-@inline(never)
-package func multiply(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
-    var i = 0
-    while i < count {
-        let n = min(lanes, count - i)
-        store(load(a + i, count: n) * load(b + i, count: n), output + i, count: n)
-        i += lanes
-    }
-}
-
 /// `output = activation(input)`.
 @inline(never)
 package func activate(_ input: UnsafePointer<Float>, activation: Activation, output: UnsafeMutablePointer<Float>, count: Int) {
@@ -45,16 +23,8 @@ package func sigmoid(_ input: UnsafePointer<Float>, output: UnsafeMutablePointer
     }
 }
 
-/// `output[c] = input[c] · scale[c]` over the interiors of `channels` planes (a per-channel
-/// broadcast multiply, as the squeeze-and-excite gate applies). `output` may be `input`.
-package func multiplyChannels(_ input: FeatureMap, scale: UnsafePointer<Float>, output: FeatureMap) {
-    precondition(input.channels == output.channels && input.layout.width == output.layout.width
-                 && input.layout.height == output.layout.height, "channel multiply shape mismatch")
-    for c in 0..<input.channels {
-        scaleRows(input, channel: c, scale: scale[c], output: output)
-    }
-}
-
+/// Row by row, `output[c] = input[c] · scale` over the interior of plane `c` (the squeeze-and-excite
+/// gate's per-channel multiply). `output` may be `input`.
 @inline(always)
 func scaleRows(_ input: FeatureMap, channel c: Int, scale: Float, output: FeatureMap) {
     let w = input.layout.width

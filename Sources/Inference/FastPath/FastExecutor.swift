@@ -91,8 +91,8 @@ final class FastExecutor: Executor {
             }
             return ActivationStep(input: inputs[0], output: outputs[0], count: unary.count, activation: activation)
         case let binary as ElementwiseBinary:
-            return attentionGateStep(binary, node) ?? binaryStep(binary, inputs, outputs)
-                ?? parametricReLUStep(binary, inputs, outputs) ?? broadcastBinaryStep(binary, inputs, outputs)
+            return attentionGateStep(binary, node) ?? parametricReLUStep(binary, inputs, outputs)
+                ?? broadcastBinaryStep(binary, inputs, outputs)
         case let norm as BatchNormalization:
             return batchNormalizationStep(norm, node, inputs, outputs)
         case let softmax as Softmax:
@@ -126,33 +126,6 @@ final class FastExecutor: Executor {
     /// `output` may run with these buffers: the same buffer, or disjoint ones.
     func elementwiseSafe(_ input: Int, _ output: Int) -> Bool {
         pointer(input) == pointer(output) || !overlap(input, output)
-    }
-
-    func binaryStep(_ binary: ElementwiseBinary, _ inputs: [UnsafePointer<Float>],
-                            _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard binary.kind == .add || binary.kind == .mul, let shape = binary.outputShapes.first, shape.count == 4,
-              shape[0] == 1 else { return nil }
-        let (c, hgt, wid) = (shape[1], shape[2], shape[3])
-        let count = c * hgt * wid
-        let loop = binary.loop
-        let dense = [hgt * wid, wid, 1]
-        let tail = { (operand: Int) in Array(loop.strides[operand].suffix(3)) }
-        // StridedLoop operands: 0 is the output, 1 and 2 the inputs.
-        let a = tail(1), b = tail(2)
-        // Strides of size-1 axes do not matter.
-        func matches(_ strides: [Int], _ expected: [Int]) -> Bool {
-            zip([c, hgt, wid], zip(strides, expected)).allSatisfy { extent, pair in extent == 1 || pair.0 == pair.1 }
-        }
-        if matches(a, dense) && matches(b, dense) {
-            return BinaryStep(a: inputs[0], b: inputs[1], output: outputs[0], count: count, isAdd: binary.kind == .add)
-        }
-        if binary.kind == .mul && matches(a, dense) && matches(b, [1, 0, 0]) {
-            return ChannelScaleStep(input: inputs[0], scale: inputs[1], output: outputs[0], channels: c, height: hgt, width: wid)
-        }
-        if binary.kind == .mul && matches(b, dense) && matches(a, [1, 0, 0]) {
-            return ChannelScaleStep(input: inputs[1], scale: inputs[0], output: outputs[0], channels: c, height: hgt, width: wid)
-        }
-        return nil
     }
 
     func resizeStep(_ resize: Resize, _ inputs: [UnsafePointer<Float>],

@@ -88,23 +88,6 @@ struct ActivationStep: Step {
     func run() { activate(input, activation: activation, output: output, count: count) }
 }
 
-struct BinaryStep: Step {
-    let a: UnsafePointer<Float>, b: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, isAdd: Bool
-    func run() {
-        if isAdd { add(a, b, output: output, count: count) } else { multiply(a, b, output: output, count: count) }
-    }
-}
-
-struct ChannelScaleStep: Step {
-    let input: UnsafePointer<Float>, scale: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>
-    let channels: Int, height: Int, width: Int
-    func run() {
-        let layout = PlaneLayout.dense(width: width, height: height)
-        multiplyChannels(FeatureMap(base: UnsafeMutablePointer(mutating: input), channels: channels, layout: layout),
-                         scale: scale, output: FeatureMap(base: output, channels: channels, layout: layout))
-    }
-}
-
 struct AveragePoolStep: Step {
     let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, planes: Int, planeSize: Int
     func run() {

@@ -229,8 +229,8 @@ struct PoolStep: Step {
 
 extension FastExecutor {
     /// Add, Sub, Mul or Div of float tensors with any broadcasting whose innermost run (after
-    /// merging contiguous axes) has at least 8 elements and reads each operand with step 0 or 1:
-    /// one vector loop per run.
+    /// merging contiguous axes) reads each operand with step 0 or 1: one vector loop per run (a
+    /// single run for equal shapes, one per channel for a [1, C, 1, 1] operand).
     func broadcastBinaryStep(_ binary: ElementwiseBinary, _ inputs: [UnsafePointer<Float>],
                              _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         let operation: BinaryOperation
@@ -256,7 +256,7 @@ extension FastExecutor {
                 merged.append(axis)
             }
         }
-        guard let run = merged.last, run.extent >= 8, run.strides[0] == 1,
+        guard let run = merged.last, run.strides[0] == 1,
               (0...1).contains(run.strides[1]), (0...1).contains(run.strides[2]) else { return nil }
         let outer = Array(merged.dropLast())
         let extents = outer.map(\.extent)
