@@ -21,7 +21,7 @@ for integer and bool ones; a dynamic leading dim is 1, and other dynamic dims ar
 vbg <= 1.5 x onnxruntime at 1 thread.
 
   /work/venv/bin/python Tools/bench_vs_ort.py --vbg build-native/release/vbg --rounds 5 --iterations 200
-  /work/venv/bin/python Tools/bench_vs_ort.py --models "" --model ../shared/models/sinet_softmax_320.onnx \
+  /work/venv/bin/python Tools/bench_vs_ort.py --models "" --model Fixtures/thirdparty/sinet/model.onnx \
       --model Fixtures/converted/keras_aspp/model.onnx --threads 1
 Build vbg first: VBG_ARCH=native swift build -c release --scratch-path build-native --product vbg
 """
