@@ -175,8 +175,8 @@ func poolRows<Reduction: PoolReduction>(_ job: PoolParts<Reduction>, channel c: 
             let row = UnsafePointer(band + b * g.rowPitch), out = destination + yo * outRow
             let counts = reciprocals + (job.countIncludesPad ? 0 : g.windowRows(yo).count) * g.tableWidth
             switch g.strideWidth {
-            case 1: reduceColumnsStride1(row, g, counts: counts, average: isAverage, into: out, Reduction.self)
-            case 2: reduceColumnsStride2(row, g, counts: counts, average: isAverage, into: out, Reduction.self)
+            case 1: reduceColumnsVector(row, g, stride: 1, counts: counts, average: isAverage, into: out, Reduction.self)
+            case 2: reduceColumnsVector(row, g, stride: 2, counts: counts, average: isAverage, into: out, Reduction.self)
             default: reduceColumnsScalar(row, g, counts: counts, average: isAverage, into: out, Reduction.self)
             }
         }
@@ -228,34 +228,20 @@ func reduceColumns<Reduction: PoolReduction>(_ row: UnsafePointer<Float>, _ g: P
     return acc
 }
 
+/// One output row, 16 outputs per vector, for stride 1 or 2 (`stride` is a literal at both call
+/// sites, so each inlined copy loads with `load` or `loadEven` and nothing is decided per vector).
 @inline(always)
-func reduceColumnsStride1<Reduction: PoolReduction>(_ row: UnsafePointer<Float>, _ g: PoolGeometry, counts: UnsafePointer<Float>,
-                                                    average: Bool, into out: UnsafeMutablePointer<Float>,
-                                                    _: Reduction.Type) {
+func reduceColumnsVector<Reduction: PoolReduction>(_ row: UnsafePointer<Float>, _ g: PoolGeometry, stride: Int,
+                                                   counts: UnsafePointer<Float>, average: Bool,
+                                                   into out: UnsafeMutablePointer<Float>, _: Reduction.Type) {
     var xo = 0
     while xo + lanes <= g.outputWidth {
-        let acc = reduceColumns(row, g, stride: 1, at: xo, Reduction.self)
+        let acc = reduceColumns(row, g, stride: stride, at: xo, Reduction.self)
         finishPool(acc, counts: counts + xo, average: average, into: out + xo, count: lanes)
         xo += lanes
     }
     if xo < g.outputWidth {
-        let acc = reduceColumns(row, g, stride: 1, at: xo, Reduction.self)
-        finishPool(acc, counts: counts + xo, average: average, into: out + xo, count: g.outputWidth - xo)
-    }
-}
-
-@inline(always)
-func reduceColumnsStride2<Reduction: PoolReduction>(_ row: UnsafePointer<Float>, _ g: PoolGeometry, counts: UnsafePointer<Float>,
-                                                    average: Bool, into out: UnsafeMutablePointer<Float>,
-                                                    _: Reduction.Type) {
-    var xo = 0
-    while xo + lanes <= g.outputWidth {
-        let acc = reduceColumns(row, g, stride: 2, at: xo, Reduction.self)
-        finishPool(acc, counts: counts + xo, average: average, into: out + xo, count: lanes)
-        xo += lanes
-    }
-    if xo < g.outputWidth {
-        let acc = reduceColumns(row, g, stride: 2, at: xo, Reduction.self)
+        let acc = reduceColumns(row, g, stride: stride, at: xo, Reduction.self)
         finishPool(acc, counts: counts + xo, average: average, into: out + xo, count: g.outputWidth - xo)
     }
 }
