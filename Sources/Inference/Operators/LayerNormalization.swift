@@ -8,16 +8,11 @@ enum LayerNormalization {
         // Y, and optionally Mean and InvStdDev: any count from 1 to 3 is accepted.
         try context.checkArity(inputs: 2, 3, outputs: (1...3).contains(context.node.outputs.count) ? context.node.outputs.count : 3)
         try context.checkAttributes(["axis", "epsilon", "stash_type"])
-        _ = try context.int("stash_type", default: 1, in: 1...1)
-        let x = try context.shape(ofInput: 0)
-        guard x.count <= StridedLoop.maximumRank else { throw context.error(.unsupported, "rank \(x.count) is above 6") }
-        let axis = try context.axis(try context.int("axis", default: -1), rank: x.count, attribute: "axis")
-        let scale = try context.shape(ofInput: 1)
+        let (x, geometry, scale) = try Normalization.trailingAxes(context)
         let bias = context.hasInput(2) ? try context.shape(ofInput: 2) : nil
-        for (role, shape) in [("Scale", scale), ("B", bias ?? x)] where Shapes.broadcast(shape, x) != x {
-            throw context.error(.invalidShape, "\(role) of shape \(shape) does not broadcast to the input's \(x)")
+        if let bias, Shapes.broadcast(bias, x) != x {
+            throw context.error(.invalidShape, "B of shape \(bias) does not broadcast to the input's \(x)")
         }
-        let geometry = ReductionGeometry(input: x, axes: Set(axis..<x.count))
         let statistics = Array(repeating: geometry.keptShape, count: context.node.outputs.count - 1)
         return Normalization(dataInputs: bias == nil ? [0, 1] : [0, 1, 2], outputShapes: [x] + statistics, geometry: geometry,
                              epsilon: .insideRoot(Double(try context.float("epsilon", default: 1e-5))),

@@ -1,8 +1,10 @@
-/// Standardisation shared by InstanceNormalization, LayerNormalization, GroupNormalization and
-/// MeanVarianceNormalization: each set of elements that `geometry` reduces is replaced by
-/// (x − mean) / √(variance + ε) (or (x − mean) / (√variance + ε) for MeanVarianceNormalization),
-/// with the mean and the population variance computed in Double; then, when `affine` is set,
-/// y = y · scale + bias with scale and bias read through its strides.
+/// Standardisation shared by InstanceNormalization, LayerNormalization, GroupNormalization,
+/// MeanVarianceNormalization and RMSNormalization: each set of elements that `geometry` reduces
+/// is replaced by (x − mean) / √(variance + ε) (or (x − mean) / (√variance + ε) for
+/// MeanVarianceNormalization), with the mean and the population variance computed in Double;
+/// then, when `affine` is set, y = y · scale + bias with scale and bias read through its strides.
+/// Without `subtractsMean` (RMSNormalization) the mean is taken as 0, so the variance is the
+/// mean square and y = x / √(mean(x²) + ε).
 ///
 /// The geometry and the affine loop may view the input under different shapes (GroupNormalization
 /// reduces over `[N, G, C/G · spatial]` but scales per channel over `[N, C, spatial]`); both are
@@ -22,6 +24,7 @@ struct Normalization: Operator {
     /// Over the output: the offsets of y (operand 0), scale (1) and bias (2).
     let affine: StridedLoop?
     let hasBias: Bool
+    var subtractsMean = true
 
     /// How many of each set's mean and inverse standard deviation the node also outputs (0, 1 or
     /// 2: LayerNormalization's optional outputs), at the outer loop's output offsets.
@@ -32,7 +35,7 @@ struct Normalization: Operator {
         let geometry = self.geometry, count = Double(geometry.count), epsilon = self.epsilon
         let statisticsCount = self.statisticsCount
         geometry.outer.forEach { o, base, _ in
-            let mean = geometry.fold(0.0, from: base) { $0 + Double(x[$1]) } / count
+            let mean = subtractsMean ? geometry.fold(0.0, from: base) { $0 + Double(x[$1]) } / count : 0
             let variance = geometry.fold(0.0, from: base) { sum, i in
                 let d = Double(x[i]) - mean
                 return sum + d * d
@@ -59,5 +62,23 @@ struct Normalization: Operator {
         var strides = [Shapes.strides(view), Shapes.broadcastStrides(scale, to: view)]
         if let bias { strides.append(Shapes.broadcastStrides(bias, to: view)) }
         return StridedLoop(shape: view, strides: strides)
+    }
+}
+
+extension Normalization {
+    /// What LayerNormalization and RMSNormalization read alike (each checks its own arity and
+    /// attribute names first): `stash_type`, of which only 1 (float statistics) is accepted; X,
+    /// of rank 6 at most; the normalised dimensions, from `axis` (default −1) on; and the shape
+    /// of `Scale`, which must broadcast unidirectionally to X.
+    static func trailingAxes(_ context: NodeContext) throws(ModelError) -> (x: [Int], geometry: ReductionGeometry, scale: [Int]) {
+        _ = try context.int("stash_type", default: 1, in: 1...1)
+        let x = try context.shape(ofInput: 0)
+        guard x.count <= StridedLoop.maximumRank else { throw context.error(.unsupported, "rank \(x.count) is above 6") }
+        let axis = try context.axis(try context.int("axis", default: -1), rank: x.count, attribute: "axis")
+        let scale = try context.shape(ofInput: 1)
+        guard Shapes.broadcast(scale, x) == x else {
+            throw context.error(.invalidShape, "Scale of shape \(scale) does not broadcast to the input's \(x)")
+        }
+        return (x, ReductionGeometry(input: x, axes: Set(axis..<x.count)), scale)
     }
 }
