@@ -65,30 +65,23 @@ struct Conv: Operator {
                 let firstInput = x + (n * inputChannels + (m / outputsPerGroup) * channelsPerGroup) * inPlane
                 let kernel = weights + m * channelsPerGroup * kernelSize
                 let initial = Double(bias?[m] ?? 0)
-                for od in 0..<depth.output {
-                    let front = od * depth.stride - depth.padBegin
-                    for oh in 0..<height.output {
-                        let top = oh * height.stride - height.padBegin
-                        for ow in 0..<width.output {
-                            let left = ow * width.stride - width.padBegin
-                            var sum = initial
-                            for kd in taps(depth, start: front) {
-                                for kh in taps(height, start: top) {
-                                    for kw in taps(width, start: left) {
-                                        // The tap's input pixel in channel 0 of the group, and its weight for channel 0.
-                                        let pixel = firstInput + ((front + kd * depth.dilation) * inH + top + kh * height.dilation) * inW
-                                            + left + kw * width.dilation
-                                        let tap = kernel + (kd * kH + kh) * kW + kw
-                                        for c in 0..<channelsPerGroup {
-                                            sum += Double(tap[c * kernelSize]) * Double(pixel[c * inPlane])
-                                        }
-                                    }
+                forEachWindowStart(depth, height, width) { front, top, left in
+                    var sum = initial
+                    for kd in taps(depth, start: front) {
+                        for kh in taps(height, start: top) {
+                            for kw in taps(width, start: left) {
+                                // The tap's input pixel in channel 0 of the group, and its weight for channel 0.
+                                let pixel = firstInput + ((front + kd * depth.dilation) * inH + top + kh * height.dilation) * inW
+                                    + left + kw * width.dilation
+                                let tap = kernel + (kd * kH + kh) * kW + kw
+                                for c in 0..<channelsPerGroup {
+                                    sum += Double(tap[c * kernelSize]) * Double(pixel[c * inPlane])
                                 }
                             }
-                            out.pointee = Float(sum)
-                            out += 1
                         }
                     }
+                    out.pointee = Float(sum)
+                    out += 1
                 }
             }
         }

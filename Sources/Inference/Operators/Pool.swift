@@ -47,54 +47,47 @@ struct Pool: Operator {
         var o = 0
         for p in 0..<planes {
             let plane = x + p * inPlane
-            for od in 0..<depth.output {
-                let front = od * depth.stride - depth.padBegin
-                for oh in 0..<height.output {
-                    let top = oh * height.stride - height.padBegin
-                    for ow in 0..<width.output {
-                        let left = ow * width.stride - width.padBegin
-                        var maximum = -Float.infinity, sum: Float = 0, inside = 0, argmax = (d: 0, h: 0, w: 0)
-                        for kd in 0..<depth.kernel {
-                            let id = front + kd * depth.dilation
-                            if id < 0 || id >= inD { continue }
-                            for kh in 0..<height.kernel {
-                                let ih = top + kh * height.dilation
-                                if ih < 0 || ih >= inH { continue }
-                                for kw in 0..<width.kernel {
-                                    let iw = left + kw * width.dilation
-                                    if iw < 0 || iw >= inW { continue }
-                                    let value = plane[(id * inH + ih) * inW + iw].float
-                                    if value > maximum || inside == 0 { maximum = value; argmax = (id, ih, iw) }
-                                    switch kind {
-                                    case let .lp(p): sum += powf(abs(value), Float(p))
-                                    default: sum += value
-                                    }
-                                    inside += 1
-                                }
+            forEachWindowStart(depth, height, width) { front, top, left in
+                var maximum = -Float.infinity, sum: Float = 0, inside = 0, argmax = (d: 0, h: 0, w: 0)
+                for kd in 0..<depth.kernel {
+                    let id = front + kd * depth.dilation
+                    if id < 0 || id >= inD { continue }
+                    for kh in 0..<height.kernel {
+                        let ih = top + kh * height.dilation
+                        if ih < 0 || ih >= inH { continue }
+                        for kw in 0..<width.kernel {
+                            let iw = left + kw * width.dilation
+                            if iw < 0 || iw >= inW { continue }
+                            let value = plane[(id * inH + ih) * inW + iw].float
+                            if value > maximum || inside == 0 { maximum = value; argmax = (id, ih, iw) }
+                            switch kind {
+                            case let .lp(p): sum += powf(abs(value), Float(p))
+                            default: sum += value
                             }
+                            inside += 1
                         }
-                        switch kind {
-                        case .max:
-                            y[o] = T(pooled: maximum)
-                        case let .lp(p):
-                            y[o] = T(pooled: powf(sum, 1 / Float(p)))
-                        case let .average(countIncludesPad):
-                            var divisor = inside
-                            if countIncludesPad {
-                                // The taps inside the padded extent (onnxruntime's rule).
-                                divisor = Self.tapsBefore(inD + depth.padEnd - front, depth) * Self.tapsBefore(inH + height.padEnd - top, height)
-                                    * Self.tapsBefore(inW + width.padEnd - left, width)
-                            }
-                            y[o] = T(pooled: divisor > 0 ? sum / Float(divisor) : 0)
-                        }
-                        if let indices {
-                            let (d, h, w) = argmax
-                            let offset = indexOrder == .rowMajor ? (d * inH + h) * inW + w : (w * inH + h) * inD + d
-                            indices[o] = Int64(p * inPlane + offset)
-                        }
-                        o += 1
                     }
                 }
+                switch kind {
+                case .max:
+                    y[o] = T(pooled: maximum)
+                case let .lp(p):
+                    y[o] = T(pooled: powf(sum, 1 / Float(p)))
+                case let .average(countIncludesPad):
+                    var divisor = inside
+                    if countIncludesPad {
+                        // The taps inside the padded extent (onnxruntime's rule).
+                        divisor = Self.tapsBefore(inD + depth.padEnd - front, depth) * Self.tapsBefore(inH + height.padEnd - top, height)
+                            * Self.tapsBefore(inW + width.padEnd - left, width)
+                    }
+                    y[o] = T(pooled: divisor > 0 ? sum / Float(divisor) : 0)
+                }
+                if let indices {
+                    let (d, h, w) = argmax
+                    let offset = indexOrder == .rowMajor ? (d * inH + h) * inW + w : (w * inH + h) * inD + d
+                    indices[o] = Int64(p * inPlane + offset)
+                }
+                o += 1
             }
         }
     }
