@@ -26,11 +26,8 @@ package struct SegmenterLoadError: Error, Sendable, CustomStringConvertible {
 /// Buffers are allocated at creation, the sampler and upsampler when the frame size changes, so
 /// steady-state frames allocate nothing.
 package final class ModelSegmenter: Segmenter {
-    // Sizes, then scratch buffers: laid out like MaskUpsampler's stored properties (a pair
-    // `duplicates` lists), which are other fields of the same kinds, not shared state.
-    package let inputWidth: Int
-    package let inputHeight: Int
-    /// How the model's tensors are read, and where each field came from.
+    /// How the model's tensors are read (the input and output sizes among them), and where each
+    /// field came from.
     package let convention: ModelConvention
     private let session: InferenceSession
     /// The sampler's NHWC RGB tensor in [0, 1].
@@ -98,9 +95,7 @@ package final class ModelSegmenter: Segmenter {
         }
         let outputName = convention.outputName
         outputIndex = model.outputs.firstIndex { $0.name == outputName }!
-        inputHeight = convention.inputHeight
-        inputWidth = convention.inputWidth
-        let pixels = inputWidth * inputHeight
+        let pixels = convention.inputWidth * convention.inputHeight
         sampled = .allocate(capacity: 3 * pixels)
         sampled.initialize(repeating: 0)
         let convertsInput = !(convention.inputLayout == .nhwc && convention.channels == .rgb && convention.range == (0, 1)
@@ -136,7 +131,7 @@ package final class ModelSegmenter: Segmenter {
         precondition(mask.count == frame.width * frame.height, "mask size does not match the frame")
         if sampler?.sourceWidth != frame.width || sampler?.sourceHeight != frame.height {
             sampler = ModelInputSampler(sourceWidth: frame.width, sourceHeight: frame.height,
-                                        tensorWidth: inputWidth, tensorHeight: inputHeight)
+                                        tensorWidth: convention.inputWidth, tensorHeight: convention.inputHeight)
             upsampler = MaskUpsampler(sourceWidth: convention.outputWidth, sourceHeight: convention.outputHeight,
                                       targetWidth: frame.width, targetHeight: frame.height)
         }
@@ -150,7 +145,7 @@ package final class ModelSegmenter: Segmenter {
 
     /// The sampler's NHWC RGB values (each k/255) to the model's layout, order and scale.
     private func convertInput() {
-        let pixels = inputWidth * inputHeight
+        let pixels = convention.inputWidth * convention.inputHeight
         let planar = convention.inputLayout == .nchw, swapsRedBlue = convention.channels == .bgr
         inputTable.withUnsafeBufferPointer { table in
             for c in 0..<3 {
