@@ -8,9 +8,9 @@ struct Gather: Operator {
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let indexType: ElementType
-    /// Product of data's dims before the axis; the axis length; bytes of one entry along it.
-    let outer: Int, axisLength: Int, entryBytes: Int
-    let indexCount: Int
+    /// What `run` walks: the product of data's dims before the axis, the axis length, the bytes
+    /// of one entry along it, and the number of indices.
+    let outer: Int, axisLength: Int, entryBytes: Int, indexCount: Int
     static var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
