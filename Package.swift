@@ -9,6 +9,7 @@
 //   CPUSupport            build-time instruction-set requirements vs the running CPU (no arch flags)
 //   Kernels               SIMD compute kernels on raw pointers; never sees ONNX
 //   ONNXFormat            protobuf wire reader + ONNX messages; parses, never executes
+//   HalfPrecision         IEEE 754 binary16 <-> binary32, for the float16 tensors of models and .npy files
 //   Inference             graph validation, shape inference, static plan, reference + fast paths
 //   NumpyFormat           .npy tensors (fixtures, `vbg infer`)
 //   BuiltinModels         the two MediaPipe selfie segmentation ONNX files (Weights/), linked into the binary
@@ -121,8 +122,9 @@ let package = Package(
 
         // MARK: - Implementation details
         .target(name: "FramePipeline", dependencies: ["Imaging", "Inference", "Kernels"], swiftSettings: simdSettings),
-        .target(name: "Inference", dependencies: ["ONNXFormat", "Kernels"], swiftSettings: simdSettings),
+        .target(name: "Inference", dependencies: ["ONNXFormat", "Kernels", "HalfPrecision"], swiftSettings: simdSettings),
         .target(name: "ONNXFormat", swiftSettings: commonSettings),
+        .target(name: "HalfPrecision", swiftSettings: commonSettings),
         .target(name: "Kernels", dependencies: ["CPUSupport", "TargetFeatures"], exclude: ["README.md"], swiftSettings: simdSettings),
         .target(name: "CPUSupport", dependencies: ["TargetFeatures"], swiftSettings: cpuSupportSettings),
         // The compile target's instruction-set features as constants Swift can read (a C header).
@@ -133,7 +135,7 @@ let package = Package(
         // longjmp: kept in C so no jump crosses Swift frames.
         .target(name: "PNGWriter", dependencies: ["CLibPNG"]),
         .target(name: "Y4MFormat", dependencies: ["Imaging"], swiftSettings: simdSettings),
-        .target(name: "NumpyFormat", swiftSettings: commonSettings),
+        .target(name: "NumpyFormat", dependencies: ["HalfPrecision"], swiftSettings: commonSettings),
         .target(name: "BuiltinModels", dependencies: ["BuiltinModelData"], swiftSettings: commonSettings),
         // The ONNX files linked in with the assembler's `.incbin` (found through the header search
         // path), so no resource bundle is needed at run time.

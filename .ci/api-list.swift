@@ -5,7 +5,7 @@ import Foundation
 
 /// The modules an app can reach through the SRTC and SMeeting products (test support excluded).
 let modules = ["SMeeting", "SRTC", "FramePipeline", "Imaging", "Inference", "Kernels", "ONNXFormat",
-               "NumpyFormat", "PNGCodec", "Y4MFormat", "CPUSupport", "BuiltinModels"]
+               "NumpyFormat", "HalfPrecision", "PNGCodec", "Y4MFormat", "CPUSupport", "BuiltinModels"]
 
 struct Fragment: Decodable { let spelling: String }
 struct Kind: Decodable { let identifier: String }

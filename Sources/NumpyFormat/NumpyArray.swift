@@ -1,3 +1,5 @@
+import HalfPrecision
+
 /// An n-dimensional array as stored in a `.npy` file: a shape, an element type and the raw
 /// little-endian bytes in C (row-major) order.
 ///
@@ -94,7 +96,7 @@ package struct NumpyArray: Sendable, Equatable {
     package func floats() throws(NumpyError) -> [Float] {
         switch dataType {
         case .float32: elements(UInt32.self) { Float(bitPattern: $0) }
-        case .float16: elements(UInt16.self) { NumpyArray.floatFromHalf($0) }
+        case .float16: elements(UInt16.self) { Half.float($0) }
         case .float64: elements(UInt64.self) { Float(Double(bitPattern: $0)) }
         case .int8: elements(Int8.self) { Float($0) }
         case .int16: elements(Int16.self) { Float($0) }
@@ -151,25 +153,6 @@ package struct NumpyArray: Sendable, Equatable {
                 transform(Stored(littleEndian: raw.loadUnaligned(fromByteOffset: i * MemoryLayout<Stored>.size, as: Stored.self)))
             }
         }
-    }
-
-    /// IEEE 754 binary16 → binary32, exact (subnormals, infinities and NaN included).
-    ///
-    /// Inference has the same conversion (`Half.float`): this module depends on no other, and
-    /// `Float16` is unavailable on macOS x86_64, so each keeps its own few lines.
-    static func floatFromHalf(_ half: UInt16) -> Float {
-        let sign = UInt32(half & 0x8000) << 16
-        let exponent = Int(half >> 10) & 0x1f
-        let mantissa = UInt32(half & 0x3ff)
-        if exponent == 0 {
-            // Zero or subnormal: mantissa · 2^-24.
-            let magnitude = Float(mantissa) * 0x1p-24
-            return sign == 0 ? magnitude : -magnitude
-        }
-        if exponent == 31 {
-            return Float(bitPattern: sign | 0x7f80_0000 | (mantissa << 13))
-        }
-        return Float(bitPattern: sign | UInt32(exponent - 15 + 127) << 23 | (mantissa << 13))
     }
 
     /// The product of `shape`, or nil if a dimension is negative or the product overflows.

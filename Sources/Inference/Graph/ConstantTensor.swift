@@ -1,3 +1,4 @@
+import HalfPrecision
 import ONNXFormat
 
 /// A tensor whose value is known when the plan is built: an initializer, a `Constant` node's

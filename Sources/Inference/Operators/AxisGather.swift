@@ -1,3 +1,5 @@
+import HalfPrecision
+
 /// An output whose every element is one input element or a fill value, chosen independently
 /// along each axis: output index o on axis a reads input index `sources[a][o]`, or the fill value
 /// when that is −1 on any axis. Pad, Tile and nearest-neighbour resizing are this gather with
