@@ -49,7 +49,6 @@ from __future__ import annotations
 import argparse
 import collections
 import concurrent.futures
-import datetime
 import json
 import os
 import re
@@ -454,7 +453,7 @@ def markdown(results: list[Result], work: Path, settings: dict) -> str:
     ort_total = (f"onnxruntime pass {total['ort pass']} (wrong {total['ort fail']}, refused or failed to run "
                  f"{total['ort error']})" if with_ort else "onnxruntime not run (--no-ort)")
     lines = [
-        f"Measured {settings['date']} with `{settings['command']}`: onnx {settings['onnx']} "
+        f"From `{settings['command']}`: onnx {settings['onnx']} "
         f"({total['tests']} node tests), onnxruntime {settings['onnxruntime']}, vbg built from "
         f"{settings['commit']}, path {settings['path'] or 'default'}"
         + (", a vbg whose `infer` takes one `--input X.npy` and one `--output Y.npy` (the harness refuses"
@@ -582,7 +581,6 @@ def main() -> int:
 
         command = result_command(arguments)
         settings = {
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
             "command": command, "onnx": onnx.__version__, "onnxruntime": onnxruntime.__version__,
             "commit": git_commit(), "path": arguments.path, "filter": arguments.filter,
             "interface": "named" if vbg.named_form else "single",
