@@ -5,8 +5,8 @@ For every mask in Fixtures/mediapipe/masks.json: read the frame, build the model
 Tools/mp_preprocess.py (the exact OpenCV-4 fixed-point warp), run Weights/*.onnx with onnxruntime
 (1 thread, ORT_DISABLE_ALL), upsample the [h, w] mask to the frame size with cv2.resize INTER_LINEAR
 (half-pixel centres, what MediaPipe's TensorsToSegmentationCalculator does), and compare with
-MediaPipe's mask: IoU at 0.5, mean|d|, max|d|. Exit 1 if IoU < 0.999 or mean|d| > 1e-4 (the bar of
-the imaging issue). Also prints the same for cv2.resize-based preprocessing, to show why the exact warp
+MediaPipe's mask: IoU at 0.5, mean|d|, max|d|. Exit 1 if IoU < 0.999 or mean|d| > 1e-4 (the bound
+of Docs/Numerics.md). Also prints the same for cv2.resize-based preprocessing, to show why the exact warp
 matters.
 
     python Tools/check_mediapipe_parity.py [--masks DIR]   (DIR: default Fixtures/mediapipe)

@@ -57,7 +57,7 @@ package struct Y4MHeader: Sendable, Equatable {
     /// The largest accepted width or height.
     package static let maximumDimension = 16_384
     /// The largest accepted pixel count (≈ 67 MP, as `PNG.maximumPixels`): 8K video fits, while a
-    /// 30-byte header can no longer make the reader allocate an 805 MB frame buffer (16384² 4:4:4).
+    /// 30-byte header cannot make the reader allocate an 805 MB frame buffer (16384² 4:4:4).
     package static let maximumPixels = 1 << 26
 
     package init(width: Int, height: Int, frameRate: (numerator: Int, denominator: Int) = (30, 1),
