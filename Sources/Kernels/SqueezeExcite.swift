@@ -123,26 +123,27 @@ package func squeezeExcite(_ input: FeatureMap, weights: GateWeights, output: Fe
     precondition(input.channels == weights.channels && output.channels == weights.channels
                  && input.layout.width == output.layout.width && input.layout.height == output.layout.height,
                  "squeeze-excite shape mismatch")
-    let gate = sharedGate(weights, pool: pool)
-    computeGate(input, plus: nil, weights: weights, into: gate, pool: pool)
+    let (gate, hidden) = sharedGate(weights, pool: pool)
+    computeGate(input, plus: nil, weights: weights, hidden: hidden, into: gate, pool: pool)
     pool.run(ChannelScaling(input: input, gate: gate, output: output))
 }
 
-/// Where the two whole-map gates keep their gate: in the pool's shared scratch, after the
-/// means and hidden units ``computeGate(_:plus:weights:into:pool:)`` puts there.
-private func sharedGate(_ weights: GateWeights, pool: WorkerPool) -> UnsafeMutablePointer<Float> {
+/// Where the two whole-map gates keep their gate and hidden units: in the pool's shared scratch,
+/// after the means ``computeGate(_:plus:weights:hidden:into:pool:)`` puts at its start.
+private func sharedGate(_ weights: GateWeights, pool: WorkerPool) -> (gate: UnsafeMutablePointer<Float>,
+                                                                      hidden: UnsafeMutablePointer<Float>) {
     precondition(2 * weights.channels + weights.hiddenChannels <= pool.scratchCount, "pool scratch too small")
-    return pool.shared.baseAddress + weights.channels + weights.hiddenChannels
+    let gate = pool.shared.baseAddress + weights.channels
+    return (gate, gate + weights.channels)
 }
 
 /// Writes `gate[c] = sigmoid(W2·relu(W1·mean(input + plus) + b1) + b2)` (`plus` optional): the
-/// means are taken over channels split between threads into the pool's shared scratch, the
-/// hidden units after them, so `gate` must not overlap those `channels + hiddenChannels` floats.
+/// means are taken over channels split between threads into the start of the pool's shared
+/// scratch, the hidden units (`hiddenChannels` floats) go to `hidden`; neither `gate` nor `hidden`
+/// may overlap the means or each other.
 private func computeGate(_ input: FeatureMap, plus: FeatureMap?, weights: GateWeights,
-                         into gate: UnsafeMutablePointer<Float>, pool: WorkerPool) {
-    let c = weights.channels
-    let mean = pool.shared.baseAddress, hidden = mean + c
-    precondition(c + weights.hiddenChannels <= pool.scratchCount, "pool scratch too small")
+                         hidden: UnsafeMutablePointer<Float>, into gate: UnsafeMutablePointer<Float>, pool: WorkerPool) {
+    let mean = pool.shared.baseAddress
     pool.run(ChannelMeans(input: input, plus: plus, mean: mean, count: Float(input.pixels)))
     weights.gate(mean: mean, hidden: hidden, gate: gate)
 }
@@ -181,8 +182,8 @@ package func attentionGate(skip: FeatureMap, upsampled: FeatureMap, weights: Gat
     precondition(skip.layout.width == upsampled.layout.width && skip.layout.height == upsampled.layout.height
                  && skip.layout.width == output.layout.width && skip.layout.height == output.layout.height,
                  "attention gate size mismatch")
-    let gate = sharedGate(weights, pool: pool)
-    computeGate(skip, plus: upsampled, weights: weights, into: gate, pool: pool)
+    let (gate, hidden) = sharedGate(weights, pool: pool)
+    computeGate(skip, plus: upsampled, weights: weights, hidden: hidden, into: gate, pool: pool)
     pool.run(GateApplication(skip: skip, upsampled: upsampled, gate: gate, output: output))
 }
 
@@ -192,7 +193,8 @@ package func attentionGate(skip: FeatureMap, upsampled: FeatureMap, weights: Gat
 @inline(never)
 package func attentionGateValues(skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights,
                                 gate: UnsafeMutablePointer<Float>, pool: WorkerPool) {
-    computeGate(skip, plus: upsampled, weights: weights, into: gate, pool: pool)
+    precondition(weights.channels + weights.hiddenChannels <= pool.scratchCount, "pool scratch too small")
+    computeGate(skip, plus: upsampled, weights: weights, hidden: pool.shared.baseAddress + weights.channels, into: gate, pool: pool)
 }
 
 /// `output[c] = skip[c] · gate[c] + upsampled[c]` (the attention gate's second half), split
