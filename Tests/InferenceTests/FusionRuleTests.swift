@@ -151,4 +151,42 @@ struct FusionRuleTests {
             #expect(profile.last?.operators == (between ? ["Transpose", "Relu", "Transpose"] : ["Transpose", "Transpose"]))
         }
     }
+
+    @Test("a zero Pad of rows and columns folds into the depthwise or dense convolution after it, its borders added to the convolution's",
+          arguments: [(group: 6, pads: [1, 1, 1, 1], convolutionPad: 0, stride: 1),
+                      (group: 1, pads: [0, 0, 1, 1], convolutionPad: 0, stride: 2),
+                      (group: 6, pads: [2, 1, 0, 3], convolutionPad: 1, stride: 2),
+                      (group: 2, pads: [1, 2, 1, 2], convolutionPad: 1, stride: 1)])
+    func padFoldsIntoConvolution(group: Int, pads: [Int64], convolutionPad: Int64, stride: Int64) throws {
+        let (c, h, w): (Int64, Int64, Int64) = (6, 9, 14)
+        let (top, left, bottom, right) = (pads[0], pads[1], pads[2], pads[3])
+        let outH = (h + top + bottom + 2 * convolutionPad - 3) / stride + 1
+        let outW = (w + left + right + 2 * convolutionPad - 3) / stride + 1
+        let p = convolutionPad
+        let bytes = B.model(
+            nodes: [B.node("Pad", inputs: ["x", "pads"], outputs: ["p"]),
+                    B.node("Conv", inputs: ["p", "w", "b"], outputs: ["c"],
+                           attributes: [.ints("kernel_shape", [3, 3]), .int("group", Int64(group)),
+                                        .ints("strides", [stride, stride]), .ints("pads", [p, p, p, p])]),
+                    B.node("Relu", inputs: ["c"], outputs: ["y"])],
+            initializers: [B.int64Tensor("pads", [8], [0, 0, top, left, 0, 0, bottom, right]),
+                           Self.tensor("w", [c, c / Int64(group), 3, 3], seed: 11), Self.tensor("b", [c], seed: 12)],
+            inputs: [B.valueInfo("x", [1, c, h, w])], outputs: [B.valueInfo("y", [1, c, outH, outW])])
+        let profile = try layers(bytes, input: [1, Int(c), Int(h), Int(w)])
+        #expect(profile.map(\.operators) == [["Pad", "Conv", "Relu"]])
+        #expect(!profile[0].runsOnReference)
+    }
+
+    @Test("a bilinear ×2 Resize read only by a 1x1 convolution runs as the convolution at the low resolution, then the resize")
+    func resizeBeforePointwise() throws {
+        let bytes = B.model(
+            nodes: [B.node("Resize", inputs: ["x", "", "scales"], outputs: ["r"], attributes: [.string("mode", "linear")]),
+                    B.node("Conv", inputs: ["r", "w", "b"], outputs: ["y"], attributes: [.ints("kernel_shape", [1, 1])])],
+            initializers: [B.floatTensor("scales", [4], [1, 1, 2, 2]), Self.tensor("w", [5, 8, 1, 1], seed: 13),
+                           Self.tensor("b", [5], seed: 14)],
+            inputs: [B.valueInfo("x", [1, 8, 7, 10])], outputs: [B.valueInfo("y", [1, 5, 14, 20])])
+        let profile = try layers(bytes, input: [1, 8, 7, 10])
+        #expect(profile.map(\.operators) == [["Resize", "Conv"]])
+        #expect(!profile[0].runsOnReference)
+    }
 }

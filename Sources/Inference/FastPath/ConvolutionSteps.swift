@@ -1,11 +1,90 @@
 import Kernels
 
-// The convolution steps: 1x1, depthwise and dense K×K, with their epilogues, padded inputs
-// written by their producers, and the banded 1x1 + depthwise pair.
+// The convolution rule: 1x1, depthwise and dense K×K, with the epilogue and residual Add they
+// absorb; padded inputs written by their producers (`FusionPlan.paddedInputs`).
+
+/// What a convolution's step does besides its own sums, decided by the plan.
+struct ConvolutionFusion {
+    /// The BatchNormalization folded into its weights and the activation it applies.
+    var epilogue: Epilogue
+    /// The value added to every output element in the store (an absorbed residual `Add`).
+    var residual: Int? = nil
+    /// The value the step writes: the end of the epilogue, or the residual Add's sum.
+    var target: Int
+    /// The output values of the nodes it absorbs.
+    var absorbed: [Int]
+}
+
+/// A zero Pad of a [1, C, H, W] map's rows and columns folded into the depthwise or dense K×K
+/// convolution right after it: the convolution reads the Pad's input, with the Pad's borders
+/// added to its own.
+struct PaddedConvolution {
+    let convolutionNode: Int
+    /// The convolution with the Pad's borders added to its pads.
+    let conv: Conv
+    let kind: FastExecutor.ConvolutionKind
+    let convolution: ConvolutionFusion
+    /// The convolution's output and the nodes its fusion absorbs.
+    let absorbed: [Int]
+}
+
 extension FastExecutor {
-    /// Where a convolution producing `value` should write, with the epilogue it absorbs
-    /// (`Epilogue`: a BatchNormalization folded in when `foldsBatchNorm`, an activation) and a
-    /// residual `Add` after that (when `absorbsResidual`).
+    /// The Pad (an `AxisGather` that fills zeros before and after the rows and columns only) read
+    /// only by the convolution right after it, when the combined borders suit a padded kernel.
+    /// The step runs at the Pad's turn: the convolution copies the Pad's input into its
+    /// zero-bordered buffer before it writes, so its output may take that input's buffer.
+    func matchPaddedConvolution(_ gather: AxisGather, _ node: PlannedNode) -> PaddedConvolution? {
+        guard let graph, gather.outputTypes == [.float32], gather.fill == 0,
+              let (c, h, w) = Self.planes(graph.values[node.inputs[0]].shape),
+              let (outC, _, _) = Self.planes(gather.outputShapes[0]), outC == c,
+              gather.sources[0] == [0], gather.sources[1] == (0..<c).map({ $0 * h * w }),
+              let rows = Self.zeroBorders(gather.sources[2], length: h, stride: w),
+              let columns = Self.zeroBorders(gather.sources[3], length: w, stride: 1),
+              let next = follower(of: node.outputs[0]), let conv = next.operation as? Conv, next.inputs.first == node.outputs[0],
+              hasConstantWeights(next), conv.depth == .unit else { return nil }
+        var height = conv.height, width = conv.width
+        height.input = h
+        height.padBegin += rows.before
+        height.padEnd += rows.after
+        width.input = w
+        width.padBegin += columns.before
+        width.padEnd += columns.after
+        let folded = Conv(dataInputs: conv.dataInputs, outputShapes: conv.outputShapes, batch: conv.batch,
+                          inputChannels: conv.inputChannels, outputChannels: conv.outputChannels, group: conv.group,
+                          depth: conv.depth, height: height, width: width, hasBias: conv.hasBias)
+        guard let kind = Self.kind(of: folded), kind.inputPad != nil else { return nil }
+        let fusion = matchConvolution(folded, kind: kind, next)
+        // The Pad's output is never written: nothing may read it.
+        guard fusion.residual != node.outputs[0] else { return nil }
+        return PaddedConvolution(convolutionNode: nodeIndex[next.outputs[0]]!, conv: folded, kind: kind, convolution: fusion,
+                                 absorbed: [next.outputs[0]] + fusion.absorbed)
+    }
+
+    /// The zeros before and after an axis whose gather table is `before` fills, the input's
+    /// `length` indices in order (times `stride`), then `after` fills.
+    static func zeroBorders(_ table: [Int], length: Int, stride: Int) -> (before: Int, after: Int)? {
+        guard let first = table.firstIndex(where: { $0 >= 0 }) else { return nil }
+        let after = table.count - first - length
+        guard after >= 0, table[..<first].allSatisfy({ $0 == -1 }), table[(first + length)...].allSatisfy({ $0 == -1 }),
+              (0..<length).allSatisfy({ table[first + $0] == $0 * stride }) else { return nil }
+        return (first, after)
+    }
+
+    /// The fusion of the convolution `node` of this kind (it absorbs nothing when no chain after
+    /// it may be absorbed).
+    func matchConvolution(_ conv: Conv, kind: ConvolutionKind, _ node: PlannedNode) -> ConvolutionFusion {
+        let isDepthwise = if case .depthwise = kind { true } else { false }
+        return fusedOutput(of: node.outputs[0], node: node, channels: conv.outputChannels, height: conv.height.output,
+                           width: conv.width.output, absorbsResidual: kind.inputPad == nil || isDepthwise,
+                           readsArenaInput: kind.inputPad == nil,
+                           // A group's GEMM writes only its own output channels, which with as
+                           // many outputs as inputs are the channels it read.
+                           inPlace: kind.inputPad == nil && conv.inputChannels == conv.outputChannels)
+    }
+
+    /// The epilogue (`Epilogue`: a BatchNormalization folded in when `foldsBatchNorm`, an
+    /// activation) and residual `Add` (when `absorbsResidual`) a convolution producing `value`
+    /// may absorb, and the value it then writes.
     ///
     /// The chain is absorbed only when the value it ends in has a buffer that overlaps none of the
     /// convolution's inputs: the plan gives that value a buffer free at its own node's turn, and
@@ -21,26 +100,19 @@ extension FastExecutor {
     /// it) before it writes that strip, and writes nothing else.
     func fusedOutput(of value: Int, node: PlannedNode, channels: Int, height: Int, width: Int,
                      absorbsResidual: Bool = false, readsArenaInput: Bool = true, inPlace: Bool = false,
-                     foldsBatchNorm: Bool = true)
-        -> (map: FeatureMap, epilogue: Epilogue, absorbed: [Int], residual: Int?) {
+                     foldsBatchNorm: Bool = true) -> ConvolutionFusion {
         var chain = epilogue(after: value, channels: channels, foldsBatchNorm: foldsBatchNorm)
         if chain.output != value && !writable(chain.output, by: node, readsArenaInput: readsArenaInput, inPlace: inPlace) {
             chain = Epilogue(output: value)
         }
-        var target = chain.output
-        var absorbed = chain.absorbed
-        var residual: Int? = nil
-        if absorbsResidual, let add = residualAdd(after: target, node: node, shape: [1, channels, height, width],
+        var fusion = ConvolutionFusion(epilogue: chain, target: chain.output, absorbed: chain.absorbed)
+        if absorbsResidual, let add = residualAdd(after: fusion.target, node: node, shape: [1, channels, height, width],
                                                   readsArenaInput: readsArenaInput, inPlace: inPlace) {
-            residual = add.residual
-            absorbed.append(add.output)
-            target = add.output
+            fusion.residual = add.residual
+            fusion.absorbed.append(add.output)
+            fusion.target = add.output
         }
-        if let storage = paddedInput(for: target, channels: channels, height: height, width: width) {
-            return (storage.map, chain, absorbed, residual)
-        }
-        return (FeatureMap(base: pointer(target), channels: channels, layout: .dense(width: width, height: height)),
-                chain, absorbed, residual)
+        return fusion
     }
 
     /// The `Add` node right after `value`'s producer (or its absorbed activation) that adds
@@ -50,10 +122,9 @@ extension FastExecutor {
     /// buffer exactly or does not overlap it (the kernel reads each residual element right before
     /// writing the same output element).
     func residualAdd(after value: Int, node: PlannedNode, shape: [Int], readsArenaInput: Bool,
-                             inPlace: Bool) -> (residual: Int, output: Int)? {
-        guard let graph, let next = soleConsumer(of: value), let binary = next.operation as? ElementwiseBinary,
-              binary.kind == .add, next.inputs.count == 2, let here = nodeIndex[value],
-              here + 1 < graph.nodes.count, graph.nodes[here + 1].outputs == next.outputs else { return nil }
+                     inPlace: Bool) -> (residual: Int, output: Int)? {
+        guard let graph, let next = follower(of: value), let binary = next.operation as? ElementwiseBinary,
+              binary.kind == .add, next.inputs.count == 2 else { return nil }
         let residual = next.inputs[0] == value ? next.inputs[1] : next.inputs[0]
         let output = next.outputs[0]
         guard residual != value, graph.values[residual].shape == shape, graph.values[output].shape == shape,
@@ -71,16 +142,11 @@ extension FastExecutor {
         }
     }
 
-    /// The zero-bordered input buffer of the depthwise or dense K×K convolution that is the sole
-    /// reader of `value` (made here and kept for that convolution's step, which then copies
-    /// nothing), or nil when `value` has another reader or its reader reads the arena.
-    func paddedInput(for value: Int, channels: Int, height: Int, width: Int) -> FeatureMapStorage? {
-        guard let reader = soleConsumer(of: value), let conv = reader.operation as? Conv,
-              let pad = Self.kind(of: conv)?.inputPad, reader.inputs.first == value,
-              conv.inputChannels == channels, conv.height.input == height, conv.width.input == width else { return nil }
-        let storage = FeatureMapStorage(channels: channels, layout: .padded(width: width, height: height, pad: pad))
-        paddedInputs[value] = storage
-        return storage
+    /// Where a step writes the map of `value`: the zero-bordered buffer the plan made for its
+    /// reader, or its arena buffer.
+    func outputMap(_ value: Int, channels: Int, height: Int, width: Int) -> FeatureMap {
+        plan.paddedInputs[value]?.map
+            ?? FeatureMap(base: pointer(value), channels: channels, layout: .dense(width: width, height: height))
     }
 
     /// How the fast path runs a convolution, or nil when it leaves it to the reference kernel.
@@ -143,44 +209,28 @@ extension FastExecutor {
         return (weights, k, 1)
     }
 
-    func convolutionStep(_ conv: Conv, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
-                         _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard let kind = Self.kind(of: conv) else { return nil }
+
+    /// The step of a convolution: `conv` read from `input` (the value `inputValue`, when the
+    /// plan knows it), with weights and bias from their buffers, writing `output` or, when fused,
+    /// what `fusion` says.
+    func convolutionStep(_ conv: Conv, kind: ConvolutionKind, input: UnsafePointer<Float>, inputValue: Int?,
+                         weights weightBuffer: UnsafePointer<Float>, bias biasBuffer: UnsafePointer<Float>?,
+                         output arenaOutput: UnsafeMutablePointer<Float>, fusion: ConvolutionFusion?) -> any Step {
         let h = conv.height, w = conv.width
         let k = h.kernel, stride = h.stride
         let cin = conv.inputChannels, cout = conv.outputChannels
-        let rawWeights = Array(UnsafeBufferPointer(start: inputs[1], count: cout * (cin / conv.group) * k * k))
-        let rawBias = conv.hasBias ? Array(UnsafeBufferPointer(start: inputs[2], count: cout)) : nil
-        let input = FeatureMap(base: UnsafeMutablePointer(mutating: inputs[0]), channels: cin,
-                               layout: .dense(width: w.input, height: h.input))
-        if kind == .pointwise(groups: 1), let step = pointwiseDepthwiseStep(
-            node, input: input, weights: rawWeights, bias: rawBias, height: h.output, width: w.output) {
-            return step
-        }
-        // The output (with the epilogue and residual it absorbs, maybe written padded), when fusing.
-        var output = FeatureMap(base: outputs[0], channels: cout, layout: .dense(width: w.output, height: h.output))
-        var chain = Epilogue(output: node.outputs[0])
-        var residualValue: Int? = nil
-        if graph != nil, let value = node.outputs.first {
-            let isDepthwise = if case .depthwise = kind { true } else { false }
-            let fused = fusedOutput(of: value, node: node, channels: cout, height: h.output, width: w.output,
-                                    absorbsResidual: kind.inputPad == nil || isDepthwise,
-                                    readsArenaInput: kind.inputPad == nil,
-                                    // A group's GEMM writes only its own output channels, which
-                                    // with as many outputs as inputs are the channels it read.
-                                    inPlace: kind.inputPad == nil && cin == cout)
-            output = fused.map
-            chain = fused.epilogue
-            residualValue = fused.residual
-            fusedActivations.formUnion(fused.absorbed)
-        }
-        let (weights, bias) = chain.folded(weights: rawWeights, bias: rawBias, outputChannels: cout)
-        let denseResidual = residualValue.map {
-            FeatureMap(base: pointer($0), channels: cout, layout: .dense(width: w.output, height: h.output))
-        }
+        let rawWeights = Array(UnsafeBufferPointer(start: weightBuffer, count: cout * (cin / conv.group) * k * k))
+        let rawBias = biasBuffer.map { Array(UnsafeBufferPointer(start: $0, count: cout)) }
+        let input = Self.denseMap(input, channels: cin, height: h.input, width: w.input)
+        let activation = fusion?.epilogue.activation ?? .none
+        let output = fusion.map { outputMap($0.target, channels: cout, height: h.output, width: w.output) }
+            ?? Self.denseMap(arenaOutput, channels: cout, height: h.output, width: w.output)
+        let (weights, bias) = fusion?.epilogue.folded(weights: rawWeights, bias: rawBias, outputChannels: cout)
+            ?? (rawWeights, rawBias)
+        let denseResidual = fusion?.residual.map { Self.denseMap(pointer($0), channels: cout, height: h.output, width: w.output) }
         switch kind {
         case .pointwise(groups: 1):
-            return PointwiseStep(input: input, output: output, activation: chain.activation, residual: denseResidual, pool: pool,
+            return PointwiseStep(input: input, output: output, activation: activation, residual: denseResidual, pool: pool,
                                  weights: PointwiseWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin))
         case .pointwise(let groups):
             let (gin, gout) = (cin / groups, cout / groups)
@@ -188,10 +238,10 @@ extension FastExecutor {
                 PointwiseWeights(weights: Array(weights[g * gout * gin ..< (g + 1) * gout * gin]),
                                  bias: bias.map { Array($0[g * gout ..< (g + 1) * gout]) }, outputChannels: gout, inputChannels: gin)
             }
-            return GroupedPointwiseStep(input: input, output: output, activation: chain.activation, residual: denseResidual,
+            return GroupedPointwiseStep(input: input, output: output, activation: activation, residual: denseResidual,
                                         groups: parts, pool: pool)
         case .depthwise(let pad), .dense(let pad):
-            let prefilled = node.inputs.first.flatMap { paddedInputs[$0] }
+            let prefilled = inputValue.flatMap { plan.paddedInputs[$0] }
             let padded = prefilled ?? FeatureMapStorage(channels: cin, layout: .padded(width: w.input, height: h.input, pad: pad))
             if case .dense = kind {
                 let (gin, gout, size) = (cin / conv.group, cout / conv.group, (cin / conv.group) * k * k)
@@ -201,99 +251,17 @@ extension FastExecutor {
                                        outputChannels: gout, inputChannels: gin, kernelSize: k)
                 }
                 return DenseConvolutionStep(
-                    input: input, padded: padded, copiesInput: prefilled == nil, output: output, activation: chain.activation,
+                    input: input, padded: padded, copiesInput: prefilled == nil, output: output, activation: activation,
                     pool: pool, groups: groups, stride: stride, dilation: h.dilation, padTop: h.padBegin, padLeft: w.padBegin)
             }
             // `r + act(dw(r))` reads r from the padded copy the convolution reads anyway.
-            let residual = residualValue == node.inputs.first ? padded.map : denseResidual
+            let residual = fusion?.residual != nil && fusion?.residual == inputValue ? padded.map : denseResidual
             let lattice = Self.compactLattice(weights, channels: cin, kernelSize: k)
             return DepthwiseStep(input: input, padded: padded, copiesInput: prefilled == nil, output: output,
-                                 activation: chain.activation, residual: residual, pool: pool,
+                                 activation: activation, residual: residual, pool: pool,
                                  weights: DepthwiseWeights(weights: lattice.weights, bias: bias, channels: cin,
                                                            kernelSize: lattice.kernelSize),
                                  stride: stride, dilation: h.dilation * lattice.step, padTop: h.padBegin, padLeft: w.padBegin)
         }
-    }
-
-    /// A 1x1 convolution (+ its epilogue) whose output is read by the depthwise convolution right
-    /// after it (and at most by the Add of that convolution's residual, when the residual is this
-    /// very output): both run as one step in bands of rows (`pointwiseThenDepthwise`), the
-    /// expanded map living only in a small band buffer. The depthwise node's own fusions
-    /// (epilogue, residual Add, padded output) are kept.
-    func pointwiseDepthwiseStep(_ node: PlannedNode, input: FeatureMap, weights rawWeights: [Float], bias rawBias: [Float]?,
-                                height: Int, width: Int) -> (any Step)? {
-        guard let graph, let value = node.outputs.first, let here = nodeIndex[value] else { return nil }
-        let channels = rawBias?.count ?? rawWeights.count / input.channels
-        // The 1x1 convolution writes only the band buffer, so its epilogue needs no overlap check.
-        let pointwiseChain = epilogue(after: value, channels: channels, foldsBatchNorm: true)
-        let v = pointwiseChain.output, next = here + 1 + pointwiseChain.absorbed.count
-        guard next < graph.nodes.count, !graph.outputIDs.contains(v), consumers[v].contains(next),
-              consumers[v].count <= 2 else { return nil }
-        let dwNode = graph.nodes[next]
-        guard let dw = dwNode.operation as? Conv, dwNode.inputs.first == v, hasConstantWeights(dwNode),
-              case .depthwise(let pad) = Self.kind(of: dw), dw.height.kernel <= 9,
-              dw.inputChannels == channels, dw.height.input == height, dw.width.input == width,
-              let dwValue = dwNode.outputs.first else { return nil }
-        let stride = dw.height.stride
-        let fused = fusedOutput(of: dwValue, node: dwNode, channels: channels, height: dw.height.output,
-                                width: dw.width.output, absorbsResidual: true, readsArenaInput: false)
-        let residualIsInput = fused.residual == v
-        // v's second reader, if any, must be the residual Add just absorbed.
-        guard consumers[v].count == 1 || residualIsInput else { return nil }
-        // The depthwise output is written band by band while the 1x1 convolution still reads its
-        // input: they must not share memory (a private padded buffer never does).
-        let final = fused.absorbed.last ?? dwValue
-        let isPrivate = paddedInputs[final].map { $0.buffer.baseAddress == fused.map.base } ?? false
-        // An attention gate right before whose output only this step reads: apply it band by band
-        // (the gated map is never written), reading its two inputs instead.
-        let gate = pendingGates[node.inputs[0]].flatMap { gate in
-            consumers[node.inputs[0]].count == 1 && (isPrivate || (!overlap(gate.skip, final) && !overlap(gate.upsampled, final)))
-                ? gate : nil
-        }
-        guard gate != nil || isPrivate || !overlap(node.inputs[0], final) else { return nil }
-        let residual = residualIsInput ? nil : fused.residual.map {
-            FeatureMap(base: pointer($0), channels: channels, layout: .dense(width: dw.width.output, height: dw.height.output))
-        }
-        // Bands of about 192 KiB of expanded rows (L2 holds the band, its input rows and output rows;
-        // smaller and larger bands measure slower on the built-in models).
-        let padded = PlaneLayout.padded(width: width, height: height, pad: pad)
-        let rowBytes = channels * padded.rowStride * MemoryLayout<Float>.size
-        let dwFolded = fused.epilogue.folded(
-            weights: Array(UnsafeBufferPointer(start: pointer(dwNode.inputs[1]), count: channels * dw.height.kernel * dw.height.kernel)),
-            bias: dw.hasBias ? Array(UnsafeBufferPointer(start: pointer(dwNode.inputs[2]), count: channels)) : nil,
-            outputChannels: channels)
-        let lattice = Self.compactLattice(dwFolded.weights, channels: channels, kernelSize: dw.height.kernel)
-        let dilation = dw.height.dilation * lattice.step
-        let span = dw.height.effectiveKernel
-        let rowsFit = max(span, (192 << 10) / rowBytes)
-        var bandRows = max(1, (rowsFit - span) / stride + 1)
-        if bandRows >= 4 { bandRows -= bandRows % 4 }
-        bandRows = min(bandRows, dw.height.output)
-        let rowsIn = bandInputRows(outputRows: bandRows, stride: stride, kernelSize: span)
-        // Rows two bands share are computed twice: past twice the work, separate steps are faster.
-        guard rowsIn <= 2 * bandRows * stride else { return nil }
-        let bands = (0..<pool.threadCount).map { _ in
-            FeatureMapStorage(channels: channels, layout: .padded(width: width, height: rowsIn, pad: pad))
-        }
-        let dwWeights = DepthwiseWeights(weights: lattice.weights, bias: dwFolded.bias, channels: channels,
-                                         kernelSize: lattice.kernelSize)
-        let pointwiseFolded = pointwiseChain.folded(weights: rawWeights, bias: rawBias, outputChannels: channels)
-        let weights = PointwiseWeights(weights: pointwiseFolded.weights, bias: pointwiseFolded.bias, outputChannels: channels,
-                                       inputChannels: input.channels)
-        fusedActivations.formUnion(pointwiseChain.absorbed + [dwValue] + fused.absorbed)
-        var gatedInput: GatedInput? = nil
-        if let gate {
-            gate.buffer.appliesItself = false
-            gatedInput = GatedInput(skip: gate.map(gate.skip), upsampled: gate.map(gate.upsampled),
-                                    gate: UnsafePointer(gate.buffer.values.baseAddress),
-                                    rows: (0..<pool.threadCount).map { _ in
-                                        FeatureMapStorage(channels: weights.inputChannels, layout: .dense(width: width, height: rowsIn))
-                                    })
-        }
-        return PointwiseDepthwiseStep(input: input, gatedInput: gatedInput, pointwise: weights, pointwiseActivation: pointwiseChain.activation,
-                                      bands: bands, bandRows: bandRows, depthwise: dwWeights, stride: stride, dilation: dilation,
-                                      padTop: dw.height.padBegin, padLeft: dw.width.padBegin,
-                                      depthwiseActivation: fused.epilogue.activation, residualIsInput: residualIsInput,
-                                      residual: residual, output: fused.map, pool: pool)
     }
 }

@@ -2,6 +2,23 @@ import Kernels
 
 // Fusions of multi-node blocks: squeeze-and-excite and attention gates, an upsample reordered
 // after the 1x1 convolution reading it, and a transposed convolution writing the mask.
+
+/// The decoder's attention gate `s · gate(mean(s + u)) + u`, led by its first Add `s + u`.
+struct AttentionGateFusion {
+    let chain: FastExecutor.GateChain
+    let skip: Int, upsampled: Int
+    /// The final Add's output.
+    let output: Int
+    let absorbed: [Int]
+}
+
+/// A 2x2 stride-2 ConvTranspose with the Sigmoid after it, and the Reshape after that.
+struct MaskHeadFusion {
+    /// The value the step writes (the Sigmoid's or the Reshape's output).
+    let target: Int
+    let absorbed: [Int]
+}
+
 extension FastExecutor {
     /// A squeeze-and-excite gate starting at the global average pool at `index`: the nodes
     /// after it are, in order and each the only reader of the one before, a 1x1 Conv (reduce),
@@ -51,26 +68,29 @@ extension FastExecutor {
                          covered: (i + 1...i + 5).map { n[$0].outputs[0] })
     }
 
-    /// Squeeze-and-excite `x · gate(mean(x))` as one step (`squeezeExcite`), at the pool node.
-    func squeezeExciteStep(_ node: PlannedNode) -> (any Step)? {
-        guard let graph, let value = node.outputs.first, let i = nodeIndex[value], let chain = gateChain(poolIndex: i),
-              node.inputs.first == chain.gated else { return nil }
+    /// Squeeze-and-excite `x · gate(mean(x))` as one step (`squeezeExcite`), led by the pool at `index`.
+    func matchSqueezeExcite(at index: Int) -> GateChain? {
+        guard let graph, let chain = gateChain(poolIndex: index), graph.nodes[index].inputs.first == chain.gated,
+              elementwiseSafe(chain.gated, chain.mul.outputs[0]) else { return nil }
+        return chain
+    }
+
+    func squeezeExciteStep(_ chain: GateChain) -> any Step {
         let out = chain.mul.outputs[0]
-        guard elementwiseSafe(chain.gated, out) else { return nil }
-        let shape = graph.values[out].shape
-        let layout = PlaneLayout.dense(width: shape[3], height: shape[2])
-        fusedActivations.formUnion(chain.covered)
-        return SqueezeExciteStep(input: FeatureMap(base: pointer(chain.gated), channels: shape[1], layout: layout),
-                                 output: FeatureMap(base: pointer(out), channels: shape[1], layout: layout),
+        let (c, h, w) = Self.planes(graph!.values[out].shape)!
+        return SqueezeExciteStep(input: Self.denseMap(pointer(chain.gated), channels: c, height: h, width: w),
+                                 output: Self.denseMap(pointer(out), channels: c, height: h, width: w),
                                  weights: chain.weights, pool: pool)
     }
 
     /// The decoder's attention gate `s · gate(mean(s + u)) + u` as one step (`attentionGate`),
-    /// at its first Add: `a = s + u` read only by a pool starting a gate chain over `s`, whose
+    /// led by its first Add: `a = s + u` read only by a pool starting a gate chain over `s`, whose
     /// Mul is read only by the next node, an Add of `u`.
-    func attentionGateStep(_ binary: ElementwiseBinary, _ node: PlannedNode) -> (any Step)? {
-        guard let graph, binary.kind == .add, node.inputs.count == 2, let sum = node.outputs.first,
-              let i = nodeIndex[sum], i + 7 < graph.nodes.count, soleConsumer(of: sum)?.outputs == graph.nodes[i + 1].outputs,
+    func matchAttentionGate(_ binary: ElementwiseBinary, at i: Int) -> AttentionGateFusion? {
+        guard let graph, binary.kind == .add else { return nil }
+        let node = graph.nodes[i]
+        guard node.inputs.count == 2, let sum = node.outputs.first, i + 7 < graph.nodes.count,
+              soleConsumer(of: sum)?.outputs == graph.nodes[i + 1].outputs,
               let chain = gateChain(poolIndex: i + 1), node.inputs.contains(chain.gated) else { return nil }
         let s = chain.gated
         let u = node.inputs[0] == s ? node.inputs[1] : node.inputs[0]
@@ -78,20 +98,23 @@ extension FastExecutor {
         guard u != s, let add = final.operation as? ElementwiseBinary, add.kind == .add, final.inputs.count == 2,
               soleConsumer(of: chain.mul.outputs[0])?.outputs == final.outputs,
               Set(final.inputs) == [chain.mul.outputs[0], u], graph.values[u].shape == graph.values[s].shape,
-              graph.values[sum].shape == graph.values[s].shape,
+              graph.values[sum].shape == graph.values[s].shape, Self.planes(graph.values[s].shape) != nil,
               let out = final.outputs.first, elementwiseSafe(s, out), elementwiseSafe(u, out) else { return nil }
-        let shape = graph.values[out].shape
-        let layout = PlaneLayout.dense(width: shape[3], height: shape[2])
-        // Captures the arena's address function, not `self`: `pendingGates` keeps this closure, so
-        // capturing `self` would make a retain cycle that leaks the executor and every buffer it
-        // owns when the session is released (LeakSanitizer found it through `vbg video`).
-        let pointer = self.pointer
-        let map = { (value: Int) in FeatureMap(base: pointer(value), channels: shape[1], layout: layout) }
-        fusedActivations.formUnion([graph.nodes[i + 1].outputs[0]] + chain.covered + [out])
-        let buffer = GateBuffer(channels: shape[1])
-        pendingGates[out] = (s, u, map, buffer)
-        return AttentionGateStep(skip: map(s), upsampled: map(u), output: map(out), weights: chain.weights,
-                                 buffer: buffer, pool: pool)
+        return AttentionGateFusion(chain: chain, skip: s, upsampled: u, output: out,
+                                   absorbed: [graph.nodes[i + 1].outputs[0]] + chain.covered + [out])
+    }
+
+    /// The gate's step: it applies the gate, or (when a banded step took the application over)
+    /// only computes the gate's values for that step.
+    func attentionGateStep(_ f: AttentionGateFusion, leader: Int) -> any Step {
+        let (c, h, w) = Self.planes(graph!.values[f.output].shape)!
+        let map = { (value: Int) in Self.denseMap(self.pointer(value), channels: c, height: h, width: w) }
+        if let values = plan.takenOverGates[leader] {
+            return AttentionGateValuesStep(skip: map(f.skip), upsampled: map(f.upsampled), weights: f.chain.weights,
+                                           gate: values, pool: pool)
+        }
+        return AttentionGateStep(skip: map(f.skip), upsampled: map(f.upsampled), output: map(f.output),
+                                 weights: f.chain.weights, pool: pool)
     }
 
     /// A bilinear ×2 `Resize` whose only reader is a 1x1 convolution without activation (the
@@ -101,65 +124,68 @@ extension FastExecutor {
     /// channels into the convolution's output, whose node then runs nothing: a quarter of the
     /// multiply-adds and one pass over the large map instead of two. The rounding differs from
     /// the unfused order by a few ulp (the fused results are compared with onnxruntime; the
-    /// node-by-node check runs unfused).
-    func resizeThenPointwiseStep(_ resize: Resize, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>]) -> (any Step)? {
-        guard let graph, let value = node.outputs.first, let here = nodeIndex[value],
+    /// node-by-node check runs unfused). Returns the convolution's output.
+    func matchResizedPointwise(_ resize: Resize, at here: Int) -> Int? {
+        guard let graph, let value = graph.nodes[here].outputs.first,
               resize.outH == 2 * resize.inH, resize.outW == 2 * resize.inW,
               let shape = resize.outputShapes.first, shape.count == 4, shape[0] == 1,
               Self.isHalfPixelDoubling(resize.rows, input: resize.inH),
               Self.isHalfPixelDoubling(resize.columns, input: resize.inW),
-              let next = soleConsumer(of: value), here + 1 < graph.nodes.count, graph.nodes[here + 1].outputs == next.outputs,
-              let conv = next.operation as? Conv, next.inputs.first == value, hasConstantWeights(next), conv.batch == 1, conv.depth == .unit,
-              conv.group == 1,
+              let next = follower(of: value),
+              let conv = next.operation as? Conv, next.inputs.first == value, hasConstantWeights(next), conv.batch == 1,
+              conv.depth == .unit, conv.group == 1,
               conv.height.kernel == 1, conv.width.kernel == 1, conv.height.stride == 1, conv.width.stride == 1,
               conv.height.padBegin == 0, conv.height.padEnd == 0, conv.width.padBegin == 0, conv.width.padEnd == 0,
-              conv.inputChannels == shape[1], let convOutput = next.outputs.first else { return nil }
-        // An activation after the convolution does not commute with the resize: leave it unfused.
+              conv.inputChannels == shape[1] else { return nil }
+        // An activation after the convolution does not commute with the resize: it stays its own node.
+        return next.outputs[0]
+    }
+
+    func resizedPointwiseStep(_ resize: Resize, convolutionOutput: Int, _ inputs: [UnsafePointer<Float>]) -> any Step {
+        let next = graph!.nodes[nodeIndex[convolutionOutput]!]
+        let conv = next.operation as! Conv
         let cin = conv.inputChannels, cout = conv.outputChannels
         let weights = Array(UnsafeBufferPointer(start: pointer(next.inputs[1]), count: cout * cin))
         let bias = conv.hasBias ? Array(UnsafeBufferPointer(start: pointer(next.inputs[2]), count: cout)) : nil
-        let input = FeatureMap(base: UnsafeMutablePointer(mutating: inputs[0]), channels: cin,
-                               layout: .dense(width: resize.inW, height: resize.inH))
-        let small = FeatureMapStorage(channels: cout, layout: .dense(width: resize.inW, height: resize.inH))
-        let output = paddedInput(for: convOutput, channels: cout, height: resize.outH, width: resize.outW)?.map
-            ?? FeatureMap(base: pointer(convOutput), channels: cout, layout: .dense(width: resize.outW, height: resize.outH))
-        fusedActivations.insert(convOutput)
         return ResizedPointwiseStep(
-            input: input, small: small, output: output, pool: pool,
+            input: Self.denseMap(inputs[0], channels: cin, height: resize.inH, width: resize.inW),
+            small: FeatureMapStorage(channels: cout, layout: .dense(width: resize.inW, height: resize.inH)),
+            output: outputMap(next.outputs[0], channels: cout, height: resize.outH, width: resize.outW), pool: pool,
             weights: PointwiseWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin))
     }
 
-    func transposedStep(_ t: ConvTranspose, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
-                                _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard t.outputShapes[0].count == 4, t.batch == 1, t.group == 1, t.kH == 2, t.kW == 2, t.strideH == 2, t.strideW == 2,
-              t.dilationH == 1, t.dilationW == 1, t.padTop == 0, t.padLeft == 0,
-              t.outH == 2 * t.inH, t.outW == 2 * t.inW else { return nil }
+    /// Whether `t` is a 2x2 stride-2 ConvTranspose without padding (group 1, batch 1, 2-D).
+    static func isDoubling(_ t: ConvTranspose) -> Bool {
+        t.outputShapes[0].count == 4 && t.batch == 1 && t.group == 1 && t.kH == 2 && t.kW == 2 && t.strideH == 2
+            && t.strideW == 2 && t.dilationH == 1 && t.dilationW == 1 && t.padTop == 0 && t.padLeft == 0
+            && t.outH == 2 * t.inH && t.outW == 2 * t.inW
+    }
+
+    /// A 2x2 stride-2 ConvTranspose with a Sigmoid right after it (the mask), and a Reshape right
+    /// after that (NCHW → NHWC of one channel: the same elements), written by one step: rows of
+    /// the output are written while later input rows are still to be read, so their buffers must
+    /// not overlap the input.
+    func matchMaskHead(_ t: ConvTranspose, at here: Int) -> MaskHeadFusion? {
+        guard let graph, Self.isDoubling(t) else { return nil }
+        let node = graph.nodes[here]
+        guard let next = follower(of: node.outputs[0]), let unary = next.operation as? ElementwiseUnary, unary.kind == .sigmoid,
+              !node.inputs.contains(where: { overlap($0, next.outputs[0]) }) else { return nil }
+        if let reshape = follower(of: next.outputs[0]), reshape.operation is Reshape,
+           !node.inputs.contains(where: { overlap($0, reshape.outputs[0]) }) {
+            return MaskHeadFusion(target: reshape.outputs[0], absorbed: [next.outputs[0], reshape.outputs[0]])
+        }
+        return MaskHeadFusion(target: next.outputs[0], absorbed: [next.outputs[0]])
+    }
+
+    /// The 2x2 stride-2 ConvTranspose (`fusion` nil: alone, writing `output`).
+    func doublingTransposedStep(_ t: ConvTranspose, _ inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>,
+                                fusion: MaskHeadFusion?) -> any Step {
         let weights = Array(UnsafeBufferPointer(start: inputs[1], count: t.inputChannels * t.outputChannels * 4))
         let bias = t.hasBias ? Array(UnsafeBufferPointer(start: inputs[2], count: t.outputChannels)) : nil
-        let input = FeatureMap(base: UnsafeMutablePointer(mutating: inputs[0]), channels: t.inputChannels,
-                               layout: .dense(width: t.inW, height: t.inH))
-        var target = outputs[0]
-        var activation = Activation.none
-        // A Sigmoid right after it (the mask), and a Reshape right after that (NCHW → NHWC of one
-        // channel: the same elements), are written by this step: rows of the output are written
-        // while later input rows are still to be read, so their buffers must not overlap the input.
-        if let graph, let value = node.outputs.first, let next = soleConsumer(of: value),
-           let unary = next.operation as? ElementwiseUnary, unary.kind == .sigmoid,
-           let here = nodeIndex[value], graph.nodes[here + 1].outputs == next.outputs,
-           !node.inputs.contains(where: { overlap($0, next.outputs[0]) }) {
-            activation = .sigmoid
-            fusedActivations.insert(next.outputs[0])
-            target = pointer(next.outputs[0])
-            if let reshape = soleConsumer(of: next.outputs[0]), reshape.operation is Reshape,
-               here + 2 < graph.nodes.count, graph.nodes[here + 2].outputs == reshape.outputs,
-               !node.inputs.contains(where: { overlap($0, reshape.outputs[0]) }) {
-                fusedActivations.insert(reshape.outputs[0])
-                target = pointer(reshape.outputs[0])
-            }
-        }
-        let output = FeatureMap(base: target, channels: t.outputChannels, layout: .dense(width: t.outW, height: t.outH))
         return TransposedConvolutionStep(
-            input: input, output: output, activation: activation, pool: pool,
+            input: Self.denseMap(inputs[0], channels: t.inputChannels, height: t.inH, width: t.inW),
+            output: Self.denseMap(fusion.map { pointer($0.target) } ?? output, channels: t.outputChannels, height: t.outH, width: t.outW),
+            activation: fusion == nil ? .none : .sigmoid, pool: pool,
             weights: TransposedConvolutionWeights(weights: weights, bias: bias, inputChannels: t.inputChannels,
                                                   outputChannels: t.outputChannels))
     }

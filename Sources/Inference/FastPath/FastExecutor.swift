@@ -3,10 +3,13 @@ import Kernels
 /// The fast path: one SIMD step from the `Kernels` module per node it recognises; nil (the
 /// reference step) for everything else, so every model the reference path runs still runs.
 ///
-/// Batch 1, float32. The convolutions and what they absorb are in `ConvolutionSteps.swift` and
-/// `Epilogue.swift`, the single-node layers in `LayerSteps.swift`, the built-in models'
-/// multi-node blocks in `DecoderSteps.swift`; this file dispatches on the operator and holds
-/// the graph queries the rules share (readers, overlaps).
+/// Batch 1, float32. When the executor is made it plans the fusions across nodes for the whole
+/// graph (`FusionPlan`); `makeStep` then builds each node's step from that plan. The rules are
+/// one file per concern: convolutions and what they absorb in `ConvolutionSteps.swift`,
+/// `Epilogue.swift` and `BandedSteps.swift`, the single-node layers in `LayerSteps.swift`, the
+/// matrix products and Transpose pairs in `MatrixSteps.swift`, the built-in models' multi-node
+/// blocks in `DecoderSteps.swift`. This file dispatches on the operator and holds the graph
+/// queries the rules share (readers, overlaps).
 ///
 /// Weights are packed when the step is made (constants' buffers are filled before steps are
 /// made and never move); steps allocate nothing when they run.
@@ -23,17 +26,12 @@ final class FastExecutor: Executor {
     let pointer: (Int) -> UnsafeMutablePointer<Float>
     let constants: Set<Int>
     /// For each value, the nodes reading it (indices into `graph.nodes`).
-    var consumers: [[Int]] = []
-    /// Activation and residual `Add` nodes (by first output value) whose work a convolution step
-    /// already does.
-    var fusedActivations: Set<Int> = []
-    /// Padded input buffers made by a producer for the depthwise node that reads the value.
-    var paddedInputs: [Int: FeatureMapStorage] = [:]
-    /// Attention gates (by output value) whose application a following banded 1x1 + depthwise
-    /// step may take over.
-    var pendingGates: [Int: (skip: Int, upsampled: Int, map: (Int) -> FeatureMap, buffer: GateBuffer)] = [:]
+    private(set) var consumers: [[Int]] = []
     /// The index in `graph.nodes` of the node producing each value.
-    var nodeIndex: [Int: Int] = [:]
+    private(set) var nodeIndex: [Int: Int] = [:]
+    /// The fusions across nodes, planned for the whole graph when the executor is made (empty
+    /// without a graph).
+    private(set) var plan = FusionPlan()
 
     /// - Parameters:
     ///   - graph: the session's graph, to fuse across nodes; nil for no fusion.
@@ -52,6 +50,7 @@ final class FastExecutor: Executor {
                 for id in node.inputs { consumers[id].append(index) }
                 for id in node.outputs { nodeIndex[id] = index }
             }
+            plan = makePlan(graph)
         }
     }
 
@@ -76,38 +75,71 @@ final class FastExecutor: Executor {
 
     func makeStep(for node: PlannedNode, inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>],
                   threads: Int) -> (any Step)? {
-        if let first = node.outputs.first, fusedActivations.contains(first) { return NothingStep() }
+        let index = node.outputs.first.flatMap { nodeIndex[$0] }
+        if let index, plan.absorbedBy[index] != nil { return NothingStep() }
         // A view the buffer plan laid over its input (`BufferPlan.viewSource`): nothing to move.
         if node.operation is Reshape || node.operation is ShapeView, inputs.first == UnsafePointer(outputs[0]) {
             return NothingStep()
         }
+        if let index, let fusion = plan.fusions[index] {
+            return fusedStep(fusion, leader: index, node, inputs, outputs)
+        }
+        return singleNodeStep(node, inputs, outputs)
+    }
+
+    /// The step of a node that leads a fusion.
+    func fusedStep(_ fusion: FusionPlan.Fusion, leader: Int, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                   _ outputs: [UnsafeMutablePointer<Float>]) -> any Step {
+        switch fusion {
+        case .convolution(let f):
+            let conv = node.operation as! Conv
+            return convolutionStep(conv, kind: Self.kind(of: conv)!, input: inputs[0], inputValue: node.inputs[0],
+                                   weights: inputs[1], bias: conv.hasBias ? inputs[2] : nil, output: outputs[0], fusion: f)
+        case .paddedConvolution(let f):
+            let convNode = graph!.nodes[f.convolutionNode]
+            return convolutionStep(f.conv, kind: f.kind, input: inputs[0], inputValue: node.inputs[0],
+                                   weights: pointer(convNode.inputs[1]), bias: f.conv.hasBias ? pointer(convNode.inputs[2]) : nil,
+                                   output: pointer(convNode.outputs[0]), fusion: f.convolution)
+        case .pointwiseDepthwise(let f): return pointwiseDepthwiseStep(f, node, inputs)
+        case .squeezeExcite(let chain): return squeezeExciteStep(chain)
+        case .attentionGate(let f): return attentionGateStep(f, leader: leader)
+        case .resizedPointwise(let output): return resizedPointwiseStep(node.operation as! Resize, convolutionOutput: output, inputs)
+        case .maskHead(let f): return doublingTransposedStep(node.operation as! ConvTranspose, inputs, output: outputs[0], fusion: f)
+        case .cancelledTransposes(let f): return cancelledTransposesStep(node.operation as! Transpose, f, node, inputs)
+        case .channelSoftmax(_, let output): return channelSoftmaxStep(node.operation as! Transpose, output: output, inputs)
+        case .deinterleave(let f): return deinterleaveStep(node.operation as! Transpose, node, inputs, outputs, fusion: f)
+        }
+    }
+
+    /// The step of a node on its own (no fusion planned for it), or nil for the reference kernel.
+    func singleNodeStep(_ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                        _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         switch node.operation {
         case let conv as Conv:
-            guard hasConstantWeights(node) else { return nil }
-            return convolutionStep(conv, node, inputs, outputs)
+            guard hasConstantWeights(node), let kind = Self.kind(of: conv) else { return nil }
+            return convolutionStep(conv, kind: kind, input: inputs[0], inputValue: nil, weights: inputs[1],
+                                   bias: conv.hasBias ? inputs[2] : nil, output: outputs[0], fusion: nil)
         case let unary as ElementwiseUnary:
             guard let activation = Self.kernelActivation(of: node) ?? (unary.kind == .sigmoid ? .sigmoid : nil) else {
                 return clampStep(unary, inputs, outputs)
             }
             return ActivationStep(input: inputs[0], output: outputs[0], count: unary.count, activation: activation)
         case let binary as ElementwiseBinary:
-            return attentionGateStep(binary, node) ?? parametricReLUStep(binary, inputs, outputs)
-                ?? broadcastBinaryStep(binary, inputs, outputs)
+            return parametricReLUStep(binary, inputs, outputs) ?? broadcastBinaryStep(binary, inputs, outputs)
         case let norm as BatchNormalization:
             return batchNormalizationStep(norm, node, inputs, outputs)
         case let softmax as Softmax:
             return softmaxStep(softmax, inputs, outputs)
         case let gap as GlobalAveragePool:
-            if let step = squeezeExciteStep(node) { return step }
             return AveragePoolStep(input: inputs[0], output: outputs[0], planes: gap.planes, planeSize: gap.planeSize)
         case let pool as Pool:
             return globalAveragePoolStep(pool, inputs, outputs) ?? poolStep(pool, inputs, outputs)
         case let resize as Resize:
-            return resizeThenPointwiseStep(resize, node, inputs) ?? resizeStep(resize, inputs, outputs)
-                ?? resizeTableStep(resize, inputs, outputs)
+            return resizeStep(resize, inputs, outputs) ?? resizeTableStep(resize, inputs, outputs)
         case let transposed as ConvTranspose:
             guard hasConstantWeights(node) else { return nil }
-            return transposedStep(transposed, node, inputs, outputs) ?? tapTransposedConvolutionStep(transposed, inputs, outputs)
+            if Self.isDoubling(transposed) { return doublingTransposedStep(transposed, inputs, output: outputs[0], fusion: nil) }
+            return tapTransposedConvolutionStep(transposed, inputs, outputs)
         case let gather as AxisGather:
             return planeGatherStep(gather, node, inputs, outputs)
         case let product as MatMul:
@@ -115,9 +147,8 @@ final class FastExecutor: Executor {
         case let gemm as Gemm:
             return gemmStep(gemm, node, inputs, outputs)
         case let transpose as Transpose:
-            return transposeStep(transpose, node, inputs, outputs) ?? cancelledTransposeStep(transpose, node, inputs)
-                ?? channelSoftmaxBetweenTransposes(transpose, node, inputs)
-                ?? blockTransposeStep(transpose, inputs, outputs)
+            if Self.isDeinterleave(transpose) { return deinterleaveStep(transpose, node, inputs, outputs, fusion: nil) }
+            return blockTransposeStep(transpose, inputs, outputs)
         default: return nil
         }
     }
@@ -153,24 +184,41 @@ final class FastExecutor: Executor {
         return true
     }
 
-    /// NHWC → NCHW of a batch-1 rank-4 tensor (a model's image input), written straight into the
-    /// zero-bordered input of the convolution reading it when that is its only reader.
-    func transposeStep(_ t: Transpose, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
-                               _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard let shape = t.outputShapes.first, shape.count == 4, shape[0] == 1, t.outputTypes == [.float32] else { return nil }
+    /// Whether `t` is NHWC → NCHW of a batch-1 rank-4 float tensor (a model's image input).
+    static func isDeinterleave(_ t: Transpose) -> Bool {
+        guard let shape = t.outputShapes.first, shape.count == 4, shape[0] == 1, t.outputTypes == [.float32] else { return false }
         let (c, h, w) = (shape[1], shape[2], shape[3])
         // Operand 1 (the input, [1, H, W, C]) read along the output's axes: C·H·W, 1, W·C, C.
-        guard Array(t.loop.strides[1].suffix(3)) == [1, w * c, c] || c * h * w == 0 else { return nil }
-        var output = FeatureMap(base: outputs[0], channels: c, layout: .dense(width: w, height: h))
-        if let value = node.outputs.first, let storage = paddedInput(for: value, channels: c, height: h, width: w) {
-            output = storage.map
-        }
+        return Array(t.loop.strides[1].suffix(3)) == [1, w * c, c] || c * h * w == 0
+    }
+
+    /// The image input's NHWC → NCHW, read straight from the caller's buffer when it is the
+    /// graph's single input and this is its only reader.
+    func matchDeinterleave(_ t: Transpose, _ node: PlannedNode) -> DeinterleaveFusion? {
+        guard let graph, Self.isDeinterleave(t) else { return nil }
+        let input = graph.inputIDs.count == 1 ? graph.inputIDs[0] : -1
+        return DeinterleaveFusion(readsCallerBuffer: node.inputs.first == input && consumers[input].count == 1
+                                    && !graph.outputIDs.contains(input))
+    }
+
+    /// NHWC → NCHW (maybe into the zero-bordered input of the convolution reading it).
+    func deinterleaveStep(_ t: Transpose, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                          _ outputs: [UnsafeMutablePointer<Float>], fusion: DeinterleaveFusion?) -> any Step {
+        let shape = t.outputShapes[0]
+        let (c, h, w) = (shape[1], shape[2], shape[3])
+        let output = fusion == nil ? Self.denseMap(outputs[0], channels: c, height: h, width: w)
+            : outputMap(node.outputs[0], channels: c, height: h, width: w)
         var external: ExternalInput? = nil
-        if let graph, graph.inputIDs.count == 1, node.inputs.first == graph.inputIDs[0],
-           consumers[graph.inputIDs[0]].count == 1, !graph.outputIDs.contains(graph.inputIDs[0]) {
+        if fusion?.readsCallerBuffer == true {
             external = ExternalInput()
             externalInput = external
         }
         return DeinterleaveStep(input: inputs[0], external: external, output: output, pool: pool)
     }
+}
+
+/// The image input's NHWC → NCHW.
+struct DeinterleaveFusion {
+    /// Whether the step reads the caller's input buffer (the session then skips its copy).
+    let readsCallerBuffer: Bool
 }

@@ -124,7 +124,7 @@ final class ExternalInput {
 }
 
 /// A 1x1 convolution at the low resolution, then the bilinear ×2 upsampling of its result (a
-/// `Resize` followed by a 1x1 convolution, reordered; see `FastExecutor`).
+/// `Resize` followed by a 1x1 convolution, reordered; see `matchResizedPointwise`).
 struct ResizedPointwiseStep: Step {
     let input: FeatureMap, small: FeatureMapStorage, output: FeatureMap, pool: WorkerPool
     let weights: PointwiseWeights
@@ -142,25 +142,14 @@ struct SqueezeExciteStep: Step {
 
 /// The decoder's attention gate `s · gate(mean(s + u)) + u`.
 struct AttentionGateStep: Step {
-    let skip: FeatureMap, upsampled: FeatureMap, output: FeatureMap, weights: GateWeights
-    let buffer: GateBuffer, pool: WorkerPool
-    func run() {
-        if buffer.appliesItself {
-            attentionGate(skip: skip, upsampled: upsampled, weights: weights, output: output, pool: pool)
-        } else {
-            attentionGateValues(skip: skip, upsampled: upsampled, weights: weights, gate: buffer.values.baseAddress,
-                                pool: pool)
-        }
-    }
+    let skip: FeatureMap, upsampled: FeatureMap, output: FeatureMap, weights: GateWeights, pool: WorkerPool
+    func run() { attentionGate(skip: skip, upsampled: upsampled, weights: weights, output: output, pool: pool) }
 }
 
-/// An attention gate's values, kept for the step that applies it; and whether the gate's own
-/// step applies it (false once a banded 1x1 + depthwise step reading the gated map takes over;
-/// decided while the steps are made, read-only when they run).
-final class GateBuffer {
-    let values: FloatBuffer
-    var appliesItself = true
-    init(channels: Int) { values = FloatBuffer(count: channels) }
+/// An attention gate's values only, for the banded step that applies the gate.
+struct AttentionGateValuesStep: Step {
+    let skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights, gate: FloatBuffer, pool: WorkerPool
+    func run() { attentionGateValues(skip: skip, upsampled: upsampled, weights: weights, gate: gate.baseAddress, pool: pool) }
 }
 
 /// A 1x1 convolution and the depthwise convolution reading its output, in bands of rows.

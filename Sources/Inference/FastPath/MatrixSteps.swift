@@ -53,32 +53,45 @@ extension FastExecutor {
     }
 
     /// A Transpose whose only reader is the inverse Transpose right after it (an exporter's
-    /// NCHW → NHWC → NCHW round trip), maybe with an elementwise activation between them: one
-    /// copy (a move: the second's output may reuse the first's input buffer), or the activation,
-    /// from the first's input to the second's output.
-    func cancelledTransposeStep(_ t: Transpose, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>]) -> (any Step)? {
+    /// NCHW → NHWC → NCHW round trip), maybe with an elementwise activation between them.
+    func matchCancelledTransposes(_ t: Transpose, _ node: PlannedNode) -> CancelledTransposes? {
         guard let value = node.outputs.first, var next = follower(of: value) else { return nil }
-        var activation: (node: PlannedNode, step: Activation)? = nil
+        var activation: (value: Int, kind: Activation)? = nil
         if t.outputTypes == [.float32], let kind = Self.kernelActivation(of: next), let after = follower(of: next.outputs[0]) {
-            activation = (next, kind)
+            activation = (next.outputs[0], kind)
             next = after
         }
         guard let inverse = next.operation as? Transpose, inverse.perm.count == t.perm.count,
               inverse.perm.indices.allSatisfy({ t.perm[inverse.perm[$0]] == $0 }), let output = next.outputs.first else { return nil }
-        let count = t.inputShape.reduce(1, *)
-        let move = BlockCopyStep(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(pointer(output)),
-                                 sources: [0], blockBytes: count * t.outputTypes[0].byteSize)
-        if let activation {
-            fusedActivations.formUnion([activation.node.outputs[0], output])
-            let inPlace = ActivationStep(input: pointer(output), output: pointer(output), count: count, activation: activation.step)
-            // Element by element when the buffers are the same or apart; else a move, then in place.
-            guard elementwiseSafe(node.inputs[0], output) else { return StepSequence(first: move, second: inPlace) }
-            return ActivationStep(input: inputs[0], output: pointer(output), count: count, activation: activation.step)
-        }
-        fusedActivations.insert(output)
-        if UnsafePointer(pointer(output)) == inputs[0] { return NothingStep() }
-        return move
+        return CancelledTransposes(activation: activation, output: output)
     }
+
+    /// One copy from the first Transpose's input to the second's output (a move: the output may
+    /// reuse the input's buffer), or the activation between them.
+    func cancelledTransposesStep(_ t: Transpose, _ f: CancelledTransposes, _ node: PlannedNode,
+                                 _ inputs: [UnsafePointer<Float>]) -> any Step {
+        let count = t.inputShape.reduce(1, *)
+        let output = pointer(f.output)
+        let move = BlockCopyStep(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(output),
+                                 sources: [0], blockBytes: count * t.outputTypes[0].byteSize)
+        guard let activation = f.activation else {
+            return UnsafePointer(output) == inputs[0] ? NothingStep() : move
+        }
+        // Element by element when the buffers are the same or apart; else a move, then in place.
+        guard elementwiseSafe(node.inputs[0], f.output) else {
+            return StepSequence(first: move, second: ActivationStep(input: output, output: output, count: count,
+                                                                    activation: activation.kind))
+        }
+        return ActivationStep(input: inputs[0], output: output, count: count, activation: activation.kind)
+    }
+}
+
+/// A Transpose and its inverse, with the activation between them if any.
+struct CancelledTransposes {
+    let activation: (value: Int, kind: Activation)?
+    /// The inverse Transpose's output.
+    let output: Int
+    var absorbed: [Int] { (activation.map { [$0.value] } ?? []) + [output] }
 }
 
 /// Two steps run as one.

@@ -1,0 +1,116 @@
+import Kernels
+
+/// A 1x1 convolution (+ its epilogue) and the depthwise convolution reading its output, run as
+/// one step in bands of rows (`pointwiseThenDepthwise`): the expanded map lives only in a small
+/// band buffer. The depthwise node keeps its own fusion (epilogue, residual Add, padded output).
+struct BandedFusion {
+    /// The 1x1 convolution's epilogue (it writes only the band buffer, so it needs no overlap check).
+    let pointwise: Epilogue
+    /// The depthwise node's index in `graph.nodes`, and its fusion.
+    let depthwiseNode: Int
+    let depthwise: ConvolutionFusion
+    /// Whether the depthwise node's residual is the 1x1's output (then read from the band).
+    let residualIsInput: Bool
+    /// The attention gate (by its leading node) producing the 1x1's input, applied band by band:
+    /// the gated map is never written, the band reads the gate's two inputs.
+    let gate: Int?
+    /// Output rows per band, and the input rows a band needs.
+    let bandRows: Int, rowsIn: Int
+    let absorbed: [Int]
+}
+
+extension FastExecutor {
+    /// The banded pair led by the 1x1 convolution at `index`: its output (after its epilogue) is
+    /// read by the depthwise convolution right after it, and at most also by that convolution's
+    /// residual Add. Taken only where a band recomputes fewer rows than it keeps.
+    func matchPointwiseDepthwise(at index: Int, plan: FusionPlan) -> BandedFusion? {
+        guard let graph, let conv = graph.nodes[index].operation as? Conv else { return nil }
+        let node = graph.nodes[index], value = node.outputs[0]
+        let (channels, height, width) = (conv.outputChannels, conv.height.output, conv.width.output)
+        let pointwiseChain = epilogue(after: value, channels: channels, foldsBatchNorm: true)
+        let v = pointwiseChain.output, next = index + 1 + pointwiseChain.absorbed.count
+        guard next < graph.nodes.count, !graph.outputIDs.contains(v), consumers[v].contains(next),
+              consumers[v].count <= 2 else { return nil }
+        let dwNode = graph.nodes[next]
+        guard let dw = dwNode.operation as? Conv, dwNode.inputs.first == v, hasConstantWeights(dwNode),
+              case .depthwise(let pad) = Self.kind(of: dw), dw.height.kernel <= 9,
+              dw.inputChannels == channels, dw.height.input == height, dw.width.input == width else { return nil }
+        let stride = dw.height.stride
+        let fused = fusedOutput(of: dwNode.outputs[0], node: dwNode, channels: channels, height: dw.height.output,
+                                width: dw.width.output, absorbsResidual: true, readsArenaInput: false)
+        let residualIsInput = fused.residual == v
+        // v's second reader, if any, must be the residual Add just absorbed.
+        guard consumers[v].count == 1 || residualIsInput else { return nil }
+        // The depthwise output is written band by band while the 1x1 convolution still reads its
+        // input: they must not share memory (a private padded buffer never does).
+        let final = fused.target
+        let isPrivate = paddedBorder(for: final, channels: channels, height: dw.height.output, width: dw.width.output) != nil
+        var gate: Int? = nil
+        if let producer = nodeIndex[node.inputs[0]], let leader = plan.absorbedBy[producer],
+           case .attentionGate(let g)? = plan.fusions[leader], g.output == node.inputs[0], consumers[g.output].count == 1,
+           isPrivate || (!overlap(g.skip, final) && !overlap(g.upsampled, final)) {
+            gate = leader
+        }
+        guard gate != nil || isPrivate || !overlap(node.inputs[0], final) else { return nil }
+        // Bands of about 192 KiB of expanded rows (L2 holds the band, its input rows and output rows;
+        // smaller and larger bands measure slower on the built-in models).
+        let rowBytes = channels * PlaneLayout.padded(width: width, height: height, pad: pad).rowStride * MemoryLayout<Float>.size
+        let span = dw.height.effectiveKernel
+        let rowsFit = max(span, (192 << 10) / rowBytes)
+        var bandRows = max(1, (rowsFit - span) / stride + 1)
+        if bandRows >= 4 { bandRows -= bandRows % 4 }
+        bandRows = min(bandRows, dw.height.output)
+        let rowsIn = bandInputRows(outputRows: bandRows, stride: stride, kernelSize: span)
+        // Rows two bands share are computed twice: past twice the work, separate steps are faster.
+        guard rowsIn <= 2 * bandRows * stride else { return nil }
+        return BandedFusion(pointwise: pointwiseChain, depthwiseNode: next, depthwise: fused, residualIsInput: residualIsInput,
+                            gate: gate, bandRows: bandRows, rowsIn: rowsIn,
+                            absorbed: pointwiseChain.absorbed + [dwNode.outputs[0]] + fused.absorbed)
+    }
+
+    func pointwiseDepthwiseStep(_ f: BandedFusion, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>]) -> any Step {
+        let graph = graph!
+        let conv = node.operation as! Conv
+        let dwNode = graph.nodes[f.depthwiseNode]
+        let dw = dwNode.operation as! Conv
+        let (channels, height, width) = (conv.outputChannels, conv.height.output, conv.width.output)
+        let k = dw.height.kernel
+        let constant = { (value: Int, count: Int) in Array(UnsafeBufferPointer(start: self.pointer(value), count: count)) }
+        let dwFolded = f.depthwise.epilogue.folded(weights: constant(dwNode.inputs[1], channels * k * k),
+                                                   bias: dw.hasBias ? constant(dwNode.inputs[2], channels) : nil,
+                                                   outputChannels: channels)
+        let lattice = Self.compactLattice(dwFolded.weights, channels: channels, kernelSize: k)
+        let pointwiseFolded = f.pointwise.folded(weights: Array(UnsafeBufferPointer(start: inputs[1], count: channels * conv.inputChannels)),
+                                                 bias: conv.hasBias ? Array(UnsafeBufferPointer(start: inputs[2], count: channels)) : nil,
+                                                 outputChannels: channels)
+        let weights = PointwiseWeights(weights: pointwiseFolded.weights, bias: pointwiseFolded.bias, outputChannels: channels,
+                                       inputChannels: conv.inputChannels)
+        let pad = Self.kind(of: dw)!.inputPad!
+        let bands = (0..<pool.threadCount).map { _ in
+            FeatureMapStorage(channels: channels, layout: .padded(width: width, height: f.rowsIn, pad: pad))
+        }
+        let (outH, outW) = (dw.height.output, dw.width.output)
+        let residual = f.residualIsInput ? nil : f.depthwise.residual.map {
+            Self.denseMap(pointer($0), channels: channels, height: outH, width: outW)
+        }
+        var gatedInput: GatedInput? = nil
+        if let leader = f.gate, case .attentionGate(let gate)? = plan.fusions[leader], let values = plan.takenOverGates[leader] {
+            let (c, h, w) = Self.planes(graph.values[gate.output].shape)!
+            gatedInput = GatedInput(skip: Self.denseMap(pointer(gate.skip), channels: c, height: h, width: w),
+                                    upsampled: Self.denseMap(pointer(gate.upsampled), channels: c, height: h, width: w),
+                                    gate: UnsafePointer(values.baseAddress),
+                                    rows: (0..<pool.threadCount).map { _ in
+                                        FeatureMapStorage(channels: conv.inputChannels, layout: .dense(width: width, height: f.rowsIn))
+                                    })
+        }
+        return PointwiseDepthwiseStep(
+            input: Self.denseMap(inputs[0], channels: conv.inputChannels, height: height, width: width), gatedInput: gatedInput,
+            pointwise: weights, pointwiseActivation: f.pointwise.activation, bands: bands, bandRows: f.bandRows,
+            depthwise: DepthwiseWeights(weights: lattice.weights, bias: dwFolded.bias, channels: channels,
+                                        kernelSize: lattice.kernelSize),
+            stride: dw.height.stride, dilation: dw.height.dilation * lattice.step,
+            padTop: dw.height.padBegin, padLeft: dw.width.padBegin, depthwiseActivation: f.depthwise.epilogue.activation,
+            residualIsInput: f.residualIsInput, residual: residual,
+            output: outputMap(f.depthwise.target, channels: channels, height: outH, width: outW), pool: pool)
+    }
+}
