@@ -18,8 +18,45 @@ private func chainModel() -> [UInt8] {
         outputs: [ONNXBuilder.valueInfo("y", [1, 2048])])
 }
 
+/// x → Relu a, x → Sigmoid b; Concat(a, b, x) on channels → c; Split(c) → d, e; y = d + e.
+private func concatSplitModel() -> [UInt8] {
+    ONNXBuilder.model(
+        nodes: [ONNXBuilder.node("Relu", inputs: ["x"], outputs: ["a"]),
+                ONNXBuilder.node("Sigmoid", inputs: ["x"], outputs: ["b"]),
+                ONNXBuilder.node("Concat", inputs: ["a", "b", "x"], outputs: ["c"], attributes: [.int("axis", 1)]),
+                ONNXBuilder.node("Split", inputs: ["c", "lengths"], outputs: ["d", "e"], attributes: [.int("axis", 1)]),
+                ONNXBuilder.node("Add", inputs: ["d", "e"], outputs: ["y"])],
+        initializers: [ONNXBuilder.int64Tensor("lengths", [2], [6, 6])],
+        inputs: [ONNXBuilder.valueInfo("x", [1, 4, 5, 7])],
+        outputs: [ONNXBuilder.valueInfo("y", [1, 6, 5, 7])])
+}
+
 @Suite("Static plan: shapes, buffers, allocation-free runs")
 struct PlanTests {
+    @Test("a channel Concat's computed inputs live in their places in its output, a Split's outputs in its input; a graph input is copied")
+    func concatAndSplitShareSlots() throws {
+        let model = try InferenceModel(bytes: concatSplitModel())
+        let graph = model.graph
+        let id = { (name: String) in try #require(graph.values.firstIndex { $0.name == name }) }
+        let plan = BufferPlan(graph, reusesBuffers: true)
+        let (a, b, c, x) = (try id("a"), try id("b"), try id("c"), try id("x"))
+        let plane = 4 * 5 * 7
+        #expect(plan.offsets[a] == plan.offsets[c])
+        #expect(plan.offsets[b] == plan.offsets[c] + plane)
+        #expect(plan.offsets[x] != plan.offsets[c] + 2 * plane)
+        #expect(plan.offsets[try id("d")] == plan.offsets[c])
+        #expect(plan.offsets[try id("e")] == plan.offsets[c] + 6 * 5 * 7)
+        // The inspection plan shares nothing.
+        let apart = BufferPlan(graph, reusesBuffers: false)
+        #expect(Set([a, b, c].map { apart.offsets[$0] }).count == 3)
+
+        let input = (0..<plane).map { Float($0 % 11) - 5 }
+        let expected = try InferenceSession(model: model, path: .reference, keepsIntermediates: true).run(inputs: ["x": input])["y"]
+        for path in [ExecutionPath.reference, .fast] {
+            #expect(try InferenceSession(model: model, path: path).run(inputs: ["x": input])["y"] == expected, "\(path)")
+        }
+    }
+
     @Test("the Reshape's shape is folded at plan time and its output shape inferred")
     func folding() throws {
         let model = try InferenceModel(bytes: chainModel())

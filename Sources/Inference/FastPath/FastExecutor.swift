@@ -142,6 +142,10 @@ final class FastExecutor: Executor {
             return tapTransposedConvolutionStep(transposed, inputs, outputs)
         case let gather as AxisGather:
             return planeGatherStep(gather, node, inputs, outputs)
+        case let concat as Concat:
+            return concatStep(concat, inputs, outputs)
+        case let split as Split:
+            return splitStep(split, inputs, outputs)
         case let product as MatMul:
             return matMulStep(product, node, inputs, outputs)
         case let gemm as Gemm:

@@ -158,6 +158,44 @@ extension FastExecutor {
     }
 }
 
+extension FastExecutor {
+    /// A Concat whose axis has only unit axes before it: the inputs the buffer plan placed in
+    /// the output (`Slices`) are there already; the others are copied to their places.
+    func concatStep(_ concat: Concat, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard concat.outer == 1 else { return nil }
+        var copies: [Copy] = []
+        var offset = 0
+        for (k, bytes) in concat.runs.enumerated() {
+            let destination = UnsafeMutableRawPointer(outputs[0]) + offset
+            if UnsafeRawPointer(inputs[k]) != UnsafeRawPointer(destination) {
+                copies.append(Copy(source: UnsafeRawPointer(inputs[k]), destination: destination, bytes: bytes))
+            }
+            offset += bytes
+        }
+        return copies.isEmpty ? NothingStep() : CopiesStep(copies: copies)
+    }
+
+    /// A Split whose outputs the buffer plan placed inside its input (`Slices`): nothing to move.
+    func splitStep(_ split: Split, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard split.outer == 1, outputs.indices.allSatisfy({ k in
+            UnsafeRawPointer(outputs[k]) == UnsafeRawPointer(inputs[0]) + split.starts[k] * split.sliceBytes
+        }) else { return nil }
+        return NothingStep()
+    }
+}
+
+/// One block of bytes to copy.
+struct Copy {
+    let source: UnsafeRawPointer, destination: UnsafeMutableRawPointer, bytes: Int
+}
+
+struct CopiesStep: Step {
+    let copies: [Copy]
+    func run() {
+        for copy in copies { copy.destination.copyMemory(from: copy.source, byteCount: copy.bytes) }
+    }
+}
+
 /// Copies blocks of bytes from the given source offsets, one after another into the output
 /// (`copyMemory` moves, so a single block may overlap its source).
 struct BlockCopyStep: Step {
