@@ -189,4 +189,30 @@ struct FusionRuleTests {
         #expect(profile.map(\.operators) == [["Resize", "Conv"]])
         #expect(!profile[0].runsOnReference)
     }
+
+    @Test("PRelu of a [1, C] row with per-channel or one slope, and Expand of one plane to C channels, run on fast kernels")
+    func rowPReluAndExpand() throws {
+        for slopeDims in [[Int64(9)], [Int64(1)]] {
+            let bytes = B.model(
+                nodes: [B.node("Gemm", inputs: ["x", "w"], outputs: ["g"]),
+                        B.node("PRelu", inputs: ["g", "slope"], outputs: ["y"])],
+                initializers: [Self.tensor("w", [5, 9], seed: 15), Self.tensor("slope", slopeDims, seed: 16)],
+                inputs: [B.valueInfo("x", [1, 5])], outputs: [B.valueInfo("y", [1, 9])])
+            let profile = try layers(bytes, input: [1, 5])
+            #expect(profile.allSatisfy { !$0.runsOnReference }, "slope \(slopeDims)")
+        }
+        let bytes = B.model(
+            nodes: [B.node("Relu", inputs: ["x"], outputs: ["r"]),
+                    B.node("Expand", inputs: ["r", "shape"], outputs: ["y"])],
+            initializers: [B.int64Tensor("shape", [4], [1, 3, 6, 11])],
+            inputs: [B.valueInfo("x", [1, 1, 6, 11])], outputs: [B.valueInfo("y", [1, 3, 6, 11])])
+        let profile = try layers(bytes, input: [1, 1, 6, 11], tolerance: 0)
+        #expect(profile.map(\.operators) == [["Relu"], ["Expand"]])
+        #expect(profile.allSatisfy { !$0.runsOnReference })
+        let columns = B.model(
+            nodes: [B.node("Expand", inputs: ["x", "shape"], outputs: ["y"])],
+            initializers: [B.int64Tensor("shape", [4], [1, 2, 5, 7])],
+            inputs: [B.valueInfo("x", [1, 2, 5, 1])], outputs: [B.valueInfo("y", [1, 2, 5, 7])])
+        #expect(try layers(columns, input: [1, 2, 5, 1], tolerance: 0).allSatisfy { !$0.runsOnReference })
+    }
 }

@@ -142,6 +142,8 @@ final class FastExecutor: Executor {
             return tapTransposedConvolutionStep(transposed, inputs, outputs)
         case let gather as AxisGather:
             return planeGatherStep(gather, node, inputs, outputs)
+        case let expand as Expand:
+            return expandStep(expand, inputs, outputs)
         case let concat as Concat:
             return concatStep(concat, inputs, outputs)
         case let split as Split:

@@ -29,22 +29,30 @@ extension FastExecutor {
                                  factor: FloatBuffer(factor), shift: FloatBuffer(shift), pool: pool)
     }
 
-    /// PRelu of a [1, C, H, W] tensor with one slope or one per channel.
+    /// PRelu of a [1, C, …] tensor (a [1, C] one after a Gemm, say) with one slope or one per channel.
     func parametricReLUStep(_ binary: ElementwiseBinary, _ inputs: [UnsafePointer<Float>],
                             _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard binary.kind == .prelu, let shape = binary.outputShapes.first, let (c, h, w) = Self.planes(shape) else { return nil }
-        let loop = binary.loop
-        // StridedLoop operands: 0 is the output, 1 the data, 2 the slope.
-        let data = Array(loop.strides[1].suffix(3)), slope = Array(loop.strides[2].suffix(3))
+        guard binary.kind == .prelu, let shape = binary.outputShapes.first, shape.count >= 2, shape[0] == 1 else { return nil }
+        let c = shape[1], plane = shape.dropFirst(2).reduce(1, *)
+        // StridedLoop operands: 0 is the output, 1 the data, 2 the slope, over the last `rank` slots.
+        let rank = shape.count, loop = binary.loop
+        let data = Array(loop.strides[1].suffix(rank)), slope = Array(loop.strides[2].suffix(rank))
+        let dense = Shapes.strides(shape)
         func matches(_ strides: [Int], _ expected: [Int]) -> Bool {
-            zip([c, h, w], zip(strides, expected)).allSatisfy { extent, pair in extent == 1 || pair.0 == pair.1 }
+            shape.indices.allSatisfy { shape[$0] == 1 || strides[$0] == expected[$0] }
         }
-        guard matches(data, [h * w, w, 1]) else { return nil }
+        guard matches(data, dense) else { return nil }
         let perChannel: Bool
-        if matches(slope, [1, 0, 0]) && c > 1 { perChannel = true } else if matches(slope, [0, 0, 0]) { perChannel = false } else { return nil }
-        return ParametricReLUStep(input: Self.denseMap(inputs[0], channels: c, height: h, width: w),
+        if c > 1, matches(slope, shape.indices.map { $0 == 1 ? 1 : 0 }) {
+            perChannel = true
+        } else if matches(slope, Array(repeating: 0, count: rank)) {
+            perChannel = false
+        } else {
+            return nil
+        }
+        return ParametricReLUStep(input: Self.denseMap(inputs[0], channels: c, height: 1, width: plane),
                                   slope: inputs[1], perChannel: perChannel,
-                                  output: Self.denseMap(outputs[0], channels: c, height: h, width: w), pool: pool)
+                                  output: Self.denseMap(outputs[0], channels: c, height: 1, width: plane), pool: pool)
     }
 
     /// Clip with other bounds than ReLU6's.
@@ -282,12 +290,26 @@ extension FastExecutor {
         case .div: operation = .divide
         case .prelu: return nil
         }
-        // Axes of extent 1 dropped; then an axis merged with the next (inner) one when every
-        // operand steps over it as over the whole inner one.
+        guard let runs = Self.runs(of: binary.loop) else { return nil }
+        return BroadcastBinaryStep(a: inputs[0], b: inputs[1], output: outputs[0], operation: operation, offsets: runs.offsets,
+                                   runLength: runs.length, aStep: runs.steps[1], bStep: runs.steps[2])
+    }
+
+    /// Expand of a float tensor: per run of the output, a copy of the input's run or one value repeated.
+    func expandStep(_ expand: Expand, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard expand.outputTypes == [.float32], inputs[0] != UnsafePointer(outputs[0]),
+              let runs = Self.runs(of: expand.loop) else { return nil }
+        return BroadcastCopyStep(input: inputs[0], output: outputs[0], offsets: runs.offsets, runLength: runs.length,
+                                 inputStep: runs.steps[1])
+    }
+
+    /// A strided loop over three operands (the output first) as runs along its innermost axis
+    /// (after merging contiguous axes and dropping unit ones), when the output steps by 1 there
+    /// and each other operand by 0 or 1: per run the three start offsets, back to back.
+    static func runs(of loop: StridedLoop) -> (offsets: [Int], length: Int, steps: [Int])? {
         var axes: [(extent: Int, strides: [Int])] = []
-        for (axis, extent) in binary.loop.extents.enumerated() where extent > 1 {
-            let strides = (0..<3).map { binary.loop.strides[$0][axis] }
-            axes.append((extent, strides))
+        for (axis, extent) in loop.extents.enumerated() where extent > 1 {
+            axes.append((extent, (0..<3).map { loop.strides[$0][axis] }))
         }
         var merged: [(extent: Int, strides: [Int])] = []
         for axis in axes {
@@ -297,8 +319,8 @@ extension FastExecutor {
                 merged.append(axis)
             }
         }
-        guard let run = merged.last, run.strides[0] == 1,
-              (0...1).contains(run.strides[1]), (0...1).contains(run.strides[2]) else { return nil }
+        let run = merged.last ?? (extent: 1, strides: [1, 0, 0])
+        guard run.strides[0] == 1, (0...1).contains(run.strides[1]), (0...1).contains(run.strides[2]) else { return nil }
         let outer = Array(merged.dropLast())
         let extents = outer.map(\.extent)
         let rows = extents.reduce(1, *)
@@ -312,8 +334,25 @@ extension FastExecutor {
             }
             advance(&index, in: extents, through: outer.count - 1)
         }
-        return BroadcastBinaryStep(a: inputs[0], b: inputs[1], output: outputs[0], operation: operation, offsets: offsets,
-                                   runLength: run.extent, aStep: run.strides[1], bStep: run.strides[2])
+        return (offsets, run.extent, run.strides)
+    }
+}
+
+/// Runs of a broadcast copy, one per row of `offsets` (output, input, unused): the input's run,
+/// or (`inputStep` 0) its first value repeated.
+struct BroadcastCopyStep: Step {
+    let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, offsets: [Int], runLength: Int, inputStep: Int
+    func run() {
+        var row = 0
+        while row < offsets.count {
+            let destination = output + offsets[row]
+            if inputStep == 1 {
+                destination.update(from: input + offsets[row + 1], count: runLength)
+            } else {
+                destination.update(repeating: input[offsets[row + 1]], count: runLength)
+            }
+            row += 3
+        }
     }
 }
 
