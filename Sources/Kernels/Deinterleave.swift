@@ -41,3 +41,38 @@ func deinterleaveRow3(_ row: UnsafePointer<Float>, _ r: UnsafeMutablePointer<Flo
         x += 1
     }
 }
+
+/// The planes of a dense NCHW feature map (batch 1) to channel-interleaved pixels (NHWC:
+/// `output[(y·W + x)·C + c]`), the inverse of `deinterleaveChannels`.
+///
+/// Rows are split between threads; each element is a plain copy, 16 pixels of every channel at a
+/// time so that the block written stays in L1.
+/// - Precondition: `output` has room for `input.channels · height · width` floats and does not
+///   overlap `input`.
+@inline(never)
+package func interleaveChannels(_ input: FeatureMap, output: UnsafeMutablePointer<Float>, pool: WorkerPool) {
+    pool.run(InterleaveParts(input: input, output: output))
+}
+
+struct InterleaveParts: PoolJob {
+    let input: FeatureMap, output: UnsafeMutablePointer<Float>
+    func run(part: Int, pool: WorkerPool) {
+        let c = input.channels, w = input.layout.width
+        for y in WorkerPool.range(input.layout.height, part: part, of: pool.threadCount) {
+            let row = output + y * w * c
+            var x0 = 0
+            while x0 < w {
+                let count = min(16, w - x0)
+                for ch in 0..<c {
+                    let source = input.plane(ch) + y * input.layout.rowStride + x0
+                    var destination = row + x0 * c + ch
+                    for x in 0..<count {
+                        destination.pointee = source[x]
+                        destination += c
+                    }
+                }
+                x0 += 16
+            }
+        }
+    }
+}

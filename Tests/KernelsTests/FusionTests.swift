@@ -118,4 +118,21 @@ struct FusionTests {
             }
         }
     }
+
+    @Test("NCHW planes (dense or padded) to NHWC pixels, the inverse of deinterleaveChannels")
+    func interleave() {
+        for (c, h, w) in [(3, 5, 7), (1, 2, 3), (4, 3, 17), (24, 9, 33), (17, 1, 16)] {
+            let x = (0..<(c * h * w)).map(Float.init)
+            var expected = [Float](repeating: 0, count: x.count)
+            for y in 0..<h { for i in 0..<w { for ch in 0..<c { expected[(y * w + i) * c + ch] = x[(ch * h + y) * w + i] } } }
+            for pad in [0, 2] {
+                let input = makeMap(x, channels: c, layout: .padded(width: w, height: h, pad: pad))
+                for threads in [1, 2] {
+                    var out = [Float](repeating: -1, count: x.count)
+                    out.withUnsafeMutableBufferPointer { interleaveChannels(input.map, output: $0.baseAddress!, pool: WorkerPool(threads: threads)) }
+                    #expect(out == expected, "\(c)x\(h)x\(w) pad \(pad), \(threads) thread(s)")
+                }
+            }
+        }
+    }
 }

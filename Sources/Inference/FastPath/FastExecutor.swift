@@ -154,7 +154,7 @@ final class FastExecutor: Executor {
             return gemmStep(gemm, node, inputs, outputs)
         case let transpose as Transpose:
             if Self.isDeinterleave(transpose) { return deinterleaveStep(transpose, node, inputs, outputs, fusion: nil) }
-            return blockTransposeStep(transpose, inputs, outputs)
+            return interleaveStep(transpose, inputs, outputs) ?? blockTransposeStep(transpose, inputs, outputs)
         default: return nil
         }
     }
@@ -221,6 +221,20 @@ final class FastExecutor: Executor {
         }
         return DeinterleaveStep(input: inputs[0], external: external, output: output, pool: pool)
     }
+}
+
+extension FastExecutor {
+    /// NCHW → NHWC of a batch-1 rank-4 float tensor (an exporter's layout change around a convolution).
+    func interleaveStep(_ t: Transpose, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard t.perm == [0, 2, 3, 1], t.outputTypes == [.float32], let (c, h, w) = Self.planes(t.inputShape),
+              inputs[0] != UnsafePointer(outputs[0]) else { return nil }
+        return InterleaveStep(input: Self.denseMap(inputs[0], channels: c, height: h, width: w), output: outputs[0], pool: pool)
+    }
+}
+
+struct InterleaveStep: Step {
+    let input: FeatureMap, output: UnsafeMutablePointer<Float>, pool: WorkerPool
+    func run() { interleaveChannels(input, output: output, pool: pool) }
 }
 
 /// The image input's NHWC → NCHW.
