@@ -215,4 +215,15 @@ struct FusionRuleTests {
             inputs: [B.valueInfo("x", [1, 2, 5, 1])], outputs: [B.valueInfo("y", [1, 2, 5, 7])])
         #expect(try layers(columns, input: [1, 2, 5, 1], tolerance: 0).allSatisfy { !$0.runsOnReference })
     }
+
+    @Test("a Transpose moving leading axes behind the others (NCHW → NHWC, [1, C, N] → [1, N, C]) runs as one interleave",
+          arguments: [([1, 5, 6, 7], [0, 2, 3, 1]), ([1, 16, 40], [0, 2, 1]), ([1, 40, 16], [0, 2, 1]), ([1, 3, 1, 9], [0, 2, 3, 1]),
+                      ([2, 3, 4], [1, 2, 0])])
+    func interleavingTranspose(shape: [Int], perm: [Int]) throws {
+        let bytes = B.model(
+            nodes: [B.node("Transpose", inputs: ["x"], outputs: ["y"], attributes: [.ints("perm", perm.map(Int64.init))])],
+            inputs: [B.valueInfo("x", shape.map(Int64.init))], outputs: [B.valueInfo("y", perm.map { Int64(shape[$0]) })])
+        let profile = try layers(bytes, input: shape, tolerance: 0)
+        #expect(profile.allSatisfy { !$0.runsOnReference })
+    }
 }

@@ -224,11 +224,21 @@ final class FastExecutor: Executor {
 }
 
 extension FastExecutor {
-    /// NCHW → NHWC of a batch-1 rank-4 float tensor (an exporter's layout change around a convolution).
+    /// A float Transpose that, on the axes longer than 1, moves the leading ones behind the
+    /// others (NCHW → NHWC; [1, C, N] → [1, N, C]): the transpose of a rows × columns matrix, as
+    /// C = rows planes of the columns interleaved (split in rows of the input's last axis when
+    /// that has all the columns' other factor).
     func interleaveStep(_ t: Transpose, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard t.perm == [0, 2, 3, 1], t.outputTypes == [.float32], let (c, h, w) = Self.planes(t.inputShape),
-              inputs[0] != UnsafePointer(outputs[0]) else { return nil }
-        return InterleaveStep(input: Self.denseMap(inputs[0], channels: c, height: h, width: w), output: outputs[0], pool: pool)
+        guard t.outputTypes == [.float32], inputs[0] != UnsafePointer(outputs[0]) else { return nil }
+        let kept = t.perm.filter { t.inputShape[$0] > 1 }
+        guard let first = kept.first, let split = kept.firstIndex(where: { $0 < first }),
+              kept[split...].elementsEqual(kept.sorted().prefix(kept.count - split)),
+              kept[..<split].elementsEqual(kept.sorted().suffix(split)) else { return nil }
+        let rows = kept[split...].reduce(1) { $0 * t.inputShape[$1] }
+        let columns = kept[..<split].reduce(1) { $0 * t.inputShape[$1] }
+        let width = t.inputShape.last!, height = columns % width == 0 ? columns / width : 1
+        return InterleaveStep(input: Self.denseMap(inputs[0], channels: rows, height: height, width: columns / height),
+                              output: outputs[0], pool: pool)
     }
 }
 
