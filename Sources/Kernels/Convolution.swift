@@ -1,5 +1,5 @@
 /// Dense (groups = 1) K×K convolution weights packed for ``convolution(_:weights:stride:padTop:padLeft:activation:output:pool:)``:
-/// output channels in tiles of 8, each tile [input channel][ky][kx][8].
+/// output channels in tiles of 8, each tile [input channel][ky][kx][8] (``ChannelTilePacking``).
 package final class ConvolutionWeights {
     package let outputChannels: Int
     package let inputChannels: Int
@@ -11,23 +11,14 @@ package final class ConvolutionWeights {
 
     /// `weights` as ONNX's [Cout, Cin, K, K] (row-major), `bias` Cout values or zero when nil.
     package init(weights: [Float], bias: [Float]?, outputChannels: Int, inputChannels: Int, kernelSize: Int) {
-        let kk = kernelSize * kernelSize
         precondition(outputChannels > 0 && inputChannels > 0 && kernelSize > 0, "empty convolution")
-        precondition(weights.count == outputChannels * inputChannels * kk, "convolution weights: wrong size")
-        precondition(bias == nil || bias!.count == outputChannels, "convolution bias: expected \(outputChannels)")
+        let packing = ChannelTilePacking(weights: weights, bias: bias, outputChannels: outputChannels,
+                                         perChannel: inputChannels * kernelSize * kernelSize, what: "convolution")
         self.outputChannels = outputChannels
         self.inputChannels = inputChannels
         self.kernelSize = kernelSize
-        let tiles = (outputChannels + 7) / 8
-        packed = FloatBuffer(count: tiles * 8 * inputChannels * kk)
-        self.bias = FloatBuffer(count: tiles * 8)
-        for o in 0..<outputChannels {
-            let tile = o / 8, lane = o % 8
-            for i in 0..<inputChannels * kk {
-                packed.baseAddress[(tile * inputChannels * kk + i) * 8 + lane] = weights[o * inputChannels * kk + i]
-            }
-            self.bias.baseAddress[o] = bias?[o] ?? 0
-        }
+        packed = packing.packed
+        self.bias = packing.bias
     }
 }
 
@@ -146,7 +137,8 @@ func convolutionRows(_ job: ConvolutionJob, _ body: (ConvolutionTile) -> Void) {
                 body(ConvolutionTile(
                     source: rowBase + xo * stride, sourceRow: inL.rowStride, sourcePlane: inL.planeStride,
                     inputChannels: w.inputChannels,
-                    weights: UnsafePointer(w.packed.baseAddress + tile * 8 * w.inputChannels * k * k),
+                    weights: UnsafePointer(w.packed.baseAddress + ChannelTilePacking.offset(
+                        firstChannel: tile * 8, perChannel: w.inputChannels * k * k)),
                     bias: UnsafePointer(w.bias.baseAddress + tile * 8),
                     destination: job.output.plane(tile * 8) + yo * outL.rowStride + xo,
                     destinationPlane: outL.planeStride, channels: min(8, w.outputChannels - tile * 8),
@@ -163,19 +155,7 @@ func convolutionRows(_ job: ConvolutionJob, _ body: (ConvolutionTile) -> Void) {
 func convolutionTile<A: ActivationFunction, W: WindowShape>(_ t: ConvolutionTile, _: A.Type, _: W.Type) {
     let k = W.size, stride = W.stride
     if narrowRegisterFile {
-        // Groups of 2 channels × 16 pixels (see Tile2).
-        var first = 0
-        while first < t.channels {
-            let acc = convolutionAccumulate(Tile2<Row16>.self, t, first: first, k: k, stride: stride)
-            let rows = min(2, t.channels - first), destination = t.destination + first * t.destinationPlane
-            if t.count == lanes {
-                acc.forEachRow(rows, ActivatedStore<A, Row16>(base: destination, planeStride: t.destinationPlane,
-                                                              o0: 0, o1: lanes, o2: 2 * lanes))
-            } else {
-                acc.forEachRow(rows, PartialStore<A>(base: destination, planeStride: t.destinationPlane, count: t.count))
-            }
-            first += 2
-        }
+        convolutionQuarters(t, A.self, k: k, stride: stride, dilation: 1)
     } else if t.count == Row32.width {
         let acc = convolutionAccumulate(Row32.self, t, k: k, stride: stride)
         acc.forEachRow(t.channels, ActivatedStore<A, Row32>(base: t.destination, planeStride: t.destinationPlane,
@@ -193,14 +173,12 @@ func convolutionTile<A: ActivationFunction, W: WindowShape>(_ t: ConvolutionTile
 @inline(never)
 func convolutionTileAnyShape(_ t: ConvolutionTile, kernelSize k: Int, stride: Int, dilation: Int) {
     if narrowRegisterFile {
-        var first = 0
-        while first < t.channels {
-            let acc = convolutionAccumulate(Tile2<Row16>.self, t, first: first, k: k, stride: stride, dilation: dilation)
-            let destination = t.destination + first * t.destinationPlane
-            acc.forEachRow(min(2, t.channels - first)) { r, row in
-                store(t.activation.apply(row.a), destination + r &* t.destinationPlane, count: t.count)
-            }
-            first += 2
+        switch t.activation {
+        case .none: convolutionQuarters(t, Identity.self, k: k, stride: stride, dilation: dilation)
+        case .relu: convolutionQuarters(t, ReLU.self, k: k, stride: stride, dilation: dilation)
+        case .relu6: convolutionQuarters(t, ReLU6.self, k: k, stride: stride, dilation: dilation)
+        case .hardSwish: convolutionQuarters(t, HardSwish.self, k: k, stride: stride, dilation: dilation)
+        case .sigmoid: convolutionQuarters(t, Sigmoid.self, k: k, stride: stride, dilation: dilation)
         }
     } else if t.count == Row32.width {
         let acc = convolutionAccumulate(Row32.self, t, k: k, stride: stride, dilation: dilation)
@@ -228,14 +206,14 @@ func convolutionAccumulate<Row: StridedPixelRow>(_: Row.Type, _ t: ConvolutionTi
 func convolutionAccumulate<T: ChannelTile>(_: T.Type, _ t: ConvolutionTile, first: Int, k: Int, stride: Int,
                                            dilation: Int = 1) -> T where T.Row: StridedPixelRow {
     var acc = T(bias: t.bias + first)
-    var wp = t.weights + first
+    var wp = t.weights + first * packedWeightLanes
     var plane = t.source
     for _ in 0..<t.inputChannels {
         for ky in 0..<k {
             let r = plane + ky &* dilation &* t.sourceRow
             for kx in 0..<k {
                 acc.accumulate(wp, T.Row(r + kx &* dilation, stride: stride))
-                wp += 8
+                wp += 8 * packedWeightLanes
             }
         }
         plane += t.sourcePlane
@@ -256,5 +234,87 @@ extension Row32: StridedPixelRow {
 extension Row16: StridedPixelRow {
     @inline(always) init(_ p: UnsafePointer<Float>, stride: Int) {
         a = stride == 1 ? load(p) : loadEven(p)
+    }
+}
+
+/// The tile with 16 XMM registers (``narrowRegisterFile``): groups of 4 pixels, each through all
+/// 8 channels of the tile (``Quarter8``), so every input vector (a deinterleave at stride 2)
+/// serves 8 channels. Each output is computed as in the wide tiles.
+@inline(always)
+func convolutionQuarters<A: ActivationFunction>(_ t: ConvolutionTile, _: A.Type, k: Int, stride: Int, dilation: Int) {
+    var x = 0
+    while x < t.count {
+        var acc = Quarter8(bias: t.bias)
+        var wp = t.weights
+        var plane = t.source + x &* stride
+        for _ in 0..<t.inputChannels {
+            for ky in 0..<k {
+                let r = plane + ky &* dilation &* t.sourceRow
+                for kx in 0..<k {
+                    let p = r + kx &* dilation
+                    acc.accumulate(wp, stride == 1 ? loadQuarter(p) : loadQuarterEven(p))
+                    wp += 8 * packedWeightLanes
+                }
+            }
+            plane += t.sourcePlane
+        }
+        acc.store(A.self, t.destination + x, planeStride: t.destinationPlane, channels: t.channels,
+                  count: min(4, t.count - x))
+        x += 4
+    }
+}
+
+/// Eight output channels × 4 pixels, one SSE register each (``narrowRegisterFile``): 8
+/// accumulators, the input vector and a weight fit the 16 XMM registers. Weights are packed
+/// 4 lanes wide (``packedWeightLanes``), so each is one aligned load.
+struct Quarter8 {
+    var r0, r1, r2, r3, r4, r5, r6, r7: Quarter
+
+    @inline(always) init(bias: UnsafePointer<Float>) {
+        r0 = Quarter(repeating: bias[0]); r1 = Quarter(repeating: bias[1])
+        r2 = Quarter(repeating: bias[2]); r3 = Quarter(repeating: bias[3])
+        r4 = Quarter(repeating: bias[4]); r5 = Quarter(repeating: bias[5])
+        r6 = Quarter(repeating: bias[6]); r7 = Quarter(repeating: bias[7])
+    }
+
+    /// Adds packed weight r · x to row r (`w`: 8 weights of 4 lanes).
+    @inline(always) mutating func accumulate(_ w: UnsafePointer<Float>, _ x: Quarter) {
+        r0 = multiplyAdd(r0, loadQuarterAligned(w), x); r1 = multiplyAdd(r1, loadQuarterAligned(w + 4), x)
+        r2 = multiplyAdd(r2, loadQuarterAligned(w + 8), x); r3 = multiplyAdd(r3, loadQuarterAligned(w + 12), x)
+        r4 = multiplyAdd(r4, loadQuarterAligned(w + 16), x); r5 = multiplyAdd(r5, loadQuarterAligned(w + 20), x)
+        r6 = multiplyAdd(r6, loadQuarterAligned(w + 24), x); r7 = multiplyAdd(r7, loadQuarterAligned(w + 28), x)
+    }
+
+    /// Rows 0 ..< `channels`, activated, to planes `planeStride` apart from `p`: `count` (1…4)
+    /// pixels each. The activation runs on four rows at a time as one ``Vector``.
+    @inline(always)
+    func store<A: ActivationFunction>(_: A.Type, _ p: UnsafeMutablePointer<Float>, planeStride: Int, channels: Int, count: Int) {
+        let low = A.apply(Vector(lowHalf: SIMD8(lowHalf: r0, highHalf: r1), highHalf: SIMD8(lowHalf: r2, highHalf: r3)))
+        storeQuarters(low, p, planeStride: planeStride, rows: min(channels, 4), count: count)
+        if channels > 4 {
+            let high = A.apply(Vector(lowHalf: SIMD8(lowHalf: r4, highHalf: r5), highHalf: SIMD8(lowHalf: r6, highHalf: r7)))
+            storeQuarters(high, p + 4 &* planeStride, planeStride: planeStride, rows: channels - 4, count: count)
+        }
+    }
+}
+
+/// The four quarters of `v` to `rows` planes `planeStride` apart, `count` (1…4) floats each.
+@inline(always)
+func storeQuarters(_ v: Vector, _ p: UnsafeMutablePointer<Float>, planeStride: Int, rows: Int, count: Int) {
+    if count == 4 {
+        storeQuarter(v.lowHalf.lowHalf, p)
+        if rows > 1 { storeQuarter(v.lowHalf.highHalf, p + planeStride) }
+        if rows > 2 { storeQuarter(v.highHalf.lowHalf, p + 2 &* planeStride) }
+        if rows > 3 { storeQuarter(v.highHalf.highHalf, p + 3 &* planeStride) }
+    } else {
+        var copy = v
+        storeQuartersPartial(&copy, p, planeStride: planeStride, rows: rows, count: count)
+    }
+}
+
+@inline(never)
+func storeQuartersPartial(_ v: inout Vector, _ p: UnsafeMutablePointer<Float>, planeStride: Int, rows: Int, count: Int) {
+    for r in 0..<rows {
+        for lane in 0..<count { p[r * planeStride + lane] = v[4 * r + lane] }
     }
 }

@@ -1,6 +1,5 @@
-/// 1x1 convolution weights packed for ``pointwiseConvolution(_:weights:activation:residual:output:pool:)``:
-/// output channels in tiles of 8, each tile stored as [input channel][8] so one step of the
-/// micro-kernel reads 8 consecutive weights. Missing channels of the last tile are zero.
+/// 1x1 convolution weights packed for ``pointwiseConvolution(_:weights:activation:residual:output:pool:)``
+/// (``ChannelTilePacking``: one micro-kernel step reads 8 consecutive packed weights).
 package final class PointwiseWeights {
     package let inputChannels: Int
     package let outputChannels: Int
@@ -13,24 +12,46 @@ package final class PointwiseWeights {
     /// (`outputChannels` values, or zero when nil).
     package init(weights: [Float], bias: [Float]?, outputChannels: Int, inputChannels: Int) {
         precondition(outputChannels > 0 && inputChannels > 0, "empty 1x1 convolution")
-        precondition(weights.count == outputChannels * inputChannels, "1x1 weights: expected \(outputChannels)x\(inputChannels)")
-        precondition(bias == nil || bias!.count == outputChannels, "1x1 bias: expected \(outputChannels)")
+        let packing = ChannelTilePacking(weights: weights, bias: bias, outputChannels: outputChannels,
+                                         perChannel: inputChannels, what: "1x1")
         self.inputChannels = inputChannels
         self.outputChannels = outputChannels
-        let tiles = (outputChannels + 7) / 8
-        packed = FloatBuffer(count: tiles * 8 * inputChannels)
+        packed = packing.packed
+        self.bias = packing.bias
+    }
+
+    /// Multiply-adds per pixel.
+    package var macsPerPixel: Int { inputChannels * outputChannels }
+}
+
+/// Filters of `outputChannels` output channels, `perChannel` floats each (ONNX's [Cout, …]
+/// row-major), packed in tiles of 8 output channels, each tile stored as [filter element][8]
+/// with every weight ``packedWeightLanes`` floats wide; missing channels of the last tile are
+/// zero. The bias is padded with zeros to whole tiles.
+struct ChannelTilePacking {
+    let packed: FloatBuffer
+    let bias: FloatBuffer
+
+    init(weights: [Float], bias: [Float]?, outputChannels: Int, perChannel: Int, what: String) {
+        precondition(weights.count == outputChannels * perChannel, "\(what) weights: expected \(outputChannels)x\(perChannel)")
+        precondition(bias == nil || bias!.count == outputChannels, "\(what) bias: expected \(outputChannels)")
+        let tiles = (outputChannels + 7) / 8, l = packedWeightLanes
+        packed = FloatBuffer(count: tiles * 8 * perChannel * l)
         self.bias = FloatBuffer(count: tiles * 8)
         for o in 0..<outputChannels {
             let tile = o / 8, lane = o % 8
-            for i in 0..<inputChannels {
-                packed.baseAddress[(tile * inputChannels + i) * 8 + lane] = weights[o * inputChannels + i]
+            for i in 0..<perChannel {
+                let at = ((tile * perChannel + i) * 8 + lane) * l
+                for j in 0..<l { packed.baseAddress[at + j] = weights[o * perChannel + i] }
             }
             self.bias.baseAddress[o] = bias?[o] ?? 0
         }
     }
 
-    /// Multiply-adds per pixel.
-    package var macsPerPixel: Int { inputChannels * outputChannels }
+    /// Packed weight `element` of output channel `first` (any channel of a tile) from `base`.
+    static func offset(firstChannel first: Int, perChannel: Int, element: Int = 0) -> Int {
+        (((first / 8) * perChannel + element) * 8 + first % 8) * packedWeightLanes
+    }
 }
 
 /// 1x1 convolution with bias, activation and optional residual:
@@ -134,7 +155,7 @@ func pointwiseChunks<A: ActivationFunction, T: ChannelTile, U: ChannelTile>(
         var first = 0
         while first < cout {
             let t = pointwiseTile(T.self, panel, stride: panelStride, k: k,
-                                  weights: weights.packed.baseAddress + (first / 8) * 8 * k + first % 8,
+                                  weights: weights.packed.baseAddress + ChannelTilePacking.offset(firstChannel: first, perChannel: k),
                                   bias: weights.bias.baseAddress + first)
             let channels = min(T.channels, cout - first)
             if direct, let residual = denseResidual {
@@ -174,7 +195,7 @@ func pointwiseChunks<A: ActivationFunction, T: ChannelTile, U: ChannelTile>(
         var first = 0
         while first < cout {
             let t = pointwiseTile(U.self, panel, stride: panelStride, k: k,
-                                  weights: weights.packed.baseAddress + (first / 8) * 8 * k + first % 8,
+                                  weights: weights.packed.baseAddress + ChannelTilePacking.offset(firstChannel: first, perChannel: k),
                                   bias: weights.bias.baseAddress + first)
             t.spill(to: scratch + PointwiseJob.tileOffset)
             pointwiseStoreSpilled(job, A.self, rowWidth: Row16.width, firstChannel: first,
@@ -186,7 +207,7 @@ func pointwiseChunks<A: ActivationFunction, T: ChannelTile, U: ChannelTile>(
 }
 
 /// The micro-kernel: bias plus Σ_k w[k][r]·x[k] for the tile's channels r over one pixel row;
-/// `weights` points at the tile's first channel in the [input channel][8] packing.
+/// `weights` points at the tile's first channel in the [input channel][8] packing (``ChannelTilePacking``).
 @inline(always)
 func pointwiseTile<T: ChannelTile>(
     _: T.Type, _ x: UnsafePointer<Float>, stride: Int, k: Int,
@@ -197,7 +218,7 @@ func pointwiseTile<T: ChannelTile>(
     for _ in 0..<k {
         tile.accumulate(wp, T.Row(xp))
         xp += stride
-        wp += 8
+        wp += 8 * packedWeightLanes
     }
     return tile
 }

@@ -7,6 +7,8 @@ protocol PixelRow {
     init(repeating value: Float)
     init(_ p: UnsafePointer<Float>)
     mutating func accumulate(_ weight: Float, _ x: Self)
+    /// Adds `weight · x` lane by lane (`weight` already broadcast).
+    mutating func accumulate(broadcast weight: Vector, _ x: Self)
     /// Vector `index` of the row (0 ..< width / 16).
     func vector(_ index: Int) -> Vector
 }
@@ -19,6 +21,11 @@ struct Row48: PixelRow {
     @inline(always) init(repeating value: Float) { a = Vector(repeating: value); b = a; c = a }
     @inline(always) init(_ p: UnsafePointer<Float>) { a = load(p); b = load(p + 16); c = load(p + 32) }
     @inline(always) mutating func accumulate(_ weight: Float, _ x: Row48) {
+        a = multiplyAdd(a, weight, x.a)
+        b = multiplyAdd(b, weight, x.b)
+        c = multiplyAdd(c, weight, x.c)
+    }
+    @inline(always) mutating func accumulate(broadcast weight: Vector, _ x: Row48) {
         a = multiplyAdd(a, weight, x.a)
         b = multiplyAdd(b, weight, x.b)
         c = multiplyAdd(c, weight, x.c)
@@ -42,6 +49,10 @@ struct Row32: PixelRow {
         a = multiplyAdd(a, weight, x.a)
         b = multiplyAdd(b, weight, x.b)
     }
+    @inline(always) mutating func accumulate(broadcast weight: Vector, _ x: Row32) {
+        a = multiplyAdd(a, weight, x.a)
+        b = multiplyAdd(b, weight, x.b)
+    }
     @inline(always) func vector(_ index: Int) -> Vector { index == 0 ? a : b }
 }
 
@@ -52,11 +63,13 @@ struct Row16: PixelRow {
     @inline(always) init(repeating value: Float) { a = Vector(repeating: value) }
     @inline(always) init(_ p: UnsafePointer<Float>) { a = load(p) }
     @inline(always) mutating func accumulate(_ weight: Float, _ x: Row16) { a = multiplyAdd(a, weight, x.a) }
+    @inline(always) mutating func accumulate(broadcast weight: Vector, _ x: Row16) { a = multiplyAdd(a, weight, x.a) }
     @inline(always) func vector(_ index: Int) -> Vector { a }
 }
 
 /// A register tile of `channels` output channels × one pixel row, whose weights for one input
-/// channel are `channels` consecutive floats (a slice of an 8-channel packed group).
+/// channel are `channels` consecutive packed weights (a slice of an 8-channel packed group,
+/// ``packedWeightLanes`` floats each).
 protocol ChannelTile {
     associatedtype Row: PixelRow
     static var channels: Int { get }
@@ -80,10 +93,11 @@ struct Tile8<Row: PixelRow>: ChannelTile {
         r6 = Row(repeating: bias[6]); r7 = Row(repeating: bias[7])
     }
 
-    /// Adds `w[r] · x` to row r.
+    /// Adds packed weight r · x to row r.
     @inline(always) mutating func accumulate(_ w: UnsafePointer<Float>, _ x: Row) {
-        r0.accumulate(w[0], x); r1.accumulate(w[1], x); r2.accumulate(w[2], x); r3.accumulate(w[3], x)
-        r4.accumulate(w[4], x); r5.accumulate(w[5], x); r6.accumulate(w[6], x); r7.accumulate(w[7], x)
+        let l = packedWeightLanes
+        r0.accumulate(w[0], x); r1.accumulate(w[l], x); r2.accumulate(w[2 * l], x); r3.accumulate(w[3 * l], x)
+        r4.accumulate(w[4 * l], x); r5.accumulate(w[5 * l], x); r6.accumulate(w[6 * l], x); r7.accumulate(w[7 * l], x)
     }
 
     /// Stores every row's vectors to `p`, rows `Row.width` floats apart.
@@ -129,7 +143,7 @@ struct Tile2<Row: PixelRow>: ChannelTile {
     }
 
     @inline(always) mutating func accumulate(_ w: UnsafePointer<Float>, _ x: Row) {
-        r0.accumulate(w[0], x); r1.accumulate(w[1], x)
+        r0.accumulate(broadcast: packedWeight(w), x); r1.accumulate(broadcast: packedWeight(w + packedWeightLanes), x)
     }
 
     @inline(always) func spill(to p: UnsafeMutablePointer<Float>) {

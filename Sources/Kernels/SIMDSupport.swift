@@ -28,6 +28,56 @@ var narrowRegisterFile: Bool {
 /// Lanes per vector.
 let lanes = 16
 
+/// Floats per weight in the packed 1x1 and K×K convolution weights: 4 with
+/// ``narrowRegisterFile``, where each weight is stored as a whole SSE register so a tile loads
+/// it already broadcast (a scalar broadcast there is a load plus a shuffle on a vector port);
+/// 1 otherwise.
+@inline(__always)
+var packedWeightLanes: Int { narrowRegisterFile ? 4 : 1 }
+
+/// One SSE register of floats: the unit of the ``narrowRegisterFile`` tiles that hold more
+/// channels than pixels.
+typealias Quarter = SIMD4<Float>
+
+@inline(always)
+func loadQuarter(_ p: UnsafePointer<Float>) -> Quarter {
+    UnsafeRawPointer(p).loadUnaligned(as: Quarter.self)
+}
+
+/// The 4 floats at `p` (16-byte aligned) as one vector: `p[0]` in every lane when `p` is a
+/// weight packed with ``packedWeightLanes`` = 4.
+@inline(always)
+func loadQuarterAligned(_ p: UnsafePointer<Float>) -> Quarter {
+    UnsafeRawPointer(p).load(as: Quarter.self)
+}
+
+@inline(always)
+func storeQuarter(_ v: Quarter, _ p: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(p).storeBytes(of: v, as: Quarter.self)
+}
+
+/// Lanes 0, 2, 4, 6 of the 8 floats at `p`: two loads and one `shufps`.
+@inline(always)
+func loadQuarterEven(_ p: UnsafePointer<Float>) -> Quarter {
+    let a = loadQuarter(p), b = loadQuarter(p + 4)
+    return Quarter(a[0], a[2], b[0], b[2])
+}
+
+@inline(always)
+func multiplyAdd(_ a: Quarter, _ b: Quarter, _ c: Quarter) -> Quarter {
+    targetHasFMA ? a.addingProduct(b, c) : a + b * c
+}
+
+/// A packed weight (``packedWeightLanes`` floats at `p`) in every lane of a vector.
+@inline(always)
+func packedWeight(_ p: UnsafePointer<Float>) -> Vector {
+    if packedWeightLanes == 4 {
+        let q = loadQuarterAligned(p)
+        return Vector(lowHalf: SIMD8(lowHalf: q, highHalf: q), highHalf: SIMD8(lowHalf: q, highHalf: q))
+    }
+    return Vector(repeating: p[0])
+}
+
 @inline(always)
 func load(_ p: UnsafePointer<Float>) -> Vector {
     UnsafeRawPointer(p).loadUnaligned(as: Vector.self)
@@ -106,6 +156,11 @@ func multiplyAdd(_ a: Float, _ b: Float, _ c: Float) -> Float {
 /// them a vector use, which keeps the loads whole.
 @inline(always)
 func loadEven(_ p: UnsafePointer<Float>) -> Vector {
+    if narrowRegisterFile {
+        // Four SSE deinterleaves (two loads and a `shufps` each); the `+ 0` would be four adds.
+        return Vector(lowHalf: SIMD8(lowHalf: loadQuarterEven(p), highHalf: loadQuarterEven(p + 8)),
+                      highHalf: SIMD8(lowHalf: loadQuarterEven(p + 16), highHalf: loadQuarterEven(p + 24)))
+    }
     let a = load(p) + 0, b = load(p + 16) + 0
     return Vector(a[0], a[2], a[4], a[6], a[8], a[10], a[12], a[14],
                   b[0], b[2], b[4], b[6], b[8], b[10], b[12], b[14])
