@@ -9,8 +9,9 @@
 /// Every output element is computed by the same operations in the same order as
 /// ``pointwiseConvolution(_:weights:activation:residual:output:pool:)`` followed by
 /// ``depthwiseConvolution(_:weights:stride:padTop:padLeft:activation:residual:output:pool:)``
-/// on the full padded map (the 1x1 results of the rows two bands share are recomputed
-/// identically), so results equal the unbanded pair bit for bit, on any thread count.
+/// on the full padded map (the 1x1 results of the rows two consecutive bands of one thread share
+/// are moved to the top of the band buffer for the next band), so results equal the unbanded
+/// pair bit for bit, on any thread count.
 ///
 /// With 2 threads, a map of at least 2·``minimumRowsPerThread`` output rows is cut in two halves
 /// of rows, each thread running its half's bands alone in its own band buffer; shorter maps run
@@ -81,14 +82,18 @@ struct BandedRows: PoolJob {
     func runBands(rows: Range<Int>, part: Int, pool: WorkerPool) {
         let h = input.layout.height, span = (depthwise.kernelSize - 1) * dilation + 1
         let bandMap = bands[part].map
+        // Input rows the next band shares with this one: moved to the top of the buffer, not
+        // recomputed (the same values either way).
+        let shared = max(0, span - stride)
+        var carried = 0
         var yo = rows.lowerBound
         while yo < rows.upperBound {
             let count = min(bandOutputRows, rows.upperBound - yo)
             let top = yo * stride - padTop
             let rowsIn = (count - 1) * stride + span
-            let first = max(0, top), last = min(h, top + rowsIn)
+            let first = max(0, top + carried), last = min(h, top + rowsIn)
             // Rows of the band outside the image are the zero border of the full map.
-            for r in 0..<rowsIn where top + r < first || top + r >= last {
+            for r in carried..<rowsIn where top + r < first || top + r >= last {
                 zeroRow(bandMap, row: r)
             }
             if last > first {
@@ -114,6 +119,8 @@ struct BandedRows: PoolJob {
                                  dilation: dilation, padTop: 0, padLeft: padLeft, activation: depthwiseActivation,
                                  residual: bandResidual, output: output.rows(from: yo, count: count), pool: pool)
             yo += count
+            carried = min(shared, rowsIn)
+            if yo < rows.upperBound && carried > 0 { moveRows(bandMap, from: rowsIn - carried, count: carried) }
         }
     }
 }
@@ -121,6 +128,18 @@ struct BandedRows: PoolJob {
 /// Input rows a band of `outputRows` depthwise output rows reads.
 package func bandInputRows(outputRows: Int, stride: Int, kernelSize: Int) -> Int {
     (outputRows - 1) * stride + kernelSize
+}
+
+/// Moves rows `from ..< from + count` of every channel (whole rows, border columns included) to
+/// rows `0 ..< count`.
+@inline(never)
+func moveRows(_ map: FeatureMap, from: Int, count: Int) {
+    let l = map.layout
+    for c in 0..<map.channels {
+        let row0 = map.plane(c) - l.pad
+        UnsafeMutableRawPointer(row0).copyMemory(from: row0 + from * l.rowStride,
+                                                 byteCount: count * l.rowStride * MemoryLayout<Float>.stride)
+    }
 }
 
 /// Zeroes row `row` (interior columns) of every channel.

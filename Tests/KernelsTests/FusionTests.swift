@@ -6,24 +6,26 @@ struct FusionTests {
     /// The 1x1 convolution into a full padded map, then the depthwise convolution on it: what
     /// the banded kernel must reproduce bit for bit.
     func unbanded(_ input: FeatureMapStorage, _ pw: PointwiseWeights, _ dw: DepthwiseWeights, stride: Int,
-                  padTop: Int, padLeft: Int, pad: Int, residualIsInput: Bool, outH: Int, outW: Int,
+                  dilation: Int = 1, padTop: Int, padLeft: Int, pad: Int, residualIsInput: Bool, outH: Int, outW: Int,
                   pool: WorkerPool) -> [Float] {
         let h = input.layout.height, w = input.layout.width
         let mid = FeatureMapStorage(channels: pw.outputChannels, layout: .padded(width: w, height: h, pad: pad))
         pointwiseConvolution(input.map, weights: pw, activation: .relu, output: mid.map, pool: pool)
         let out = FeatureMapStorage(channels: pw.outputChannels, layout: .dense(width: outW, height: outH))
-        depthwiseConvolution(mid.map, weights: dw, stride: stride, padTop: padTop, padLeft: padLeft,
+        depthwiseConvolution(mid.map, weights: dw, stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
                              activation: .hardSwish, residual: residualIsInput ? mid.map : nil, output: out.map, pool: pool)
         return out.interior()
     }
 
     @Test("""
         1x1 then depthwise in bands of rows: bit-identical to the full-map pair, any band height, 1 and 2 threads \
-        (maps short enough to share each band between the threads, and tall enough to split their rows)
+        (maps short enough to share each band between the threads, and tall enough to split their rows; \
+        the rows consecutive bands share are carried over, not recomputed)
         """,
-          arguments: [(3, 1), (3, 2), (5, 2), (5, 1)])
-    func pointwiseThenDepthwiseBands(window: (k: Int, stride: Int)) {
-        var random = Random(seed: UInt64(window.k * 10 + window.stride))
+          arguments: [(3, 1, 1), (3, 2, 1), (5, 2, 1), (5, 1, 1), (3, 1, 2), (3, 2, 3)])
+    func pointwiseThenDepthwiseBands(window: (k: Int, stride: Int, dilation: Int)) {
+        var random = Random(seed: UInt64(window.k * 10 + window.stride + 100 * (window.dilation - 1)))
+        let span = (window.k - 1) * window.dilation + 1
         for (cin, cout, h, w) in [(16, 24, 19, 13), (8, 17, 16, 32), (3, 5, 7, 40), (8, 12, 41, 24)] {
             let x = random.array(cin * h * w)
             let pw = PointwiseWeights(weights: random.array(cin * cout, scale: 0.5), bias: random.array(cout),
@@ -33,29 +35,29 @@ struct FusionTests {
             let input = makeMap(x, channels: cin, layout: .dense(width: w, height: h))
             // TF-SAME: output ⌈size / stride⌉, half the total pad before (rounded down), the rest after.
             let outH = (h + window.stride - 1) / window.stride, outW = (w + window.stride - 1) / window.stride
-            let totalH = max((outH - 1) * window.stride + window.k - h, 0)
-            let totalW = max((outW - 1) * window.stride + window.k - w, 0)
+            let totalH = max((outH - 1) * window.stride + span - h, 0)
+            let totalW = max((outW - 1) * window.stride + span - w, 0)
             let padTop = totalH / 2, padLeft = totalW / 2
             let pad = max(totalH - padTop, totalW - padLeft, 1)
             let residualIsInput = window.stride == 1
             for threads in [1, 2] {
                 let pool = WorkerPool(threads: threads)
-                let expected = unbanded(input, pw, dw, stride: window.stride, padTop: padTop,
+                let expected = unbanded(input, pw, dw, stride: window.stride, dilation: window.dilation, padTop: padTop,
                                         padLeft: padLeft, pad: pad, residualIsInput: residualIsInput,
                                         outH: outH, outW: outW, pool: pool)
                 for bandRows in [1, 3, 4, 8, outH] {
                     let bands = (0..<threads).map { _ in
                         FeatureMapStorage(channels: cout, layout: .padded(
-                            width: w, height: bandInputRows(outputRows: bandRows, stride: window.stride, kernelSize: window.k),
+                            width: w, height: bandInputRows(outputRows: bandRows, stride: window.stride, kernelSize: span),
                             pad: pad))
                     }
                     let out = FeatureMapStorage(channels: cout, layout: .dense(width: outW, height: outH))
                     pointwiseThenDepthwise(input.map, pointwise: pw, pointwiseActivation: .relu, bands: bands,
                                            bandOutputRows: bandRows, depthwise: dw, stride: window.stride,
-                                           padTop: padTop, padLeft: padLeft, depthwiseActivation: .hardSwish,
+                                           dilation: window.dilation, padTop: padTop, padLeft: padLeft, depthwiseActivation: .hardSwish,
                                            residualIsInput: residualIsInput, residual: nil, output: out.map, pool: pool)
                     #expect(out.interior() == expected,
-                            "\(cin)->\(cout) \(h)x\(w) k\(window.k) s\(window.stride) bands of \(bandRows), \(threads) thread(s)")
+                            "\(cin)->\(cout) \(h)x\(w) k\(window.k) s\(window.stride) d\(window.dilation) bands of \(bandRows), \(threads) thread(s)")
                 }
             }
         }
