@@ -35,18 +35,25 @@ package func convolution(
     _ input: FeatureMap, weights: ConvolutionWeights, stride: Int, dilation: Int = 1, padTop: Int, padLeft: Int,
     activation: Activation, output: FeatureMap, pool: WorkerPool
 ) {
-    let k = weights.kernelSize
-    let span = (k - 1) * dilation + 1
-    let inL = input.layout, outL = output.layout
-    precondition(stride == 1 || stride == 2, "convolution stride must be 1 or 2")
     precondition(input.channels == weights.inputChannels && output.channels == weights.outputChannels, "convolution channel mismatch")
-    precondition(padTop >= 0 && padLeft >= 0 && padTop <= inL.pad && padLeft <= inL.pad, "convolution pad exceeds the input border")
-    precondition(dilation >= 1, "convolution dilation must be positive")
-    precondition((outL.height - 1) * stride - padTop + span - 1 <= inL.height - 1 + inL.pad
-                 && (outL.width - 1) * stride - padLeft + span - 1 <= inL.width - 1 + inL.pad,
-                 "convolution window reads beyond the input border")
+    checkWindow(input.layout, output.layout, kernelSize: weights.kernelSize, stride: stride, dilation: dilation,
+                padTop: padTop, padLeft: padLeft, kind: "convolution")
     pool.run(ConvolutionParts(input: input, weights: weights, stride: stride, dilation: dilation, padTop: padTop,
                               padLeft: padLeft, activation: activation, output: output))
+}
+
+/// The preconditions of a K×K window read in place from a padded input (dense and depthwise
+/// convolutions): stride 1 or 2, the pads within the border, and every window row and column
+/// of the output at most `pad` beyond the interior.
+func checkWindow(_ inL: PlaneLayout, _ outL: PlaneLayout, kernelSize k: Int, stride: Int, dilation: Int,
+                 padTop: Int, padLeft: Int, kind: String) {
+    let span = (k - 1) * dilation + 1
+    precondition(stride == 1 || stride == 2, "\(kind) stride must be 1 or 2")
+    precondition(padTop >= 0 && padLeft >= 0 && padTop <= inL.pad && padLeft <= inL.pad, "\(kind) pad exceeds the input border")
+    precondition(dilation >= 1, "\(kind) dilation must be positive")
+    precondition((outL.height - 1) * stride - padTop + span - 1 <= inL.height - 1 + inL.pad
+                 && (outL.width - 1) * stride - padLeft + span - 1 <= inL.width - 1 + inL.pad,
+                 "\(kind) window reads beyond the input border")
 }
 
 /// The dense convolution split over output rows between threads.
@@ -54,38 +61,29 @@ struct ConvolutionParts: PoolJob {
     let input: FeatureMap, weights: ConvolutionWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int
     let activation: Activation, output: FeatureMap
     func run(part: Int, pool: WorkerPool) {
-        let k = weights.kernelSize
         let rows = WorkerPool.range(output.layout.height, part: part, of: pool.threadCount)
-        let job = ConvolutionJob(input: input, weights: weights, stride: stride, dilation: dilation, padTop: padTop,
-                                 padLeft: padLeft, activation: activation, output: output, rows: rows)
-        if k == 3 && stride == 2 && dilation == 1 {
-            switch activation {
-            case .none: convolution3x3Stride2(job, Identity.self)
-            case .relu: convolution3x3Stride2(job, ReLU.self)
-            case .relu6: convolution3x3Stride2(job, ReLU6.self)
-            case .hardSwish: convolution3x3Stride2(job, HardSwish.self)
-            case .sigmoid: convolution3x3Stride2(job, Sigmoid.self)
-            }
-        } else {
-            convolutionGeneric(job, kernelSize: k, stride: stride, dilation: dilation)
+        switch activation {
+        case .none: convolutionPart(self, rows: rows, Identity.self)
+        case .relu: convolutionPart(self, rows: rows, ReLU.self)
+        case .relu6: convolutionPart(self, rows: rows, ReLU6.self)
+        case .hardSwish: convolutionPart(self, rows: rows, HardSwish.self)
+        case .sigmoid: convolutionPart(self, rows: rows, Sigmoid.self)
         }
     }
 }
 
-struct ConvolutionJob {
-    var input: FeatureMap
-    var weights: ConvolutionWeights
-    var stride: Int
-    var dilation: Int
-    var padTop: Int
-    var padLeft: Int
-    var activation: Activation
-    var output: FeatureMap
-    var rows: Range<Int>
+/// The rows of one thread, by the function for the window.
+@inline(always)
+func convolutionPart<A: ActivationFunction>(_ job: ConvolutionParts, rows: Range<Int>, _: A.Type) {
+    if job.weights.kernelSize == 3 && job.stride == 2 && job.dilation == 1 {
+        convolution3x3Stride2(job, rows: rows, A.self)
+    } else {
+        convolutionGeneric(job, rows: rows, A.self)
+    }
 }
 
-@inline(never) func convolution3x3Stride2<A: ActivationFunction>(_ job: ConvolutionJob, _: A.Type) {
-    convolutionRows(job) { tile in convolutionTile(tile, A.self, Window3x3Stride2.self) }
+@inline(never) func convolution3x3Stride2<A: ActivationFunction>(_ job: ConvolutionParts, rows: Range<Int>, _: A.Type) {
+    convolutionRows(job, rows: rows) { tile in convolutionTile(tile, A.self, Window3x3Stride2.self) }
 }
 
 /// A window size and stride known at compile time, so a non-inlined tile function still unrolls.
@@ -99,8 +97,11 @@ enum Window3x3Stride2: WindowShape {
     static var stride: Int { 2 }
 }
 
-@inline(never) func convolutionGeneric(_ job: ConvolutionJob, kernelSize: Int, stride: Int, dilation: Int) {
-    convolutionRows(job) { tile in convolutionTileAnyShape(tile, kernelSize: kernelSize, stride: stride, dilation: dilation) }
+@inline(never) func convolutionGeneric<A: ActivationFunction>(_ job: ConvolutionParts, rows: Range<Int>, _: A.Type) {
+    let k = job.weights.kernelSize, stride = job.stride, dilation = job.dilation
+    convolutionRows(job, rows: rows) { tile in
+        convolutionTileAnyShape(tile, A.self, kernelSize: k, stride: stride, dilation: dilation)
+    }
 }
 
 /// One register tile: 8 output channels × up to 32 pixels of one output row.
@@ -110,7 +111,7 @@ struct ConvolutionTile {
     var sourceRow: Int
     var sourcePlane: Int
     var inputChannels: Int
-    var weights: UnsafePointer<Float>      // this tile's [cin][ky][kx][8]
+    var weights: UnsafePointer<Float>      // this tile's [cin][ky][kx][8] (ChannelTilePacking)
     var bias: UnsafePointer<Float>
     /// Output pixel (yo, xo) of the tile's first channel.
     var destination: UnsafeMutablePointer<Float>
@@ -118,16 +119,15 @@ struct ConvolutionTile {
     var channels: Int
     /// Pixels in the tile: 32, or 1…16 at the end of a row.
     var count: Int
-    var activation: Activation
 }
 
 @inline(always)
-func convolutionRows(_ job: ConvolutionJob, _ body: (ConvolutionTile) -> Void) {
+func convolutionRows(_ job: ConvolutionParts, rows: Range<Int>, _ body: (ConvolutionTile) -> Void) {
     let w = job.weights
     let k = w.kernelSize, stride = job.stride
     let inL = job.input.layout, outL = job.output.layout
     let src = UnsafePointer(job.input.plane(0))
-    for yo in job.rows {
+    for yo in rows {
         let rowBase = src + (yo * stride - job.padTop) * inL.rowStride - job.padLeft
         for tile in 0..<w.tiles {
             var xo = 0
@@ -142,7 +142,7 @@ func convolutionRows(_ job: ConvolutionJob, _ body: (ConvolutionTile) -> Void) {
                     bias: UnsafePointer(w.bias.baseAddress + tile * 8),
                     destination: job.output.plane(tile * 8) + yo * outL.rowStride + xo,
                     destinationPlane: outL.planeStride, channels: min(8, w.outputChannels - tile * 8),
-                    count: count, activation: job.activation))
+                    count: count))
                 xo += count
             }
         }
@@ -171,27 +171,17 @@ func convolutionTile<A: ActivationFunction, W: WindowShape>(_ t: ConvolutionTile
 }
 
 @inline(never)
-func convolutionTileAnyShape(_ t: ConvolutionTile, kernelSize k: Int, stride: Int, dilation: Int) {
+func convolutionTileAnyShape<A: ActivationFunction>(_ t: ConvolutionTile, _: A.Type, kernelSize k: Int, stride: Int,
+                                                    dilation: Int) {
     if narrowRegisterFile {
-        switch t.activation {
-        case .none: convolutionQuarters(t, Identity.self, k: k, stride: stride, dilation: dilation)
-        case .relu: convolutionQuarters(t, ReLU.self, k: k, stride: stride, dilation: dilation)
-        case .relu6: convolutionQuarters(t, ReLU6.self, k: k, stride: stride, dilation: dilation)
-        case .hardSwish: convolutionQuarters(t, HardSwish.self, k: k, stride: stride, dilation: dilation)
-        case .sigmoid: convolutionQuarters(t, Sigmoid.self, k: k, stride: stride, dilation: dilation)
-        }
+        convolutionQuarters(t, A.self, k: k, stride: stride, dilation: dilation)
     } else if t.count == Row32.width {
         let acc = convolutionAccumulate(Row32.self, t, k: k, stride: stride, dilation: dilation)
-        acc.forEachRow(t.channels) { r, row in
-            let dst = t.destination + r &* t.destinationPlane
-            store(t.activation.apply(row.a), dst)
-            store(t.activation.apply(row.b), dst + 16)
-        }
+        acc.forEachRow(t.channels, ActivatedStore<A, Row32>(base: t.destination, planeStride: t.destinationPlane,
+                                                            o0: 0, o1: lanes, o2: 2 * lanes))
     } else {
         let acc = convolutionAccumulate(Row16.self, t, k: k, stride: stride, dilation: dilation)
-        acc.forEachRow(t.channels) { r, row in
-            store(t.activation.apply(row.a), t.destination + r &* t.destinationPlane, count: t.count)
-        }
+        acc.forEachRow(t.channels, PartialStore<A>(base: t.destination, planeStride: t.destinationPlane, count: t.count))
     }
 }
 
@@ -265,35 +255,36 @@ func convolutionQuarters<A: ActivationFunction>(_ t: ConvolutionTile, _: A.Type,
 }
 
 /// Eight output channels × 4 pixels, one SSE register each (``narrowRegisterFile``): 8
-/// accumulators, the input vector and a weight fit the 16 XMM registers. Weights are packed
-/// 4 lanes wide (``packedWeightLanes``), so each is one aligned load.
+/// accumulators, the input vector and a weight fit the 16 XMM registers. Channel r's 4 pixels
+/// are quarter r % 4 of `low` (r < 4) or `high`, so the 4-lane packed weights of 4 channels
+/// (``packedWeightLanes``) are one vector load.
 struct Quarter8 {
-    var r0, r1, r2, r3, r4, r5, r6, r7: Quarter
+    var low, high: Vector
 
     @inline(always) init(bias: UnsafePointer<Float>) {
-        r0 = Quarter(repeating: bias[0]); r1 = Quarter(repeating: bias[1])
-        r2 = Quarter(repeating: bias[2]); r3 = Quarter(repeating: bias[3])
-        r4 = Quarter(repeating: bias[4]); r5 = Quarter(repeating: bias[5])
-        r6 = Quarter(repeating: bias[6]); r7 = Quarter(repeating: bias[7])
+        @inline(always) func spread(_ b: UnsafePointer<Float>) -> Vector {
+            Vector(lowHalf: SIMD8(lowHalf: Quarter(repeating: b[0]), highHalf: Quarter(repeating: b[1])),
+                   highHalf: SIMD8(lowHalf: Quarter(repeating: b[2]), highHalf: Quarter(repeating: b[3])))
+        }
+        low = spread(bias)
+        high = spread(bias + 4)
     }
 
-    /// Adds packed weight r · x to row r (`w`: 8 weights of 4 lanes).
+    /// Adds packed weight r · x to channel r (`w`: 8 weights of 4 lanes, 64-byte aligned as
+    /// every 8-channel group of a packing is, so the loads can be operands of the multiplies).
     @inline(always) mutating func accumulate(_ w: UnsafePointer<Float>, _ x: Quarter) {
-        r0 = multiplyAdd(r0, loadQuarterAligned(w), x); r1 = multiplyAdd(r1, loadQuarterAligned(w + 4), x)
-        r2 = multiplyAdd(r2, loadQuarterAligned(w + 8), x); r3 = multiplyAdd(r3, loadQuarterAligned(w + 12), x)
-        r4 = multiplyAdd(r4, loadQuarterAligned(w + 16), x); r5 = multiplyAdd(r5, loadQuarterAligned(w + 20), x)
-        r6 = multiplyAdd(r6, loadQuarterAligned(w + 24), x); r7 = multiplyAdd(r7, loadQuarterAligned(w + 28), x)
+        let xs = repeatQuarter(x)
+        low = multiplyAdd(low, UnsafeRawPointer(w).load(as: Vector.self), xs)
+        high = multiplyAdd(high, UnsafeRawPointer(w + lanes).load(as: Vector.self), xs)
     }
 
-    /// Rows 0 ..< `channels`, activated, to planes `planeStride` apart from `p`: `count` (1…4)
-    /// pixels each. The activation runs on four rows at a time as one ``Vector``.
+    /// Channels 0 ..< `channels`, activated, to planes `planeStride` apart from `p`: `count`
+    /// (1…4) pixels each.
     @inline(always)
     func store<A: ActivationFunction>(_: A.Type, _ p: UnsafeMutablePointer<Float>, planeStride: Int, channels: Int, count: Int) {
-        let low = A.apply(Vector(lowHalf: SIMD8(lowHalf: r0, highHalf: r1), highHalf: SIMD8(lowHalf: r2, highHalf: r3)))
-        storeQuarters(low, p, planeStride: planeStride, rows: min(channels, 4), count: count)
+        storeQuarters(A.apply(low), p, planeStride: planeStride, rows: min(channels, 4), count: count)
         if channels > 4 {
-            let high = A.apply(Vector(lowHalf: SIMD8(lowHalf: r4, highHalf: r5), highHalf: SIMD8(lowHalf: r6, highHalf: r7)))
-            storeQuarters(high, p + 4 &* planeStride, planeStride: planeStride, rows: channels - 4, count: count)
+            storeQuarters(A.apply(high), p + 4 &* planeStride, planeStride: planeStride, rows: channels - 4, count: count)
         }
     }
 }
@@ -302,10 +293,13 @@ struct Quarter8 {
 @inline(always)
 func storeQuarters(_ v: Vector, _ p: UnsafeMutablePointer<Float>, planeStride: Int, rows: Int, count: Int) {
     if count == 4 {
-        storeQuarter(v.lowHalf.lowHalf, p)
-        if rows > 1 { storeQuarter(v.lowHalf.highHalf, p + planeStride) }
-        if rows > 2 { storeQuarter(v.highHalf.lowHalf, p + 2 &* planeStride) }
-        if rows > 3 { storeQuarter(v.highHalf.highHalf, p + 3 &* planeStride) }
+        @inline(always) func put(_ q: Quarter, _ row: Int) {
+            UnsafeMutableRawPointer(p + row &* planeStride).storeBytes(of: q, as: Quarter.self)
+        }
+        put(v.lowHalf.lowHalf, 0)
+        if rows > 1 { put(v.lowHalf.highHalf, 1) }
+        if rows > 2 { put(v.highHalf.lowHalf, 2) }
+        if rows > 3 { put(v.highHalf.highHalf, 3) }
     } else {
         var copy = v
         storeQuartersPartial(&copy, p, planeStride: planeStride, rows: rows, count: count)

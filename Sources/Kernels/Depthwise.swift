@@ -35,16 +35,10 @@ package func depthwiseConvolution(
     _ input: FeatureMap, weights: DepthwiseWeights, stride: Int, dilation: Int = 1, padTop: Int, padLeft: Int,
     activation: Activation, residual: FeatureMap? = nil, output: FeatureMap, pool: WorkerPool
 ) {
-    let k = weights.kernelSize
-    let span = (k - 1) * dilation + 1
-    let inL = input.layout, outL = output.layout
-    precondition(stride == 1 || stride == 2, "depthwise stride must be 1 or 2")
+    let outL = output.layout
     precondition(input.channels == weights.channels && output.channels == weights.channels, "depthwise channel mismatch")
-    precondition(padTop >= 0 && padLeft >= 0 && padTop <= inL.pad && padLeft <= inL.pad, "depthwise pad exceeds the input border")
-    precondition(dilation >= 1, "depthwise dilation must be positive")
-    precondition((outL.height - 1) * stride - padTop + span - 1 <= inL.height - 1 + inL.pad
-                 && (outL.width - 1) * stride - padLeft + span - 1 <= inL.width - 1 + inL.pad,
-                 "depthwise window reads beyond the input border")
+    checkWindow(input.layout, outL, kernelSize: weights.kernelSize, stride: stride, dilation: dilation,
+                padTop: padTop, padLeft: padLeft, kind: "depthwise")
     if let residual {
         precondition(residual.channels == output.channels && residual.layout.width == outL.width
                      && residual.layout.height == outL.height, "depthwise residual shape mismatch")
@@ -135,19 +129,11 @@ func depthwisePlanes<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type, k: I
     for c in job.channels {
         let plane = DepthwisePlane(job: job, channel: c, k: k)
         if narrowRegisterFile && outH >= 2 {
-            var yo = 0
-            while yo < outH {
-                depthwiseTile2(plane, A.self, top: min(yo, outH - 2), k: k, stride: stride, dilation: dilation)
-                yo += 2
-            }
+            depthwiseRows(plane, A.self, DepthwiseRows2.self, height: outH, k: k, stride: stride, dilation: dilation)
         } else if !narrowRegisterFile && outH >= 4 {
-            var yo = 0
-            while yo < outH {
-                depthwiseTile4(plane, A.self, top: min(yo, outH - 4), k: k, stride: stride, dilation: dilation)
-                yo += 4
-            }
+            depthwiseRows(plane, A.self, DepthwiseRows4.self, height: outH, k: k, stride: stride, dilation: dilation)
         } else {
-            for yo in 0..<outH { depthwiseTile1(plane, A.self, row: yo, k: k, stride: stride, dilation: dilation) }
+            depthwiseRows(plane, A.self, DepthwiseRows1.self, height: outH, k: k, stride: stride, dilation: dilation)
         }
     }
 }
@@ -217,83 +203,98 @@ struct DepthwisePlane {
     }
 }
 
+/// All output rows of one plane in tiles of `T.rows` rows; the last tile of a taller plane is
+/// moved up to end at the last row.
 @inline(always)
-func depthwiseTile4<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, top: Int, k: Int, stride: Int, dilation: Int) {
+func depthwiseRows<A: ActivationFunction, T: DepthwiseRowTile>(
+    _ plane: DepthwisePlane, _: A.Type, _: T.Type, height: Int, k: Int, stride: Int, dilation: Int
+) {
+    var yo = 0
+    while yo < height {
+        depthwiseTile(plane, A.self, T.self, top: min(yo, height - T.rows), k: k, stride: stride, dilation: dilation)
+        yo += T.rows
+    }
+}
+
+/// `T.rows` output rows × 16 columns at a time, each output bias + multiply-adds in (ky, kx)
+/// order, its input straight from memory (stride 1) or from a register deinterleave (stride 2).
+@inline(always)
+func depthwiseTile<A: ActivationFunction, T: DepthwiseRowTile>(
+    _ plane: DepthwisePlane, _: A.Type, _: T.Type, top: Int, k: Int, stride: Int, dilation: Int
+) {
     let w = plane.weights
     let rowStep = stride * plane.sourceRow
     var xo = 0
     while xo < plane.width {
         let n = min(lanes, plane.width - xo)
-        var a0 = Vector(repeating: plane.bias), a1 = a0, a2 = a0, a3 = a0
+        var acc = T(bias: plane.bias)
         let origin = plane.source + top * rowStep + xo * stride
         for ky in 0..<k {
             for kx in 0..<k {
-                let weight = w[ky * k + kx]
-                let p = origin + ky * dilation * plane.sourceRow + kx * dilation
-                if stride == 1 {
-                    a0 = multiplyAdd(a0, weight, load(p))
-                    a1 = multiplyAdd(a1, weight, load(p + rowStep))
-                    a2 = multiplyAdd(a2, weight, load(p + 2 * rowStep))
-                    a3 = multiplyAdd(a3, weight, load(p + 3 * rowStep))
-                } else {
-                    a0 = multiplyAdd(a0, weight, loadEven(p))
-                    a1 = multiplyAdd(a1, weight, loadEven(p + rowStep))
-                    a2 = multiplyAdd(a2, weight, loadEven(p + 2 * rowStep))
-                    a3 = multiplyAdd(a3, weight, loadEven(p + 3 * rowStep))
-                }
+                acc.accumulate(w[ky * k + kx], origin + ky * dilation * plane.sourceRow + kx * dilation,
+                               rowStep: rowStep, stride: stride)
             }
         }
-        plane.finish(A.apply(a0), row: top, column: xo, count: n)
-        plane.finish(A.apply(a1), row: top + 1, column: xo, count: n)
-        plane.finish(A.apply(a2), row: top + 2, column: xo, count: n)
-        plane.finish(A.apply(a3), row: top + 3, column: xo, count: n)
+        acc.finish(A.self, plane, top: top, column: xo, count: n)
         xo += lanes
     }
 }
 
-/// Two output rows × 16 columns (``narrowRegisterFile``), each output computed as in ``depthwiseTile4``.
-@inline(always)
-func depthwiseTile2<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, top: Int, k: Int, stride: Int, dilation: Int) {
-    let w = plane.weights
-    let rowStep = stride * plane.sourceRow
-    var xo = 0
-    while xo < plane.width {
-        let n = min(lanes, plane.width - xo)
-        var a0 = Vector(repeating: plane.bias), a1 = a0
-        let origin = plane.source + top * rowStep + xo * stride
-        for ky in 0..<k {
-            for kx in 0..<k {
-                let weight = w[ky * k + kx]
-                let p = origin + ky * dilation * plane.sourceRow + kx * dilation
-                if stride == 1 {
-                    a0 = multiplyAdd(a0, weight, load(p))
-                    a1 = multiplyAdd(a1, weight, load(p + rowStep))
-                } else {
-                    a0 = multiplyAdd(a0, weight, loadEven(p))
-                    a1 = multiplyAdd(a1, weight, loadEven(p + rowStep))
-                }
-            }
-        }
-        plane.finish(A.apply(a0), row: top, column: xo, count: n)
-        plane.finish(A.apply(a1), row: top + 1, column: xo, count: n)
-        xo += lanes
-    }
+/// The accumulators of a depthwise tile: one vector per output row, rows `rowStep` input
+/// floats apart (four independent chains hide the multiply-add latency; 2 with
+/// ``narrowRegisterFile``, 8 XMM accumulators).
+protocol DepthwiseRowTile {
+    static var rows: Int { get }
+    init(bias: Float)
+    mutating func accumulate(_ weight: Float, _ p: UnsafePointer<Float>, rowStep: Int, stride: Int)
+    func finish<A: ActivationFunction>(_: A.Type, _ plane: DepthwisePlane, top: Int, column: Int, count: Int)
 }
 
 @inline(always)
-func depthwiseTile1<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, row: Int, k: Int, stride: Int, dilation: Int) {
-    let w = plane.weights
-    var xo = 0
-    while xo < plane.width {
-        let n = min(lanes, plane.width - xo)
-        var a0 = Vector(repeating: plane.bias)
-        for ky in 0..<k {
-            for kx in 0..<k {
-                a0 = multiplyAdd(a0, w[ky * k + kx], plane.input(row: row * stride + ky * dilation,
-                                                                 column: xo * stride + kx * dilation, stride: stride))
-            }
-        }
-        plane.finish(A.apply(a0), row: row, column: xo, count: n)
-        xo += lanes
+func depthwiseInput(_ p: UnsafePointer<Float>, stride: Int) -> Vector {
+    stride == 1 ? load(p) : loadEven(p)
+}
+
+struct DepthwiseRows4: DepthwiseRowTile {
+    var a0, a1, a2, a3: Vector
+    static var rows: Int { 4 }
+    @inline(always) init(bias: Float) { a0 = Vector(repeating: bias); a1 = a0; a2 = a0; a3 = a0 }
+    @inline(always) mutating func accumulate(_ weight: Float, _ p: UnsafePointer<Float>, rowStep: Int, stride: Int) {
+        a0 = multiplyAdd(a0, weight, depthwiseInput(p, stride: stride))
+        a1 = multiplyAdd(a1, weight, depthwiseInput(p + rowStep, stride: stride))
+        a2 = multiplyAdd(a2, weight, depthwiseInput(p + 2 * rowStep, stride: stride))
+        a3 = multiplyAdd(a3, weight, depthwiseInput(p + 3 * rowStep, stride: stride))
+    }
+    @inline(always) func finish<A: ActivationFunction>(_: A.Type, _ plane: DepthwisePlane, top: Int, column: Int, count: Int) {
+        plane.finish(A.apply(a0), row: top, column: column, count: count)
+        plane.finish(A.apply(a1), row: top + 1, column: column, count: count)
+        plane.finish(A.apply(a2), row: top + 2, column: column, count: count)
+        plane.finish(A.apply(a3), row: top + 3, column: column, count: count)
+    }
+}
+
+struct DepthwiseRows2: DepthwiseRowTile {
+    var a0, a1: Vector
+    static var rows: Int { 2 }
+    @inline(always) init(bias: Float) { a0 = Vector(repeating: bias); a1 = a0 }
+    @inline(always) mutating func accumulate(_ weight: Float, _ p: UnsafePointer<Float>, rowStep: Int, stride: Int) {
+        a0 = multiplyAdd(a0, weight, depthwiseInput(p, stride: stride))
+        a1 = multiplyAdd(a1, weight, depthwiseInput(p + rowStep, stride: stride))
+    }
+    @inline(always) func finish<A: ActivationFunction>(_: A.Type, _ plane: DepthwisePlane, top: Int, column: Int, count: Int) {
+        plane.finish(A.apply(a0), row: top, column: column, count: count)
+        plane.finish(A.apply(a1), row: top + 1, column: column, count: count)
+    }
+}
+
+struct DepthwiseRows1: DepthwiseRowTile {
+    var a0: Vector
+    static var rows: Int { 1 }
+    @inline(always) init(bias: Float) { a0 = Vector(repeating: bias) }
+    @inline(always) mutating func accumulate(_ weight: Float, _ p: UnsafePointer<Float>, rowStep: Int, stride: Int) {
+        a0 = multiplyAdd(a0, weight, depthwiseInput(p, stride: stride))
+    }
+    @inline(always) func finish<A: ActivationFunction>(_: A.Type, _ plane: DepthwisePlane, top: Int, column: Int, count: Int) {
+        plane.finish(A.apply(a0), row: top, column: column, count: count)
     }
 }

@@ -44,18 +44,6 @@ func loadQuarter(_ p: UnsafePointer<Float>) -> Quarter {
     UnsafeRawPointer(p).loadUnaligned(as: Quarter.self)
 }
 
-/// The 4 floats at `p` (16-byte aligned) as one vector: `p[0]` in every lane when `p` is a
-/// weight packed with ``packedWeightLanes`` = 4.
-@inline(always)
-func loadQuarterAligned(_ p: UnsafePointer<Float>) -> Quarter {
-    UnsafeRawPointer(p).load(as: Quarter.self)
-}
-
-@inline(always)
-func storeQuarter(_ v: Quarter, _ p: UnsafeMutablePointer<Float>) {
-    UnsafeMutableRawPointer(p).storeBytes(of: v, as: Quarter.self)
-}
-
 /// Lanes 0, 2, 4, 6 of the 8 floats at `p`: two loads and one `shufps`.
 @inline(always)
 func loadQuarterEven(_ p: UnsafePointer<Float>) -> Quarter {
@@ -63,19 +51,17 @@ func loadQuarterEven(_ p: UnsafePointer<Float>) -> Quarter {
     return Quarter(a[0], a[2], b[0], b[2])
 }
 
+/// `q` in each quarter of a vector (one SSE register used four times).
 @inline(always)
-func multiplyAdd(_ a: Quarter, _ b: Quarter, _ c: Quarter) -> Quarter {
-    targetHasFMA ? a.addingProduct(b, c) : a + b * c
+func repeatQuarter(_ q: Quarter) -> Vector {
+    Vector(lowHalf: SIMD8(lowHalf: q, highHalf: q), highHalf: SIMD8(lowHalf: q, highHalf: q))
 }
 
-/// A packed weight (``packedWeightLanes`` floats at `p`) in every lane of a vector.
+/// A packed weight (``packedWeightLanes`` floats at `p`, 16-byte aligned when 4) in every lane
+/// of a vector.
 @inline(always)
 func packedWeight(_ p: UnsafePointer<Float>) -> Vector {
-    if packedWeightLanes == 4 {
-        let q = loadQuarterAligned(p)
-        return Vector(lowHalf: SIMD8(lowHalf: q, highHalf: q), highHalf: SIMD8(lowHalf: q, highHalf: q))
-    }
-    return Vector(repeating: p[0])
+    packedWeightLanes == 4 ? repeatQuarter(UnsafeRawPointer(p).load(as: Quarter.self)) : Vector(repeating: p[0])
 }
 
 @inline(always)
