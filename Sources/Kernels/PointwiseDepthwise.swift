@@ -93,9 +93,8 @@ struct BandedRows: PoolJob {
             let rowsIn = (count - 1) * stride + span
             let first = max(0, top + carried), last = min(h, top + rowsIn)
             // Rows of the band outside the image are the zero border of the full map.
-            for r in carried..<rowsIn where top + r < first || top + r >= last {
-                zeroRow(bandMap, row: r)
-            }
+            zeroRows(bandMap, from: carried, count: min(rowsIn, first - top) - carried)
+            zeroRows(bandMap, from: max(carried, last - top), count: rowsIn - max(carried, last - top))
             if last > first {
                 var source = input.rows(from: first, count: last - first)
                 if let gated = gatedInput {
@@ -142,11 +141,14 @@ func moveRows(_ map: FeatureMap, from: Int, count: Int) {
     }
 }
 
-/// Zeroes row `row` (interior columns) of every channel.
+/// Zeroes rows `from ..< from + count` of every channel (whole rows, border columns included:
+/// one run of memory per channel).
 @inline(never)
-func zeroRow(_ map: FeatureMap, row: Int) {
+func zeroRows(_ map: FeatureMap, from: Int, count: Int) {
+    guard count > 0 else { return }
+    let l = map.layout
     for c in 0..<map.channels {
-        (map.plane(c) + row * map.layout.rowStride).update(repeating: 0, count: map.layout.width)
+        (map.plane(c) - l.pad + from * l.rowStride).update(repeating: 0, count: count * l.rowStride)
     }
 }
 
