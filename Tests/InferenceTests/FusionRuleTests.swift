@@ -226,4 +226,31 @@ struct FusionRuleTests {
         let profile = try layers(bytes, input: shape, tolerance: 0)
         #expect(profile.allSatisfy { !$0.runsOnReference })
     }
+
+    struct PatchCase: Sendable, CustomTestStringConvertible {
+        let kernel: [Int64], strides: [Int64], pads: [Int64], group: Int64
+        var testDescription: String { "kernel \(kernel), strides \(strides), pads \(pads), group \(group)" }
+    }
+
+    static let patchCases: [PatchCase] = [
+        PatchCase(kernel: [4, 4], strides: [4, 4], pads: [0, 0, 0, 0], group: 1),
+        PatchCase(kernel: [9, 9], strides: [1, 1], pads: [4, 4, 4, 4], group: 1),
+        PatchCase(kernel: [1, 1], strides: [2, 2], pads: [0, 0, 0, 0], group: 1),
+        PatchCase(kernel: [3, 5], strides: [2, 1], pads: [1, 2, 0, 3], group: 2),
+        PatchCase(kernel: [3, 3], strides: [3, 3], pads: [1, 1, 1, 1], group: 6),
+    ]
+
+    @Test("a convolution no direct kernel takes runs as gathered patches times the weights", arguments: patchCases)
+    func patchConvolution(_ p: PatchCase) throws {
+        let (kernel, strides, pads, group) = (p.kernel, p.strides, p.pads, p.group)
+        let (c, h, w): (Int64, Int64, Int64) = (6, 17, 23)
+        let outH = (h + pads[0] + pads[2] - kernel[0]) / strides[0] + 1, outW = (w + pads[1] + pads[3] - kernel[1]) / strides[1] + 1
+        let bytes = B.model(
+            nodes: [B.node("Conv", inputs: ["x", "w", "b"], outputs: ["y"],
+                           attributes: [.ints("kernel_shape", kernel), .ints("strides", strides), .ints("pads", pads), .int("group", group)])],
+            initializers: [Self.tensor("w", [8 * group, c / group] + kernel, seed: 17), Self.tensor("b", [8 * group], seed: 18)],
+            inputs: [B.valueInfo("x", [1, c, h, w])], outputs: [B.valueInfo("y", [1, 8 * group, outH, outW])])
+        let profile = try layers(bytes, input: [1, Int(c), Int(h), Int(w)])
+        #expect(profile.allSatisfy { !$0.runsOnReference })
+    }
 }

@@ -265,3 +265,40 @@ extension FastExecutor {
         }
     }
 }
+
+extension FastExecutor {
+    /// A 2-D convolution no direct kernel takes (stride above 2, a dense window above 7, borders
+    /// above 8, unequal axes), batch 1: per group, every output pixel's window gathered into a row
+    /// of a patch matrix, one GEMM with the weights, and the pixel-major result spread to planes.
+    func patchConvolutionStep(_ conv: Conv, _ inputs: [UnsafePointer<Float>],
+                              _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        let h = conv.height, w = conv.width
+        let (cin, cout, groups) = (conv.inputChannels, conv.outputChannels, conv.group)
+        let (gin, gout) = (cin / groups, cout / groups)
+        let patch = gin * h.kernel * w.kernel, pixels = h.output * w.output
+        guard conv.batch == 1, conv.depth == .unit, pixels > 0, patch > 0, pixels * patch <= 1 << 24 else { return nil }
+        let weights = (0..<groups).map { g in
+            var values = [Float](repeating: 0, count: patch * gout)
+            for m in 0..<gout {
+                for k in 0..<patch { values[k * gout + m] = inputs[1][((g * gout) + m) * patch + k] }
+            }
+            return MatrixWeights(values: values, bias: conv.hasBias ? (0..<gout).map { inputs[2][g * gout + $0] } : nil,
+                                 inner: patch, columns: gout)
+        }
+        // Per patch column (channel, ky, kx) and output row or column: the input row or column, or −1 (padding).
+        let rows = (0..<h.output).map { oy in (0..<h.kernel).map { ky in
+            let y = oy * h.stride - h.padBegin + ky * h.dilation
+            return y >= 0 && y < h.input ? y : -1
+        } }
+        let columns = (0..<w.output).map { ox in (0..<w.kernel).map { kx in
+            let x = ox * w.stride - w.padBegin + kx * w.dilation
+            return x >= 0 && x < w.input ? x : -1
+        } }
+        return PatchConvolutionStep(input: inputs[0], output: outputs[0], weights: weights,
+                                    geometry: PatchGeometry(inputChannels: gin, inputHeight: h.input, inputWidth: w.input,
+                                                            rows: rows, columns: columns),
+                                    patches: FloatBuffer(count: pixels * patch), products: FloatBuffer(count: pixels * gout),
+                                    pool: pool)
+    }
+}
+

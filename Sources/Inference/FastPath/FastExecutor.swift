@@ -116,7 +116,8 @@ final class FastExecutor: Executor {
                         _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         switch node.operation {
         case let conv as Conv:
-            guard hasConstantWeights(node), let kind = Self.kind(of: conv) else { return nil }
+            guard hasConstantWeights(node) else { return nil }
+            guard let kind = Self.kind(of: conv) else { return patchConvolutionStep(conv, inputs, outputs) }
             return convolutionStep(conv, kind: kind, input: inputs[0], inputValue: nil, weights: inputs[1],
                                    bias: conv.hasBias ? inputs[2] : nil, output: outputs[0], fusion: nil)
         case let unary as ElementwiseUnary:

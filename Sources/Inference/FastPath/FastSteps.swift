@@ -165,3 +165,42 @@ struct PointwiseDepthwiseStep: Step {
                                residualIsInput: residualIsInput, residual: residual, output: output, pool: pool)
     }
 }
+
+/// Where a patch convolution's windows read: per output row and kernel row the input row (−1:
+/// padding), and the same for columns.
+struct PatchGeometry {
+    let inputChannels: Int, inputHeight: Int, inputWidth: Int
+    let rows: [[Int]], columns: [[Int]]
+}
+
+/// A convolution as gathered patches times the weights, per group (`patchConvolutionStep`).
+struct PatchConvolutionStep: Step {
+    let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, weights: [MatrixWeights]
+    let geometry: PatchGeometry, patches: FloatBuffer, products: FloatBuffer, pool: WorkerPool
+    func run() {
+        let g = geometry
+        let plane = g.inputHeight * g.inputWidth
+        let (outH, outW) = (g.rows.count, g.columns.count)
+        for (group, matrix) in weights.enumerated() {
+            var row = patches.baseAddress
+            for oy in 0..<outH {
+                for ox in 0..<outW {
+                    for c in 0..<g.inputChannels {
+                        let channel = input + (group * g.inputChannels + c) * plane
+                        for y in g.rows[oy] {
+                            for x in g.columns[ox] {
+                                row.pointee = y < 0 || x < 0 ? 0 : channel[y * g.inputWidth + x]
+                                row += 1
+                            }
+                        }
+                    }
+                }
+            }
+            matrixMultiply(patches.baseAddress, rows: outH * outW, weights: matrix, output: products.baseAddress, pool: pool)
+            let planes = FeatureMap(base: output + group * matrix.columns * outH * outW, channels: matrix.columns,
+                                    layout: .dense(width: outW, height: outH))
+            deinterleaveChannels(products.baseAddress, output: planes, pool: pool)
+        }
+    }
+}
+
