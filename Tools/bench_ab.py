@@ -1,0 +1,64 @@
+"""Two vbg binaries side by side: the forward pass, the imaging operations and the pipeline.
+
+Round after round, alternating which binary goes first, runs each binary's
+`vbg bench --model M --threads T --json` (built-in models, 1 and 2 threads),
+`vbg bench --imaging --json` (720p and 1080p) and `vbg bench --pipeline --json` (720p), and
+prints per benchmark both medians and the median of the per-round ratios new / base with their
+range. Use it to check that a change makes nothing slower: build the base commit into its own
+scratch path, then
+
+    VBG_ARCH=native swift build -c release --scratch-path build-base --product vbg   # at the base commit
+    VBG_ARCH=native swift build -c release --scratch-path build-native --product vbg # at the new one
+    python3 Tools/bench_ab.py build-base/release/vbg build-native/release/vbg --rounds 6
+"""
+import argparse
+import json
+import statistics
+import subprocess
+
+BENCHES = [
+    ["--imaging", "--json", "--repeat", "5", "--sizes", "1280x720,1920x1080"],
+    ["--pipeline", "--json", "--frames", "30", "--warmup", "3", "--sizes", "1280x720", "--intervals", "1"],
+] + [["--model", m, "--threads", str(t), "--iterations", "300", "--json"]
+     for m in ("general", "landscape") for t in (1, 2)]
+
+
+def key(d):
+    if "op" in d:
+        return f'{d["op"]} {d["width"]}x{d["height"]}'
+    if d.get("bench") == "pipeline":
+        return f'pipeline {d["effect"]} level {d.get("level")} {d["width"]}x{d["height"]}, {d["threads"]} thread(s)'
+    return f'forward pass {d["model"]}, {d["threads"]} thread(s)'
+
+
+def run(binary, args):
+    out = subprocess.run([binary, "bench"] + args, capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            d = json.loads(line)
+            if "median_ms" in d:
+                yield key(d), d["median_ms"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("base")
+    parser.add_argument("new")
+    parser.add_argument("--rounds", type=int, default=6)
+    a = parser.parse_args()
+    times = {}
+    for r in range(a.rounds):
+        for args in BENCHES:
+            order = [("base", a.base), ("new", a.new)] if r % 2 == 0 else [("new", a.new), ("base", a.base)]
+            for tag, binary in order:
+                for name, ms in run(binary, args):
+                    times.setdefault(name, {"base": [], "new": []})[tag].append(ms)
+    for name, t in times.items():
+        ratios = [n / b for n, b in zip(t["new"], t["base"])]
+        print(f'{name:55s} base {statistics.median(t["base"]):8.3f} ms  new {statistics.median(t["new"]):8.3f} ms  '
+              f'new/base {statistics.median(ratios):.3f} ({min(ratios):.2f}-{max(ratios):.2f})')
+
+
+if __name__ == "__main__":
+    main()
