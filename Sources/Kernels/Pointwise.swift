@@ -1,19 +1,18 @@
 /// 1x1 convolution weights packed for ``pointwiseConvolution(_:weights:activation:residual:output:pool:)``
-/// (``ChannelTilePacking``: one micro-kernel step reads 8 consecutive packed weights).
+/// (``ChannelTilePacking`` in groups of ``pointwiseGroup`` channels: one micro-kernel step reads
+/// that many consecutive packed weights).
 package final class PointwiseWeights {
     package let inputChannels: Int
     package let outputChannels: Int
     let packed: FloatBuffer
     let bias: FloatBuffer
 
-    var tiles: Int { (outputChannels + 7) / 8 }
-
     /// Packs `weights` (row-major [output][input], as ONNX's [Cout, Cin, 1, 1]) and `bias`
     /// (`outputChannels` values, or zero when nil).
     package init(weights: [Float], bias: [Float]?, outputChannels: Int, inputChannels: Int) {
         precondition(outputChannels > 0 && inputChannels > 0, "empty 1x1 convolution")
         let packing = ChannelTilePacking(weights: weights, bias: bias, outputChannels: outputChannels,
-                                         perChannel: inputChannels, what: "1x1")
+                                         perChannel: inputChannels, group: pointwiseGroup, what: "1x1")
         self.inputChannels = inputChannels
         self.outputChannels = outputChannels
         packed = packing.packed
@@ -24,33 +23,41 @@ package final class PointwiseWeights {
     package var macsPerPixel: Int { inputChannels * outputChannels }
 }
 
+/// Output channels per packed group of the 1x1 weights: the channels of the micro-kernel's
+/// register tile (8; 2 with ``narrowRegisterFile``, whose `Tile2` then reads its weights for one
+/// input channel from one 32-byte run instead of two runs 128 bytes apart).
+@inline(__always)
+var pointwiseGroup: Int { narrowRegisterFile ? 2 : 8 }
+
 /// Filters of `outputChannels` output channels, `perChannel` floats each (ONNX's [Cout, …]
-/// row-major), packed in tiles of 8 output channels, each tile stored as [filter element][8]
-/// with every weight ``packedWeightLanes`` floats wide; missing channels of the last tile are
-/// zero. The bias is padded with zeros to whole tiles.
+/// row-major), packed in groups of `group` output channels, each group stored as
+/// [filter element][group] with every weight ``packedWeightLanes`` floats wide; missing channels
+/// of the last group are zero. The bias is padded with zeros to whole groups.
 struct ChannelTilePacking {
     let packed: FloatBuffer
     let bias: FloatBuffer
 
-    init(weights: [Float], bias: [Float]?, outputChannels: Int, perChannel: Int, what: String) {
+    init(weights: [Float], bias: [Float]?, outputChannels: Int, perChannel: Int, group: Int = 8, what: String) {
         precondition(weights.count == outputChannels * perChannel, "\(what) weights: expected \(outputChannels)x\(perChannel)")
         precondition(bias == nil || bias!.count == outputChannels, "\(what) bias: expected \(outputChannels)")
-        let tiles = (outputChannels + 7) / 8, l = packedWeightLanes
-        packed = FloatBuffer(count: tiles * 8 * perChannel * l)
-        self.bias = FloatBuffer(count: tiles * 8)
+        let groups = (outputChannels + group - 1) / group, l = packedWeightLanes
+        // Whole 8-channel tiles of bias, whatever the group: tiles load 8 bias values at a time.
+        let biasCount = roundUp(outputChannels, toMultipleOf: 8)
+        packed = FloatBuffer(count: groups * group * perChannel * l)
+        self.bias = FloatBuffer(count: biasCount)
         for o in 0..<outputChannels {
-            let tile = o / 8, lane = o % 8
+            let g = o / group, lane = o % group
             for i in 0..<perChannel {
-                let at = ((tile * perChannel + i) * 8 + lane) * l
+                let at = ((g * perChannel + i) * group + lane) * l
                 for j in 0..<l { packed.baseAddress[at + j] = weights[o * perChannel + i] }
             }
             self.bias.baseAddress[o] = bias?[o] ?? 0
         }
     }
 
-    /// Packed weight `element` of output channel `first` (any channel of a tile) from `base`.
-    static func offset(firstChannel first: Int, perChannel: Int, element: Int = 0) -> Int {
-        (((first / 8) * perChannel + element) * 8 + first % 8) * packedWeightLanes
+    /// Packed weight `element` of output channel `first` (any channel of a group) from `base`.
+    static func offset(firstChannel first: Int, perChannel: Int, element: Int = 0, group: Int = 8) -> Int {
+        (((first / group) * perChannel + element) * group + first % group) * packedWeightLanes
     }
 }
 
@@ -155,7 +162,8 @@ func pointwiseChunks<A: ActivationFunction, T: ChannelTile, U: ChannelTile>(
         var first = 0
         while first < cout {
             let t = pointwiseTile(T.self, panel, stride: panelStride, k: k,
-                                  weights: weights.packed.baseAddress + ChannelTilePacking.offset(firstChannel: first, perChannel: k),
+                                  weights: weights.packed.baseAddress + ChannelTilePacking.offset(firstChannel: first, perChannel: k,
+                                                                                                 group: pointwiseGroup),
                                   bias: weights.bias.baseAddress + first)
             let channels = min(T.channels, cout - first)
             if direct, let residual = denseResidual {
@@ -195,7 +203,8 @@ func pointwiseChunks<A: ActivationFunction, T: ChannelTile, U: ChannelTile>(
         var first = 0
         while first < cout {
             let t = pointwiseTile(U.self, panel, stride: panelStride, k: k,
-                                  weights: weights.packed.baseAddress + ChannelTilePacking.offset(firstChannel: first, perChannel: k),
+                                  weights: weights.packed.baseAddress + ChannelTilePacking.offset(firstChannel: first, perChannel: k,
+                                                                                                 group: pointwiseGroup),
                                   bias: weights.bias.baseAddress + first)
             t.spill(to: scratch + PointwiseJob.tileOffset)
             pointwiseStoreSpilled(job, A.self, rowWidth: Row16.width, firstChannel: first,
@@ -207,7 +216,8 @@ func pointwiseChunks<A: ActivationFunction, T: ChannelTile, U: ChannelTile>(
 }
 
 /// The micro-kernel: bias plus Σ_k w[k][r]·x[k] for the tile's channels r over one pixel row;
-/// `weights` points at the tile's first channel in the [input channel][8] packing (``ChannelTilePacking``).
+/// `weights` points at the tile's first channel in the [input channel][``pointwiseGroup``] packing
+/// (``ChannelTilePacking``).
 @inline(always)
 func pointwiseTile<T: ChannelTile>(
     _: T.Type, _ x: UnsafePointer<Float>, stride: Int, k: Int,
@@ -218,7 +228,7 @@ func pointwiseTile<T: ChannelTile>(
     for _ in 0..<k {
         tile.accumulate(wp, T.Row(xp))
         xp += stride
-        wp += 8 * packedWeightLanes
+        wp += pointwiseGroup * packedWeightLanes
     }
     return tile
 }
