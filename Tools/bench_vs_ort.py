@@ -2,12 +2,16 @@
 """Side-by-side latency: `vbg bench` (fast path) vs onnxruntime vs LiteRT + XNNPACK.
 
 For each model (general, landscape) and thread count (1, 2), runs in one interleaved loop, round
-after round: `vbg bench --json --iterations N` (a subprocess: the forward pass only, after its own
-warm-up), onnxruntime on the same Weights/*.onnx (ORT_ENABLE_ALL, intra_op_num_threads = T,
-inter_op_num_threads = 1, N timed `run` calls after warm-up), and LiteRT with its default
-XNNPACK delegate on the original tflite (num_threads = T). The medians of the per-round medians
-are reported, with ratios vbg / onnxruntime and vbg / LiteRT, the load average before and after,
-and the machine. The bar is vbg ≤ 0.70 × onnxruntime at 1 and 2 threads.
+after round: onnxruntime on the same Weights/*.onnx (ORT_ENABLE_ALL, intra_op_num_threads = T,
+inter_op_num_threads = 1, N timed `run` calls after warm-up), `vbg bench --json --iterations N`
+(a subprocess: the forward pass only, after its own warm-up), onnxruntime again, and LiteRT with
+its default XNNPACK delegate on the original tflite (num_threads = T). The medians of the
+per-round medians are reported (onnxruntime's from its second run), with ratios vbg /
+onnxruntime and vbg / LiteRT, the load average before and after, and the machine; and the
+median and quartiles of the per-round ratios vbg / onnxruntime, each against the geometric mean
+of the two onnxruntime runs around it, which is what to read on a machine whose speed drifts
+within seconds (a neighbour on the same physical core; use many short rounds there, e.g.
+`--rounds 40 --iterations 30`). The bar is vbg ≤ 0.70 × onnxruntime at 1 and 2 threads.
 
 The tflite files come from the MediaPipe wheel that Tools/export_model.py downloads (pip cache,
 sha256-checked); if that fails, the LiteRT columns are left out.
@@ -27,6 +31,7 @@ Build vbg first: VBG_ARCH=native swift build -c release --scratch-path build-nat
 """
 import argparse
 import json
+import math
 import os
 import platform
 import statistics
@@ -150,7 +155,9 @@ def main():
                 interpreter.set_tensor(detail["index"], x.reshape(detail["shape"]))
             rows = {"vbg": [], "ort": [], "litert": []}
             cpu_rows = {"vbg": [], "ort": [], "litert": []}
+            ort_pair = []
             for _ in range(args.rounds):
+                before, _ = time_calls(lambda: session.run(None, feeds), args.iterations)
                 run = subprocess.run([args.vbg, "bench", "--model", model, "--threads", str(threads),
                                       "--iterations", str(args.iterations), "--json"] + shape_options,
                                      capture_output=True, text=True)
@@ -161,6 +168,9 @@ def main():
                 rows["vbg"].append(record["median_ms"])
                 cpu_rows["vbg"].append(record["cpu_median_ms"])
                 wall, cpu = time_calls(lambda: session.run(None, feeds), args.iterations)
+                # onnxruntime before and after vbg: the round's ratio is vbg over their geometric
+                # mean, which cancels a machine speed that drifts during the round.
+                ort_pair.append((before, wall))
                 rows["ort"].append(wall)
                 cpu_rows["ort"].append(cpu)
                 if interpreter is not None:
@@ -179,18 +189,24 @@ def main():
                 # leaves out descheduling on a busy machine (steal time still counts).
                 line.update({f"{k}_cpu_median_ms": round(v, 4) for k, v in cpu_summary.items()})
                 line["vbg_over_ort_cpu"] = round(cpu_summary["vbg"] / cpu_summary["ort"], 3)
+            per_round = sorted(v / math.sqrt(a * b) for v, (a, b) in zip(rows["vbg"], ort_pair))
+            line["vbg_over_ort_per_round"] = {
+                "median": round(statistics.median(per_round), 3),
+                "quartiles": [round(per_round[len(per_round) // 4], 3), round(per_round[(3 * len(per_round)) // 4], 3)]}
             line["rounds"] = {k: [round(t, 3) for t in v] for k, v in rows.items() if v}
             print(json.dumps(line), flush=True)
             lines.append(line)
     print()
     width = max([10] + [len(line["model"]) for line in lines])
-    print(f"{'model':<{width}} threads  vbg ms   ort ms   litert ms  vbg/ort  vbg/litert  vbg/ort CPU (1 thread)")
+    print(f"{'model':<{width}} threads  vbg ms   ort ms   litert ms  vbg/ort  vbg/litert  vbg/ort CPU (1 thread)"
+          "  vbg/ort per round: median (quartiles)")
     for line in lines:
         def cell(key, width, digits):
             return f"{line[key]:{width}.{digits}f}" if key in line else " " * (width - 1) + "-"
         print(f"{line['model']:<{width}} {line['threads']:>7}  {cell('vbg_median_ms', 6, 3)}  {cell('ort_median_ms', 7, 3)}  "
               f"{cell('litert_median_ms', 9, 3)}  {cell('vbg_over_ort', 7, 3)}  {cell('vbg_over_litert', 10, 3)}  "
-              f"{cell('vbg_over_ort_cpu', 7, 3)}")
+              f"{cell('vbg_over_ort_cpu', 7, 3)}                  {line['vbg_over_ort_per_round']['median']:.3f} "
+              f"({line['vbg_over_ort_per_round']['quartiles'][0]:.3f}-{line['vbg_over_ort_per_round']['quartiles'][1]:.3f})")
     load_after = os.getloadavg()
     print(f"# load average before {load_before[0]:.2f}, after {load_after[0]:.2f}; {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} CPUs; onnxruntime {ort.__version__}")
