@@ -59,6 +59,23 @@ def tflite_bytes():
         return {}
 
 
+def machine():
+    """The CPU as /proc/cpuinfo names it (vendor, family, model, model name), so a table says
+    which machine it came from; the architecture alone elsewhere."""
+    try:
+        fields = {}
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                key, _, value = line.partition(":")
+                if not line.strip():
+                    break
+                fields.setdefault(key.strip(), value.strip())
+        return (f"{fields['vendor_id']} family {fields['cpu family']} model {fields['model']} "
+                f"({fields.get('model name', '?')})")
+    except (OSError, KeyError):
+        return platform.processor() or platform.machine()
+
+
 def time_calls(call, iterations, warmup=20):
     """Median wall and calling-thread CPU milliseconds per call."""
     for _ in range(warmup):
@@ -208,7 +225,7 @@ def main():
               f"{cell('vbg_over_ort_cpu', 7, 3)}                  {line['vbg_over_ort_per_round']['median']:.3f} "
               f"({line['vbg_over_ort_per_round']['quartiles'][0]:.3f}-{line['vbg_over_ort_per_round']['quartiles'][1]:.3f})")
     load_after = os.getloadavg()
-    print(f"# load average before {load_before[0]:.2f}, after {load_after[0]:.2f}; {platform.processor() or platform.machine()}, "
+    print(f"# load average before {load_before[0]:.2f}, after {load_after[0]:.2f}; {machine()}, "
           f"{os.cpu_count()} CPUs; onnxruntime {ort.__version__}")
     builtin = [r for (model, _), r in results.items() if model in MODELS]
     if builtin:
