@@ -32,7 +32,8 @@ var pointwiseGroup: Int { narrowRegisterFile ? 2 : 8 }
 /// Filters of `outputChannels` output channels, `perChannel` floats each (ONNX's [Cout, …]
 /// row-major), packed in groups of `group` output channels, each group stored as
 /// [filter element][group] with every weight ``packedWeightLanes`` floats wide; missing channels
-/// of the last group are zero. The bias is padded with zeros to whole groups.
+/// of the last group are zero. The bias is padded with zeros to a multiple of 8 (a `Tile8` reads
+/// 8 bias values whatever the group).
 struct ChannelTilePacking {
     let packed: FloatBuffer
     let bias: FloatBuffer
@@ -41,10 +42,8 @@ struct ChannelTilePacking {
         precondition(weights.count == outputChannels * perChannel, "\(what) weights: expected \(outputChannels)x\(perChannel)")
         precondition(bias == nil || bias!.count == outputChannels, "\(what) bias: expected \(outputChannels)")
         let groups = (outputChannels + group - 1) / group, l = packedWeightLanes
-        // Whole 8-channel tiles of bias, whatever the group: tiles load 8 bias values at a time.
-        let biasCount = roundUp(outputChannels, toMultipleOf: 8)
         packed = FloatBuffer(count: groups * group * perChannel * l)
-        self.bias = FloatBuffer(count: biasCount)
+        self.bias = FloatBuffer(count: roundUp(outputChannels, toMultipleOf: 8))
         for o in 0..<outputChannels {
             let g = o / group, lane = o % group
             for i in 0..<perChannel {
@@ -134,6 +133,7 @@ func pointwiseRange<A: ActivationFunction>(_ job: PointwiseJob, _: A.Type) {
 func pointwiseChunks<A: ActivationFunction, T: ChannelTile, U: ChannelTile>(
     _ job: PointwiseJob, _: A.Type, _: T.Type, tail _: U.Type
 ) where U.Row == Row16 {
+    assert(T.channels == pointwiseGroup && U.channels == pointwiseGroup, "tiles must read whole packed groups")
     let weights = job.weights, input = job.input, output = job.output
     let k = weights.inputChannels, cout = weights.outputChannels
     let width = T.Row.width, vectors = T.Row.width / lanes
