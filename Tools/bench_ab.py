@@ -7,9 +7,9 @@ prints per benchmark both medians and the median of the per-round ratios new / b
 range. Use it to check that a change makes nothing slower: build the base commit into its own
 scratch path, then
 
-    VBG_ARCH=native swift build -c release --scratch-path build-base --product vbg   # at the base commit
-    VBG_ARCH=native swift build -c release --scratch-path build-native --product vbg # at the new one
-    python3 Tools/bench_ab.py build-base/release/vbg build-native/release/vbg --rounds 6
+    VBG_ARCH=native swift build -c release --scratch-path .build/base --product vbg   # at the base commit
+    VBG_ARCH=native swift build -c release --scratch-path .build/native --product vbg # at the new one
+    python3 Tools/bench_ab.py .build/base/release/vbg .build/native/release/vbg --rounds 6
 """
 import argparse
 import json

@@ -3,7 +3,7 @@
 runs of vbg in the same session, and prints ratios (ours / OpenCV; < 1 means we are faster).
 
     VBG_ARCH=native swift build -c release --product vbg
-    /work/venv/bin/python Tools/bench_imaging_vs_opencv.py [--vbg .build/release/vbg] [--rounds 5]
+    venv/bin/python Tools/bench_imaging_vs_opencv.py [--vbg .build/release/vbg] [--rounds 5]
 
 OpenCV counterparts (same sizes, preallocated dst, cv2.setNumThreads(1)):
   blur        three cv2.blur with the radii vbg reports, BORDER_REPLICATE (vbg: plain 3-pass blur)

@@ -2,7 +2,7 @@
 """Whole-frame latency: our pipeline (`vbg bench --pipeline --json`) against MediaPipe's Python
 solution plus OpenCV, interleaved in the same run, and the ratio.
 
-  /work/venv-mp/bin/python Tools/bench_pipeline_vs_mediapipe.py [--vbg .build/release/vbg]
+  venv-mp/bin/python Tools/bench_pipeline_vs_mediapipe.py [--vbg .build/release/vbg]
       [--sizes 1280x720,1920x1080] [--effects blur,replace] [--frames 30] [--rounds 3] [--cpu 0 | --no-pin]
 
 The anchor, per frame (what an app built on MediaPipe's legacy Python solution does):

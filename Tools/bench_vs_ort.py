@@ -24,10 +24,10 @@ for integer and bool ones; a dynamic leading dim is 1, and other dynamic dims ar
 `--shape NAME=DIMS` (passed to vbg too). The outputs are discarded. The bar for such models is
 vbg <= 1.5 x onnxruntime at 1 thread.
 
-  /work/venv/bin/python Tools/bench_vs_ort.py --vbg build-native/release/vbg --rounds 5 --iterations 200
-  /work/venv/bin/python Tools/bench_vs_ort.py --models "" --model Fixtures/thirdparty/sinet/model.onnx \
+  venv/bin/python Tools/bench_vs_ort.py --rounds 5 --iterations 200
+  venv/bin/python Tools/bench_vs_ort.py --models "" --model Fixtures/thirdparty/sinet/model.onnx \
       --model Fixtures/converted/keras_aspp/model.onnx --threads 1
-Build vbg first: VBG_ARCH=native swift build -c release --scratch-path build-native --product vbg
+Build vbg first (the default --vbg is .build/release/vbg): VBG_ARCH=native swift build -c release --product vbg
 """
 import argparse
 import json
@@ -126,7 +126,7 @@ def noise_feeds(session, onnx_path, rng, shapes):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--vbg", default=os.path.join(ROOT, "build-native/release/vbg"))
+    parser.add_argument("--vbg", default=os.path.join(ROOT, ".build/release/vbg"))
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--iterations", type=int, default=200)
     parser.add_argument("--models", default="general,landscape", help="built-in models (\"\" for none)")

@@ -9,7 +9,7 @@ to the frame size. Prints IoU at 0.5 and mean |difference| per model and image; 
 model falls short of IoU 0.97 or mean |difference| 0.02.
 
     swift build -c release --product vbg
-    /work/venv/bin/python Tools/check_custom_model_masks.py [--vbg .build/release/vbg]
+    venv/bin/python Tools/check_custom_model_masks.py [--vbg .build/release/vbg]
 """
 
 import argparse

@@ -2,7 +2,7 @@
 """Write Fixtures/backgrounds/rocket.png: the replacement background of the docs pictures and of
 `vbg bench --pipeline` (see Fixtures/README.md).
 
-  /work/venv/bin/python Tools/make_background_image.py [--out Fixtures/backgrounds]
+  venv/bin/python Tools/make_background_image.py [--out Fixtures/backgrounds]
 
 `skimage.data.rocket()` (640x427 RGB): the launch of DSCOVR on a Falcon 9, photographed by SpaceX
 and released into the public domain. Written as is (8-bit RGB PNG via imageio), so the output is

@@ -2,7 +2,7 @@
 """Fixtures/converted/: small person-segmentation-like models with random weights, written the way
 the usual exporters write them, with an input and onnxruntime's outputs for each.
 
-    /work/venv/bin/python Tools/make_converter_models.py [--out Fixtures/converted] [--only NAME,...]
+    venv/bin/python Tools/make_converter_models.py [--out Fixtures/converted] [--only NAME,...]
 
 Each model is a few layers of the architecture it imitates, at a 32x32 to 64x64 input, with random
 weights (no training: the masks mean nothing, the graphs are what matters). Three producers:

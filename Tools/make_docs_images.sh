@@ -4,13 +4,13 @@
 #   blur.png     vbg blur    (built-in general model, level 5)
 #   replace.png  vbg replace (general model, background Fixtures/backgrounds/rocket.png)
 # vbg works on the full 512x512 fixture; the pictures are then scaled to 384x384 (cv2 INTER_AREA,
-# /work/venv) so the README stays light. Run from anywhere:
+# venv/) so the README stays light. Run from anywhere:
 #   sh Tools/make_docs_images.sh
 # Needs a release build of vbg (made here with VBG_ARCH=native unless VBG_ARCH is set).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-python=${PYTHON:-/work/venv/bin/python}
+python=${PYTHON:-venv/bin/python}
 export VBG_ARCH=${VBG_ARCH:-native}
 swift build -c release --product vbg
 vbg="$(swift build -c release --product vbg --show-bin-path)/vbg"

@@ -1,6 +1,6 @@
 """Seed corpora for the libFuzzer targets in Fuzz/ (Fuzz/corpus/<target>/).
 
-    /work/venv/bin/python Tools/make_fuzz_seeds.py [onnx] [numpy] [png] [y4m]   (all by default)
+    venv/bin/python Tools/make_fuzz_seeds.py [onnx] [numpy] [png] [y4m]   (all by default)
 
 Seeds are small valid inputs that reach deep into each reader; libFuzzer mutates them. Every file
 is deterministic (fixed seeds, no timestamps), so rerunning reproduces the corpora byte for byte.

@@ -15,7 +15,7 @@ close to 0.5 often. The storage error, max|stored - float32| and mean|...|, is m
 written to masks.json for every file. `--float32` stores the exact float32 masks instead.
 
 Needs the MediaPipe venv (Tools/requirements-mediapipe.txt; mediapipe pins protobuf<5):
-    /work/venv-mp/bin/python Tools/make_mediapipe_masks.py [--images Fixtures/images] [--out Fixtures/mediapipe]
+    venv-mp/bin/python Tools/make_mediapipe_masks.py [--images Fixtures/images] [--out Fixtures/mediapipe]
 """
 
 import argparse

@@ -24,8 +24,8 @@ its expected outputs are one draw of numpy's generator.
 
 Run (the folder is replaced):
 
-    /work/venv/bin/python Tools/make_node_test_fixtures.py
-    /work/venv/bin/python Tools/make_node_test_fixtures.py --ops Relu,Add,Gather --per-op 3
+    venv/bin/python Tools/make_node_test_fixtures.py
+    venv/bin/python Tools/make_node_test_fixtures.py --ops Relu,Add,Gather --per-op 3
 """
 
 from __future__ import annotations

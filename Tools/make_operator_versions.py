@@ -7,7 +7,7 @@ outputs, every type constraint a superset of the previous one). The engine imple
 semantics of opsets 7–21; a newer opset is accepted for a graph whose ops changed, after 21,
 only in types.
 
-    /work/venv/bin/python Tools/make_operator_versions.py
+    venv/bin/python Tools/make_operator_versions.py
 """
 from collections import defaultdict
 from pathlib import Path

@@ -8,7 +8,7 @@ One inference costs about a tenth of the real model's, so a debug-build test can
 (the allocation test of the fused fast path: every fused step kind of the landscape network,
 1 and 2 threads). The numbers it computes mean nothing; only that it runs is used.
 
-    /work/venv/bin/python Tools/make_small_landscape.py
+    venv/bin/python Tools/make_small_landscape.py
 """
 import os
 

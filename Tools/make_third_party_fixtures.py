@@ -2,7 +2,7 @@
 """Fixtures/thirdparty/: two person-segmentation models other people exported, with an input and
 onnxruntime's outputs, for the tests that check the engine runs what exporters write.
 
-    /work/venv/bin/python Tools/make_third_party_fixtures.py --models DIR [--out Fixtures]
+    venv/bin/python Tools/make_third_party_fixtures.py --models DIR [--out Fixtures]
 
 DIR holds the two upstream files under the names below (`sinet_softmax_320.onnx`,
 `deeplabv3_mobilenetv2_513.onnx`); their sha256 are recorded in manifest.json.

@@ -37,8 +37,8 @@ Ops outside the default domain are written `domain.Op`.
 Run (from anywhere; the release binary must exist):
 
     swift build -c release --product vbg
-    /work/venv/bin/python Tools/onnx_node_tests.py --write-docs --json /tmp/node-tests.json
-    /work/venv/bin/python Tools/onnx_node_tests.py --filter '^test_(relu|add)' --path reference
+    venv/bin/python Tools/onnx_node_tests.py --write-docs --json .build/node-tests.json
+    venv/bin/python Tools/onnx_node_tests.py --filter '^test_(relu|add)' --path reference
 
 `--write-docs` replaces the table between `<!-- node-tests:begin -->` and
 `<!-- node-tests:end -->` in Docs/ONNX.md (adding the section at the end if absent).

@@ -2,7 +2,7 @@
 // no FMA), each against the one the kernels use (2 output channels × 16 pixels), interleaved
 // round after round in one process so a machine whose speed drifts affects all alike.
 //
-//   swiftc -O Tools/sse_tile_study.swift -o /tmp/sse_tile_study && /tmp/sse_tile_study 16 72
+//   mkdir -p .build && swiftc -O Tools/sse_tile_study.swift -o .build/sse_tile_study && .build/sse_tile_study 16 72
 //
 // Arguments: input and output channels (a 64x64 map). Each tile multiplies 4-lane pre-broadcast
 // weights packed per group of its output channels ([group][input channel][channel][4]) with a
