@@ -565,6 +565,9 @@ def parse_arguments() -> argparse.Namespace:
 
 def main() -> int:
     arguments = parse_arguments()
+    if arguments.write_docs and "uncommitted" in git_commit():
+        sys.exit("--write-docs names the commit the figures come from: commit or stash the changes "
+                 "in Sources and Package.swift first (and build vbg from that commit)")
     if not arguments.vbg.exists():
         sys.exit(f"{arguments.vbg}: no such binary (swift build -c release --product vbg, or --vbg PATH)")
     pattern = re.compile(arguments.filter)

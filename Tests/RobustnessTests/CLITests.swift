@@ -56,6 +56,19 @@ struct CLITests {
         CLIRow(name: "blur: --level out of range", status: 2, says: "--level must be between") {
             ["blur", try $0.input("in.png", png), $0.output("out.png"), "--level", "99999999"]
         },
+        // The SDK clamps a level (the product page); the command line refuses every one outside 1…10.
+        CLIRow(name: "blur: --level 0", status: 2, says: "--level must be between 1 and 10 (got 0)") {
+            ["blur", try $0.input("in.png", png), $0.output("out.png"), "--level", "0"]
+        },
+        CLIRow(name: "blur: --level 11", status: 2, says: "--level must be between 1 and 10 (got 11)") {
+            ["blur", try $0.input("in.png", png), $0.output("out.png"), "--level", "11"]
+        },
+        CLIRow(name: "blur: --level -3", status: 2, says: "--level must be between 1 and 10 (got -3)") {
+            ["blur", try $0.input("in.png", png), $0.output("out.png"), "--level", "-3"]
+        },
+        CLIRow(name: "video: --blur 99", status: 2, says: "--blur must be between 1 and 10 (got 99)") {
+            ["video", "--input", $0.inputs.path + "/absent.y4m", "--output", $0.output("out.y4m"), "--blur", "99"]
+        },
         CLIRow(name: "blur: output path missing", status: 2, says: "expected IN.png OUT.png") { ["blur", try $0.input("in.png", png)] },
         CLIRow(name: "replace: --background missing", status: 2, says: "--background is required") {
             ["replace", try $0.input("in.png", png), $0.output("out.png")]

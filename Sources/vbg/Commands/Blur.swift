@@ -10,14 +10,14 @@ let blurCommand = Command(
 
         Segments the person (MediaPipe selfie segmentation, default model general), blurs the
         background with the mask-weighted three-pass box blur (level 1 light … 10 strong,
-        default 5, out-of-range levels are clamped; σ is a fixed fraction of the shorter side per level, see
+        default 5; any other level is a usage error; σ is a fixed fraction of the shorter side per level, see
         Sources/Imaging/README.md) and writes an RGBA PNG. The output is opaque (alpha 255): an input's
         alpha is not used. OUT is checked before the work starts and written whole or not at all.
         """,
     run: { arguments in
-        let requested = try arguments.integer("level", default: BlurStrength.defaultLevel, in: -1_000_000...1_000_000)
-        let level = BlurStrength(level: requested).level
-        if level != requested { printError("vbg blur: --level \(requested) is outside 1-10; using \(level)") }
+        // The SDK clamps a level (the product page says so); a command line refuses it, so a typo
+        // never passes as a different level.
+        let level = try arguments.integer("level", default: BlurStrength.defaultLevel, in: BlurStrength.levels)
         let model = try arguments.value("model") ?? "general"
         let paths = try arguments.positionals("IN.png", "OUT.png")
         try arguments.finish()

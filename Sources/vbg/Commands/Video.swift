@@ -25,7 +25,7 @@ let videoCommand = Command(
                          | vbg video --input - --output - --blur 5 \\
                          | ffmpeg -f yuv4mpegpipe -i - -i in.mp4 -map 0:v -map '1:a?' -c:v libx264 \\
                              -pix_fmt yuv420p -c:a aac out.mp4
-          --blur       background blur level (1 light … 10 strong; outside values are clamped)
+          --blur       background blur level, 1 light … 10 strong (any other value is a usage error)
           --background background picture (PNG), cover-cropped to the frame, never stretched
           --interval   run segmentation every N frames (default 1)
           --mask-sync  frames without segmentation repeat the previous processed frame
@@ -59,9 +59,10 @@ private func runVideo(_ arguments: inout Arguments) throws {
     case (nil, nil): throw CLIError.usage("choose an effect: --blur 1-10 or --background BG.png")
     case (_?, _?): throw CLIError.usage("--blur and --background exclude each other")
     case (let text?, nil):
-        guard let requested = Int(text) else { throw CLIError.usage("--blur must be a whole number (got '\(text)')") }
-        let level = BlurStrength(level: requested).level
-        if level != requested { printError("vbg video: --blur \(requested) is outside 1-10; using \(level)") }
+        guard let level = Int(text) else { throw CLIError.usage("--blur must be a whole number (got '\(text)')") }
+        guard BlurStrength.levels.contains(level) else {
+            throw CLIError.usage("--blur must be between 1 and 10 (got \(level))")
+        }
         options.effect = .blur(level: level)
     case (nil, let path?):
         options.effect = .image(try ImageFiles.read(path), path: path)
