@@ -15,6 +15,9 @@ import argparse
 import json
 import statistics
 import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 BENCHES = [
     ["--imaging", "--json", "--repeat", "5", "--sizes", "1280x720,1920x1080"],
@@ -32,7 +35,9 @@ def key(d):
 
 
 def run(binary, args):
-    out = subprocess.run([binary, "bench"] + args, capture_output=True, text=True, check=True).stdout
+    # From the repository's root, so `--pipeline` of either binary times the same picture
+    # (Fixtures/images/astronaut_on_coffee_1280x720.png) wherever this script is started.
+    out = subprocess.run([binary, "bench"] + args, capture_output=True, text=True, check=True, cwd=ROOT).stdout
     for line in out.splitlines():
         line = line.strip()
         if line.startswith("{"):
@@ -47,6 +52,7 @@ def main():
     parser.add_argument("new")
     parser.add_argument("--rounds", type=int, default=6)
     a = parser.parse_args()
+    a.base, a.new = (str(Path(b).resolve()) for b in (a.base, a.new))  # they run from ROOT
     times = {}
     for r in range(a.rounds):
         for args in BENCHES:

@@ -39,8 +39,10 @@ let benchCommand = Command(
                     upsampling, smoothing, blur level 5 or replacement, compositing), every
                     combination of size x effect x interval x threads (defaults 1280x720,1920x1080;
                     blur,replace; 1,3; 1,2): median, p10, p90 and mean ms per frame. The frame is
-                    --image (default Fixtures/images/astronaut_on_coffee_1280x720.png) cover-fitted
-                    to each size; --background defaults to Fixtures/backgrounds/rocket.png
+                    --image cover-fitted to each size, the replacement --background. Without them,
+                    the repository's pictures when run from its root (Fixtures/images/
+                    astronaut_on_coffee_1280x720.png, Fixtures/backgrounds/rocket.png), else
+                    pictures drawn by vbg ("synthetic" in the output)
         --imaging   the imaging operations alone on synthetic frames
         --kernels   each SIMD kernel on the model's layer shapes (median µs, GFLOP/s)
         """,

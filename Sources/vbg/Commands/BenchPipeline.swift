@@ -31,14 +31,15 @@ func runPipelineBench(_ arguments: inout Arguments) throws {
     let effects = try parseList(try arguments.value("effects") ?? "blur,replace", "effects") { ["blur", "replace"].contains($0) ? $0 : nil }
     let level = try arguments.integer("level", default: 5, in: 1...10)
     let modelArgument = try arguments.value("model") ?? "general"
-    let imagePath = try arguments.value("image") ?? "Fixtures/images/astronaut_on_coffee_1280x720.png"
-    let backgroundPath = try arguments.value("background") ?? "Fixtures/backgrounds/rocket.png"
+    let imageArgument = try arguments.value("image")
+    let backgroundArgument = try arguments.value("background")
     try arguments.finish()
 
-    let picture = try ImageFiles.read(imagePath)
-    let background = effects.contains("replace") ? try ImageFiles.read(backgroundPath) : nil
+    let (picture, imagePath) = try BenchPicture.frame(imageArgument)
+    let (background, backgroundPath) = effects.contains("replace") ? try BenchPicture.background(backgroundArgument) : (nil, nil)
     if !json {
-        print("pipeline: \(modelArgument) model, \(imagePath), \(frames) timed frames after \(warmup) warm-up; ms per frame")
+        let backgroundText = backgroundPath.map { ", background \($0)" } ?? ""
+        print("pipeline: \(modelArgument) model, frame \(imagePath)\(backgroundText), \(frames) timed frames after \(warmup) warm-up; ms per frame")
     }
     for (width, height) in sizes {
         let frame = CoverCrop.fit(picture, width: width, height: height, format: .rgba8)
@@ -46,7 +47,7 @@ func runPipelineBench(_ arguments: inout Arguments) throws {
             for interval in intervals {
                 for threads in threadCounts {
                     var options = VirtualBackgroundOptions()
-                    options.effect = effect == "blur" ? .blur(level: level) : .image(background!, path: backgroundPath)
+                    options.effect = effect == "blur" ? .blur(level: level) : .image(background!, path: backgroundPath!)
                     options.inferenceInterval = interval
                     options.modelPath = ModelArgument.modelPath(for: modelArgument)
                     options.threads = threads
@@ -82,7 +83,7 @@ func runPipelineBench(_ arguments: inout Arguments) throws {
                     if json {
                         print("{\"bench\": \"pipeline\", \"width\": \(width), \"height\": \(height), \"effect\": \"\(effect)\", "
                               + "\"level\": \(effect == "blur" ? String(level) : "null"), \"interval\": \(interval), \"threads\": \(threads), "
-                              + "\"model\": \"\(modelArgument)\", \"frames\": \(frames), \"inferences\": \(inferences), "
+                              + "\"model\": \"\(modelArgument)\", \"image\": \"\(imagePath)\", \"frames\": \(frames), \"inferences\": \(inferences), "
                               + String(format: "\"median_ms\": %.3f, \"p10_ms\": %.3f, \"p90_ms\": %.3f, \"mean_ms\": %.3f, \"cpu_median_ms\": %.3f}", median, p10, p90, mean, cpuMedian))
                     } else {
                         print(String(format: "%5dx%-5d %-8@ interval %d  threads %d   median %8.2f  p10 %8.2f  p90 %8.2f  mean %8.2f  cpu %8.2f  (%d inferences)",
@@ -92,6 +93,53 @@ func runPipelineBench(_ arguments: inout Arguments) throws {
                 }
             }
         }
+    }
+}
+
+/// The pictures of `vbg bench --pipeline`: `--image` / `--background` when given; else the
+/// repository's (the figures in Docs/Performance.md) when run from its root; else pictures drawn
+/// here, so an installed vbg runs anywhere. The name printed (and in the JSON) says which.
+private enum BenchPicture {
+    static let repositoryFrame = "Fixtures/images/astronaut_on_coffee_1280x720.png"
+    static let repositoryBackground = "Fixtures/backgrounds/rocket.png"
+
+    static func frame(_ path: String?) throws -> (Image, String) {
+        if let path { return (try ImageFiles.read(path), path) }
+        if FileManager.default.fileExists(atPath: repositoryFrame) { return (try ImageFiles.read(repositoryFrame), repositoryFrame) }
+        return (drawn(width: 1280, height: 720, person: true), "synthetic")
+    }
+
+    static func background(_ path: String?) throws -> (Image, String) {
+        if let path { return (try ImageFiles.read(path), path) }
+        if FileManager.default.fileExists(atPath: repositoryBackground) {
+            return (try ImageFiles.read(repositoryBackground), repositoryBackground)
+        }
+        #if canImport(UIKit) || canImport(AppKit)
+        // The SDK takes a native image there, which vbg loads from the file.
+        throw CLIError.usage("--background PNG is needed outside the repository on this platform")
+        #else
+        return (drawn(width: 1280, height: 720, person: false), "synthetic")
+        #endif
+    }
+
+    /// An opaque RGBA picture: a colour gradient, and with `person` a head-and-shoulders shape
+    /// (an ellipse over a wider one, skin and cloth colours) in the middle.
+    static func drawn(width: Int, height: Int, person: Bool) -> Image {
+        var bytes = [UInt8](repeating: 255, count: 4 * width * height)
+        let centre = Double(width) / 2, unit = Double(height)
+        for y in 0..<height {
+            for x in 0..<width {
+                let i = 4 * (y * width + x)
+                var rgb = (80 + 120 * x / width, 60 + 100 * y / height, 170 - 90 * x / width)
+                if person {
+                    let dx = (Double(x) - centre) / unit, fy = Double(y) / unit
+                    let hx = dx / 0.13, hy = (fy - 0.38) / 0.17, bx = dx / 0.33, by = (fy - 1.0) / 0.38
+                    if hx * hx + hy * hy <= 1 { rgb = (224, 172, 140) } else if bx * bx + by * by <= 1 { rgb = (40, 60, 110) }
+                }
+                bytes[i] = UInt8(rgb.0); bytes[i + 1] = UInt8(rgb.1); bytes[i + 2] = UInt8(rgb.2)
+            }
+        }
+        return Image(width: width, height: height, format: .rgba8, bytes: bytes)
     }
 }
 
