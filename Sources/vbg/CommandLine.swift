@@ -181,6 +181,21 @@ enum OutputFile {
     }
 }
 
+extension OutputFile {
+    /// Fails with a usage error unless `path` is a name for what the command writes: it ends in
+    /// one of `extensions` (any case), or is `-` where `standardOutput` allows it, or is a special
+    /// file (`/dev/null`, a pipe), which takes the bytes whatever its name. Each command writes
+    /// one format, so a name that promises another (`out.jpg`, `o.mp4`) is refused, never written
+    /// in the wrong format under it.
+    static func checkFormat(_ path: String, of option: String, format: String, extensions: [String],
+                            standardOutput: Bool = false, hint: String = "") throws {
+        if (standardOutput && path == "-") || isSpecial(path) { return }
+        guard !extensions.contains((path as NSString).pathExtension.lowercased()) else { return }
+        let names = extensions.map { "." + $0 }.joined(separator: " or ") + (standardOutput ? ", or - for standard output" : "")
+        throw CLIError.usage("\(option) is written as \(format): its name must end in \(names) (got \(path))\(hint)")
+    }
+}
+
 /// Prints to standard error.
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))

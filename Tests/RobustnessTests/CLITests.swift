@@ -74,6 +74,27 @@ struct CLITests {
             ["replace", try $0.input("in.png", png), $0.output("out.png")]
         },
         CLIRow(name: "inspect: a flag given a value", status: 2, says: "takes no value") { _ in ["inspect", "general", "--time-load=yes"] },
+        // Each command writes one format: a name promising another is refused before any work.
+        CLIRow(name: "blur: OUT named .jpg", status: 2, says: "OUT.png is written as PNG: its name must end in .png (got") {
+            ["blur", try $0.input("in.png", png), $0.output("out.jpg")]
+        },
+        CLIRow(name: "blur: OUT named .txt", status: 2, says: "must end in .png") { ["blur", try $0.input("in.png", png), $0.output("out.txt")] },
+        CLIRow(name: "replace: OUT named .jpg", status: 2, says: "must end in .png") {
+            ["replace", try $0.input("in.png", png), $0.output("out.jpg"), "--background", try $0.input("bg.png", png)]
+        },
+        CLIRow(name: "segment: --mask named .jpg", status: 2, says: "--mask is written as PNG") {
+            ["segment", try $0.input("in.png", png), "--mask", $0.output("mask.jpg")]
+        },
+        CLIRow(name: "segment: --mask-npy named .txt", status: 2, says: "must end in .npy") {
+            ["segment", try $0.input("in.png", png), "--mask-npy", $0.output("mask.txt")]
+        },
+        CLIRow(name: "video: --output named .mp4", status: 2,
+               says: "--output is written as YUV4MPEG2: its name must end in .y4m, or - for standard output (got") {
+            ["video", "--input", try $0.input("in.y4m", []), "--output", $0.output("o.mp4"), "--blur", "5"]
+        },
+        CLIRow(name: "infer: --output named .txt", status: 2, says: "--output is written as .npy: its name must end in .npy") {
+            try infer(output: $0.output("y.txt"), in: $0)
+        },
     ]
 
     static let inputRows: [CLIRow] = [

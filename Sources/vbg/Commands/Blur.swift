@@ -23,6 +23,7 @@ let blurCommand = Command(
         let paths = try arguments.positionals("IN.png", "OUT.png")
         try arguments.finish()
         try OutputFile.check(paths[1])
+        try OutputFile.checkFormat(paths[1], of: "OUT.png", format: "PNG", extensions: ["png"])
         let frame = try ImageFiles.read(paths[0])
         try ImageFiles.write(try Picture.applying(.blur(level: level), to: frame, model: model), to: paths[1])
     })

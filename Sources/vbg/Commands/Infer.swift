@@ -36,6 +36,7 @@ let inferCommand = Command(
         try arguments.finish()
         guard !inputSpecs.isEmpty else { throw CLIError.usage("--input is required") }
         guard !outputSpecs.isEmpty || dump != nil else { throw CLIError.usage("--output or --dump is required") }
+        for spec in outputSpecs { try OutputFile.checkFormat(spec.file, of: "--output", format: ".npy", extensions: ["npy"]) }
 
         let bytes: [UInt8]
         do { bytes = try InferenceModel.readFile(ModelArgument.path(for: modelArgument)) } catch { throw CLIError.input(String(describing: error)) }

@@ -18,6 +18,7 @@ let replaceCommand = Command(
         let paths = try arguments.positionals("IN.png", "OUT.png")
         try arguments.finish()
         try OutputFile.check(paths[1])
+        try OutputFile.checkFormat(paths[1], of: "OUT.png", format: "PNG", extensions: ["png"])
         let frame = try ImageFiles.read(paths[0])
         let picture = try ImageFiles.read(backgroundPath)
         try ImageFiles.write(try Picture.applying(.image(picture, identifier: 0), to: frame, model: model), to: paths[1])

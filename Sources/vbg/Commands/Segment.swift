@@ -20,6 +20,8 @@ let segmentCommand = Command(
         let paths = try arguments.positionals("IN.png")
         try arguments.finish()
         for path in [pngPath, npyPath].compactMap({ $0 }) { try OutputFile.check(path) }
+        if let pngPath { try OutputFile.checkFormat(pngPath, of: "--mask", format: "PNG", extensions: ["png"]) }
+        if let npyPath { try OutputFile.checkFormat(npyPath, of: "--mask-npy", format: ".npy", extensions: ["npy"]) }
         let frame = try ImageFiles.read(paths[0])
         let mask = try Picture.mask(of: frame, model: model)
         if let pngPath {

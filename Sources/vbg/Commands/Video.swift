@@ -71,6 +71,8 @@ private func runVideo(_ arguments: inout Arguments) throws {
         throw CLIError.usage("--input and --output are the same file")
     }
     try OutputFile.check(outputPath)
+    try OutputFile.checkFormat(outputPath, of: "--output", format: "YUV4MPEG2", extensions: ["y4m"], standardOutput: true,
+                               hint: "; for another format pipe it into ffmpeg (vbg help video)")
 
     // Nothing is created until the input header has been read and the model installed.
     let input = try VideoInput(path: inputPath)
