@@ -91,26 +91,6 @@ package final class InferenceModel: Sendable {
         self.producers = producers
     }
 
-    /// The nodes whose op type this engine does not implement (or whose domain is not the default
-    /// one), without validating anything else: what `vbg inspect` lists.
-    ///
-    /// - Throws: `ModelError` when the bytes are not a decodable ONNX model.
-    package static func unsupportedNodes(in bytes: [UInt8]) throws(ModelError) -> [(node: String, op: String)] {
-        let proto: ModelProto
-        do {
-            proto = try ModelProto(serializedBytes: bytes)
-        } catch {
-            throw ModelError(.malformed, "not a valid ONNX model: \(error.description)")
-        }
-        let supported = OperatorRegistry.supportedOpTypes
-        return (proto.graph?.nodes ?? []).compactMap { node in
-            let isDefaultDomain = node.domain.isEmpty || node.domain == "ai.onnx"
-            guard !isDefaultDomain || !supported.contains(node.opType) else { return nil }
-            let name = node.name.isEmpty ? (node.outputs.first ?? "?") : node.name
-            return (name, isDefaultDomain ? node.opType : "\(node.domain).\(node.opType)")
-        }
-    }
-
     /// The op type of the node that computes `value`'s elements, looking back through the ops
     /// that only move elements (Reshape, Transpose, Identity, Squeeze, Unsqueeze, Flatten); nil for
     /// graph inputs and initializers. Whether an output already went through a Sigmoid or a

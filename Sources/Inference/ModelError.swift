@@ -2,6 +2,10 @@
 ///
 /// The message names the node, its operator and the attribute when they apply, so one line tells
 /// a user what to fix: `node 'conv2d_3' (Conv), attribute 'strides': expected 2 values, got 3`.
+///
+/// Loading checks the whole graph before it gives up: a model with several nodes that cannot run
+/// gets one error listing every one of them (`problems`), each with its node, op, domain, opset
+/// and reason; the error's own fields are those of the first.
 package struct ModelError: Error, CustomStringConvertible, Sendable {
     /// The category of failure; the SDK maps `fileNotFound` to "model not found" and the others
     /// to "session failed".
@@ -33,6 +37,20 @@ package struct ModelError: Error, CustomStringConvertible, Sendable {
     package var op: String?
     /// The attribute concerned.
     package var attribute: String?
+    /// The domain of the node's operator as the model writes it (`""` is the default ONNX domain,
+    /// also written `ai.onnx`); set by the loader on every node's problem.
+    package var domain: String?
+    /// The version of `domain` the model imports (for the default domain: the model's opset); nil
+    /// when the model does not import that domain, or the problem is not a node's.
+    package var opset: Int?
+    /// Every problem loading found, when it found more than one: graph inputs that cannot be bound
+    /// first, then the nodes that cannot run in the order the model lists them, then graph outputs. Each is an
+    /// error of its own (its `problems` empty); this error's other fields are those of the first.
+    /// Empty when there was one problem (this error is it).
+    package var problems: [ModelError] = []
+    /// Nodes that were not checked because they read a value that a node with a problem (or a
+    /// graph input that could not be bound) should have computed: they may have problems too.
+    package var uncheckedNodeCount = 0
     /// The value a node needed as a plan-time constant but found computed at run time (lets the
     /// loader fix a graph input offered at plan time, then load again).
     var constantValue: String?
@@ -45,15 +63,56 @@ package struct ModelError: Error, CustomStringConvertible, Sendable {
         self.attribute = attribute
     }
 
+    /// One error for `problems` (at least one), found by one pass over a model.
+    package init(collecting problems: [ModelError], uncheckedNodeCount: Int = 0) {
+        precondition(!problems.isEmpty, "an error needs at least one problem")
+        self = problems[0]
+        self.problems = problems.count > 1 ? problems : []
+        self.uncheckedNodeCount = uncheckedNodeCount
+    }
+
+    /// Each problem, one per entry: `problems`, or this error alone.
+    package var allProblems: [ModelError] { problems.isEmpty ? [self] : problems }
+
+    /// One line: `node 'N' (Op), attribute 'A': message`.
     package var description: String {
-        var location: [String] = []
-        if let node { location.append("node '\(node)'" + (op.map { " (\($0))" } ?? "")) } else if let op { location.append(op) }
-        if let attribute { location.append("attribute '\(attribute)'") }
-        let prefix = location.isEmpty ? "" : location.joined(separator: ", ") + ": "
         switch kind {
         case let .fileNotFound(path): return "model not found: \(path)"
         case let .unreadable(path): return "model cannot be read: \(path): \(message)"
-        default: return prefix + message
+        default: break
         }
+        guard problems.count > 1 else { return line(withDomain: false) + uncheckedNote }
+        let nodeCount = problems.filter { $0.node != nil }.count
+        let header = nodeCount == problems.count ? "\(nodeCount) nodes cannot run:" : "\(problems.count) problems stop the model from loading:"
+        return ([header] + problems.map { "  " + $0.line(withDomain: true) }).joined(separator: "\n") + uncheckedNote
+    }
+
+    /// This problem alone on one line, its op's domain and opset included:
+    /// `node 'N' (Op, ai.onnx opset 13), attribute 'A': message` (how `description` lists each of
+    /// several problems).
+    package var detailedDescription: String { line(withDomain: true) }
+
+    /// `node 'N' (Op[, domain opset V]), attribute 'A': message`.
+    private func line(withDomain: Bool) -> String {
+        var location: [String] = []
+        if let node {
+            var operatorText = op ?? ""
+            if withDomain, let domain {
+                let version = opset.map { " opset \($0)" } ?? " (not imported)"
+                operatorText += (operatorText.isEmpty ? "" : ", ") + (domain.isEmpty ? "ai.onnx" : domain) + version
+            }
+            location.append("node '\(node)'" + (operatorText.isEmpty ? "" : " (\(operatorText))"))
+        } else if let op {
+            location.append(op)
+        }
+        if let attribute { location.append("attribute '\(attribute)'") }
+        return (location.isEmpty ? "" : location.joined(separator: ", ") + ": ") + message
+    }
+
+    private var uncheckedNote: String {
+        guard uncheckedNodeCount > 0 else { return "" }
+        let nodes = uncheckedNodeCount == 1 ? "1 more node depends on" : "\(uncheckedNodeCount) more nodes depend on"
+        return problems.count > 1 ? "\n  (\(nodes) these and \(uncheckedNodeCount == 1 ? "was" : "were") not checked)"
+            : " (\(nodes) it and \(uncheckedNodeCount == 1 ? "was" : "were") not checked)"
     }
 }

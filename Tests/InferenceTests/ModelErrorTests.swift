@@ -111,8 +111,6 @@ struct ModelErrorTests {
         #expect(error?.kind == .unsupported)
         #expect(error?.node == "node_0" && error?.op == "LSTM")
         #expect(error?.description == "node 'node_0' (LSTM): operator 'LSTM' is not supported")
-        let listed = try? InferenceModel.unsupportedNodes(in: oneNodeModel("LSTM"))
-        #expect(listed?.map(\.op) == ["LSTM"])
     }
 
     @Test("an unsupported attribute names node, op and attribute")

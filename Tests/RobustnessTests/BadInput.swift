@@ -13,9 +13,13 @@ struct BadInput: CustomTestStringConvertible, Sendable {
     var testDescription: String { name }
 }
 
-/// What every error message shown to a user must be: one short line that says something.
+/// What every error message shown to a user must be: one short line that says something; or, for
+/// a model with several problems (`ModelError.problems`), a header line that says how many and
+/// then one short line for each.
 func isClearMessage(_ text: String) -> Bool {
-    !text.isEmpty && text.count <= 400 && !text.contains("\n")
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    return !text.isEmpty && lines.allSatisfy { !$0.isEmpty && $0.count <= 400 }
+        && (lines.count == 1 || lines[0].hasSuffix(":"))
 }
 
 /// Deterministic pseudo-random bytes (SplitMix64), so a failing row reproduces exactly.

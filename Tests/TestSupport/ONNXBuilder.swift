@@ -86,13 +86,14 @@ package enum ONNXBuilder {
     }
 
     package static func node(_ opType: String, inputs: [String], outputs: [String], name: String = "",
-                            attributes: [Attribute] = []) -> [UInt8] {
+                            attributes: [Attribute] = [], domain: String = "") -> [UInt8] {
         var w = ProtoWriter()
         for input in inputs { w.string(1, input) }
         for output in outputs { w.string(2, output) }
         if !name.isEmpty { w.string(3, name) }
         w.string(4, opType)
         for attribute in attributes { w.lengthDelimited(5, attribute.encoded) }
+        if !domain.isEmpty { w.string(7, domain) }
         return w.bytes
     }
 

@@ -30,9 +30,13 @@ struct PlannedNode: Sendable {
 ///
 /// Loading checks, in order: the opset (default domain, 7 to `OperatorVersions.newestOpset`);
 /// initializers (types, sizes, finite values); graph inputs (a stored type, every dim bound);
-/// that every node input is defined and the graph is acyclic; each node's op version, attributes,
-/// types and shapes (through its builder); and that the graph outputs are computed with the
-/// declared shapes. The first problem is thrown.
+/// that every node input is defined and the graph is acyclic; each node's domain and op version
+/// and then its attributes, types and shapes (through its builder); and that the graph outputs are
+/// computed with the declared shapes. A problem with the opset, an initializer or the graph's
+/// structure is thrown at once. Problems with graph inputs, nodes and graph outputs are collected
+/// and thrown together (`ModelError.problems`): a value such a problem leaves unknown makes the
+/// nodes depending on it unchecked (their domain and op version are still checked), so one pass
+/// names every node that cannot run.
 struct LoadedGraph: Sendable {
     var values: [PlannedValue] = []
     var nodes: [PlannedNode] = []
@@ -52,6 +56,16 @@ struct LoadedGraph: Sendable {
     private var constants: [String: ConstantTensor] = [:]
     /// The id of each planned value, by name.
     private var valueIDs: [String: Int] = [:]
+    /// The version of each imported domain, by domain (`""` for the default one).
+    private var opsetImports: [String: Int] = [:]
+    /// Values whose shape is unknown because of a problem found earlier (a graph input that could
+    /// not be bound, the output of a node with a problem or of an unchecked node).
+    private var unknownValues: Set<String> = []
+    /// The problems found so far, each with its place in the order they are reported: graph
+    /// inputs, then nodes in the order the model lists them, then graph outputs.
+    private var problems: [(order: Int, error: ModelError)] = []
+    /// Nodes not checked because they read an unknown value.
+    private var uncheckedNodeCount = 0
 
     /// Loads `model`, binding dynamic input dims from `inputShapes` and fixing the graph inputs in
     /// `planTimeInputs` that a node needs as constants (a shape, scales, bounds fed as inputs).
@@ -71,13 +85,22 @@ struct LoadedGraph: Sendable {
     private init(_ model: ModelProto, inputShapes: [String: [Int]], fixing fixed: Set<String>,
                  of planTimeInputs: [String: ConstantTensor]) throws(ModelError) {
         opsetVersion = try Self.defaultOpset(model)
+        for opset in model.opsetImports {
+            opsetImports[opset.domain == "ai.onnx" ? "" : opset.domain] = Int(clamping: opset.version)
+        }
+        opsetImports[""] = opsetVersion
         guard let graph = model.graph else { throw ModelError(.malformed, "the model has no graph") }
         guard graph.sparseInitializerCount == 0 else { throw ModelError(.unsupported, "sparse initializers are not supported") }
         try readInitializers(graph)
         try bindInputs(graph, inputShapes: inputShapes, fixing: fixed, of: planTimeInputs)
-        let order = try Self.topologicalOrder(graph.nodes, defined: Set(constants.keys).union(valueIDs.keys))
-        for index in order { try plan(graph.nodes[index]) }
-        try bindOutputs(graph)
+        let defined = Set(constants.keys).union(valueIDs.keys).union(unknownValues)
+        let order = try Self.topologicalOrder(graph.nodes, defined: defined)
+        for index in order { try plan(graph.nodes[index], at: index, offered: planTimeInputs, fixed: fixed) }
+        try bindOutputs(graph, after: graph.nodes.count)
+        if !problems.isEmpty {
+            let sorted = problems.enumerated().sorted { ($0.element.order, $0.offset) < ($1.element.order, $1.offset) }
+            throw ModelError(collecting: sorted.map(\.element.error), uncheckedNodeCount: uncheckedNodeCount)
+        }
     }
 
     // MARK: - Phases
@@ -107,29 +130,71 @@ struct LoadedGraph: Sendable {
                 fixedInputs.insert(input.name)
                 continue
             }
-            guard valueIDs[input.name] == nil else { throw ModelError(.invalidGraph, "graph input '\(input.name)' is declared twice") }
+            guard valueIDs[input.name] == nil, !unknownValues.contains(input.name) else {
+                throw ModelError(.invalidGraph, "graph input '\(input.name)' is declared twice")
+            }
             constants[input.name] = nil
-            let (shape, type) = try dimensions.bind(input, given: inputShapes[input.name])
+            let shape: [Int], type: ElementType
+            do {
+                (shape, type) = try dimensions.bind(input, given: inputShapes[input.name])
+            } catch {
+                problems.append((-1, error))
+                unknownValues.insert(input.name)
+                continue
+            }
             valueIDs[input.name] = values.count
             inputIDs.append(values.count)
             values.append(PlannedValue(name: input.name, shape: shape, type: type, elementCount: shape.reduce(1, *), constant: nil))
         }
     }
 
-    /// Builds one node's operator, then folds it (all inputs constant) or plans it.
-    private mutating func plan(_ proto: NodeProto) throws(ModelError) {
+    /// Checks one node, recording its problem (and leaving its outputs unknown) rather than
+    /// throwing, except when it needs as a constant a graph input that the caller offered a value
+    /// for and that is not fixed yet: that error is thrown, so the graph is loaded again with it.
+    private mutating func plan(_ proto: NodeProto, at position: Int, offered planTimeInputs: [String: ConstantTensor],
+                               fixed: Set<String>) throws(ModelError) {
         var node = proto
         while node.outputs.last == "" { node.outputs.removeLast() }  // omitted optional outputs
-        opCounts[node.opType, default: 0] += 1
         let display = node.name.isEmpty ? (node.outputs.first ?? node.opType) : node.name
+        let domain = node.domain == "ai.onnx" ? "" : node.domain
+        do {
+            let version = try Self.checkOperator(node, display: display, opset: opsetVersion)
+            guard !node.inputs.contains(where: { !$0.isEmpty && unknownValues.contains($0) }) else {
+                uncheckedNodeCount += 1
+                unknownValues.formUnion(node.outputs.filter { !$0.isEmpty })
+                return
+            }
+            try plan(node, display: display, version: version)
+        } catch {
+            if let value = error.constantValue, planTimeInputs[value] != nil, !fixed.contains(value) { throw error }
+            var problem = error
+            if problem.node == nil { (problem.node, problem.op) = (display, node.opType) }
+            problem.domain = domain
+            problem.opset = opsetImports[domain]
+            problems.append((position, problem))
+            unknownValues.formUnion(node.outputs.filter { !$0.isEmpty })
+        }
+    }
+
+    /// The version of `node`'s op that `opset` selects, when the engine implements the op in the
+    /// node's domain: what can be checked without the shapes of the node's inputs.
+    private static func checkOperator(_ node: NodeProto, display: String, opset: Int) throws(ModelError) -> Int {
         guard node.domain.isEmpty || node.domain == "ai.onnx" else {
             throw ModelError(.unsupported, "operator domain '\(node.domain)' is not supported (only the default ONNX domain)",
                              node: display, op: node.opType)
         }
         guard OperatorRegistry.supportedOpTypes.contains(node.opType) else {
-            throw ModelError(.unsupported, "operator '\(node.opType)' is not supported", node: display, op: node.opType)
+            let known = OperatorVersions.sinceVersions[node.opType] != nil || node.opType == "Constant"
+            throw ModelError(.unsupported, known ? "operator '\(node.opType)' is not supported"
+                             : "operator '\(node.opType)' is not an ONNX operator (the node's domain is the default one, ai.onnx)",
+                             node: display, op: node.opType)
         }
-        let version = try OperatorRegistry.version(of: node.opType, opset: opsetVersion, node: display)
+        return try OperatorRegistry.version(of: node.opType, opset: opset, node: display)
+    }
+
+    /// Builds one node's operator, then folds it (all inputs constant) or plans it.
+    private mutating func plan(_ node: NodeProto, display: String, version: Int) throws(ModelError) {
+        opCounts[node.opType, default: 0] += 1
         let inputs = node.inputs.map { name -> NodeContext.Input in
             if name.isEmpty { return .absent }
             if let constant = constants[name] { return .constant(constant) }
@@ -197,11 +262,12 @@ struct LoadedGraph: Sendable {
         return values.count - 1
     }
 
-    private mutating func bindOutputs(_ graph: GraphProto) throws(ModelError) {
+    private mutating func bindOutputs(_ graph: GraphProto, after position: Int) throws(ModelError) {
         guard !graph.outputs.isEmpty else { throw ModelError(.malformed, "the graph has no outputs") }
-        for output in graph.outputs {
+        for output in graph.outputs where !unknownValues.contains(output.name) {
             guard valueIDs[output.name] != nil || constants[output.name] != nil else {
-                throw ModelError(.invalidGraph, "graph output '\(output.name)' is not computed by any node")
+                problems.append((position, ModelError(.invalidGraph, "graph output '\(output.name)' is not computed by any node")))
+                continue
             }
             let id = materialise(output.name)
             if let declared = output.type?.tensorType?.shape?.dims {
@@ -211,7 +277,8 @@ struct LoadedGraph: Sendable {
                     return true
                 }
                 guard matches else {
-                    throw ModelError(.invalidShape, "graph output '\(output.name)' is declared \(Self.describe(declared)) but computes \(inferred)")
+                    problems.append((position, ModelError(.invalidShape, "graph output '\(output.name)' is declared \(Self.describe(declared)) but computes \(inferred)")))
+                    continue
                 }
             }
             outputIDs.append(id)

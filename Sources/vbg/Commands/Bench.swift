@@ -86,16 +86,10 @@ func runModelBench(_ arguments: inout Arguments) throws {
     let iterations = try arguments.integer("iterations", default: 300, in: 1...1_000_000)
     let pathName = try arguments.choice("path", ["fast", "reference"], default: "fast")
     let perLayer = try arguments.flag("per-layer")
-    let shapes = try arguments.values("shape").map(parseShape)
+    let inputShapes = try ModelArgument.shapes(&arguments)
     try arguments.finish()
-    var inputShapes: [String: [Int]] = [:]
-    for (name, shape) in shapes {
-        guard inputShapes.updateValue(shape, forKey: name) == nil else { throw CLIError.usage("--shape for '\(name)' is given twice") }
-    }
     let model = try ModelArgument.load(modelArgument, inputShapes: inputShapes, shapeHint: "vbg bench: give it with --shape NAME=DIMS")
-    for name in inputShapes.keys where !model.inputs.contains(where: { $0.name == name }) {
-        throw CLIError.usage("--shape: the model has no input '\(name)' (inputs: \(model.inputs.map(\.name).joined(separator: ", ")))")
-    }
+    try ModelArgument.checkShapesNameInputs(inputShapes, of: model)
     guard !model.inputs.isEmpty, !model.outputs.isEmpty else {
         throw CLIError.input("the model has no graph input to feed (all its values are constants)")
     }
@@ -161,18 +155,6 @@ func runModelBench(_ arguments: inout Arguments) throws {
               + "thread CPU median \(fmt(percentile(cpu, 0.5))) ms, \(String(format: "%.1f", gflops)) GFLOP/s (convolution MACs)")
     }
     if perLayer { printLayers(layers, model: name, threads: session.threads, json: json) }
-}
-
-/// `--shape NAME=DIMS`, DIMS as `1x3x64x64` (or with commas).
-private func parseShape(_ argument: String) throws -> (String, [Int]) {
-    guard let equals = argument.lastIndex(of: "="), equals != argument.startIndex else {
-        throw CLIError.usage("--shape takes NAME=DIMS, e.g. input=1x3x64x64 (got '\(argument)')")
-    }
-    let dims = argument[argument.index(after: equals)...].split(whereSeparator: { $0 == "x" || $0 == "," }).map { Int($0) }
-    guard !dims.isEmpty, dims.allSatisfy({ $0 != nil && $0! >= 0 }) else {
-        throw CLIError.usage("--shape takes NAME=DIMS with DIMS non-negative integers such as 1x3x64x64 (got '\(argument)')")
-    }
-    return (String(argument[..<equals]), dims.map { $0! })
 }
 
 /// The tensor a benchmark feeds `input`: `noise` (its element count of values in [0, 1)) for a

@@ -8,42 +8,53 @@ let inspectCommand = Command(
     name: "inspect",
     summary: "show a model's inputs, outputs, ops, parameters, MACs and memory",
     usage: """
-        usage: vbg inspect MODEL [--time-load]
+        usage: vbg inspect MODEL [--shape NAME=DIMS ...] [--time-load]
 
         MODEL is general, landscape or a path to an .onnx file. Prints inputs and outputs with
         shapes, op counts, parameter count, multiply-accumulates by op type and peak activation
         memory, which nodes the fast path runs on reference (scalar) kernels and their share of the
         MACs, and the segmentation conventions the SDK and vbg read it with (each field with
         where it came from: code, the JSON file MODEL.json beside it, the model's metadata,
-        detection from the graph, or the default). Unsupported ops, or a bad description in the
-        JSON file or the metadata, make the exit status 1.
+        detection from the graph, or the default).
+        A model that cannot run gets every problem listed (each node that cannot run with its op,
+        domain, opset and reason) and exit status 1, as does a bad description in the JSON file
+        or the metadata.
+        --shape      NAME=DIMS (e.g. input=1x3x64x64): binds the symbolic or unknown dims of input
+                     NAME; an unbound leading dim is 1
         --time-load  also time reading + parsing + validating + planning (median of 20 runs).
         """,
     flags: ["time-load"],
     run: { arguments in
         let timesLoad = try arguments.flag("time-load")
+        let shapes = try ModelArgument.shapes(&arguments)
         let modelArgument = try arguments.positionals("MODEL")[0]
         try arguments.finish()
 
         let builtin = BuiltinModel(rawValue: modelArgument)
         let path = builtin.map { "built-in model \($0.rawValue)" } ?? modelArgument
         let bytes: [UInt8]
-        let unsupported: [(node: String, op: String)]
-        do {
-            bytes = try builtin?.bytes ?? InferenceModel.readFile(modelArgument)
-            unsupported = try InferenceModel.unsupportedNodes(in: bytes)
-        } catch {
-            throw CLIError.input(String(describing: error))
-        }
-        if !unsupported.isEmpty {
-            print("model: \(path)")
-            print("unsupported ops (\(unsupported.count) nodes):")
-            for (node, op) in unsupported { print("  \(op)  (node '\(node)')") }
-            let ops = Set(unsupported.map(\.op)).sorted().joined(separator: ", ")
-            throw CLIError.input("the model uses unsupported op(s): \(ops)")
+        do { bytes = try builtin?.bytes ?? InferenceModel.readFile(modelArgument) } catch { throw CLIError.input(String(describing: error)) }
+        if !shapes.isEmpty {
+            let declared = try InferenceModel.inputNames(in: bytes)
+            for name in shapes.keys.sorted() where !declared.contains(name) {
+                throw CLIError.usage("--shape: the model has no input '\(name)' (inputs: \(declared.joined(separator: ", ")))")
+            }
         }
         let model: InferenceModel
-        do { model = try InferenceModel(bytes: bytes) } catch { throw CLIError.input(String(describing: error)) }
+        do throws(ModelError) {
+            model = try InferenceModel(bytes: bytes, inputShapes: shapes)
+        } catch {
+            print("model: \(path) (\(bytes.count) bytes)")
+            let problems = error.allProblems
+            print("cannot run (\(problems.count) problem\(problems.count == 1 ? "" : "s")):")
+            for problem in problems { print("  " + problem.detailedDescription) }
+            if error.uncheckedNodeCount > 0 {
+                print("  (\(error.uncheckedNodeCount) more node\(error.uncheckedNodeCount == 1 ? " depends" : "s depend") on \(problems.count == 1 ? "it" : "these") and \(error.uncheckedNodeCount == 1 ? "was" : "were") not checked)")
+            }
+            let needsShape = problems.contains { $0.message.contains("give the input's shape") || $0.message.contains("give its shape") }
+            throw CLIError.input("the model cannot run (\(problems.count) problem\(problems.count == 1 ? "" : "s"), listed above)"
+                                 + (needsShape ? "; give input shapes with --shape NAME=DIMS" : ""))
+        }
 
         print("model: \(path) (\(bytes.count) bytes, opset \(model.opsetVersion))")
         print("inputs:")
@@ -65,16 +76,17 @@ let inspectCommand = Command(
         for line in fastPathSummary(model) { print(line) }
         let descriptionFile = ModelConvention.descriptionFile(forModelAt: modelArgument)
         let json = builtin == nil ? FileManager.default.contents(atPath: descriptionFile) : nil
+        var conventionError: String? = nil
         do throws(SegmentationModelDescription.DescriptionError) {
             let convention = try ModelConvention(model: model, file: json)
             print("segmentation\(json == nil ? "" : " (with \(descriptionFile))"):")
             for line in convention.summary { print("  \(line)") }
         } catch {
-            guard json != nil || model.metadata[ModelConvention.metadataKey] != nil else {
+            if json != nil || model.metadata[ModelConvention.metadataKey] != nil {
+                conventionError = error.description
+            } else {
                 print("segmentation: not usable as is: \(error)")
-                return
             }
-            throw CLIError.input(error.description)
         }
 
         if timesLoad {
@@ -82,7 +94,8 @@ let inspectCommand = Command(
             for _ in 0..<20 {
                 let start = DispatchTime.now().uptimeNanoseconds
                 do {
-                    let loaded = try builtin.map { try InferenceModel(bytes: $0.bytes) } ?? InferenceModel(contentsOfFile: modelArgument)
+                    let loaded = try builtin.map { try InferenceModel(bytes: $0.bytes, inputShapes: shapes) }
+                        ?? InferenceModel(contentsOfFile: modelArgument, inputShapes: shapes)
                     _ = try InferenceSession(model: loaded, path: .fast)
                 } catch {
                     throw CLIError.input(String(describing: error))
@@ -94,6 +107,7 @@ let inspectCommand = Command(
             print(String(format: "load (read + parse + validate + plan + session), 20 runs: median %.3f ms, min %.3f ms, max %.3f ms",
                          median, times[0], times[19]))
         }
+        if let conventionError { throw CLIError.input(conventionError) }
     })
 
 private func formatMillions(_ value: Int) -> String {

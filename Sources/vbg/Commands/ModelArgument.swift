@@ -39,6 +39,30 @@ enum ModelArgument {
         }
     }
 
+    /// Every `--shape NAME=DIMS` (DIMS as `1x3x64x64`, or with commas), by input name.
+    static func shapes(_ arguments: inout Arguments) throws -> [String: [Int]] {
+        var shapes: [String: [Int]] = [:]
+        for argument in try arguments.values("shape") {
+            guard let equals = argument.lastIndex(of: "="), equals != argument.startIndex else {
+                throw CLIError.usage("--shape takes NAME=DIMS, e.g. input=1x3x64x64 (got '\(argument)')")
+            }
+            let dims = argument[argument.index(after: equals)...].split(whereSeparator: { $0 == "x" || $0 == "," }).map { Int($0) }
+            guard !dims.isEmpty, dims.allSatisfy({ $0 != nil && $0! >= 0 }) else {
+                throw CLIError.usage("--shape takes NAME=DIMS with DIMS non-negative integers such as 1x3x64x64 (got '\(argument)')")
+            }
+            let name = String(argument[..<equals])
+            guard shapes.updateValue(dims.map { $0! }, forKey: name) == nil else { throw CLIError.usage("--shape for '\(name)' is given twice") }
+        }
+        return shapes
+    }
+
+    /// Fails (usage) when `--shape` names a value that is not one of the model's inputs.
+    static func checkShapesNameInputs(_ shapes: [String: [Int]], of model: InferenceModel) throws {
+        for name in shapes.keys.sorted() where !model.inputs.contains(where: { $0.name == name }) {
+            throw CLIError.usage("--shape: the model has no input '\(name)' (inputs: \(model.inputs.map(\.name).joined(separator: ", ")))")
+        }
+    }
+
     private static func materialized(_ model: BuiltinModel) -> String? {
         #if os(Linux)
         let directory = TemporaryFiles.directory
