@@ -64,6 +64,7 @@ package final class InferenceModel: Sendable {
     ///   op and attribute), `.invalidShape`, `.invalidValue` (NaN/∞ in an initializer),
     ///   `.invalidGraph` (dangling inputs, cycles).
     package init(bytes: [UInt8], inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:]) throws(ModelError) {
+        guard !bytes.isEmpty else { throw ModelError(.malformed, "the model is empty (0 bytes): not an ONNX model") }
         let proto: ModelProto
         do {
             proto = try ModelProto(serializedBytes: bytes)
@@ -112,18 +113,19 @@ package final class InferenceModel: Sendable {
         graph.nodes.map { node in (node.name, node.opType, node.outputs.map { graph.values[$0].name }) }
     }
 
-    /// The names of the graph inputs that are not initializers, in graph order, without
+    /// The names of the graph inputs that are not initializers (with `includingInitializers`, of
+    /// every graph input: one with an initializer may be fed too), in graph order, without
     /// validating anything else.
     ///
     /// - Throws: `ModelError` when the bytes are not a decodable ONNX model.
-    package static func inputNames(in bytes: [UInt8]) throws(ModelError) -> [String] {
+    package static func inputNames(in bytes: [UInt8], includingInitializers: Bool = false) throws(ModelError) -> [String] {
         let proto: ModelProto
         do {
             proto = try ModelProto(serializedBytes: bytes)
         } catch {
             throw ModelError(.malformed, "not a valid ONNX model: \(error.description)")
         }
-        let initializers = Set(proto.graph?.initializers.map(\.name) ?? [])
+        let initializers = includingInitializers ? [] : Set(proto.graph?.initializers.map(\.name) ?? [])
         return (proto.graph?.inputs ?? []).map(\.name).filter { !initializers.contains($0) }
     }
 

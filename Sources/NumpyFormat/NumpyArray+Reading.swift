@@ -14,7 +14,9 @@ extension NumpyArray {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            if !FileManager.default.fileExists(atPath: path) { throw NumpyError("\(path): no such file") }
+            var isDirectory: ObjCBool = false
+            if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) { throw NumpyError("\(path): no such file") }
+            if isDirectory.boolValue { throw NumpyError("\(path): it is a directory") }
             throw NumpyError("\(path): cannot be read (\(error.localizedDescription))")
         }
         do {

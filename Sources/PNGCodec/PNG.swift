@@ -75,6 +75,9 @@ package enum PNG {
     }
 
     private static func readFile(_ path: String) throws(PNGError) -> [UInt8] {
+        // A directory opens, then fails to read with a Foundation error that names no cause.
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { throw .file(path: path, reason: "it is a directory") }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .file(path: path, reason: String(cString: strerror(errno)))
         }
@@ -82,7 +85,7 @@ package enum PNG {
         do {
             return [UInt8](try handle.readToEnd() ?? Data())
         } catch {
-            throw .file(path: path, reason: "\(error)")
+            throw .file(path: path, reason: error.localizedDescription)
         }
     }
 

@@ -31,11 +31,26 @@ struct Command: Sendable {
     var run: @Sendable (inout Arguments) throws -> Void
 }
 
+extension Command {
+    /// Whether the usage text names `--option` (as a whole word: `--mask` is not named by `--mask-npy`).
+    func documents(option: String) -> Bool {
+        var rest = usage[...]
+        while let range = rest.range(of: "--" + option) {
+            let next = rest[range.upperBound...].first
+            if next.map({ !($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) ?? true { return true }
+            rest = rest[range.upperBound...]
+        }
+        return false
+    }
+}
+
 /// The arguments after the subcommand name, consumed as options are read.
 ///
-/// Options are `--name value` or `--name=value`; flags are `--name`. Whatever is not an option
-/// is positional, in order. ``finish()`` rejects anything left unread, so a typo never passes
-/// silently.
+/// Options are `--name value` or `--name=value`; flags are `--name`. A word starting with `--` is
+/// never taken as a value (`--name=--x` gives one), so `--output --dump D` is an `--output` with no
+/// value, not a file named `--dump`. Whatever is not an option is positional, in order.
+/// ``finish()`` rejects anything left unread, so a typo never passes silently; an option with no
+/// value is an error only when the command reads it, so an unknown one is reported as unknown.
 struct Arguments {
     private var options: [(name: String, value: String?)] = []
     private(set) var positionals: [String] = []
@@ -45,14 +60,13 @@ struct Arguments {
         var index = 0
         while index < words.count {
             let word = words[index]
-            if word.hasPrefix("--") && word.count > 2 {
+            if Self.isOption(word) {
                 let body = word.dropFirst(2)
                 if let equals = body.firstIndex(of: "=") {
                     options.append((String(body[..<equals]), String(body[body.index(after: equals)...])))
-                } else if flags.contains(String(body)) {
+                } else if flags.contains(String(body)) || index + 1 == words.count || Self.isOption(words[index + 1]) {
                     options.append((String(body), nil))
                 } else {
-                    guard index + 1 < words.count else { throw CLIError.usage("--\(body) needs a value") }
                     options.append((String(body), words[index + 1]))
                     index += 1
                 }
@@ -62,6 +76,11 @@ struct Arguments {
             index += 1
         }
     }
+
+    private static func isOption(_ word: String) -> Bool { word.hasPrefix("--") && word.count > 2 }
+
+    /// The names of every option given, in order (read or not).
+    var optionNames: [String] { options.map(\.name) }
 
     /// The value of `--name`, or nil if absent. Repeating an option is a usage error.
     mutating func value(_ name: String) throws -> String? {

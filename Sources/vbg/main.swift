@@ -60,12 +60,19 @@ func runMain(_ words: [String]) -> Int32 {
         print(command.usage)
         return 0
     }
+    let given = (try? Arguments(Array(words.dropFirst()), flags: command.flags))?.optionNames ?? []
     do {
         var arguments = try Arguments(Array(words.dropFirst()), flags: command.flags)
         try command.run(&arguments)
         return 0
     } catch let error as CLIError {
-        printError("vbg \(name): \(error.message)")
+        var message = error.message
+        // A command stops at its first problem, which can come before it has read every option (a
+        // required one missing): an option its usage never names is then the problem to report.
+        if error.kind == .usage, let unknown = given.first(where: { !command.documents(option: $0) }) {
+            message = "unknown option --\(unknown)"
+        }
+        printError("vbg \(name): \(message)")
         if error.kind == .usage { printError(command.usage) }
         return error.exitCode
     } catch {

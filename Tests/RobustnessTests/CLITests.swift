@@ -40,6 +40,21 @@ struct CLITests {
         CLIRow(name: "unknown command", status: 2, says: "unknown command 'frobnicate'") { _ in ["frobnicate"] },
         CLIRow(name: "help for an unknown command", status: 2, says: "unknown command 'frobnicate'") { _ in ["help", "frobnicate"] },
         CLIRow(name: "infer: unknown option", status: 2, says: "unknown option --bogus") { try infer(["--bogus", "1"], in: $0) },
+        CLIRow(name: "infer: unknown option as the last word", status: 2, says: "unknown option --bogus") { try infer(["--bogus"], in: $0) },
+        CLIRow(name: "infer: unknown option before a required one", status: 2, says: "unknown option --bogus") { _ in ["infer", "--bogus"] },
+        CLIRow(name: "blur: unknown option before the paths", status: 2, says: "unknown option --bogus") { _ in ["blur", "--bogus"] },
+        CLIRow(name: "segment: an option one letter off", status: 2, says: "unknown option --mask-npyy") {
+            ["segment", try $0.input("in.png", png), "--mask-npyy", $0.output("m.npy")]
+        },
+        CLIRow(name: "infer: an option followed by another is without its value", status: 2, says: "--output needs a value") {
+            ["infer", "--model", try $0.input("relu.onnx", model), "--input", try $0.input("x.npy", input), "--output", "--path", "fast"]
+        },
+        CLIRow(name: "infer: unknown --input name (as an unknown --output name)", status: 2, says: "the model has no input 'nope' (inputs: X)") {
+            ["infer", "--model", try $0.input("relu.onnx", model), "--input", "nope=" + (try $0.input("x.npy", input)), "--output", $0.output("y.npy")]
+        },
+        CLIRow(name: "infer: unknown --output name", status: 2, says: "the model has no output 'nope' (outputs: Y)") {
+            try infer(output: "nope=" + $0.output("y.npy"), in: $0)
+        },
         CLIRow(name: "infer: --input missing", status: 2, says: "--input is required") {
             ["infer", "--model", try $0.input("relu.onnx", model), "--output", $0.output("y.npy")]
         },
@@ -100,7 +115,7 @@ struct CLITests {
     static let inputRows: [CLIRow] = [
         CLIRow(name: "infer: model file missing", status: 1, says: "model not found") { try infer(model: $0.inputs.path + "/absent.onnx", in: $0) },
         CLIRow(name: "infer: model is a directory", status: 1, says: "cannot be read") { try infer(model: $0.inputs.path, in: $0) },
-        CLIRow(name: "infer: model is empty", status: 1, says: "opset") { try infer(model: $0.input("empty.onnx", []), in: $0) },
+        CLIRow(name: "infer: model is empty", status: 1, says: "the model is empty (0 bytes): not an ONNX model") { try infer(model: $0.input("empty.onnx", []), in: $0) },
         CLIRow(name: "infer: model is random bytes", status: 1, says: "vbg infer:") {
             try infer(model: $0.input("random.onnx", randomBytes(count: 4096, seed: 5)), in: $0)
         },
@@ -138,6 +153,14 @@ struct CLITests {
         },
         CLIRow(name: "infer: output in /proc (unwritable even for root)", status: 1, says: "/proc/self/y.npy") {
             try infer(output: "/proc/self/y.npy", in: $0)
+        },
+        CLIRow(name: "blur: input is a directory", status: 1, says: "inputs: it is a directory") { ["blur", $0.inputs.path, $0.output("out.png")] },
+        CLIRow(name: "replace: --background is a directory", status: 1, says: "inputs: it is a directory") {
+            ["replace", try $0.input("in.png", png), $0.output("out.png"), "--background", $0.inputs.path]
+        },
+        CLIRow(name: "infer: input is a directory", status: 1, says: "inputs: it is a directory") { try infer(input: $0.inputs.path, in: $0) },
+        CLIRow(name: "video: input is a directory", status: 1, says: "inputs: it is a directory") {
+            ["video", "--input", $0.inputs.path, "--output", $0.output("out.y4m"), "--blur", "5"]
         },
         CLIRow(name: "blur: input missing", status: 1, says: "absent.png") {
             ["blur", $0.inputs.path + "/absent.png", $0.output("out.png")]

@@ -20,7 +20,9 @@ struct ModelInputTests {
     }
 
     static let rows: [BadInput] = [
-        BadInput(name: "empty file", bytes: { [] }, says: "opset"),
+        BadInput(name: "empty file", bytes: { [] }, says: "the model is empty (0 bytes): not an ONNX model"),
+        BadInput(name: "protobuf with no graph and no opset import (ir_version only)", bytes: { [0x08, 0x08] },
+                 says: "not an ONNX model: it has no graph and no opset import"),
         BadInput(name: "a PNG instead of a model", bytes: { fixtureBytes("Fixtures/images/astronaut.png") }, says: "not a valid ONNX model"),
         BadInput(name: "random bytes (seed 1, 1 KB)", bytes: { randomBytes(count: 1024, seed: 1) }, says: ""),
         BadInput(name: "random bytes (seed 2, 64 KB)", bytes: { randomBytes(count: 65536, seed: 2) }, says: ""),

@@ -84,6 +84,10 @@ struct LoadedGraph: Sendable {
 
     private init(_ model: ModelProto, inputShapes: [String: [Int]], fixing fixed: Set<String>,
                  of planTimeInputs: [String: ConstantTensor]) throws(ModelError) {
+        // Bytes that decode as protobuf but hold neither (a text file, an empty one) are not ONNX at all.
+        guard model.graph != nil || !model.opsetImports.isEmpty else {
+            throw ModelError(.malformed, "not an ONNX model: it has no graph and no opset import")
+        }
         opsetVersion = try Self.defaultOpset(model)
         for opset in model.opsetImports {
             opsetImports[opset.domain == "ai.onnx" ? "" : opset.domain] = Int(clamping: opset.version)

@@ -41,6 +41,7 @@ let inferCommand = Command(
         let bytes: [UInt8]
         do { bytes = try InferenceModel.readFile(ModelArgument.path(for: modelArgument)) } catch { throw CLIError.input(String(describing: error)) }
         let declared = try InferenceModel.inputNames(in: bytes)
+        let feedable = try InferenceModel.inputNames(in: bytes, includingInitializers: true)
         var feeds: [String: Tensor] = [:]
         if declared.isEmpty {
             // Not a model with inputs: loading it says why.
@@ -54,6 +55,10 @@ let inferCommand = Command(
                 return declared[0]
             }()
             guard feeds[name] == nil else { throw CLIError.usage("input '\(name)' is given twice") }
+            // A name the model lacks is bad usage, as for --output (exit 2, with the names).
+            guard feedable.contains(name) else {
+                throw CLIError.usage("the model has no input '\(name)' (inputs: \(declared.joined(separator: ", ")))")
+            }
             feeds[name] = try TensorFile.read(spec.file)
         }
         let model: InferenceModel

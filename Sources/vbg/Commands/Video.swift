@@ -168,6 +168,11 @@ private struct VideoInput {
         }
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw CLIError.input("cannot open \(path): \(String(cString: strerror(errno)))") }
+        var status = stat()
+        if fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            _ = Foundation.close(fd)
+            throw CLIError.input("\(path): it is a directory")
+        }
         (self.fd, name, owned) = (fd, path, true)
     }
 
