@@ -22,8 +22,11 @@ let inferCommand = Command(
         as graph inputs) is fixed into the plan from its .npy file.
 
         --path picks the kernels (default fast). --dump DIR writes every value the graph
-        computes, as DIR/<node index>_<name>.npy (characters other than letters, digits, '.',
-        '-' and '_' in the name become '_'); the run then keeps every intermediate (no buffer
+        computes, one file per value, as DIR/<node index>_<name>.npy, and DIR/index.json mapping
+        each file to its node, op, value name, shape and dtype. A name that is not all ASCII
+        letters, digits, '.', '-' and '_', or is longer than 100 bytes, is written with '_' for
+        the other characters, cut to 80 and followed by '-' and 8 hex digits of its hash, so
+        every file name is short and distinct. The run then keeps every intermediate (no buffer
         reuse, no fusion).
         """,
     run: { arguments in
@@ -89,17 +92,7 @@ let inferCommand = Command(
             throw CLIError.input(String(describing: error))
         }
         for (name, file) in outputs { try TensorFile.write(results[name]!, to: file) }
-        if let dump {
-            do { try FileManager.default.createDirectory(atPath: dump, withIntermediateDirectories: true) } catch {
-                throw CLIError.input("cannot create \(dump): \(error.localizedDescription)")
-            }
-            for (index, node) in model.runningNodes.enumerated() {
-                for name in node.outputs {
-                    guard let tensor = session.tensor(named: name) else { continue }
-                    try TensorFile.write(tensor, to: "\(dump)/\(index)_\(TensorFile.sanitised(name)).npy")
-                }
-            }
-        }
+        if let dump { try ValueDump.write(session, model: model, to: dump, modelName: modelArgument) }
     })
 
 /// A `--input` / `--output` argument, `NAME=FILE` or `FILE`, and the `.npy` conversions.
@@ -138,6 +131,11 @@ struct TensorFile {
                 throw CLIError.input(String(describing: error))
             }
         }
+    }
+
+    /// numpy's name for the dtype of a tensor of `type` (`float32`, `float64`, `int64`, `bool`, ...).
+    static func numpyName(of type: ElementType) -> String {
+        String(describing: types.first { $0.1 == type }!.0)
     }
 
     /// `name` with every character but ASCII letters, digits, '.', '-' and '_' replaced by '_'.
