@@ -11,6 +11,7 @@
 //   ONNXFormat            protobuf wire reader + ONNX messages; parses, never executes
 //   HalfPrecision         IEEE 754 binary16 <-> binary32, for the float16 tensors of models and .npy files
 //   Inference             graph validation, shape inference, static plan, reference + fast paths
+//   ONNXInference         the engine's public face: InferenceSession, Tensor, comparison, onnx test data
 //   NumpyFormat           .npy tensors (fixtures, `vbg infer`)
 //   BuiltinModels         the two MediaPipe selfie segmentation ONNX files (Weights/), linked into the binary
 //   Imaging               frames, masks, preprocessing, resampling, blur, cover-crop, compositing; never sees libpng
@@ -102,11 +103,15 @@ let package = Package(
         // MARK: - Public API
         .library(name: "SRTC", targets: ["SRTC"]),
         .library(name: "SMeeting", targets: ["SMeeting"]),
+        // The inference engine on its own: any ONNX model, fast or reference kernels, tensors of
+        // every stored type, comparison helpers and onnx's test-data format.
+        .library(name: "ONNXInference", targets: ["ONNXInference"]),
         .executable(name: "vbg", targets: ["vbg"]),
     ],
     targets: [
         // MARK: - Public API
         .target(name: "SMeeting", dependencies: ["SRTC"], swiftSettings: commonSettings),
+        .target(name: "ONNXInference", dependencies: ["Inference", "ONNXFormat", "HalfPrecision"], swiftSettings: commonSettings),
         .target(
             name: "SRTC",
             // libpng only where the system has it: Apple platforms decode with ImageIO instead, so an
@@ -117,7 +122,7 @@ let package = Package(
         .executableTarget(
             name: "vbg",
             dependencies: ["SRTC", "FramePipeline", "Inference", "NumpyFormat", "Imaging", "PNGCodec", "Y4MFormat",
-                           "CPUSupport", "Kernels", "BuiltinModels", "TargetFeatures"],
+                           "CPUSupport", "Kernels", "BuiltinModels", "TargetFeatures", "ONNXInference"],
             swiftSettings: simdSettings),
 
         // MARK: - Implementation details
@@ -190,6 +195,7 @@ let package = Package(
             dependencies: ["Inference", "ONNXFormat", "NumpyFormat", "TestSupport", "AllocationCounter"],
             swiftSettings: commonSettings),
         .testTarget(name: "vbgTests", dependencies: ["vbg", "SRTC", "NumpyFormat", "PNGCodec", "Imaging", "TestSupport", "Y4MFormat"], swiftSettings: commonSettings),
+        .testTarget(name: "ONNXInferenceTests", dependencies: ["ONNXInference", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(name: "BuiltinModelsTests", dependencies: ["BuiltinModels"], swiftSettings: commonSettings),
         // Bad-input tables at the API level and for the vbg binary (run as a subprocess).
         .testTarget(

@@ -63,7 +63,7 @@ package final class InferenceModel: Sendable {
     ///   `.unsupported` for ops, attributes, types or opsets this engine lacks (naming the node,
     ///   op and attribute), `.invalidShape`, `.invalidValue` (NaN/∞ in an initializer),
     ///   `.invalidGraph` (dangling inputs, cycles).
-    package init(bytes: [UInt8], inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:]) throws(ModelError) {
+    package convenience init(bytes: [UInt8], inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:]) throws(ModelError) {
         guard !bytes.isEmpty else { throw ModelError(.malformed, "the model is empty (0 bytes): not an ONNX model") }
         let proto: ModelProto
         do {
@@ -71,6 +71,12 @@ package final class InferenceModel: Sendable {
         } catch {
             throw ModelError(.malformed, "not a valid ONNX model: \(error.description)")
         }
+        try self.init(proto: proto, inputShapes: inputShapes, planTimeInputs: planTimeInputs)
+    }
+
+    /// Validates a decoded ONNX model, as `init(bytes:inputShapes:planTimeInputs:)` does after
+    /// decoding.
+    package init(proto: ModelProto, inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:]) throws(ModelError) {
         let graph = try LoadedGraph(proto, inputShapes: inputShapes, planTimeInputs: planTimeInputs.mapValues(\.constant))
         self.graph = graph
         let describe = { (id: Int) in TensorDescription(name: graph.values[id].name, shape: graph.values[id].shape, type: graph.values[id].type) }

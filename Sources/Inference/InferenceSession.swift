@@ -201,6 +201,28 @@ package final class InferenceSession: @unchecked Sendable {
         return results
     }
 
+    /// Runs the graph on raw bytes: graph input `i` (in `model.inputs` order) is copied from
+    /// `input(i)`, then graph output `j` (in `model.outputs` order) is handed to `output(j, bytes)`
+    /// while the session's lock is held. Allocates nothing; what the public `ONNXInference`
+    /// session runs after checking types and shapes.
+    ///
+    /// - Precondition: `input(i).count` is input `i`'s byte count.
+    package func run(copyingInputs input: (Int) -> UnsafeRawBufferPointer,
+                     readingOutputs output: (Int, UnsafeRawBufferPointer) -> Void) {
+        let graph = model.graph
+        lock.lock()
+        defer { lock.unlock() }
+        for (index, id) in graph.inputIDs.enumerated() {
+            let bytes = input(index)
+            precondition(bytes.count == graph.values[id].byteCount, "input \(index) has \(bytes.count) bytes, not \(graph.values[id].byteCount)")
+            if let source = bytes.baseAddress { UnsafeMutableRawPointer(arena + plan.offsets[id]).copyMemory(from: source, byteCount: bytes.count) }
+        }
+        runSteps()
+        for (index, id) in graph.outputIDs.enumerated() {
+            output(index, UnsafeRawBufferPointer(start: arena + plan.offsets[id], count: graph.values[id].byteCount))
+        }
+    }
+
     private func tensor(_ id: Int) -> Tensor {
         let value = model.graph.values[id]
         return Tensor(type: value.type, shape: value.shape,

@@ -55,6 +55,10 @@ package struct ModelError: Error, CustomStringConvertible, Sendable {
     /// loader fix a graph input offered at plan time, then load again).
     var constantValue: String?
 
+    /// Whether the failure is a node needing, as a plan-time constant, a value computed from a
+    /// graph input: planning again with that input's value offered may succeed.
+    package var needsPlanTimeValue: Bool { constantValue != nil }
+
     package init(_ kind: Kind, _ message: String, node: String? = nil, op: String? = nil, attribute: String? = nil) {
         self.kind = kind
         self.message = message

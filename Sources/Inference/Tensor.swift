@@ -1,3 +1,5 @@
+import ONNXFormat
+
 /// A tensor of any stored element type: what `InferenceSession.run(_:)` takes and returns, and
 /// what `InferenceModel` may fix at plan time.
 package struct Tensor: Sendable, Equatable {
@@ -28,4 +30,24 @@ package struct Tensor: Sendable, Equatable {
     package var floats: [Float]? { constant.floats }
 
     var constant: ConstantTensor { ConstantTensor(shape: shape, type: type, bytes: bytes) }
+}
+
+extension Tensor {
+    /// Decodes a serialized ONNX `TensorProto` (the `.pb` files of onnx's backend tests and
+    /// model zoo), keeping its element type.
+    ///
+    /// - Returns: the tensor and the name stored in it (empty when it has none).
+    /// - Throws: `ModelError(.malformed)` for bytes that are not a TensorProto or whose data
+    ///   disagrees with the dims; `.unsupported` for types the engine does not store.
+    package static func decoding(serializedTensorProto bytes: [UInt8]) throws(ModelError) -> (name: String, tensor: Tensor) {
+        let proto: TensorProto
+        do {
+            var reader = ProtobufReader(bytes)
+            proto = try TensorProto(from: &reader)
+        } catch {
+            throw ModelError(.malformed, "not a serialized TensorProto: \(error.description)")
+        }
+        let constant = try ConstantTensor(proto, role: "tensor", requiresFinite: false, keepsStoredType: true)
+        return (proto.name, Tensor(type: constant.type, shape: constant.shape, bytes: constant.bytes))
+    }
 }

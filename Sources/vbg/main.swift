@@ -10,6 +10,7 @@ nonisolated var commands: [Command] { [
     // Subcommands are added here as they land (infer, inspect, blur, replace, segment, video, bench).
     inferCommand,
     inspectCommand,
+    testCommand,
     blurCommand,
     replaceCommand,
     segmentCommand,

@@ -38,7 +38,9 @@ struct ConstantTensor: Sendable {
     /// - Throws: `ModelError` naming the tensor when its dims are negative or exceed 2^31
     ///   elements, its type is unsupported, its data is external or its element count disagrees
     ///   with its dims, or (with `requiresFinite`) a float is NaN or infinite.
-    init(_ tensor: TensorProto, role: String, requiresFinite: Bool = true) throws(ModelError) {
+    /// - Parameter keepsStoredType: keep FLOAT16 and DOUBLE as they are (for tensors read as
+    ///   data, such as onnx's test-data files) instead of converting them to float32.
+    init(_ tensor: TensorProto, role: String, requiresFinite: Bool = true, keepsStoredType: Bool = false) throws(ModelError) {
         let label = "\(role) '\(tensor.name)'"
         guard tensor.dims.allSatisfy({ $0 >= 0 && $0 <= Int64(Shapes.maximumElementCount) }),
               let count = Shapes.elementCount(tensor.dims.map { Int($0) })
@@ -55,8 +57,17 @@ struct ConstantTensor: Sendable {
             ModelError(.malformed, "\(label) has dims \(tensor.dims) (\(count) elements) but holds \(found)")
         }
         shape = tensor.dims.map { Int($0) }
-        type = stored == .float16 || stored == .double ? .float32 : stored
-        if tensor.hasRawData {
+        type = !keepsStoredType && (stored == .float16 || stored == .double) ? .float32 : stored
+        if keepsStoredType && tensor.hasRawData {
+            guard tensor.rawData.count == count * elementSize else { throw mismatch(tensor.rawData.count / elementSize) }
+            bytes = tensor.rawData
+        } else if keepsStoredType && stored == .double {
+            guard tensor.doubleData.count == count else { throw mismatch(tensor.doubleData.count) }
+            bytes = tensor.doubleData.withUnsafeBytes { Array($0) }
+        } else if keepsStoredType && stored == .float16 {
+            guard tensor.int32Data.count == count else { throw mismatch(tensor.int32Data.count) }
+            bytes = tensor.int32Data.map { UInt16(truncatingIfNeeded: $0) }.withUnsafeBytes { Array($0) }
+        } else if tensor.hasRawData {
             guard tensor.rawData.count == count * elementSize else { throw mismatch(tensor.rawData.count / elementSize) }
             switch stored {
             case .float16:

@@ -33,7 +33,7 @@ package enum ElementType: String, Sendable, CaseIterable, CustomStringConvertibl
 
     /// The type of an ONNX `TensorProto.DataType`, or nil for types the engine does not store
     /// (string, complex, bfloat16, the 8- and 4-bit float and integer types).
-    init?(_ type: TensorProto.DataType) {
+    package init?(_ type: TensorProto.DataType) {
         switch type {
         case .float: self = .float32
         case .float16: self = .float16
@@ -57,7 +57,7 @@ package enum ElementType: String, Sendable, CaseIterable, CustomStringConvertibl
         self.init(TensorProto.DataType(rawValue: code))
     }
 
-    var onnxType: TensorProto.DataType {
+    package var onnxType: TensorProto.DataType {
         switch self {
         case .float32: .float
         case .float16: .float16

@@ -1,0 +1,53 @@
+import Inference
+
+/// The element type of a tensor: what a model's inputs, outputs and intermediate values hold.
+///
+/// Float operators compute in `float32`; `float16` and `float64` values are stored as such and
+/// converted by `Cast` and the data-movement operators. The integer types and `bool` are computed
+/// by the operators that take them (shapes, indices, masks).
+public enum ElementType: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case float32, float16, float64
+    case int8, int16, int32, int64
+    case uint8, uint16, uint32, uint64
+    case bool
+
+    /// Bytes per element.
+    public var byteCount: Int { engineType.byteSize }
+
+    /// The ONNX name (`FLOAT`, `INT64`, …), as onnx's error messages and tools print it.
+    public var description: String { engineType.description }
+
+    init(_ type: Inference.ElementType) {
+        switch type {
+        case .float32: self = .float32
+        case .float16: self = .float16
+        case .double: self = .float64
+        case .int8: self = .int8
+        case .int16: self = .int16
+        case .int32: self = .int32
+        case .int64: self = .int64
+        case .uint8: self = .uint8
+        case .uint16: self = .uint16
+        case .uint32: self = .uint32
+        case .uint64: self = .uint64
+        case .bool: self = .bool
+        }
+    }
+
+    var engineType: Inference.ElementType {
+        switch self {
+        case .float32: .float32
+        case .float16: .float16
+        case .float64: .double
+        case .int8: .int8
+        case .int16: .int16
+        case .int32: .int32
+        case .int64: .int64
+        case .uint8: .uint8
+        case .uint16: .uint16
+        case .uint32: .uint32
+        case .uint64: .uint64
+        case .bool: .bool
+        }
+    }
+}
