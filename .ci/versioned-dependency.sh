@@ -23,8 +23,9 @@ expect() {  # expect OUTPUT PATTERN: fail with the output unless PATTERN matches
 # machine code (vfmadd instructions on ymm registers in the linked app).
 swift build -c release -Xswiftc -Xcc -Xswiftc -march=x86-64-v3 --scratch-path .build/v3
 if grep -qw fma /proc/cpuinfo && grep -qw avx2 /proc/cpuinfo; then
-    output="$(.build/v3/release/VirtualBackgroundApp 1280 720)"
+    output="$(.build/v3/release/VirtualBackgroundApp 1280 720 "$repo/Fixtures/onnxtestdata/test_conv_with_strides_and_asymmetric_padding")"
     echo "$output"
+    expect "$output" '^onnx test data: 1 of 1 passed$'
     expect "$output" '^frame: 1280x720, composited: 3, inferences: 3, dropped: 0$'
     expect "$output" '^simd features: AVX AVX2 FMA F16C BMI2$'
 else

@@ -23,7 +23,8 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "VirtualBackgroundApp",
-            dependencies: [.product(name: "SRTC", package: "swift-virtual-background")]),
+            dependencies: [.product(name: "SRTC", package: "swift-virtual-background"),
+                           .product(name: "ONNXInference", package: "swift-virtual-background")]),
     ],
     swiftLanguageModes: [.v6]
 )

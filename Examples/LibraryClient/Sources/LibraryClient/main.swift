@@ -22,11 +22,14 @@ for input in session.inputs { print("input  \(input)") }
 for output in session.outputs { print("output \(output)") }
 
 // Seeded values in [-1, 1) for every float input.
-var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-func next() -> Float {
-    state = state &* 6364136223846793005 &+ 1442695040888963407
-    return Float(state >> 40) / Float(1 << 23) - 1
+struct SeededValues {
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    mutating func next() -> Float {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return Float(state >> 40) / Float(1 << 23) - 1
+    }
 }
+var values = SeededValues()
 var feeds: [String: Tensor] = [:]
 for input in session.inputs {
     let shape = shapes[input.name] ?? input.shape.map { $0 ?? 1 }
@@ -34,7 +37,7 @@ for input in session.inputs {
         print("input '\(input.name)' is \(input.elementType); this example feeds float32 inputs only")
         exit(2)
     }
-    feeds[input.name] = Tensor(shape: shape, scalars: (0..<shape.reduce(1, *)).map { _ in next() })
+    feeds[input.name] = Tensor(shape: shape, scalars: (0..<shape.reduce(1, *)).map { _ in values.next() })
 }
 
 let out = try session.run(inputs: feeds)                                                // [String: Tensor]
