@@ -101,9 +101,9 @@ public final class InferenceSession: @unchecked Sendable {
 
     /// Loads a serialized ONNX model.
     ///
-    /// A model whose inputs are all sized (or sized by `options.inputShapes`) is planned now, so
-    /// every problem a run would meet is thrown here; one with symbolic dims is checked for
-    /// operators the engine lacks, and planned at its first run.
+    /// A model whose inputs are all sized (or sized by `options.inputShapes`; a leading batch dim
+    /// counts as 1) is planned now, so every problem a run would meet is thrown here; one with
+    /// other symbolic dims, or a node that needs an input's value to plan, at its first run.
     ///
     /// - Throws: `InferenceError`: `.malformed` for bytes that are not ONNX, `.unsupported`
     ///   listing every node that cannot run (op, domain, reason), `.invalidShape`,
@@ -136,13 +136,6 @@ public final class InferenceSession: @unchecked Sendable {
         }
         self.inputs = inputs
         inputIndex = Dictionary(uniqueKeysWithValues: inputs.enumerated().map { ($1.name, $0) })
-
-        let unsupported: [(node: String, op: String)]
-        do { unsupported = try InferenceModel.unsupportedNodes(in: bytes) } catch { throw InferenceError(error) }
-        if !unsupported.isEmpty {
-            let problems = unsupported.map { InferenceError(.unsupported, "operator '\($0.op)' is not supported", node: $0.node, op: $0.op) }
-            throw InferenceError(.unsupported, problems[0].message, node: problems[0].node, op: problems[0].op, problems: problems)
-        }
 
         // An output chosen among the intermediate values may have no declared type: nil here.
         let declaredOutputs = try graph.outputs.map { output throws(InferenceError) in

@@ -100,18 +100,6 @@ import TestSupport
         #expect(try results["y"]!.scalars(as: Float.self) == [Float](repeating: 0, count: 8))
     }
 
-    @Test func aModelWithSeveralUnsupportedNodesListsEachOfThem() throws {
-        let model = ONNXBuilder.model(
-            nodes: [ONNXBuilder.node("FancyOp", inputs: ["x"], outputs: ["a"], name: "first"),
-                    ONNXBuilder.node("Relu", inputs: ["a"], outputs: ["b"], name: "fine"),
-                    ONNXBuilder.node("OtherOp", inputs: ["b"], outputs: ["y"], name: "second")],
-            inputs: [ONNXBuilder.valueInfo("x", [1, 4])], outputs: [ONNXBuilder.valueInfo("y", [1, 4])])
-        let error = #expect(throws: InferenceError.self) { try InferenceSession(modelData: model) }
-        #expect(error?.kind == .unsupported)
-        #expect(error?.problems.map(\.node) == ["first", "second"])
-        #expect(error?.description.contains("FancyOp") == true && error?.description.contains("OtherOp") == true)
-    }
-
     @Test func missingAndEmptyFilesSaySo() throws {
         let missing = #expect(throws: InferenceError.self) { try InferenceSession(modelPath: "/nonexistent/model.onnx") }
         #expect(missing?.kind == .fileNotFound && missing?.path == "/nonexistent/model.onnx")
