@@ -35,9 +35,13 @@ public struct InferenceError: Error, Sendable, Hashable, CustomStringConvertible
     public let path: String?
     /// The node's name (its first output's name when it has none).
     public let node: String?
-    /// The node's operator type, prefixed with its domain outside the default one
-    /// (`com.microsoft.QLinearAdd`).
+    /// The node's operator type.
     public let op: String?
+    /// The domain of the node's operator as the model writes it (`""` is the default ONNX
+    /// domain); nil when the problem is not a node's.
+    public let domain: String?
+    /// The version of `domain` the model imports, when it imports it.
+    public let opset: Int?
     /// The attribute concerned.
     public let attribute: String?
     /// The graph input or output concerned.
@@ -47,28 +51,34 @@ public struct InferenceError: Error, Sendable, Hashable, CustomStringConvertible
     /// Every problem found when there is more than one (each node that cannot run, say), this
     /// error's own first; empty otherwise.
     public let problems: [InferenceError]
+    /// The engine's own wording, when the engine found the problem.
+    private let engineDescription: String?
     /// Planning failed only because a node needs the value of a graph input (a shape or scales
     /// fed at run time), which a run brings.
     let needsInputValue: Bool
 
     init(_ kind: Kind, _ message: String, path: String? = nil, node: String? = nil, op: String? = nil,
-         attribute: String? = nil, input: String? = nil, axis: Int? = nil, problems: [InferenceError] = [],
-         needsInputValue: Bool = false) {
+         domain: String? = nil, opset: Int? = nil, attribute: String? = nil, input: String? = nil, axis: Int? = nil,
+         problems: [InferenceError] = [], needsInputValue: Bool = false, engineDescription: String? = nil) {
         self.kind = kind
         self.message = message
         self.path = path
         self.node = node
         self.op = op
+        self.domain = domain
+        self.opset = opset
         self.attribute = attribute
         self.input = input
         self.axis = axis
         self.problems = problems
         self.needsInputValue = needsInputValue
+        self.engineDescription = engineDescription
     }
 
     /// This error as thrown to the caller (without the planning detail).
     var withoutCause: InferenceError {
-        InferenceError(kind, message, path: path, node: node, op: op, attribute: attribute, input: input, axis: axis, problems: problems)
+        InferenceError(kind, message, path: path, node: node, op: op, domain: domain, opset: opset, attribute: attribute,
+                       input: input, axis: axis, problems: problems, engineDescription: engineDescription)
     }
 
     init(_ error: ModelError, needsInputValue: Bool = false) {
@@ -83,11 +93,13 @@ public struct InferenceError: Error, Sendable, Hashable, CustomStringConvertible
         case .invalidGraph: (kind, path) = (.invalidGraph, nil)
         case .invalidInput: (kind, path) = (.invalidInput, nil)
         }
-        self.init(kind, error.message, path: path, node: error.node, op: error.op, attribute: error.attribute,
-                  needsInputValue: needsInputValue)
+        self.init(kind, error.message, path: path, node: error.node, op: error.op, domain: error.domain, opset: error.opset,
+                  attribute: error.attribute, problems: error.problems.map { InferenceError($0) },
+                  needsInputValue: needsInputValue, engineDescription: error.description)
     }
 
     public var description: String {
+        if let engineDescription { return engineDescription }
         var location: [String] = []
         if let node { location.append("node '\(node)'" + (op.map { " (\($0))" } ?? "")) } else if let op { location.append(op) }
         if let attribute { location.append("attribute '\(attribute)'") }

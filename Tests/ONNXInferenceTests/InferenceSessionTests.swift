@@ -100,6 +100,20 @@ import TestSupport
         #expect(try results["y"]!.scalars(as: Float.self) == [Float](repeating: 0, count: 8))
     }
 
+    @Test func aModelWithSeveralUnsupportedNodesListsEachOfThem() throws {
+        let model = ONNXBuilder.model(
+            nodes: [ONNXBuilder.node("FancyOp", inputs: ["x"], outputs: ["a"], name: "first"),
+                    ONNXBuilder.node("OtherOp", inputs: ["x"], outputs: ["b"], name: "second"),
+                    ONNXBuilder.node("Add", inputs: ["a", "b"], outputs: ["y"], name: "sum")],
+            inputs: [ONNXBuilder.valueInfo("x", [1, 4])], outputs: [ONNXBuilder.valueInfo("y", [1, 4])])
+        let error = #expect(throws: InferenceError.self) { try InferenceSession(modelData: model) }
+        #expect(error?.kind == .unsupported)
+        #expect(error?.problems.map(\.node) == ["first", "second"])
+        #expect(error?.problems.map(\.op) == ["FancyOp", "OtherOp"])
+        #expect(error?.problems.map(\.domain) == ["", ""])
+        #expect(error?.description.contains("FancyOp") == true && error?.description.contains("OtherOp") == true)
+    }
+
     @Test func missingAndEmptyFilesSaySo() throws {
         let missing = #expect(throws: InferenceError.self) { try InferenceSession(modelPath: "/nonexistent/model.onnx") }
         #expect(missing?.kind == .fileNotFound && missing?.path == "/nonexistent/model.onnx")
