@@ -70,7 +70,8 @@ struct ChannelTilePacking {
 ///
 /// - Precondition: `input` is dense with `weights.inputChannels` channels; `output` (any layout,
 ///   e.g. padded for a following depthwise convolution) and `residual` (any layout) have
-///   `weights.outputChannels` channels and the input's width and height.
+///   `weights.outputChannels` channels and the input's width and height. The pool's scratch
+///   holds ``pointwiseScratch(inputChannels:)``.
 package func pointwiseConvolution(
     _ input: FeatureMap, weights: PointwiseWeights, activation: Activation,
     residual: FeatureMap? = nil, output: FeatureMap, pool: WorkerPool
@@ -84,6 +85,8 @@ package func pointwiseConvolution(
         precondition(residual.channels == output.channels && residual.layout.width == input.layout.width
                      && residual.layout.height == input.layout.height, "1x1 residual shape mismatch")
     }
+    precondition(pool.holds(pointwiseScratch(inputChannels: weights.inputChannels)),
+                 "1x1 convolution of \(weights.inputChannels) input channels: pool scratch too small")
     pool.run(PointwiseParts(input: input, weights: weights, activation: activation, residual: residual,
                             output: output, pixels: input.pixels))
 }
@@ -106,15 +109,31 @@ struct PointwiseParts: PoolJob {
     }
 }
 
+/// Floats of thread scratch ``pointwiseConvolution(_:weights:activation:residual:output:pool:)``
+/// uses for `inputChannels` input channels: the packed input panel (`inputChannels` rows of the
+/// widest register tile's pixels) from offset 0, then one spilled register tile
+/// (``PointwiseJob/tileOffset``).
+package func pointwiseScratch(inputChannels: Int) -> ScratchSize {
+    ScratchSize(perThread: (inputChannels + pointwiseGroup) * pointwisePanelWidth)
+}
+
+/// Pixels of the widest 1x1 register tile (`Tile8<Row48>`; `Tile2<Row16>` with ``narrowRegisterFile``):
+/// the width of a packed panel row and of a spilled tile row.
+@inline(__always)
+var pointwisePanelWidth: Int { narrowRegisterFile ? Row16.width : Row48.width }
+
 struct PointwiseJob {
     var input: FeatureMap
     var weights: PointwiseWeights
     var residual: FeatureMap?
     var output: FeatureMap
     var pixels: Range<Int>
-    /// Thread scratch: the packed panel (≤ 128·48 floats) from 0, a spilled tile from `tileOffset`.
-    var scratch: UnsafeMutablePointer<Float>
-    static let tileOffset = 8192
+    /// Thread scratch (``pointwiseScratch(inputChannels:)``): the packed panel from 0, a spilled
+    /// tile from ``tileOffset``.
+    var scratch: UnsafeMutableBufferPointer<Float>
+
+    /// Where a spilled tile starts in scratch: after the largest panel (whole vectors, so aligned).
+    var tileOffset: Int { weights.inputChannels * pointwisePanelWidth }
 }
 
 /// The pixels `job.pixels` of all output channels; specialised per activation.
@@ -139,7 +158,9 @@ func pointwiseChunks<A: ActivationFunction, T: ChannelTile, U: ChannelTile>(
     let width = T.Row.width, vectors = T.Row.width / lanes
     let planeStride = input.layout.planeStride
     let packPanel = cout > T.channels
-    let scratch = job.scratch
+    precondition(T.Row.width <= pointwisePanelWidth && job.tileOffset + T.channels * pointwisePanelWidth <= job.scratch.count,
+                 "1x1 convolution: thread scratch too small for the panel and the spilled tile")
+    let scratch = job.scratch.baseAddress!, tile = scratch + job.tileOffset
     let outPlane = output.layout.planeStride
     var p = job.pixels.lowerBound
     while p + width <= job.pixels.upperBound {
@@ -177,7 +198,7 @@ func pointwiseChunks<A: ActivationFunction, T: ChannelTile, U: ChannelTile>(
                     base: output.base + first * outPlane, planeStride: outPlane,
                     o0: a0.offset, o1: a1.offset, o2: a2.offset))
             } else {
-                t.spill(to: scratch + PointwiseJob.tileOffset)
+                t.spill(to: tile)
                 pointwiseStoreSpilled(job, A.self, rowWidth: width, firstChannel: first, channels: channels,
                                       pixel: p, count: width)
             }
@@ -206,7 +227,7 @@ func pointwiseChunks<A: ActivationFunction, T: ChannelTile, U: ChannelTile>(
                                   weights: weights.packed.baseAddress + ChannelTilePacking.offset(firstChannel: first, perChannel: k,
                                                                                                  group: pointwiseGroup),
                                   bias: weights.bias.baseAddress + first)
-            t.spill(to: scratch + PointwiseJob.tileOffset)
+            t.spill(to: tile)
             pointwiseStoreSpilled(job, A.self, rowWidth: Row16.width, firstChannel: first,
                                   channels: min(U.channels, cout - first), pixel: p, count: count)
             first += U.channels
@@ -239,7 +260,7 @@ func pointwiseTile<T: ChannelTile>(
 func pointwiseStoreSpilled<A: ActivationFunction>(
     _ job: PointwiseJob, _: A.Type, rowWidth: Int, firstChannel: Int, channels: Int, pixel: Int, count: Int
 ) {
-    let tile = UnsafePointer(job.scratch + PointwiseJob.tileOffset)
+    let tile = UnsafePointer(job.scratch.baseAddress! + job.tileOffset)
     var v = 0
     while v * lanes < count {
         let n = min(lanes, count - v * lanes)

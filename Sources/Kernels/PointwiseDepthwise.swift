@@ -45,6 +45,8 @@ package func pointwiseThenDepthwise(
                      && band.layout.height >= (bandOutputRows - 1) * stride + span, "band buffer too small")
     }
     precondition(!residualIsInput || stride == 1, "a residual of the input needs stride 1")
+    precondition(pool.holds(pointwiseThenDepthwiseScratch(pointwise)),
+                 "1x1 of \(pointwise.inputChannels) input channels then depthwise: pool scratch too small")
     let job = BandedRows(input: input, gatedInput: gatedInput, pointwise: pointwise, pointwiseActivation: pointwiseActivation,
                          bands: bands, bandOutputRows: bandOutputRows, depthwise: depthwise, stride: stride,
                          dilation: dilation, padTop: padTop, padLeft: padLeft, depthwiseActivation: depthwiseActivation,
@@ -54,6 +56,13 @@ package func pointwiseThenDepthwise(
     } else {
         job.runBands(rows: 0..<output.layout.height, part: 0, pool: pool)
     }
+}
+
+/// Floats of pool scratch ``pointwiseThenDepthwise(_:gatedInput:pointwise:pointwiseActivation:bands:bandOutputRows:depthwise:stride:dilation:padTop:padLeft:depthwiseActivation:residualIsInput:residual:output:pool:)``
+/// uses: its 1x1 convolution's, in each thread's scratch (each thread's lane runs its own bands);
+/// the band buffers are the caller's.
+package func pointwiseThenDepthwiseScratch(_ pointwise: PointwiseWeights) -> ScratchSize {
+    pointwiseScratch(inputChannels: pointwise.inputChannels)
 }
 
 /// Output rows below which a map is not split between threads by rows: each thread's share

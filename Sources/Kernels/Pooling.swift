@@ -27,9 +27,10 @@ package enum PoolKind: Sendable, Hashable {
 /// was the largest cost of a 3x3 average). Rows of all channels are split between threads;
 /// every output is computed the same way on any thread count.
 /// - Precondition: kernel sizes and strides ≥ 1, pads ≥ 0. `output` has the input's channel
-///   count; any layouts on both sides. One reduced row, `max(padLeft + W, strideWidth·
-///   roundUp(outW, 16) + kernelWidth)` rounded up to 16, plus `(kernelHeight + 1)·roundUp(outW,
-///   16) + 16` floats fit `pool.scratchCount`. `output` must not overlap `input`.
+///   count; any layouts on both sides. The pool's scratch holds at least one reduced row, `max(padLeft +
+///   W, strideWidth·roundUp(outW, 16) + kernelWidth)` rounded up to 16, plus `(kernelHeight +
+///   1)·roundUp(outW, 16) + 16` floats; ``pool2DScratch(input:output:kernelHeight:kernelWidth:strideWidth:padLeft:)``
+///   (a full band of rows) is what it is planned with. `output` must not overlap `input`.
 @inline(never)
 package func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kernelWidth: Int, strideHeight: Int, strideWidth: Int,
                    padTop: Int, padLeft: Int, output: FeatureMap, pool: WorkerPool) {
@@ -39,13 +40,24 @@ package func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kern
     let geometry = PoolGeometry(input: input.layout, output: output.layout, kernelHeight: kernelHeight, kernelWidth: kernelWidth,
                                 strideHeight: strideHeight, strideWidth: strideWidth, padTop: padTop, padLeft: padLeft,
                                 scratchCount: pool.scratchCount)
-    precondition(geometry.scratchNeeded <= pool.scratchCount, "pool2D: pool scratch too small")
+    precondition(geometry.scratchNeeded <= pool.scratchCount,
+                 "pool2D of a \(kernelHeight)x\(kernelWidth) window over width \(input.layout.width): pool scratch too small")
     switch kind {
     case .max:
         pool.run(PoolParts<MaxReduction>(input: input, output: output, geometry: geometry, countIncludesPad: false))
     case .average(let countIncludesPad):
         pool.run(PoolParts<SumReduction>(input: input, output: output, geometry: geometry, countIncludesPad: countIncludesPad))
     }
+}
+
+/// Floats of thread scratch ``pool2D(_:kind:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:output:pool:)``
+/// uses for this problem with a full band of ``PoolGeometry/maximumBandRows`` reduced rows (with
+/// less it runs in smaller bands, down to one row).
+package func pool2DScratch(input: PlaneLayout, output: PlaneLayout, kernelHeight: Int, kernelWidth: Int,
+                           strideWidth: Int, padLeft: Int) -> ScratchSize {
+    let g = PoolGeometry(input: input, output: output, kernelHeight: kernelHeight, kernelWidth: kernelWidth,
+                         strideHeight: 1, strideWidth: strideWidth, padTop: 0, padLeft: padLeft, scratchCount: 0)
+    return ScratchSize(perThread: g.bandOffset + PoolGeometry.maximumBandRows * g.rowPitch + lanes)
 }
 
 struct PoolGeometry {
@@ -126,7 +138,7 @@ struct PoolParts<Reduction: PoolReduction>: PoolJob {
         let outH = geometry.outputHeight
         let range = WorkerPool.range(output.channels * outH, part: part, of: pool.threadCount)
         if range.isEmpty { return }
-        let scratch = pool.scratch(part)
+        let scratch = pool.scratch(part).baseAddress!
         let g = geometry
         // The identity border of the band's rows (their interiors are rewritten per output row)
         // and, for the average, 1/count for each output column and each number of window rows in

@@ -6,14 +6,22 @@
 ///
 /// Per output row: one vertical blend into scratch (with the edge pixel repeated on both
 /// sides), then the horizontal blend, interleaving even and odd outputs in registers.
-/// - Precondition: `output` is 2W×2H with the input's channel count; any layouts.
+/// - Precondition: `output` is 2W×2H with the input's channel count; any layouts. The pool's
+///   scratch holds ``resizeBilinear2xScratch(inputWidth:)``.
 @inline(never)
 package func resizeBilinear2x(_ input: FeatureMap, output: FeatureMap, pool: WorkerPool) {
     let inW = input.layout.width, inH = input.layout.height
     precondition(output.channels == input.channels && output.layout.width == 2 * inW
                  && output.layout.height == 2 * inH, "resize ×2 shape mismatch")
-    precondition(inW + 2 * lanes + 2 <= pool.scratchCount, "pool scratch too small")
+    precondition(pool.holds(resizeBilinear2xScratch(inputWidth: inW)), "resize ×2 of width \(inW): pool scratch too small")
     pool.run(ResizeParts(input: input, output: output))
+}
+
+/// Floats of thread scratch ``resizeBilinear2x(_:output:pool:)`` uses for an input `inputWidth`
+/// wide: the vertically blended row with the edge pixel repeated on both sides, and the lanes of
+/// the whole-vector loads past its end.
+package func resizeBilinear2xScratch(inputWidth: Int) -> ScratchSize {
+    ScratchSize(perThread: inputWidth + 2 * lanes + 2)
 }
 
 /// The ×2 resize split over channels between threads.
@@ -21,7 +29,7 @@ struct ResizeParts: PoolJob {
     let input: FeatureMap, output: FeatureMap
     func run(part: Int, pool: WorkerPool) {
         let inW = input.layout.width, inH = input.layout.height
-        let scratch = pool.scratch(part)
+        let scratch = pool.scratch(part).baseAddress!
         for c in WorkerPool.range(input.channels, part: part, of: pool.threadCount) {
             let src = UnsafePointer(input.plane(c)), dst = output.plane(c)
             for yo in 0..<(2 * inH) {

@@ -62,16 +62,23 @@ final class ResizeAxisStorage: @unchecked Sendable {
 /// threads; every output is computed the same way on any thread count.
 /// - Precondition: `output` has the input's channel count, `rows.count` rows and
 ///   `columns.count` columns; any layouts on both sides. Every row index is below the input's
-///   height and every column index below its width. `2·columns.count ≤ pool.scratchCount`.
-///   `output` must not overlap `input`.
+///   height and every column index below its width. The pool's scratch holds
+///   ``resizeBilinearScratch(outputWidth:)``. `output` must not overlap `input`.
 @inline(never)
 package func resizeBilinear(_ input: FeatureMap, rows: ResizeAxis, columns: ResizeAxis, output: FeatureMap, pool: WorkerPool) {
     precondition(output.channels == input.channels && output.layout.height == rows.count
                  && output.layout.width == columns.count, "resizeBilinear: output shape does not match the tables")
     precondition(rows.largestIndex < input.layout.height && columns.largestIndex < input.layout.width,
                  "resizeBilinear: a table indexes beyond the input")
-    precondition(2 * columns.count <= pool.scratchCount, "resizeBilinear: pool scratch too small")
+    precondition(pool.holds(resizeBilinearScratch(outputWidth: columns.count)),
+                 "resizeBilinear to width \(columns.count): pool scratch too small")
     pool.run(ResizeBilinearParts(input: input, output: output, rows: rows.storage, columns: columns.storage))
+}
+
+/// Floats of thread scratch ``resizeBilinear(_:rows:columns:output:pool:)`` uses for an output
+/// `outputWidth` wide: two horizontally interpolated source rows.
+package func resizeBilinearScratch(outputWidth: Int) -> ScratchSize {
+    ScratchSize(perThread: 2 * outputWidth)
 }
 
 struct ResizeBilinearParts: PoolJob {
@@ -82,7 +89,7 @@ struct ResizeBilinearParts: PoolJob {
         let outH = output.layout.height
         let range = WorkerPool.range(output.channels * outH, part: part, of: pool.threadCount)
         if range.isEmpty { return }
-        let scratch = pool.scratch(part)
+        let scratch = pool.scratch(part).baseAddress!
         for c in (range.lowerBound / outH)...((range.upperBound - 1) / outH) {
             let first = max(range.lowerBound - c * outH, 0), last = min(range.upperBound - c * outH, outH)
             resizeBilinearRows(input, channel: c, rows: first..<last, rowTable: rows, columnTable: columns,

@@ -128,12 +128,25 @@ package func squeezeExcite(_ input: FeatureMap, weights: GateWeights, output: Fe
     pool.run(ChannelScaling(input: input, gate: gate, output: output))
 }
 
+/// Floats of shared scratch ``squeezeExcite(_:weights:output:pool:)`` and
+/// ``attentionGate(skip:upsampled:weights:output:pool:)`` use: the means, the gate and the hidden
+/// units (``sharedGate(_:pool:)``).
+package func gateScratch(_ weights: GateWeights) -> ScratchSize {
+    ScratchSize(shared: 2 * weights.channels + weights.hiddenChannels)
+}
+
+/// Floats of shared scratch ``attentionGateValues(skip:upsampled:weights:gate:pool:)`` uses: the
+/// means and the hidden units (the gate goes to the caller's buffer).
+package func gateValuesScratch(_ weights: GateWeights) -> ScratchSize {
+    ScratchSize(shared: weights.channels + weights.hiddenChannels)
+}
+
 /// Where the two whole-map gates keep their gate and hidden units: in the pool's shared scratch,
 /// after the means ``computeGate(_:plus:weights:hidden:into:pool:)`` puts at its start.
 private func sharedGate(_ weights: GateWeights, pool: WorkerPool) -> (gate: UnsafeMutablePointer<Float>,
                                                                       hidden: UnsafeMutablePointer<Float>) {
-    precondition(2 * weights.channels + weights.hiddenChannels <= pool.scratchCount, "pool scratch too small")
-    let gate = pool.shared.baseAddress + weights.channels
+    precondition(pool.holds(gateScratch(weights)), "gate of \(weights.channels) channels: pool shared scratch too small")
+    let gate = pool.shared.baseAddress! + weights.channels
     return (gate, gate + weights.channels)
 }
 
@@ -143,7 +156,7 @@ private func sharedGate(_ weights: GateWeights, pool: WorkerPool) -> (gate: Unsa
 /// may overlap the means or each other.
 private func computeGate(_ input: FeatureMap, plus: FeatureMap?, weights: GateWeights,
                          hidden: UnsafeMutablePointer<Float>, into gate: UnsafeMutablePointer<Float>, pool: WorkerPool) {
-    let mean = pool.shared.baseAddress
+    let mean = pool.shared.baseAddress!
     pool.run(ChannelMeans(input: input, plus: plus, mean: mean, count: Float(input.pixels)))
     weights.gate(mean: mean, hidden: hidden, gate: gate)
 }
@@ -193,8 +206,8 @@ package func attentionGate(skip: FeatureMap, upsampled: FeatureMap, weights: Gat
 @inline(never)
 package func attentionGateValues(skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights,
                                 gate: UnsafeMutablePointer<Float>, pool: WorkerPool) {
-    precondition(weights.channels + weights.hiddenChannels <= pool.scratchCount, "pool scratch too small")
-    computeGate(skip, plus: upsampled, weights: weights, hidden: pool.shared.baseAddress + weights.channels, into: gate, pool: pool)
+    precondition(pool.holds(gateValuesScratch(weights)), "gate of \(weights.channels) channels: pool shared scratch too small")
+    computeGate(skip, plus: upsampled, weights: weights, hidden: pool.shared.baseAddress! + weights.channels, into: gate, pool: pool)
 }
 
 /// `output[c] = skip[c] · gate[c] + upsampled[c]` (the attention gate's second half), split

@@ -145,13 +145,16 @@ package final class TapWeights {
 /// positions outside the output are dropped.
 ///
 /// - Precondition: `input` dense with `weights.inputChannels` channels; `scratch` dense with
-///   `weights.outputChannels` channels and the input's size; `output` dense.
+///   `weights.outputChannels` channels and the input's size; `output` dense. The pool's scratch
+///   holds ``transposedConvolutionScratch(_:)``.
 package func transposedConvolution(_ input: FeatureMap, weights: TapWeights, strideHeight: Int, strideWidth: Int,
                                   dilationHeight: Int, dilationWidth: Int, padTop: Int, padLeft: Int,
                                   scratch: FeatureMapStorage, output: FeatureMap, pool: WorkerPool) {
     precondition(input.layout.isDense && output.layout.isDense && scratch.layout.isDense, "dense maps only")
     precondition(scratch.channels == weights.outputChannels && scratch.layout.width == input.layout.width
                  && scratch.layout.height == input.layout.height, "scratch must hold one tap's output")
+    precondition(pool.holds(transposedConvolutionScratch(weights)),
+                 "transposed convolution of \(weights.inputChannels) input channels: pool scratch too small")
     let planeSize = output.pixels
     for o in 0..<weights.outputChannels {
         (output.base + o * planeSize).update(repeating: weights.bias.baseAddress[o], count: planeSize)
@@ -162,6 +165,12 @@ package func transposedConvolution(_ input: FeatureMap, weights: TapWeights, str
         pool.run(TapScatter(source: scratch.map, output: output, strideHeight: strideHeight, strideWidth: strideWidth,
                             top: ky * dilationHeight - padTop, left: kx * dilationWidth - padLeft))
     }
+}
+
+/// Floats of pool scratch ``transposedConvolution(_:weights:strideHeight:strideWidth:dilationHeight:dilationWidth:padTop:padLeft:scratch:output:pool:)``
+/// uses: its taps' 1x1 convolutions'.
+package func transposedConvolutionScratch(_ weights: TapWeights) -> ScratchSize {
+    pointwiseScratch(inputChannels: weights.inputChannels)
 }
 
 /// Adds `source[c][y][x]` to `output[c][y·strideHeight + top][x·strideWidth + left]` where that

@@ -22,17 +22,23 @@ package final class WorkerPool {
     /// 1 or 2.
     package let threadCount: Int
     /// Floats of private scratch per thread.
-    package let scratchCount: Int
-    private let scratchBuffers: [FloatBuffer]
-    /// Scratch shared by all parts of a job (for results one phase hands to the next).
-    let shared: FloatBuffer
+    package private(set) var scratchCount: Int
+    private var scratchBuffers: [FloatBuffer]
+    /// Scratch shared by all parts of a job (for results one phase hands to the next), with its
+    /// size. A lane (``lane(_:)``) has none.
+    package private(set) var sharedCount: Int
+    private var sharedBuffer: FloatBuffer
     private let worker: AnyObject?
     /// One single-thread pool per thread, each using that thread's scratch (see ``lane(_:)``).
-    private let lanePools: [WorkerPool]
+    private var lanePools: [WorkerPool]
+
+    /// The smallest scratch of each kind a pool has: the size every pool had before kernels stated
+    /// their needs, so the built-in models' kernels see the scratch (and the pooling bands) they did.
+    package static let minimumScratchCount = 1 << 16
 
     /// A pool of `threads` threads (clamped to 1…2). Where `Synchronization.Atomic` is
     /// unavailable (before macOS 15 / iOS 18) it runs on 1 thread.
-    package init(threads: Int = 1, scratchCount: Int = 1 << 16) {
+    package init(threads: Int = 1, scratchCount: Int = WorkerPool.minimumScratchCount) {
         var count = min(max(threads, 1), 2)
         var worker: AnyObject? = nil
         if count == 2 {
@@ -46,18 +52,45 @@ package final class WorkerPool {
         threadCount = count
         self.scratchCount = scratchCount
         scratchBuffers = (0..<count).map { _ in FloatBuffer(count: scratchCount) }
-        shared = FloatBuffer(count: scratchCount)
-        lanePools = count == 1 ? [] : scratchBuffers.map { WorkerPool(lane: $0, scratchCount: scratchCount) }
+        sharedCount = scratchCount
+        sharedBuffer = FloatBuffer(count: scratchCount)
+        lanePools = []
+        lanePools = makeLanes()
     }
 
     /// A single-thread pool running on the caller's thread with `scratch` as its scratch.
-    private init(lane scratch: FloatBuffer, scratchCount: Int) {
+    private init(lane scratch: FloatBuffer) {
         threadCount = 1
-        self.scratchCount = scratchCount
+        scratchCount = scratch.count
         scratchBuffers = [scratch]
-        shared = FloatBuffer(count: scratchCount)
+        sharedCount = 0
+        sharedBuffer = FloatBuffer(count: 0)
         worker = nil
         lanePools = []
+    }
+
+    private func makeLanes() -> [WorkerPool] {
+        threadCount == 1 ? [] : scratchBuffers.map { WorkerPool(lane: $0) }
+    }
+
+    /// Grows the scratch to at least `size` (per thread and shared); never shrinks it. Call it
+    /// when a step is planned, never while a job runs: the buffers move, and kernels read the
+    /// pool's buffers when they are called (never keep a scratch pointer across calls).
+    package func reserve(_ size: ScratchSize) {
+        if size.perThread > scratchCount {
+            scratchCount = size.perThread
+            scratchBuffers = (0..<threadCount).map { _ in FloatBuffer(count: size.perThread) }
+            lanePools = makeLanes()
+        }
+        if size.shared > sharedCount {
+            sharedCount = size.shared
+            sharedBuffer = FloatBuffer(count: size.shared)
+        }
+    }
+
+    /// Whether the pool's scratch holds `size`.
+    package func holds(_ size: ScratchSize) -> Bool {
+        size.perThread <= scratchCount && size.shared <= sharedCount
     }
 
     /// The single-thread pool for part `part` of a job: kernels a part calls with it run on that
@@ -72,9 +105,17 @@ package final class WorkerPool {
         }
     }
 
-    /// Private scratch of thread `part`.
+    /// Private scratch of thread `part` (``scratchCount`` floats).
     @inline(always)
-    func scratch(_ part: Int) -> UnsafeMutablePointer<Float> { scratchBuffers[part].baseAddress }
+    func scratch(_ part: Int) -> UnsafeMutableBufferPointer<Float> {
+        UnsafeMutableBufferPointer(start: scratchBuffers[part].baseAddress, count: scratchCount)
+    }
+
+    /// The scratch shared by all parts of a job (``sharedCount`` floats).
+    @inline(always)
+    var shared: UnsafeMutableBufferPointer<Float> {
+        UnsafeMutableBufferPointer(start: sharedBuffer.baseAddress, count: sharedCount)
+    }
 
     /// Runs `job.run(part:pool:)` for every part in `0..<threadCount`, part 0 on the calling
     /// thread, and returns when all are done. Allocates nothing: the worker receives the job as
@@ -103,6 +144,29 @@ package final class WorkerPool {
         let lower = min(total, units * part / parts * granularity)
         let upper = min(total, units * (part + 1) / parts * granularity)
         return lower..<upper
+    }
+}
+
+/// Floats of scratch a kernel call needs: ``perThread`` in each thread's private scratch,
+/// ``shared`` in the scratch all parts of a job share. Each kernel that uses scratch states its
+/// need for its problem next to it (`pointwiseScratch(inputChannels:)`, …); the fast path
+/// reserves the largest over its steps when it plans them (``WorkerPool/reserve(_:)``), and the
+/// kernel checks it on every call.
+package struct ScratchSize: Equatable, Sendable {
+    package var perThread: Int
+    package var shared: Int
+
+    package init(perThread: Int = 0, shared: Int = 0) {
+        self.perThread = perThread
+        self.shared = shared
+    }
+
+    /// No scratch.
+    package static let none = ScratchSize()
+
+    /// The larger of each kind: what two kernels run one after the other need.
+    package func union(_ other: ScratchSize) -> ScratchSize {
+        ScratchSize(perThread: max(perThread, other.perThread), shared: max(shared, other.shared))
     }
 }
 

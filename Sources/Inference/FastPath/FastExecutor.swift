@@ -73,8 +73,17 @@ final class FastExecutor: Executor {
         return pa < pb + graph.values[b].elementCount && pb < pa + graph.values[a].elementCount
     }
 
+    /// The node's step; the pool's scratch is grown to what the step's kernels state they need
+    /// (`ScratchUsingStep`), so no kernel call of a planned step finds its scratch too small.
     func makeStep(for node: PlannedNode, inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>],
                   threads: Int) -> (any Step)? {
+        let step = plannedStep(for: node, inputs: inputs, outputs: outputs)
+        if let user = step as? any ScratchUsingStep { pool.reserve(user.scratch) }
+        return step
+    }
+
+    private func plannedStep(for node: PlannedNode, inputs: [UnsafePointer<Float>],
+                             outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         let index = node.outputs.first.flatMap { nodeIndex[$0] }
         if let index, plan.absorbedBy[index] != nil { return NothingStep() }
         // A view the buffer plan laid over its input (`BufferPlan.viewSource`): nothing to move.

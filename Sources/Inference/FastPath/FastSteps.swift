@@ -3,14 +3,22 @@ import Kernels
 // The steps of the fast path: each binds a kernel to the node's arena buffers once, and runs it
 // without allocating.
 
+/// A step whose kernels use the worker pool's scratch: `scratch` is what they need for the
+/// step's problem (from the kernels' own statements, e.g. `pointwiseScratch(inputChannels:)`),
+/// read once when the step is planned (`FastExecutor.makeStep` reserves it in the pool).
+protocol ScratchUsingStep: Step {
+    var scratch: ScratchSize { get }
+}
+
 /// A node whose work another step does (an activation fused into the convolution before it).
 struct NothingStep: Step {
     func run() {}
 }
 
-struct PointwiseStep: Step {
+struct PointwiseStep: ScratchUsingStep {
     let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool
     let weights: PointwiseWeights
+    var scratch: ScratchSize { pointwiseScratch(inputChannels: weights.inputChannels) }
     func run() {
         pointwiseConvolution(input, weights: weights, activation: activation, residual: residual, output: output,
                              pool: pool)
@@ -19,9 +27,12 @@ struct PointwiseStep: Step {
 
 /// A grouped 1x1 convolution: one GEMM per group, on the group's slices of the input, output
 /// and residual channels.
-struct GroupedPointwiseStep: Step {
+struct GroupedPointwiseStep: ScratchUsingStep {
     let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?
     let groups: [PointwiseWeights], pool: WorkerPool
+    var scratch: ScratchSize {
+        groups.reduce(.none) { $0.union(pointwiseScratch(inputChannels: $1.inputChannels)) }
+    }
     func run() {
         var inputChannel = 0, outputChannel = 0
         for weights in groups {
@@ -96,8 +107,9 @@ struct AveragePoolStep: Step {
     }
 }
 
-struct ResizeStep: Step {
+struct ResizeStep: ScratchUsingStep {
     let input: FeatureMap, output: FeatureMap, pool: WorkerPool
+    var scratch: ScratchSize { resizeBilinear2xScratch(inputWidth: input.layout.width) }
     func run() { resizeBilinear2x(input, output: output, pool: pool) }
 }
 
@@ -125,9 +137,12 @@ final class ExternalInput {
 
 /// A 1x1 convolution at the low resolution, then the bilinear ×2 upsampling of its result (a
 /// `Resize` followed by a 1x1 convolution, reordered; see `matchResizedPointwise`).
-struct ResizedPointwiseStep: Step {
+struct ResizedPointwiseStep: ScratchUsingStep {
     let input: FeatureMap, small: FeatureMapStorage, output: FeatureMap, pool: WorkerPool
     let weights: PointwiseWeights
+    var scratch: ScratchSize {
+        pointwiseScratch(inputChannels: weights.inputChannels).union(resizeBilinear2xScratch(inputWidth: small.layout.width))
+    }
     func run() {
         pointwiseConvolution(input, weights: weights, activation: .none, output: small.map, pool: pool)
         resizeBilinear2x(small.map, output: output, pool: pool)
@@ -135,25 +150,29 @@ struct ResizedPointwiseStep: Step {
 }
 
 /// Squeeze-and-excite (pool, two 1x1 convolutions on the means, sigmoid, channel multiply).
-struct SqueezeExciteStep: Step {
+struct SqueezeExciteStep: ScratchUsingStep {
     let input: FeatureMap, output: FeatureMap, weights: GateWeights, pool: WorkerPool
+    var scratch: ScratchSize { gateScratch(weights) }
     func run() { squeezeExcite(input, weights: weights, output: output, pool: pool) }
 }
 
 /// The decoder's attention gate `s · gate(mean(s + u)) + u`.
-struct AttentionGateStep: Step {
+struct AttentionGateStep: ScratchUsingStep {
     let skip: FeatureMap, upsampled: FeatureMap, output: FeatureMap, weights: GateWeights, pool: WorkerPool
+    var scratch: ScratchSize { gateScratch(weights) }
     func run() { attentionGate(skip: skip, upsampled: upsampled, weights: weights, output: output, pool: pool) }
 }
 
 /// An attention gate's values only, for the banded step that applies the gate.
-struct AttentionGateValuesStep: Step {
+struct AttentionGateValuesStep: ScratchUsingStep {
     let skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights, gate: FloatBuffer, pool: WorkerPool
+    var scratch: ScratchSize { gateValuesScratch(weights) }
     func run() { attentionGateValues(skip: skip, upsampled: upsampled, weights: weights, gate: gate.baseAddress, pool: pool) }
 }
 
 /// A 1x1 convolution and the depthwise convolution reading its output, in bands of rows.
-struct PointwiseDepthwiseStep: Step {
+struct PointwiseDepthwiseStep: ScratchUsingStep {
+    var scratch: ScratchSize { pointwiseThenDepthwiseScratch(pointwise) }
     let input: FeatureMap, gatedInput: GatedInput?, pointwise: PointwiseWeights, pointwiseActivation: Activation
     let bands: [FeatureMapStorage], bandRows: Int
     let depthwise: DepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation

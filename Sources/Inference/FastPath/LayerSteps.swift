@@ -263,13 +263,18 @@ struct SoftmaxStep: Step {
     func run() { softmaxOverChannels(input, output: output, pool: pool) }
 }
 
-struct ResizeTableStep: Step {
+struct ResizeTableStep: ScratchUsingStep {
     let input: FeatureMap, rows: ResizeAxis, columns: ResizeAxis, output: FeatureMap, pool: WorkerPool
+    var scratch: ScratchSize { resizeBilinearScratch(outputWidth: columns.count) }
     func run() { resizeBilinear(input, rows: rows, columns: columns, output: output, pool: pool) }
 }
 
-struct PoolStep: Step {
+struct PoolStep: ScratchUsingStep {
     let input: FeatureMap, kind: PoolKind, height: WindowAxis, width: WindowAxis, output: FeatureMap, pool: WorkerPool
+    var scratch: ScratchSize {
+        pool2DScratch(input: input.layout, output: output.layout, kernelHeight: height.kernel, kernelWidth: width.kernel,
+                      strideWidth: width.stride, padLeft: width.padBegin)
+    }
     func run() {
         pool2D(input, kind: kind, kernelHeight: height.kernel, kernelWidth: width.kernel, strideHeight: height.stride,
                strideWidth: width.stride, padTop: height.padBegin, padLeft: width.padBegin, output: output, pool: pool)

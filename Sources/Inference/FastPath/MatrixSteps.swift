@@ -47,7 +47,7 @@ extension FastExecutor {
                                  inputChannels: cin, outputChannels: cout, kernelHeight: t.kH, kernelWidth: t.kW)
         return TapTransposedConvolutionStep(
             input: Self.denseMap(inputs[0], channels: cin, height: t.inH, width: t.inW), weights: weights,
-            scratch: FeatureMapStorage(channels: cout, layout: .dense(width: t.inW, height: t.inH)),
+            tapOutput: FeatureMapStorage(channels: cout, layout: .dense(width: t.inW, height: t.inH)),
             output: Self.denseMap(outputs[0], channels: cout, height: t.outH, width: t.outW),
             geometry: (t.strideH, t.strideW, t.dilationH, t.dilationW, t.padTop, t.padLeft), pool: pool)
     }
@@ -95,8 +95,11 @@ struct CancelledTransposes {
 }
 
 /// Two steps run as one.
-struct StepSequence<First: Step, Second: Step>: Step {
+struct StepSequence<First: Step, Second: Step>: ScratchUsingStep {
     let first: First, second: Second
+    var scratch: ScratchSize {
+        ((first as? any ScratchUsingStep)?.scratch ?? .none).union((second as? any ScratchUsingStep)?.scratch ?? .none)
+    }
     func run() {
         first.run()
         second.run()
@@ -108,13 +111,14 @@ struct MatrixStep: Step {
     func run() { matrixMultiply(a, rows: rows, weights: weights, output: output, pool: pool) }
 }
 
-struct TapTransposedConvolutionStep: Step {
-    let input: FeatureMap, weights: TapWeights, scratch: FeatureMapStorage, output: FeatureMap
+struct TapTransposedConvolutionStep: ScratchUsingStep {
+    let input: FeatureMap, weights: TapWeights, tapOutput: FeatureMapStorage, output: FeatureMap
+    var scratch: ScratchSize { transposedConvolutionScratch(weights) }
     let geometry: (strideH: Int, strideW: Int, dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int)
     let pool: WorkerPool
     func run() {
         transposedConvolution(input, weights: weights, strideHeight: geometry.strideH, strideWidth: geometry.strideW,
                               dilationHeight: geometry.dilationH, dilationWidth: geometry.dilationW,
-                              padTop: geometry.padTop, padLeft: geometry.padLeft, scratch: scratch, output: output, pool: pool)
+                              padTop: geometry.padTop, padLeft: geometry.padLeft, scratch: tapOutput, output: output, pool: pool)
     }
 }

@@ -1,0 +1,165 @@
+import Testing
+import TestSupport
+@testable import Inference
+
+/// Kernels whose scratch memory depends on the problem, at sizes past the pool's default
+/// scratch (65,536 floats per thread and shared): the fast path sizes the scratch from what each
+/// step's kernels state they need, so these run on the fast kernels and match the reference path.
+///
+/// The 1x1 convolution packs k input channels × 48 pixels (× 16 for the last pixels) into thread
+/// scratch before a spilled register tile; it used to put the tile at a fixed offset of 8,192
+/// floats in a fixed 65,536-float scratch, so above 512 input channels (170 when its output is
+/// written into a zero-bordered map, as before a depthwise convolution) the panel ran into the
+/// tile, and above 1,365 past the scratch.
+@Suite("Kernel scratch sized from the problem")
+struct KernelScratchTests {
+    typealias B = ONNXBuilder
+    typealias P = PathComparison
+
+    /// One 1x1 convolution `inputChannels` → `outputChannels` with bias on an H×W map.
+    static func pointwise(inputChannels k: Int, outputChannels m: Int, height: Int, width: Int, seed: UInt64) -> (bytes: [UInt8], feeds: [String: [Float]]) {
+        var random = SeededGenerator(seed: seed)
+        let bytes = B.model(
+            nodes: [B.node("Conv", inputs: ["x", "w", "b"], outputs: ["y"], attributes: [.ints("kernel_shape", [1, 1])])],
+            initializers: [P.tensor("w", [m, k, 1, 1], &random, scale: 2 / Float(k).squareRoot()), P.tensor("b", [m], &random)],
+            inputs: [P.value("x", [1, k, height, width])], outputs: [P.value("y", [1, m, height, width])])
+        return (bytes, ["x": random.floats(k * height * width)])
+    }
+
+    /// The regression cases: 513, 1365, 2048 and 4096 input channels on 1×1 and 16×16 maps. The
+    /// quick run takes the 1×1 maps (the 16-pixel panel: past the old tile offset from 513, past
+    /// the whole default scratch at 4096), 513 on 16×16 (the 48-pixel panel past the old tile)
+    /// and 2048 on 7×7 (one 48-pixel panel, past the whole default scratch); the long run adds
+    /// 1365, 2048 and 4096 on 16×16.
+    static var manyInputCases: [(inputChannels: Int, size: Int)] {
+        [(513, 1), (1365, 1), (2048, 1), (4096, 1), (513, 16), (2048, 7)]
+            + (TestRun.isLong ? [(1365, 16), (2048, 16), (4096, 16)] : [])
+    }
+
+    @Test("1x1 convolution of 513 to 4096 input channels to 64 on 1×1 and 16×16 maps")
+    func pointwiseManyInputs() throws {
+        for (k, size) in Self.manyInputCases {
+            let (bytes, feeds) = Self.pointwise(inputChannels: k, outputChannels: 64, height: size, width: size, seed: UInt64(k))
+            try P.check(bytes, feeds: feeds, "1x1 \(k)→64 on \(size)×\(size)")
+        }
+    }
+
+    /// A 1x1 convolution `k` → `c` with ReLU, then a 3x3 depthwise convolution (pad 1) with ReLU;
+    /// with `residual`, a 1x1 convolution back to `k` channels and the Add of the block's input
+    /// (MobileNetV2's inverted residual block: the input stays read after the depthwise
+    /// convolution, so the depthwise output never takes its buffer and the pair may run in bands).
+    static func pointwiseDepthwise(inputChannels k: Int, channels c: Int, height: Int, width: Int, residual: Bool,
+                                   seed: UInt64) -> (bytes: [UInt8], feeds: [String: [Float]]) {
+        var random = SeededGenerator(seed: seed)
+        var nodes = [B.node("Conv", inputs: ["x", "w1", "b1"], outputs: ["e"], attributes: [.ints("kernel_shape", [1, 1])]),
+                     B.node("Relu", inputs: ["e"], outputs: ["r"]),
+                     B.node("Conv", inputs: ["r", "w2", "b2"], outputs: ["d"],
+                            attributes: [.ints("kernel_shape", [3, 3]), .ints("pads", [1, 1, 1, 1]), .int("group", Int64(c))]),
+                     B.node("Relu", inputs: ["d"], outputs: [residual ? "dr" : "y"])]
+        var initializers = [P.tensor("w1", [c, k, 1, 1], &random, scale: 2 / Float(k).squareRoot()), P.tensor("b1", [c], &random),
+                            P.tensor("w2", [c, 1, 3, 3], &random), P.tensor("b2", [c], &random)]
+        if residual {
+            nodes += [B.node("Conv", inputs: ["dr", "w3", "b3"], outputs: ["p"], attributes: [.ints("kernel_shape", [1, 1])]),
+                      B.node("Add", inputs: ["p", "x"], outputs: ["y"])]
+            initializers += [P.tensor("w3", [k, c, 1, 1], &random, scale: 0.5), P.tensor("b3", [k], &random)]
+        }
+        let outputs = residual ? k : c
+        let bytes = B.model(nodes: nodes, initializers: initializers, inputs: [P.value("x", [1, k, height, width])],
+                            outputs: [P.value("y", [1, outputs, height, width])])
+        return (bytes, ["x": random.floats(k * height * width)])
+    }
+
+    @Test("1x1 then depthwise 3x3 in row bands (an inverted residual block) at 171 to 2048 input channels")
+    func bandedPointwiseDepthwise() throws {
+        // The 1x1 writes a zero-bordered band, through its spilled tile: past the old tile offset
+        // from 171 input channels, past the default scratch at 1365 (the long run adds 172, 512, 1365).
+        for k in [171, 2048] + (TestRun.isLong ? [172, 512, 1365] : []) {
+            let (bytes, feeds) = Self.pointwiseDepthwise(inputChannels: k, channels: 16, height: 9, width: 11,
+                                                         residual: true, seed: UInt64(k))
+            try P.check(bytes, feeds: feeds, "1x1 \(k)→16 → depthwise on 9×11")
+            let session = try InferenceSession(model: try InferenceModel(bytes: bytes), path: .fast)
+            #expect(try Self.layers(session, input: feeds["x"]!) == [["Conv", "Relu", "Conv", "Relu"], ["Conv", "Add"]],
+                    "the banded step runs both convolutions")
+        }
+    }
+
+    @Test("1x1 writing the zero-bordered input of a depthwise convolution (too wide to band) at 171 input channels")
+    func paddedPointwiseOutput() throws {
+        let inputChannels = 171
+        // 1024 channels of 4 columns: a band of rows would recompute more rows than it keeps.
+        let (bytes, feeds) = Self.pointwiseDepthwise(inputChannels: inputChannels, channels: 1024, height: 4, width: 4,
+                                                     residual: false, seed: 4)
+        try P.check(bytes, feeds: feeds, "1x1 \(inputChannels)→1024 → depthwise on 4×4")
+        let session = try InferenceSession(model: try InferenceModel(bytes: bytes), path: .fast)
+        #expect(try Self.layers(session, input: feeds["x"]!) == [["Conv", "Relu"], ["Conv", "Relu"]], "two steps, not banded")
+    }
+
+    @Test("MobileNetV3's squeeze-excite: GAP → 1x1 672→168 → ReLU → 1x1 168→672 → HardSigmoid → Mul, and with Sigmoid (one fused step)",
+          arguments: ["HardSigmoid", "Sigmoid"])
+    func mobileNetV3SqueezeExcite(gate: String) throws {
+        var random = SeededGenerator(seed: 5)
+        let (c, hidden) = (672, 168)
+        let bytes = B.model(
+            nodes: [B.node("GlobalAveragePool", inputs: ["x"], outputs: ["m"]),
+                    B.node("Conv", inputs: ["m", "w1", "b1"], outputs: ["h"], attributes: [.ints("kernel_shape", [1, 1])]),
+                    B.node("Relu", inputs: ["h"], outputs: ["r"]),
+                    B.node("Conv", inputs: ["r", "w2", "b2"], outputs: ["g"], attributes: [.ints("kernel_shape", [1, 1])]),
+                    B.node(gate, inputs: ["g"], outputs: ["s"]),
+                    B.node("Mul", inputs: ["x", "s"], outputs: ["y"])],
+            initializers: [P.tensor("w1", [hidden, c, 1, 1], &random, scale: 0.1), P.tensor("b1", [hidden], &random),
+                           P.tensor("w2", [c, hidden, 1, 1], &random, scale: 0.2), P.tensor("b2", [c], &random)],
+            inputs: [P.value("x", [1, c, 7, 7])], outputs: [P.value("y", [1, c, 7, 7])])
+        // HardSigmoid has no fast kernel: it runs on the reference kernel, the rest on fast ones.
+        let worst = try P.check(bytes, feeds: ["x": random.floats(c * 49)], fast: gate == "Sigmoid", "squeeze-excite with \(gate)")
+        #expect(worst <= P.tolerance)
+    }
+
+    @Test("a squeeze-excite of 40,000 channels: its means, gate and hidden units exceed the default shared scratch")
+    func wideSqueezeExcite() throws {
+        var random = SeededGenerator(seed: 6)
+        let (c, hidden) = (40_000, 2)
+        let bytes = B.model(
+            nodes: [B.node("GlobalAveragePool", inputs: ["x"], outputs: ["m"]),
+                    B.node("Conv", inputs: ["m", "w1", "b1"], outputs: ["h"], attributes: [.ints("kernel_shape", [1, 1])]),
+                    B.node("Relu", inputs: ["h"], outputs: ["r"]),
+                    B.node("Conv", inputs: ["r", "w2", "b2"], outputs: ["g"], attributes: [.ints("kernel_shape", [1, 1])]),
+                    B.node("Sigmoid", inputs: ["g"], outputs: ["s"]),
+                    B.node("Mul", inputs: ["s", "x"], outputs: ["y"])],
+            initializers: [P.tensor("w1", [hidden, c, 1, 1], &random, scale: 0.02), P.tensor("b1", [hidden], &random),
+                           P.tensor("w2", [c, hidden, 1, 1], &random), P.tensor("b2", [c], &random)],
+            inputs: [P.value("x", [1, c, 1, 2])], outputs: [P.value("y", [1, c, 1, 2])])
+        try P.check(bytes, feeds: ["x": random.floats(c * 2)], "squeeze-excite of \(c) channels")
+    }
+
+    @Test("bilinear resizes and a max pool of rows wider than the default scratch")
+    func wideRows() throws {
+        var random = SeededGenerator(seed: 7)
+        let linear: [B.Attribute] = [.string("mode", "linear"), .string("coordinate_transformation_mode", "half_pixel")]
+        // By tables to 40,000 columns (two rows of the output width), and a 1x3 max pool over
+        // 70,001 columns. (Resize ×2 has its own kernel, whose blended row of W + 34 floats fits
+        // the default scratch for every width a model may ask for: 65,536 outputs at most.)
+        let cases: [(String, [UInt8], Int)] = [
+            ("resize 3 → 40,000 columns", B.model(
+                nodes: [B.node("Resize", inputs: ["x", "", "", "sizes"], outputs: ["y"], attributes: linear)],
+                initializers: [B.int64Tensor("sizes", [4], [1, 2, 3, 40_000])],
+                inputs: [P.value("x", [1, 2, 2, 3])], outputs: [P.value("y", [1, 2, 3, 40_000])]), 12),
+            ("max pool 1x3 over 70,001 columns", B.model(
+                nodes: [B.node("MaxPool", inputs: ["x"], outputs: ["y"],
+                               attributes: [.ints("kernel_shape", [1, 3]), .ints("pads", [0, 1, 0, 1])])],
+                inputs: [P.value("x", [1, 1, 2, 70_001])], outputs: [P.value("y", [1, 1, 2, 70_001])]), 140_002),
+        ]
+        for (label, bytes, count) in cases {
+            try P.check(bytes, feeds: ["x": random.floats(count)], label)
+        }
+    }
+
+    /// The operators of each layer the fast session runs.
+    static func layers(_ session: InferenceSession, input: [Float]) throws -> [[String]] {
+        var output = [Float](repeating: 0, count: session.model.outputs[0].elementCount)
+        return try input.withUnsafeBufferPointer { source in
+            try output.withUnsafeMutableBufferPointer { destination in
+                try session.profileLayers(input: source, output: destination, runs: 1).map(\.operators)
+            }
+        }
+    }
+}
