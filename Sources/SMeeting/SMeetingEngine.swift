@@ -60,6 +60,12 @@ public final class SMeetingEngine: Sendable {
 
     // MARK: Camera
 
+    /// The device's camera capture pipeline (``SRTCCapturePipeline/shared`` for `SMeetingEngine()`):
+    /// its cameras, and ``SRTCCapturePipeline/captureFrames(_:)``, which a camera driver, or an app
+    /// that plays one, calls on the capture thread to send the camera's frames through the virtual
+    /// background to every meeting and the local preview.
+    public var capturePipeline: SRTCCapturePipeline { rtc.capturePipeline }
+
     /// Turns the camera on or off. Virtual background settings made while it is off apply once it is on.
     public func setCameraEnabled(_ enabled: Bool) { rtc.setCameraEnabled(enabled) }
     /// Whether the camera is on.
