@@ -34,16 +34,30 @@ package final class InferenceSession: @unchecked Sendable {
     /// Set when the fast path's first step reads the single graph input straight from the
     /// caller's buffer in `run(input:output:)` (no copy into the arena).
     private let externalInput: ExternalInput?
+    /// The fast path's fusions (empty on the reference path and in sessions that keep
+    /// intermediates).
+    private let fusionPlan: FusionPlan
+
+    /// Which fusions across nodes a fast session plans.
+    package enum Fusions: Sendable, Equatable {
+        /// Every fusion the fast path's rules find (what the SDK runs).
+        case all
+        /// Only those led by these nodes (indices into `model.runningNodes`); every other node
+        /// runs its single-node step. To find which fusion changes a result (`vbg check`).
+        case ledBy(Set<Int>)
+    }
 
     /// Plans the buffers and binds each node to its kernel.
     ///
     /// - Parameters:
     ///   - path: `.fast` uses SIMD kernels where available (the reference kernels elsewhere).
     ///   - threads: worker threads the fast kernels may use (≥ 1; the reference path uses one).
-    ///   - keepsIntermediates: keep every value readable through `value(named:)` after a run.
+    ///   - keepsIntermediates: keep every value readable through `value(named:)` after a run;
+    ///     the fast path then plans no fusion.
+    ///   - fusions: the fusions a fast session that does not keep intermediates plans.
     /// - Throws: `ModelError(.invalidInput)` when `threads` is not in 1...64.
     package init(model: InferenceModel, path: ExecutionPath = .fast, threads: Int = 1,
-                keepsIntermediates: Bool = false) throws(ModelError) {
+                keepsIntermediates: Bool = false, fusions: Fusions = .all) throws(ModelError) {
         guard (1...64).contains(threads) else { throw ModelError(.invalidInput, "threads must be between 1 and 64 (got \(threads))") }
         self.model = model
         self.path = path
@@ -67,8 +81,10 @@ package final class InferenceSession: @unchecked Sendable {
         let reference = ReferenceExecutor()
         // Fusion skips writing fused values to the arena, so inspection sessions run unfused.
         let offsets = plan.offsets
-        let fast: (any Executor)? = path == .fast
-            ? FastExecutor(threads: threads, graph: keepsIntermediates ? nil : graph,
+        var leaders: Set<Int>? = nil
+        if case let .ledBy(nodes) = fusions { leaders = nodes }
+        let fast: FastExecutor? = path == .fast
+            ? FastExecutor(threads: threads, graph: keepsIntermediates ? nil : graph, leaders: leaders,
                            constants: Set(graph.values.indices.filter { graph.values[$0].constant != nil }),
                            pointer: { arena + offsets[$0] }) : nil
         var steps: [any Step] = []
@@ -80,7 +96,8 @@ package final class InferenceSession: @unchecked Sendable {
             steps.append(step)
         }
         self.steps = steps
-        externalInput = (fast as? FastExecutor)?.externalInput
+        externalInput = fast?.externalInput
+        fusionPlan = fast?.plan ?? FusionPlan()
     }
 
     deinit { arena.deallocate() }
@@ -292,6 +309,35 @@ package final class InferenceSession: @unchecked Sendable {
             NodeKernel(name: node.name, op: node.opType, multiplyAccumulates: node.operation.multiplyAccumulates,
                        runsOnReference: steps[index] is ReferenceStep)
         }
+    }
+
+    /// Each fusion the session runs, as the indices (into `model.runningNodes`) of the node leading
+    /// it and then the nodes whose work its step does; empty on the reference path and in
+    /// sessions that keep intermediates.
+    package var fusionSpans: [[Int]] { fusionPlan.spans }
+
+    /// Runs the step of one node alone on the values its inputs have in `source` (after
+    /// `source`'s last run), and returns its outputs: how far one kernel is from another on the
+    /// same inputs, whatever the nodes before computed (`vbg check`). The inputs are copied
+    /// into this session's buffers, so its other values are unchanged.
+    ///
+    /// - Parameters:
+    ///   - index: the node's index in `model.runningNodes`.
+    ///   - source: another session of the same model that keeps its intermediates.
+    /// - Precondition: both sessions keep their intermediates, share `model`, and are distinct.
+    package func replay(nodeAt index: Int, readingInputsFrom source: InferenceSession) -> [Tensor] {
+        precondition(source !== self && source.model === model, "replay reads another session of the same model")
+        precondition(keepsIntermediates && source.keepsIntermediates, "replay needs sessions that keep their intermediates")
+        let graph = model.graph
+        let node = graph.nodes[index]
+        let inputs = node.inputs.map { id in (id, graph.values[id].constant == nil ? source.tensor(named: graph.values[id].name) : nil) }
+        lock.lock()
+        defer { lock.unlock() }
+        for case let (id, tensor?) in inputs where !tensor.bytes.isEmpty {
+            tensor.bytes.withUnsafeBytes { UnsafeMutableRawPointer(arena + plan.offsets[id]).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        }
+        steps[index].run()
+        return node.outputs.map(tensor)
     }
 
     /// The value named `name` after the last run: any value when `keepsIntermediates` is true,

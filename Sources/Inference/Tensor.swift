@@ -23,8 +23,28 @@ package struct Tensor: Sendable, Equatable {
         self.init(type: .float32, shape: shape, bytes: TensorElements.bytes(of: floats))
     }
 
+    /// A tensor of a float type (float32, float16, double) holding `values`, each rounded to the
+    /// type.
+    ///
+    /// - Precondition: `values.count == shape.reduce(1, *)`.
+    package init(type: ElementType, shape: [Int], doubles values: [Double]) {
+        precondition(values.count == shape.reduce(1, *), "\(values.count) values do not fill \(shape)")
+        var bytes = [UInt8](repeating: 0, count: values.count * type.byteSize)
+        bytes.withUnsafeMutableBytes { raw in
+            for (index, value) in values.enumerated() { TensorElements.setDouble(value, raw.baseAddress!, at: index, type) }
+        }
+        self.init(type: type, shape: shape, bytes: bytes)
+    }
+
     /// The number of elements.
     package var elementCount: Int { shape.reduce(1, *) }
+
+    /// Every element as Double, whatever the type (exact but for 64-bit integers beyond 2^53).
+    package var doubles: [Double] {
+        bytes.withUnsafeBytes { raw in
+            (0..<elementCount).map { TensorElements.double(raw.baseAddress!, at: $0, type) }
+        }
+    }
 
     /// The elements of a float32 tensor; nil for other types.
     package var floats: [Float]? { constant.floats }

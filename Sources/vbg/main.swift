@@ -9,6 +9,7 @@ import Foundation
 nonisolated var commands: [Command] { [
     // Subcommands are added here as they land (infer, inspect, blur, replace, segment, video, bench).
     inferCommand,
+    checkCommand,
     inspectCommand,
     testCommand,
     blurCommand,

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// One row of the CLI table: what to run, the exit status and a phrase of the first stderr line.
 ///
@@ -89,6 +90,20 @@ struct CLITests {
             ["replace", try $0.input("in.png", png), $0.output("out.png")]
         },
         CLIRow(name: "inspect: a flag given a value", status: 2, says: "takes no value") { _ in ["inspect", "general", "--time-load=yes"] },
+        CLIRow(name: "check: no model", status: 2, says: "expected MODEL") { _ in ["check"] },
+        CLIRow(name: "check: a negative tolerance", status: 2, says: "--rtol must be a non-negative number") {
+            ["check", try $0.input("relu.onnx", model), "--rtol", "-1e-4"]
+        },
+        CLIRow(name: "check: an empty --range", status: 2, says: "--range takes LO,HI with LO < HI") {
+            ["check", try $0.input("relu.onnx", model), "--range", "1,1"]
+        },
+        CLIRow(name: "check: an integer input it cannot make up", status: 2, says: "give them with --input indices=FILE.npy") {
+            ["check", try $0.input("gather.onnx", ONNXBuilder.model(
+                nodes: [ONNXBuilder.node("Gather", inputs: ["data", "indices"], outputs: ["y"])],
+                initializers: [ONNXBuilder.floatTensor("data", [4, 3], (0..<12).map(Float.init))],
+                inputs: [ONNXBuilder.valueInfo("indices", dims: [.value(2)], elementType: 7)],
+                outputs: [ONNXBuilder.valueInfo("y", [2, 3])]))]
+        },
         // Each command writes one format: a name promising another is refused before any work.
         CLIRow(name: "blur: OUT named .jpg", status: 2, says: "OUT.png is written as PNG: its name must end in .png (got") {
             ["blur", try $0.input("in.png", png), $0.output("out.jpg")]
@@ -183,6 +198,10 @@ struct CLITests {
             ["segment", try $0.input("in.png", []), "--mask", $0.output("mask.png")]
         },
         CLIRow(name: "inspect: model file missing", status: 1, says: "model not found") { ["inspect", $0.inputs.path + "/absent.onnx"] },
+        CLIRow(name: "check: model file missing", status: 1, says: "model not found") { ["check", $0.inputs.path + "/absent.onnx"] },
+        CLIRow(name: "check: input of the wrong shape", status: 1, says: "has shape") {
+            ["check", try $0.input("relu.onnx", model), "--input", try $0.input("x.npy", fixtureBytes("Fixtures/model/general/random_0_input.npy"))]
+        },
         CLIRow(name: "inspect: model is random bytes", status: 1, says: "vbg inspect:") {
             ["inspect", try $0.input("random.onnx", randomBytes(count: 300, seed: 9))]
         },

@@ -35,10 +35,13 @@ final class FastExecutor: Executor {
 
     /// - Parameters:
     ///   - graph: the session's graph, to fuse across nodes; nil for no fusion.
+    ///   - leaders: when given, only fusions led by these nodes (indices into `graph.nodes`) are
+    ///     planned: the others' nodes run their single-node steps (to find which fusion changes
+    ///     a result).
     ///   - pointer: the arena address of a value.
     ///   - constants: the values whose contents are fixed before steps are made (weights are
     ///     packed from them; a node whose weights are computed at run time is not taken).
-    init(threads: Int, graph: LoadedGraph? = nil, constants: Set<Int> = [],
+    init(threads: Int, graph: LoadedGraph? = nil, leaders: Set<Int>? = nil, constants: Set<Int> = [],
          pointer: @escaping (Int) -> UnsafeMutablePointer<Float> = { _ in fatalError() }) {
         pool = WorkerPool(threads: threads)
         self.graph = graph
@@ -50,7 +53,7 @@ final class FastExecutor: Executor {
                 for id in node.inputs { consumers[id].append(index) }
                 for id in node.outputs { nodeIndex[id] = index }
             }
-            plan = makePlan(graph)
+            plan = makePlan(graph, leaders: leaders)
         }
     }
 

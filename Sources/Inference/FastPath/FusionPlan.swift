@@ -60,6 +60,12 @@ struct FusionPlan {
     /// took over: the gate's step writes them and the banded step reads them.
     private(set) var takenOverGates: [Int: FloatBuffer] = [:]
 
+    /// Each fusion as the indices (into `graph.nodes`) of its leader and the nodes it absorbs,
+    /// in the leaders' order.
+    var spans: [[Int]] {
+        fusions.keys.sorted().map { leader in [leader] + absorbedBy.filter { $0.value == leader }.map(\.key).sorted() }
+    }
+
     mutating func record(_ fusion: Fusion, at leader: Int, absorbing nodes: [Int]) {
         fusions[leader] = fusion
         for node in nodes { absorbedBy[node] = leader }
@@ -71,10 +77,11 @@ struct FusionPlan {
 }
 
 extension FastExecutor {
-    /// The plan for `graph`: every node offered to the cross-node rules, in order.
-    func makePlan(_ graph: LoadedGraph) -> FusionPlan {
+    /// The plan for `graph`: every node offered to the cross-node rules, in order (only the
+    /// nodes in `leaders` may lead a fusion, when it is given).
+    func makePlan(_ graph: LoadedGraph, leaders: Set<Int>? = nil) -> FusionPlan {
         var plan = FusionPlan()
-        for index in graph.nodes.indices where plan.absorbedBy[index] == nil {
+        for index in graph.nodes.indices where plan.absorbedBy[index] == nil && leaders?.contains(index) != false {
             guard let fusion = matchFusion(at: index, plan: plan) else { continue }
             plan.record(fusion, at: index, absorbing: fusion.absorbed.compactMap { nodeIndex[$0] })
             if case .pointwiseDepthwise(let banded) = fusion, let gate = banded.gate {
