@@ -26,7 +26,8 @@ package final class InferenceSession: @unchecked Sendable {
 
     private let plan: BufferPlan
     private let arena: UnsafeMutablePointer<Float>
-    private let steps: [any Step]
+    /// One per node, in order (internal for the fusion tests, which read which nodes run nothing).
+    let steps: [any Step]
     /// Guards the arena for any caller. Under the SDK's segmenter, whose own lock already
     /// serialises runs, it is taken uncontended (tens of nanoseconds a frame); it stays so that a
     /// session is safe to share on its own.
