@@ -12,7 +12,8 @@ struct BandedFusion {
     /// Whether the depthwise node's residual is the 1x1's output (then read from the band).
     let residualIsInput: Bool
     /// The attention gate (by its leading node) producing the 1x1's input, applied band by band:
-    /// the gated map is never written, the band reads the gate's two inputs.
+    /// the gated map is never written, the band reads the gate's two inputs. Taken only when the
+    /// 1x1 is the gated map's only reader (it is no graph output) and runs right after the gate.
     let gate: Int?
     /// Output rows per band, and the input rows a band needs.
     let bandRows: Int, rowsIn: Int
@@ -45,9 +46,12 @@ extension FastExecutor {
         // input: they must not share memory (a private padded buffer never does).
         let final = fused.target
         let isPrivate = paddedBorder(for: final, channels: channels, height: dw.height.output, width: dw.width.output) != nil
+        // The gated map is never written, so nothing else may read it (a graph output is read by
+        // the caller); the gate's inputs are read again here, so no node may run between the
+        // gate and this step (one could take their buffers, free after the gate's last node).
         var gate: Int? = nil
-        if let producer = nodeIndex[node.inputs[0]], let leader = plan.absorbedBy[producer],
-           case .attentionGate(let g)? = plan.fusions[leader], g.output == node.inputs[0], consumers[g.output].count == 1,
+        if let producer = nodeIndex[node.inputs[0]], producer + 1 == index, let leader = plan.absorbedBy[producer],
+           case .attentionGate(let g)? = plan.fusions[leader], g.output == node.inputs[0], soleConsumer(of: g.output) != nil,
            isPrivate || (!overlap(g.skip, final) && !overlap(g.upsampled, final)) {
             gate = leader
         }
