@@ -1,10 +1,14 @@
-import Foundation
+// The worker thread is a POSIX thread synchronised through `Synchronization.Atomic`; where the
+// C library or the atomics are missing (Embedded Swift, bare metal) every pool runs on 1 thread.
+// The same condition guards each use below.
+#if (canImport(Glibc) || canImport(Musl) || canImport(Darwin)) && canImport(Synchronization) && !hasFeature(Embedded)
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if canImport(Synchronization)
 import Synchronization
 #endif
 
@@ -37,16 +41,21 @@ package final class WorkerPool {
     package static let minimumScratchCount = 1 << 16
 
     /// A pool of `threads` threads (clamped to 1…2). Where `Synchronization.Atomic` is
-    /// unavailable (before macOS 15 / iOS 18) it runs on 1 thread.
+    /// unavailable (before macOS 15 / iOS 18) or there are no threads (Embedded Swift) it runs
+    /// on 1 thread.
     package init(threads: Int = 1, scratchCount: Int = WorkerPool.minimumScratchCount) {
         var count = min(max(threads, 1), 2)
         var worker: AnyObject? = nil
         if count == 2 {
+            #if (canImport(Glibc) || canImport(Musl) || canImport(Darwin)) && canImport(Synchronization) && !hasFeature(Embedded)
             if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
                 worker = SpinningWorker()
             } else {
                 count = 1
             }
+            #else
+            count = 1
+            #endif
         }
         self.worker = worker
         threadCount = count
@@ -100,9 +109,11 @@ package final class WorkerPool {
     func lane(_ part: Int) -> WorkerPool { threadCount == 1 ? self : lanePools[part] }
 
     deinit {
+        #if (canImport(Glibc) || canImport(Musl) || canImport(Darwin)) && canImport(Synchronization) && !hasFeature(Embedded)
         if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
             (worker as? SpinningWorker)?.stop()
         }
+        #endif
     }
 
     /// Private scratch of thread `part` (``scratchCount`` floats).
@@ -126,13 +137,15 @@ package final class WorkerPool {
             job.run(part: 0, pool: self)
             return
         }
+        #if (canImport(Glibc) || canImport(Musl) || canImport(Darwin)) && canImport(Synchronization) && !hasFeature(Embedded)
         if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
             // `worker` is a SpinningWorker whenever threadCount == 2 (see init).
             let worker = unsafeDowncast(self.worker!, to: SpinningWorker.self)
             withUnsafePointer(to: job) { worker.run(UnsafeRawPointer($0), Job.self, pool: self) }
-        } else {
-            for part in 0..<threadCount { job.run(part: part, pool: self) }
+            return
         }
+        #endif
+        for part in 0..<threadCount { job.run(part: part, pool: self) }
     }
 
     /// The part of `0..<total` that thread `part` of `parts` handles, cut at multiples of
@@ -184,6 +197,7 @@ extension PoolJob {
     }
 }
 
+#if (canImport(Glibc) || canImport(Musl) || canImport(Darwin)) && canImport(Synchronization) && !hasFeature(Embedded)
 /// One extra thread that runs part 1 of each job.
 ///
 /// `@unchecked Sendable` because `job` (with `jobType`, `jobPool`) is a plain stored property shared with the worker thread.
@@ -197,7 +211,7 @@ final class SpinningWorker: @unchecked Sendable {
     private let done = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
     private let parked = Atomic<Bool>(false)
-    private let condition = NSCondition()
+    private let condition = ParkingCondition()
     /// The current job: its address in the submitter's frame, its type and pool (nil when idle).
     private var job: UnsafeRawPointer? = nil
     private var jobType: any PoolJob.Type = IdleJob.self
@@ -211,10 +225,33 @@ final class SpinningWorker: @unchecked Sendable {
     private static let spinsBeforeYielding = 2000
 
     init() {
-        let thread = Thread { [self] in self.loop() }
-        thread.name = "vbg-kernels-worker"
-        thread.stackSize = 1 << 20
-        thread.start()
+        // The thread holds a strong reference to the worker until its loop returns (after `stop`).
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        pthread_attr_setstacksize(&attributes, 1 << 20)
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        #if canImport(Darwin)
+        var thread: pthread_t? = nil
+        #else
+        var thread = pthread_t()
+        #endif
+        let status = pthread_create(&thread, &attributes, { context in
+            SpinningWorker.threadMain(context)
+            return nil
+        }, context)
+        pthread_attr_destroy(&attributes)
+        precondition(status == 0, "WorkerPool: pthread_create failed (\(status))")
+    }
+
+    /// The worker thread's body: names the thread and runs the loop of the worker at `context`.
+    private static func threadMain(_ context: UnsafeMutableRawPointer?) {
+        #if canImport(Darwin)
+        pthread_setname_np("vbg-kernels-worker")
+        #else
+        _ = setThreadName(pthread_self(), "vbg-kernels-worker")
+        #endif
+        Unmanaged<SpinningWorker>.fromOpaque(context!).takeRetainedValue().loop()
     }
 
     func run(_ pointer: UnsafeRawPointer, _ type: any PoolJob.Type, pool: WorkerPool) {
@@ -278,7 +315,41 @@ final class SpinningWorker: @unchecked Sendable {
     }
 }
 
+#if !canImport(Darwin)
+/// glibc's and musl's `pthread_setname_np`, which their Swift modules hide (it is declared only
+/// under `_GNU_SOURCE`).
+@_silgen_name("pthread_setname_np")
+private func setThreadName(_ thread: pthread_t, _ name: UnsafePointer<CChar>) -> Int32
+#endif
+
+/// A POSIX mutex and condition variable at a fixed address (what `pthread_cond_wait` needs).
+private final class ParkingCondition {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        mutex.initialize(to: pthread_mutex_t())
+        condition.initialize(to: pthread_cond_t())
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+    func signal() { pthread_cond_signal(condition) }
+    /// Unlocks, sleeps until signalled (or spuriously woken), locks again.
+    func wait() { pthread_cond_wait(condition, mutex) }
+}
+
 /// The job type a worker holds between jobs (never run).
 private struct IdleJob: PoolJob {
     func run(part: Int, pool: WorkerPool) {}
 }
+#endif
