@@ -1,6 +1,12 @@
-"""Runs onnx's own backend node test suite through `vbg infer` and onnxruntime, and reports per op.
+"""Runs onnx's own backend node test suite (or its model suites) through `vbg infer` and onnxruntime, and reports per op.
 
-What it does, in order:
+`--kind` picks the suite: `node` (the default; the steps below), or one of onnx's model suites
+`pytorch-converted`, `pytorch-operator`, `simple` (`onnx.backend.test.loader.load_model_tests(kind=...)`),
+which onnx ships as data files (`model.onnx` plus `test_data_set_0/*.pb`): they are copied into
+`<work>/<kind>/<test>/` and then run as steps 2-5 say; the "op" of such a test is its name.
+`--kind models` runs the three model suites one after the other (one report per suite).
+
+What it does for the node suite, in order:
 
 1. Materialises the node tests from the installed onnx package into a work folder (onnx >= 1.23
    no longer ships the data files): for every test under "node", `<work>/node/<test>/model.onnx`
@@ -41,7 +47,11 @@ Run (from anywhere; the release binary must exist):
     venv/bin/python Tools/onnx_node_tests.py --filter '^test_(relu|add)' --path reference
 
 `--write-docs` replaces the table between `<!-- node-tests:begin -->` and
-`<!-- node-tests:end -->` in Docs/ONNX.md (adding the section at the end if absent).
+`<!-- node-tests:end -->` in Docs/ONNX.md (adding the section at the end if absent); for the model
+suites, the table between `<!-- model-suites:begin -->` and `<!-- model-suites:end -->` (one row
+per suite, beside the node suite's totals).
+
+    venv/bin/python Tools/onnx_node_tests.py --kind models --write-docs
 """
 
 from __future__ import annotations
@@ -68,6 +78,8 @@ from onnx import numpy_helper
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "Docs" / "ONNX.md"
 BEGIN, END = "<!-- node-tests:begin -->", "<!-- node-tests:end -->"
+MODELS_BEGIN, MODELS_END = "<!-- model-suites:begin -->", "<!-- model-suites:end -->"
+MODEL_KINDS = ("pytorch-converted", "pytorch-operator", "simple")
 RTOL, ATOL = 1e-3, 1e-7
 
 # ONNX tensor element types that have a .npy (and NumpyFormat) counterpart.
@@ -133,6 +145,22 @@ def write_case(case, folder: Path) -> None:
         (data / f"output_{k}.pb").write_bytes(value_proto(value, case.model.graph.output[k]))
 
 
+def materialise_models(work: Path, kind: str, pattern: re.Pattern) -> dict[str, str]:
+    """Copies onnx's `kind` model tests matching `pattern` into `work/kind/<test>`; {test: test}."""
+    from onnx.backend.test.loader import load_model_tests
+
+    ops = {}
+    for case in load_model_tests(kind=kind):
+        if not pattern.search(case.name):
+            continue
+        folder = work / kind / case.name
+        if not (folder / "model.onnx").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            shutil.copytree(case.model_dir, folder)
+        ops[case.name] = case.name
+    return ops
+
+
 def materialise(work: Path, pattern: re.Pattern) -> dict[str, str]:
     """Writes the tests matching `pattern` that are not in `work` yet; returns {test: op} for all.
 
@@ -182,7 +210,7 @@ def read_value(path: Path, value_info: onnx.ValueInfoProto):
 
 def type_refusal(model: onnx.ModelProto) -> str | None:
     """Why the test cannot be given to vbg as .npy files, or None."""
-    for role, values in (("input", model.graph.input), ("output", model.graph.output)):
+    for role, values in (("input", fed_inputs(model)), ("output", model.graph.output)):
         for value in values:
             kind = value.type.WhichOneof("value")
             if kind != "tensor_type":
@@ -203,13 +231,20 @@ class TestData:
     output_names: list[str]
 
 
+def fed_inputs(model: onnx.ModelProto) -> list[onnx.ValueInfoProto]:
+    """The graph inputs a test feeds: all but those with an initializer (which models of IR
+    version < 4, as in the model suites, also list as graph inputs)."""
+    initialized = {tensor.name for tensor in model.graph.initializer}
+    return [v for v in model.graph.input if v.name not in initialized]
+
+
 def load_test(folder: Path) -> TestData:
     model = onnx.load(str(folder / "model.onnx"))
     data = folder / "test_data_set_0"
-    inputs = [read_value(data / f"input_{k}.pb", v) for k, v in enumerate(model.graph.input)]
+    fed = fed_inputs(model)
+    inputs = [read_value(data / f"input_{k}.pb", v) for k, v in enumerate(fed)]
     expected = [read_value(data / f"output_{k}.pb", v) for k, v in enumerate(model.graph.output)]
-    return TestData(folder, model, inputs, expected,
-                    [v.name for v in model.graph.input], [v.name for v in model.graph.output])
+    return TestData(folder, model, inputs, expected, [v.name for v in fed], [v.name for v in model.graph.output])
 
 
 def write_npy(test: TestData) -> tuple[list[Path], list[Path]]:
@@ -371,9 +406,9 @@ def first_line(text: str, limit: int = 300) -> str:
     return line[:limit]
 
 
-def run_test(name: str, op: str, work: Path, vbg: VbgRunner, with_ort: bool) -> Result:
+def run_test(name: str, op: str, work: Path, vbg: VbgRunner, with_ort: bool, kind: str = "node") -> Result:
     started = time.monotonic()
-    folder = work / "node" / name
+    folder = work / kind / name
     test = load_test(folder)
     ort = run_onnxruntime(test) if with_ort else Outcome("skipped")
     refusal = type_refusal(test.model)
@@ -385,7 +420,8 @@ def run_test(name: str, op: str, work: Path, vbg: VbgRunner, with_ort: bool) -> 
     return Result(name, op, outcome, ort, round(time.monotonic() - started, 3))
 
 
-def run_all(names: list[str], ops: dict[str, str], work: Path, vbg: VbgRunner, jobs: int, with_ort: bool) -> list[Result]:
+def run_all(names: list[str], ops: dict[str, str], work: Path, vbg: VbgRunner, jobs: int, with_ort: bool,
+            kind: str = "node") -> list[Result]:
     """Every test, `jobs` at a time (threads: vbg runs in a child process, onnxruntime and numpy
     release the GIL)."""
     results: list[Result] = []
@@ -393,7 +429,7 @@ def run_all(names: list[str], ops: dict[str, str], work: Path, vbg: VbgRunner, j
 
     def one(name: str) -> Result:
         try:
-            result = run_test(name, ops[name], work, vbg, with_ort)
+            result = run_test(name, ops[name], work, vbg, with_ort, kind)
         except Exception as error:  # noqa: BLE001 - a harness failure on one test must not end the run
             result = Result(name, ops[name], Outcome("refused", f"harness: {type(error).__name__}: {first_line(str(error))}"), Outcome("error", "harness"))
         with lock:
@@ -435,7 +471,8 @@ def totals(results: list[Result]) -> dict[str, int]:
 def general_reason(reason: str, work: Path) -> str:
     """A refusal reason with what is particular to one test (its paths, node and value names,
     input and output counts) taken out, so that equal causes group together."""
-    reason = reason.replace(str(work / "node") + "/", "")
+    for kind in ("node", *MODEL_KINDS):
+        reason = reason.replace(str(work / kind) + "/", "")
     reason = re.sub(r"test_[A-Za-z0-9_]+/(model\.onnx|npy/|vbg/)", r"<test>/\1", reason)
     reason = re.sub(r"\b(node|input|output) '[^']*'", r"\1 '…'", reason)
     reason = re.sub(r" \(the test has \d+ and \d+\)", "", reason)
@@ -497,13 +534,47 @@ function body, several nodes) count under that op. The block below is rewritten 
 """
 
 
-def write_docs(body: str, path: Path = DOCS) -> None:
+MODELS_INTRO = """
+## Conformance: onnx's model suites
+
+onnx also ships three suites of whole models in the node tests' layout: `pytorch-converted`
+(PyTorch modules exported at opset 6, most of them), `pytorch-operator` (single PyTorch operators)
+and `simple` (small graphs, sequences among them). `Tools/onnx_node_tests.py --kind models` runs
+them as it runs the node suite (same comparison, same outcomes); the block below is rewritten by
+`--kind models --write-docs`; do not edit it by hand.
+"""
+
+
+def models_markdown(runs: list[tuple[str, list[Result]]], work: Path, settings: dict) -> str:
+    """One row per model suite, then every test vbg does not pass with vbg's and onnxruntime's outcome."""
+    lines = [
+        f"From `{settings['command']}`: onnx {settings['onnx']}, onnxruntime {settings['onnxruntime']}, "
+        f"vbg built from {settings['commit']}, path {settings['path'] or 'default'}.",
+        "",
+        "| suite | tests | vbg pass | wrong | refused | crash | onnxruntime pass | vbg wrong where onnxruntime passes |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for kind, results in runs:
+        total = totals(results)
+        wrong_where_ort = sum(r.vbg.status in ("wrong", "crash") and r.ort.status == "pass" for r in results)
+        lines.append(f"| {kind} | {total['tests']} | {total['pass']} | {total['wrong']} | {total['refused']} | "
+                     f"{total['crash']} | {total['ort pass']} | {wrong_where_ort} |")
+    lines += ["", "Tests vbg does not pass:", "", "| suite | test | vbg | reason | onnxruntime |", "|---|---|---|---|---|"]
+    for kind, results in runs:
+        for r in results:
+            if r.vbg.status != "pass":
+                reason = general_reason(r.vbg.reason, work).replace("|", "&#124;")
+                lines.append(f"| {kind} | {r.name} | {r.vbg.status} | {reason} | {r.ort.status} |")
+    return "\n".join(lines)
+
+
+def write_docs(body: str, path: Path = DOCS, begin: str = BEGIN, end: str = END, intro: str = SECTION_INTRO) -> None:
     text = path.read_text()
-    block = f"{BEGIN}\n{body}\n{END}"
-    if BEGIN in text and END in text:
-        text = text[: text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+    block = f"{begin}\n{body}\n{end}"
+    if begin in text and end in text:
+        text = text[: text.index(begin)] + block + text[text.index(end) + len(end):]
     else:
-        text = text.rstrip("\n") + "\n" + SECTION_INTRO + "\n" + block + "\n"
+        text = text.rstrip("\n") + "\n" + intro + "\n" + block + "\n"
     path.write_text(text)
 
 
@@ -524,6 +595,8 @@ def result_command(arguments: argparse.Namespace) -> str:
         words += ["--vbg", str(arguments.vbg).replace(str(REPO) + "/", "")]
     if arguments.path:
         words += ["--path", arguments.path]
+    if arguments.kind != "node":
+        words += ["--kind", arguments.kind]
     if arguments.filter:
         words += ["--filter", repr(arguments.filter)]
     if arguments.timeout != 60:
@@ -552,6 +625,8 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--vbg", type=Path, default=Path(os.environ.get("VBG", REPO / ".build/release/vbg")),
                         help="the vbg binary (default: $VBG or .build/release/vbg)")
     parser.add_argument("--path", choices=["reference", "fast"], help="passed to vbg infer as --path")
+    parser.add_argument("--kind", default="node", choices=["node", *MODEL_KINDS, "models"],
+                        help="the suite: node (default), one of onnx's model suites, or models (all three)")
     parser.add_argument("--filter", default="", help="regular expression on test names (re.search)")
     parser.add_argument("--jobs", type=int, default=2, help="tests run at once (default 2)")
     parser.add_argument("--timeout", type=float, default=60, help="seconds per vbg run before it counts as a crash")
@@ -565,6 +640,8 @@ def parse_arguments() -> argparse.Namespace:
 
 def main() -> int:
     arguments = parse_arguments()
+    if arguments.write_docs and arguments.kind in MODEL_KINDS:
+        sys.exit("--write-docs with a model suite needs --kind models (the block shows all three)")
     if arguments.write_docs and "uncommitted" in git_commit():
         sys.exit("--write-docs names the commit the figures come from: commit or stash the changes "
                  "in Sources and Package.swift first (and build vbg from that commit)")
@@ -574,26 +651,37 @@ def main() -> int:
     temporary = None if arguments.work else tempfile.TemporaryDirectory(prefix="vbg-node-tests-")
     work = (arguments.work or Path(temporary.name)).resolve()
     try:
-        ops = materialise(work, pattern)
-        names = sorted(name for name in ops if pattern.search(name))
         vbg = VbgRunner(arguments.vbg.resolve(), arguments.path, arguments.timeout)
-        print(f"{len(names)} tests, vbg {'NAME=path' if vbg.named_form else 'single-tensor'} interface, "
-              f"{arguments.jobs} jobs", file=sys.stderr)
-        results = run_all(names, ops, work, vbg, arguments.jobs, not arguments.no_ort)
         import onnxruntime
 
-        command = result_command(arguments)
         settings = {
-            "command": command, "onnx": onnx.__version__, "onnxruntime": onnxruntime.__version__,
+            "command": result_command(arguments), "onnx": onnx.__version__, "onnxruntime": onnxruntime.__version__,
             "commit": git_commit(), "path": arguments.path, "filter": arguments.filter,
             "interface": "named" if vbg.named_form else "single",
         }
-        body = markdown(results, work, settings)
-        if arguments.write_docs:
-            write_docs(body)
-        if arguments.json:
-            arguments.json.write_text(json.dumps(summary_json(results, work, settings), indent=1))
-        print(json.dumps(totals(results)))
+        kinds = list(MODEL_KINDS) if arguments.kind == "models" else [arguments.kind]
+        runs = []
+        for kind in kinds:
+            ops = materialise(work, pattern) if kind == "node" else materialise_models(work, kind, pattern)
+            names = sorted(name for name in ops if pattern.search(name))
+            print(f"{kind}: {len(names)} tests, vbg {'NAME=path' if vbg.named_form else 'single-tensor'} interface, "
+                  f"{arguments.jobs} jobs", file=sys.stderr)
+            runs.append((kind, run_all(names, ops, work, vbg, arguments.jobs, not arguments.no_ort, kind)))
+        if arguments.kind == "node":
+            results = runs[0][1]
+            if arguments.write_docs:
+                write_docs(markdown(results, work, settings))
+            if arguments.json:
+                arguments.json.write_text(json.dumps(summary_json(results, work, settings), indent=1))
+            print(json.dumps(totals(results)))
+        else:
+            if arguments.write_docs:
+                write_docs(models_markdown(runs, work, settings), begin=MODELS_BEGIN, end=MODELS_END, intro=MODELS_INTRO)
+            if arguments.json:
+                arguments.json.write_text(json.dumps({kind: summary_json(results, work, settings) for kind, results in runs}, indent=1))
+            for kind, results in runs:
+                wrong_where_ort = sum(r.vbg.status in ("wrong", "crash") and r.ort.status == "pass" for r in results)
+                print(kind, json.dumps({**totals(results), "vbg wrong/crash where ort passes": wrong_where_ort}))
     finally:
         if temporary is not None:
             temporary.cleanup()

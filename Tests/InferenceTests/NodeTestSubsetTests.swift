@@ -4,7 +4,8 @@ import TestSupport
 @testable import Inference
 
 /// One test of `Fixtures/nodetests/` (onnx's backend node tests, copied by
-/// `Tools/make_node_test_fixtures.py`): a model, its inputs and the expected outputs.
+/// `Tools/make_node_test_fixtures.py`), or of another fixture folder in the same layout (its
+/// manifest names the folder): a model, its inputs and the expected outputs.
 struct NodeTestCase: Decodable, Sendable, CustomTestStringConvertible {
     struct Value: Decodable, Sendable {
         var name: String
@@ -12,6 +13,8 @@ struct NodeTestCase: Decodable, Sendable, CustomTestStringConvertible {
     }
 
     var name: String
+    /// The fixture folder holding `name/`, when not `nodetests`.
+    var folder: String?
     var op: String
     /// The opset of each imported domain ("ai.onnx" for the default one).
     var opset_import: [String: Int]
@@ -22,12 +25,15 @@ struct NodeTestCase: Decodable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
-    static let all: [NodeTestCase] = {
+    static let all: [NodeTestCase] = load("nodetests/manifest.json")
+
+    /// The tests listed in a fixture manifest (empty when it is missing or unreadable).
+    static func load(_ manifest: String) -> [NodeTestCase] {
         struct Manifest: Decodable { var tests: [NodeTestCase] }
-        guard let data = try? Data(contentsOf: Fixtures.url("nodetests/manifest.json")),
+        guard let data = try? Data(contentsOf: Fixtures.url(manifest)),
               let manifest = try? JSONDecoder().decode(Manifest.self, from: data) else { return [] }
         return manifest.tests
-    }()
+    }
 
     /// Whether the test's default-domain opset is one the engine reads.
     var hasReadableOpset: Bool { OperatorRegistry.supportedOpsets.contains(opset_import["ai.onnx"] ?? 0) }
@@ -44,7 +50,7 @@ struct NodeTestCase: Decodable, Sendable, CustomTestStringConvertible {
     /// time fixed) and compares as onnx's runner does: |actual − expected| ≤ atol + rtol·|expected|
     /// for floats (NaN equal to NaN, infinities equal to themselves), exact equality for other types.
     func run(path: ExecutionPath) throws -> Outcome {
-        let directory = "nodetests/\(name)"
+        let directory = "\(folder ?? "nodetests")/\(name)"
         var feeds: [String: Inference.Tensor] = [:]
         for input in inputs { feeds[input.name] = try Fixtures.tensor("\(directory)/\(input.file)") }
         let model: InferenceModel

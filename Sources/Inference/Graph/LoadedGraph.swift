@@ -28,7 +28,7 @@ struct PlannedNode: Sendable {
 
 /// A validated graph: nodes in topological order, every shape and type inferred, constants folded.
 ///
-/// Loading checks, in order: the opset (default domain, 7 to `OperatorVersions.newestOpset`);
+/// Loading checks, in order: the opset (default domain, 1 to `OperatorVersions.newestOpset`);
 /// initializers (types, sizes, finite values); graph inputs (a stored type, every dim bound);
 /// that every node input is defined and the graph is acyclic; each node's domain and op version
 /// and then its attributes, types and shapes (through its builder); and that the graph outputs are
@@ -198,7 +198,6 @@ struct LoadedGraph: Sendable {
 
     /// Builds one node's operator, then folds it (all inputs constant) or plans it.
     private mutating func plan(_ node: NodeProto, display: String, version: Int) throws(ModelError) {
-        opCounts[node.opType, default: 0] += 1
         let inputs = node.inputs.map { name -> NodeContext.Input in
             if name.isEmpty { return .absent }
             if let constant = constants[name] { return .constant(constant) }
@@ -206,6 +205,15 @@ struct LoadedGraph: Sendable {
             return .runtime(shape: value.shape, type: value.type)
         }
         let context = NodeContext(node: node, opVersion: version, inputs: inputs)
+        if let upgrade = try LegacyDefinitions.upgrade(context) {  // a definition older than opset 7's
+            for (name, value) in upgrade.constants { constants[name] = value }
+            for step in upgrade.nodes {
+                let stepVersion = try OperatorRegistry.version(of: step.opType, opset: LegacyDefinitions.targetOpset, node: display)
+                try plan(step, display: display, version: stepVersion)
+            }
+            return
+        }
+        opCounts[node.opType, default: 0] += 1
         if node.opType == "Constant" {
             guard node.outputs.count == 1 else { throw context.error(.malformed, "expected 1 output, got \(node.outputs.count)") }
             constants[node.outputs[0]] = try Constant.value(context)

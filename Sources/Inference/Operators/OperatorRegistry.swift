@@ -143,9 +143,10 @@ enum OperatorRegistry {
     static var supportedOpTypes: Set<String> { Set(builders.keys).union(["Constant"]) }
 
     /// The default-domain opsets a model may import. The semantics implemented are those of
-    /// opsets 7–21; a newer opset is read when each op the graph uses changed after 21 only in
-    /// the element types it allows (`version(of:opset:node:)`).
-    static let supportedOpsets: ClosedRange<Int> = 7...OperatorVersions.newestOpset
+    /// opsets 7–21; a definition of opsets 1–6 is rewritten into opset 7's (`LegacyDefinitions`);
+    /// a newer opset is read when each op the graph uses changed after 21 only in the element
+    /// types it allows (`version(of:opset:node:)`).
+    static let supportedOpsets: ClosedRange<Int> = 1...OperatorVersions.newestOpset
 
     /// The newest opset whose definitions the builders implement.
     static let implementedOpset = 21
