@@ -38,39 +38,6 @@ struct MaskUpsamplerTests {
         #expect(first != second)
     }
 
-    /// OpenCV's INTER_LINEAR recipe for CV_32F written out per value (see ``MaskUpsampler``).
-    static func reference(_ src: [Float], _ w: Int, _ h: Int, _ W: Int, _ H: Int) -> [Float] {
-        func taps(_ count: Int, _ source: Int) -> [(Int, Float)] {
-            let scale = 1.0 / (Double(count) / Double(source))
-            return (0..<count).map { d in
-                var f = Float((Double(d) + 0.5) * scale - 0.5)
-                let s = Int(f.rounded(.down))
-                f -= Float(s)
-                return (s, f)
-            }
-        }
-        let xs = taps(W, w), ys = taps(H, h)
-        func horizontal(_ row: Int, _ x: Int) -> Float {
-            var (sx, f) = xs[x]
-            if sx < 0 { sx = 0; f = 0 }
-            if sx >= w - 1 { return src[row * w + w - 1] }
-            let p = src[row * w + sx] * (1 - f)
-            let q = src[row * w + sx + 1] * f
-            return p + q
-        }
-        var out = [Float](repeating: 0, count: W * H)
-        for y in 0..<H {
-            let (sy, f) = ys[y]
-            let r0 = min(max(sy, 0), h - 1), r1 = min(max(sy + 1, 0), h - 1)
-            for x in 0..<W {
-                let p = horizontal(r0, x) * (1 - f)
-                let q = horizontal(r1, x) * f
-                out[y * W + x] = p + q
-            }
-        }
-        return out
-    }
-
     @Test("large factors (a source interval covering more than 16 columns), 1-pixel and downscaled targets",
           arguments: [(8, 5, 700, 40), (3, 2, 100, 7), (16, 9, 1, 1), (16, 9, 17, 3), (40, 30, 33, 29), (2, 2, 64, 64), (1, 3, 5, 4)])
     func matchesRecipe(_ c: (Int, Int, Int, Int)) {
@@ -79,6 +46,6 @@ struct MaskUpsamplerTests {
         let up = MaskUpsampler(sourceWidth: w, sourceHeight: h, targetWidth: W, targetHeight: H)
         var out = [Float](repeating: .nan, count: W * H)
         src.withUnsafeBufferPointer { s in out.withUnsafeMutableBufferPointer { up.upsample(s, into: $0) } }
-        #expect(out == Self.reference(src, w, h, W, H))
+        #expect(out == referenceUpsample(src, w, h, W, H))
     }
 }

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# arm64 (issue 29): compiles the Foundation-free core (Kernels, Imaging, HalfPrecision,
+# ONNXFormat) in Embedded Swift for arm64-apple-ios18.0 (Mach-O objects: the Apple-only
+# conditions Linux never takes) and for aarch64-none-none-elf, links the arm64 test runner
+# (Tests/Arm64Runner) statically against Debian's aarch64 glibc with lld, and runs it under
+# qemu-aarch64-static. Fails if any compile fails or any runner case fails.
+#
+# Usage: .ci/arm64.sh [build directory, default .build/arm64]. SWIFT_BIN overrides the toolchain's
+# bin directory (default: the one `swiftc` on PATH lives in).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v qemu-aarch64-static >/dev/null || ! command -v aarch64-linux-gnu-gcc >/dev/null \
+        || [ ! -e /usr/aarch64-linux-gnu/lib/libc.a ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross >/dev/null
+fi
+
+bin="${SWIFT_BIN:-$(dirname "$(readlink -f "$(command -v swiftc)")")}"
+out="${1:-.build/arm64}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+
+# TargetFeatures is a C header; SwiftPM makes its module map, here we write one.
+cat > "$out/module.modulemap" <<MAP
+module TargetFeatures { header "$PWD/Sources/TargetFeatures/include/TargetFeatures.h" export * }
+MAP
+
+embedded=(-enable-experimental-feature Embedded -wmo -O -package-name swift_virtual_background
+          -I "$out")
+
+# compile TARGET MODULE: Sources/MODULE as an object and a module, in $out/TARGET/.
+compile() {
+    local target=$1 module=$2
+    mkdir -p "$out/$target"
+    "$bin/swiftc" -c -target "$target" "${embedded[@]}" -parse-as-library -module-name "$module" \
+        -I "$out/$target" -emit-module -emit-module-path "$out/$target/$module.swiftmodule" \
+        Sources/"$module"/*.swift -o "$out/$target/$module.o"
+}
+
+modules=(Kernels Imaging HalfPrecision ONNXFormat)
+for target in arm64-apple-ios18.0 aarch64-none-none-elf; do
+    for module in "${modules[@]}"; do
+        echo "arm64: $module for $target"
+        compile "$target" "$module"
+    done
+done
+
+# The arm64 performance evidence Docs/Performance.md quotes (timings under qemu mean nothing): NEON
+# fused multiply-adds (`fmla`) per kernel in the Mach-O object, summed over a kernel's
+# specialisations (one per activation).
+echo "arm64: fmla per kernel in Kernels.o (arm64-apple-ios18.0): count, specialisations, kernel"
+"$bin/llvm-objdump" -d "$out/arm64-apple-ios18.0/Kernels.o" \
+    | awk '/^[0-9a-f]+ <.*>:$/ { name = substr($2, 3, length($2) - 4) } /\tfmla/ { count[name]++ }
+           END { for (n in count) print count[n], n }' \
+    | "$bin/swift-demangle" --simplified | sed -E 's/ specialized / /; s/[<(].*//' \
+    | awk '{ total[$2] += $1; variants[$2]++; all += $1 }
+           END { for (k in total) printf "%6d %3d  %s\n", total[k], variants[k], k; printf "%6d      all of Kernels.o\n", all }' \
+    | sort -rn
+
+# The runner: the shared references compiled into one module with its main.swift.
+elf="$out/aarch64-none-none-elf"
+echo "arm64: the test runner"
+"$bin/swiftc" -c -target aarch64-none-none-elf "${embedded[@]}" -enable-experimental-feature Extern \
+    -module-name Arm64Runner -I "$elf" \
+    Tests/Arm64Runner/main.swift Tests/KernelsTests/ScalarReference.swift Tests/ImagingTests/ImagingReference.swift \
+    -o "$elf/Arm64Runner.o"
+# GNU ld refuses the Embedded objects ("copy relocation against non-copyable protected symbol"): lld.
+aarch64-linux-gnu-gcc -static -fuse-ld=lld -B"$bin" -o "$out/arm64-runner" \
+    "$elf/Arm64Runner.o" "$elf/Kernels.o" "$elf/Imaging.o" \
+    "$(dirname "$bin")/lib/swift/embedded/aarch64-none-none-elf/libswiftUnicodeDataTables.a" -lm
+
+qemu-aarch64-static "$out/arm64-runner"

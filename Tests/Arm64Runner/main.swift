@@ -1,0 +1,145 @@
+// The arm64 test runner: an Embedded Swift program (.ci/arm64.sh builds it for
+// aarch64-none-none-elf, links it statically against Debian's aarch64 glibc and runs it under
+// qemu-aarch64-static). It checks the fast kernels against the scalar references of
+// Tests/KernelsTests/ScalarReference.swift and the exact imaging ops against
+// Tests/ImagingTests/ImagingReference.swift (the same files the x86-64 tests use, compiled into
+// this module), with the same tolerances, prints `N passed, M failed` and exits 1 on any failure.
+// Embedded Swift has one thread here (WorkerPool), so every pool is a 1-thread pool.
+import Imaging
+import Kernels
+
+@_extern(c, "exp") func exp(_ x: Double) -> Double
+@_extern(c, "getenv") func getenv(_ name: UnsafePointer<CChar>) -> UnsafeMutablePointer<CChar>?
+@_extern(c, "exit") func exit(_ status: Int32)
+
+var passed = 0, failed = 0
+
+/// Counts one case; prints it when it fails.
+func check(_ ok: Bool, _ what: @autoclosure () -> String) {
+    if ok { passed += 1 } else { failed += 1; print("FAIL: \(what())") }
+}
+
+/// `VBG_TEST_SEED` (decimal) if set, else 1.
+func testSeed() -> UInt64 {
+    guard let text = getenv("VBG_TEST_SEED") else { return 1 }
+    var value: UInt64 = 0
+    var p = text
+    while p.pointee >= 48 && p.pointee <= 57 { value = value * 10 + UInt64(p.pointee - 48); p += 1 }
+    return value
+}
+
+let seed = testSeed()
+print("arm64 runner: seed \(seed) (replay with VBG_TEST_SEED=\(seed))")
+var shapes = Random(seed: seed)
+
+/// A pseudo-random integer in `range` from the seeded shape generator.
+func pick(_ range: ClosedRange<Int>) -> Int {
+    range.lowerBound + Int((shapes.next() + 1) / 2 * Float(range.count)) % range.count
+}
+
+// Channel counts: 1…3, primes, and the 8- and 16-lane tile sizes ±1.
+let channelCounts = [1, 2, 3, 5, 7, 8, 9, 13, 15, 16, 17, 23, 24, 25, 31, 32, 33, 47, 48, 49, 64, 65, 97]
+let activations: [Activation] = [.none, .relu, .relu6, .hardSwish, .sigmoid]
+let pool = WorkerPool(threads: 1)
+
+// 1x1 convolution, with and without a residual, dense and padded outputs.
+for cin in channelCounts {
+    for _ in 0..<3 {
+        let cout = channelCounts[pick(0...(channelCounts.count - 1))]
+        let h = pick(1...9), w = pick(1...37), outputPad = pick(0...2)
+        let activation = activations[pick(0...4)]
+        let withResidual = pick(0...1) == 1
+        var random = Random(seed: shapes.state)
+        let x = random.array(cin * h * w), weights = random.array(cin * cout, scale: 0.5), bias = random.array(cout)
+        let res = withResidual ? random.array(cout * h * w) : nil
+        let input = makeMap(x, channels: cin, layout: .dense(width: w, height: h))
+        let output = FeatureMapStorage(channels: cout, layout: .padded(width: w, height: h, pad: outputPad))
+        let residual = res.map { makeMap($0, channels: cout, layout: .dense(width: w, height: h)) }
+        pool.reserve(pointwiseScratch(inputChannels: cin))
+        pointwiseConvolution(input.map, weights: PointwiseWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin),
+                             activation: activation, residual: residual?.map, output: output.map, pool: pool)
+        let expected = referenceConvolution(input: x, channels: cin, height: h, width: w, weights: weights, bias: bias,
+                                            outputChannels: cout, kernelSize: 1, stride: 1, padTop: 0, padLeft: 0,
+                                            outHeight: h, outWidth: w, groups: 1, activation: activation, residual: res)
+        let what = "1x1 \(cin)->\(cout) \(h)x\(w) pad \(outputPad) \(activation.description) residual \(withResidual)"
+        check(worstOutlier(output.interior(), expected, tolerance: 2e-5) == nil && borderIsZero(output), what)
+    }
+}
+
+/// TF-SAME pads: (before, after, output size).
+func samePads(kernel k: Int, stride s: Int, size: Int) -> (Int, Int, Int) {
+    let out = (size + s - 1) / s
+    let total = max((out - 1) * s + k - size, 0)
+    return (total / 2, total - total / 2, out)
+}
+
+// Depthwise and dense K×K convolutions: 3x3 and 5x5, stride 1 and 2, TF-SAME pads.
+for k in [3, 5] {
+    for stride in [1, 2] {
+        for _ in 0..<12 {
+            let channels = channelCounts[pick(0...(channelCounts.count - 1))]
+            let h = pick(1...17), w = pick(1...33)
+            let activation = activations[pick(0...4)]
+            let (top, bottom, outH) = samePads(kernel: k, stride: stride, size: h)
+            let (left, right, outW) = samePads(kernel: k, stride: stride, size: w)
+            let inputPad = max(top, left, bottom, right), outputPad = pick(0...1)
+            var random = Random(seed: shapes.state)
+            let x = random.array(channels * h * w)
+            let input = makeMap(x, channels: channels, layout: .padded(width: w, height: h, pad: inputPad))
+
+            let dw = random.array(channels * k * k, scale: 0.5), db = random.array(channels)
+            let depthwiseOut = FeatureMapStorage(channels: channels, layout: .padded(width: outW, height: outH, pad: outputPad))
+            depthwiseConvolution(input.map, weights: DepthwiseWeights(weights: dw, bias: db, channels: channels, kernelSize: k),
+                                 stride: stride, padTop: top, padLeft: left, activation: activation, residual: nil,
+                                 output: depthwiseOut.map, pool: pool)
+            let depthwiseExpected = referenceConvolution(
+                input: x, channels: channels, height: h, width: w, weights: dw, bias: db, outputChannels: channels,
+                kernelSize: k, stride: stride, padTop: top, padLeft: left, outHeight: outH, outWidth: outW,
+                groups: channels, activation: activation)
+            check(worstOutlier(depthwiseOut.interior(), depthwiseExpected, tolerance: 2e-5) == nil && borderIsZero(depthwiseOut),
+                  "dw\(k)x\(k) s\(stride) \(h)x\(w) c\(channels) \(activation.description)")
+
+            let cin = min(channels, 8), cout = channelCounts[pick(0...12)]
+            let denseInput = makeMap(Array(x[0..<(cin * h * w)]), channels: cin, layout: .padded(width: w, height: h, pad: inputPad))
+            let cw = random.array(cout * cin * k * k, scale: 0.5), cb = random.array(cout)
+            let denseOut = FeatureMapStorage(channels: cout, layout: .padded(width: outW, height: outH, pad: outputPad))
+            convolution(denseInput.map, weights: ConvolutionWeights(weights: cw, bias: cb, outputChannels: cout, inputChannels: cin, kernelSize: k),
+                        stride: stride, padTop: top, padLeft: left, activation: activation, output: denseOut.map, pool: pool)
+            let denseExpected = referenceConvolution(
+                input: Array(x[0..<(cin * h * w)]), channels: cin, height: h, width: w, weights: cw, bias: cb,
+                outputChannels: cout, kernelSize: k, stride: stride, padTop: top, padLeft: left, outHeight: outH,
+                outWidth: outW, groups: 1, activation: activation)
+            check(worstOutlier(denseOut.interior(), denseExpected, tolerance: 2e-5) == nil && borderIsZero(denseOut),
+                  "conv\(k)x\(k) s\(stride) \(h)x\(w) \(cin)->\(cout) \(activation.description)")
+        }
+    }
+}
+
+/// Pseudo-random bytes for the imaging inputs.
+func noise(count: Int, random: inout Random) -> [UInt8] {
+    (0..<count).map { _ in UInt8(truncatingIfNeeded: Int((random.next() + 1) * 128)) }
+}
+
+// The mask upsampler: every float equals OpenCV's recipe (exact on x86-64, so exact here).
+for (w, h, W, H) in [(8, 5, 700, 40), (3, 2, 100, 7), (16, 9, 1, 1), (16, 9, 17, 3), (40, 30, 33, 29), (2, 2, 64, 64),
+                     (1, 3, 5, 4), (256, 144, 640, 360), (pick(1...40), pick(1...40), pick(1...300), pick(1...300))] {
+    let src = (0..<(w * h)).map { Float(($0 * 37) % 101) / 100 }
+    let upsampler = MaskUpsampler(sourceWidth: w, sourceHeight: h, targetWidth: W, targetHeight: H)
+    var out = [Float](repeating: .nan, count: W * H)
+    src.withUnsafeBufferPointer { s in out.withUnsafeMutableBufferPointer { upsampler.upsample(s, into: $0) } }
+    check(out == referenceUpsample(src, w, h, W, H), "upsample \(w)x\(h) -> \(W)x\(H)")
+}
+
+// Cover-crop: every byte equals the plain per-pixel computation (exact on x86-64, so exact here).
+for (w, h, W, H, bgra) in [(97, 61, 40, 30, false), (30, 20, 77, 41, false), (120, 40, 50, 50, true), (64, 48, 64, 48, false),
+                           (50, 90, 31, 70, true), (pick(1...120), pick(1...120), pick(1...120), pick(1...120), pick(0...1) == 1)] {
+    let stride = 4 * w + 8
+    var random = Random(seed: shapes.state)
+    let picture = Image(width: w, height: h, format: .rgba8, bytesPerRow: stride, bytes: noise(count: stride * h, random: &random))
+    let format: PixelFormat = bgra ? .bgra8 : .rgba8
+    check(CoverCrop.fit(picture, width: W, height: H, format: format).bytes == referenceCoverCrop(picture, width: W, height: H, format: format),
+          "cover-crop \(w)x\(h) -> \(W)x\(H) bgra \(bgra)")
+}
+
+print("\(passed) passed, \(failed) failed")
+if failed > 0 { exit(1) }
