@@ -38,7 +38,7 @@ let checkCommand = Command(
                     the SDK and vbg run it, fusions and all; or unfused, its kernels node by node
                     (what vbg infer --dump runs)
           --threads threads of the fast kernels (default 1)
-          --rtol    relative tolerance (default 1e-4, the bound of Docs/Numerics.md)
+          --rtol    relative tolerance (default 1e-4: the fast path's documented bound on whole models)
           --atol    absolute tolerance (default 0)
 
         Exit status: 0 when the paths agree, 1 when they differ (or the model cannot run),
