@@ -19,19 +19,20 @@ extension FastExecutor {
     }
 
     /// Gemm alpha·A·B + beta·C with A not transposed, B constant (either orientation) and C absent
-    /// or a constant row broadcast over the rows.
+    /// or a constant row (or one value) broadcast over the rows.
     func gemmStep(_ gemm: Gemm, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
                   _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         let (m, k, n) = (gemm.rows, gemm.inner, gemm.columns)
         guard gemm.aStrides == (k, 1), hasConstantWeights(node) else { return nil }
-        if let c = gemm.cStrides, c.0 != 0 || c.1 != 1 { return nil }
+        // C read as one row: its row stride is 0 (or there is one row), its column stride 0 or 1.
+        if let c = gemm.cStrides, (c.0 != 0 && m > 1) || (c.1 != 0 && c.1 != 1) { return nil }
         let (bRow, bColumn) = gemm.bStrides
         let alpha = Float(gemm.alpha), beta = Float(gemm.beta)
         var values = [Float](repeating: 0, count: k * n)
         for p in 0..<k {
             for j in 0..<n { values[p * n + j] = alpha * inputs[1][p * bRow + j * bColumn] }
         }
-        let bias = gemm.cStrides == nil ? nil : (0..<n).map { beta * inputs[2][$0] }
+        let bias = gemm.cStrides.map { c in (0..<n).map { beta * inputs[2][$0 * c.1] } }
         return MatrixStep(a: inputs[0], rows: m, weights: MatrixWeights(values: values, bias: bias, inner: k, columns: n),
                           output: outputs[0], pool: pool)
     }

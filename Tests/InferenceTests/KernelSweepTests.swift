@@ -1,0 +1,485 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Inference
+
+/// Every fast kernel and single-node fast step, on seeded random shapes and attributes of what it
+/// takes, as one-node ONNX graphs (the convolutions with the activation or residual Add their
+/// step absorbs) run on the fast path (1 and 2 threads) and on the reference path and compared
+/// (`PathComparison`: relative to the largest |reference| output, 1e-5).
+///
+/// Sizes are drawn from lists that hold every internal tile or block size ± 1 (8 output channels,
+/// 16, 32 and 48 pixels, 128, 512, …), primes, and sizes past every scratch or panel limit, then
+/// cut down (largest dimension first) to the multiply-add budget of the run: a few cases per
+/// kernel in `swift test`, many more and larger with `VBG_LONG_TESTS=1`. The seed is printed;
+/// `VBG_TEST_SEED=N` replays a run.
+@Suite("Fast kernels swept against the reference path")
+struct KernelSweepTests {
+    typealias B = ONNXBuilder
+    typealias P = PathComparison
+
+    static let seed = TestRun.seed("KernelSweepTests", default: 23)
+    /// Cases per kernel.
+    static let cases = TestRun.isLong ? 60 : 5
+    /// Multiply-adds (or elements, for elementwise kernels) per case.
+    static let budget = TestRun.isLong ? 40_000_000 : 300_000
+
+    /// Channel counts: tile sizes ± 1, primes, the old scratch limits (170, 512, 1365) ± 1, up to 4096.
+    static let channelCounts = [1, 2, 3, 4, 5, 7, 8, 9, 11, 13, 15, 16, 17, 23, 24, 25, 31, 32, 33, 47, 48, 49, 63, 64, 65,
+                                97, 127, 128, 129, 169, 170, 171, 251, 256, 257, 509, 511, 512, 513, 1021, 1024, 1365,
+                                1366, 2039, 2048, 4093, 4096]
+    /// Spatial sizes: vector and tile widths ± 1 (16, 32, 48), odd and prime, up to 100.
+    static let spatialSizes = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 15, 16, 17, 19, 23, 29, 31, 32, 33, 37, 47, 48, 49, 53,
+                               61, 64, 65, 79, 97, 100]
+
+    /// The generator of one test: the run's seed mixed with the test's own number, so each test
+    /// draws the same cases whichever tests run.
+    static func random(_ test: UInt64) -> SeededGenerator { SeededGenerator(seed: seed &* 0x2545_F491_4F6C_DD1D &+ test) }
+
+    /// Halves a randomly chosen one of `dims` (of those at index `shrinkable`) until `cost(dims)`
+    /// fits the budget, so that a large channel count survives on a small map and the other way round.
+    static func fit(_ dims: inout [Int], shrinkable: [Int], _ random: inout SeededGenerator, cost: ([Int]) -> Int) {
+        while cost(dims) > budget {
+            let candidates = shrinkable.filter { dims[$0] > 1 }
+            guard !candidates.isEmpty else { return }
+            let i = random.pick(candidates)
+            dims[i] = (dims[i] + 1) / 2
+        }
+    }
+
+    /// An activation the convolution steps absorb (or run after), as the nodes after `value`.
+    enum Act: CaseIterable {
+        case none, relu, relu6, hardSwish, sigmoid
+
+        func nodes(_ input: String, _ output: String) -> [[UInt8]] {
+            switch self {
+            case .none: []
+            case .relu: [B.node("Relu", inputs: [input], outputs: [output])]
+            case .relu6: [B.node("Clip", inputs: [input, "zero", "six"], outputs: [output])]
+            case .hardSwish: [B.node("HardSwish", inputs: [input], outputs: [output])]
+            case .sigmoid: [B.node("Sigmoid", inputs: [input], outputs: [output])]
+            }
+        }
+
+        var initializers: [[UInt8]] { self == .relu6 ? [B.floatTensor("zero", [], [0]), B.floatTensor("six", [], [6])] : [] }
+    }
+
+    /// A 2-D convolution and what follows it.
+    struct ConvolutionCase: CustomStringConvertible {
+        var inputChannels: Int, outputChannels: Int, group = 1
+        var kernel: (Int, Int) = (1, 1), stride: (Int, Int) = (1, 1), dilation: (Int, Int) = (1, 1)
+        /// top, left, bottom, right
+        var pads = [0, 0, 0, 0]
+        var height: Int, width: Int
+        var bias = true
+        var activation = Act.none
+        /// An Add of the input after the activation (same shapes only).
+        var residual = false
+
+        var outputHeight: Int { (height + pads[0] + pads[2] - ((kernel.0 - 1) * dilation.0 + 1)) / stride.0 + 1 }
+        var outputWidth: Int { (width + pads[1] + pads[3] - ((kernel.1 - 1) * dilation.1 + 1)) / stride.1 + 1 }
+        var valid: Bool {
+            height + pads[0] + pads[2] >= (kernel.0 - 1) * dilation.0 + 1 && width + pads[1] + pads[3] >= (kernel.1 - 1) * dilation.1 + 1
+        }
+        /// Whether some output window reads an input pixel (not only padding), on both axes.
+        var readsInput: Bool {
+            func reads(_ outputs: Int, _ input: Int, _ k: Int, _ s: Int, _ d: Int, _ pad: Int) -> Bool {
+                (0..<outputs).contains { o in (0..<k).contains { (0..<input).contains(o * s - pad + $0 * d) } }
+            }
+            return reads(outputHeight, height, kernel.0, stride.0, dilation.0, pads[0])
+                && reads(outputWidth, width, kernel.1, stride.1, dilation.1, pads[1])
+        }
+        /// Terms of each output's sum.
+        var fanIn: Int { inputChannels / group * kernel.0 * kernel.1 }
+        var canAddInput: Bool {
+            inputChannels == outputChannels && outputHeight == height && outputWidth == width
+        }
+
+        var description: String {
+            "Conv \(inputChannels)→\(outputChannels) group \(group) on \(height)×\(width), kernel \(kernel), stride \(stride), "
+                + "dilation \(dilation), pads \(pads), bias \(bias), then \(activation)\(residual ? " + input" : "")"
+        }
+
+        func model(_ random: inout SeededGenerator) -> (bytes: [UInt8], feeds: [String: [Float]]) {
+            let activated = residual ? "a" : "y", convolved = activation == .none ? activated : "c"
+            var nodes = [B.node("Conv", inputs: ["x", "w"] + (bias ? ["b"] : []), outputs: [convolved], attributes: [
+                .ints("kernel_shape", [Int64(kernel.0), Int64(kernel.1)]), .ints("strides", [Int64(stride.0), Int64(stride.1)]),
+                .ints("dilations", [Int64(dilation.0), Int64(dilation.1)]), .ints("pads", pads.map(Int64.init)),
+                .int("group", Int64(group))])]
+            nodes += activation.nodes(convolved, activated)
+            if residual { nodes.append(B.node("Add", inputs: [activated, "x"], outputs: ["y"])) }
+            var initializers = [P.tensor("w", [outputChannels, inputChannels / group, kernel.0, kernel.1], &random,
+                                         scale: 2 / Float(fanIn).squareRoot())]
+            if bias { initializers.append(P.tensor("b", [outputChannels], &random)) }
+            let bytes = B.model(nodes: nodes, initializers: initializers + activation.initializers,
+                                inputs: [P.value("x", [1, inputChannels, height, width])],
+                                outputs: [B.valueInfo("y", dims: nil)])
+            return (bytes, ["x": random.floats(inputChannels * height * width)])
+        }
+    }
+
+    /// One case: a model, its inputs, and whether the fast path takes every node of it.
+    struct Made {
+        var label: String, bytes: [UInt8], feeds: [String: [Float]]
+        var fast = true
+    }
+
+    /// Runs `count` cases made by `make`, skipping the invalid ones it returns nil for.
+    func sweep(_ test: UInt64, _ kind: String, _ make: (inout SeededGenerator) -> Made?,
+               sourceLocation: SourceLocation = #_sourceLocation) throws {
+        var random = Self.random(test)
+        var ran = 0, attempts = 0, worst: (Float, String) = (0, "")
+        while ran < Self.cases && attempts < 100 * Self.cases {
+            attempts += 1
+            guard let made = make(&random) else { continue }
+            if ProcessInfo.processInfo.environment["VBG_SWEEP_VERBOSE"] == "1" { print("\(kind) case \(ran): \(made.label)") }
+            let error = try P.check(made.bytes, feeds: made.feeds, fast: made.fast, "\(kind) case \(ran): \(made.label)",
+                                    sourceLocation: sourceLocation)
+            if error >= worst.0 { worst = (error, made.label) }
+            ran += 1
+        }
+        #expect(ran == Self.cases, "\(kind): only \(ran) valid cases", sourceLocation: sourceLocation)
+        print("\(kind): \(ran) cases, worst relative error \(worst.0) (\(worst.1))")
+    }
+
+    static func convolution(_ c: ConvolutionCase, _ random: inout SeededGenerator) -> Made? {
+        // A case whose every window lies in the padding computes only the bias: not a test of the sums.
+        guard c.valid, c.outputHeight >= 1, c.outputWidth >= 1, c.fanIn <= P.maximumTerms, c.readsInput else { return nil }
+        let (bytes, feeds) = c.model(&random)
+        return Made(label: c.description, bytes: bytes, feeds: feeds)
+    }
+
+    @Test("1x1 convolution (and grouped): any channel counts, sizes, bias, activation, residual")
+    func pointwiseSweep() throws {
+        try sweep(1, "1x1") { random in
+            var dims = [random.pick(Self.channelCounts), random.pick(Self.channelCounts), random.pick(Self.spatialSizes),
+                        random.pick(Self.spatialSizes)]
+            Self.fit(&dims, shrinkable: [0, 1, 2, 3], &random) { $0.reduce(1, *) }
+            var c = ConvolutionCase(inputChannels: dims[0], outputChannels: dims[1], height: dims[2], width: dims[3])
+            let groups = [1, 2, 3, 4, 8].filter { c.inputChannels % $0 == 0 && c.outputChannels % $0 == 0 }
+            c.group = Bool.random(using: &random) ? 1 : random.pick(groups)
+            c.bias = Bool.random(using: &random)
+            c.activation = random.pick(Act.allCases)
+            c.residual = c.canAddInput && Bool.random(using: &random)
+            return Self.convolution(c, &random)
+        }
+    }
+
+    @Test("depthwise convolution: 3x3, 5x5 and other windows up to 16, strides 1 and 2, dilation, asymmetric pads")
+    func depthwiseSweep() throws {
+        try sweep(2, "depthwise") { random in
+            let k = random.pick([2, 3, 3, 3, 4, 5, 5, 7, 9, 16])
+            let dilation = random.pick([1, 1, 1, 2, 3, 4])
+            let stride = random.pick([1, 2])
+            var dims = [random.pick(Self.channelCounts), random.pick(Self.spatialSizes), random.pick(Self.spatialSizes)]
+            Self.fit(&dims, shrinkable: [0, 1, 2], &random) { $0.reduce(1, *) * k * k }
+            let pads = (0..<4).map { _ in random.pick(Array(0...min(8, (k - 1) * dilation))) }
+            var c = ConvolutionCase(inputChannels: dims[0], outputChannels: dims[0], group: dims[0], kernel: (k, k),
+                                    stride: (stride, stride), dilation: (dilation, dilation), pads: pads,
+                                    height: dims[1], width: dims[2])
+            c.bias = Bool.random(using: &random)
+            c.activation = random.pick(Act.allCases)
+            c.residual = c.canAddInput && Bool.random(using: &random)
+            return Self.convolution(c, &random)
+        }
+    }
+
+    @Test("dense K×K convolution: windows 2…7, strides 1 and 2, dilation, asymmetric pads, groups, the 3x3 s2 stem")
+    func denseSweep() throws {
+        try sweep(3, "dense") { random in
+            let k = random.pick([2, 3, 3, 3, 4, 5, 7])
+            let dilation = random.pick([1, 1, 1, 2, 3])
+            let stride = random.pick([1, 2, 2])
+            var dims = [random.pick(Self.channelCounts), random.pick(Self.channelCounts), random.pick(Self.spatialSizes),
+                        random.pick(Self.spatialSizes)]
+            if random.pick([false, false, true]) { dims[0] = 3 }   // an image stem
+            let group = random.pick([1, 1, 1, 2, 3, 4])
+            guard dims[0] % group == 0, dims[1] % group == 0 else { return nil }
+            Self.fit(&dims, shrinkable: [0, 1, 2, 3], &random) { $0[0] / group * $0[1] * $0[2] * $0[3] * k * k / (stride * stride) }
+            guard dims[0] % group == 0, dims[1] % group == 0 else { return nil }
+            let pads = (0..<4).map { _ in random.pick(Array(0...min(8, (k - 1) * dilation))) }
+            var c = ConvolutionCase(inputChannels: dims[0], outputChannels: dims[1], group: group, kernel: (k, k),
+                                    stride: (stride, stride), dilation: (dilation, dilation), pads: pads,
+                                    height: dims[2], width: dims[3])
+            c.bias = Bool.random(using: &random)
+            c.activation = random.pick(Act.allCases)
+            c.residual = c.canAddInput && Bool.random(using: &random)
+            return Self.convolution(c, &random)
+        }
+    }
+
+    @Test("patch convolution (what no direct kernel takes): rectangular windows, strides above 2, unequal axes, pads above 8")
+    func patchSweep() throws {
+        try sweep(4, "patch") { random in
+            let kernel = (random.pick([1, 2, 3, 5, 8, 9]), random.pick([1, 2, 3, 4, 11]))
+            let stride = (random.pick([1, 2, 3, 4]), random.pick([1, 2, 3]))
+            let dilation = (random.pick([1, 1, 2]), random.pick([1, 1, 3]))
+            var dims = [random.pick(Self.channelCounts), random.pick(Self.channelCounts), random.pick(Self.spatialSizes),
+                        random.pick(Self.spatialSizes)]
+            let group = random.pick([1, 1, 2, 3])
+            Self.fit(&dims, shrinkable: [0, 1, 2, 3], &random) { $0[0] / group * $0[1] * $0[2] * $0[3] * kernel.0 * kernel.1 / (stride.0 * stride.1) }
+            guard dims[0] % group == 0, dims[1] % group == 0 else { return nil }
+            let pads = [random.pick([0, 1, 9]), random.pick([0, 2, 10]), random.pick([0, 1, 3]), random.pick([0, 9])]
+            var c = ConvolutionCase(inputChannels: dims[0], outputChannels: dims[1], group: group, kernel: kernel,
+                                    stride: stride, dilation: dilation, pads: pads, height: dims[2], width: dims[3])
+            c.bias = Bool.random(using: &random)
+            // Only what the direct kernels refuse.
+            let square = kernel.0 == kernel.1 && stride.0 == stride.1 && dilation.0 == dilation.1
+            let direct = square && (kernel.0 == 1 ? stride.0 == 1 && pads.allSatisfy { $0 == 0 }
+                                    : stride.0 <= 2 && pads.max()! <= 8 && kernel.0 <= 7)
+            guard !direct else { return nil }
+            return Self.convolution(c, &random)
+        }
+    }
+}
+
+extension KernelSweepTests {
+    /// A one-node model of `op` reading the graph input `x` (and constants), writing `y`.
+    static func oneNode(_ op: String, inputs: [String] = ["x"], attributes: [B.Attribute] = [], initializers: [[UInt8]] = [],
+                        input shape: [Int], extraInputs: [(String, [Int])] = [], opset: Int64 = 17,
+                        _ random: inout SeededGenerator, label: String) -> Made {
+        let bytes = B.model(nodes: [B.node(op, inputs: inputs, outputs: ["y"], attributes: attributes)], initializers: initializers,
+                            inputs: [P.value("x", shape)] + extraInputs.map { P.value($0.0, $0.1) },
+                            outputs: [B.valueInfo("y", dims: nil)], opset: opset)
+        var feeds = ["x": random.floats(shape.reduce(1, *))]
+        for (name, dims) in extraInputs { feeds[name] = random.floats(dims.reduce(1, *)) }
+        return Made(label: "\(op) \(label) of \(shape)", bytes: bytes, feeds: feeds)
+    }
+
+    @Test("transposed convolution: 2x2 stride 2, and any window, stride, dilation, pads and output padding")
+    func transposedSweep() throws {
+        try sweep(5, "ConvTranspose") { random in
+            let doubling = Bool.random(using: &random)
+            let kernel = doubling ? (2, 2) : (random.pick([1, 2, 3, 4, 5]), random.pick([1, 2, 3, 4]))
+            let stride = doubling ? (2, 2) : (random.pick([1, 2, 3]), random.pick([1, 2, 4]))
+            let dilation = doubling ? (1, 1) : (random.pick([1, 1, 2]), random.pick([1, 1, 3]))
+            var dims = [random.pick(Self.channelCounts), random.pick(Self.channelCounts), random.pick(Self.spatialSizes),
+                        random.pick(Self.spatialSizes)]
+            Self.fit(&dims, shrinkable: [0, 1, 2, 3], &random) { $0.reduce(1, *) * kernel.0 * kernel.1 }
+            let (cin, cout, h, w) = (dims[0], dims[1], dims[2], dims[3])
+            let pads = doubling ? [0, 0, 0, 0] : [random.pick([0, 1, 2]), random.pick([0, 1]), random.pick([0, 1, 3]), random.pick([0, 2])]
+            let outputPadding = doubling ? [0, 0] : [random.pick(Array(0..<max(stride.0, dilation.0))),
+                                                     random.pick(Array(0..<max(stride.1, dilation.1)))]
+            guard cin * kernel.0 * kernel.1 <= P.maximumTerms else { return nil }
+            let outH = stride.0 * (h - 1) + outputPadding[0] + (kernel.0 - 1) * dilation.0 + 1 - pads[0] - pads[2]
+            let outW = stride.1 * (w - 1) + outputPadding[1] + (kernel.1 - 1) * dilation.1 + 1 - pads[1] - pads[3]
+            guard outH >= 1, outW >= 1 else { return nil }
+            let bias = Bool.random(using: &random)
+            var initializers = [P.tensor("w", [cin, cout, kernel.0, kernel.1], &random, scale: 2 / Float(cin).squareRoot())]
+            if bias { initializers.append(P.tensor("b", [cout], &random)) }
+            return Self.oneNode("ConvTranspose", inputs: ["x", "w"] + (bias ? ["b"] : []), attributes: [
+                .ints("kernel_shape", [Int64(kernel.0), Int64(kernel.1)]), .ints("strides", [Int64(stride.0), Int64(stride.1)]),
+                .ints("dilations", [Int64(dilation.0), Int64(dilation.1)]), .ints("pads", pads.map(Int64.init)),
+                .ints("output_padding", outputPadding.map(Int64.init))], initializers: initializers,
+                input: [1, cin, h, w], &random,
+                label: "\(cin)→\(cout) kernel \(kernel) stride \(stride) dilation \(dilation) pads \(pads) output padding \(outputPadding) bias \(bias)")
+        }
+    }
+
+    @Test("MatMul by a constant matrix (batched A too) and Gemm (B either way round, alpha, beta, a bias row)")
+    func matrixSweep() throws {
+        try sweep(6, "matrix") { random in
+            var dims = [random.pick(Self.spatialSizes + [128, 129, 257]), random.pick(Self.channelCounts), random.pick(Self.channelCounts)]
+            Self.fit(&dims, shrinkable: [0, 1, 2], &random) { $0.reduce(1, *) }
+            let (m, k, n) = (dims[0], dims[1], dims[2])
+            if Bool.random(using: &random) {
+                let batch = random.pick([1, 1, 2, 3])
+                let a = batch == 1 && Bool.random(using: &random) ? [m, k] : [batch, m, k]
+                return Self.oneNode("MatMul", inputs: ["x", "b"], initializers: [P.tensor("b", [k, n], &random, scale: 2 / Float(k).squareRoot())],
+                                    input: a, &random, label: "by [\(k), \(n)]")
+            }
+            let transB = Bool.random(using: &random), withC = Bool.random(using: &random)
+            let alpha = random.pick([Float(1), 0.5, -1.25]), beta = random.pick([Float(1), 0.75])
+            var initializers = [P.tensor("b", transB ? [n, k] : [k, n], &random, scale: 2 / Float(k).squareRoot())]
+            let cShape = random.pick([[n], [1, n], [1], []])
+            if withC { initializers.append(P.tensor("c", cShape, &random)) }
+            return Self.oneNode("Gemm", inputs: ["x", "b"] + (withC ? ["c"] : []),
+                                attributes: [.int("transB", transB ? 1 : 0), .float("alpha", alpha), .float("beta", beta)],
+                                initializers: initializers, input: [m, k], &random,
+                                label: "N \(n) transB \(transB) alpha \(alpha) beta \(beta) C \(withC ? "\(cShape)" : "none")")
+        }
+    }
+
+    @Test("max and average pooling: windows 1…7 (rectangular), strides 1…3, asymmetric pads, ceil_mode, count_include_pad; global average")
+    func poolSweep() throws {
+        // Averages of inputs in [0, 2): a mean of values around 0 is mostly cancellation, whose
+        // error relative to the (small) result says nothing about the kernel.
+        let positive = { (made: Made) -> Made in
+            var made = made
+            made.feeds["x"] = made.feeds["x"]!.map { $0 + 1 }
+            return made
+        }
+        try sweep(7, "pool") { random in
+            if random.pick([false, false, false, true]) {
+                // A global average, or an AveragePool whose window is the whole map.
+                var dims = [random.pick(Self.channelCounts), random.pick(Self.spatialSizes), random.pick(Self.spatialSizes)]
+                Self.fit(&dims, shrinkable: [0, 1, 2], &random) { $0.reduce(1, *) }
+                let (c, h, w) = (dims[0], dims[1], dims[2])
+                return positive(Bool.random(using: &random)
+                    ? Self.oneNode("GlobalAveragePool", input: [1, c, h, w], &random, label: "")
+                    : Self.oneNode("AveragePool", attributes: [.ints("kernel_shape", [Int64(h), Int64(w)])], input: [1, c, h, w],
+                                   &random, label: "of the whole map"))
+            }
+            let kernel = (random.pick([1, 2, 3, 3, 5, 7]), random.pick([1, 2, 3, 3, 4, 7]))
+            let stride = (random.pick([1, 1, 2, 3]), random.pick([1, 2, 2, 3]))
+            var dims = [random.pick(Self.channelCounts), random.pick(Self.spatialSizes), random.pick(Self.spatialSizes)]
+            Self.fit(&dims, shrinkable: [0, 1, 2], &random) { $0.reduce(1, *) * kernel.0 * kernel.1 }
+            let (c, h, w) = (dims[0], dims[1], dims[2])
+            let pads = [random.pick(Array(0..<kernel.0)), random.pick(Array(0..<kernel.1)),
+                        random.pick(Array(0..<kernel.0)), random.pick(Array(0..<kernel.1))]
+            guard h + pads[0] + pads[2] >= kernel.0, w + pads[1] + pads[3] >= kernel.1 else { return nil }
+            let ceil = Bool.random(using: &random), max = Bool.random(using: &random), includePad = Bool.random(using: &random)
+            var attributes: [B.Attribute] = [.ints("kernel_shape", [Int64(kernel.0), Int64(kernel.1)]),
+                                             .ints("strides", [Int64(stride.0), Int64(stride.1)]),
+                                             .ints("pads", pads.map(Int64.init)), .int("ceil_mode", ceil ? 1 : 0)]
+            if !max { attributes.append(.int("count_include_pad", includePad ? 1 : 0)) }
+            var made = Self.oneNode(max ? "MaxPool" : "AveragePool", attributes: attributes, input: [1, c, h, w], &random,
+                                    label: "kernel \(kernel) stride \(stride) pads \(pads) ceil \(ceil)"
+                                        + (max ? "" : " count_include_pad \(includePad)"))
+            // An average counting the pads whose last window ceil_mode extends past the end pad is
+            // left to the reference kernel (the fast kernel's divisor is always the full window).
+            let overhangs = { (input: Int, k: Int, s: Int, begin: Int, end: Int) -> Bool in
+                var out = (input + begin + end - k + (ceil ? s - 1 : 0)) / s + 1
+                if ceil && (out - 1) * s >= input + begin { out -= 1 }
+                return (out - 1) * s - begin + k > input + end
+            }
+            made.fast = max || !includePad || !(overhangs(h, kernel.0, stride.0, pads[0], pads[2])
+                                                || overhangs(w, kernel.1, stride.1, pads[1], pads[3]))
+            return max ? made : positive(made)
+        }
+    }
+
+    @Test("Resize: bilinear (×2 half-pixel and by tables) and nearest, every coordinate mode, scales and sizes")
+    func resizeSweep() throws {
+        try sweep(8, "Resize") { random in
+            let linear = Bool.random(using: &random)
+            var dims = [random.pick(Self.channelCounts), random.pick(Self.spatialSizes), random.pick(Self.spatialSizes)]
+            Self.fit(&dims, shrinkable: [0, 1, 2], &random) { $0.reduce(1, *) * 16 }
+            let (c, h, w) = (dims[0], dims[1], dims[2])
+            let modes = ["half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"]
+            let doubling = linear && random.pick([false, false, true])
+            let transform = doubling ? "half_pixel" : random.pick(modes)
+            var attributes: [B.Attribute] = [.string("mode", linear ? "linear" : "nearest"),
+                                             .string("coordinate_transformation_mode", transform)]
+            var label = "\(linear ? "linear" : "nearest") \(transform)"
+            if !linear {
+                let rounding = random.pick(["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"])
+                attributes.append(.string("nearest_mode", rounding))
+                label += " \(rounding)"
+            }
+            if doubling || Bool.random(using: &random) {
+                let scales = doubling ? [1, 1, 2, 2]
+                    : [Float(1), 1, random.pick([0.5, 1, 1.5, 2, 2, 3, 0.75, 2.5]), random.pick([0.5, 1, 1.25, 2, 2, 3, 0.6])]
+                guard Int(Float(h) * scales[2]) >= 1, Int(Float(w) * scales[3]) >= 1 else { return nil }
+                return Self.oneNode("Resize", inputs: ["x", "", "scales"], attributes: attributes,
+                                    initializers: [B.floatTensor("scales", [4], scales)], input: [1, c, h, w], &random,
+                                    label: label + " scales \(scales)")
+            }
+            let sizes = [1, c, random.pick(Self.spatialSizes), random.pick(Self.spatialSizes)]
+            guard c * sizes[2] * sizes[3] <= Self.budget else { return nil }
+            return Self.oneNode("Resize", inputs: ["x", "", "", "sizes"], attributes: attributes,
+                                initializers: [B.int64Tensor("sizes", [4], sizes.map(Int64.init))], input: [1, c, h, w], &random,
+                                label: label + " sizes \(sizes)")
+        }
+    }
+
+    @Test("Softmax over the channels of [1, C, H, W] and [1, C, N]")
+    func softmaxSweep() throws {
+        try sweep(9, "Softmax") { random in
+            var dims = [random.pick(Self.channelCounts.filter { $0 > 1 }), random.pick(Self.spatialSizes), random.pick(Self.spatialSizes)]
+            Self.fit(&dims, shrinkable: [0, 1, 2], &random) { $0.reduce(1, *) * 8 }
+            guard dims[0] > 1, dims[1] * dims[2] > 1 else { return nil }
+            let shape = Bool.random(using: &random) ? [1, dims[0], dims[1], dims[2]] : [1, dims[0], dims[1] * dims[2]]
+            var made = Self.oneNode("Softmax", attributes: [.int("axis", 1)], input: shape, &random, label: "axis 1")
+            // Logits of a few units, some far apart (exponents down to e^-87 and below).
+            made.feeds["x"] = made.feeds["x"]!.map { $0 * random.pick([Float(4), 4, 40]) }
+            return made
+        }
+    }
+
+    @Test("BatchNormalization, PRelu (per channel and one slope), Clip (any bounds) and the activations, on any shape")
+    func channelAndActivationSweep() throws {
+        try sweep(10, "elementwise") { random in
+            var dims = [random.pick(Self.channelCounts), random.pick(Self.spatialSizes), random.pick(Self.spatialSizes)]
+            Self.fit(&dims, shrinkable: [0, 1, 2], &random) { $0.reduce(1, *) * 8 }
+            let (c, h, w) = (dims[0], dims[1], dims[2])
+            let shape = random.pick([[1, c, h, w], [1, c, h * w], [1, c]])
+            switch random.pick(["BatchNormalization", "PRelu", "Clip", "Relu", "Sigmoid", "HardSwish"]) {
+            case "BatchNormalization":
+                let epsilon = random.pick([Float(1e-5), 1e-3, 0.1])
+                let initializers = [P.tensor("scale", [c], &random), P.tensor("bias", [c], &random), P.tensor("mean", [c], &random),
+                                    B.floatTensor("var", [Int64(c)], random.floats(c).map { abs($0) + 0.05 })]
+                return Self.oneNode("BatchNormalization", inputs: ["x", "scale", "bias", "mean", "var"],
+                                    attributes: [.float("epsilon", epsilon)], initializers: initializers, input: shape, &random,
+                                    label: "epsilon \(epsilon)")
+            case "PRelu":
+                let slope = random.pick([[c] + Array(repeating: 1, count: shape.count - 2), [1]])
+                return Self.oneNode("PRelu", inputs: ["x", "slope"], initializers: [P.tensor("slope", slope, &random)], input: shape,
+                                    &random, label: "slope \(slope)")
+            case "Clip":
+                let lower = random.pick([Float(0), -0.5, -1, 0.25]), upper = random.pick([Float(6), 0.5, 1, 0.25])
+                guard lower <= upper else { return nil }
+                var made = Self.oneNode("Clip", inputs: ["x", "lo", "hi"],
+                                        initializers: [B.floatTensor("lo", [], [lower]), B.floatTensor("hi", [], [upper])],
+                                        input: shape, &random, label: "[\(lower), \(upper)]")
+                made.feeds["x"] = made.feeds["x"]!.map { $0 * 8 }
+                return made
+            case let op:
+                var made = Self.oneNode(op, input: shape, &random, label: "")
+                made.feeds["x"] = made.feeds["x"]!.map { $0 * 8 }
+                return made
+            }
+        }
+    }
+
+    @Test("Add, Sub, Mul and Div with broadcasting: per channel, per row, per column, a scalar, both operands broadcast")
+    func broadcastBinarySweep() throws {
+        try sweep(11, "binary") { random in
+            var dims = [random.pick(Self.channelCounts), random.pick(Self.spatialSizes), random.pick(Self.spatialSizes)]
+            Self.fit(&dims, shrinkable: [0, 1, 2], &random) { $0.reduce(1, *) * 8 }
+            let (c, h, w) = (dims[0], dims[1], dims[2])
+            let patterns = [[1, c, h, w], [1, c, 1, 1], [c, 1, 1], [1, 1, h, w], [w], [1], [h, 1], [1, c, h, 1], [1, c, 1, w]]
+            let a = random.pick(patterns), b = random.pick(patterns)
+            let op = random.pick(["Add", "Sub", "Mul", "Div"])
+            let bytes = B.model(nodes: [B.node(op, inputs: ["a", "b"], outputs: ["y"])],
+                                inputs: [P.value("a", a), P.value("b", b)], outputs: [B.valueInfo("y", dims: nil)])
+            var feeds = ["a": random.floats(a.reduce(1, *)), "b": random.floats(b.reduce(1, *))]
+            // Divisors away from 0: |b| in [0.5, 1.5).
+            if op == "Div" { feeds["b"] = feeds["b"]!.map { $0 < 0 ? $0 - 0.5 : $0 + 0.5 } }
+            return Made(label: "\(op) \(a) and \(b)", bytes: bytes, feeds: feeds)
+        }
+    }
+
+    @Test("Transpose: NHWC → NCHW, NCHW → NHWC, a channel shuffle's block transpose")
+    func transposeSweep() throws {
+        try sweep(12, "Transpose") { random in
+            var dims = [random.pick(Self.channelCounts), random.pick(Self.spatialSizes), random.pick(Self.spatialSizes)]
+            Self.fit(&dims, shrinkable: [0, 1, 2], &random) { $0.reduce(1, *) * 4 }
+            let (c, h, w) = (dims[0], dims[1], dims[2])
+            switch random.pick(["deinterleave", "interleave", "shuffle"]) {
+            case "deinterleave":
+                return Self.oneNode("Transpose", attributes: [.ints("perm", [0, 3, 1, 2])], input: [1, h, w, c], &random, label: "perm [0, 3, 1, 2]")
+            case "interleave":
+                return Self.oneNode("Transpose", attributes: [.ints("perm", [0, 2, 3, 1])], input: [1, c, h, w], &random, label: "perm [0, 2, 3, 1]")
+            default:
+                let groups = random.pick([2, 3, 4])
+                var made = Self.oneNode("Transpose", attributes: [.ints("perm", [0, 2, 1, 3, 4])],
+                                        input: [1, groups, c, h, w], &random, label: "perm [0, 2, 1, 3, 4]")
+                // The block transpose copies runs of H·W ≥ 16 floats; shorter runs are the reference kernel's.
+                made.fast = h * w >= 16
+                return made
+            }
+        }
+    }
+
+    @Test("found by the sweeps: a Gemm whose C is one value ([1, 1] with one column, or a scalar) runs on the fast kernel")
+    func gemmScalarBias() throws {
+        var random = SeededGenerator(seed: 45)
+        for (n, c) in [(1, [1, 1]), (1, [1]), (5, []), (5, [1])] {
+            let made = Self.oneNode("Gemm", inputs: ["x", "b", "c"], attributes: [.float("alpha", 0.5), .float("beta", 0.75)],
+                                    initializers: [P.tensor("b", [127, n], &random), P.tensor("c", c, &random)],
+                                    input: [32, 127], &random, label: "N \(n) C \(c)")
+            try P.check(made.bytes, feeds: made.feeds, made.label)
+        }
+    }
+}
