@@ -11,13 +11,30 @@ final class SharedSegmenter: Segmenter, @unchecked Sendable {
     // handed over here, never referenced elsewhere.
     private let lock = NSLock()
     private let wrapped: any Segmenter
+    let maskIsAlpha: Bool
 
-    init(_ wrapped: any Segmenter) { self.wrapped = wrapped }
+    init(_ wrapped: any Segmenter) {
+        self.wrapped = wrapped
+        maskIsAlpha = wrapped.maskIsAlpha
+    }
 
     func segment(_ frame: Image, into mask: UnsafeMutableBufferPointer<Float>) throws {
         lock.lock()
         defer { lock.unlock() }
         try wrapped.segment(frame, into: mask)
+    }
+
+    /// Each processor's own state (made by the wrapped segmenter, read only under the lock).
+    func makeStreamState() -> SegmenterStreamState? {
+        lock.lock()
+        defer { lock.unlock() }
+        return wrapped.makeStreamState()
+    }
+
+    func segment(_ frame: Image, into mask: UnsafeMutableBufferPointer<Float>, state: SegmenterStreamState?) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        try wrapped.segment(frame, into: mask, state: state)
     }
 
     var byteCount: Int {
