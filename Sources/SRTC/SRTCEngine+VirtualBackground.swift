@@ -8,8 +8,10 @@ extension SRTCEngine {
     /// safe from any thread; frames keep flowing meanwhile). After installation the virtual
     /// background is off; effect settings made before apply.
     ///
-    /// - Parameter modelPath: an ONNX model file; `nil` uses the built-in general model. For the
-    ///   built-in landscape model pass ``SRTCVirtualBackgroundModel/landscape``'s `path`.
+    /// - Parameter modelPath: an ONNX model file; `nil` installs both built-in models and segments
+    ///   each frame with the one whose input shape fits it (landscape for frames wider than 4:3,
+    ///   general otherwise). For one built-in model alone pass ``SRTCVirtualBackgroundModel``'s
+    ///   `path` (`.general.path`, `.landscape.path`).
     /// - Throws: ``SRTCError/virtualBackgroundAlreadyInstalled`` (nothing changes),
     ///   ``SRTCError/virtualBackgroundModelNotFound(_:)`` with the path,
     ///   ``SRTCError/virtualBackgroundSessionFailed(_:)`` with the reason (stays uninstalled).

@@ -95,7 +95,7 @@ final class VirtualBackgroundComponent: Sendable {
         let path = modelPath ?? defaultModelPath()
         // The one place "not found" is decided: the segmenter is only asked to load what exists.
         var isDirectory: ObjCBool = false
-        guard BuiltinModel(pathName: path) != nil
+        guard BuiltinModel(pathName: path) != nil || path == BuiltinModel.automaticPathName
             || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue)
         else {
             throw .virtualBackgroundModelNotFound(path)
