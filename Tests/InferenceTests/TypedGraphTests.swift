@@ -163,6 +163,26 @@ struct TypedGraphTests {
         }
     }
 
+    @Test("Slice bounds and a Reshape's shape computed from graph inputs (Add, Concat) are planned from their values")
+    func planTimeBoundsAndShape() throws {
+        // y = Reshape(Slice(x, [0], n + 1, [1]), Concat([-1], width)) with n and width graph inputs.
+        let bytes = B.model(
+            nodes: [B.node("Add", inputs: ["n", "one"], outputs: ["end"]),
+                    B.node("Slice", inputs: ["x", "zero", "end", "axis"], outputs: ["cut"]),
+                    B.node("Concat", inputs: ["minusOne", "width"], outputs: ["shape"], attributes: [.int("axis", 0)]),
+                    B.node("Reshape", inputs: ["cut", "shape"], outputs: ["y"])],
+            initializers: [B.int64Tensor("one", [1], [1]), B.int64Tensor("zero", [1], [0]), B.int64Tensor("axis", [1], [1]),
+                           B.int64Tensor("minusOne", [1], [-1])],
+            inputs: [B.valueInfo("x", [2, 6]), B.valueInfo("n", dims: [.value(1)], elementType: 7),
+                     B.valueInfo("width", dims: [.value(1)], elementType: 7)],
+            outputs: [B.valueInfo("y", dims: nil)], opset: 13)
+        let model = try InferenceModel(bytes: bytes, planTimeInputs: ["n": int64Tensor([1], [3]), "width": int64Tensor([1], [2])])
+        #expect(model.fixedInputs == ["n", "width"])
+        #expect(model.outputs.first?.shape == [4, 2])
+        let x = (0..<12).map(Float.init)
+        #expect(try InferenceSession(model: model).run(inputs: ["x": x])["y"] == [0, 1, 2, 3, 6, 7, 8, 9])
+    }
+
     @Test("dim names are labels: two inputs may give one name different sizes (a warning, as onnxruntime takes it)")
     func dimNamesAreLabels() throws {
         // RVM: src [batch, 3, height, width] and r1i [batch, channels, height, width], r1i at 1x1.
