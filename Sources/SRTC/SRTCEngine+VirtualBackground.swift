@@ -3,8 +3,8 @@ import Imaging
 extension SRTCEngine {
     /// Installs the virtual background component: loads the model and creates the inference session.
     ///
-    /// Takes about 3 ms in an optimised build on a desktop CPU, about 80 ms in a debug build, more
-    /// on slow devices: call it off the main thread and the capture thread (it is
+    /// Takes about 3 ms per model in an optimised build on a desktop CPU (a `nil` path installs
+    /// two), about 80 ms per model in a debug build, more on slow devices: call it off the main thread and the capture thread (it is
     /// safe from any thread; frames keep flowing meanwhile). After installation the virtual
     /// background is off; effect settings made before apply.
     ///
