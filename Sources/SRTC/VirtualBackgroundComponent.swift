@@ -11,30 +11,13 @@ final class SharedSegmenter: Segmenter, @unchecked Sendable {
     // handed over here, never referenced elsewhere.
     private let lock = NSLock()
     private let wrapped: any Segmenter
-    let maskIsAlpha: Bool
 
-    init(_ wrapped: any Segmenter) {
-        self.wrapped = wrapped
-        maskIsAlpha = wrapped.maskIsAlpha
-    }
+    init(_ wrapped: any Segmenter) { self.wrapped = wrapped }
 
     func segment(_ frame: Image, into mask: UnsafeMutableBufferPointer<Float>) throws {
         lock.lock()
         defer { lock.unlock() }
         try wrapped.segment(frame, into: mask)
-    }
-
-    /// Each processor's own state (made by the wrapped segmenter, read only under the lock).
-    func makeStreamState() -> SegmenterStreamState? {
-        lock.lock()
-        defer { lock.unlock() }
-        return wrapped.makeStreamState()
-    }
-
-    func segment(_ frame: Image, into mask: UnsafeMutableBufferPointer<Float>, state: SegmenterStreamState?) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        try wrapped.segment(frame, into: mask, state: state)
     }
 
     var byteCount: Int {
@@ -95,7 +78,7 @@ final class VirtualBackgroundComponent: Sendable {
         let path = modelPath ?? defaultModelPath()
         // The one place "not found" is decided: the segmenter is only asked to load what exists.
         var isDirectory: ObjCBool = false
-        guard BuiltinModel(pathName: path) != nil || path == BuiltinModel.automaticPathName
+        guard BuiltinModel(pathName: path) != nil
             || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue)
         else {
             throw .virtualBackgroundModelNotFound(path)
