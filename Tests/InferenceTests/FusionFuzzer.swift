@@ -22,6 +22,9 @@ enum FusionFamily: String, CaseIterable, Sendable {
     case channelSoftmax
     /// NHWC → NCHW of the image input (maybe into a convolution's zero-bordered input).
     case deinterleave
+    /// The buffer plan's in-place values around fused producers: Concat inputs written in their
+    /// place in its output, Split outputs read inside its input, Reshape views.
+    case slices
 
     /// Whether a profiled layer's operators show this family's fusion.
     func fired(_ operators: [String]) -> Bool {
@@ -37,6 +40,7 @@ enum FusionFamily: String, CaseIterable, Sendable {
             && !operators.contains("Softmax")
         case .channelSoftmax: operators == ["Transpose", "Softmax", "Transpose"]
         case .deinterleave: operators.first == "Transpose"
+        case .slices: operators.count >= 2 && operators.dropFirst().contains { ["Concat", "Split", "Reshape"].contains($0) }
         }
     }
 }
@@ -120,6 +124,7 @@ struct FusionFuzzer {
             case .maskHead: x = maskHead(x)
             case .cancelledTransposes: x = cancelledTransposes(x)
             case .channelSoftmax: x = channelSoftmax(x)
+            case .slices: x = slices(x)
             case .deinterleave: break
             }
         }
@@ -127,6 +132,10 @@ struct FusionFuzzer {
         g.output(x)
         for value in lateReaders where !g.inputs.contains(value) {
             g.output(chance(0.5) ? value : g.activation(value, .sigmoid))
+        }
+        if family == .channelSoftmax && miss(0.25) && !g.listing.contains(where: { $0.contains("HardSwish") || $0.contains("Split") }) {
+            // Softmax-1/11: the softmax runs over the flattened axes from `axis` on.
+            g.opset = 12
         }
     }
 
@@ -210,10 +219,11 @@ struct FusionFuzzer {
         var spec = ConvSpec(outputChannels: c, bias: chance(0.7))
         switch choice {
         case .pointwise:
-            spec.outputChannels = channels()
+            // As many outputs as inputs a third of the time: the 1x1 may then write over its input.
+            spec.outputChannels = chance(0.3) ? c : channels()
         case .groupedPointwise:
             spec.group = pick(Self.divisors(c))
-            spec.outputChannels = spec.group * pick([1, 1, 2, 3].filter { spec.group * $0 <= size.maximumChannels })
+            spec.outputChannels = chance(0.3) ? c : spec.group * pick([1, 1, 2, 3].filter { spec.group * $0 <= size.maximumChannels })
         case .depthwise:
             let k = pick([2, 3, 3, 3, 5, 5, 7, 9])
             spec.kernel = (k, k)
@@ -273,7 +283,7 @@ struct FusionFuzzer {
         var y = y
         if chance(0.5) {
             if miss(0.1) { y = g.activation(y, anyActivation()) }
-            y = g.batchNorm(y, epsilon: chance(0.9) ? 1e-5 : 1e-3)
+            y = g.batchNorm(y, epsilon: chance(0.9) ? 1e-5 : 1e-3, parametersAsInputs: miss(0.03))
             expose(y)
         }
         if chance(0.7) {
@@ -313,16 +323,17 @@ struct FusionFuzzer {
         case 2: other = g.input(shape)
         case 3: other = g.uniform(shape, -1, 1, prefix: "full")
         case 4: other = g.uniform([1, c, 1, 1], -1, 1, prefix: "perchannel")
-        case 5: other = g.uniform(chance(0.5) ? [1, 1, h, w] : [h, w], -1, 1, prefix: "perpixel")
+        case 5: other = g.uniform(pick([[1, 1, h, w], [h, w], [1, 1, h, 1], [1, 1, 1, w], [w], [1, c, 1, w], [c, 1, 1]]), -1, 1,
+                                  prefix: "broadcast")
         case 6: other = g.uniform(chance(0.5) ? [] : [1], -1, 1, prefix: "scalar")
         case 7: other = y
-        default: other = convolution!.output
+        default: other = convolution!.output   // a value the chain absorbs, read again
         }
         let op = clean ? "Add" : weighted([("Add", 8), ("Sub", 1), ("Mul", 1)])
         return chance(0.5) ? g.binary(op, y, other) : g.binary(op, other, y)
     }
 
-    /// The weights initializer of the Conv node that produced `output` (the listing names it second).
+    /// The weights of the Conv node that produced `output` (the listing names them second).
     private func weightsName(of output: String) -> String? {
         guard let line = g.listing.first(where: { $0.hasPrefix("\(output) = Conv(") }) else { return nil }
         let arguments = line.drop(while: { $0 != "(" }).dropFirst().prefix(while: { $0 != ")" })
@@ -335,7 +346,11 @@ struct FusionFuzzer {
     /// Conv → BatchNormalization → activation → residual Add.
     private mutating func convolution(_ x: String) -> String {
         let (c, h, w) = g.planes(x)!
-        let spec = convSpec(c, h, w, anyConvChoice())
+        var spec = convSpec(c, h, w, anyConvChoice())
+        if miss(0.04) {
+            // Weights the graph takes as an input: nothing may be packed from them when the step is made.
+            spec.weights = g.input([spec.outputChannels, c / spec.group, spec.kernel.h, spec.kernel.w])
+        }
         let conv = g.conv(x, spec)
         expose(conv)
         var y = epilogue(conv)
@@ -428,6 +443,7 @@ struct FusionFuzzer {
         let hidden = max(1, pick([1, 2, c / 4, c / 2, c, 2 * c].filter { $0 >= 1 && $0 <= size.maximumChannels }))
         var reduce = ConvSpec(outputChannels: hidden, bias: chance(0.8))
         if miss(0.05), c % 2 == 0, hidden % 2 == 0 { reduce.group = 2 }
+        if miss(0.03) { reduce.weights = g.input([hidden, c / reduce.group, 1, 1]) }   // weights the graph takes as an input
         let reduced = g.conv(pooled, reduce)
         expose(reduced, 0.05)
         if miss(0.05) { lateReaders.append(g.activation(s, .relu)) }   // a node inside the chain
@@ -471,7 +487,7 @@ struct FusionFuzzer {
         let (c, h, w) = g.planes(x)!
         let s = branch(x)
         var u = chance(0.15) ? g.input(g.shapes[x]!) : branch(x)
-        if u == s { u = g.activation(x, .hardSwish) }
+        if u == s && !miss(0.1) { u = g.activation(x, .hardSwish) }   // else s + s
         let broadcastMiss = miss(0.04)
         let upsampled = broadcastMiss ? g.uniform([1, c, 1, 1], -1, 1, prefix: "perchannel") : u
         let sum = chance(0.5) ? g.binary("Add", s, upsampled) : g.binary("Add", upsampled, s)
@@ -571,14 +587,22 @@ struct FusionFuzzer {
         let rank = rank3 ? 3 : 4
         let perm = chance(0.5) ? (rank3 ? [0, 2, 1] : [0, 2, 3, 1]) : permutation(rank, keepingBatch: chance(0.7))
         let back = !miss(0.2) ? Self.inverse(perm) : chance(0.5) ? perm : permutation(rank, keepingBatch: chance(0.5))
+        let integers = miss(0.1)
+        if integers {
+            // Integer tensors: the pair is one move of their bytes.
+            x = g.cast(g.binary("Mul", x, g.constant([], [100])), to: chance(0.5) ? 6 : 7)
+        }
         let t = g.transpose(x, perm)
-        expose(t)
         var y = t
-        if chance(0.5) {
-            y = g.activation(t, anyActivation())
-            expose(y)
+        if !integers {
+            expose(t)
+            if chance(0.5) {
+                y = g.activation(t, anyActivation())
+                expose(y)
+            }
         }
         y = g.transpose(y, back)
+        if integers { y = g.cast(y, to: 1) }
         if rank3 && g.shapes[y] == [1, c, h * w] { y = g.reshape(y, [1, c, h, w]) }
         return y
     }
@@ -613,6 +637,59 @@ struct FusionFuzzer {
         case 1: return g.conv(t, convSpec(c, h, w, .pointwise))
         default: return t
         }
+    }
+
+    /// A branch of `x` of its height and width: `x`, a Relu, a 1x1 or 3x3 depthwise convolution
+    /// with its epilogue, a banded pair, or another graph input.
+    private mutating func sameSizeBranch(_ x: String, channels: Int? = nil) -> String {
+        let (c, h, w) = g.planes(x)!
+        switch weighted([(0, 1), (1, 1), (2, 3), (3, 2), (4, 1), (5, 1)]) {
+        case 0 where channels == nil || channels == c: return x
+        case 1 where channels == nil || channels == c: return g.activation(x, .relu)
+        case 3 where channels == nil || channels == c:
+            return epilogue(g.conv(x, ConvSpec(outputChannels: c, kernel: (3, 3), pads: [1, 1, 1, 1], group: c, bias: chance(0.5))))
+        case 4:
+            let expanded = g.conv(x, ConvSpec(outputChannels: min(2 * c, size.maximumChannels), bias: chance(0.5)))
+            let v = chance(0.5) ? g.activation(expanded, .relu) : expanded
+            let dw = g.conv(v, ConvSpec(outputChannels: g.planes(v)!.c, kernel: (3, 3), pads: [1, 1, 1, 1], group: g.planes(v)!.c))
+            return g.conv(dw, ConvSpec(outputChannels: channels ?? self.channels(), bias: chance(0.5)))
+        case 5: return g.input([1, channels ?? self.channels(), h, w])
+        default: return epilogue(g.conv(x, ConvSpec(outputChannels: channels ?? self.channels(), bias: chance(0.7))))
+        }
+    }
+
+    /// Concat of branches (along the channels mostly), Split of a value into branches, Reshape
+    /// round trips, around fused producers and readers.
+    private mutating func slices(_ x: String) -> String {
+        let (c, h, w) = g.planes(x)!
+        var y = x
+        if chance(0.7) {
+            let spatial = miss(0.2)
+            var parts = (0..<pick([2, 2, 3])).map { _ in sameSizeBranch(x, channels: spatial ? c : nil) }
+            if miss(0.1) { parts.append(parts[0]) }   // one value twice
+            for part in parts { expose(part) }
+            let axis = spatial ? pick([2, 3, -1]) : pick([1, 1, -3])
+            y = g.concat(parts, axis: axis)
+            if spatial { return chance(0.5) ? convolution(y) : y }
+        }
+        if chance(0.3) {
+            let (yc, yh, yw) = g.planes(y)!
+            y = g.reshape(g.reshape(y, chance(0.5) ? [1, yc, yh * yw] : [1, yc * yh * yw]), [1, yc, yh, yw])
+        }
+        let (yc, _, _) = g.planes(y)!
+        if yc >= 2 && chance(0.7) {
+            let count = min(yc, pick([2, 2, 3]))
+            var lengths = (0..<count).map { _ in 1 }
+            for _ in 0..<(yc - count) { lengths[Int.random(in: 0..<count, using: &g.random)] += 1 }
+            let pieces = g.split(y, axis: 1, lengths: lengths).map { piece in
+                chance(0.7) ? sameSizeBranch(piece, channels: g.planes(piece)!.c) : piece
+            }
+            for piece in pieces.dropFirst() { expose(piece) }
+            y = chance(0.6) ? g.concat(pieces, axis: 1) : pieces[0]
+            if y == pieces[0] { for piece in pieces.dropFirst() where !g.inputs.contains(piece) { g.output(piece) } }
+        }
+        _ = (h, w)
+        return chance(0.4) ? convolution(y) : y
     }
 
     // MARK: Around the pattern

@@ -14,7 +14,7 @@ extension SeededGenerator {
     }
 }
 
-/// A small ONNX graph (opset 17, float32, batch 1) under construction, for the fusion fuzzer:
+/// A small ONNX graph (opset 17 unless set, float32, batch 1) under construction, for the fusion fuzzer:
 /// every op helper computes its output's shape, draws its weights from the graph's seeded
 /// generator and adds one line to a readable listing, so a failing case prints what it ran.
 struct FuzzGraph {
@@ -22,6 +22,7 @@ struct FuzzGraph {
     typealias Attribute = ONNXBuilder.Attribute
 
     var random: SeededGenerator
+    var opset: Int64 = 17
     private(set) var nodes: [[UInt8]] = []
     private(set) var initializers: [[UInt8]] = []
     /// Graph inputs, in order.
@@ -39,10 +40,10 @@ struct FuzzGraph {
     var bytes: [UInt8] {
         B.model(nodes: nodes, initializers: initializers,
                 inputs: inputs.map { B.valueInfo($0, shapes[$0]!.map(Int64.init)) },
-                outputs: outputs.map { B.valueInfo($0, shapes[$0]!.map(Int64.init)) })
+                outputs: outputs.map { B.valueInfo($0, shapes[$0]!.map(Int64.init)) }, opset: opset)
     }
 
-    var description: String { listing.joined(separator: "\n") }
+    var description: String { ((opset == 17 ? [] : ["opset \(opset)"]) + listing).joined(separator: "\n") }
 
     mutating func fresh(_ prefix: String) -> String {
         counter += 1
@@ -218,9 +219,15 @@ extension FuzzGraph {
                     note: spec.weights != nil ? "(shared weights)" : spec.lattice > 1 ? "(taps on a lattice of \(spec.lattice))" : "")
     }
 
-    /// BatchNormalization with constant parameters (variance positive).
-    mutating func batchNorm(_ x: String, epsilon: Float = 1e-5) -> String {
+    /// BatchNormalization with constant parameters (variance positive), or parameters the graph
+    /// takes as inputs (then the runner's inputs in [-1, 1) make the variance |v| + 0.5 through an Abs and an Add).
+    mutating func batchNorm(_ x: String, epsilon: Float = 1e-5, parametersAsInputs: Bool = false) -> String {
         let c = shapes[x]![1]
+        if parametersAsInputs {
+            let variance = node("Add", [node("Abs", [input([c])], shape: [c]), constant([], [0.5])], shape: [c])
+            return node("BatchNormalization", [x, input([c]), input([c]), input([c]), variance],
+                        epsilon == 1e-5 ? [] : [.float("epsilon", epsilon)], shape: shapes[x]!)
+        }
         let scale = uniform([c], 0.5, 1.5), bias = uniform([c], -0.5, 0.5)
         let mean = uniform([c], -0.3, 0.3), variance = uniform([c], 0.5, 1.5)
         return node("BatchNormalization", [x, scale, bias, mean, variance],
@@ -300,6 +307,34 @@ extension FuzzGraph {
     mutating func reshape(_ x: String, _ shape: [Int]) -> String {
         precondition(shape.reduce(1, *) == shapes[x]!.reduce(1, *))
         return node("Reshape", [x, int64s(shape)], shape: shape)
+    }
+
+    /// Concat along `axis` (negative counts from the end).
+    mutating func concat(_ values: [String], axis: Int) -> String {
+        var shape = shapes[values[0]]!
+        let a = axis < 0 ? axis + shape.count : axis
+        shape[a] = values.reduce(0) { $0 + shapes[$1]![a] }
+        return node("Concat", values, [.int("axis", Int64(axis))], shape: shape)
+    }
+
+    /// Split along `axis` into pieces of `lengths`.
+    mutating func split(_ x: String, axis: Int, lengths: [Int]) -> [String] {
+        let shape = shapes[x]!
+        precondition(lengths.reduce(0, +) == shape[axis])
+        let names = lengths.map { _ in fresh("split") }
+        nodes.append(B.node("Split", inputs: [x, int64s(lengths)], outputs: names, name: names[0], attributes: [.int("axis", Int64(axis))]))
+        for (name, length) in zip(names, lengths) {
+            var piece = shape
+            piece[axis] = length
+            shapes[name] = piece
+        }
+        listing.append("\(names.joined(separator: ", ")) = Split(\(x)) axis=\(axis) lengths \(lengths)")
+        return names
+    }
+
+    /// Cast to an ONNX element type (1 float, 6 int32, 7 int64).
+    mutating func cast(_ x: String, to type: Int) -> String {
+        node("Cast", [x], [.int("to", Int64(type))], shape: shapes[x]!, note: type == 1 ? "to float" : "to int\(type == 6 ? 32 : 64)")
     }
 
     /// ConvTranspose of a [1, C, H, W] value (2-D).
