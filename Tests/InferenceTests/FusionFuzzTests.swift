@@ -8,13 +8,14 @@ import TestSupport
 ///
 /// Tolerance: every output within 1e-5 · max(max|reference|, 1). 1e-5 is `Docs/Numerics.md`'s
 /// bound for one node: a fused step reorders the sums of one convolution of at most a few
-/// thousand products (a BatchNormalization folded into the weights, a residual added in the
-/// store, a 1x1 moved before a bilinear resize), which moves a result by a few ulps of its
-/// largest partial sum. Here the inputs are in [-1, 1) and every weight is scaled by its fan-in,
-/// so the partial sums are of size 1 even where an output cancels to a small value (a one-pixel
-/// 9x9 convolution of -0.0079 is 5.5e-8 off, 7e-6 of itself): hence the floor of 1. A fusion
-/// that computes something else (another activation, a missed reader, a wrong border) is off by
-/// 1e-3 to 1; the passing graphs' worst is printed per family.
+/// thousand products (`FuzzSize.maximumFanIn`), which moves a result by a few ulps of its
+/// largest partial sum (a BatchNormalization folded into the weights, a residual added in the
+/// store, a 1x1 moved before a bilinear resize change only the order). Here the inputs are in
+/// [-1, 1) and every weight is scaled by its fan-in, so the partial sums are of size 1 even where
+/// an output cancels to a small value (a one-pixel 9x9 convolution of -0.0079 is 5.5e-8 off, 7e-6
+/// of itself): hence the floor of 1. A fusion that computes something else (another activation,
+/// a missed reader, a wrong border) is off by 1e-3 to 1; the passing graphs' worst is printed per
+/// family.
 ///
 /// A failing graph is written to `$TMPDIR/vbg-fusion-fuzz/` (the path is printed with the seed);
 /// `VBG_FUZZ_CASE=FAMILY:SEED` runs that one case, `VBG_FUZZ_CASES=N` draws N per family.

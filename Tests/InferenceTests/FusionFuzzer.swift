@@ -58,6 +58,9 @@ struct FuzzSize: Sendable {
     let maximumMultiplyAccumulates: Int
     /// The most channels of any value.
     let maximumChannels: Int
+    /// The most products summed into one output of a convolution (input channels per group ×
+    /// window): the tests' bound is for sums of a few thousand products (`FusionFuzzTests`).
+    let maximumFanIn = 4608
 
     /// A debug build runs the quick subset in a few seconds.
     static let quick = FuzzSize(channels: [1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 24],
@@ -81,9 +84,10 @@ struct FuzzCase {
 /// Draws small random graphs around one fusion rule's pattern and its near misses: other
 /// activations, absorbed values with a second reader or that are graph outputs, other kernel
 /// sizes, strides, dilations and (asymmetric) paddings, broadcast operands in either order,
-/// other permutations, shared weights, channel counts off the tile sizes, 1×1 maps. Most cases
-/// put a block before the pattern (so its input is an intermediate whose buffer the plan may
-/// reuse) or after it (a convolution reading a zero-bordered output, a banded pair, ...).
+/// other permutations, shared weights, channel counts off the tile sizes, 1×1 maps. A third of
+/// the cases put a block before the pattern (so its input is an intermediate whose buffer the
+/// plan may reuse), a third one after it (a convolution reading a zero-bordered output, a banded
+/// pair, ...).
 struct FusionFuzzer {
     var g: FuzzGraph
     let size: FuzzSize
@@ -267,7 +271,8 @@ struct FusionFuzzer {
                                                    || spec.outputChannels * out.h * out.w > size.maximumElements) {
             spec.outputChannels = max(spec.group, (spec.outputChannels / 2) / spec.group * spec.group)
         }
-        if macs(spec) > size.maximumMultiplyAccumulates || spec.outputChannels * out.h * out.w > size.maximumElements * 2 {
+        if macs(spec) > size.maximumMultiplyAccumulates || spec.outputChannels * out.h * out.w > size.maximumElements * 2
+            || c / spec.group * spec.kernel.h * spec.kernel.w > size.maximumFanIn {
             return ConvSpec(outputChannels: min(c, spec.outputChannels), bias: spec.bias)
         }
         return spec
@@ -380,7 +385,8 @@ struct FusionFuzzer {
         let (pc, ph, pw) = g.planes(padded)!
         var spec: ConvSpec
         if preservesShape && chance(0.8) {
-            spec = ConvSpec(outputChannels: pc, kernel: (3, 3), group: chance(0.6) ? pc : 1, bias: chance(0.7))
+            spec = ConvSpec(outputChannels: pc, kernel: (3, 3), group: chance(0.6) || 9 * pc > size.maximumFanIn ? pc : 1,
+                            bias: chance(0.7))
         } else {
             spec = convSpec(pc, ph, pw, weighted([(.depthwise, 3), (.dense, 3), (.pointwise, 1), (.nearMiss, clean ? 0 : 1)]))
         }
@@ -541,7 +547,7 @@ struct FusionFuzzer {
             switch Int.random(in: 0..<3, using: &g.random) {
             case 0 where c % 2 == 0: spec.group = 2; spec.outputChannels = 2 * max(1, spec.outputChannels / 2)
             case 1: spec.stride = (2, 2)
-            default: spec.kernel = (3, 3); spec.pads = [1, 1, 1, 1]
+            default: if 9 * c <= size.maximumFanIn { spec.kernel = (3, 3); spec.pads = [1, 1, 1, 1] }
             }
         }
         while spec.outputChannels > spec.group && spec.outputChannels * rh * rw > 2 * size.maximumElements {
@@ -588,9 +594,11 @@ struct FusionFuzzer {
         let perm = chance(0.5) ? (rank3 ? [0, 2, 1] : [0, 2, 3, 1]) : permutation(rank, keepingBatch: chance(0.7))
         let back = !miss(0.2) ? Self.inverse(perm) : chance(0.5) ? perm : permutation(rank, keepingBatch: chance(0.5))
         let integers = miss(0.1)
+        let input = x
         if integers {
-            // Integer tensors: the pair is one move of their bytes.
-            x = g.cast(g.binary("Mul", x, g.constant([], [100])), to: chance(0.5) ? 6 : 7)
+            // Integer tensors: the pair is one move of their bytes. Made from a graph input of
+            // x's shape, not x: a value a kernel computed could round to the other integer.
+            x = g.cast(g.binary("Mul", g.input(g.shapes[x]!), g.constant([], [100])), to: chance(0.5) ? 6 : 7)
         }
         let t = g.transpose(x, perm)
         var y = t
@@ -602,7 +610,10 @@ struct FusionFuzzer {
             }
         }
         y = g.transpose(y, back)
-        if integers { y = g.cast(y, to: 1) }
+        if integers {
+            y = g.binary("Mul", g.cast(y, to: 1), g.constant([], [0.01]))
+            if g.shapes[y] == g.shapes[input] { y = g.binary("Add", input, y) }
+        }
         if rank3 && g.shapes[y] == [1, c, h * w] { y = g.reshape(y, [1, c, h, w]) }
         return y
     }
