@@ -42,8 +42,10 @@ MODELS = {
     "sinet": {
         "file": "sinet_softmax_320.onnx", "input": "data", "output": "Softmax/1", "size": 320,
         "channels": "BGR", "mean": [102.890434, 111.25247, 126.91212], "std": [62.93292, 62.82138, 66.355705],
+        # The upstream demos resize the frame with cv2.resize (INTER_LINEAR): half-pixel centres.
         "description": {"input": {"channels": "BGR", "range": [0, 255],
-                                  "mean": [102.890434, 111.25247, 126.91212], "std": [62.93292, 62.82138, 66.355705]},
+                                  "mean": [102.890434, 111.25247, 126.91212], "std": [62.93292, 62.82138, 66.355705],
+                                  "sampling": "half_pixel"},
                         "output": {"activation": "none", "personChannel": 1}},
     },
     "deeplab": {

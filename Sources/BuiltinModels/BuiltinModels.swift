@@ -43,6 +43,12 @@ package enum BuiltinModel: String, CaseIterable, Sendable {
     /// `builtin:landscape`). It names no file: loaders that see it use ``bytes``.
     package var pathName: String { "builtin:\(rawValue)" }
 
+    /// The name that stands for both built-in models where a model path is expected: what the SDK
+    /// installs for a `nil` model path and `vbg` uses by default. Each frame is segmented with the
+    /// model whose input shape fits it: landscape for frames wider than 4:3, general otherwise
+    /// (`FrameFittingSegmenter`).
+    package static let automaticPathName = "builtin:auto"
+
     /// The built-in model a ``pathName`` stands for, or `nil` for any other string.
     package init?(pathName: String) {
         guard pathName.hasPrefix("builtin:"), let model = BuiltinModel(rawValue: String(pathName.dropFirst(8))) else {

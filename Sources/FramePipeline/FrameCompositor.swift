@@ -17,4 +17,18 @@ package protocol FrameCompositor: AnyObject {
     ///
     /// - Precondition: `output`, `frame` and `mask` have the same size; `output` has `frame`'s format.
     func composite(_ frame: Image, mask: Mask, maskGeneration: Int, effect: BackgroundEffect, into output: inout Image)
+
+    /// As ``composite(_:mask:maskGeneration:effect:into:)``, with `mask` a matte's alpha when
+    /// `maskIsAlpha` (``Segmenter/maskIsAlpha``): its values are the blend weight as they are,
+    /// with no edge ramp.
+    func composite(_ frame: Image, mask: Mask, maskGeneration: Int, effect: BackgroundEffect, maskIsAlpha: Bool,
+                   into output: inout Image)
+}
+
+extension FrameCompositor {
+    /// A compositor that knows no alpha composites every mask as a probability.
+    package func composite(_ frame: Image, mask: Mask, maskGeneration: Int, effect: BackgroundEffect, maskIsAlpha: Bool,
+                           into output: inout Image) {
+        composite(frame, mask: mask, maskGeneration: maskGeneration, effect: effect, into: &output)
+    }
 }

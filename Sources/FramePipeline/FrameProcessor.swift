@@ -70,8 +70,14 @@ package final class FrameProcessor {
     /// the new processor's masks for the old one's (a collision needs the same 31 random bits).
     private var maskGeneration = Int.random(in: 0..<(1 << 31)) << 32
     private var lastOutput: VideoFrame?
+    /// The segmenter's recurrent state for this stream, and the segmenter that made it (a new
+    /// segmenter, after a new install, starts a new state).
+    private var streamState: SegmenterStreamState?
+    private weak var streamStateOwner: (any Segmenter)?
     private var wasEnabled = false
     private let clock = ContinuousClock()
+    /// Whether the segmenter that made the smoothed mask gives an alpha (``Segmenter/maskIsAlpha``).
+    private var maskIsAlpha = false
 
     /// - Parameters:
     ///   - poolCapacity: output buffers (at least 2: one holds the previous output for mask sync).
@@ -84,11 +90,13 @@ package final class FrameProcessor {
     /// Bytes held by masks and output buffers.
     package var byteCount: Int { (pool?.byteCount ?? 0) + 4 * ((freshMask?.values.count ?? 0) + (smoothedMask?.values.count ?? 0)) }
 
-    /// Clears the inter-frame state: the next frame segments from scratch and uses its raw mask.
+    /// Clears the inter-frame state: the next frame segments from scratch (a recurrent model from
+    /// its zero state) and uses its raw mask.
     package func reset() {
         maskGeneration &+= 1
         policy.reset()
         smoother.reset()
+        streamState?.reset()
         lastOutput = nil
         statistics.resetCount += 1
     }
@@ -97,6 +105,8 @@ package final class FrameProcessor {
     /// again by the next processed frame). Buffers still held by consumers live until released.
     package func releaseBuffers() {
         if policy.state != .awaitingFirstMask || smoother.hasPrevious || lastOutput != nil { reset() }
+        streamState = nil
+        streamStateOwner = nil
         pool = nil
         freshMask = nil
         smoothedMask = nil
@@ -137,9 +147,16 @@ package final class FrameProcessor {
             guard let segmenter else { return drop(.segmentationFailed) }
             statistics.inferenceCount += 1
             let segmentationStart = clock.now
+            if streamStateOwner !== segmenter {
+                streamState = segmenter.makeStreamState()
+                streamStateOwner = segmenter
+            }
             do {
-                try freshMask!.values.withUnsafeMutableBufferPointer { try segmenter.segment(frame.image, into: $0) }
+                try freshMask!.values.withUnsafeMutableBufferPointer {
+                    try segmenter.segment(frame.image, into: $0, state: streamState)
+                }
             } catch {
+                streamState?.reset()
                 return drop(.segmentationFailed)
             }
             let smoothingStart = clock.now
@@ -151,6 +168,7 @@ package final class FrameProcessor {
             }
             maskGeneration &+= 1
             statistics.smoothing.record(clock.now - smoothingStart)
+            maskIsAlpha = segmenter.maskIsAlpha
             return composite(frame, into: output, settings: settings, compositor: compositor, start: start)
 
         case .compositeWithLatestMask:
@@ -164,7 +182,7 @@ package final class FrameProcessor {
         let compositingStart = clock.now
         output.withMutableImage { image in
             compositor.composite(frame.image, mask: smoothedMask!, maskGeneration: maskGeneration,
-                                 effect: settings.effect,
+                                 effect: settings.effect, maskIsAlpha: maskIsAlpha,
                                  into: &image)
         }
         let end = clock.now

@@ -12,6 +12,8 @@ package final class ImagingCompositor: FrameCompositor {
     /// The byte coverage of the last mask (`CoverageMask`), rebuilt when the mask generation changes.
     private var coverage: CoverageMask?
     private var coverageGeneration: Int?
+    /// Whether `coverage` was made from an alpha (the linear ramp).
+    private var coverageIsAlpha = false
     private var replacement: ReplacementBackground?
     private var replacementIdentifier: Int?
     private let edge: EdgeRamp
@@ -23,13 +25,20 @@ package final class ImagingCompositor: FrameCompositor {
     /// inference reuse it, and the blend reads a quarter of the float mask's bytes.
     package func composite(_ frame: Image, mask: Mask, maskGeneration: Int, effect: BackgroundEffect,
                           into output: inout Image) {
+        composite(frame, mask: mask, maskGeneration: maskGeneration, effect: effect, maskIsAlpha: false, into: &output)
+    }
+
+    /// An alpha mask's coverage is the mask itself (``EdgeRamp/linear``), rounded to bytes.
+    package func composite(_ frame: Image, mask: Mask, maskGeneration: Int, effect: BackgroundEffect, maskIsAlpha: Bool,
+                           into output: inout Image) {
         if coverage?.width != mask.width || coverage?.height != mask.height {
             coverage = CoverageMask(width: mask.width, height: mask.height)
             coverageGeneration = nil
         }
-        if coverageGeneration != maskGeneration {
-            coverage!.update(from: mask, edge: edge)
+        if coverageGeneration != maskGeneration || coverageIsAlpha != maskIsAlpha {
+            coverage!.update(from: mask, edge: maskIsAlpha ? .linear : edge)
             coverageGeneration = maskGeneration
+            coverageIsAlpha = maskIsAlpha
         }
         switch effect {
         case .blur(let level):

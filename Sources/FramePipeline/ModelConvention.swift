@@ -6,12 +6,17 @@ import Inference
 /// Each field is taken from the first source that has it: the description passed in code, the
 /// JSON file `MODEL.onnx.json` beside the model, the model's `vbg.segmentation` metadata entry
 /// (the same JSON), detection from the graph where it is unambiguous, and otherwise the built-in
-/// models' convention. Detection: the input is the one graph input whose shape has 4 dims with a
-/// 3-channel axis (second: NCHW, last: NHWC); the mask is the one output of the input's spatial
-/// size with 1 or 2 channels; 2 channels are a softmax over channels with the person in channel 1
-/// (no activation when a Softmax computes the output); 1 channel computed by a Sigmoid (seen
-/// through Reshape, Transpose and the like) needs no activation, any other a sigmoid; the colours are RGB in [0, 1].
+/// models' convention. Detection: the input is the one graph input (state and constant inputs
+/// aside) whose shape has 4 dims with a 3-channel axis (second: NCHW, last: NHWC); the mask is the
+/// one output (state outputs aside) of the input's spatial size with 1 or 2 channels; 2 channels
+/// are a softmax over channels with the person in channel 1 (no activation when a Softmax computes
+/// the output); 1 channel computed by a Sigmoid or a Clip (seen through Reshape, Transpose and the
+/// like) needs no activation, any other a sigmoid; the colours are RGB in [0, 1], the sampling
+/// MediaPipe's (`asymmetric`), the output a probability.
 package struct ModelConvention: Sendable, Equatable {
+    package typealias Description = SegmentationModelDescription
+    package typealias Error = SegmentationModelDescription.DescriptionError
+
     /// Where a field's value came from.
     package enum Source: String, Sendable {
         case code, file = "JSON file", metadata = "model metadata", detected, `default`
@@ -23,10 +28,16 @@ package struct ModelConvention: Sendable, Equatable {
     package var range: (low: Float, high: Float)
     package var mean: [Float]
     package var std: [Float]
+    package var sampling: SegmentationModelDescription.Sampling
     package var outputName: String
     package var outputLayout: SegmentationModelDescription.Layout
     package var activation: SegmentationModelDescription.Activation
     package var personChannel: Int
+    package var outputKind: SegmentationModelDescription.OutputKind
+    /// The recurrent state pairs (empty for a model without one).
+    package var state: [SegmentationModelDescription.State]
+    /// The values of the inputs the frame does not fill, by name.
+    package var constants: [String: [Double]]
     /// Input tensor height and width; output height, width and channel count.
     package var inputHeight: Int, inputWidth: Int
     package var outputHeight: Int, outputWidth: Int, outputChannels: Int
@@ -35,8 +46,10 @@ package struct ModelConvention: Sendable, Equatable {
 
     package static func == (a: Self, b: Self) -> Bool {
         a.inputName == b.inputName && a.inputLayout == b.inputLayout && a.channels == b.channels && a.range == b.range
-            && a.mean == b.mean && a.std == b.std && a.outputName == b.outputName && a.outputLayout == b.outputLayout
-            && a.activation == b.activation && a.personChannel == b.personChannel && a.sources == b.sources
+            && a.mean == b.mean && a.std == b.std && a.sampling == b.sampling && a.outputName == b.outputName
+            && a.outputLayout == b.outputLayout && a.activation == b.activation && a.personChannel == b.personChannel
+            && a.outputKind == b.outputKind && a.state == b.state && a.constants == b.constants && a.sources == b.sources
+            && a.inputHeight == b.inputHeight && a.inputWidth == b.inputWidth
     }
 
     /// The JSON file a model's description is read from: the model's path with `.json` appended.
@@ -45,28 +58,36 @@ package struct ModelConvention: Sendable, Equatable {
     /// The metadata key holding a description inside the model.
     package static let metadataKey = "vbg.segmentation"
 
-    /// Resolves the conventions of `model`.
+    /// The descriptions to read fields from, first source first: code, the JSON file, the
+    /// model's metadata entry.
+    ///
+    /// - Throws: a bad description, naming the field and where it is.
+    static func layers(code: Description?, file: Data?, metadata: [String: String]) throws(Error) -> [(Description, Source)] {
+        var layers: [(Description, Source)] = []
+        if let code {
+            try code.validate()
+            layers.append((code, .code))
+        }
+        if let file { layers.append((try Self.parse(file, what: "the JSON file"), .file)) }
+        if let text = metadata[Self.metadataKey] {
+            layers.append((try Self.parse(Data(text.utf8), what: "the '\(Self.metadataKey)' metadata entry"), .metadata))
+        }
+        return layers
+    }
+
+    /// Resolves the conventions of a planned `model` (every input dim bound).
     ///
     /// - Parameters:
     ///   - code: the description passed in code, if any.
     ///   - file: the contents of the JSON file beside the model, if there is one.
     /// - Throws: ``SegmentationModelDescription/DescriptionError`` naming the field: a bad JSON file
     ///   or metadata entry, a name that is not a graph input or output, a layout or channel that
-    ///   does not fit the tensor's shape, or a field detection cannot decide.
-    package init(model: InferenceModel, code: SegmentationModelDescription? = nil, file: Data? = nil)
-        throws(SegmentationModelDescription.DescriptionError) {
-        typealias Error = SegmentationModelDescription.DescriptionError
-        var layers: [(SegmentationModelDescription, Source)] = []
-        if let code {
-            try code.validate()
-            layers.append((code, .code))
-        }
-        if let file { layers.append((try Self.parse(file, what: "the JSON file"), .file)) }
-        if let text = model.metadata[Self.metadataKey] {
-            layers.append((try Self.parse(Data(text.utf8), what: "the '\(Self.metadataKey)' metadata entry"), .metadata))
-        }
+    ///   does not fit the tensor's shape, a graph input nothing feeds, a state whose output's shape
+    ///   is not its input's, or a field detection cannot decide.
+    package init(model: InferenceModel, code: SegmentationModelDescription? = nil, file: Data? = nil) throws(Error) {
+        let layers = try Self.layers(code: code, file: file, metadata: model.metadata)
         var sources: [String: Source] = [:]
-        func pick<T>(_ field: String, _ value: (SegmentationModelDescription) -> T?) -> T? {
+        func pick<T>(_ field: String, _ value: (Description) -> T?) -> T? {
             for (description, source) in layers {
                 if let found = value(description) {
                     sources[field] = source
@@ -76,27 +97,52 @@ package struct ModelConvention: Sendable, Equatable {
             return nil
         }
 
+        // State and constants: names of graph inputs and outputs.
+        state = pick("state", \.state) ?? []
+        constants = pick("constants", \.constants) ?? [:]
+        let inputNames = model.inputs.map(\.name) + model.fixedInputs.sorted()
+        for (index, pair) in state.enumerated() {
+            guard let input = model.inputs.first(where: { $0.name == pair.input }) else {
+                throw Error(field: "state[\(index)].input", message: "'\(pair.input)' is not a graph input (inputs: \(inputNames.joined(separator: ", ")))")
+            }
+            guard let output = model.outputs.first(where: { $0.name == pair.output }) else {
+                throw Error(field: "state[\(index)].output", message: "'\(pair.output)' is not a graph output (outputs: \(model.outputs.map(\.name).joined(separator: ", ")))")
+            }
+            guard input.type == output.type, input.shape == output.shape else {
+                throw Error(field: "state[\(index)]", message: "output \(output) is fed back as input \(input): a state's output must have its input's type and shape")
+            }
+        }
+        for name in constants.keys.sorted() where !inputNames.contains(name) {
+            throw Error(field: "constants.\(name)", message: "'\(name)' is not a graph input (inputs: \(inputNames.joined(separator: ", ")))")
+        }
+        let fedOtherwise = Set(state.map(\.input)).union(constants.keys)
+
         // Input: name and layout.
-        let floatInputs = model.inputs.filter { $0.type == .float32 }
         let input: TensorDescription
         if let name = pick("input.name", \.input.name) {
             guard let found = model.inputs.first(where: { $0.name == name }) else {
-                throw Error(field: "input.name", message: "'\(name)' is not a graph input (inputs: \(model.inputs.map(\.name).joined(separator: ", ")))")
+                throw Error(field: "input.name", message: "'\(name)' is not a graph input (inputs: \(inputNames.joined(separator: ", ")))")
+            }
+            guard !fedOtherwise.contains(name) else {
+                throw Error(field: "input.name", message: "'\(name)' is a state or constant input, not the image")
             }
             input = found
         } else {
-            let candidates = floatInputs.filter { $0.shape.count == 4 && ($0.shape[1] == 3 || $0.shape[3] == 3) }
+            let candidates = model.inputs.filter { $0.type == .float32 && !fedOtherwise.contains($0.name) && Self.takesImage($0.shape.map { $0 }) }
             guard candidates.count == 1 else {
                 throw Error(field: "input.name", message: "cannot tell which graph input takes the image (\(model.inputs.map(\.description).joined(separator: "; "))): give it")
             }
             input = candidates[0]
             sources["input.name"] = .detected
         }
+        if let unfed = model.inputs.first(where: { $0.name != input.name && !fedOtherwise.contains($0.name) }) {
+            throw Error(field: "constants", message: "graph input \(unfed) is not the image, a state or a constant: give its value in constants (or its pair in state)")
+        }
         guard input.type == .float32, input.shape.count == 4, input.shape[0] == 1 else {
             throw Error(field: "input.name", message: "'\(input.name)' is \(input.type) \(input.shape); an image input is float32 [1, 3, H, W] or [1, H, W, 3]")
         }
         let shape = input.shape
-        let layout: SegmentationModelDescription.Layout
+        let layout: Description.Layout
         if let given = pick("input.layout", \.input.layout) {
             layout = given
         } else {
@@ -110,30 +156,42 @@ package struct ModelConvention: Sendable, Equatable {
         guard (layout == .nchw ? shape[1] : shape[3]) == 3, height > 0, width > 0 else {
             throw Error(field: "input.layout", message: "input \(shape) has no 3-channel axis where \(layout.rawValue) puts it")
         }
+        if let size = pick("input.size", \.input.size) {
+            guard size.height == height, size.width == width else {
+                throw Error(field: "input.size", message: "[\(size.height), \(size.width)] differs from input \(input), whose size is \(height)x\(width)")
+            }
+        } else {
+            sources["input.size"] = .detected
+        }
 
-        // Colours.
+        // Colours and sampling.
         channels = pick("input.channels", \.input.channels) ?? .rgb
         range = pick("input.range", \.input.range) ?? (0, 1)
         mean = pick("input.mean", \.input.mean) ?? [0, 0, 0]
         std = pick("input.std", \.input.std) ?? [1, 1, 1]
-        for field in ["input.channels", "input.range", "input.mean", "input.std"] where sources[field] == nil { sources[field] = .default }
+        sampling = pick("input.sampling", \.input.sampling) ?? .asymmetric
+        for field in ["input.channels", "input.range", "input.mean", "input.std", "input.sampling"] where sources[field] == nil {
+            sources[field] = .default
+        }
 
         // Output: name, layout, channels.
-        func maskLayout(_ dims: [Int]) -> [SegmentationModelDescription.Layout] {
+        func maskLayout(_ dims: [Int]) -> [Description.Layout] {
             guard dims.count == 4, dims[0] == 1 else { return [] }
-            var fits: [SegmentationModelDescription.Layout] = []
+            var fits: [Description.Layout] = []
             if (1...2).contains(dims[1]), dims[2] == height, dims[3] == width { fits.append(.nchw) }
             if (1...2).contains(dims[3]), dims[1] == height, dims[2] == width { fits.append(.nhwc) }
             return fits
         }
+        let stateOutputs = Set(state.map(\.output))
         let output: TensorDescription
         if let name = pick("output.name", \.output.name) {
             guard let found = model.outputs.first(where: { $0.name == name }) else {
                 throw Error(field: "output.name", message: "'\(name)' is not a graph output (outputs: \(model.outputs.map(\.name).joined(separator: ", ")))")
             }
+            guard !stateOutputs.contains(name) else { throw Error(field: "output.name", message: "'\(name)' is a state output, not the mask") }
             output = found
         } else {
-            let candidates = model.outputs.filter { $0.type == .float32 && !maskLayout($0.shape).isEmpty }
+            let candidates = model.outputs.filter { $0.type == .float32 && !stateOutputs.contains($0.name) && !maskLayout($0.shape).isEmpty }
             guard candidates.count == 1 else {
                 throw Error(field: "output.name", message: "cannot tell which graph output is the mask (\(model.outputs.map(\.description).joined(separator: "; "))): give it")
             }
@@ -160,12 +218,13 @@ package struct ModelConvention: Sendable, Equatable {
             throw Error(field: "output.layout", message: "output \(dims) has no spatial mask")
         }
 
-        // Output: activation and person channel.
+        // Output: activation, person channel, kind.
         let producer = model.computingOp(of: output.name)
         if let given = pick("output.activation", \.output.activation) {
             activation = given
         } else {
-            activation = outputChannels == 1 ? (producer == "Sigmoid" ? .none : .sigmoid) : (producer == "Softmax" ? .none : .softmax)
+            activation = outputChannels == 1 ? (["Sigmoid", "Clip"].contains(producer) ? .none : .sigmoid)
+                : (producer == "Softmax" ? .none : .softmax)
             sources["output.activation"] = .detected
         }
         if let given = pick("output.personChannel", \.output.personChannel) {
@@ -180,6 +239,10 @@ package struct ModelConvention: Sendable, Equatable {
         guard activation != .softmax || outputChannels >= 2 else {
             throw Error(field: "output.activation", message: "softmax needs 2 or more channels, output \(dims) has 1")
         }
+        outputKind = pick("output.kind", \.output.kind) ?? .probability
+        if sources["output.kind"] == nil { sources["output.kind"] = .default }
+        if sources["state"] == nil { sources["state"] = .default }
+        if sources["constants"] == nil { sources["constants"] = .default }
         inputName = input.name
         inputLayout = layout
         inputHeight = height
@@ -188,7 +251,10 @@ package struct ModelConvention: Sendable, Equatable {
         self.sources = sources
     }
 
-    private static func parse(_ data: Data, what: String) throws(SegmentationModelDescription.DescriptionError) -> SegmentationModelDescription {
+    /// Whether declared dims look like an image input: rank 4 with 3 channels second or last.
+    static func takesImage(_ dims: [Int?]) -> Bool { dims.count == 4 && (dims[1] == 3 || dims[3] == 3) }
+
+    private static func parse(_ data: Data, what: String) throws(Error) -> Description {
         do {
             return try SegmentationModelDescription(json: data)
         } catch {
@@ -197,14 +263,19 @@ package struct ModelConvention: Sendable, Equatable {
     }
 
     /// The fields and their values and sources, one `field = value (source)` per line: what
-    /// `vbg inspect` prints.
+    /// `vbg inspect` prints (state and constants only when the model has them).
     package var summary: [String] {
-        let values: [(String, String)] = [
-            ("input.name", inputName), ("input.layout", inputLayout.rawValue), ("input.channels", channels.rawValue),
-            ("input.range", "[\(range.low), \(range.high)]"), ("input.mean", "\(mean)"), ("input.std", "\(std)"),
+        var values: [(String, String)] = [
+            ("input.name", inputName), ("input.layout", inputLayout.rawValue), ("input.size", "[\(inputHeight), \(inputWidth)]"),
+            ("input.channels", channels.rawValue), ("input.range", "[\(range.low), \(range.high)]"), ("input.mean", "\(mean)"),
+            ("input.std", "\(std)"), ("input.sampling", sampling.rawValue),
             ("output.name", outputName), ("output.layout", outputLayout.rawValue), ("output.activation", activation.rawValue),
-            ("output.personChannel", "\(personChannel)"),
+            ("output.personChannel", "\(personChannel)"), ("output.kind", outputKind.rawValue),
         ]
+        if !state.isEmpty { values.append(("state", state.map { "\($0.input) <- \($0.output)" }.joined(separator: ", "))) }
+        if !constants.isEmpty {
+            values.append(("constants", constants.sorted { $0.key < $1.key }.map { "\($0.key) = [\($0.value.map { String($0) }.joined(separator: ", "))]" }.joined(separator: ", ")))
+        }
         return values.map { field, value in "\(field) = \(value) (\(sources[field]?.rawValue ?? "?"))" }
     }
 }

@@ -14,17 +14,22 @@ package struct SegmenterLoadError: Error, Sendable, CustomStringConvertible {
     package var description: String { message }
 }
 
-/// The shipped segmenter: a person-segmentation ONNX model run by our engine, with MediaPipe's
-/// exact pre- and post-processing from the imaging module.
+/// The shipped segmenter: a person-segmentation ONNX model run by our engine, with the frame
+/// resampled as the model wants and the mask upsampled as MediaPipe does.
 ///
-/// Per frame: ``ModelInputSampler`` stretches the frame to the model's input size as MediaPipe
-/// 0.10.21 does (no letterbox, RGB in [0, 1], NHWC); the values are converted to the model's own
-/// convention (``ModelConvention``: layout, channel order, range, mean and std); the session runs;
-/// the mask output becomes a probability (its activation, its person channel); and
-/// ``MaskUpsampler`` resizes it to the frame size as `cv::resize(INTER_LINEAR)` does. The built-in
-/// models take the sampler's tensor and give a probability as they are, with no conversion pass.
-/// Buffers are allocated at creation, the sampler and upsampler when the frame size changes, so
-/// steady-state frames allocate nothing.
+/// Per frame: the model's sampler (``ModelConvention/sampling``: MediaPipe 0.10.21's
+/// ``ModelInputSampler`` for the built-in models and by default, or OpenCV's / PyTorch's, see
+/// ``InputSampling``) resamples the frame to the model's input size (RGB in [0, 1], NHWC); the
+/// values are converted to the model's own convention (``ModelConvention``: layout, channel order,
+/// range, mean and std); the session runs, fed its state and constant inputs too; the mask output
+/// becomes a probability (its activation, its person channel); and ``MaskUpsampler`` resizes it to
+/// the frame size as `cv::resize(INTER_LINEAR)` does. The built-in models take the sampler's tensor
+/// and give a probability as they are, with no conversion pass.
+///
+/// A recurrent model (``ModelConvention/state``) reads its state from a
+/// ``SegmenterStreamState`` (zeros after a reset) and writes the next one there. Buffers are
+/// allocated at creation, the sampler and upsampler when the frame size changes, so steady-state
+/// frames allocate nothing.
 package final class ModelSegmenter: Segmenter {
     /// How the model's tensors are read (the input and output sizes among them), and where each
     /// field came from.
@@ -40,10 +45,37 @@ package final class ModelSegmenter: Segmenter {
     /// The person probability at the output's resolution (the same buffer as `output` when the
     /// output is one already).
     private let probability: UnsafeMutableBufferPointer<Float>
-    /// Per tensor channel, the input value of each pixel byte 0…255.
+    /// Per tensor channel, the input value of each pixel level 0…255 (samplers of levels).
     private let inputTable: [Float]
-    private var sampler: ModelInputSampler?
+    /// Per tensor channel, `value = sample · inputScale[c] + inputOffset[c]` (samplers of floats).
+    private let inputScale: [Float], inputOffset: [Float]
+    private let sampling: InputSampling
+    private var sampler: FrameSampler?
     private var upsampler: MaskUpsampler?
+
+    /// What feeds each graph input, in the session's order.
+    private enum Feed {
+        case image
+        case state(Int)
+        case constant(UnsafeRawBufferPointer)
+    }
+    /// What each graph output is, in the session's order.
+    private enum Role {
+        case mask
+        case state(Int)
+        case unused
+    }
+    private let feeds: [Feed]
+    private let roles: [Role]
+    /// The constants fed at run time (those planning did not fix), owned here.
+    private let constantStorage: [UnsafeMutableRawBufferPointer]
+    /// The byte count of each state tensor, in ``ModelConvention/state`` order.
+    private let stateByteCounts: [Int]
+    /// The state ``segment(_:into:)`` runs from: zeros every call.
+    private var scratchState: SegmenterStreamState?
+    /// Whether the session has one input (the image) and no state: it runs through the
+    /// single-input call, which reads the tensor in place.
+    private let isSingleInput: Bool
 
     /// Loads the model, resolves its conventions and creates its session.
     ///
@@ -55,16 +87,16 @@ package final class ModelSegmenter: Segmenter {
     ///   engine runs, or when its description is bad.
     package convenience init(modelPath: String, description: SegmentationModelDescription? = nil,
                             threads: Int = 1) throws(SegmenterLoadError) {
-        let model: InferenceModel
+        let bytes: [UInt8]
         do {
-            model = try InferenceModel(contentsOfFile: modelPath)
+            bytes = try InferenceModel.readFile(modelPath)
         } catch {
             throw SegmenterLoadError(message: error.description)
         }
         let file = ModelConvention.descriptionFile(forModelAt: modelPath)
         let json = FileManager.default.contents(atPath: file)
         if json == nil, FileManager.default.fileExists(atPath: file) { throw SegmenterLoadError(message: "cannot read \(file)") }
-        try self.init(model: model, description: description, file: json, threads: threads)
+        try self.init(bytes: bytes, description: description, file: json, threads: threads)
     }
 
     /// Loads the model from its ONNX bytes, resolves its conventions (with no JSON file) and
@@ -73,21 +105,28 @@ package final class ModelSegmenter: Segmenter {
     /// - Throws: ``SegmenterLoadError`` as ``init(modelPath:description:threads:)``.
     package convenience init(modelBytes: [UInt8], description: SegmentationModelDescription? = nil,
                             threads: Int = 1) throws(SegmenterLoadError) {
-        let model: InferenceModel
-        do { model = try InferenceModel(bytes: modelBytes) } catch { throw SegmenterLoadError(message: error.description) }
-        try self.init(model: model, description: description, file: nil, threads: threads)
+        try self.init(bytes: modelBytes, description: description, file: nil, threads: threads)
     }
 
-    private init(model: InferenceModel, description: SegmentationModelDescription?, file: Data?,
-                 threads: Int) throws(SegmenterLoadError) {
-        guard model.inputs.count == 1 else {
-            throw SegmenterLoadError(message: "a segmentation model has one graph input; this one has \(model.inputs.count)")
-        }
+    private convenience init(bytes: [UInt8], description: SegmentationModelDescription?, file: Data?,
+                             threads: Int) throws(SegmenterLoadError) {
+        let segmentation: SegmentationModel
         do {
-            convention = try ModelConvention(model: model, code: description, file: file)
-        } catch {
+            segmentation = try SegmentationModel(parsed: try ParsedModel(bytes: bytes), code: description, file: file)
+        } catch let error as SegmentationModel.LoadError {
             throw SegmenterLoadError(message: error.description)
+        } catch {
+            throw SegmenterLoadError(message: String(describing: error))
         }
+        try self.init(segmentation, threads: threads)
+    }
+
+    /// A segmenter for a planned segmentation model.
+    ///
+    /// - Throws: ``SegmenterLoadError`` when the session cannot be made.
+    package init(_ segmentation: SegmentationModel, threads: Int = 1) throws(SegmenterLoadError) {
+        let model = segmentation.model
+        convention = segmentation.convention
         do {
             session = try InferenceSession(model: model, path: .fast, threads: threads)
         } catch {
@@ -95,6 +134,34 @@ package final class ModelSegmenter: Segmenter {
         }
         let outputName = convention.outputName
         outputIndex = model.outputs.firstIndex { $0.name == outputName }!
+        let state = convention.state
+        stateByteCounts = state.map { pair in model.inputs.first { $0.name == pair.input }!.elementCount
+            * model.inputs.first { $0.name == pair.input }!.type.byteSize }
+        var constantStorage: [UnsafeMutableRawBufferPointer] = []
+        var feeds: [Feed] = []
+        for description in model.inputs {
+            if description.name == convention.inputName {
+                feeds.append(.image)
+            } else if let index = state.firstIndex(where: { $0.input == description.name }) {
+                feeds.append(.state(index))
+            } else {
+                // A constant planning left as an input: fed its value every run.
+                let tensor = segmentation.constants[description.name]!
+                let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(tensor.bytes.count, 1), alignment: 64)
+                tensor.bytes.withUnsafeBytes { storage.copyMemory(from: $0) }
+                constantStorage.append(storage)
+                feeds.append(.constant(UnsafeRawBufferPointer(rebasing: storage[0..<tensor.bytes.count])))
+            }
+        }
+        self.feeds = feeds
+        self.constantStorage = constantStorage
+        roles = model.outputs.enumerated().map { index, description in
+            if index == model.outputs.firstIndex(where: { $0.name == outputName }) { return .mask }
+            if let pair = state.firstIndex(where: { $0.output == description.name }) { return .state(pair) }
+            return .unused
+        }
+        isSingleInput = feeds.count == 1
+        sampling = InputSampling(rawValue: convention.sampling.rawValue)!
         let pixels = convention.inputWidth * convention.inputHeight
         sampled = .allocate(capacity: 3 * pixels)
         sampled.initialize(repeating: 0)
@@ -112,6 +179,8 @@ package final class ModelSegmenter: Segmenter {
         inputTable = (0..<3).flatMap { c in
             (0..<256).map { p in ((Float(p) / 255) * (high - low) + low - mean[c]) / std[c] }
         }
+        inputScale = (0..<3).map { c in (high - low) / std[c] }
+        inputOffset = (0..<3).map { c in (low - mean[c]) / std[c] }
     }
 
     deinit {
@@ -119,34 +188,96 @@ package final class ModelSegmenter: Segmenter {
         if probability.baseAddress != output.baseAddress { probability.deallocate() }
         sampled.deallocate()
         output.deallocate()
+        for storage in constantStorage { storage.deallocate() }
     }
 
     package var byteCount: Int {
         session.arenaBytes + 4 * (sampled.count + output.count)
             + (input.baseAddress != sampled.baseAddress ? 4 * input.count : 0)
             + (probability.baseAddress != output.baseAddress ? 4 * probability.count : 0)
+            + stateByteCounts.reduce(0, +)
+    }
+
+    package var maskIsAlpha: Bool { convention.outputKind == .alpha }
+
+    package func makeStreamState() -> SegmenterStreamState? {
+        stateByteCounts.isEmpty ? nil : SegmenterStreamState(owner: self, byteCounts: stateByteCounts)
     }
 
     package func segment(_ frame: Image, into mask: UnsafeMutableBufferPointer<Float>) throws {
+        try segment(frame, into: mask, state: nil)
+    }
+
+    package func segment(_ frame: Image, into mask: UnsafeMutableBufferPointer<Float>, state: SegmenterStreamState?) throws {
         precondition(mask.count == frame.width * frame.height, "mask size does not match the frame")
         if sampler?.sourceWidth != frame.width || sampler?.sourceHeight != frame.height {
-            sampler = ModelInputSampler(sourceWidth: frame.width, sourceHeight: frame.height,
-                                        tensorWidth: convention.inputWidth, tensorHeight: convention.inputHeight)
+            sampler = sampling.sampler(sourceWidth: frame.width, sourceHeight: frame.height,
+                                       tensorWidth: convention.inputWidth, tensorHeight: convention.inputHeight)
             upsampler = MaskUpsampler(sourceWidth: convention.outputWidth, sourceHeight: convention.outputHeight,
                                       targetWidth: frame.width, targetHeight: frame.height)
         }
         sampler!.sample(frame, into: sampled)
         if input.baseAddress != sampled.baseAddress { convertInput() }
-        try session.run(input: UnsafeBufferPointer(input), output: output, outputAt: outputIndex)
+        if isSingleInput {
+            try session.run(input: UnsafeBufferPointer(input), output: output, outputAt: outputIndex)
+        } else {
+            run(state: streamState(state))
+        }
         if probability.baseAddress != output.baseAddress { convertOutput() }
         Self.flushNegligible(probability)
         upsampler!.upsample(UnsafeBufferPointer(probability), into: mask)
     }
 
-    /// The sampler's NHWC RGB values (each k/255) to the model's layout, order and scale.
+    /// The state to run from: the stream's, or (none given) the scratch one at zero.
+    private func streamState(_ given: SegmenterStreamState?) -> SegmenterStreamState? {
+        if stateByteCounts.isEmpty { return nil }
+        if let given {
+            precondition(given.owner == ObjectIdentifier(self), "a stream state is read only by the segmenter that made it")
+            return given
+        }
+        if scratchState == nil { scratchState = makeStreamState() }
+        scratchState!.reset()
+        return scratchState
+    }
+
+    /// One run fed the image, the state (zeroed first after a reset) and the constants; the mask
+    /// output into `output`, each state output into the state for the next run.
+    private func run(state: SegmenterStreamState?) {
+        if let state, state.isReset {
+            for buffer in state.buffers { buffer.initializeMemory(as: UInt8.self, repeating: 0) }
+            state.isReset = false
+        }
+        let image = UnsafeRawBufferPointer(input)
+        session.run(
+            copyingInputs: { index in
+                switch feeds[index] {
+                case .image: return image
+                case let .state(k): return UnsafeRawBufferPointer(rebasing: state!.buffers[k][0..<stateByteCounts[k]])
+                case let .constant(bytes): return bytes
+                }
+            },
+            readingOutputs: { index, bytes in
+                switch roles[index] {
+                case .mask: UnsafeMutableRawBufferPointer(output).copyMemory(from: bytes)
+                case let .state(k): state!.buffers[k].copyMemory(from: bytes)
+                case .unused: break
+                }
+            })
+    }
+
+    /// The sampler's NHWC RGB values (each k/255, or any value in [0, 1] for a sampler of
+    /// floats) to the model's layout, order and scale.
     private func convertInput() {
         let pixels = convention.inputWidth * convention.inputHeight
         let planar = convention.inputLayout == .nchw, swapsRedBlue = convention.channels == .bgr
+        guard sampling.samplesLevels else {
+            for c in 0..<3 {
+                let source = swapsRedBlue ? 2 - c : c
+                let scale = inputScale[c], offset = inputOffset[c]
+                for i in 0..<pixels { input[planar ? c * pixels + i : 3 * i + c] = sampled[3 * i + source] * scale + offset }
+            }
+            return
+        }
         inputTable.withUnsafeBufferPointer { table in
             for c in 0..<3 {
                 let source = swapsRedBlue ? 2 - c : c

@@ -20,6 +20,9 @@ package final class InferenceModel: Sendable {
     package let outputs: [TensorDescription]
     /// The graph inputs whose values were fixed at plan time (from `planTimeInputs`).
     package let fixedInputs: Set<String>
+    /// What loading accepted but a user may want to know: graph inputs given different sizes
+    /// for one `dim_param` (each keeps its own, as in onnxruntime).
+    package let warnings: [String]
     /// Nodes per op type as written in the model.
     package let opCounts: [String: Int]
     /// Elements of the float initializers (weights and biases).
@@ -83,6 +86,7 @@ package final class InferenceModel: Sendable {
         inputs = graph.inputIDs.map(describe)
         outputs = graph.outputIDs.map(describe)
         fixedInputs = graph.fixedInputs
+        warnings = graph.warnings
         opCounts = graph.opCounts
         parameterCount = graph.parameterCount
         macsByOp = graph.macsByOp
@@ -149,5 +153,67 @@ package final class InferenceModel: Sendable {
             throw ModelError(.unreadable(path: path), "permission denied or I/O error")
         }
         return [UInt8](data)
+    }
+}
+
+/// A graph input or output as the model declares it, before any dim is bound.
+package struct DeclaredTensor: Sendable, Equatable, CustomStringConvertible {
+    package var name: String
+    /// nil when the element type is not one the engine stores.
+    package var type: ElementType?
+    /// Each dim's declared size, nil where it is symbolic or unknown; nil when no shape is declared.
+    package var dims: [Int?]?
+    /// Each dim's `dim_param`, nil where there is none (same count as `dims`).
+    package var dimNames: [String?]
+
+    /// Whether every dim has a declared size.
+    package var isSized: Bool { dims.map { $0.allSatisfy { $0 != nil } } ?? false }
+
+    /// `name [1, 3, height, width]`: each dim's size, its name, or `?`.
+    package var description: String {
+        guard let dims else { return "\(name) (no shape)" }
+        let text = dims.indices.map { axis in dims[axis].map(String.init) ?? dimNames[axis] ?? "?" }
+        return "\(name) \(type.map { $0 == .float32 ? "" : "\($0) " } ?? "")[\(text.joined(separator: ", "))]"
+    }
+
+    init(_ value: ValueInfoProto) {
+        name = value.name
+        let tensor = value.type?.tensorType
+        type = tensor.flatMap { ElementType($0.elementType) }
+        let declared = tensor?.shape?.dims
+        dims = declared?.map { if case let .value(size) = $0, size >= 0, size <= Int64(Int32.max) { Int(size) } else { nil } }
+        dimNames = declared?.map { if case let .parameter(name) = $0 { name } else { nil } } ?? []
+    }
+}
+
+/// A decoded ONNX model before validation: what it declares (inputs, outputs, metadata), from
+/// which `InferenceModel`s are planned for chosen input shapes and plan-time values without
+/// decoding the bytes again.
+package struct ParsedModel: Sendable {
+    let proto: ModelProto
+    /// The graph inputs the caller feeds (initializers excluded), in graph order.
+    package let inputs: [DeclaredTensor]
+    /// The graph outputs, in graph order.
+    package let outputs: [DeclaredTensor]
+    /// The model's `metadata_props` (a later entry with the same key wins).
+    package let metadata: [String: String]
+
+    /// - Throws: `ModelError(.malformed)` when the bytes are not a decodable ONNX model.
+    package init(bytes: [UInt8]) throws(ModelError) {
+        guard !bytes.isEmpty else { throw ModelError(.malformed, "the model is empty (0 bytes): not an ONNX model") }
+        do {
+            proto = try ModelProto(serializedBytes: bytes)
+        } catch {
+            throw ModelError(.malformed, "not a valid ONNX model: \(error.description)")
+        }
+        let initializers = Set(proto.graph?.initializers.map(\.name) ?? [])
+        inputs = (proto.graph?.inputs ?? []).filter { !initializers.contains($0.name) }.map(DeclaredTensor.init)
+        outputs = (proto.graph?.outputs ?? []).map(DeclaredTensor.init)
+        metadata = Dictionary(proto.metadata.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+    }
+
+    /// The model validated and planned, as `InferenceModel(bytes:inputShapes:planTimeInputs:)`.
+    package func planned(inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:]) throws(ModelError) -> InferenceModel {
+        try InferenceModel(proto: proto, inputShapes: inputShapes, planTimeInputs: planTimeInputs)
     }
 }

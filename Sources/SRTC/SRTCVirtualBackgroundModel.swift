@@ -3,11 +3,12 @@ import BuiltinModels
 
 /// The segmentation models built into the SDK, for `installVirtualBackground(modelPath:)`.
 ///
-/// `nil` installs ``general``. To use the landscape model:
+/// `nil` installs both and segments each frame with the one whose input shape fits it: landscape
+/// for frames wider than 4:3, general otherwise. To use one of them alone:
 ///
 ///     try engine.installVirtualBackground(modelPath: SRTCVirtualBackgroundModel.landscape.path)
 public enum SRTCVirtualBackgroundModel: String, CaseIterable, Sendable {
-    /// MediaPipe selfie segmentation, general model (256×256 input): the default.
+    /// MediaPipe selfie segmentation, general model (256×256 input): for square, 4:3 and portrait frames.
     case general
     /// MediaPipe selfie segmentation, landscape model (256×144 input): fewer operations, made for
     /// 16:9 video.

@@ -11,13 +11,30 @@ final class SharedSegmenter: Segmenter, @unchecked Sendable {
     // handed over here, never referenced elsewhere.
     private let lock = NSLock()
     private let wrapped: any Segmenter
+    let maskIsAlpha: Bool
 
-    init(_ wrapped: any Segmenter) { self.wrapped = wrapped }
+    init(_ wrapped: any Segmenter) {
+        self.wrapped = wrapped
+        maskIsAlpha = wrapped.maskIsAlpha
+    }
 
     func segment(_ frame: Image, into mask: UnsafeMutableBufferPointer<Float>) throws {
         lock.lock()
         defer { lock.unlock() }
         try wrapped.segment(frame, into: mask)
+    }
+
+    /// Each processor's own state (made by the wrapped segmenter, read only under the lock).
+    func makeStreamState() -> SegmenterStreamState? {
+        lock.lock()
+        defer { lock.unlock() }
+        return wrapped.makeStreamState()
+    }
+
+    func segment(_ frame: Image, into mask: UnsafeMutableBufferPointer<Float>, state: SegmenterStreamState?) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        try wrapped.segment(frame, into: mask, state: state)
     }
 
     var byteCount: Int {
@@ -78,7 +95,7 @@ final class VirtualBackgroundComponent: Sendable {
         let path = modelPath ?? defaultModelPath()
         // The one place "not found" is decided: the segmenter is only asked to load what exists.
         var isDirectory: ObjCBool = false
-        guard BuiltinModel(pathName: path) != nil
+        guard BuiltinModel(pathName: path) != nil || path == BuiltinModel.automaticPathName
             || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue)
         else {
             throw .virtualBackgroundModelNotFound(path)

@@ -59,4 +59,21 @@ struct AllocationTests {
         // The counter does see allocations (so the zero above means something).
         #expect(Self.allocations { _ = BackgroundBlur().blur(frame, strength: BlurStrength(level: 3), into: &output) } > 0)
     }
+
+    @Test("every input.sampling sampler: zero allocations per frame once built",
+          .enabled(if: vbg_allocation_counting_is_active() == 1))
+    func samplers() {
+        let w = 97, h = 61
+        let frame = Image(width: w, height: h, format: .bgra8, bytes: Synthetic.noise(count: 4 * w * h, seed: 11))
+        // Shrinking (area's box filter, fractional and whole factors), growing, and mixed.
+        for (width, height) in [(32, 32), (97, 61), (194, 30), (200, 100)] {
+            var tensor = [Float](repeating: 0, count: width * height * 3)
+            for sampling in InputSampling.allCases {
+                let sampler = sampling.sampler(sourceWidth: w, sourceHeight: h, tensorWidth: width, tensorHeight: height)
+                tensor.withUnsafeMutableBufferPointer { sampler.sample(frame, into: $0) }
+                let n = Self.allocations { tensor.withUnsafeMutableBufferPointer { sampler.sample(frame, into: $0) } }
+                #expect(n == 0, "\(sampling) to \(width)x\(height): \(n) allocations")
+            }
+        }
+    }
 }

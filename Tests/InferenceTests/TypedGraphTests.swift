@@ -127,6 +127,88 @@ struct TypedGraphTests {
         #expect(model.outputs.first?.shape == [3, 4])
     }
 
+    /// RVM's shrink: Resize(x, roi, Concat([1, 1], ratio, ratio)) with `ratio` a graph input.
+    private func resizeByRatioInput() -> [UInt8] {
+        B.model(nodes: [B.node("Concat", inputs: ["ones", "ratio", "ratio"], outputs: ["scales"], attributes: [.int("axis", 0)]),
+                        B.node("Resize", inputs: ["x", "roi", "scales"], outputs: ["y"], name: "shrink",
+                               attributes: [.string("mode", "linear"), .string("coordinate_transformation_mode", "pytorch_half_pixel")])],
+                initializers: [B.floatTensor("ones", [2], [1, 1]), B.floatTensor("roi", [0], [])],
+                inputs: [B.valueInfo("x", [1, 1, 4, 8]), B.valueInfo("ratio", [1])],
+                outputs: [B.valueInfo("y", dims: nil)], opset: 12)
+    }
+
+    @Test("scales computed at run time from a graph input: fixed with the offered value, then folded")
+    func planTimeValueThroughConcat() throws {
+        do {
+            _ = try InferenceModel(bytes: resizeByRatioInput())
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.node == "shrink" && error.message.contains("must be a constant"))
+            #expect(error.message.contains("computed at run time from graph input 'ratio'"), "\(error)")
+            #expect(error.needsPlanTimeValue)
+        }
+        let half = Inference.Tensor(shape: [1], floats: [0.5])
+        let model = try InferenceModel(bytes: resizeByRatioInput(), planTimeInputs: ["ratio": half])
+        #expect(model.fixedInputs == ["ratio"])
+        #expect(model.inputs.map(\.name) == ["x"])
+        #expect(model.outputs.first?.shape == [1, 1, 2, 4])
+        #expect(model.runningNodes.map(\.op) == ["Resize"])
+        let quarter = try InferenceModel(bytes: resizeByRatioInput(), planTimeInputs: ["ratio": Inference.Tensor(shape: [1], floats: [0.25])])
+        #expect(quarter.outputs.first?.shape == [1, 1, 1, 2])
+        // Each 2x2 block's mean (half-pixel positions at a 0.5 scale fall between the pixels).
+        let x = (0..<32).map(Float.init)
+        for path in ExecutionPath.allCases {
+            let y = try InferenceSession(model: model, path: path).run(inputs: ["x": x])["y"]
+            #expect(y == [4.5, 6.5, 8.5, 10.5, 20.5, 22.5, 24.5, 26.5])
+        }
+    }
+
+    @Test("Slice bounds and a Reshape's shape computed from graph inputs (Add, Concat) are planned from their values")
+    func planTimeBoundsAndShape() throws {
+        // y = Reshape(Slice(x, [0], n + 1, [1]), Concat([-1], width)) with n and width graph inputs.
+        let bytes = B.model(
+            nodes: [B.node("Add", inputs: ["n", "one"], outputs: ["end"]),
+                    B.node("Slice", inputs: ["x", "zero", "end", "axis"], outputs: ["cut"]),
+                    B.node("Concat", inputs: ["minusOne", "width"], outputs: ["shape"], attributes: [.int("axis", 0)]),
+                    B.node("Reshape", inputs: ["cut", "shape"], outputs: ["y"])],
+            initializers: [B.int64Tensor("one", [1], [1]), B.int64Tensor("zero", [1], [0]), B.int64Tensor("axis", [1], [1]),
+                           B.int64Tensor("minusOne", [1], [-1])],
+            inputs: [B.valueInfo("x", [2, 6]), B.valueInfo("n", dims: [.value(1)], elementType: 7),
+                     B.valueInfo("width", dims: [.value(1)], elementType: 7)],
+            outputs: [B.valueInfo("y", dims: nil)], opset: 13)
+        let model = try InferenceModel(bytes: bytes, planTimeInputs: ["n": int64Tensor([1], [3]), "width": int64Tensor([1], [2])])
+        #expect(model.fixedInputs == ["n", "width"])
+        #expect(model.outputs.first?.shape == [4, 2])
+        let x = (0..<12).map(Float.init)
+        #expect(try InferenceSession(model: model).run(inputs: ["x": x])["y"] == [0, 1, 2, 3, 6, 7, 8, 9])
+    }
+
+    @Test("dim names are labels: two inputs may give one name different sizes (a warning, as onnxruntime takes it)")
+    func dimNamesAreLabels() throws {
+        // RVM: src [batch, 3, height, width] and r1i [batch, channels, height, width], r1i at 1x1.
+        let bytes = B.model(nodes: [B.node("ReduceMean", inputs: ["src"], outputs: ["m"], attributes: [.ints("axes", [1]), .int("keepdims", 1)]),
+                                    B.node("Add", inputs: ["m", "state"], outputs: ["y"])],
+                            inputs: [B.valueInfo("src", dims: [.parameter("batch"), .value(3), .parameter("height"), .parameter("width")]),
+                                     B.valueInfo("state", dims: [.parameter("batch"), .parameter("channels"), .parameter("height"), .parameter("width")])],
+                            outputs: [B.valueInfo("y", dims: [.parameter("batch"), .unknown, .parameter("height"), .parameter("width")])],
+                            opset: 13)
+        let model = try InferenceModel(bytes: bytes, inputShapes: ["src": [1, 3, 4, 6], "state": [1, 1, 1, 1]])
+        #expect(model.inputs.map(\.shape) == [[1, 3, 4, 6], [1, 1, 1, 1]])
+        #expect(model.outputs.first?.shape == [1, 1, 4, 6])
+        #expect(model.warnings.count == 2, "\(model.warnings)")
+        #expect(model.warnings.first?.contains("'height'") == true)
+    }
+
+    @Test("a dim name given by one input sizes it in an input given no shape")
+    func dimNameSizesAnotherInput() throws {
+        let bytes = B.model(nodes: [B.node("Add", inputs: ["a", "b"], outputs: ["y"])],
+                            inputs: [B.valueInfo("a", dims: [.value(1), .parameter("n")]), B.valueInfo("b", dims: [.parameter("n")])],
+                            outputs: [B.valueInfo("y", dims: nil)])
+        let model = try InferenceModel(bytes: bytes, inputShapes: ["a": [1, 5]])
+        #expect(model.inputs.map(\.shape) == [[1, 5], [5]])
+        #expect(model.warnings.isEmpty)
+    }
+
     @Test("an initializer listed as a graph input is a constant unless the caller gives its shape")
     func initializerAsInput() throws {
         let bytes = B.model(nodes: [B.node("Add", inputs: ["x", "bias"], outputs: ["y"])],

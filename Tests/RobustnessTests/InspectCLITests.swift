@@ -23,6 +23,28 @@ struct InspectCLITests {
         #expect(result.standardError.contains("give input shapes with --shape NAME=DIMS"), "\(result.standardError)")
     }
 
+    @Test("a segmentation model of any input size: inspect says it needs input.size, and plans at the one its description gives")
+    func freeInputSize() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        // Sigmoid of the channel mean: a 1-channel mask of x's size, any size.
+        let model = ONNXBuilder.model(
+            nodes: [ONNXBuilder.node("ReduceMean", inputs: ["x"], outputs: ["m"], attributes: [.ints("axes", [1]), .int("keepdims", 1)]),
+                    ONNXBuilder.node("Sigmoid", inputs: ["m"], outputs: ["y"])],
+            inputs: [ONNXBuilder.valueInfo("x", dims: [.value(1), .value(3), .parameter("height"), .parameter("width")])],
+            outputs: [ONNXBuilder.valueInfo("y", dims: [.value(1), .value(1), .parameter("height"), .parameter("width")])], opset: 13)
+        let path = try scratch.input("free.onnx", model)
+        let bare = try VBG.run(["inspect", path], in: scratch.root)
+        #expect(bare.status == 1)
+        #expect(bare.standardOutput.contains("segmentation: model description: input.size: input x [1, 3, height, width] takes any size: give input.size [height, width]"),
+                "\(bare.standardOutput)")
+        try Data(#"{"input": {"size": [72, 128]}}"#.utf8).write(to: URL(fileURLWithPath: path + ".json"))
+        let described = try VBG.run(["inspect", path], in: scratch.root)
+        #expect(described.status == 0, "\(described.standardError)")
+        let lines = described.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains("  x [1, 3, 72, 128]") && lines.contains("  input.size = [72, 128] (JSON file)"), "\(described.standardOutput)")
+    }
+
     @Test("--shape binds them, and --time-load prints for a model with no segmentation convention")
     func shapeAndTimeLoad() throws {
         let scratch = try Scratch()

@@ -11,7 +11,7 @@ struct WeakSegmenter { weak var segmenter: AnyObject? }
 
 @Suite("The built-in model")
 struct RealModelTests {
-    @Test("the built-in general model installs, segments the camera and is released by uninstall")
+    @Test("nil installs both built-in models, which segment the camera and are released by uninstall")
     func builtInModelSegments() throws {
         let created = Locked<WeakSegmenter>(WeakSegmenter())
         let pipeline = SRTCCapturePipeline(
@@ -28,7 +28,11 @@ struct RealModelTests {
         try engine.installVirtualBackground()
         let sessionBytes = engine.virtualBackgroundSessionBytes
         #expect(sessionBytes > 1 << 20, "the session holds the model's activations")
-        #expect(created.withLock { $0.segmenter } is ModelSegmenter)
+        do {
+            let fitting = try #require(created.withLock { $0.segmenter } as? FrameFittingSegmenter)
+            #expect(fitting.model(width: 64, height: 48).convention.inputHeight == 256, "a 4:3 camera gets the general model")
+            #expect(fitting.model(width: 1280, height: 720).convention.inputHeight == 144, "a 16:9 one the landscape model")
+        }
         try engine.enableVirtualBackground(true)
         pipeline.captureFrames(2)
         let diagnostics = engine.virtualBackgroundDiagnostics

@@ -42,6 +42,30 @@ struct InferInspectTests {
         #expect(try NumpyArray(contentsOfFile: dump + "/0_z.npy") == expected)
     }
 
+    @Test("infer runs Robust Video Matting's own export on both paths: zero states, then the first frame's r*o, as onnxruntime",
+          arguments: ["fast", "reference"])
+    func inferRecurrentMatting(path: String) throws {
+        let zero = temporaryPath("zero.npy"), ratio = temporaryPath("ratio.npy")
+        let outputs = ["pha", "r1o", "r2o", "r3o", "r4o"].map { ($0, temporaryPath("\($0).npy")) }
+        defer { unlink(zero); unlink(ratio); for (_, file) in outputs { unlink(file) } }
+        try NumpyArray(shape: [1, 1, 1, 1], floats: [0]).write(toFile: zero)
+        try NumpyArray(shape: [1], floats: [0.25]).write(toFile: ratio)
+        let rvm = "rvm/"
+        for (frame, source, states) in [("frame1", "src", [String](repeating: zero, count: 4)),
+                                        ("frame2", "src2", (1...4).map { Fixtures.url(rvm + "frame1_r\($0)o.npy").path })] {
+            var arguments = ["infer", "--model", Fixtures.url(rvm + "model.onnx").path, "--path", path,
+                             "--input", "src=" + Fixtures.url(rvm + source + ".npy").path, "--input", "downsample_ratio=" + ratio]
+            for k in 1...4 { arguments += ["--input", "r\(k)i=" + states[k - 1]] }
+            for (name, file) in outputs { arguments += ["--output", "\(name)=" + file] }
+            #expect(runMain(arguments) == 0)
+            for (name, file) in outputs {
+                let expected = try Fixtures.floats(rvm + "\(frame)_\(name).npy")
+                let difference = Difference(try NumpyArray(contentsOfFile: file).floats(), expected.values)
+                #expect(difference.relative <= 1e-4, "\(frame) \(name) on the \(path) path: \(difference)")
+            }
+        }
+    }
+
     @Test("infer names the inputs a multi-input model needs when one is not named")
     func inferNeedsNames() {
         let directory = "nodetests/test_where_example"

@@ -50,6 +50,16 @@ private func writeStream(frames count: Int) throws -> String {
     return path
 }
 
+/// A stream file of `count` copies of synthetic frame 0 (the caller removes it).
+private func writeStill(frames count: Int) throws -> String {
+    let path = temporaryPath("still.y4m")
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    let writer = try Y4MWriter(fileDescriptor: fd, header: streamHeader)
+    for _ in 0..<count { try writer.write(syntheticFrame(0)) }
+    close(fd)
+    return path
+}
+
 /// A decoded stream: its header and each frame's raw Y, U, V planes.
 private struct DecodedStream {
     var header: Y4MHeader
@@ -102,6 +112,20 @@ struct VideoTests {
         #expect(frames[1] == frames[0] && frames[2] == frames[0])
         #expect(frames[3] != frames[0])
         #expect(frames[4] == frames[3])
+    }
+
+    @Test("a recurrent model described with its state (RVM) carries it: a still clip's frames change as the state does")
+    func recurrentModelCarriesState() throws {
+        let input = try writeStill(frames: 3), recurrent = temporaryPath("rvm.y4m"), plain = temporaryPath("plain.y4m")
+        defer { unlink(input); unlink(recurrent); unlink(plain) }
+        let model = Fixtures.url("rvm/model.onnx").path   // its model.onnx.json names the state, the ratio, the size
+        #expect(runMain(["video", "--input", input, "--output", recurrent, "--blur", "5", "--model", model]) == 0)
+        #expect(runMain(["video", "--input", input, "--output", plain, "--blur", "5", "--model", "landscape"]) == 0)
+        let frames = try DecodedStream(path: recurrent).frames, control = try DecodedStream(path: plain).frames
+        #expect(frames.count == 3 && control.count == 3)
+        // The same frame three times: a model without state gives the same output each time.
+        #expect(control[1] == control[0] && control[2] == control[0])
+        #expect(frames[1] != frames[0] && frames[2] != frames[1], "the state fed back changes the alpha")
     }
 
     @Test("interval 3 without mask sync composites every frame with the latest mask")

@@ -1,10 +1,39 @@
 import ONNXFormat
 
-/// Binds the dims of graph inputs to sizes: declared sizes as they are, a `dim_param` or unknown
-/// dim from the shape the caller gives, the same `dim_param` to the same size in every input, and
-/// an unbound leading (batch) dim to 1.
+/// Binds the dims of graph inputs to sizes, as onnxruntime does: a `dim_param` is a label, each
+/// input's dims bound on their own.
+///
+/// - A declared size is the size (a given shape must agree with it).
+/// - A `dim_param` or unknown dim takes the caller's size for that input.
+/// - Without a shape for the input, a `dim_param` takes the size the caller gave the same name
+///   in another input (the first such input in graph order), else the size it took in an earlier
+///   input given no shape, else a leading (batch) dim is 1.
+/// - Two inputs given different sizes for the same `dim_param` are both taken as given; the
+///   disagreement is recorded in `warnings` (onnxruntime does not check it either).
 struct DimensionBindings {
-    private var sizes: [String: Int] = [:]
+    /// The size each `dim_param` has in the first input given a shape for it, in graph order.
+    private var givenSizes: [String: (size: Int, input: String)] = [:]
+    /// Sizes taken by a `dim_param` of an input given no shape (a leading dim defaulted to 1).
+    private var defaultedSizes: [String: Int] = [:]
+    /// One line per `dim_param` that two given shapes size differently.
+    private(set) var warnings: [String] = []
+
+    /// Records the sizes the given shapes put on each `dim_param`, before any input is bound.
+    init(inputs: [ValueInfoProto], given: [String: [Int]]) {
+        for input in inputs {
+            guard let shape = given[input.name], let dims = input.type?.tensorType?.shape?.dims, dims.count == shape.count else { continue }
+            for (axis, dimension) in dims.enumerated() {
+                guard case let .parameter(name) = dimension else { continue }
+                if let first = givenSizes[name] {
+                    if first.size != shape[axis] {
+                        warnings.append("graph inputs '\(first.input)' and '\(input.name)' give the dimension '\(name)' different sizes (\(first.size) and \(shape[axis])); each input keeps its own")
+                    }
+                } else {
+                    givenSizes[name] = (shape[axis], input.name)
+                }
+            }
+        }
+    }
 
     /// The static shape and element type of `input`.
     ///
@@ -45,18 +74,11 @@ struct DimensionBindings {
                     throw ModelError(.invalidInput, "\(label) has shape \(LoadedGraph.describe(dims)), not the \(given) given (axis \(axis))")
                 }
             case let .parameter(name):
-                if let bound = sizes[name] {
-                    if let given, given[axis] != bound {
-                        throw ModelError(.invalidInput, "\(label) axis \(axis) ('\(name)') is given \(given[axis]) but '\(name)' is already \(bound)")
-                    }
-                    size = bound
-                } else {
-                    guard let chosen = given?[axis] ?? (axis == 0 ? 1 : nil) else {
-                        throw ModelError(.unsupported, "\(label) axis \(axis) is the symbolic dimension '\(name)'; give the input's shape when loading the model")
-                    }
-                    size = chosen
-                    sizes[name] = size
+                guard let chosen = given?[axis] ?? givenSizes[name]?.size ?? defaultedSizes[name] ?? (axis == 0 ? 1 : nil) else {
+                    throw ModelError(.unsupported, "\(label) axis \(axis) is the symbolic dimension '\(name)'; give the input's shape when loading the model")
                 }
+                size = chosen
+                if given == nil, givenSizes[name] == nil { defaultedSizes[name] = size }
             case .unknown:
                 guard let chosen = given?[axis] ?? (axis == 0 ? 1 : nil) else {
                     throw ModelError(.unsupported, "\(label) axis \(axis) has an unknown size; give the input's shape when loading the model")

@@ -51,6 +51,8 @@ struct LoadedGraph: Sendable {
     var parameterCount = 0
     /// Graph inputs fixed at plan time (from the offered values), by name.
     var fixedInputs: Set<String> = []
+    /// What loading noticed but accepted: graph inputs given different sizes for one `dim_param`.
+    var warnings: [String] = []
 
     /// The values known when the plan is built, by name.
     private var constants: [String: ConstantTensor] = [:]
@@ -68,7 +70,9 @@ struct LoadedGraph: Sendable {
     private var uncheckedNodeCount = 0
 
     /// Loads `model`, binding dynamic input dims from `inputShapes` and fixing the graph inputs in
-    /// `planTimeInputs` that a node needs as constants (a shape, scales, bounds fed as inputs).
+    /// `planTimeInputs` that a node needs as constants: a shape, scales or bounds fed as an input,
+    /// or computed from inputs (`Concat([1, 1], ratio, ratio)` as a Resize's scales), which
+    /// constant folding then computes once the inputs are fixed.
     init(_ model: ModelProto, inputShapes: [String: [Int]] = [:],
          planTimeInputs: [String: ConstantTensor] = [:]) throws(ModelError) {
         var fixed: Set<String> = []
@@ -76,8 +80,8 @@ struct LoadedGraph: Sendable {
             do {
                 self = try LoadedGraph(model, inputShapes: inputShapes, fixing: fixed, of: planTimeInputs)
                 return
-            } catch let error where error.constantValue.map({ planTimeInputs[$0] != nil && !fixed.contains($0) }) == true {
-                fixed.insert(error.constantValue!)
+            } catch let error where !error.fixableInputs.isEmpty {
+                fixed.formUnion(error.fixableInputs)
             }
         }
     }
@@ -99,7 +103,11 @@ struct LoadedGraph: Sendable {
         try bindInputs(graph, inputShapes: inputShapes, fixing: fixed, of: planTimeInputs)
         let defined = Set(constants.keys).union(valueIDs.keys).union(unknownValues)
         let order = try Self.topologicalOrder(graph.nodes, defined: defined)
-        for index in order { try plan(graph.nodes[index], at: index, offered: planTimeInputs, fixed: fixed) }
+        var producers: [String: Int] = [:]
+        for (index, node) in graph.nodes.enumerated() { for output in node.outputs where !output.isEmpty { producers[output] = index } }
+        for index in order {
+            try plan(graph.nodes[index], at: index, offered: planTimeInputs, fixed: fixed, nodes: graph.nodes, producers: producers)
+        }
         try bindOutputs(graph, after: graph.nodes.count)
         if !problems.isEmpty {
             let sorted = problems.enumerated().sorted { ($0.element.order, $0.offset) < ($1.element.order, $1.offset) }
@@ -126,7 +134,8 @@ struct LoadedGraph: Sendable {
         for name in inputShapes.keys where !graph.inputs.contains(where: { $0.name == name }) {
             throw ModelError(.invalidInput, "the model has no input '\(name)'")
         }
-        var dimensions = DimensionBindings()
+        var dimensions = DimensionBindings(inputs: graph.inputs, given: inputShapes)
+        defer { warnings = dimensions.warnings }
         for input in graph.inputs {
             if constants[input.name] != nil && inputShapes[input.name] == nil { continue }
             if fixed.contains(input.name) {
@@ -153,10 +162,11 @@ struct LoadedGraph: Sendable {
     }
 
     /// Checks one node, recording its problem (and leaving its outputs unknown) rather than
-    /// throwing, except when it needs as a constant a graph input that the caller offered a value
-    /// for and that is not fixed yet: that error is thrown, so the graph is loaded again with it.
+    /// throwing, except when it needs as a constant a value computed at run time only from graph
+    /// inputs that the caller offered values for and that are not fixed yet: that error is thrown
+    /// with those inputs (`fixableInputs`), so the graph is loaded again with them fixed.
     private mutating func plan(_ proto: NodeProto, at position: Int, offered planTimeInputs: [String: ConstantTensor],
-                               fixed: Set<String>) throws(ModelError) {
+                               fixed: Set<String>, nodes: [NodeProto], producers: [String: Int]) throws(ModelError) {
         var node = proto
         while node.outputs.last == "" { node.outputs.removeLast() }  // omitted optional outputs
         let display = node.name.isEmpty ? (node.outputs.first ?? node.opType) : node.name
@@ -170,14 +180,39 @@ struct LoadedGraph: Sendable {
             }
             try plan(node, display: display, version: version)
         } catch {
-            if let value = error.constantValue, planTimeInputs[value] != nil, !fixed.contains(value) { throw error }
             var problem = error
+            if let value = error.constantValue, let sources = runtimeSources(of: value, nodes: nodes, producers: producers) {
+                if !sources.isEmpty, sources.allSatisfy({ planTimeInputs[$0] != nil && !fixed.contains($0) }) {
+                    problem.fixableInputs = sources
+                    throw problem
+                }
+                if !sources.contains(value) {
+                    let names = sources.sorted().map { "'\($0)'" }.joined(separator: ", ")
+                    problem.message += " (it is computed at run time from graph input\(sources.count == 1 ? "" : "s") \(names))"
+                }
+            }
             if problem.node == nil { (problem.node, problem.op) = (display, node.opType) }
             problem.domain = domain
             problem.opset = opsetImports[domain]
             problems.append((position, problem))
             unknownValues.formUnion(node.outputs.filter { !$0.isEmpty })
         }
+    }
+
+    /// The graph inputs a value computed at run time depends on, through the values that are not
+    /// constants; nil when it depends on a value whose shape is unknown (a problem found earlier).
+    private func runtimeSources(of value: String, nodes: [NodeProto], producers: [String: Int]) -> Set<String>? {
+        var sources: Set<String> = [], visited: Set<String> = [], pending = [value]
+        while let name = pending.popLast() {
+            guard visited.insert(name).inserted, constants[name] == nil else { continue }
+            if unknownValues.contains(name) { return nil }
+            if let id = valueIDs[name], inputIDs.contains(id) {
+                sources.insert(name)
+            } else if let producer = producers[name] {
+                pending.append(contentsOf: nodes[producer].inputs.filter { !$0.isEmpty })
+            }
+        }
+        return sources
     }
 
     /// The version of `node`'s op that `opset` selects, when the engine implements the op in the

@@ -70,6 +70,7 @@ let inferCommand = Command(
         } catch {
             throw CLIError.input(String(describing: error))
         }
+        for warning in model.warnings { printError("vbg infer: warning: \(warning)") }
         var outputs: [(name: String, file: String)] = []
         for spec in outputSpecs {
             let name = try spec.name ?? {

@@ -40,22 +40,39 @@ let inspectCommand = Command(
                 throw CLIError.usage("--shape: the model has no input '\(name)' (inputs: \(declared.joined(separator: ", ")))")
             }
         }
-        let model: InferenceModel
-        do throws(ModelError) {
-            model = try InferenceModel(bytes: bytes, inputShapes: shapes)
-        } catch {
-            print("model: \(path) (\(bytes.count) bytes)")
-            let problems = error.allProblems
-            print("cannot run (\(problems.count) problem\(problems.count == 1 ? "" : "s")):")
-            for problem in problems { print("  " + problem.detailedDescription) }
-            if error.uncheckedNodeCount > 0 {
-                print("  (\(error.uncheckedNodeCount) more node\(error.uncheckedNodeCount == 1 ? " depends" : "s depend") on \(problems.count == 1 ? "it" : "these") and \(error.uncheckedNodeCount == 1 ? "was" : "were") not checked)")
+        // A segmentation model is planned as its description says (input.size, state, constants)
+        // unless --shape binds the inputs.
+        let descriptionFile = ModelConvention.descriptionFile(forModelAt: modelArgument)
+        let json = builtin == nil ? FileManager.default.contents(atPath: descriptionFile) : nil
+        var segmentation: SegmentationModel? = nil
+        var segmentationProblem: String? = nil
+        if shapes.isEmpty, let parsed = try? ParsedModel(bytes: bytes) {
+            do throws(SegmentationModel.LoadError) {
+                segmentation = try SegmentationModel(parsed: parsed, file: json)
+            } catch {
+                if case let .description(problem) = error { segmentationProblem = problem.description }
             }
-            let needsShape = problems.contains { $0.message.contains("give the input's shape") || $0.message.contains("give its shape") }
-            throw CLIError.input("the model cannot run (\(problems.count) problem\(problems.count == 1 ? "" : "s"), listed above)"
-                                 + (needsShape ? "; give input shapes with --shape NAME=DIMS" : ""))
         }
-
+        let model: InferenceModel
+        if let segmentation {
+            model = segmentation.model
+        } else {
+            do throws(ModelError) {
+                model = try InferenceModel(bytes: bytes, inputShapes: shapes)
+            } catch {
+                print("model: \(path) (\(bytes.count) bytes)")
+                let problems = error.allProblems
+                print("cannot run (\(problems.count) problem\(problems.count == 1 ? "" : "s")):")
+                for problem in problems { print("  " + problem.detailedDescription) }
+                if error.uncheckedNodeCount > 0 {
+                    print("  (\(error.uncheckedNodeCount) more node\(error.uncheckedNodeCount == 1 ? " depends" : "s depend") on \(problems.count == 1 ? "it" : "these") and \(error.uncheckedNodeCount == 1 ? "was" : "were") not checked)")
+                }
+                let needsShape = problems.contains { $0.message.contains("give the input's shape") || $0.message.contains("give its shape") }
+                if let segmentationProblem { print("segmentation: \(segmentationProblem)") }
+                throw CLIError.input("the model cannot run (\(problems.count) problem\(problems.count == 1 ? "" : "s"), listed above)"
+                                     + (needsShape ? "; give input shapes with --shape NAME=DIMS" : ""))
+            }
+        }
         print("model: \(path) (\(bytes.count) bytes, opset \(model.opsetVersion))")
         print("inputs:")
         for input in model.inputs { print("  \(input)") }
@@ -74,11 +91,10 @@ let inspectCommand = Command(
                      Double(model.peakActivationBytes) / 1_048_576, model.peakActivationBytes))
         print("unsupported ops: none")
         for line in fastPathSummary(model) { print(line) }
-        let descriptionFile = ModelConvention.descriptionFile(forModelAt: modelArgument)
-        let json = builtin == nil ? FileManager.default.contents(atPath: descriptionFile) : nil
         var conventionError: String? = nil
         do throws(SegmentationModelDescription.DescriptionError) {
-            let convention = try ModelConvention(model: model, file: json)
+            let convention: ModelConvention
+            if let segmentation { convention = segmentation.convention } else { convention = try ModelConvention(model: model, file: json) }
             print("segmentation\(json == nil ? "" : " (with \(descriptionFile))"):")
             for line in convention.summary { print("  \(line)") }
         } catch {
@@ -94,8 +110,14 @@ let inspectCommand = Command(
             for _ in 0..<20 {
                 let start = DispatchTime.now().uptimeNanoseconds
                 do {
-                    let loaded = try builtin.map { try InferenceModel(bytes: $0.bytes, inputShapes: shapes) }
-                        ?? InferenceModel(contentsOfFile: modelArgument, inputShapes: shapes)
+                    let loaded: InferenceModel
+                    if segmentation != nil {
+                        let source = try builtin?.bytes ?? InferenceModel.readFile(modelArgument)
+                        loaded = try SegmentationModel(parsed: ParsedModel(bytes: source), file: json).model
+                    } else {
+                        loaded = try builtin.map { try InferenceModel(bytes: $0.bytes, inputShapes: shapes) }
+                            ?? InferenceModel(contentsOfFile: modelArgument, inputShapes: shapes)
+                    }
                     _ = try InferenceSession(model: loaded, path: .fast)
                 } catch {
                     throw CLIError.input(String(describing: error))

@@ -10,8 +10,10 @@ import Inference
 /// The built-in models are bytes linked into `vbg`, never files next to it.
 enum ModelArgument {
     /// What the SDK's `installVirtualBackground(modelPath:)` takes for an argument: a built-in
-    /// model's name (`builtin:general`) or the path itself.
+    /// model's name (`builtin:general`), both for `auto` (what a nil model path installs), or the
+    /// path itself.
     static func modelPath(for argument: String) -> String {
+        if argument == "auto" { return BuiltinModel.automaticPathName }
         if let builtin = BuiltinModel(rawValue: argument) { return builtin.pathName }
         return argument
     }

@@ -11,22 +11,29 @@ import SRTC
 enum Picture {
     /// The person mask (1 = person) at the frame's size, from `--model general|landscape|PATH`.
     static func mask(of frame: Image, model: String) throws -> Mask {
+        try segmented(frame, model: model).mask
+    }
+
+    /// The mask, and whether it is a matte's alpha (composited without the edge ramp). A recurrent
+    /// model runs from its zero state, as on the SDK's first frame.
+    static func segmented(_ frame: Image, model: String) throws -> (mask: Mask, isAlpha: Bool) {
         var mask = Mask(width: frame.width, height: frame.height)
         do {
             let segmenter = try DefaultComponents.makeSegmenter(modelPath: ModelArgument.modelPath(for: model))
             try mask.values.withUnsafeMutableBufferPointer { try segmenter.segment(frame, into: $0) }
+            return (mask, segmenter.maskIsAlpha)
         } catch {
             throw CLIError.input(String(describing: error))
         }
-        return mask
     }
 
     /// The frame with its background replaced by `effect` (opaque, the frame's format).
     static func applying(_ effect: BackgroundEffect, to frame: Image, model: String) throws -> Image {
-        let mask = try mask(of: frame, model: model)
+        let (mask, isAlpha) = try segmented(frame, model: model)
         var output = Image(width: frame.width, height: frame.height, format: frame.format)
         // A new compositor has derived nothing from any mask yet, so any generation number is new.
-        DefaultComponents.makeCompositor().composite(frame, mask: mask, maskGeneration: 0, effect: effect, into: &output)
+        DefaultComponents.makeCompositor().composite(frame, mask: mask, maskGeneration: 0, effect: effect, maskIsAlpha: isAlpha,
+                                                     into: &output)
         return output
     }
 }

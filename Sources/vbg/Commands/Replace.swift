@@ -6,7 +6,7 @@ let replaceCommand = Command(
     name: "replace",
     summary: "replace the background of a PNG with a picture",
     usage: """
-        usage: vbg replace IN.png OUT.png --background BG.png [--model general|landscape|PATH]
+        usage: vbg replace IN.png OUT.png --background BG.png [--model auto|general|landscape|PATH]
 
         Segments the person, fits BG.png to the frame (scaled to cover, centre-cropped, never
         stretched) and composites with the smoothstep edge ramp. Writes an opaque RGBA PNG (alpha
@@ -14,7 +14,7 @@ let replaceCommand = Command(
         """,
     run: { arguments in
         guard let backgroundPath = try arguments.value("background") else { throw CLIError.usage("--background is required") }
-        let model = try arguments.value("model") ?? "general"
+        let model = try arguments.value("model") ?? "auto"
         let paths = try arguments.positionals("IN.png", "OUT.png")
         try arguments.finish()
         try OutputFile.check(paths[1])

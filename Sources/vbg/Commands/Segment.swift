@@ -7,7 +7,7 @@ let segmentCommand = Command(
     name: "segment",
     summary: "write the full-resolution person mask of a PNG",
     usage: """
-        usage: vbg segment IN.png [--mask OUT.png] [--mask-npy OUT.npy] [--model general|landscape|PATH]
+        usage: vbg segment IN.png [--mask OUT.png] [--mask-npy OUT.npy] [--model auto|general|landscape|PATH]
 
         The mask MediaPipe's SelfieSegmentation would give (same preprocessing and upsampling):
         --mask writes it as an 8-bit grey PNG (round(255·m)), --mask-npy as float32 [H, W].
@@ -16,7 +16,7 @@ let segmentCommand = Command(
     run: { arguments in
         let pngPath = try arguments.value("mask")
         let npyPath = try arguments.value("mask-npy")
-        let model = try arguments.value("model") ?? "general"
+        let model = try arguments.value("model") ?? "auto"
         let paths = try arguments.positionals("IN.png")
         try arguments.finish()
         for path in [pngPath, npyPath].compactMap({ $0 }) { try OutputFile.check(path) }

@@ -9,7 +9,7 @@ let videoCommand = Command(
     summary: "blur or replace the background of a .y4m video stream (files or pipes)",
     usage: """
         usage: vbg video --input IN.y4m|- --output OUT.y4m|- (--blur 1-10 | --background BG.png)
-                         [--interval N] [--mask-sync] [--model general|landscape|PATH] [--threads N]
+                         [--interval N] [--mask-sync] [--model auto|general|landscape|PATH] [--threads N]
 
         Streams every frame through the SDK's virtual background (a custom video track with the
         engine's processor attached: the same frame policy, model, blur and compositing as the
@@ -29,7 +29,9 @@ let videoCommand = Command(
           --background background picture (PNG), cover-cropped to the frame, never stretched
           --interval   run segmentation every N frames (default 1)
           --mask-sync  frames without segmentation repeat the previous processed frame
-          --model      built-in general (default) or landscape model, or an ONNX file
+          --model      auto (default: the built-in model that fits the frame, landscape when it is
+                       wider than 4:3, general otherwise), general, landscape, or an ONNX file
+                       (a recurrent one carries its state from frame to frame)
           --threads    inference worker threads (default 1)
 
         Progress goes to standard error (redrawn in a terminal, a line a second otherwise), then a
@@ -50,7 +52,7 @@ private func runVideo(_ arguments: inout Arguments) throws {
     var options = VirtualBackgroundOptions()
     options.inferenceInterval = try arguments.integer("interval", default: 1, in: 1...1000)
     options.maskSync = try arguments.flag("mask-sync")
-    options.modelPath = ModelArgument.modelPath(for: try arguments.value("model") ?? "general")
+    options.modelPath = ModelArgument.modelPath(for: try arguments.value("model") ?? "auto")
     options.threads = try arguments.integer("threads", default: 1, in: 1...64)
     _ = try arguments.positionals()
     try arguments.finish()
