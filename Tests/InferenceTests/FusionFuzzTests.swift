@@ -50,7 +50,7 @@ struct FusionFuzzTests {
                 failed += 1
                 let file = FusionFuzzRunner.write(fuzzCase)
                 Issue.record("""
-                    \(family) case seed \(seed) (suite seed \(Self.seed); replay: VBG_FUZZ_CASE=\(family.rawValue):\(seed)): \(failure)
+                    \(family) case seed \(seed) (suite seed \(Self.seed); replay: VBG_FUZZ_CASE=\(family.rawValue):\(seed)\(TestRun.isLong ? " VBG_LONG_TESTS=1" : "")): \(failure)
                     graph written to \(file)
                     \(fuzzCase.graph.description)
                     """)
