@@ -29,13 +29,16 @@ enum OperatorRegistry {
         "ConstantOfShape": ConstantOfShape.build,
         "Conv": Conv.build,
         "ConvTranspose": ConvTranspose.build,
+        "ConvInteger": ConvInteger.build,
         "Cos": Cos.build,
         "Cosh": Cosh.build,
         "CumProd": CumProd.build,
         "CumSum": CumSum.build,
         "DepthToSpace": DepthToSpace.build,
+        "DequantizeLinear": DequantizeLinear.build,
         "Div": Div.build,
         "Dropout": Dropout.build,
+        "DynamicQuantizeLinear": DynamicQuantizeLinear.build,
         "Elu": Elu.build,
         "Equal": Equal.build,
         "Erf": Erf.build,
@@ -72,6 +75,7 @@ enum OperatorRegistry {
         "LpNormalization": LpNormalization.build,
         "LpPool": LpPool.build,
         "MatMul": MatMul.build,
+        "MatMulInteger": MatMulInteger.build,
         "Max": Max.build,
         "MaxPool": MaxPool.build,
         "Mean": Mean.build,
@@ -88,6 +92,9 @@ enum OperatorRegistry {
         "RMSNormalization": RMSNormalization.build,
         "Pad": Pad.build,
         "Pow": Pow.build,
+        "QLinearConv": QLinearConv.build,
+        "QLinearMatMul": QLinearMatMul.build,
+        "QuantizeLinear": QuantizeLinear.build,
         "Range": Range.build,
         "Reciprocal": Reciprocal.build,
         "ReduceL1": ReduceL1.build,
@@ -160,8 +167,10 @@ enum OperatorRegistry {
 
     /// Definitions newer than opset 21 that a builder implements as they are (each builder
     /// branches on `NodeContext.opVersion` where it must): ops introduced after opset 21, and
-    /// SpaceToDepth-28, which added `mode` (CRD as well as DCR).
-    static let implementedNewerDefinitions: Set<String> = ["RMSNormalization-23", "CumProd-26", "Swish-24", "SpaceToDepth-28"]
+    /// SpaceToDepth-28, which added `mode` (CRD as well as DCR); QuantizeLinear-23 (`precision`)
+    /// and DequantizeLinear-23 (`output_dtype`).
+    static let implementedNewerDefinitions: Set<String> = ["RMSNormalization-23", "CumProd-26", "Swish-24", "SpaceToDepth-28",
+                                                           "QuantizeLinear-23", "DequantizeLinear-23"]
 
     /// The version of `op`'s definition that `opset` selects, taken back past the definitions
     /// after opset 21 that only added element types, unless that definition is implemented

@@ -1,0 +1,73 @@
+/// ONNX `DequantizeLinear` (10, 13, 19, 21, 23; 24, 25 and 28 only added types):
+/// y = float32(x − x_zero_point) · x_scale, per tensor, per axis (13) or per block along `axis`
+/// (21).
+///
+/// x is int8, uint8, int16, uint16 or int32 (int32 without a zero point, as onnx requires);
+/// the 2- and 4-bit integer and float8 / 6 / 4 inputs are not stored by the engine, so a model
+/// holding them is refused where they are read. x_scale is float32 or float16; y has the scale's
+/// type, or `output_dtype`'s (23: FLOAT or FLOAT16). A float16 initializer is float32 once the
+/// engine has read it, so its y is float32.
+struct DequantizeLinear: Operator {
+    let dataInputs: [Int]
+    let outputShapes: [[Int]]
+    let outputTypes: [ElementType]
+    static var checksInputTypes: Bool { true }
+    let inputType: ElementType, scaleType: ElementType
+    let layout: QuantizationLayout
+    let hasZeroPoint: Bool
+    let count: Int
+
+    static let build: OperatorBuilder = { context throws(ModelError) in
+        try context.checkArity(inputs: 2, 3)
+        var known: Set<String> = []
+        if context.opVersion >= 13 { known.insert("axis") }
+        if context.opVersion >= 21 { known.insert("block_size") }
+        if context.opVersion >= 23 { known.insert("output_dtype") }
+        try context.checkAttributes(known)
+        let axis = try context.int("axis", default: 1)
+        let blockSize = try context.int("block_size", default: 0, in: 0...(1 << 30))
+        let declared = try context.int("output_dtype", default: 0, in: 0...(1 << 20))
+        let inputType = try context.requireType(ofInput: 0, in: Quantization.integerTypes.union([.int32]))
+        let scaleType = try context.requireType(ofInput: 1, in: [.float32, .float16])
+        var outputType = scaleType
+        if declared != 0 {
+            guard let type = ElementType(onnxCode: declared), type == .float32 || type == .float16 else {
+                throw context.error(.unsupported, "output type \(declared) is not supported (supported: FLOAT, FLOAT16)", attribute: "output_dtype")
+            }
+            outputType = type
+        }
+        let hasZeroPoint = context.hasInput(2)
+        if hasZeroPoint {
+            let type = try context.type(ofInput: 2)
+            guard type == inputType else {
+                throw context.error(.invalidGraph, "x has type \(inputType) but x_zero_point \(type); they must agree")
+            }
+            if inputType == .int32, let zero = try? context.constantIntegers(2, "x_zero_point"), zero.contains(where: { $0 != 0 }) {
+                throw context.error(.invalidValue, "an int32 x takes no zero point but 0")
+            }
+        }
+        let shape = try context.shape(ofInput: 0), scale = try context.shape(ofInput: 1)
+        if context.opVersion < 13, scale.reduce(1, *) != 1 || scale.count > 1 {
+            throw context.error(.invalidShape, "x_scale has shape \(scale); DequantizeLinear-10 takes a scalar")
+        }
+        let layout = try QuantizationLayout(context, shape: shape, parameter: scale, axis: axis, blockSize: blockSize, role: "x_scale")
+        if hasZeroPoint, try context.shape(ofInput: 2) != scale {
+            throw context.error(.invalidShape, "x_zero_point has shape \(try context.shape(ofInput: 2)), x_scale \(scale); they must agree")
+        }
+        return DequantizeLinear(dataInputs: hasZeroPoint ? [0, 1, 2] : [0, 1], outputShapes: [shape], outputTypes: [outputType],
+                                inputType: inputType, scaleType: scaleType, layout: layout, hasZeroPoint: hasZeroPoint,
+                                count: shape.reduce(1, *))
+    }
+
+    func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
+        let x = UnsafeRawPointer(inputs[0]), scale = UnsafeRawPointer(inputs[1]), y = UnsafeMutableRawPointer(outputs[0])
+        let zeroPoint: UnsafeRawPointer? = hasZeroPoint ? UnsafeRawPointer(inputs[2]) : nil
+        let outputType = outputTypes[0]
+        for i in 0..<count {
+            let p = layout.parameterIndex(i)
+            let zero = zeroPoint.map { Quantization.load($0, p, inputType) } ?? 0
+            let value = Float(Quantization.load(x, i, inputType) &- zero) * Quantization.loadFloat(scale, p, scaleType)
+            Quantization.storeFloat(value, y, i, outputType)
+        }
+    }
+}
