@@ -142,6 +142,9 @@ package final class InferenceModel: Sendable {
     /// The op types this engine implements (default domain).
     package static var supportedOpTypes: [String] { OperatorRegistry.supportedOpTypes.sorted() }
 
+    /// The op types this engine implements in onnxruntime's `com.microsoft` domain.
+    package static var supportedMicrosoftOpTypes: [String] { MicrosoftOperators.builders.keys.sorted() }
+
     /// The file's bytes, or a `fileNotFound` / `unreadable` error naming the path.
     package static func readFile(_ path: String) throws(ModelError) -> [UInt8] {
         var isDirectory: ObjCBool = false

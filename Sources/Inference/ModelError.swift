@@ -104,7 +104,8 @@ package struct ModelError: Error, CustomStringConvertible, Sendable {
         var location: [String] = []
         if let node {
             var operatorText = op ?? ""
-            if withDomain, let domain {
+            // The default domain is named only where asked; any other domain always.
+            if let domain, withDomain || !(domain.isEmpty || domain == "ai.onnx") {
                 let version = opset.map { " opset \($0)" } ?? " (not imported)"
                 operatorText += (operatorText.isEmpty ? "" : ", ") + (domain.isEmpty ? "ai.onnx" : domain) + version
             }

@@ -38,7 +38,7 @@ struct ModelErrorListTests {
         let lines = error.description.split(separator: "\n").map(String.init)
         #expect(lines.count == 5, "\(error.description)")
         #expect(lines[0] == "3 nodes cannot run:")
-        #expect(lines[1] == "  node 'n_custom' (FancyOp, com.example (not imported)): operator domain 'com.example' is not supported (only the default ONNX domain)")
+        #expect(lines[1] == "  node 'n_custom' (FancyOp, com.example (not imported)): operator domain 'com.example' is not supported (only the default ONNX domain and some of com.microsoft)")
         #expect(lines[2] == "  node 'n_hswish' (HardSwish, ai.onnx opset 13): operator 'HardSwish' does not exist at opset 13 (it was introduced in opset 14)")
         #expect(lines[3].hasPrefix("  node 'n_conv' (Conv, ai.onnx opset 13), attribute 'auto_pad': "), "\(lines[3])")
         #expect(lines[4] == "  (2 more nodes depend on these and were not checked)")

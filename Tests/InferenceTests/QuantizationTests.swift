@@ -55,6 +55,25 @@ struct QuantizationTests {
         }
     }
 
+    @Test("a com.microsoft node's messages name its domain: an op not implemented there, a bad input type")
+    func microsoftDomainMessages() {
+        func model(_ op: String, inputType: Int64) -> [UInt8] {
+            ONNXBuilder.model(
+                nodes: [ONNXBuilder.node(op, inputs: ["x", "s", "", "s", ""], outputs: ["y"], name: "node_0", domain: "com.microsoft")],
+                initializers: [ONNXBuilder.floatTensor("s", [], [0.5])],
+                inputs: [ONNXBuilder.valueInfo("x", dims: [.value(4)], elementType: inputType)],
+                outputs: [ONNXBuilder.valueInfo("y", dims: nil, elementType: inputType)])
+        }
+        let missing = loadError(model("QLinearSoftmaxish", inputType: 2))
+        #expect(missing?.kind == .unsupported && missing?.op == "QLinearSoftmaxish")
+        #expect(missing?.description.contains("(QLinearSoftmaxish, com.microsoft") == true, "\(String(describing: missing))")
+        #expect(missing?.message.contains("of domain 'com.microsoft' is not supported") == true)
+        let badType = loadError(model("QLinearSigmoid", inputType: 1))
+        #expect(badType?.kind == .unsupported && badType?.op == "QLinearSigmoid", "\(String(describing: badType))")
+        #expect(badType?.description.hasPrefix("node 'node_0' (QLinearSigmoid, com.microsoft") == true, "\(String(describing: badType))")
+        #expect(loadError(model("QLinearSigmoid", inputType: 2)) == nil, "\(String(describing: loadError(model("QLinearSigmoid", inputType: 2))))")
+    }
+
     @Test("opset 28's QuantizeLinear and DequantizeLinear resolve to the definitions of 23 (24, 25, 28 only added types)")
     func versions() throws {
         #expect(try OperatorRegistry.version(of: "QuantizeLinear", opset: 28, node: "n") == 23)

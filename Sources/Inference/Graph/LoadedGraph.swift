@@ -218,8 +218,15 @@ struct LoadedGraph: Sendable {
     /// The version of `node`'s op that `opset` selects, when the engine implements the op in the
     /// node's domain: what can be checked without the shapes of the node's inputs.
     private static func checkOperator(_ node: NodeProto, display: String, opset: Int) throws(ModelError) -> Int {
+        if node.domain == MicrosoftOperators.domain {
+            guard MicrosoftOperators.builders[node.opType] != nil else {
+                throw ModelError(.unsupported, "operator '\(node.opType)' of domain '\(node.domain)' is not supported (supported there: \(MicrosoftOperators.builders.keys.sorted().joined(separator: ", ")))",
+                                 node: display, op: node.opType)
+            }
+            return MicrosoftOperators.version
+        }
         guard node.domain.isEmpty || node.domain == "ai.onnx" else {
-            throw ModelError(.unsupported, "operator domain '\(node.domain)' is not supported (only the default ONNX domain)",
+            throw ModelError(.unsupported, "operator domain '\(node.domain)' is not supported (only the default ONNX domain and some of com.microsoft)",
                              node: display, op: node.opType)
         }
         guard OperatorRegistry.supportedOpTypes.contains(node.opType) else {
@@ -240,7 +247,8 @@ struct LoadedGraph: Sendable {
             return .runtime(shape: value.shape, type: value.type)
         }
         let context = NodeContext(node: node, opVersion: version, inputs: inputs)
-        if let upgrade = try LegacyDefinitions.upgrade(context) {  // a definition older than opset 7's
+        let isMicrosoft = node.domain == MicrosoftOperators.domain
+        if !isMicrosoft, let upgrade = try LegacyDefinitions.upgrade(context) {  // a definition older than opset 7's
             for (name, value) in upgrade.constants { constants[name] = value }
             for step in upgrade.nodes {
                 let stepVersion = try OperatorRegistry.version(of: step.opType, opset: LegacyDefinitions.targetOpset, node: display)
@@ -249,12 +257,12 @@ struct LoadedGraph: Sendable {
             return
         }
         opCounts[node.opType, default: 0] += 1
-        if node.opType == "Constant" {
+        if node.opType == "Constant" && !isMicrosoft {
             guard node.outputs.count == 1 else { throw context.error(.malformed, "expected 1 output, got \(node.outputs.count)") }
             constants[node.outputs[0]] = try Constant.value(context)
             return
         }
-        let operation = try OperatorRegistry.builders[node.opType]!(context)
+        let operation = try (isMicrosoft ? MicrosoftOperators.builders : OperatorRegistry.builders)[node.opType]!(context)
         try check(operation, context)
         macsByOp[node.opType, default: 0] += operation.multiplyAccumulates
 

@@ -1,0 +1,60 @@
+import Foundation
+
+/// `com.microsoft` `QLinearSigmoid` and `QLinearLeakyRelu` (onnxruntime's contrib ops): a float
+/// function of a quantized int8 or uint8 tensor, requantized:
+/// y = saturate(round_half_even(f(x_scale · (x − x_zero)) / y_scale) + y_zero), f the logistic
+/// function 1 / (1 + e^−v) or v ≥ 0 ? v : alpha · v (`alpha`, default 0.01). onnxruntime computes
+/// the 256 results once (a table); so does this kernel per run. Inputs: X, X_scale, X_zero_point,
+/// Y_scale, Y_zero_point; the zero points may be omitted (0); scales and zero points are scalars.
+struct QLinearLookup: Operator {
+    enum Function: Sendable { case sigmoid, leakyRelu(Float) }
+    let function: Function
+    let dataInputs: [Int]
+    let outputShapes: [[Int]]
+    let outputTypes: [ElementType]
+    static var checksInputTypes: Bool { true }
+    let x: QuantizedScalar, y: QuantizedScalar
+    let count: Int
+
+    static let buildSigmoid: OperatorBuilder = { context throws(ModelError) in
+        try context.checkAttributes([])
+        return try make(context, .sigmoid)
+    }
+
+    static let buildLeakyRelu: OperatorBuilder = { context throws(ModelError) in
+        try context.checkAttributes(["alpha"])
+        return try make(context, .leakyRelu(try context.float("alpha", default: 0.01)))
+    }
+
+    private static func make(_ context: NodeContext, _ function: Function) throws(ModelError) -> QLinearLookup {
+        try MicrosoftOperators.checkInputs(context, count: 4...5, required: [0, 1, 3])
+        let type = try context.requireType(ofInput: 0, in: [.int8, .uint8])
+        var dataInputs = [0]
+        let (x, xInputs) = try QuantizedScalar.read(context, scaleInput: 1, type: type, buffer: dataInputs.count, role: "X")
+        dataInputs += xInputs
+        let (y, yInputs) = try QuantizedScalar.read(context, scaleInput: 3, type: type, buffer: dataInputs.count, role: "Y")
+        dataInputs += yInputs
+        let shape = try context.shape(ofInput: 0)
+        return QLinearLookup(function: function, dataInputs: dataInputs, outputShapes: [shape], outputTypes: [type],
+                             x: x, y: y, count: shape.reduce(1, *))
+    }
+
+    @inline(__always)
+    private func apply(_ value: Float) -> Float {
+        switch function {
+        case .sigmoid: 1 / (1 + Float(exp(Double(-value))))
+        case let .leakyRelu(alpha): value >= 0 ? value : alpha * value
+        }
+    }
+
+    func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
+        let type = outputTypes[0], range = Quantization.range(type)
+        let source = UnsafeRawPointer(inputs[0]), target = UnsafeMutableRawPointer(outputs[0])
+        let scaleX = x.scale.value(inputs, 0), zeroX = x.zero.value(inputs, 0)
+        let scaleY = y.scale.value(inputs, 0), zeroY = y.zero.value(inputs, 0)
+        for i in 0..<count {
+            let value = apply(scaleX * Float(Quantization.load(source, i, type) - zeroX))
+            Quantization.store(Quantization.quantize(value, scale: scaleY, zeroPoint: zeroY, range), target, i, type)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+"""onnxruntime's com.microsoft QOperator cases: QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu,
+QLinearGlobalAveragePool, QLinearConcat (the contrib ops its quantizer writes). Integer operands are uniform
+over their type's range; scales are a few hundredths, as a quantizer picks them for unit-sized activations."""
+
+import numpy as np
+from onnx import TensorProto
+
+
+def build_cases(rng, Case):
+    def ints(dtype, *shape):
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, int(info.max) + 1, size=shape).astype(dtype)
+
+    def data(name, value):
+        return (name, "data", value)
+
+    def param(name, value):
+        return (name, "param", value)
+
+    def scale(low=0.005, high=0.08):
+        return np.float32(rng.uniform(low, high))
+
+    def zero(dtype):
+        return ints(dtype)  # a 0-d array
+
+    U8, I8 = TensorProto.UINT8, TensorProto.INT8
+    cases = []
+
+    def binary(name, op, dtype, a, b, omit_zero=False, what=""):
+        inputs = [data("A", ints(dtype, *a)), param("A_scale", scale()), param("A_zero", zero(dtype)),
+                  data("B", ints(dtype, *b)), param("B_scale", scale()), param("B_zero", zero(dtype)),
+                  param("C_scale", scale(0.02, 0.15))]
+        if not omit_zero:
+            inputs.append(param("C_zero", zero(dtype)))
+        cases.append(Case(name, op, inputs, output_type=U8 if dtype == np.uint8 else I8, what=what))
+
+    binary("qlinearadd_uint8_same_shape", "QLinearAdd", np.uint8, (2, 5, 7), (2, 5, 7))
+    binary("qlinearadd_int8_broadcast", "QLinearAdd", np.int8, (1, 4, 3, 5), (4, 1, 1), what="a per-channel operand")
+    binary("qlinearadd_uint8_no_output_zero_point", "QLinearAdd", np.uint8, (3, 6), (6,), omit_zero=True)
+    binary("qlinearmul_uint8_broadcast", "QLinearMul", np.uint8, (1, 3, 4, 4), (1, 3, 1, 1), what="squeeze-and-excite scaling")
+    binary("qlinearmul_int8_same_shape", "QLinearMul", np.int8, (4, 9), (4, 9))
+
+    def lookup(name, op, dtype, shape, attrs=None, what=""):
+        inputs = [data("X", ints(dtype, *shape)), param("X_scale", scale(0.02, 0.1)), param("X_zero", zero(dtype)),
+                  param("Y_scale", np.float32(1 / 256) if op == "QLinearSigmoid" else scale()),
+                  param("Y_zero", np.array(0 if dtype == np.uint8 else -128, dtype) if op == "QLinearSigmoid" else zero(dtype))]
+        cases.append(Case(name, op, inputs, attrs, output_type=U8 if dtype == np.uint8 else I8, what=what))
+
+    lookup("qlinearsigmoid_uint8", "QLinearSigmoid", np.uint8, (2, 3, 11), what="output scale 1/256 as the quantizer fixes it")
+    lookup("qlinearsigmoid_int8", "QLinearSigmoid", np.int8, (4, 13))
+    lookup("qlinearleakyrelu_uint8", "QLinearLeakyRelu", np.uint8, (3, 17), {"alpha": 0.1})
+    lookup("qlinearleakyrelu_int8_default_alpha", "QLinearLeakyRelu", np.int8, (2, 2, 9))
+
+    for name, dtype, shape, last in [("qlinearglobalaveragepool_uint8", np.uint8, (2, 5, 6, 7), 0),
+                                     ("qlinearglobalaveragepool_int8_channels_last", np.int8, (1, 4, 5, 6), 1)]:
+        cases.append(Case(name, "QLinearGlobalAveragePool",
+                          [data("X", ints(dtype, *shape)), param("x_scale", scale()), param("x_zero", zero(dtype)),
+                           param("y_scale", scale(0.005, 0.02)), param("y_zero", zero(dtype))],
+                          {"channels_last": last}, output_type=U8 if dtype == np.uint8 else I8))
+
+    y_scale = scale(0.01, 0.05)
+    cases.append(Case("qlinearconcat_uint8_axis1", "QLinearConcat",
+                      [param("Y_scale", y_scale), param("Y_zero", np.array(128, np.uint8)),
+                       data("X0", ints(np.uint8, 1, 3, 4, 5)), param("X0_scale", y_scale), param("X0_zero", np.array(128, np.uint8)),
+                       data("X1", ints(np.uint8, 1, 2, 4, 5)), param("X1_scale", scale()), param("X1_zero", zero(np.uint8)),
+                       data("X2", ints(np.uint8, 1, 4, 4, 5)), param("X2_scale", scale()), param("X2_zero", zero(np.uint8))],
+                      {"axis": 1}, output_type=U8, what="the first input already at the output's scale (copied)"))
+    cases.append(Case("qlinearconcat_int8_axis_negative", "QLinearConcat",
+                      [param("Y_scale", scale()), param("Y_zero", zero(np.int8)),
+                       data("X0", ints(np.int8, 3, 2)), param("X0_scale", scale()), param("X0_zero", zero(np.int8)),
+                       data("X1", ints(np.int8, 3, 5)), param("X1_scale", scale()), param("X1_zero", zero(np.int8))],
+                      {"axis": -1}, output_type=I8))
+    for case in cases:
+        case.domain = "com.microsoft"
+    return cases
