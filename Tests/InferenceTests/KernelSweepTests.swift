@@ -208,6 +208,35 @@ struct KernelSweepTests {
         }
     }
 
+    @Test("dense convolution with taps in the padding: dilations up to and past the map size, 1x1 maps, asymmetric pads, strides")
+    func paddingTapSweep() throws {
+        try sweep(13, "padding taps") { random in
+            // Small maps (1x1 up to 17), where whole rows and columns of taps read only padding.
+            let sizes = [1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17]
+            let k = random.pick([2, 3, 3, 3, 5, 7])
+            let stride = random.pick([1, 1, 2])
+            var dims = [random.pick(Self.channelCounts), random.pick(Self.channelCounts), random.pick(sizes), random.pick(sizes)]
+            let group = random.pick([1, 1, 1, 2])
+            guard dims[0] % group == 0, dims[1] % group == 0 else { return nil }
+            let side = max(dims[2], dims[3])
+            // Below, at and past the map size, and DeepLabV3's ASPP rates.
+            let dilation = random.pick([1, 2, 3, max(1, side - 1), side, side + 1, 12, 24, 36])
+            Self.fit(&dims, shrinkable: [0, 1], &random) { $0[0] / group * $0[1] * $0[2] * $0[3] * k * k }
+            guard dims[0] % group == 0, dims[1] % group == 0 else { return nil }
+            let span = (k - 1) * dilation
+            // "Same" borders (ASPP), or each side anywhere from 0 to the window's span.
+            let pads = Bool.random(using: &random) ? [span / 2, span / 2, span - span / 2, span - span / 2]
+                : (0..<4).map { _ in random.pick([0, 1, span / 2, span]) }
+            var c = ConvolutionCase(inputChannels: dims[0], outputChannels: dims[1], group: group, kernel: (k, k),
+                                    stride: (stride, stride), dilation: (dilation, dilation), pads: pads,
+                                    height: dims[2], width: dims[3])
+            c.bias = Bool.random(using: &random)
+            c.activation = random.pick(Act.allCases)
+            c.residual = c.canAddInput && Bool.random(using: &random)
+            return Self.convolution(c, &random)
+        }
+    }
+
     @Test("patch convolution (what no direct kernel takes): rectangular windows, strides above 2, unequal axes, pads above 8")
     func patchSweep() throws {
         try sweep(4, "patch") { random in

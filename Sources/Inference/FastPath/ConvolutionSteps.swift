@@ -169,8 +169,10 @@ extension FastExecutor {
         }
     }
 
-    /// The kernel that runs `conv` (batch 1, 2-D, square windows and strides).
+    /// The kernel that runs `conv` (batch 1, 2-D, square windows and strides): the kernel of its
+    /// window trimmed to the taps that read the input (`inputWindow`), which `convolutionStep` runs.
     static func kind(of conv: Conv) -> ConvolutionKind? {
+        let conv = inputWindow(of: conv)?.conv ?? conv
         let h = conv.height, w = conv.width
         guard conv.batch == 1, conv.depth == .unit, h.kernel == w.kernel, h.stride == w.stride,
               h.dilation == w.dilation else { return nil }
@@ -182,6 +184,59 @@ extension FastExecutor {
             return .depthwise(pad: pad)
         }
         return h.kernel <= 7 ? .dense(pad: pad) : nil
+    }
+
+    /// A dense or grouped (not depthwise) 2-D convolution with its window cut down to the rows
+    /// and columns of taps that read an input pixel for at least one output (the taps between
+    /// the first and last such row, and column), when that removes a tap and leaves a square
+    /// window and borders of at least 0; nil otherwise. The taps cut read only padding, so the
+    /// sums are the same for finite weights (a skipped tap adds w · 0 to a chain of fused
+    /// multiply-adds in the same order: only the sign of a zero sum can differ), and the
+    /// reference path skips them too. At a dilation of at least the map size (DeepLabV3's ASPP
+    /// on a small map) only the centre tap is left, a 1x1 convolution.
+    ///
+    /// `rows` and `columns` are the kept taps of the original window.
+    static func inputWindow(of conv: Conv) -> (conv: Conv, rows: Swift.Range<Int>, columns: Swift.Range<Int>)? {
+        guard conv.batch == 1, conv.depth == .unit,
+              !(conv.group == conv.inputChannels && conv.outputChannels == conv.inputChannels && conv.group > 1) else { return nil }
+        /// The taps from the first to the last that read the axis's input for some output.
+        func used(_ a: WindowAxis) -> Swift.Range<Int>? {
+            let reads = (0..<a.kernel).filter { k in
+                (0..<a.output).contains { o in (0..<a.input).contains(o * a.stride - a.padBegin + k * a.dilation) }
+            }
+            guard let first = reads.first, let last = reads.last else { return nil }
+            return first..<(last + 1)
+        }
+        func trimmed(_ a: WindowAxis, _ taps: Swift.Range<Int>) -> WindowAxis? {
+            var t = a
+            t.kernel = taps.count
+            t.dilation = taps.count == 1 ? 1 : a.dilation
+            t.padBegin = a.padBegin - taps.lowerBound * a.dilation
+            // The border the last output's window reaches past the input (none when it stops short).
+            t.padEnd = max(0, (a.output - 1) * a.stride - t.padBegin + t.effectiveKernel - a.input)
+            return t.padBegin >= 0 ? t : nil
+        }
+        guard let rows = used(conv.height), let columns = used(conv.width), rows.count == columns.count,
+              rows.count < conv.height.kernel || columns.count < conv.width.kernel,
+              let height = trimmed(conv.height, rows), let width = trimmed(conv.width, columns) else { return nil }
+        let cut = Conv(dataInputs: conv.dataInputs, outputShapes: conv.outputShapes, batch: conv.batch,
+                       inputChannels: conv.inputChannels, outputChannels: conv.outputChannels, group: conv.group,
+                       depth: conv.depth, height: height, width: width, hasBias: conv.hasBias)
+        return (cut, rows, columns)
+    }
+
+    /// The weights ([Cout, Cin/group, kH, kW] at `weights`) of the taps `rows` × `columns`.
+    static func windowWeights(_ weights: UnsafePointer<Float>, _ conv: Conv, rows: Swift.Range<Int>, columns: Swift.Range<Int>) -> [Float] {
+        let filters = conv.outputChannels * (conv.inputChannels / conv.group)
+        let (kH, kW) = (conv.height.kernel, conv.width.kernel)
+        var cut: [Float] = []
+        cut.reserveCapacity(filters * rows.count * columns.count)
+        for f in 0..<filters {
+            for ky in rows {
+                for kx in columns { cut.append(weights[(f * kH + ky) * kW + kx]) }
+            }
+        }
+        return cut
     }
 
     /// A depthwise filter whose non-zero taps all lie on every `step`-th row and column (a dilated
@@ -216,10 +271,14 @@ extension FastExecutor {
     func convolutionStep(_ conv: Conv, kind: ConvolutionKind, input: UnsafePointer<Float>, inputValue: Int?,
                          weights weightBuffer: UnsafePointer<Float>, bias biasBuffer: UnsafePointer<Float>?,
                          output arenaOutput: UnsafeMutablePointer<Float>, fusion: ConvolutionFusion?) -> any Step {
+        let window = Self.inputWindow(of: conv)
+        let rawWeights = window.map { Self.windowWeights(weightBuffer, conv, rows: $0.rows, columns: $0.columns) }
+            ?? Array(UnsafeBufferPointer(start: weightBuffer, count: conv.outputChannels * (conv.inputChannels / conv.group)
+                                                                        * conv.height.kernel * conv.width.kernel))
+        let conv = window?.conv ?? conv
         let h = conv.height, w = conv.width
         let k = h.kernel, stride = h.stride
         let cin = conv.inputChannels, cout = conv.outputChannels
-        let rawWeights = Array(UnsafeBufferPointer(start: weightBuffer, count: cout * (cin / conv.group) * k * k))
         let rawBias = biasBuffer.map { Array(UnsafeBufferPointer(start: $0, count: cout)) }
         let input = Self.denseMap(input, channels: cin, height: h.input, width: w.input)
         let activation = fusion?.epilogue.activation ?? .none

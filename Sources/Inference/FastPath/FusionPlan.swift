@@ -103,7 +103,8 @@ extension FastExecutor {
         switch node.operation {
         case let conv as Conv:
             guard hasConstantWeights(node), let kind = Self.kind(of: conv) else { return nil }
-            if kind == .pointwise(groups: 1), let banded = matchPointwiseDepthwise(at: index, plan: plan) {
+            // The banded pair reads the 1x1 weights as they are (not from a trimmed window).
+            if kind == .pointwise(groups: 1), conv.height.kernel == 1, let banded = matchPointwiseDepthwise(at: index, plan: plan) {
                 return .pointwiseDepthwise(banded)
             }
             return .convolution(matchConvolution(conv, kind: kind, node))

@@ -1,0 +1,60 @@
+import Testing
+@testable import Inference
+
+/// `FastExecutor.inputWindow(of:)`: a convolution's window cut to the taps that read the input,
+/// and the kernel that then runs it (the sums are checked against the reference path in
+/// `KernelSweepTests.paddingTapSweep`).
+@Suite("Convolution windows cut to the taps that read the input")
+struct ConvolutionWindowTests {
+    /// A square 2-D convolution, batch 1, on a `size`×`size` map.
+    static func conv(size: Int, kernel: Int, stride: Int = 1, dilation: Int, pads: (Int, Int), channels: Int = 8,
+                     group: Int = 1) -> Conv {
+        let span = (kernel - 1) * dilation + 1
+        let output = (size + pads.0 + pads.1 - span) / stride + 1
+        let axis = WindowAxis(input: size, kernel: kernel, stride: stride, dilation: dilation, padBegin: pads.0,
+                              padEnd: pads.1, output: output)
+        return Conv(dataInputs: [0, 1], outputShapes: [[1, channels, output, output]], batch: 1, inputChannels: channels,
+                    outputChannels: channels, group: group, depth: .unit, height: axis, width: axis, hasBias: false)
+    }
+
+    @Test("at a dilation of at least the map size only the centre tap is left: a 1x1 convolution (DeepLabV3's ASPP)")
+    func centreTapOnly() throws {
+        for (size, dilation) in [(6, 12), (6, 24), (6, 36), (12, 12), (16, 16), (1, 1)] {
+            let conv = Self.conv(size: size, kernel: 3, dilation: dilation, pads: (dilation, dilation))
+            let window = try #require(FastExecutor.inputWindow(of: conv), "size \(size) dilation \(dilation)")
+            #expect(window.rows == 1..<2 && window.columns == 1..<2)
+            #expect(window.conv.height.kernel == 1 && window.conv.height.padBegin == 0 && window.conv.height.padEnd == 0)
+            #expect(FastExecutor.kind(of: conv) == .pointwise(groups: 1))
+        }
+    }
+
+    @Test("a window whose every tap reads the input for some output is kept as it is")
+    func everyTapUsed() {
+        #expect(FastExecutor.inputWindow(of: Self.conv(size: 16, kernel: 3, dilation: 12, pads: (12, 12))) == nil)
+        #expect(FastExecutor.inputWindow(of: Self.conv(size: 7, kernel: 3, dilation: 1, pads: (1, 1))) == nil)
+        #expect(FastExecutor.inputWindow(of: Self.conv(size: 3, kernel: 3, stride: 2, dilation: 1, pads: (1, 1))) == nil)
+        // ASPP at 16x16 with a rate of 12 keeps every tap; its border (12) is above the direct kernels'.
+        #expect(FastExecutor.kind(of: Self.conv(size: 16, kernel: 3, dilation: 12, pads: (12, 12))) == nil)
+    }
+
+    @Test("a window cut on one side keeps its other taps and the border they need")
+    func oneSideCut() throws {
+        // 5x5 at dilation 3 on a 4x4 map, pads 6: taps 0 and 4 read rows −6…−3 and 6…9 only.
+        let conv = Self.conv(size: 4, kernel: 5, dilation: 3, pads: (6, 6))
+        let window = try #require(FastExecutor.inputWindow(of: conv))
+        #expect(window.rows == 1..<4 && window.columns == 1..<4)
+        #expect(window.conv.height.kernel == 3 && window.conv.height.dilation == 3)
+        #expect(window.conv.height.padBegin == 3 && window.conv.height.padEnd == 3 && window.conv.height.output == 4)
+        #expect(FastExecutor.kind(of: conv) == .dense(pad: 3))
+    }
+
+    @Test("depthwise convolutions, and windows cut to different sizes on the two axes, are not cut")
+    func notCut() {
+        #expect(FastExecutor.inputWindow(of: Self.conv(size: 6, kernel: 3, dilation: 12, pads: (12, 12), group: 8)) == nil)
+        let h = WindowAxis(input: 1, kernel: 3, stride: 1, dilation: 1, padBegin: 1, padEnd: 1, output: 1)
+        let w = WindowAxis(input: 9, kernel: 3, stride: 1, dilation: 1, padBegin: 1, padEnd: 1, output: 9)
+        let wide = Conv(dataInputs: [0, 1], outputShapes: [[1, 8, 1, 9]], batch: 1, inputChannels: 8, outputChannels: 8,
+                        group: 1, depth: .unit, height: h, width: w, hasBias: false)
+        #expect(FastExecutor.inputWindow(of: wide) == nil)
+    }
+}
