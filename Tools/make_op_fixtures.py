@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """One-node ONNX models with onnxruntime outputs: Fixtures/ops/<case>/ and Fixtures/ops/cases.json.
 
-Each case is one node (opset 17 unless the case names another, IR 8). The cases of an operator family
+Each case is one node (but the sequence and optional cases, a few nodes around the op: see
+Tools/op_cases/containers.py) (opset 17 unless the case names another, IR 8). The cases of an operator family
 may live in their own module under Tools/op_cases/ (a `build_cases(rng, Case)` function). Data operands are graph inputs, stored as input_<i>.npy in
 graph-input order; parameters (weights, bias, slopes, Clip bounds, BatchNormalization statistics, Resize
 scales/sizes, Reshape shape, Slice starts/ends/axes/steps) are initializers inside model.onnx, as in
@@ -326,10 +327,13 @@ def make_model(case: Case) -> onnx.ModelProto:
     outputs = ["Y"] if case.n_outputs == 1 else [f"Y{i}" for i in range(case.n_outputs)]
     # A case may carry `domain` (an onnxruntime contrib op: "com.microsoft", version 1).
     domain = getattr(case, "domain", "")
-    node = helper.make_node(case.op, node_inputs, outputs, name=case.name, domain=domain or None, **case.attrs)
+    # A case may carry `nodes` instead of its one node: the op under test within the nodes that make
+    # and read the sequences or optionals it works on (Tools/op_cases/containers.py).
+    nodes = getattr(case, "nodes", None) or [helper.make_node(case.op, node_inputs, outputs, name=case.name,
+                                                              domain=domain or None, **case.attrs)]
     # output_type: one type for every output, or a list with one per output.
     types = case.output_type if isinstance(case.output_type, list) else [case.output_type] * len(outputs)
-    graph = helper.make_graph([node], case.name, graph_inputs,
+    graph = helper.make_graph(nodes, case.name, graph_inputs,
                               # A case may carry `output_shapes` for ops whose shape onnx cannot infer (GroupNormalization).
                               [helper.make_tensor_value_info(o, t, shape) for o, t, shape in
                                zip(outputs, types, getattr(case, "output_shapes", [None] * len(outputs)))],
@@ -360,7 +364,8 @@ def cross_check(model: onnx.ModelProto, feeds: dict, results: list) -> float | N
         e = np.asarray(e)
         if np.shape(r) != e.shape:
             raise SystemExit(f"{model.graph.name}: onnxruntime shape {np.shape(r)} != reference {e.shape}")
-        if e.dtype != np.asarray(r).dtype:
+        strings = e.dtype.kind in "OU" and np.asarray(r).dtype.kind in "OU"  # str objects or numpy's <U
+        if e.dtype != np.asarray(r).dtype and not strings:
             raise SystemExit(f"{model.graph.name}: onnxruntime type {np.asarray(r).dtype} != reference {e.dtype}")
         if e.size and not np.issubdtype(e.dtype, np.floating):
             if not np.array_equal(r, e):

@@ -56,6 +56,10 @@ struct LoadedGraph: Sendable {
 
     /// The values known when the plan is built, by name.
     private var constants: [String: ConstantTensor] = [:]
+    /// The sequence and optional values, by name: they exist only at plan time
+    /// (`PlanTimeValues.swift`).
+    private var sequences: [String: PlanTimeSequence] = [:]
+    private var optionals: [String: PlanTimeOptional] = [:]
     /// The id of each planned value, by name.
     private var valueIDs: [String: Int] = [:]
     /// The version of each imported domain, by domain (`""` for the default one).
@@ -242,12 +246,22 @@ struct LoadedGraph: Sendable {
     private mutating func plan(_ node: NodeProto, display: String, version: Int) throws(ModelError) {
         let inputs = node.inputs.map { name -> NodeContext.Input in
             if name.isEmpty { return .absent }
+            if let sequence = sequences[name] { return .sequence(sequence) }
+            if let optional = optionals[name] { return .optional(optional) }
             if let constant = constants[name] { return .constant(constant) }
             let value = values[valueIDs[name]!]
             return .runtime(shape: value.shape, type: value.type)
         }
         let context = NodeContext(node: node, opVersion: version, inputs: inputs)
         let isMicrosoft = node.domain == MicrosoftOperators.domain
+        if !isMicrosoft, let rewrite = try PlanTimeOperators.rewrite(context) {  // sequences and optionals
+            opCounts[node.opType, default: 0] += 1
+            for (name, value) in rewrite.sequences { sequences[name] = value }
+            for (name, value) in rewrite.optionals { optionals[name] = value }
+            for (name, value) in rewrite.constants { constants[name] = value }
+            for (step, stepVersion) in rewrite.nodes { try plan(step, display: display, version: stepVersion) }
+            return
+        }
         if !isMicrosoft, let upgrade = try LegacyDefinitions.upgrade(context) {  // a definition older than opset 7's
             for (name, value) in upgrade.constants { constants[name] = value }
             for step in upgrade.nodes {
@@ -320,6 +334,11 @@ struct LoadedGraph: Sendable {
     private mutating func bindOutputs(_ graph: GraphProto, after position: Int) throws(ModelError) {
         guard !graph.outputs.isEmpty else { throw ModelError(.malformed, "the graph has no outputs") }
         for output in graph.outputs where !unknownValues.contains(output.name) {
+            if sequences[output.name] != nil || optionals[output.name] != nil {
+                let kind = sequences[output.name] != nil ? "a sequence" : "an optional"
+                problems.append((position, ModelError(.unsupported, "graph output '\(output.name)' is \(kind); this engine's graph outputs are tensors")))
+                continue
+            }
             guard valueIDs[output.name] != nil || constants[output.name] != nil else {
                 problems.append((position, ModelError(.invalidGraph, "graph output '\(output.name)' is not computed by any node")))
                 continue

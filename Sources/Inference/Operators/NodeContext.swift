@@ -1,7 +1,9 @@
 import ONNXFormat
 
 /// What an operator builder knows about its node: the attributes, and for each input whether it
-/// is absent, computed at run time (with its shape) or constant (with its value).
+/// is absent, computed at run time (with its shape), constant (with its value), or a sequence or
+/// optional value (`PlanTimeSequence`, `PlanTimeOptional`: only the operators of
+/// `Operators/PlanTimeValues` take those; every tensor accessor here refuses them, naming the input).
 ///
 /// The attribute helpers check types, counts and ranges, and every error they throw names the
 /// node, the op and the attribute.
@@ -10,6 +12,8 @@ struct NodeContext {
         case absent
         case runtime(shape: [Int], type: ElementType)
         case constant(ConstantTensor)
+        case sequence(PlanTimeSequence)
+        case optional(PlanTimeOptional)
     }
 
     let node: NodeProto
@@ -109,6 +113,7 @@ struct NodeContext {
         case .absent: throw error(.malformed, "input \(index) is required but empty")
         case let .runtime(shape, _): return shape
         case let .constant(tensor): return tensor.shape
+        case .sequence, .optional: throw notATensor(index)
         }
     }
 
@@ -119,6 +124,7 @@ struct NodeContext {
         case .absent: throw error(.malformed, "input \(index) is required but empty")
         case let .runtime(_, type): return type
         case let .constant(tensor): return tensor.type
+        case .sequence, .optional: throw notATensor(index)
         }
     }
 
@@ -128,12 +134,22 @@ struct NodeContext {
     ///   input offered at plan time can be fixed (see `InferenceModel(bytes:inputShapes:planTimeInputs:)`).
     func constant(_ index: Int, _ role: String) throws(ModelError) -> ConstantTensor? {
         guard hasInput(index) else { return nil }
+        switch inputs[index] {
+        case .sequence, .optional: throw notATensor(index)
+        default: break
+        }
         guard case let .constant(tensor) = inputs[index] else {
             var failure = error(.unsupported, "input \(index) ('\(role)') must be a constant (an initializer or Constant node)")
             failure.constantValue = node.inputs[index]
             throw failure
         }
         return tensor
+    }
+
+    /// The error for a sequence or optional value given where the operator takes a tensor.
+    func notATensor(_ index: Int) -> ModelError {
+        let kind = if case .sequence = inputs[index] { "a sequence" } else { "an optional" }
+        return error(.unsupported, "input \(index) ('\(node.inputs[index])') is \(kind) value; this operator takes a tensor")
     }
 
     /// Requires input `index` to have one of `types`; the error names the input and its type.

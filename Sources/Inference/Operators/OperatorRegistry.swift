@@ -146,8 +146,9 @@ enum OperatorRegistry {
         "Xor": Xor.build,
     ]
 
-    /// Every op type accepted in a model, `Constant` included.
-    static var supportedOpTypes: Set<String> { Set(builders.keys).union(["Constant"]) }
+    /// Every op type accepted in a model: `Constant` and the sequence and optional operators
+    /// (`PlanTimeOperators`, rewritten at plan time) included.
+    static var supportedOpTypes: Set<String> { Set(builders.keys).union(["Constant"]).union(PlanTimeOperators.builders.keys) }
 
     /// The default-domain opsets a model may import. The semantics implemented are those of
     /// opsets 7–21; a definition of opsets 1–6 is rewritten into opset 7's (`LegacyDefinitions`);
