@@ -46,6 +46,20 @@ struct QuantizationTests {
         #expect(y?.constant.integers == [3, 2, 4])
     }
 
+    /// onnxruntime's quantizer writes a bias's DequantizeLinear with a [1] scale and a scalar zero point.
+    @Test("a scalar zero point and a one-element scale are both per tensor")
+    func scalarAndOneElementParameters() throws {
+        let bytes = ONNXBuilder.model(
+            nodes: [ONNXBuilder.node("DequantizeLinear", inputs: ["x", "s", "z"], outputs: ["y"], name: "node_0")],
+            initializers: [ONNXBuilder.floatTensor("s", [1], [0.5]), ONNXBuilder.rawTensor("z", elementType: 3, [], [UInt8(bitPattern: -2)])],
+            inputs: [ONNXBuilder.valueInfo("x", dims: [.value(3)], elementType: 3)],
+            outputs: [ONNXBuilder.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+        let model = try InferenceModel(bytes: bytes)
+        let x = Tensor(type: .int8, shape: [3], bytes: [0, 1, UInt8(bitPattern: -128)])
+        let y = try InferenceSession(model: model, path: .reference).run(["x": x])["y"]
+        #expect(y?.floats == [1, 1.5, -63])
+    }
+
     @Test("types the engine does not store are refused by name: int4 and float8 outputs")
     func unstoredTypes() {
         for (code, name) in [(22, "INT4"), (21, "UINT4"), (17, "FLOAT8E4M3FN"), (26, "INT2")] {

@@ -51,7 +51,7 @@ struct DequantizeLinear: Operator {
             throw context.error(.invalidShape, "x_scale has shape \(scale); DequantizeLinear-10 takes a scalar")
         }
         let layout = try QuantizationLayout(context, shape: shape, parameter: scale, axis: axis, blockSize: blockSize, role: "x_scale")
-        if hasZeroPoint, try context.shape(ofInput: 2) != scale {
+        if hasZeroPoint, try !QuantizationLayout.agree(context.shape(ofInput: 2), scale) {
             throw context.error(.invalidShape, "x_zero_point has shape \(try context.shape(ofInput: 2)), x_scale \(scale); they must agree")
         }
         return DequantizeLinear(dataInputs: hasZeroPoint ? [0, 1, 2] : [0, 1], outputShapes: [shape], outputTypes: [outputType],

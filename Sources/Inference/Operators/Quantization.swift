@@ -135,6 +135,12 @@ struct QuantizationLayout: Sendable, Equatable {
         self.blockCount = blockCount
     }
 
+    /// Whether a zero point of shape `zero` fits a scale of shape `scale`: the same shape, or one
+    /// element each (a scalar and a [1] are both per tensor, as onnxruntime's quantizer mixes them).
+    static func agree(_ zero: [Int], _ scale: [Int]) -> Bool {
+        zero == scale || (zero.count <= 1 && scale.count <= 1 && zero.reduce(1, *) == 1 && scale.reduce(1, *) == 1)
+    }
+
     /// The parameter index for element `index` of the tensor (C order).
     @inline(__always)
     func parameterIndex(_ index: Int) -> Int {

@@ -54,7 +54,7 @@ struct QuantizeLinear: Operator {
             throw context.error(.invalidShape, "y_scale has shape \(scale); QuantizeLinear-10 takes a scalar")
         }
         let layout = try QuantizationLayout(context, shape: shape, parameter: scale, axis: axis, blockSize: blockSize, role: "y_scale")
-        if hasZeroPoint, try context.shape(ofInput: 2) != scale {
+        if hasZeroPoint, try !QuantizationLayout.agree(context.shape(ofInput: 2), scale) {
             throw context.error(.invalidShape, "y_zero_point has shape \(try context.shape(ofInput: 2)), y_scale \(scale); they must agree")
         }
         return QuantizeLinear(dataInputs: hasZeroPoint ? [0, 1, 2] : [0, 1], outputShapes: [shape], outputTypes: [outputType],

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""int8 models end to end: real architectures quantized by onnxruntime's own quantizer, run by `vbg infer`
+on both paths and by onnxruntime, outputs compared.
+
+Models: the built-in general model (`Weights/selfie_segmentation.onnx`, real weights) and architectures of
+`Fixtures/corpus` (random weights, refilled as `make_architecture_corpus.py` does). Each is quantized three
+ways with `onnxruntime.quantization`:
+- `qdq`: `quantize_static(..., quant_format=QuantFormat.QDQ)` (uint8 activations, int8 weights, per tensor);
+- `qoperator`: `quantize_static(..., quant_format=QuantFormat.QOperator)` (QLinearConv, QLinearMatMul and the
+  com.microsoft QLinear ops);
+- `dynamic`: `quantize_dynamic(..., op_types_to_quantize=["Conv", "MatMul"])` (DynamicQuantizeLinear,
+  ConvInteger, MatMulInteger).
+Calibration: 4 inputs drawn uniformly from the model's input range by `numpy.random.default_rng(2026)`
+(MinMax). The compared input is another draw.
+
+onnxruntime runs each quantized model at ORT_DISABLE_ALL (the graph as written, the reference vbg is held to)
+and ORT_ENABLE_ALL (which fuses QDQ groups into integer kernels); 1 thread. For each output: vbg's largest
+difference from the DISABLE_ALL run, how many elements differ at all, and onnxruntime's own spread (ENABLE_ALL
+against DISABLE_ALL). Where onnx fixes the arithmetic (QuantizeLinear, the integer sums, requantization) the
+outputs should be equal but where a float operator between a DequantizeLinear and a QuantizeLinear sums in
+another order and a value lands on the other side of a rounding boundary (one quantum).
+
+    python Tools/check_quantized_models.py --vbg .build/release/vbg [--only NAME,...] [--json FILE]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from make_architecture_corpus import regenerate  # noqa: E402
+from make_fixtures import save  # noqa: E402
+
+CORPUS = ["torch_mobilenet_v3_small", "torch_resnet18", "torch_shufflenet_v2_x0_5", "keras_mobilenet_v2"]
+FORMS = ["qdq", "qoperator", "dynamic"]
+
+
+def session(path, optimised):
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL if optimised
+                                        else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    return ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+
+
+def load_models(only):
+    """(name, float model path, input name, input shape, low, high) for each model, written into a temp folder."""
+    work = tempfile.mkdtemp(prefix="vbg-quant-")
+    models = []
+    if only is None or "general" in only:
+        models.append(("general", os.path.join(ROOT, "Weights", "selfie_segmentation.onnx"), 0.0, 1.0))
+    for name in CORPUS:
+        if only is not None and name not in only:
+            continue
+        with open(os.path.join(ROOT, "Fixtures", "corpus", name, "manifest.json")) as f:
+            entry = json.load(f)
+        model, feeds = regenerate(onnx.load(os.path.join(ROOT, "Fixtures", "corpus", name, "model.onnx")), entry)
+        path = os.path.join(work, f"{name}.onnx")
+        onnx.save(model, path)
+        values = next(iter(feeds.values()))
+        models.append((name, path, float(values.min()), float(values.max())))
+    return work, models
+
+
+def quantize(form, source, target, input_name, shape, low, high):
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType, quantize_dynamic,
+                                          quantize_static)
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            rng = np.random.default_rng(2026)
+            self.samples = iter([{input_name: rng.uniform(low, high, shape).astype(np.float32)} for _ in range(4)])
+
+        def get_next(self):
+            return next(self.samples, None)
+
+    if form == "dynamic":
+        quantize_dynamic(source, target, op_types_to_quantize=["Conv", "MatMul"], weight_type=QuantType.QInt8)
+    else:
+        quantize_static(source, target, Reader(), quant_format=QuantFormat.QDQ if form == "qdq" else QuantFormat.QOperator,
+                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+
+
+def run_vbg(vbg, model, feeds, outputs, work, tag, path):
+    args = [vbg, "infer", "--model", model, "--path", path]
+    for k, (name, value) in enumerate(feeds.items()):
+        file = os.path.join(work, f"{tag}_in{k}.npy")
+        save(file, value)
+        args += ["--input", f"{name}={file}"]
+    files = []
+    for k, name in enumerate(outputs):
+        files.append(os.path.join(work, f"{tag}_{path}_out{k}.npy"))
+        args += ["--output", f"{name}={files[-1]}"]
+    result = subprocess.run(args, capture_output=True, text=True, timeout=1800)
+    if result.returncode != 0:
+        return None, (result.stderr.strip().splitlines() or ["exit %d" % result.returncode])[0]
+    return [np.load(f) for f in files], None
+
+
+def compare(actual, expected):
+    a, e = np.asarray(actual, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    if a.shape != e.shape:
+        return {"shape": f"{a.shape} != {e.shape}"}
+    difference = np.abs(a - e)
+    return {"max_abs": float(difference.max(initial=0)), "differing": int(np.count_nonzero(difference)), "elements": int(a.size)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--vbg", default=os.path.join(ROOT, ".build", "release", "vbg"))
+    parser.add_argument("--only", type=lambda s: set(s.split(",")), default=None, help="model names (general, corpus names)")
+    parser.add_argument("--forms", type=lambda s: s.split(","), default=FORMS)
+    parser.add_argument("--json", help="write the rows here")
+    args = parser.parse_args()
+    work, models = load_models(args.only)
+    rows = []
+    for name, source, low, high in models:
+        model = onnx.load(source)
+        initializers = {t.name for t in model.graph.initializer}
+        graph_input = next(i for i in model.graph.input if i.name not in initializers)
+        shape = [d.dim_value or 1 for d in graph_input.type.tensor_type.shape.dim]
+        feeds = {graph_input.name: np.random.default_rng(7).uniform(low, high, shape).astype(np.float32)}
+        for form in args.forms:
+            target = os.path.join(work, f"{name}_{form}.onnx")
+            row = {"model": name, "form": form}
+            try:
+                quantize(form, source, target, graph_input.name, shape, low, high)
+            except Exception as error:  # noqa: BLE001 - a model the quantizer cannot take is reported, not fatal
+                row["quantizer"] = f"{type(error).__name__}: {error}".splitlines()[0]
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+                continue
+            quantized = onnx.load(target)
+            row["ops"] = sorted({(n.domain + "." if n.domain else "") + n.op_type for n in quantized.graph.node})
+            plain, fused = session(target, False), session(target, True)
+            outputs = [o.name for o in plain.get_outputs()]
+            expected = plain.run(outputs, feeds)
+            optimised = fused.run(outputs, feeds)
+            row["ort_spread"] = max(compare(o, e)["max_abs"] for o, e in zip(optimised, expected))
+            row["ort_spread_differing"] = sum(compare(o, e)["differing"] for o, e in zip(optimised, expected))
+            for path in ("reference", "fast"):
+                results, failure = run_vbg(args.vbg, target, feeds, outputs, work, f"{name}_{form}", path)
+                if failure:
+                    row[path] = {"refused": failure}
+                    continue
+                comparisons = [compare(r, e) for r, e in zip(results, expected)]
+                row[path] = {"max_abs": max(c.get("max_abs", float("inf")) for c in comparisons),
+                             "differing": sum(c.get("differing", 0) for c in comparisons),
+                             "elements": sum(c.get("elements", 0) for c in comparisons)}
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
