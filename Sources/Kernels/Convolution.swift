@@ -83,7 +83,7 @@ func convolutionPart<A: ActivationFunction>(_ job: ConvolutionParts, rows: Range
 }
 
 @inline(never) func convolution3x3Stride2<A: ActivationFunction>(_ job: ConvolutionParts, rows: Range<Int>, _: A.Type) {
-    convolutionRows(job, rows: rows) { tile in convolutionTile(tile, A.self, Window3x3Stride2.self) }
+    convolutionRows(job, rows: rows, skipsPadding: false) { tile, _ in convolutionTile(tile, A.self, Window3x3Stride2.self) }
 }
 
 /// A window size and stride known at compile time, so a non-inlined tile function still unrolls.
@@ -99,8 +99,25 @@ enum Window3x3Stride2: WindowShape {
 
 @inline(never) func convolutionGeneric<A: ActivationFunction>(_ job: ConvolutionParts, rows: Range<Int>, _: A.Type) {
     let k = job.weights.kernelSize, stride = job.stride, dilation = job.dilation
-    convolutionRows(job, rows: rows) { tile in
-        convolutionTileAnyShape(tile, A.self, kernelSize: k, stride: stride, dilation: dilation)
+    convolutionRows(job, rows: rows, skipsPadding: true) { tile, taps in
+        convolutionTileAnyShape(tile, A.self, kernelSize: k, stride: stride, dilation: dilation, taps: taps)
+    }
+}
+
+/// The taps of a tile's window that read the input: rows `ky` and columns `kx` of the kernel
+/// with some pixel of the tile's window inside the input (the others read only the zero border).
+struct WindowTaps {
+    var rows: Range<Int>, columns: Range<Int>
+
+    /// The taps `k` (of `kernel`, `dilation` apart) for which some window start in
+    /// `first ... last` (an input index, possibly negative) reads an index in `0 ..< extent`:
+    /// the hull of them (all of them at stride 1).
+    static func reading(first: Int, last: Int, extent: Int, kernel: Int, dilation: Int) -> Range<Int> {
+        // Smallest k with last + k·d >= 0, largest with first + k·d <= extent − 1.
+        let low = last >= 0 ? 0 : (-last + dilation - 1) / dilation
+        let spare = extent - 1 - first
+        let high = spare < 0 ? 0 : min(kernel, spare / dilation + 1)
+        return low < high ? low..<high : low..<low
     }
 }
 
@@ -121,19 +138,29 @@ struct ConvolutionTile {
     var count: Int
 }
 
+/// Every tile of `rows`, with the taps of its window that read the input when `skipsPadding`
+/// (else the whole window).
 @inline(always)
-func convolutionRows(_ job: ConvolutionParts, rows: Range<Int>, _ body: (ConvolutionTile) -> Void) {
+func convolutionRows(_ job: ConvolutionParts, rows: Range<Int>, skipsPadding: Bool,
+                     _ body: (ConvolutionTile, WindowTaps) -> Void) {
     let w = job.weights
     let k = w.kernelSize, stride = job.stride
     let inL = job.input.layout, outL = job.output.layout
     let src = UnsafePointer(job.input.plane(0))
+    let whole = 0..<k
     for yo in rows {
         let rowBase = src + (yo * stride - job.padTop) * inL.rowStride - job.padLeft
+        let top = yo * stride - job.padTop
+        let tapRows = skipsPadding ? WindowTaps.reading(first: top, last: top, extent: inL.height, kernel: k,
+                                                        dilation: job.dilation) : whole
         for tile in 0..<w.tiles {
             var xo = 0
             while xo < outL.width {
                 let widest = narrowRegisterFile ? lanes : Row32.width
                 let count = outL.width - xo >= widest ? widest : min(lanes, outL.width - xo)
+                let left = xo * stride - job.padLeft
+                let tapColumns = skipsPadding ? WindowTaps.reading(first: left, last: left + (count - 1) * stride,
+                                                                   extent: inL.width, kernel: k, dilation: job.dilation) : whole
                 body(ConvolutionTile(
                     source: rowBase + xo * stride, sourceRow: inL.rowStride, sourcePlane: inL.planeStride,
                     inputChannels: w.inputChannels,
@@ -142,7 +169,7 @@ func convolutionRows(_ job: ConvolutionParts, rows: Range<Int>, _ body: (Convolu
                     bias: UnsafePointer(w.bias.baseAddress + tile * 8),
                     destination: job.output.plane(tile * 8) + yo * outL.rowStride + xo,
                     destinationPlane: outL.planeStride, channels: min(8, w.outputChannels - tile * 8),
-                    count: count))
+                    count: count), WindowTaps(rows: tapRows, columns: tapColumns))
                 xo += count
             }
         }
@@ -155,7 +182,7 @@ func convolutionRows(_ job: ConvolutionParts, rows: Range<Int>, _ body: (Convolu
 func convolutionTile<A: ActivationFunction, W: WindowShape>(_ t: ConvolutionTile, _: A.Type, _: W.Type) {
     let k = W.size, stride = W.stride
     if narrowRegisterFile {
-        convolutionQuarters(t, A.self, k: k, stride: stride, dilation: 1)
+        convolutionQuarters(t, A.self, k: k, stride: stride, dilation: 1, rows: 0..<k, columns: 0..<k)
     } else if t.count == Row32.width {
         let acc = convolutionAccumulate(Row32.self, t, k: k, stride: stride)
         acc.forEachRow(t.channels, ActivatedStore<A, Row32>(base: t.destination, planeStride: t.destinationPlane,
@@ -172,15 +199,15 @@ func convolutionTile<A: ActivationFunction, W: WindowShape>(_ t: ConvolutionTile
 
 @inline(never)
 func convolutionTileAnyShape<A: ActivationFunction>(_ t: ConvolutionTile, _: A.Type, kernelSize k: Int, stride: Int,
-                                                    dilation: Int) {
+                                                    dilation: Int, taps: WindowTaps) {
     if narrowRegisterFile {
-        convolutionQuarters(t, A.self, k: k, stride: stride, dilation: dilation)
+        convolutionQuarters(t, A.self, k: k, stride: stride, dilation: dilation, rows: taps.rows, columns: taps.columns)
     } else if t.count == Row32.width {
-        let acc = convolutionAccumulate(Row32.self, t, k: k, stride: stride, dilation: dilation)
+        let acc = convolutionAccumulate(Tile8<Row32>.self, t, k: k, stride: stride, dilation: dilation, taps: taps)
         acc.forEachRow(t.channels, ActivatedStore<A, Row32>(base: t.destination, planeStride: t.destinationPlane,
                                                             o0: 0, o1: lanes, o2: 2 * lanes))
     } else {
-        let acc = convolutionAccumulate(Row16.self, t, k: k, stride: stride, dilation: dilation)
+        let acc = convolutionAccumulate(Tile8<Row16>.self, t, k: k, stride: stride, dilation: dilation, taps: taps)
         acc.forEachRow(t.channels, PartialStore<A>(base: t.destination, planeStride: t.destinationPlane, count: t.count))
     }
 }
@@ -211,6 +238,30 @@ func convolutionAccumulate<T: ChannelTile>(_: T.Type, _ t: ConvolutionTile, firs
     return acc
 }
 
+/// The 8 channels of the tile over the taps `taps` of the window only (the others read only
+/// the zero border), in the same (input channel, ky, kx) order.
+@inline(always)
+func convolutionAccumulate<T: ChannelTile>(_: T.Type, _ t: ConvolutionTile, k: Int, stride: Int, dilation: Int,
+                                           taps: WindowTaps) -> T where T.Row: StridedPixelRow {
+    var acc = T(bias: t.bias)
+    var channelWeights = t.weights
+    var plane = t.source
+    let tapStride = 8 * packedWeightLanes
+    for _ in 0..<t.inputChannels {
+        for ky in taps.rows {
+            let r = plane + ky &* dilation &* t.sourceRow
+            var wp = channelWeights + (ky &* k &+ taps.columns.lowerBound) &* tapStride
+            for kx in taps.columns {
+                acc.accumulate(wp, T.Row(r + kx &* dilation, stride: stride))
+                wp += tapStride
+            }
+        }
+        plane += t.sourcePlane
+        channelWeights += k &* k &* tapStride
+    }
+    return acc
+}
+
 protocol StridedPixelRow: PixelRow {
     init(_ p: UnsafePointer<Float>, stride: Int)
 }
@@ -231,22 +282,26 @@ extension Row16: StridedPixelRow {
 /// 8 channels of the tile (``Quarter8``), so every input vector (a deinterleave at stride 2)
 /// serves 8 channels. Each output is computed as in the wide tiles.
 @inline(always)
-func convolutionQuarters<A: ActivationFunction>(_ t: ConvolutionTile, _: A.Type, k: Int, stride: Int, dilation: Int) {
+func convolutionQuarters<A: ActivationFunction>(_ t: ConvolutionTile, _: A.Type, k: Int, stride: Int, dilation: Int,
+                                                rows: Range<Int>, columns: Range<Int>) {
     var x = 0
+    let tapStride = 8 * packedWeightLanes
     while x < t.count {
         var acc = Quarter8(bias: t.bias)
-        var wp = t.weights
+        var channelWeights = t.weights
         var plane = t.source + x &* stride
         for _ in 0..<t.inputChannels {
-            for ky in 0..<k {
+            for ky in rows {
                 let r = plane + ky &* dilation &* t.sourceRow
-                for kx in 0..<k {
+                var wp = channelWeights + (ky &* k &+ columns.lowerBound) &* tapStride
+                for kx in columns {
                     let p = r + kx &* dilation
                     acc.accumulate(wp, stride == 1 ? loadQuarter(p) : loadQuarterEven(p))
-                    wp += 8 * packedWeightLanes
+                    wp += tapStride
                 }
             }
             plane += t.sourcePlane
+            channelWeights += k &* k &* tapStride
         }
         acc.store(A.self, t.destination + x, planeStride: t.destinationPlane, channels: t.channels,
                   count: min(4, t.count - x))
