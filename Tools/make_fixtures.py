@@ -29,9 +29,11 @@ OPS_SEED = 17
 
 
 def save(path: str, array: np.ndarray):
-    """np.save writes format 1.0 for these shapes; dtype is forced little-endian, order C."""
+    """np.save writes format 1.0 for these shapes; dtype is forced little-endian, order C; strings are <U."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     array = np.array(array, order="C", copy=True)  # (np.ascontiguousarray would turn rank 0 into rank 1)
+    if array.dtype == object:  # onnxruntime's strings: numpy's <U dtype needs no pickle
+        array = array.astype(str)
     if array.dtype.byteorder == ">":
         array = array.astype(array.dtype.newbyteorder("<"))
     with open(path, "wb") as f:

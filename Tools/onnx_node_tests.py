@@ -13,10 +13,10 @@ What it does for the node suite, in order:
    and `test_data_set_0/{input,output}_<k>.pb`, written as onnx's own `backend-test-tools
    generate-data` writes them. onnx seeds numpy (`np.random.seed(0)`) before each generator, so
    the data is the same on every run. `<work>/index.json` records each test's op (see below).
-2. Converts each test's tensors to `.npy` (`npy/input_<k>.npy`, `npy/output_<k>.npy`). A test
-   with a sequence, optional, map or non-numpy tensor type (string, bfloat16, float8, int4,
-   complex...) among its graph inputs or outputs is not given to vbg: it counts as
-   "refused" with a reason starting "type:".
+2. Converts each test's tensors to `.npy` (`npy/input_<k>.npy`, `npy/output_<k>.npy`; string
+   tensors as numpy's unicode dtype `<U<n>`, which needs no pickle). A test with a sequence,
+   optional, map or non-numpy tensor type (bfloat16, float8, int4, complex...) among its graph
+   inputs or outputs is not given to vbg: it counts as "refused" with a reason starting "type:".
 3. Runs `vbg infer --model model.onnx --input NAME=in.npy ... --output NAME=out.npy ...
    [--path P]`, naming every graph input and output in graph order. vbg splits each value at its
    FIRST '=' (names with '=' do not occur in the suite; the harness refuses such a test with a
@@ -87,7 +87,7 @@ NPY_TYPES = {
     onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT16,
     onnx.TensorProto.INT8, onnx.TensorProto.INT16, onnx.TensorProto.INT32, onnx.TensorProto.INT64,
     onnx.TensorProto.UINT8, onnx.TensorProto.UINT16, onnx.TensorProto.UINT32, onnx.TensorProto.UINT64,
-    onnx.TensorProto.BOOL,
+    onnx.TensorProto.BOOL, onnx.TensorProto.STRING,  # strings as numpy's <U dtype
 }
 
 
@@ -255,7 +255,10 @@ def write_npy(test: TestData) -> tuple[list[Path], list[Path]]:
     outputs = [folder / f"output_{k}.npy" for k in range(len(test.expected))]
     for path, value in zip(inputs + outputs, test.inputs + test.expected):
         # np.asarray(order="C"), not np.ascontiguousarray: that one turns a 0-d array into 1-d.
-        np.save(path, np.asarray(value, order="C"), allow_pickle=False)
+        array = np.asarray(value, order="C")
+        if array.dtype == object:  # onnx's strings; <U needs no pickle
+            array = array.astype(str)
+        np.save(path, array, allow_pickle=False)
     return inputs, outputs
 
 
@@ -527,7 +530,7 @@ the suite's expected outputs as onnx's backend runner does: rtol 1e-3, atol 1e-7
 NaN, shapes and dtypes equal, integer and bool outputs exactly equal. For vbg: *pass*; *wrong* (ran,
 but an output is missing or differs in shape, dtype or values); *refused* (vbg exited with an
 error, whose first line is the reason; also a test whose types a `.npy` file cannot carry:
-sequences, optionals, strings, bfloat16, float8, int4...); *crash* (a signal, or 60 s without
+sequences, optionals, bfloat16, float8, int4...); *crash* (a signal, or 60 s without
 finishing). The op of a test is the op onnx generated it for; its `_expanded` variants (the op's
 function body, several nodes) count under that op. The block below is rewritten by
 `--write-docs`; do not edit it by hand.

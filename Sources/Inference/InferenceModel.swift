@@ -18,8 +18,12 @@ package final class InferenceModel: Sendable {
     package let inputs: [TensorDescription]
     /// The graph outputs, C order.
     package let outputs: [TensorDescription]
-    /// The graph inputs whose values were fixed at plan time (from `planTimeInputs`).
+    /// The graph inputs whose values were fixed at plan time (from `planTimeInputs`, and the
+    /// string inputs from `planTimeStrings`).
     package let fixedInputs: Set<String>
+    /// The graph outputs that hold strings, by name: computed when the model is loaded (strings
+    /// exist only at plan time, `StringTensor`), so they are not among `outputs`.
+    package let stringOutputs: [String: StringTensor]
     /// What loading accepted but a user may want to know: graph inputs given different sizes
     /// for one `dim_param` (each keeps its own, as in onnxruntime).
     package let warnings: [String]
@@ -49,8 +53,9 @@ package final class InferenceModel: Sendable {
     /// - Throws: `ModelError` with kind `.fileNotFound(path:)` when nothing is at `path`,
     ///   `.unreadable` when it cannot be read, otherwise as `init(bytes:)`.
     package convenience init(contentsOfFile path: String, inputShapes: [String: [Int]] = [:],
-                            planTimeInputs: [String: Tensor] = [:]) throws(ModelError) {
-        try self.init(bytes: try Self.readFile(path), inputShapes: inputShapes, planTimeInputs: planTimeInputs)
+                            planTimeInputs: [String: Tensor] = [:], planTimeStrings: [String: StringTensor] = [:]) throws(ModelError) {
+        try self.init(bytes: try Self.readFile(path), inputShapes: inputShapes, planTimeInputs: planTimeInputs,
+                      planTimeStrings: planTimeStrings)
     }
 
     /// Parses and validates a serialized ONNX model.
@@ -62,11 +67,14 @@ package final class InferenceModel: Sendable {
     ///   - planTimeInputs: values offered for graph inputs. Only those that a node needs as a
     ///     constant (a Reshape's shape, a Resize's scales or a Clip's bounds fed as inputs) are
     ///     used: they are fixed into the plan, listed in `fixedInputs`, and are no longer inputs.
+    ///   - planTimeStrings: the values of the graph inputs that hold strings (each is required,
+    ///     and is fixed as `planTimeInputs` are).
     /// - Throws: `ModelError`: `.malformed` for protobuf errors (with the byte offset and field),
     ///   `.unsupported` for ops, attributes, types or opsets this engine lacks (naming the node,
     ///   op and attribute), `.invalidShape`, `.invalidValue` (NaN/∞ in an initializer),
     ///   `.invalidGraph` (dangling inputs, cycles).
-    package convenience init(bytes: [UInt8], inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:]) throws(ModelError) {
+    package convenience init(bytes: [UInt8], inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:],
+                             planTimeStrings: [String: StringTensor] = [:]) throws(ModelError) {
         guard !bytes.isEmpty else { throw ModelError(.malformed, "the model is empty (0 bytes): not an ONNX model") }
         let proto: ModelProto
         do {
@@ -74,18 +82,21 @@ package final class InferenceModel: Sendable {
         } catch {
             throw ModelError(.malformed, "not a valid ONNX model: \(error.description)")
         }
-        try self.init(proto: proto, inputShapes: inputShapes, planTimeInputs: planTimeInputs)
+        try self.init(proto: proto, inputShapes: inputShapes, planTimeInputs: planTimeInputs, planTimeStrings: planTimeStrings)
     }
 
     /// Validates a decoded ONNX model, as `init(bytes:inputShapes:planTimeInputs:)` does after
     /// decoding.
-    package init(proto: ModelProto, inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:]) throws(ModelError) {
-        let graph = try LoadedGraph(proto, inputShapes: inputShapes, planTimeInputs: planTimeInputs.mapValues(\.constant))
+    package init(proto: ModelProto, inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:],
+                 planTimeStrings: [String: StringTensor] = [:]) throws(ModelError) {
+        let graph = try LoadedGraph(proto, inputShapes: inputShapes, planTimeInputs: planTimeInputs.mapValues(\.constant),
+                                    planTimeStrings: planTimeStrings)
         self.graph = graph
         let describe = { (id: Int) in TensorDescription(name: graph.values[id].name, shape: graph.values[id].shape, type: graph.values[id].type) }
         inputs = graph.inputIDs.map(describe)
         outputs = graph.outputIDs.map(describe)
         fixedInputs = graph.fixedInputs
+        stringOutputs = graph.stringOutputs
         warnings = graph.warnings
         opCounts = graph.opCounts
         parameterCount = graph.parameterCount

@@ -32,6 +32,32 @@ extension NumpyArray {
     ///   the end, an unparsable header dict, an unsupported dtype, Fortran order, a negative or
     ///   overflowing shape, or a data size that disagrees with the shape.
     package init(bytes: [UInt8]) throws(NumpyError) {
+        let (header, dataStart) = try NumpyHeader.read(bytes)
+        guard let dataType = NumpyDataType(descr: header.descr) else {
+            throw NumpyError("unsupported dtype '\(header.descr)' (supported: \(NumpyDataType.allCases.map(\.rawValue).joined(separator: ", ")), little-endian)")
+        }
+        guard let count = NumpyArray.checkedElementCount(header.shape) else {
+            throw NumpyError("shape \(header.shape) is negative or too large")
+        }
+        let (byteCount, overflow) = count.multipliedReportingOverflow(by: dataType.itemSize)
+        guard !overflow, byteCount == bytes.count - dataStart else {
+            throw NumpyError("shape \(header.shape) of \(dataType.rawValue) needs \(overflow ? "more than Int.max" : String(byteCount)) bytes of data, the file has \(bytes.count - dataStart)")
+        }
+        try self.init(shape: header.shape, dataType: dataType, data: Array(bytes[dataStart...]))
+    }
+}
+
+/// The three keys of a `.npy` header dict, parsed from its Python literal.
+struct NumpyHeader {
+    var descr: String
+    var isFortranOrder: Bool
+    var shape: [Int]
+
+    /// The header of a `.npy` file's bytes (C order) and where its data starts.
+    ///
+    /// - Throws: `NumpyError` for a bad magic string, an unknown version, a header that runs past
+    ///   the end, an unparsable header dict or Fortran order.
+    static func read(_ bytes: [UInt8]) throws(NumpyError) -> (header: NumpyHeader, dataStart: Int) {
         let magic: [UInt8] = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]  // \x93NUMPY
         guard bytes.count >= 8, Array(bytes[0..<6]) == magic else {
             throw NumpyError("not a .npy file (the magic string \\x93NUMPY is missing)")
@@ -61,26 +87,8 @@ extension NumpyArray {
         guard !header.isFortranOrder else {
             throw NumpyError("fortran_order True is not supported (write the array with np.ascontiguousarray)")
         }
-        guard let dataType = NumpyDataType(descr: header.descr) else {
-            throw NumpyError("unsupported dtype '\(header.descr)' (supported: \(NumpyDataType.allCases.map(\.rawValue).joined(separator: ", ")), little-endian)")
-        }
-        guard let count = NumpyArray.checkedElementCount(header.shape) else {
-            throw NumpyError("shape \(header.shape) is negative or too large")
-        }
-        let dataStart = headerStart + headerLength
-        let (byteCount, overflow) = count.multipliedReportingOverflow(by: dataType.itemSize)
-        guard !overflow, byteCount == bytes.count - dataStart else {
-            throw NumpyError("shape \(header.shape) of \(dataType.rawValue) needs \(overflow ? "more than Int.max" : String(byteCount)) bytes of data, the file has \(bytes.count - dataStart)")
-        }
-        try self.init(shape: header.shape, dataType: dataType, data: Array(bytes[dataStart...]))
+        return (header, headerStart + headerLength)
     }
-}
-
-/// The three keys of a `.npy` header dict, parsed from its Python literal.
-struct NumpyHeader {
-    var descr: String
-    var isFortranOrder: Bool
-    var shape: [Int]
 
     /// Parses `{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3), }` (any key order,
     /// single or double quotes, optional trailing commas and whitespace).

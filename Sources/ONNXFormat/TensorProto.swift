@@ -20,6 +20,7 @@ package struct TensorProto: Sendable {
         package static let int16 = DataType(rawValue: 5)
         package static let int32 = DataType(rawValue: 6)
         package static let int64 = DataType(rawValue: 7)
+        package static let string = DataType(rawValue: 8)
         package static let bool = DataType(rawValue: 9)
         package static let float16 = DataType(rawValue: 10)
         package static let double = DataType(rawValue: 11)

@@ -47,14 +47,22 @@ struct OperatorFixtureTests {
     @Test("each path within relative 1e-5 of onnxruntime", arguments: OperatorCase.all, ExecutionPath.allCases)
     func matchesOnnxRuntime(_ testCase: OperatorCase, path: ExecutionPath) throws {
         let directory = "ops/\(testCase.name)"
-        let model = try InferenceModel(contentsOfFile: Fixtures.url("\(directory)/model.onnx").path)
-        let session = try InferenceSession(model: model, path: path)
-        var inputs: [String: Inference.Tensor] = [:]
+        var inputs: [String: Inference.Tensor] = [:], strings: [String: StringTensor] = [:]
         for input in testCase.inputs {
-            inputs[input.name] = try Fixtures.tensor("\(directory)/\(input.file)")
+            if let value = try Fixtures.strings("\(directory)/\(input.file)") {
+                strings[input.name] = value
+            } else {
+                inputs[input.name] = try Fixtures.tensor("\(directory)/\(input.file)")
+            }
         }
+        let model = try InferenceModel(contentsOfFile: Fixtures.url("\(directory)/model.onnx").path, planTimeStrings: strings)
+        let session = try InferenceSession(model: model, path: path)
         let outputs = try session.run(inputs)
         for output in testCase.outputs {
+            if let expected = try Fixtures.strings("\(directory)/\(output.file)") {
+                #expect(model.stringOutputs[output.name] == expected, "\(testCase.name) \(output.name)")
+                continue
+            }
             let expected = try Fixtures.tensor("\(directory)/\(output.file)")
             let actual = try #require(outputs[output.name])
             #expect(actual.shape == expected.shape, "\(output.name) shape")
@@ -71,6 +79,14 @@ struct OperatorFixtureTests {
 }
 
 extension Fixtures {
+    /// A fixture `.npy` file of strings (numpy's `<U` dtype) as a string tensor; nil for a file of numbers.
+    static func strings(_ relativePath: String) throws -> StringTensor? {
+        let bytes = try [UInt8](Data(contentsOf: url(relativePath)))
+        guard NumpyStringArray.holdsStrings(bytes) else { return nil }
+        let array = try NumpyStringArray(bytes: bytes)
+        return StringTensor(shape: array.shape, values: array.values)
+    }
+
     /// A fixture `.npy` file as an inference tensor of the same element type.
     static func tensor(_ relativePath: String) throws -> Inference.Tensor {
         let array = try NumpyArray(contentsOfFile: url(relativePath).path)

@@ -60,6 +60,10 @@ struct LoadedGraph: Sendable {
     /// (`PlanTimeValues.swift`).
     private var sequences: [String: PlanTimeSequence] = [:]
     private var optionals: [String: PlanTimeOptional] = [:]
+    /// The string tensors, by name (`StringTensor`: known only at plan time too).
+    private var strings: [String: StringTensor] = [:]
+    /// The graph outputs that hold strings, by name.
+    var stringOutputs: [String: StringTensor] = [:]
     /// The id of each planned value, by name.
     private var valueIDs: [String: Int] = [:]
     /// The version of each imported domain, by domain (`""` for the default one).
@@ -77,12 +81,14 @@ struct LoadedGraph: Sendable {
     /// `planTimeInputs` that a node needs as constants: a shape, scales or bounds fed as an input,
     /// or computed from inputs (`Concat([1, 1], ratio, ratio)` as a Resize's scales), which
     /// constant folding then computes once the inputs are fixed.
+    /// String graph inputs take their values from `planTimeStrings` (strings exist only at plan
+    /// time, `StringTensor`).
     init(_ model: ModelProto, inputShapes: [String: [Int]] = [:],
-         planTimeInputs: [String: ConstantTensor] = [:]) throws(ModelError) {
+         planTimeInputs: [String: ConstantTensor] = [:], planTimeStrings: [String: StringTensor] = [:]) throws(ModelError) {
         var fixed: Set<String> = []
         while true {
             do {
-                self = try LoadedGraph(model, inputShapes: inputShapes, fixing: fixed, of: planTimeInputs)
+                self = try LoadedGraph(model, inputShapes: inputShapes, fixing: fixed, of: planTimeInputs, strings: planTimeStrings)
                 return
             } catch let error where !error.fixableInputs.isEmpty {
                 fixed.formUnion(error.fixableInputs)
@@ -91,7 +97,7 @@ struct LoadedGraph: Sendable {
     }
 
     private init(_ model: ModelProto, inputShapes: [String: [Int]], fixing fixed: Set<String>,
-                 of planTimeInputs: [String: ConstantTensor]) throws(ModelError) {
+                 of planTimeInputs: [String: ConstantTensor], strings planTimeStrings: [String: StringTensor]) throws(ModelError) {
         // Bytes that decode as protobuf but hold neither (a text file, an empty one) are not ONNX at all.
         guard model.graph != nil || !model.opsetImports.isEmpty else {
             throw ModelError(.malformed, "not an ONNX model: it has no graph and no opset import")
@@ -104,8 +110,8 @@ struct LoadedGraph: Sendable {
         guard let graph = model.graph else { throw ModelError(.malformed, "the model has no graph") }
         guard graph.sparseInitializerCount == 0 else { throw ModelError(.unsupported, "sparse initializers are not supported") }
         try readInitializers(graph)
-        try bindInputs(graph, inputShapes: inputShapes, fixing: fixed, of: planTimeInputs)
-        let defined = Set(constants.keys).union(valueIDs.keys).union(unknownValues)
+        try bindInputs(graph, inputShapes: inputShapes, fixing: fixed, of: planTimeInputs, strings: planTimeStrings)
+        let defined = Set(constants.keys).union(valueIDs.keys).union(unknownValues).union(strings.keys)
         let order = try Self.topologicalOrder(graph.nodes, defined: defined)
         var producers: [String: Int] = [:]
         for (index, node) in graph.nodes.enumerated() { for output in node.outputs where !output.isEmpty { producers[output] = index } }
@@ -134,14 +140,30 @@ struct LoadedGraph: Sendable {
     /// Graph inputs: an input that is also an initializer is a constant with a default unless the
     /// caller gives its shape (feeds it); an offered plan-time value that a node needed is fixed.
     private mutating func bindInputs(_ graph: GraphProto, inputShapes: [String: [Int]], fixing fixed: Set<String>,
-                                     of planTimeInputs: [String: ConstantTensor]) throws(ModelError) {
-        for name in inputShapes.keys where !graph.inputs.contains(where: { $0.name == name }) {
+                                     of planTimeInputs: [String: ConstantTensor],
+                                     strings planTimeStrings: [String: StringTensor]) throws(ModelError) {
+        for name in Set(inputShapes.keys).union(planTimeStrings.keys) where !graph.inputs.contains(where: { $0.name == name }) {
             throw ModelError(.invalidInput, "the model has no input '\(name)'")
         }
         var dimensions = DimensionBindings(inputs: graph.inputs, given: inputShapes)
         defer { warnings = dimensions.warnings }
         for input in graph.inputs {
             if constants[input.name] != nil && inputShapes[input.name] == nil { continue }
+            if input.type?.tensorType?.elementType == .string {
+                guard let value = planTimeStrings[input.name] else {
+                    problems.append((-1, ModelError(.unsupported, "graph input '\(input.name)' holds strings, which must be given when the model is loaded (strings are computed only then)")))
+                    unknownValues.insert(input.name)
+                    continue
+                }
+                strings[input.name] = value
+                fixedInputs.insert(input.name)
+                continue
+            }
+            if planTimeStrings[input.name] != nil {
+                problems.append((-1, ModelError(.invalidInput, "graph input '\(input.name)' does not hold strings, but strings were given for it")))
+                unknownValues.insert(input.name)
+                continue
+            }
             if fixed.contains(input.name) {
                 constants[input.name] = planTimeInputs[input.name]!
                 fixedInputs.insert(input.name)
@@ -246,6 +268,7 @@ struct LoadedGraph: Sendable {
     private mutating func plan(_ node: NodeProto, display: String, version: Int) throws(ModelError) {
         let inputs = node.inputs.map { name -> NodeContext.Input in
             if name.isEmpty { return .absent }
+            if let value = strings[name] { return .strings(value) }
             if let sequence = sequences[name] { return .sequence(sequence) }
             if let optional = optionals[name] { return .optional(optional) }
             if let constant = constants[name] { return .constant(constant) }
@@ -259,6 +282,7 @@ struct LoadedGraph: Sendable {
             for (name, value) in rewrite.sequences { sequences[name] = value }
             for (name, value) in rewrite.optionals { optionals[name] = value }
             for (name, value) in rewrite.constants { constants[name] = value }
+            for (name, value) in rewrite.strings { strings[name] = value }
             for (step, stepVersion) in rewrite.nodes { try plan(step, display: display, version: stepVersion) }
             return
         }
@@ -334,6 +358,10 @@ struct LoadedGraph: Sendable {
     private mutating func bindOutputs(_ graph: GraphProto, after position: Int) throws(ModelError) {
         guard !graph.outputs.isEmpty else { throw ModelError(.malformed, "the graph has no outputs") }
         for output in graph.outputs where !unknownValues.contains(output.name) {
+            if let value = strings[output.name] {
+                stringOutputs[output.name] = value
+                continue
+            }
             if sequences[output.name] != nil || optionals[output.name] != nil {
                 let kind = sequences[output.name] != nil ? "a sequence" : "an optional"
                 problems.append((position, ModelError(.unsupported, "graph output '\(output.name)' is \(kind); this engine's graph outputs are tensors")))

@@ -2,8 +2,9 @@ import ONNXFormat
 
 /// What an operator builder knows about its node: the attributes, and for each input whether it
 /// is absent, computed at run time (with its shape), constant (with its value), or a sequence or
-/// optional value (`PlanTimeSequence`, `PlanTimeOptional`: only the operators of
-/// `Operators/PlanTimeValues` take those; every tensor accessor here refuses them, naming the input).
+/// optional value or a string tensor (`PlanTimeSequence`, `PlanTimeOptional`, `StringTensor`:
+/// only the operators of `Operators/PlanTimeValues` take those; every tensor accessor here refuses
+/// them, naming the input).
 ///
 /// The attribute helpers check types, counts and ranges, and every error they throw names the
 /// node, the op and the attribute.
@@ -14,6 +15,7 @@ struct NodeContext {
         case constant(ConstantTensor)
         case sequence(PlanTimeSequence)
         case optional(PlanTimeOptional)
+        case strings(StringTensor)
     }
 
     let node: NodeProto
@@ -113,7 +115,7 @@ struct NodeContext {
         case .absent: throw error(.malformed, "input \(index) is required but empty")
         case let .runtime(shape, _): return shape
         case let .constant(tensor): return tensor.shape
-        case .sequence, .optional: throw notATensor(index)
+        case .sequence, .optional, .strings: throw notATensor(index)
         }
     }
 
@@ -124,7 +126,7 @@ struct NodeContext {
         case .absent: throw error(.malformed, "input \(index) is required but empty")
         case let .runtime(_, type): return type
         case let .constant(tensor): return tensor.type
-        case .sequence, .optional: throw notATensor(index)
+        case .sequence, .optional, .strings: throw notATensor(index)
         }
     }
 
@@ -135,7 +137,7 @@ struct NodeContext {
     func constant(_ index: Int, _ role: String) throws(ModelError) -> ConstantTensor? {
         guard hasInput(index) else { return nil }
         switch inputs[index] {
-        case .sequence, .optional: throw notATensor(index)
+        case .sequence, .optional, .strings: throw notATensor(index)
         default: break
         }
         guard case let .constant(tensor) = inputs[index] else {
@@ -146,10 +148,15 @@ struct NodeContext {
         return tensor
     }
 
-    /// The error for a sequence or optional value given where the operator takes a tensor.
+    /// The error for a sequence, an optional or a string tensor given where the operator takes a
+    /// tensor of numbers.
     func notATensor(_ index: Int) -> ModelError {
-        let kind = if case .sequence = inputs[index] { "a sequence" } else { "an optional" }
-        return error(.unsupported, "input \(index) ('\(node.inputs[index])') is \(kind) value; this operator takes a tensor")
+        let kind = switch inputs[index] {
+        case .sequence: "a sequence value"
+        case .optional: "an optional value"
+        default: "a string tensor"
+        }
+        return error(.unsupported, "input \(index) ('\(node.inputs[index])') is \(kind); this operator takes a tensor of numbers")
     }
 
     /// Requires input `index` to have one of `types`; the error names the input and its type.

@@ -12,7 +12,8 @@ let inferCommand = Command(
                          [--path reference|fast] [--dump DIR]
 
         Runs the graph on .npy tensors of any element type (float32, float16, float64, the
-        integer types, bool) and writes the graph outputs named by --output. Give one --input per
+        integer types, bool, and strings as numpy's <U dtype) and writes the graph outputs named
+        by --output. Give one --input per
         graph input and --output for any graph outputs as NAME=FILE (NAME is the graph value's
         name, up to the first '='); a model with one input and one output also takes the short
         form --input X.npy --output Y.npy.
@@ -45,7 +46,7 @@ let inferCommand = Command(
         do { bytes = try InferenceModel.readFile(ModelArgument.path(for: modelArgument)) } catch { throw CLIError.input(String(describing: error)) }
         let declared = try InferenceModel.inputNames(in: bytes)
         let feedable = try InferenceModel.inputNames(in: bytes, includingInitializers: true)
-        var feeds: [String: Tensor] = [:]
+        var feeds: [String: Tensor] = [:], stringFeeds: [String: StringTensor] = [:]
         if declared.isEmpty {
             // Not a model with inputs: loading it says why.
             do { _ = try InferenceModel(bytes: bytes) } catch { throw CLIError.input(String(describing: error)) }
@@ -57,16 +58,20 @@ let inferCommand = Command(
                 }
                 return declared[0]
             }()
-            guard feeds[name] == nil else { throw CLIError.usage("input '\(name)' is given twice") }
+            guard feeds[name] == nil, stringFeeds[name] == nil else { throw CLIError.usage("input '\(name)' is given twice") }
             // A name the model lacks is bad usage, as for --output (exit 2, with the names).
             guard feedable.contains(name) else {
                 throw CLIError.usage("the model has no input '\(name)' (inputs: \(declared.joined(separator: ", ")))")
             }
-            feeds[name] = try TensorFile.read(spec.file)
+            switch try TensorFile.readValue(spec.file) {
+            case let .tensor(tensor): feeds[name] = tensor
+            case let .strings(strings): stringFeeds[name] = strings
+            }
         }
         let model: InferenceModel
         do {
-            model = try InferenceModel(bytes: bytes, inputShapes: feeds.mapValues(\.shape), planTimeInputs: feeds)
+            model = try InferenceModel(bytes: bytes, inputShapes: feeds.mapValues(\.shape), planTimeInputs: feeds,
+                                       planTimeStrings: stringFeeds)
         } catch {
             throw CLIError.input(String(describing: error))
         }
@@ -74,26 +79,38 @@ let inferCommand = Command(
         var outputs: [(name: String, file: String)] = []
         for spec in outputSpecs {
             let name = try spec.name ?? {
-                guard outputSpecs.count == 1, model.outputs.count == 1 else {
-                    throw CLIError.usage("the model has \(model.outputs.count) outputs; name each as --output NAME=FILE")
+                let names = model.outputs.map(\.name) + model.stringOutputs.keys.sorted()
+                guard outputSpecs.count == 1, names.count == 1 else {
+                    throw CLIError.usage("the model has \(names.count) outputs; name each as --output NAME=FILE")
                 }
-                return model.outputs[0].name
+                return names[0]
             }()
-            guard model.outputs.contains(where: { $0.name == name }) else {
-                throw CLIError.usage("the model has no output '\(name)' (outputs: \(model.outputs.map(\.name).joined(separator: ", ")))")
+            guard model.outputs.contains(where: { $0.name == name }) || model.stringOutputs[name] != nil else {
+                let names = model.outputs.map(\.name) + model.stringOutputs.keys.sorted()
+                throw CLIError.usage("the model has no output '\(name)' (outputs: \(names.joined(separator: ", ")))")
             }
             outputs.append((name, spec.file))
         }
-        let results: [String: Tensor]
-        let session: InferenceSession
-        do {
-            session = try InferenceSession(model: model, path: path, keepsIntermediates: dump != nil)
-            results = try session.run(feeds.filter { name, _ in !model.fixedInputs.contains(name) })
-        } catch {
-            throw CLIError.input(String(describing: error))
+        // String outputs were computed when the model was loaded; a run computes the tensors.
+        var results: [String: Tensor] = [:]
+        var session: InferenceSession?
+        if dump != nil || outputs.contains(where: { model.stringOutputs[$0.name] == nil }) {
+            do {
+                let running = try InferenceSession(model: model, path: path, keepsIntermediates: dump != nil)
+                results = try running.run(feeds.filter { name, _ in !model.fixedInputs.contains(name) })
+                session = running
+            } catch {
+                throw CLIError.input(String(describing: error))
+            }
         }
-        for (name, file) in outputs { try TensorFile.write(results[name]!, to: file) }
-        if let dump { try ValueDump.write(session, model: model, to: dump, modelName: modelArgument) }
+        for (name, file) in outputs {
+            if let strings = model.stringOutputs[name] {
+                try TensorFile.write(strings, to: file)
+            } else {
+                try TensorFile.write(results[name]!, to: file)
+            }
+        }
+        if let dump, let session { try ValueDump.write(session, model: model, to: dump, modelName: modelArgument) }
     })
 
 /// A `--input` / `--output` argument, `NAME=FILE` or `FILE`, and the `.npy` conversions.
@@ -121,6 +138,33 @@ struct TensorFile {
         do { array = try NumpyArray(contentsOfFile: path) } catch { throw CLIError.input(error.message) }
         let type = types.first { $0.0 == array.dataType }!.1
         return Tensor(type: type, shape: array.shape, bytes: array.data)
+    }
+
+    /// What a `.npy` file holds: numbers, or strings (numpy's `<U` dtype).
+    enum Value {
+        case tensor(Tensor)
+        case strings(StringTensor)
+    }
+
+    static func readValue(_ path: String) throws -> Value {
+        guard let bytes = FileManager.default.contents(atPath: path).map([UInt8].init),
+              NumpyStringArray.holdsStrings(bytes) else { return .tensor(try read(path)) }
+        do {
+            let array = try NumpyStringArray(bytes: bytes)
+            return .strings(StringTensor(shape: array.shape, values: array.values))
+        } catch {
+            throw CLIError.input("\(path): \(error.message)")
+        }
+    }
+
+    static func write(_ strings: StringTensor, to path: String) throws {
+        try OutputFile.write(path) { temporary in
+            do {
+                try NumpyStringArray(shape: strings.shape, values: strings.values).write(toFile: temporary)
+            } catch {
+                throw CLIError.input(String(describing: error))
+            }
+        }
     }
 
     static func write(_ tensor: Tensor, to path: String) throws {

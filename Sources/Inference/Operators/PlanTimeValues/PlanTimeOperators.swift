@@ -1,20 +1,21 @@
 import ONNXFormat
 
-/// What a node of a sequence or optional operator becomes when the plan is built: the sequence
-/// and optional values it defines (`PlanTimeSequence`, `PlanTimeOptional`), the constants it
+/// What a node of a sequence, optional or string operator becomes when the plan is built: the
+/// sequence, optional and string values it defines (`PlanTimeSequence`, `PlanTimeOptional`), the constants it
 /// defines (a length, a presence flag, split lengths), and the tensor nodes that compute the
 /// tensors it outputs, each with the version of its op's definition to build.
 struct PlanTimeRewrite {
     var sequences: [(name: String, value: PlanTimeSequence)] = []
     var optionals: [(name: String, value: PlanTimeOptional)] = []
     var constants: [(name: String, value: ConstantTensor)] = []
+    var strings: [(name: String, value: StringTensor)] = []
     var nodes: [(node: NodeProto, version: Int)] = []
 }
 
 /// Builds the rewrite of one node, or throws a `ModelError` naming the node, op and attribute.
 typealias PlanTimeBuilder = @Sendable (NodeContext) throws(ModelError) -> PlanTimeRewrite
 
-/// The ONNX operators on sequence and optional values, each rewritten at plan time
+/// The ONNX operators on sequence and optional values and on strings, each rewritten at plan time
 /// (`PlanTimeRewrite`): one file per op in `Operators/PlanTimeValues`.
 enum PlanTimeOperators {
     static let builders: [String: PlanTimeBuilder] = [
@@ -29,6 +30,7 @@ enum PlanTimeOperators {
         "SequenceInsert": SequenceInsert.build,
         "SequenceLength": SequenceLength.build,
         "SplitToSequence": SplitToSequence.build,
+        "StringNormalizer": StringNormalizer.build,
     ]
 
     /// The rewrite of `context`'s node when its op works on sequences or optionals (or is an
@@ -45,7 +47,7 @@ extension NodeContext {
     /// Whether input `index` is a sequence or an optional value.
     func isPlanTimeValue(_ index: Int) -> Bool {
         switch inputs[index] {
-        case .sequence, .optional: true
+        case .sequence, .optional, .strings: true
         default: false
         }
     }

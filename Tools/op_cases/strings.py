@@ -1,0 +1,38 @@
+"""StringNormalizer on string tensors (numpy's <U dtype in the .npy files, which needs no pickle).
+
+onnxruntime builds its case mappings from the node's `locale`, and this machine has no en_US locale
+(the default), so the cases that change case name `C.UTF-8`."""
+
+import numpy as np
+
+
+def build_cases(rng, Case):
+    def words(*values, shape=None):
+        array = np.array(values)
+        return array.reshape(shape) if shape else array
+
+    def data(name, value):
+        return (name, "data", value)
+
+    from onnx import TensorProto
+    STRING = TensorProto.STRING
+    utf8 = "C.UTF-8"
+    cases = [
+        Case("string_normalizer_stopwords_upper", "StringNormalizer",
+             [data("X", words("monday", "Tuesday", "wednesday", "MONDAY", "friday"))],
+             {"case_change_action": "UPPER", "stopwords": ["Monday"], "locale": utf8}, output_type=STRING,
+             what="case-insensitive stopwords removed, the rest upper-cased"),
+        Case("string_normalizer_case_sensitive_lower_2d", "StringNormalizer",
+             [data("X", words("Monday", "monday", "TUESDAY", "Wednesday", shape=(1, 4)))],
+             {"case_change_action": "LOWER", "is_case_sensitive": 1, "stopwords": ["Monday"], "locale": utf8},
+             output_type=STRING, what="[1, C]: only the exact stopword removed, the rest lower-cased"),
+        Case("string_normalizer_all_removed", "StringNormalizer", [data("X", words("a", "A", "a"))],
+             {"stopwords": ["a"], "locale": utf8}, output_type=STRING,
+             what="every element a stopword: one empty string"),
+        Case("string_normalizer_default", "StringNormalizer", [data("X", words("Mixed Case", "", "x y"))],
+             output_type=STRING, what="no attributes: unchanged, the empty string kept"),
+    ]
+    cases[2].reference_is_wrong = ("onnx.reference compares the stopwords case-sensitively unless the case is changed; "
+                                   "is_case_sensitive 0 (the default) asks for a case-insensitive comparison (onnxruntime's)")
+    cases[3].reference_is_wrong = "onnx.reference drops empty strings from every output; the spec removes only stopwords"
+    return cases
