@@ -13,10 +13,10 @@ let inferCommand = Command(
 
         Runs the graph on .npy tensors of any element type (float32, float16, float64, the
         integer types, bool, and strings as numpy's <U dtype) and writes the graph outputs named
-        by --output. Give one --input per
-        graph input and --output for any graph outputs as NAME=FILE (NAME is the graph value's
-        name, up to the first '='); a model with one input and one output also takes the short
-        form --input X.npy --output Y.npy.
+        by --output. Give one --input per graph input (none for a model without inputs) and
+        --output for any graph outputs as NAME=FILE (NAME is the graph value's name, up to the
+        first '='); a model with one input and one output also takes the short form
+        --input X.npy --output Y.npy.
 
         Symbolic and unknown dims of the inputs are bound from the .npy shapes. An input whose
         value a node needs at plan time (a Reshape's shape, a Resize's scales, Clip's bounds fed
@@ -38,7 +38,6 @@ let inferCommand = Command(
         let dump = try arguments.value("dump")
         _ = try arguments.positionals()
         try arguments.finish()
-        guard !inputSpecs.isEmpty else { throw CLIError.usage("--input is required") }
         guard !outputSpecs.isEmpty || dump != nil else { throw CLIError.usage("--output or --dump is required") }
         for spec in outputSpecs { try OutputFile.checkFormat(spec.file, of: "--output", format: ".npy", extensions: ["npy"]) }
 
@@ -46,6 +45,8 @@ let inferCommand = Command(
         do { bytes = try InferenceModel.readFile(ModelArgument.path(for: modelArgument)) } catch { throw CLIError.input(String(describing: error)) }
         let declared = try InferenceModel.inputNames(in: bytes)
         let feedable = try InferenceModel.inputNames(in: bytes, includingInitializers: true)
+        // A model without graph inputs (its outputs computed from constants alone) takes none.
+        guard !inputSpecs.isEmpty || declared.isEmpty else { throw CLIError.usage("--input is required") }
         var feeds: [String: Tensor] = [:], stringFeeds: [String: StringTensor] = [:]
         if declared.isEmpty {
             // Not a model with inputs: loading it says why.
