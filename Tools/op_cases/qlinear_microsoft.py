@@ -1,5 +1,5 @@
 """onnxruntime's com.microsoft QOperator cases: QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu,
-QLinearGlobalAveragePool, QLinearConcat (the contrib ops its quantizer writes). Integer operands are uniform
+QLinearGlobalAveragePool, QLinearConcat, QGemm (the contrib ops its quantizer writes). Integer operands are uniform
 over their type's range; scales are a few hundredths, as a quantizer picks them for unit-sized activations."""
 
 import numpy as np
@@ -70,6 +70,18 @@ def build_cases(rng, Case):
                        data("X0", ints(np.int8, 3, 2)), param("X0_scale", scale()), param("X0_zero", zero(np.int8)),
                        data("X1", ints(np.int8, 3, 5)), param("X1_scale", scale()), param("X1_zero", zero(np.int8))],
                       {"axis": -1}, output_type=I8))
+    # QGemm (appended last, so the cases above keep their data).
+    cases.append(Case("qgemm_uint8_int8_per_column_bias_transb", "QGemm",
+                      [data("A", ints(np.uint8, 3, 10)), param("a_scale", scale()), param("a_zero", zero(np.uint8)),
+                       param("B", ints(np.int8, 6, 10)), param("b_scale", (rng.uniform(0.001, 0.01, 6)).astype(np.float32)),
+                       param("b_zero", np.zeros(6, np.int8)), param("C", ints(np.int32, 6) // 1000000),
+                       param("y_scale", scale(0.05, 0.2)), param("y_zero", zero(np.uint8))],
+                      {"transB": 1}, output_type=U8, what="a quantized Gemm as the quantizer writes it (per-column b, bias [N])"))
+    cases.append(Case("qgemm_float_output_alpha_transa", "QGemm",
+                      [data("A", ints(np.int8, 7, 4)), param("a_scale", scale()), param("a_zero", zero(np.int8)),
+                       param("B", ints(np.int8, 7, 5)), param("b_scale", scale()), param("b_zero", zero(np.int8)),
+                       param("C", ints(np.int32, 4, 1) // 10000000)],
+                      {"transA": 1, "alpha": 0.5}, output_type=TensorProto.FLOAT, what="no y_scale: a float Y; a [M, 1] bias"))
     for case in cases:
         case.domain = "com.microsoft"
     return cases

@@ -6,6 +6,7 @@ enum MicrosoftOperators {
     static let domain = "com.microsoft"
 
     static let builders: [String: OperatorBuilder] = [
+        "QGemm": QGemm.build,
         "QLinearAdd": QLinearBinary.buildAdd,
         "QLinearConcat": QLinearConcat.build,
         "QLinearGlobalAveragePool": QLinearGlobalAveragePool.build,
