@@ -183,6 +183,10 @@ extension FastExecutor {
         if conv.group == conv.inputChannels && conv.outputChannels == conv.inputChannels && h.kernel <= 16 {
             return .depthwise(pad: pad)
         }
+        // Output rows narrower than half a vector leave most lanes of the dense kernel's pixel
+        // vectors idle (ResNet's last stages on small inputs): the patch GEMM, vectorised over
+        // output channels, runs them (`patchConvolutionStep`).
+        guard w.output >= narrowestDenseRow || conv.outputChannels / conv.group < 16 else { return nil }
         return h.kernel <= 7 ? .dense(pad: pad) : nil
     }
 
@@ -238,6 +242,9 @@ extension FastExecutor {
         }
         return cut
     }
+
+    /// Output rows narrower than this run a dense K×K convolution as a patch GEMM.
+    static let narrowestDenseRow = 8
 
     /// A depthwise filter whose non-zero taps all lie on every `step`-th row and column (a dilated
     /// filter written out with zeros, as tf2onnx writes a SpaceToBatchND convolution), as the
@@ -331,6 +338,10 @@ extension FastExecutor {
     /// of a patch matrix, one GEMM with the weights, and the pixel-major result spread to planes.
     func patchConvolutionStep(_ conv: Conv, _ inputs: [UnsafePointer<Float>],
                               _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        // The window cut to the taps that read the input, as the direct kernels run it.
+        let window = conv.depth == .unit ? Self.inputWindow(of: conv) : nil
+        let cutWeights = window.map { Self.windowWeights(inputs[1], conv, rows: $0.rows, columns: $0.columns) }
+        let conv = window?.conv ?? conv
         let h = conv.height, w = conv.width
         let (cin, cout, groups) = (conv.inputChannels, conv.outputChannels, conv.group)
         let (gin, gout) = (cin / groups, cout / groups)
@@ -339,7 +350,10 @@ extension FastExecutor {
         let weights = (0..<groups).map { g in
             var values = [Float](repeating: 0, count: patch * gout)
             for m in 0..<gout {
-                for k in 0..<patch { values[k * gout + m] = inputs[1][((g * gout) + m) * patch + k] }
+                for k in 0..<patch {
+                    let index = ((g * gout) + m) * patch + k
+                    values[k * gout + m] = cutWeights?[index] ?? inputs[1][index]
+                }
             }
             return MatrixWeights(values: values, bias: conv.hasBias ? (0..<gout).map { inputs[2][g * gout + $0] } : nil,
                                  inner: patch, columns: gout)
