@@ -126,7 +126,7 @@ let package = Package(
             swiftSettings: simdSettings),
 
         // MARK: - Implementation details
-        .target(name: "FramePipeline", dependencies: ["Imaging", "Inference", "Kernels"], swiftSettings: simdSettings),
+        .target(name: "FramePipeline", dependencies: ["Imaging", "ONNXInference", "Kernels"], swiftSettings: simdSettings),
         .target(name: "Inference", dependencies: ["ONNXFormat", "Kernels", "HalfPrecision"], swiftSettings: simdSettings),
         .target(name: "ONNXFormat", swiftSettings: commonSettings),
         .target(name: "HalfPrecision", swiftSettings: commonSettings),
@@ -171,7 +171,7 @@ let package = Package(
             name: "SDKTestSupport", dependencies: ["SRTC", "FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels"],
             path: "Tests/SDKTestSupport", swiftSettings: commonSettings),
         .testTarget(
-            name: "FramePipelineTests", dependencies: ["FramePipeline", "Imaging", "Inference", "PipelineFakes", "AllocationCounter", "BuiltinModels", "TestSupport"],
+            name: "FramePipelineTests", dependencies: ["FramePipeline", "Imaging", "ONNXInference", "PipelineFakes", "AllocationCounter", "BuiltinModels", "TestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "SRTCTests", dependencies: ["SRTC", "FramePipeline", "Imaging", "PipelineFakes", "AllocationCounter", "BuiltinModels", "SDKTestSupport", "PNGCodec", "Y4MFormat"],

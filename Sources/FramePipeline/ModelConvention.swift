@@ -1,5 +1,5 @@
 import Foundation
-import Inference
+import ONNXInference
 
 /// A segmentation model's conventions with every field resolved, and where each came from.
 ///
@@ -84,7 +84,7 @@ package struct ModelConvention: Sendable, Equatable {
     ///   or metadata entry, a name that is not a graph input or output, a layout or channel that
     ///   does not fit the tensor's shape, a graph input nothing feeds, a state whose output's shape
     ///   is not its input's, or a field detection cannot decide.
-    package init(model: InferenceModel, code: SegmentationModelDescription? = nil, file: Data? = nil) throws(Error) {
+    package init(model: PlannedModel, code: SegmentationModelDescription? = nil, file: Data? = nil) throws(Error) {
         let layers = try Self.layers(code: code, file: file, metadata: model.metadata)
         var sources: [String: Source] = [:]
         func pick<T>(_ field: String, _ value: (Description) -> T?) -> T? {
@@ -108,7 +108,7 @@ package struct ModelConvention: Sendable, Equatable {
             guard let output = model.outputs.first(where: { $0.name == pair.output }) else {
                 throw Error(field: "state[\(index)].output", message: "'\(pair.output)' is not a graph output (outputs: \(model.outputs.map(\.name).joined(separator: ", ")))")
             }
-            guard input.type == output.type, input.shape == output.shape else {
+            guard input.elementType == output.elementType, input.shape == output.shape else {
                 throw Error(field: "state[\(index)]", message: "output \(output) is fed back as input \(input): a state's output must have its input's type and shape")
             }
         }
@@ -118,7 +118,7 @@ package struct ModelConvention: Sendable, Equatable {
         let fedOtherwise = Set(state.map(\.input)).union(constants.keys)
 
         // Input: name and layout.
-        let input: TensorDescription
+        let input: PlannedTensor
         if let name = pick("input.name", \.input.name) {
             guard let found = model.inputs.first(where: { $0.name == name }) else {
                 throw Error(field: "input.name", message: "'\(name)' is not a graph input (inputs: \(inputNames.joined(separator: ", ")))")
@@ -128,7 +128,7 @@ package struct ModelConvention: Sendable, Equatable {
             }
             input = found
         } else {
-            let candidates = model.inputs.filter { $0.type == .float32 && !fedOtherwise.contains($0.name) && Self.takesImage($0.shape.map { $0 }) }
+            let candidates = model.inputs.filter { $0.elementType == .float32 && !fedOtherwise.contains($0.name) && Self.takesImage($0.shape.map { $0 }) }
             guard candidates.count == 1 else {
                 throw Error(field: "input.name", message: "cannot tell which graph input takes the image (\(model.inputs.map(\.description).joined(separator: "; "))): give it")
             }
@@ -138,8 +138,8 @@ package struct ModelConvention: Sendable, Equatable {
         if let unfed = model.inputs.first(where: { $0.name != input.name && !fedOtherwise.contains($0.name) }) {
             throw Error(field: "constants", message: "graph input \(unfed) is not the image, a state or a constant: give its value in constants (or its pair in state)")
         }
-        guard input.type == .float32, input.shape.count == 4, input.shape[0] == 1 else {
-            throw Error(field: "input.name", message: "'\(input.name)' is \(input.type) \(input.shape); an image input is float32 [1, 3, H, W] or [1, H, W, 3]")
+        guard input.elementType == .float32, input.shape.count == 4, input.shape[0] == 1 else {
+            throw Error(field: "input.name", message: "'\(input.name)' is \(input.elementType) \(input.shape); an image input is float32 [1, 3, H, W] or [1, H, W, 3]")
         }
         let shape = input.shape
         let layout: Description.Layout
@@ -183,7 +183,7 @@ package struct ModelConvention: Sendable, Equatable {
             return fits
         }
         let stateOutputs = Set(state.map(\.output))
-        let output: TensorDescription
+        let output: PlannedTensor
         if let name = pick("output.name", \.output.name) {
             guard let found = model.outputs.first(where: { $0.name == name }) else {
                 throw Error(field: "output.name", message: "'\(name)' is not a graph output (outputs: \(model.outputs.map(\.name).joined(separator: ", ")))")
@@ -191,7 +191,7 @@ package struct ModelConvention: Sendable, Equatable {
             guard !stateOutputs.contains(name) else { throw Error(field: "output.name", message: "'\(name)' is a state output, not the mask") }
             output = found
         } else {
-            let candidates = model.outputs.filter { $0.type == .float32 && !stateOutputs.contains($0.name) && !maskLayout($0.shape).isEmpty }
+            let candidates = model.outputs.filter { $0.elementType == .float32 && !stateOutputs.contains($0.name) && !maskLayout($0.shape).isEmpty }
             guard candidates.count == 1 else {
                 throw Error(field: "output.name", message: "cannot tell which graph output is the mask (\(model.outputs.map(\.description).joined(separator: "; "))): give it")
             }
@@ -199,8 +199,8 @@ package struct ModelConvention: Sendable, Equatable {
             sources["output.name"] = .detected
         }
         let dims = output.shape
-        guard output.type == .float32, dims.count == 4, dims[0] == 1 else {
-            throw Error(field: "output.name", message: "'\(output.name)' is \(output.type) \(dims); a mask is float32 [1, C, H, W] or [1, H, W, C]")
+        guard output.elementType == .float32, dims.count == 4, dims[0] == 1 else {
+            throw Error(field: "output.name", message: "'\(output.name)' is \(output.elementType) \(dims); a mask is float32 [1, C, H, W] or [1, H, W, C]")
         }
         if let given = pick("output.layout", \.output.layout) {
             outputLayout = given

@@ -1,6 +1,6 @@
 import Foundation
 import Imaging
-import Inference
+import ONNXInference
 
 /// Why a ``ModelSegmenter`` could not be created: the model could not be turned into an inference
 /// session (the message names node, op and attribute, the description's field, or the missing
@@ -89,7 +89,7 @@ package final class ModelSegmenter: Segmenter {
                             threads: Int = 1) throws(SegmenterLoadError) {
         let bytes: [UInt8]
         do {
-            bytes = try InferenceModel.readFile(modelPath)
+            bytes = try PlannedModel.readFile(modelPath)
         } catch {
             throw SegmenterLoadError(message: error.description)
         }
@@ -112,7 +112,7 @@ package final class ModelSegmenter: Segmenter {
                              threads: Int) throws(SegmenterLoadError) {
         let segmentation: SegmentationModel
         do {
-            segmentation = try SegmentationModel(parsed: try ParsedModel(bytes: bytes), code: description, file: file)
+            segmentation = try SegmentationModel(parsed: try ModelDeclarations(modelData: bytes), code: description, file: file)
         } catch let error as SegmentationModel.LoadError {
             throw SegmenterLoadError(message: error.description)
         } catch {
@@ -128,15 +128,14 @@ package final class ModelSegmenter: Segmenter {
         let model = segmentation.model
         convention = segmentation.convention
         do {
-            session = try InferenceSession(model: model, path: .fast, threads: threads)
+            session = try InferenceSession(planned: model, options: .init(path: .fast, threads: threads))
         } catch {
             throw SegmenterLoadError(message: error.description)
         }
         let outputName = convention.outputName
         outputIndex = model.outputs.firstIndex { $0.name == outputName }!
         let state = convention.state
-        stateByteCounts = state.map { pair in model.inputs.first { $0.name == pair.input }!.elementCount
-            * model.inputs.first { $0.name == pair.input }!.type.byteSize }
+        stateByteCounts = state.map { pair in model.inputs.first { $0.name == pair.input }!.byteCount }
         var constantStorage: [UnsafeMutableRawBufferPointer] = []
         var feeds: [Feed] = []
         for description in model.inputs {
@@ -147,10 +146,11 @@ package final class ModelSegmenter: Segmenter {
             } else {
                 // A constant planning left as an input: fed its value every run.
                 let tensor = segmentation.constants[description.name]!
-                let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(tensor.bytes.count, 1), alignment: 64)
-                tensor.bytes.withUnsafeBytes { storage.copyMemory(from: $0) }
+                let byteCount = tensor.count * tensor.elementType.byteCount
+                let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(byteCount, 1), alignment: 64)
+                tensor.withUnsafeBytes { storage.copyMemory(from: $0) }
                 constantStorage.append(storage)
-                feeds.append(.constant(UnsafeRawBufferPointer(rebasing: storage[0..<tensor.bytes.count])))
+                feeds.append(.constant(UnsafeRawBufferPointer(rebasing: storage[0..<byteCount])))
             }
         }
         self.feeds = feeds

@@ -1,5 +1,5 @@
 import Foundation
-import Inference
+import ONNXInference
 
 /// A segmentation model planned the way its description says: the image input at its size (the
 /// model's own, or `input.size` for a model whose input dims are symbolic), the constant inputs
@@ -20,7 +20,7 @@ import Inference
 /// A graph error when planning at a chosen `input.size` is reported as a description error on
 /// `input.size` (a size the strides of the graph do not divide, say).
 package struct SegmentationModel: Sendable {
-    package let model: InferenceModel
+    package let model: PlannedModel
     package let convention: ModelConvention
     /// Each state input's shape (by input name), what its zeros are.
     package let stateShapes: [String: [Int]]
@@ -30,7 +30,7 @@ package struct SegmentationModel: Sendable {
     /// Why a segmentation model cannot be planned: the model (every problem listed) or its
     /// description (the field named).
     package enum LoadError: Error, Sendable, CustomStringConvertible {
-        case model(ModelError)
+        case model(InferenceError)
         case description(SegmentationModelDescription.DescriptionError)
 
         package var description: String {
@@ -44,7 +44,7 @@ package struct SegmentationModel: Sendable {
     /// - Parameters:
     ///   - code: the description passed in code, if any.
     ///   - file: the contents of the JSON file beside the model, if there is one.
-    package init(parsed: ParsedModel, code: SegmentationModelDescription? = nil, file: Data? = nil) throws(LoadError) {
+    package init(parsed: ModelDeclarations, code: SegmentationModelDescription? = nil, file: Data? = nil) throws(LoadError) {
         typealias Error = SegmentationModelDescription.DescriptionError
         func described<T>(_ body: () throws(Error) -> T) throws(LoadError) -> T {
             do { return try body() } catch { throw .description(error) }
@@ -61,7 +61,7 @@ package struct SegmentationModel: Sendable {
         // 1. The image input and its shape.
         var inputShapes: [String: [Int]] = [:]
         let name = pick(\.input.name) ?? {
-            let candidates = parsed.inputs.filter { $0.type == .float32 && !fedOtherwise.contains($0.name) && ModelConvention.takesImage($0.dims ?? []) }
+            let candidates = parsed.inputs.filter { $0.elementType == .float32 && !fedOtherwise.contains($0.name) && ModelConvention.takesImage($0.dims ?? []) }
             return candidates.count == 1 ? candidates[0].name : nil
         }()
         let size = pick(\.input.size)
@@ -95,7 +95,7 @@ package struct SegmentationModel: Sendable {
             guard let declared = parsed.inputs.first(where: { $0.name == pair.input }) else { continue }
             inputShapes[pair.input] = (declared.dims ?? []).map { $0 ?? 1 }
         }
-        func plan() throws(LoadError) -> InferenceModel {
+        func plan() throws(LoadError) -> PlannedModel {
             do {
                 return try parsed.planned(inputShapes: inputShapes, planTimeInputs: planTimeInputs)
             } catch {
@@ -125,7 +125,7 @@ package struct SegmentationModel: Sendable {
     /// the count; no declared shape is a vector).
     static func tensor(_ values: [Double], for input: DeclaredTensor) throws(SegmentationModelDescription.DescriptionError) -> Tensor {
         let field = "constants.\(input.name)"
-        guard let type = input.type else {
+        guard let type = input.elementType else {
             throw .init(field: field, message: "input \(input) has an element type the engine does not store")
         }
         var shape: [Int]
@@ -152,7 +152,7 @@ package struct SegmentationModel: Sendable {
         for value in values {
             switch type {
             case .float32: append(Float(value).bitPattern.littleEndian)
-            case .double: append(value.bitPattern.littleEndian)
+            case .float64: append(value.bitPattern.littleEndian)
             case .bool: append(UInt8(value != 0 ? 1 : 0))
             case .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32, .uint64:
                 guard value == value.rounded(), let integer = Int64(exactly: value) else {
@@ -172,6 +172,6 @@ package struct SegmentationModel: Sendable {
                 throw .init(field: field, message: "input \(input) is float16, which constants do not take")
             }
         }
-        return Tensor(type: type, shape: shape, bytes: bytes)
+        return Tensor(shape: shape, elementType: type, bytes: bytes)
     }
 }

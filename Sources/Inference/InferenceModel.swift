@@ -204,7 +204,7 @@ package struct DeclaredTensor: Sendable, Equatable, CustomStringConvertible {
 /// which `InferenceModel`s are planned for chosen input shapes and plan-time values without
 /// decoding the bytes again.
 package struct ParsedModel: Sendable {
-    let proto: ModelProto
+    package let proto: ModelProto
     /// The graph inputs the caller feeds (initializers excluded), in graph order.
     package let inputs: [DeclaredTensor]
     /// The graph outputs, in graph order.
@@ -216,10 +216,15 @@ package struct ParsedModel: Sendable {
     package init(bytes: [UInt8]) throws(ModelError) {
         guard !bytes.isEmpty else { throw ModelError(.malformed, "the model is empty (0 bytes): not an ONNX model") }
         do {
-            proto = try ModelProto(serializedBytes: bytes)
+            self.init(proto: try ModelProto(serializedBytes: bytes))
         } catch {
             throw ModelError(.malformed, "not a valid ONNX model: \(error.description)")
         }
+    }
+
+    /// The declarations of a decoded model.
+    package init(proto: ModelProto) {
+        self.proto = proto
         let initializers = Set(proto.graph?.initializers.map(\.name) ?? [])
         inputs = (proto.graph?.inputs ?? []).filter { !initializers.contains($0.name) }.map(DeclaredTensor.init)
         outputs = (proto.graph?.outputs ?? []).map(DeclaredTensor.init)

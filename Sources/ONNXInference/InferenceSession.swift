@@ -64,6 +64,9 @@ public final class InferenceSession: @unchecked Sendable {
     public struct IntermediateValue: Sendable {
         /// The node's name (its first output's name when it has none).
         public let node: String
+        /// The node's place among the nodes that run, in execution order (`vbg infer --dump`'s
+        /// file names).
+        package let nodeIndex: Int
         /// The node's operator type.
         public let op: String
         /// The value's name.
@@ -86,6 +89,11 @@ public final class InferenceSession: @unchecked Sendable {
     private let lock = NSLock()
     private var plans: [Plan] = []
     private var inspection: Plan?
+    /// The engine of the plan made by `init(planned:options:)`, which the package's buffer runs
+    /// use (InferenceSession+Package.swift); nil for sessions made from a model's bytes.
+    let pinned: Inference.InferenceSession?
+    /// Inputs fixed into every plan (a planned model's plan-time values); they are not inputs.
+    private let planTimeInputs: [String: Tensor]
     /// Plans kept for distinct input shapes, most recently used first.
     private static let planLimit = 8
 
@@ -125,6 +133,8 @@ public final class InferenceSession: @unchecked Sendable {
         proto.graph = graph
         self.proto = proto
         self.options = options
+        planTimeInputs = [:]
+        pinned = nil
 
         let initializers = Set(graph.initializers.map(\.name))
         var inputs: [TensorInfo] = []
@@ -150,7 +160,8 @@ public final class InferenceSession: @unchecked Sendable {
         if canPlanNow {
             let shapes = inputs.map { info in options.inputShapes[info.name] ?? info.shape.map { $0 ?? 1 } }
             do {
-                planned = try Self.makePlan(proto, inputs: inputs, shapes: shapes, offered: [:], options: options, keepsIntermediates: false)
+                planned = try Self.makePlan(proto, inputs: inputs, shapes: shapes, offered: [:], fixing: [:], options: options,
+                                            keepsIntermediates: false)
             } catch let error where error.needsInputValue {
                 planned = nil
             } catch {
@@ -165,6 +176,33 @@ public final class InferenceSession: @unchecked Sendable {
             guard let inferred = planned?.model.outputs[index] else { return TensorInfo(name: name, elementType: .float32, shape: []) }
             return TensorInfo(name: name, elementType: ElementType(inferred.type), shape: inferred.shape)
         }
+    }
+
+    /// A fast or reference session of a model the package planned (the SDK's segmenter, `vbg`),
+    /// with its plan made now: ``inputs`` and ``outputs`` are the planned model's, every dim
+    /// sized, and the package's buffer runs (InferenceSession+Package.swift) use this plan.
+    /// `options.inputShapes` and `options.outputs` are not read; `options.threads` may be 1 to 64.
+    ///
+    /// - Throws: `InferenceError(.invalidInput)` for a thread count out of range,
+    ///   `.invalidShape` when the arena would be too large.
+    package init(planned: PlannedModel, options: Options = Options()) throws(InferenceError) {
+        proto = planned.proto
+        self.options = options
+        planTimeInputs = planned.planTimeInputs
+        inputs = planned.inputs.map { TensorInfo(name: $0.name, elementType: $0.elementType, shape: $0.shape) }
+        outputs = planned.outputs.map { TensorInfo(name: $0.name, elementType: $0.elementType, shape: $0.shape) }
+        inputIndex = Dictionary(uniqueKeysWithValues: inputs.enumerated().map { ($1.name, $0) })
+        let engine: Inference.InferenceSession
+        do {
+            engine = try Inference.InferenceSession(model: planned.model, path: options.path == .fast ? .fast : .reference,
+                                                    threads: options.threads)
+        } catch {
+            throw InferenceError(error)
+        }
+        let plan = Plan(model: planned.model, engine: engine, inputNames: planned.model.inputs.map(\.name),
+                        shapes: Dictionary(uniqueKeysWithValues: planned.inputs.map { ($0.name, $0.shape) }), fixed: [:])
+        pinned = engine
+        plans = [plan]
     }
 
     // MARK: - Running
@@ -221,17 +259,17 @@ public final class InferenceSession: @unchecked Sendable {
             plan = inspection
         } else {
             plan = try Self.makePlan(proto, inputs: inputs, shapes: inputs.map { feeds[$0.name]!.shape },
-                                     offered: feeds, options: options, keepsIntermediates: true)
+                                     offered: feeds, fixing: planTimeInputs, options: options, keepsIntermediates: true)
             inspection = plan
         }
         var engineFeeds: [String: Inference.Tensor] = [:]
         for name in plan.inputNames { engineFeeds[name] = feeds[name]!.engineTensor }
         let results: [String: Inference.Tensor]
         do { results = try plan.engine.run(engineFeeds) } catch { throw InferenceError(error) }
-        for node in plan.model.runningNodes {
+        for (index, node) in plan.model.runningNodes.enumerated() {
             for name in node.outputs {
                 guard let value = plan.engine.tensor(named: name) else { continue }
-                observe(IntermediateValue(node: node.name, op: node.op, name: name, tensor: Tensor(value)))
+                observe(IntermediateValue(node: node.name, nodeIndex: index, op: node.op, name: name, tensor: Tensor(value)))
             }
         }
         return results.mapValues(Tensor.init)
@@ -240,7 +278,7 @@ public final class InferenceSession: @unchecked Sendable {
     // MARK: - Plans
 
     /// One planned model and its session, for one set of input shapes (and fixed values).
-    private struct Plan {
+    struct Plan {
         let model: InferenceModel
         let engine: Inference.InferenceSession
         /// The model's inputs (fixed ones excluded), in the order the engine takes them.
@@ -263,7 +301,7 @@ public final class InferenceSession: @unchecked Sendable {
             return plans[0]
         }
         let plan = try Self.makePlan(proto, inputs: inputs, shapes: inputs.map { feeds[$0.name]!.shape },
-                                     offered: feeds, options: options, keepsIntermediates: false)
+                                     offered: feeds, fixing: planTimeInputs, options: options, keepsIntermediates: false)
         plans.insert(plan, at: 0)
         if plans.count > Self.planLimit { plans.removeLast() }
         return plan
@@ -273,12 +311,15 @@ public final class InferenceSession: @unchecked Sendable {
     /// they are this small.
     private static let offeredElementLimit = 64
 
+    /// A plan for `shapes` (one per input), offering the small `feeds` and every `fixing` value
+    /// as plan-time inputs.
     private static func makePlan(_ proto: ModelProto, inputs: [TensorInfo], shapes: [[Int]], offered feeds: [String: Tensor],
-                                 options: Options, keepsIntermediates: Bool) throws(InferenceError) -> Plan {
+                                 fixing: [String: Tensor], options: Options, keepsIntermediates: Bool) throws(InferenceError) -> Plan {
         var inputShapes: [String: [Int]] = [:]
         for (info, shape) in zip(inputs, shapes) { inputShapes[info.name] = shape }
         var offered: [String: Inference.Tensor] = [:]
         for (name, tensor) in feeds where tensor.count <= offeredElementLimit { offered[name] = tensor.engineTensor }
+        for (name, tensor) in fixing { offered[name] = tensor.engineTensor }
         do {
             let model = try InferenceModel(proto: proto, inputShapes: inputShapes, planTimeInputs: offered)
             let engine = try Inference.InferenceSession(model: model, path: options.path == .fast ? .fast : .reference,
@@ -357,11 +398,13 @@ public final class InferenceSession: @unchecked Sendable {
 }
 
 extension Tensor {
-    init(_ tensor: Inference.Tensor) {
+    /// The engine's tensor as a public one (for `vbg`'s engine diagnostics).
+    package init(_ tensor: Inference.Tensor) {
         self.init(shape: tensor.shape, elementType: ElementType(tensor.type), bytes: tensor.bytes)
     }
 
-    var engineTensor: Inference.Tensor {
+    /// This tensor as the engine's (for `vbg`'s engine diagnostics).
+    package var engineTensor: Inference.Tensor {
         Inference.Tensor(type: elementType.engineType, shape: shape, bytes: withUnsafeBytes { Array($0) })
     }
 }

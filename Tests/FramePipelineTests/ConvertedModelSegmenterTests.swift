@@ -2,7 +2,6 @@ import Foundation
 import Testing
 import FramePipeline
 import Imaging
-import Inference
 import TestSupport
 
 /// The converter-made models of `Fixtures/converted/` (`ConvertedModelTests` checks their

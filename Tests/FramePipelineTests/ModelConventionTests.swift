@@ -4,7 +4,7 @@ import Testing
 import BuiltinModels
 import FramePipeline
 import Imaging
-import Inference
+import ONNXInference
 import TestSupport
 
 private typealias Description = SegmentationModelDescription
@@ -58,7 +58,7 @@ struct ModelConventionTests {
 
     @Test("the built-in general model is detected as NHWC RGB in [0, 1] with a sigmoid already applied")
     func builtinDetected() throws {
-        let model = try InferenceModel(bytes: BuiltinModel.general.bytes)
+        let model = try PlannedModel(modelData: BuiltinModel.general.bytes)
         let convention = try ModelConvention(model: model)
         #expect(convention.inputLayout == .nhwc && convention.channels == .rgb && convention.range == (0, 1))
         #expect(convention.outputChannels == 1 && convention.activation == .none && convention.personChannel == 0)
@@ -67,15 +67,15 @@ struct ModelConventionTests {
 
     @Test("two channels: a softmax with the person in channel 1, none when a Softmax computes the output")
     func twoChannelsDetected() throws {
-        let raw = try ModelConvention(model: try InferenceModel(bytes: twoChannelModel()))
+        let raw = try ModelConvention(model: try PlannedModel(modelData: twoChannelModel()))
         #expect(raw.inputLayout == .nchw && raw.outputLayout == .nchw && raw.activation == .softmax && raw.personChannel == 1)
-        let softmax = try ModelConvention(model: try InferenceModel(bytes: twoChannelModel(producer: "Softmax")))
+        let softmax = try ModelConvention(model: try PlannedModel(modelData: twoChannelModel(producer: "Softmax")))
         #expect(softmax.activation == .none)
     }
 
     @Test("code wins over the JSON file, which wins over the metadata entry, field by field")
     func precedence() throws {
-        let model = try InferenceModel(bytes: twoChannelModel(metadata: [
+        let model = try PlannedModel(modelData: twoChannelModel(metadata: [
             (ModelConvention.metadataKey, #"{"input": {"channels": "BGR", "range": [-1, 1]}, "output": {"activation": "sigmoid"}}"#),
         ]))
         let convention = try ModelConvention(model: model, code: Description(output: .init(personChannel: 0)),
@@ -88,7 +88,7 @@ struct ModelConventionTests {
 
     @Test("a name that is not in the graph, or a channel the output lacks, names the field")
     func badAgainstModel() throws {
-        let model = try InferenceModel(bytes: twoChannelModel())
+        let model = try PlannedModel(modelData: twoChannelModel())
         #expect(descriptionError { _ = try ModelConvention(model: model, code: Description(output: .init(name: "mask"))) }?.field == "output.name")
         #expect(descriptionError { _ = try ModelConvention(model: model, code: Description(input: .init(name: "image"))) }?.field == "input.name")
         #expect(descriptionError { _ = try ModelConvention(model: model, code: Description(output: .init(personChannel: 2))) }?.field == "output.personChannel")

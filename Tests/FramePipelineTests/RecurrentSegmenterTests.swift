@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import FramePipeline
 import Imaging
-import Inference
+import ONNXInference
 import PipelineFakes
 import TestSupport
 
@@ -23,7 +23,7 @@ private enum RVM {
     static var bytes: [UInt8] { get throws { [UInt8](try Data(contentsOf: Fixtures.url("rvm/model.onnx"))) } }
     static var file: Data { get throws { try Data(contentsOf: Fixtures.url("rvm/model.onnx.json")) } }
     static func segmentation(file: Data? = nil, code: Description? = nil) throws -> SegmentationModel {
-        try SegmentationModel(parsed: ParsedModel(bytes: try bytes), code: code, file: try file ?? Self.file)
+        try SegmentationModel(parsed: ModelDeclarations(modelData: try bytes), code: code, file: try file ?? Self.file)
     }
     static func segmenter() throws -> ModelSegmenter { try ModelSegmenter(try segmentation()) }
     static func frame(shift: Int) -> Image {
@@ -116,7 +116,7 @@ struct RecurrentDescriptionTests {
 
     @Test("input.size is checked against the graph: a size its strides do not divide is an input.size error")
     func inputSizeChecked() throws {
-        let parsed = try ParsedModel(bytes: Self.evenSizeModel())
+        let parsed = try ModelDeclarations(modelData: Self.evenSizeModel())
         let fits = try SegmentationModel(parsed: parsed, code: Description(input: .init(size: (32, 48))))
         #expect(fits.convention.inputHeight == 32 && fits.convention.inputWidth == 48)
         let error = descriptionError { _ = try SegmentationModel(parsed: parsed, code: Description(input: .init(size: (33, 48)))) }
@@ -128,7 +128,7 @@ struct RecurrentDescriptionTests {
     @Test("input.size on a model of fixed size must be that size")
     func inputSizeOfFixedModel() throws {
         let error = descriptionError {
-            _ = try ModelConvention(model: try InferenceModel(bytes: BuiltinModel.general.bytes), code: Description(input: .init(size: (144, 256))))
+            _ = try ModelConvention(model: try PlannedModel(modelData: BuiltinModel.general.bytes), code: Description(input: .init(size: (144, 256))))
         }
         #expect(error?.field == "input.size", "\(String(describing: error))")
     }
@@ -163,11 +163,11 @@ struct RecurrentSegmenterTests {
     func wiring() throws {
         let segmentation = try RVM.segmentation()
         let segmenter = try ModelSegmenter(segmentation)
-        let session = try InferenceSession(model: segmentation.model)
+        let session = try InferenceSession(planned: segmentation.model)
         let sampler = InputSampling.halfPixel.sampler(sourceWidth: 160, sourceHeight: 120, tensorWidth: 128, tensorHeight: 96)
         let upsampler = MaskUpsampler(sourceWidth: 128, sourceHeight: 96, targetWidth: 160, targetHeight: 120)
-        var feeds: [String: Inference.Tensor] = [:]
-        for (name, shape) in segmentation.stateShapes { feeds[name] = Inference.Tensor(shape: shape, floats: [Float](repeating: 0, count: shape.reduce(1, *))) }
+        var feeds: [String: Tensor] = [:]
+        for (name, shape) in segmentation.stateShapes { feeds[name] = Tensor(zeros: .float32, shape: shape) }
         let state = try #require(segmenter.makeStreamState())
         for shift in [0, 9] {
             let frame = RVM.frame(shift: shift)
@@ -176,9 +176,9 @@ struct RecurrentSegmenterTests {
             var nchw = [Float](repeating: 0, count: nhwc.count)
             // The segmenter's conversion of level p (the sample · 255): (p / 255 · (1 − 0) + 0 − 0) / 1 = p / 255.
             for c in 0..<3 { for i in 0..<(96 * 128) { nchw[c * 96 * 128 + i] = (nhwc[3 * i + c] * 255).rounded() / 255 } }
-            feeds["src"] = Inference.Tensor(shape: [1, 3, 96, 128], floats: nchw)
-            let outputs = try session.run(feeds)
-            let alpha = try #require(outputs["pha"]?.floats).map { min(max($0, 0), 1) < 0x1p-64 ? 0 : min(max($0, 0), 1) }
+            feeds["src"] = Tensor(shape: [1, 3, 96, 128], scalars: nchw)
+            let outputs = try session.run(inputs: feeds)
+            let alpha = try #require(outputs["pha"]).scalars(as: Float.self).map { min(max($0, 0), 1) < 0x1p-64 ? 0 : min(max($0, 0), 1) }
             var expected = [Float](repeating: 0, count: 160 * 120)
             alpha.withUnsafeBufferPointer { a in expected.withUnsafeMutableBufferPointer { upsampler.upsample(a, into: $0) } }
             #expect(try Self.mask(segmenter, frame, state: state) == expected, "frame shifted by \(shift)")

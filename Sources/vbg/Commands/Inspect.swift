@@ -2,6 +2,7 @@ import BuiltinModels
 import FramePipeline
 import Foundation
 import Inference
+import ONNXInference
 
 /// `vbg inspect`: what a model is and what running it costs.
 let inspectCommand = Command(
@@ -46,7 +47,7 @@ let inspectCommand = Command(
         let json = builtin == nil ? FileManager.default.contents(atPath: descriptionFile) : nil
         var segmentation: SegmentationModel? = nil
         var segmentationProblem: String? = nil
-        if shapes.isEmpty, let parsed = try? ParsedModel(bytes: bytes) {
+        if shapes.isEmpty, let parsed = try? ModelDeclarations(modelData: bytes) {
             do throws(SegmentationModel.LoadError) {
                 segmentation = try SegmentationModel(parsed: parsed, file: json)
             } catch {
@@ -55,7 +56,7 @@ let inspectCommand = Command(
         }
         let model: InferenceModel
         if let segmentation {
-            model = segmentation.model
+            model = segmentation.model.model
         } else {
             do throws(ModelError) {
                 model = try InferenceModel(bytes: bytes, inputShapes: shapes)
@@ -92,9 +93,16 @@ let inspectCommand = Command(
         print("unsupported ops: none")
         for line in fastPathSummary(model) { print(line) }
         var conventionError: String? = nil
+        // The conventions read the model as the SDK plans it (through ONNXInference).
+        let planned: PlannedModel
+        if let segmentation {
+            planned = segmentation.model
+        } else {
+            do { planned = try ModelDeclarations(modelData: bytes).planned(inputShapes: shapes) } catch { throw CLIError.input(String(describing: error)) }
+        }
         do throws(SegmentationModelDescription.DescriptionError) {
             let convention: ModelConvention
-            if let segmentation { convention = segmentation.convention } else { convention = try ModelConvention(model: model, file: json) }
+            if let segmentation { convention = segmentation.convention } else { convention = try ModelConvention(model: planned, file: json) }
             print("segmentation\(json == nil ? "" : " (with \(descriptionFile))"):")
             for line in convention.summary { print("  \(line)") }
         } catch {
@@ -113,12 +121,12 @@ let inspectCommand = Command(
                     let loaded: InferenceModel
                     if segmentation != nil {
                         let source = try builtin?.bytes ?? InferenceModel.readFile(modelArgument)
-                        loaded = try SegmentationModel(parsed: ParsedModel(bytes: source), file: json).model
+                        loaded = try SegmentationModel(parsed: ModelDeclarations(modelData: source), file: json).model.model
                     } else {
                         loaded = try builtin.map { try InferenceModel(bytes: $0.bytes, inputShapes: shapes) }
                             ?? InferenceModel(contentsOfFile: modelArgument, inputShapes: shapes)
                     }
-                    _ = try InferenceSession(model: loaded, path: .fast)
+                    _ = try Inference.InferenceSession(model: loaded, path: .fast)
                 } catch {
                     throw CLIError.input(String(describing: error))
                 }
@@ -140,7 +148,7 @@ private func formatMillions(_ value: Int) -> String {
 /// a reference kernel with MACs (largest first, with its share), then the others by op.
 func fastPathSummary(_ model: InferenceModel) -> [String] {
     let nodes: [NodeKernel]
-    do { nodes = try InferenceSession(model: model, path: .fast).nodeKernels } catch { return ["fast path: \(error)"] }
+    do { nodes = try Inference.InferenceSession(model: model, path: .fast).nodeKernels } catch { return ["fast path: \(error)"] }
     let reference = nodes.filter(\.runsOnReference)
     let total = nodes.reduce(0) { $0 + $1.multiplyAccumulates }
     let onReference = reference.reduce(0) { $0 + $1.multiplyAccumulates }
