@@ -64,9 +64,6 @@ public final class InferenceSession: @unchecked Sendable {
     public struct IntermediateValue: Sendable {
         /// The node's name (its first output's name when it has none).
         public let node: String
-        /// The node's place among the nodes that run, in execution order (`vbg infer --dump`'s
-        /// file names).
-        package let nodeIndex: Int
         /// The node's operator type.
         public let op: String
         /// The value's name.
@@ -266,10 +263,10 @@ public final class InferenceSession: @unchecked Sendable {
         for name in plan.inputNames { engineFeeds[name] = feeds[name]!.engineTensor }
         let results: [String: Inference.Tensor]
         do { results = try plan.engine.run(engineFeeds) } catch { throw InferenceError(error) }
-        for (index, node) in plan.model.runningNodes.enumerated() {
+        for node in plan.model.runningNodes {
             for name in node.outputs {
                 guard let value = plan.engine.tensor(named: name) else { continue }
-                observe(IntermediateValue(node: node.name, nodeIndex: index, op: node.op, name: name, tensor: Tensor(value)))
+                observe(IntermediateValue(node: node.name, op: node.op, name: name, tensor: Tensor(value)))
             }
         }
         return results.mapValues(Tensor.init)
@@ -278,7 +275,7 @@ public final class InferenceSession: @unchecked Sendable {
     // MARK: - Plans
 
     /// One planned model and its session, for one set of input shapes (and fixed values).
-    struct Plan {
+    private struct Plan {
         let model: InferenceModel
         let engine: Inference.InferenceSession
         /// The model's inputs (fixed ones excluded), in the order the engine takes them.
@@ -398,13 +395,11 @@ public final class InferenceSession: @unchecked Sendable {
 }
 
 extension Tensor {
-    /// The engine's tensor as a public one (for `vbg`'s engine diagnostics).
-    package init(_ tensor: Inference.Tensor) {
+    init(_ tensor: Inference.Tensor) {
         self.init(shape: tensor.shape, elementType: ElementType(tensor.type), bytes: tensor.bytes)
     }
 
-    /// This tensor as the engine's (for `vbg`'s engine diagnostics).
-    package var engineTensor: Inference.Tensor {
+    var engineTensor: Inference.Tensor {
         Inference.Tensor(type: elementType.engineType, shape: shape, bytes: withUnsafeBytes { Array($0) })
     }
 }

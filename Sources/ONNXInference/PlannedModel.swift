@@ -66,9 +66,6 @@ package struct ModelDeclarations: Sendable {
     package let outputs: [DeclaredTensor]
     /// The model's `metadata_props` (a later entry with the same key wins).
     package var metadata: [String: String] { parsed.metadata }
-    /// Every graph input's name, initializers included (one with an initializer may be fed
-    /// when its shape is given), in graph order.
-    package var allInputNames: [String] { (parsed.proto.graph?.inputs ?? []).map(\.name) }
 
     /// - Throws: `InferenceError(.malformed)` when the bytes are not a decodable ONNX model.
     package init(modelData bytes: [UInt8]) throws(InferenceError) {
@@ -123,8 +120,6 @@ package final class PlannedModel: Sendable {
     package var fixedInputs: Set<String> { model.fixedInputs }
     /// The model's `metadata_props`.
     package var metadata: [String: String] { model.metadata }
-    /// What planning accepted but a user may want to know (one `dim_param` given different sizes).
-    package var warnings: [String] { model.warnings }
 
     /// The op type of the node that computes `value`'s elements, looking back through the ops
     /// that only move elements; nil for graph inputs and initializers.

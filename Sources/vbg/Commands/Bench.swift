@@ -2,6 +2,7 @@ import CPUSupport
 import Dispatch
 import Foundation
 import Inference
+import ONNXInference
 
 /// `vbg bench`: latency benchmarks (release builds with `VBG_ARCH=native`).
 ///
@@ -89,11 +90,16 @@ func runModelBench(_ arguments: inout Arguments) throws {
     let inputShapes = try ModelArgument.shapes(&arguments)
     try arguments.finish()
     let model = try ModelArgument.load(modelArgument, inputShapes: inputShapes, shapeHint: "vbg bench: give it with --shape NAME=DIMS")
-    try ModelArgument.checkShapesNameInputs(inputShapes, of: model)
+    try ModelArgument.checkShapesNameInputs(inputShapes, inputNames: model.inputs.map(\.name))
     guard !model.inputs.isEmpty, !model.outputs.isEmpty else {
         throw CLIError.input("the model has no graph input to feed (all its values are constants)")
     }
-    let session = try InferenceSession(model: model, path: pathName == "fast" ? .fast : .reference, threads: threads)
+    let session: ONNXInference.InferenceSession
+    do {
+        session = try ONNXInference.InferenceSession(planned: model, options: .init(path: pathName == "fast" ? .fast : .reference, threads: threads))
+    } catch {
+        throw CLIError.input(error.description)
+    }
     var state: UInt64 = 0x2545_F491_4F6C_DD1D
     func noise(_ count: Int) -> [Float] {
         (0..<count).map { _ -> Float in
@@ -102,19 +108,19 @@ func runModelBench(_ arguments: inout Arguments) throws {
         }
     }
     let feeds = Dictionary(uniqueKeysWithValues: model.inputs.map { input in
-        (input.name, benchTensor(input, noise: noise(input.type.isInteger ? 0 : input.elementCount)))
+        (input.name, benchTensor(input, noise: noise(isInteger(input.elementType) ? 0 : input.elementCount)))
     })
-    let direct = model.inputs.count == 1 && model.inputs[0].type == .float32 && model.outputs[0].type == .float32
+    let direct = model.inputs.count == 1 && model.inputs[0].elementType == .float32 && model.outputs[0].elementType == .float32
     guard !perLayer || (direct && model.outputs.count == 1) else {
         throw CLIError.usage("--per-layer needs a model with one float32 input and one float32 output")
     }
-    let input = direct ? feeds[model.inputs[0].name]!.floats! : []
+    let input = direct ? try feeds[model.inputs[0].name]!.scalars(as: Float.self) : []
     var output = [Float](repeating: 0, count: direct ? model.outputs[0].elementCount : 0)
     var wall: [Double] = [], cpu: [Double] = []
     try input.withUnsafeBufferPointer { source in
         try output.withUnsafeMutableBufferPointer { destination in
             func run() throws {
-                if direct { try session.run(input: source, output: destination, outputAt: 0) } else { _ = try session.run(feeds) }
+                if direct { try session.run(input: source, output: destination, outputAt: 0) } else { _ = try session.run(inputs: feeds) }
             }
             for _ in 0..<20 { try run() }
             wall.reserveCapacity(iterations)
@@ -132,7 +138,7 @@ func runModelBench(_ arguments: inout Arguments) throws {
     if perLayer {
         try input.withUnsafeBufferPointer { source in
             try output.withUnsafeMutableBufferPointer { destination in
-                layers = try session.profileLayers(input: source, output: destination, runs: iterations)
+                layers = try session.engineSession!.profileLayers(input: source, output: destination, runs: iterations)
             }
         }
     }
@@ -140,44 +146,47 @@ func runModelBench(_ arguments: inout Arguments) throws {
     cpu.sort()
     func percentile(_ values: [Double], _ p: Double) -> Double { values[min(values.count - 1, Int(Double(values.count) * p))] }
     let name = BuiltinModelName(modelArgument)
-    let gflops = 2 * Double(model.multiplyAccumulates) / (percentile(wall, 0.5) * 1e6)
+    let gflops = 2 * Double(model.model.multiplyAccumulates) / (percentile(wall, 0.5) * 1e6)
     if json {
-        print("{\"model\":\"\(name)\",\"path\":\"\(pathName)\",\"threads\":\(session.threads),"
+        print("{\"model\":\"\(name)\",\"path\":\"\(pathName)\",\"threads\":\(session.options.threads),"
               + "\"iterations\":\(iterations),\"median_ms\":\(fmt(percentile(wall, 0.5))),"
               + "\"p10_ms\":\(fmt(percentile(wall, 0.1))),\"p90_ms\":\(fmt(percentile(wall, 0.9))),"
               + "\"cpu_median_ms\":\(fmt(percentile(cpu, 0.5))),\"gflops\":\(String(format: "%.1f", gflops)),"
               + "\"build\":\"\(CPUSupport.buildDescription)\"}")
     } else {
-        print("\(name), \(pathName) path, \(session.threads) thread(s), build \(CPUSupport.buildDescription), \(iterations) runs")
-        print("inputs: " + model.inputs.map { "\($0) \($0.type.isInteger ? "zeros" : "noise in [0, 1)")" }.joined(separator: "; ")
-              + (direct ? "" : " (through run(_:), which copies the inputs in and every output out)"))
+        print("\(name), \(pathName) path, \(session.options.threads) thread(s), build \(CPUSupport.buildDescription), \(iterations) runs")
+        print("inputs: " + model.inputs.map { "\($0) \(isInteger($0.elementType) ? "zeros" : "noise in [0, 1)")" }.joined(separator: "; ")
+              + (direct ? "" : " (through run(inputs:), which copies the inputs in and every output out)"))
         print("median \(fmt(percentile(wall, 0.5))) ms (p10 \(fmt(percentile(wall, 0.1))), p90 \(fmt(percentile(wall, 0.9)))), "
               + "thread CPU median \(fmt(percentile(cpu, 0.5))) ms, \(String(format: "%.1f", gflops)) GFLOP/s (convolution MACs)")
     }
-    if perLayer { printLayers(layers, model: name, threads: session.threads, json: json) }
+    if perLayer { printLayers(layers, model: name, threads: session.options.threads, json: json) }
 }
 
 /// The tensor a benchmark feeds `input`: `noise` (its element count of values in [0, 1)) for a
 /// float input, zeros for an integer or bool one.
-private func benchTensor(_ input: TensorDescription, noise: [Float]) -> Tensor {
-    switch input.type {
+private func benchTensor(_ input: PlannedTensor, noise: [Float]) -> ONNXInference.Tensor {
+    switch input.elementType {
     case .float32:
-        return Tensor(shape: input.shape, floats: noise)
-    case .double:
-        return Tensor(type: .double, shape: input.shape, bytes: noise.flatMap { value in
+        return ONNXInference.Tensor(shape: input.shape, scalars: noise)
+    case .float64:
+        return ONNXInference.Tensor(shape: input.shape, elementType: .float64, bytes: noise.flatMap { value in
             withUnsafeBytes(of: Double(value).bitPattern.littleEndian) { Array($0) }
         })
     case .float16:
         // x in [0, 1) as binary16: 2^-24 resolution is far below the noise's; truncation is fine.
-        return Tensor(type: .float16, shape: input.shape, bytes: noise.flatMap { value in
+        return ONNXInference.Tensor(shape: input.shape, elementType: .float16, bytes: noise.flatMap { value in
             let bits = value.bitPattern, exponent = Int((bits >> 23) & 0xFF) - 127
             let half: UInt16 = exponent < -14 ? 0 : UInt16(exponent + 15) << 10 | UInt16((bits >> 13) & 0x3FF)
             return [UInt8(half & 0xFF), UInt8(half >> 8)]
         })
     default:
-        return Tensor(type: input.type, shape: input.shape, bytes: [UInt8](repeating: 0, count: input.elementCount * input.type.byteSize))
+        return ONNXInference.Tensor(zeros: input.elementType, shape: input.shape)
     }
 }
+
+/// Whether `type` holds integers or booleans (a benchmark feeds those zeros).
+private func isInteger(_ type: ONNXInference.ElementType) -> Bool { ![.float32, .float16, .float64].contains(type) }
 
 /// `--per-layer`: one line per layer, slowest first, with its share of the summed layer times.
 private func printLayers(_ layers: [LayerProfile], model: String, threads: Int, json: Bool) {

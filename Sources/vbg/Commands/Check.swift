@@ -85,7 +85,7 @@ let checkCommand = Command(
             throw CLIError.input(message + (needsShape ? " (vbg check: give it with --shape NAME=DIMS or --input NAME=X.npy)" : "")
                                  + (needsValue ? " (vbg check: give a graph input that a node needs at plan time with --input NAME=X.npy)" : ""))
         }
-        try ModelArgument.checkShapesNameInputs(shapes, of: model)
+        try ModelArgument.checkShapesNameInputs(shapes, inputNames: model.inputs.map(\.name))
 
         var random = SplitMix64(seed: UInt64(seed))
         var feeds: [String: Tensor] = [:]

@@ -4,7 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Inference
+import ONNXInference
 
 /// Resolves `--model general|landscape|PATH` and loads it, turning model errors into input errors.
 /// The built-in models are bytes linked into `vbg`, never files next to it.
@@ -30,10 +30,11 @@ enum ModelArgument {
     ///   - inputShapes: shapes binding the symbolic or unknown dims of graph inputs.
     ///   - shapeHint: appended to the error when an input's shape must be given (how this
     ///     command takes one).
-    static func load(_ argument: String, inputShapes: [String: [Int]] = [:], shapeHint: String? = nil) throws -> InferenceModel {
-        do {
-            if let builtin = BuiltinModel(rawValue: argument) { return try InferenceModel(bytes: builtin.bytes, inputShapes: inputShapes) }
-            return try InferenceModel(contentsOfFile: argument, inputShapes: inputShapes)
+    static func load(_ argument: String, inputShapes: [String: [Int]] = [:], shapeHint: String? = nil) throws -> PlannedModel {
+        do throws(InferenceError) {
+            let bytes: [UInt8]
+            if let builtin = BuiltinModel(rawValue: argument) { bytes = builtin.bytes } else { bytes = try PlannedModel.readFile(argument) }
+            return try PlannedModel(modelData: bytes, inputShapes: inputShapes)
         } catch {
             let message = String(describing: error)
             let needsShape = message.contains("give the input's shape") || message.contains("give its shape")
@@ -59,9 +60,9 @@ enum ModelArgument {
     }
 
     /// Fails (usage) when `--shape` names a value that is not one of the model's inputs.
-    static func checkShapesNameInputs(_ shapes: [String: [Int]], of model: InferenceModel) throws {
-        for name in shapes.keys.sorted() where !model.inputs.contains(where: { $0.name == name }) {
-            throw CLIError.usage("--shape: the model has no input '\(name)' (inputs: \(model.inputs.map(\.name).joined(separator: ", ")))")
+    static func checkShapesNameInputs(_ shapes: [String: [Int]], inputNames: [String]) throws {
+        for name in shapes.keys.sorted() where !inputNames.contains(name) {
+            throw CLIError.usage("--shape: the model has no input '\(name)' (inputs: \(inputNames.joined(separator: ", ")))")
         }
     }
 
