@@ -58,3 +58,17 @@ struct ConvolutionWindowTests {
         #expect(FastExecutor.inputWindow(of: wide) == nil)
     }
 }
+
+@Suite("Dense convolutions on narrow maps")
+struct NarrowDenseConvolutionTests {
+    @Test("output rows narrower than FastExecutor.narrowestDenseRow run as the patch GEMM, unless a group has under 16 outputs")
+    func narrowRowsUsePatches() {
+        let narrow = FastExecutor.narrowestDenseRow - 1
+        let conv = { (size: Int, channels: Int) in
+            ConvolutionWindowTests.conv(size: size, kernel: 3, dilation: 1, pads: (1, 1), channels: channels)
+        }
+        #expect(FastExecutor.kind(of: conv(narrow, 64)) == nil)
+        #expect(FastExecutor.kind(of: conv(narrow + 1, 64)) == .dense(pad: 1))
+        #expect(FastExecutor.kind(of: conv(narrow, 8)) == .dense(pad: 1))
+    }
+}
