@@ -18,26 +18,19 @@ struct Conv: Operator {
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 3)
-        try context.checkAttributes(["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"])
-        let x = try context.shape(ofInput: 0), w = try context.shape(ofInput: 1)
-        guard (3...5).contains(x.count) else {
-            throw context.error(.unsupported, "only 1-D, 2-D and 3-D convolution (rank 3 to 5 input) is supported, input has rank \(x.count)")
-        }
-        guard w.count == x.count else { throw context.error(.invalidShape, "weights must have rank \(x.count), got \(w)") }
-        let group = try context.int("group", default: 1, in: 1...(1 << 20))
-        guard x[1] % group == 0, w[0] % group == 0, w[1] * group == x[1] else {
-            throw context.error(.invalidShape, "input channels \(x[1]), weights \(w) and group \(group) disagree", attribute: "group")
-        }
+        try context.checkAttributes(ConvolutionGeometry.attributes)
+        let geometry = try ConvolutionGeometry(context, x: 0, w: 1)
         let hasBias = context.hasInput(2)
         if hasBias {
             let b = try context.shape(ofInput: 2)
-            guard b == [w[0]] else { throw context.error(.invalidShape, "bias shape \(b) must be [\(w[0])]") }
+            guard b == [geometry.outputChannels] else {
+                throw context.error(.invalidShape, "bias shape \(b) must be [\(geometry.outputChannels)]")
+            }
         }
-        let axes = try WindowGeometry.resolveSpatial(context, spatialShape: Array(x[2...]), kernelFromWeights: Array(w[2...]))
-        return Conv(dataInputs: hasBias ? [0, 1, 2] : [0, 1],
-                    outputShapes: [[x[0], w[0]] + WindowGeometry.spatialOutput(axes, rank: x.count - 2)],
-                    batch: x[0], inputChannels: x[1], outputChannels: w[0], group: group,
-                    depth: axes[0], height: axes[1], width: axes[2], hasBias: hasBias)
+        return Conv(dataInputs: hasBias ? [0, 1, 2] : [0, 1], outputShapes: [geometry.outputShape],
+                    batch: geometry.batch, inputChannels: geometry.inputChannels, outputChannels: geometry.outputChannels,
+                    group: geometry.group, depth: geometry.depth, height: geometry.height, width: geometry.width,
+                    hasBias: hasBias)
     }
 
     /// The definition, output pixel by output pixel:

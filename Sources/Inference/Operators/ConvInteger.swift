@@ -7,7 +7,7 @@ struct ConvInteger: Operator {
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [.int32] }
     static var checksInputTypes: Bool { true }
-    let convolution: IntegerConvolution
+    let convolution: ConvolutionGeometry
     let xType: ElementType, wType: ElementType
     let xZero: ZeroPoint, wZero: ZeroPoint
 
@@ -15,15 +15,15 @@ struct ConvInteger: Operator {
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 4)
-        try context.checkAttributes(IntegerConvolution.attributes)
+        try context.checkAttributes(ConvolutionGeometry.attributes)
         let xType = try context.requireType(ofInput: 0, in: [.int8, .uint8])
         let wType = try context.requireType(ofInput: 1, in: [.int8, .uint8])
-        let convolution = try IntegerConvolution(context, x: 0, w: 1)
+        let convolution = try ConvolutionGeometry(context, x: 0, w: 1)
         var dataInputs = [0, 1]
-        let xZero = try IntegerMatrixProduct.zeroPoint(context, input: 2, buffer: dataInputs.count, operandType: xType,
+        let xZero = try ZeroPoint.read(context, input: 2, buffer: dataInputs.count, operandType: xType,
                                                        perIndexCount: 1, role: "x_zero_point")
         if context.hasInput(2) { dataInputs.append(2) }
-        let wZero = try IntegerMatrixProduct.zeroPoint(context, input: 3, buffer: dataInputs.count, operandType: wType,
+        let wZero = try ZeroPoint.read(context, input: 3, buffer: dataInputs.count, operandType: wType,
                                                        perIndexCount: convolution.outputChannels, role: "w_zero_point")
         if context.hasInput(3) { dataInputs.append(3) }
         return ConvInteger(dataInputs: dataInputs, outputShapes: [convolution.outputShape], convolution: convolution,

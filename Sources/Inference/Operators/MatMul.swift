@@ -22,24 +22,9 @@ struct MatMul: Operator {
         guard try context.type(ofInput: 1) == type else {
             throw context.error(.invalidGraph, "the operands have element types \(type) and \(try context.type(ofInput: 1))")
         }
-        let a = try context.shape(ofInput: 0), b = try context.shape(ofInput: 1)
-        guard !a.isEmpty, !b.isEmpty else { throw context.error(.invalidShape, "MatMul operands must have rank ≥ 1, got \(a) and \(b)") }
-        let matrixA = a.count == 1 ? [1] + a : a, matrixB = b.count == 1 ? b + [1] : b
-        let (m, k) = (matrixA[matrixA.count - 2], matrixA[matrixA.count - 1])
-        let (kB, n) = (matrixB[matrixB.count - 2], matrixB[matrixB.count - 1])
-        let batchA = Array(matrixA.dropLast(2)), batchB = Array(matrixB.dropLast(2))
-        guard k == kB, let batch = Shapes.broadcast(batchA, batchB) else {
-            throw context.error(.invalidShape, "shapes \(a) and \(b) cannot be multiplied")
-        }
-        guard batch.count <= StridedLoop.maximumRank else {
-            throw context.error(.unsupported, "\(batch.count) batch dimensions are above the supported \(StridedLoop.maximumRank)")
-        }
-        let output = batch + (a.count == 1 ? [] : [m]) + (b.count == 1 ? [] : [n])
-        let loop = StridedLoop(shape: batch, strides: [Shapes.strides(batch).map { $0 * m * n },
-                                                       Shapes.broadcastStrides(batchA, to: batch).map { $0 * m * k },
-                                                       Shapes.broadcastStrides(batchB, to: batch).map { $0 * k * n }])
-        return MatMul(type: type, outputShapes: [output], rows: m, inner: k, columns: n,
-                      batches: loop, batchCount: batch.reduce(1, *))
+        let shape = try MatrixProductShape(context, a: 0, b: 1)
+        return MatMul(type: type, outputShapes: [shape.outputShape], rows: shape.rows, inner: shape.inner,
+                      columns: shape.columns, batches: shape.batches, batchCount: shape.batchCount)
     }
 
     /// y[b, i, j] = Σ_k a[b, i, k] · b[b, k, j] for every batch position b.

@@ -7,7 +7,7 @@ struct MatMulInteger: Operator {
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [.int32] }
     static var checksInputTypes: Bool { true }
-    let product: IntegerMatrixProduct
+    let product: MatrixProductShape
     let aType: ElementType, bType: ElementType
     let aZero: ZeroPoint, bZero: ZeroPoint
 
@@ -18,12 +18,12 @@ struct MatMulInteger: Operator {
         try context.checkAttributes([])
         let aType = try context.requireType(ofInput: 0, in: [.int8, .uint8])
         let bType = try context.requireType(ofInput: 1, in: [.int8, .uint8])
-        let product = try IntegerMatrixProduct(context, a: 0, b: 1)
+        let product = try MatrixProductShape(context, a: 0, b: 1)
         var dataInputs = [0, 1]
-        let aZero = try IntegerMatrixProduct.zeroPoint(context, input: 2, buffer: dataInputs.count, operandType: aType,
+        let aZero = try ZeroPoint.read(context, input: 2, buffer: dataInputs.count, operandType: aType,
                                                        perIndexCount: product.rows, role: "a_zero_point")
         if context.hasInput(2) { dataInputs.append(2) }
-        let bZero = try IntegerMatrixProduct.zeroPoint(context, input: 3, buffer: dataInputs.count, operandType: bType,
+        let bZero = try ZeroPoint.read(context, input: 3, buffer: dataInputs.count, operandType: bType,
                                                        perIndexCount: product.columns, role: "b_zero_point")
         if context.hasInput(3) { dataInputs.append(3) }
         return MatMulInteger(dataInputs: dataInputs, outputShapes: [product.outputShape], product: product,

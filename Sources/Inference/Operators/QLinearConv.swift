@@ -9,7 +9,7 @@ struct QLinearConv: Operator {
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     static var checksInputTypes: Bool { true }
-    let convolution: IntegerConvolution
+    let convolution: ConvolutionGeometry
     let xType: ElementType, wType: ElementType
     let xScale: ScaleParameter, wScale: ScaleParameter, yScale: ScaleParameter
     let xZero: ZeroPoint, wZero: ZeroPoint, yZero: ZeroPoint
@@ -19,11 +19,11 @@ struct QLinearConv: Operator {
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 8, 9)
-        try context.checkAttributes(IntegerConvolution.attributes)
+        try context.checkAttributes(ConvolutionGeometry.attributes)
         let xType = try context.requireType(ofInput: 0, in: [.int8, .uint8])
         let wType = try context.requireType(ofInput: 3, in: [.int8, .uint8])
         let yType = try context.requireType(ofInput: 7, in: [.int8, .uint8])
-        let convolution = try IntegerConvolution(context, x: 0, w: 3)
+        let convolution = try ConvolutionGeometry(context, x: 0, w: 3)
         let channels = convolution.outputChannels
         let hasBias = context.hasInput(8)
         if hasBias {
@@ -32,7 +32,7 @@ struct QLinearConv: Operator {
             guard b == [channels] else { throw context.error(.invalidShape, "bias shape \(b) must be [\(channels)]") }
         }
         func zero(_ input: Int, _ type: ElementType, _ count: Int, _ role: String) throws(ModelError) -> ZeroPoint {
-            try IntegerMatrixProduct.zeroPoint(context, input: input, buffer: input, operandType: type, perIndexCount: count, role: role)
+            try ZeroPoint.read(context, input: input, buffer: input, operandType: type, perIndexCount: count, role: role)
         }
         return QLinearConv(dataInputs: hasBias ? Array(0...8) : Array(0...7), outputShapes: [convolution.outputShape],
                            outputTypes: [yType], convolution: convolution, xType: xType, wType: wType,

@@ -8,7 +8,7 @@ struct QLinearMatMul: Operator {
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     static var checksInputTypes: Bool { true }
-    let product: IntegerMatrixProduct
+    let product: MatrixProductShape
     let aType: ElementType, bType: ElementType
     let aScale: ScaleParameter, bScale: ScaleParameter, yScale: ScaleParameter
     let aZero: ZeroPoint, bZero: ZeroPoint, yZero: ZeroPoint
@@ -21,10 +21,10 @@ struct QLinearMatMul: Operator {
         let aType = try context.requireType(ofInput: 0, in: [.int8, .uint8])
         let bType = try context.requireType(ofInput: 3, in: [.int8, .uint8])
         let yType = try context.requireType(ofInput: 7, in: [.int8, .uint8])
-        let product = try IntegerMatrixProduct(context, a: 0, b: 3)
+        let product = try MatrixProductShape(context, a: 0, b: 3)
         let (m, n) = (product.rows, product.columns)
         func zero(_ input: Int, _ type: ElementType, _ count: Int, _ role: String) throws(ModelError) -> ZeroPoint {
-            try IntegerMatrixProduct.zeroPoint(context, input: input, buffer: input, operandType: type, perIndexCount: count, role: role)
+            try ZeroPoint.read(context, input: input, buffer: input, operandType: type, perIndexCount: count, role: role)
         }
         return QLinearMatMul(outputShapes: [product.outputShape], outputTypes: [yType], product: product, aType: aType, bType: bType,
                              aScale: try ScaleParameter.read(context, input: 1, buffer: 1, perIndexCount: m, role: "a_scale"),

@@ -41,7 +41,7 @@ struct QuantizedScalar: Sendable {
     /// absent: 0), whose buffers are `buffer` and the one after it when present.
     static func read(_ context: NodeContext, scaleInput: Int, type: ElementType, buffer: Int, role: String) throws(ModelError) -> (QuantizedScalar, [Int]) {
         let scale = try ScaleParameter.read(context, input: scaleInput, buffer: buffer, perIndexCount: nil, role: "\(role)_scale")
-        let zero = try IntegerMatrixProduct.zeroPoint(context, input: scaleInput + 1, buffer: buffer + 1, operandType: type,
+        let zero = try ZeroPoint.read(context, input: scaleInput + 1, buffer: buffer + 1, operandType: type,
                                                       perIndexCount: 1, role: "\(role)_zero_point")
         return (QuantizedScalar(scale: scale, zero: zero), context.hasInput(scaleInput + 1) ? [scaleInput, scaleInput + 1] : [scaleInput])
     }

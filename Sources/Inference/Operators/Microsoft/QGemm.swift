@@ -39,9 +39,9 @@ struct QGemm: Operator {
         guard k == kB else { throw context.error(.invalidShape, "A \(a) and B \(b) cannot be multiplied (transA \(transposeA), transB \(transposeB))") }
         var dataInputs = [0, 1, 2, 3, 4, 5]
         let aScale = try ScaleParameter.read(context, input: 1, buffer: 1, perIndexCount: nil, role: "a_scale")
-        let aZero = try IntegerMatrixProduct.zeroPoint(context, input: 2, buffer: 2, operandType: aType, perIndexCount: 1, role: "a_zero_point")
+        let aZero = try ZeroPoint.read(context, input: 2, buffer: 2, operandType: aType, perIndexCount: 1, role: "a_zero_point")
         let bScale = try ScaleParameter.read(context, input: 4, buffer: 4, perIndexCount: n, role: "b_scale")
-        let bZero = try IntegerMatrixProduct.zeroPoint(context, input: 5, buffer: 5, operandType: bType, perIndexCount: n, role: "b_zero_point")
+        let bZero = try ZeroPoint.read(context, input: 5, buffer: 5, operandType: bType, perIndexCount: n, role: "b_zero_point")
         var bias: Int?, biasStrides = (row: 0, column: 0)
         if context.hasInput(6) {
             _ = try context.requireType(ofInput: 6, in: [.int32])
@@ -61,7 +61,7 @@ struct QGemm: Operator {
         if context.hasInput(7) {
             outputType = try context.requireType(ofInput: 8, in: [.int8, .uint8])
             yScale = try ScaleParameter.read(context, input: 7, buffer: dataInputs.count, perIndexCount: nil, role: "y_scale")
-            yZero = try IntegerMatrixProduct.zeroPoint(context, input: 8, buffer: dataInputs.count + 1, operandType: outputType,
+            yZero = try ZeroPoint.read(context, input: 8, buffer: dataInputs.count + 1, operandType: outputType,
                                                        perIndexCount: 1, role: "y_zero_point")
             dataInputs += [7, 8]
         }

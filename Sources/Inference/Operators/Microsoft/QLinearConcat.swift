@@ -24,7 +24,7 @@ struct QLinearConcat: Operator {
         guard context.attribute("axis") != nil else { throw context.error(.malformed, "attribute is required", attribute: "axis") }
         let type = try context.requireType(ofInput: 2, in: [.int8, .uint8])
         let yScale = try ScaleParameter.read(context, input: 0, buffer: 0, perIndexCount: nil, role: "Y_scale")
-        let yZero = try IntegerMatrixProduct.zeroPoint(context, input: 1, buffer: 1, operandType: type, perIndexCount: 1, role: "Y_zero_point")
+        let yZero = try ZeroPoint.read(context, input: 1, buffer: 1, operandType: type, perIndexCount: 1, role: "Y_zero_point")
         var xScales: [ScaleParameter] = [], xZeros: [ZeroPoint] = []
         let first = try context.shape(ofInput: 2)
         let axis = try context.axis(try context.int("axis", default: 0), rank: first.count, attribute: "axis")
@@ -34,7 +34,7 @@ struct QLinearConcat: Operator {
                 throw context.error(.invalidGraph, "input \(start) has type \(try context.type(ofInput: start)), input 2 \(type); they must agree")
             }
             xScales.append(try ScaleParameter.read(context, input: start + 1, buffer: start + 1, perIndexCount: nil, role: "X_scale"))
-            xZeros.append(try IntegerMatrixProduct.zeroPoint(context, input: start + 2, buffer: start + 2, operandType: type, perIndexCount: 1,
+            xZeros.append(try ZeroPoint.read(context, input: start + 2, buffer: start + 2, operandType: type, perIndexCount: 1,
                                                              role: "X_zero_point"))
             let shape = try context.shape(ofInput: start)
             guard shape.count == first.count, zip(shape, first).enumerated().allSatisfy({ $0.offset == axis || $0.element.0 == $0.element.1 }) else {
