@@ -46,14 +46,8 @@ struct DequantizeLinear: Operator {
                 throw context.error(.invalidValue, "an int32 x takes no zero point but 0")
             }
         }
-        let shape = try context.shape(ofInput: 0), scale = try context.shape(ofInput: 1)
-        if context.opVersion < 13, scale.reduce(1, *) != 1 || scale.count > 1 {
-            throw context.error(.invalidShape, "x_scale has shape \(scale); DequantizeLinear-10 takes a scalar")
-        }
-        let layout = try QuantizationLayout(context, shape: shape, parameter: scale, axis: axis, blockSize: blockSize, role: "x_scale")
-        if hasZeroPoint, try !QuantizationLayout.agree(context.shape(ofInput: 2), scale) {
-            throw context.error(.invalidShape, "x_zero_point has shape \(try context.shape(ofInput: 2)), x_scale \(scale); they must agree")
-        }
+        let shape = try context.shape(ofInput: 0)
+        let layout = try QuantizationLayout(context, axis: axis, blockSize: blockSize, hasZeroPoint: hasZeroPoint, prefix: "x")
         return DequantizeLinear(dataInputs: hasZeroPoint ? [0, 1, 2] : [0, 1], outputShapes: [shape], outputTypes: [outputType],
                                 inputType: inputType, scaleType: scaleType, layout: layout, hasZeroPoint: hasZeroPoint,
                                 count: shape.reduce(1, *))

@@ -127,6 +127,24 @@ struct QuantizationLayout: Sendable, Equatable {
         self.init(kind: .blocked, axisSize: shape[axis], inner: inner, blockSize: blockSize, blockCount: expected[axis])
     }
 
+    /// The layout of QuantizeLinear's or DequantizeLinear's scale (node input 1) for its data
+    /// (input 0), after checking the scale (a scalar before opset 13) and that the zero point
+    /// (input 2, if `hasZeroPoint`) has the scale's shape. `prefix` names the parameters in errors
+    /// (`x` gives `x_scale` and `x_zero_point`).
+    init(_ context: NodeContext, axis: Int, blockSize: Int, hasZeroPoint: Bool, prefix: String) throws(ModelError) {
+        let shape = try context.shape(ofInput: 0), scale = try context.shape(ofInput: 1)
+        if context.opVersion < 13, scale.reduce(1, *) != 1 || scale.count > 1 {
+            throw context.error(.invalidShape, "\(prefix)_scale has shape \(scale); \(context.node.opType)-10 takes a scalar")
+        }
+        try self.init(context, shape: shape, parameter: scale, axis: axis, blockSize: blockSize, role: "\(prefix)_scale")
+        if hasZeroPoint {
+            let zero = try context.shape(ofInput: 2)
+            guard Self.agree(zero, scale) else {
+                throw context.error(.invalidShape, "\(prefix)_zero_point has shape \(zero), \(prefix)_scale \(scale); they must agree")
+            }
+        }
+    }
+
     private init(kind: Kind, axisSize: Int, inner: Int, blockSize: Int, blockCount: Int) {
         self.kind = kind
         self.axisSize = axisSize
