@@ -170,6 +170,8 @@ package struct SegmentationModel: Sendable {
                 }
             case .float16:
                 throw .init(field: field, message: "input \(input) is float16, which constants do not take")
+            case .string:
+                throw .init(field: field, message: "input \(input) holds strings, which constants do not take")
             }
         }
         return Tensor(shape: shape, elementType: type, bytes: bytes)

@@ -231,8 +231,9 @@ package struct ParsedModel: Sendable {
         metadata = Dictionary(proto.metadata.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
     }
 
-    /// The model validated and planned, as `InferenceModel(bytes:inputShapes:planTimeInputs:)`.
-    package func planned(inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:]) throws(ModelError) -> InferenceModel {
-        try InferenceModel(proto: proto, inputShapes: inputShapes, planTimeInputs: planTimeInputs)
+    /// The model validated and planned, as `InferenceModel(bytes:inputShapes:planTimeInputs:planTimeStrings:)`.
+    package func planned(inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:],
+                         planTimeStrings: [String: StringTensor] = [:]) throws(ModelError) -> InferenceModel {
+        try InferenceModel(proto: proto, inputShapes: inputShapes, planTimeInputs: planTimeInputs, planTimeStrings: planTimeStrings)
     }
 }

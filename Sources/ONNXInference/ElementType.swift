@@ -4,18 +4,21 @@ import Inference
 ///
 /// Float operators compute in `float32`; `float16` and `float64` values are stored as such and
 /// converted by `Cast` and the data-movement operators. The integer types and `bool` are computed
-/// by the operators that take them (shapes, indices, masks).
+/// by the operators that take them (shapes, indices, masks). `string` values (UTF-8) exist only
+/// while a model is planned: a string input is fixed into the plan, and the operators on strings
+/// run then.
 public enum ElementType: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case float32, float16, float64
     case int8, int16, int32, int64
     case uint8, uint16, uint32, uint64
     case bool
+    case string
 
-    /// Bytes per element.
-    public var byteCount: Int { engineType.byteSize }
+    /// Bytes per element; 0 for `string`, whose elements are Swift strings, not bytes.
+    public var byteCount: Int { self == .string ? 0 : engineType.byteSize }
 
-    /// The ONNX name (`FLOAT`, `INT64`, …), as onnx's error messages and tools print it.
-    public var description: String { engineType.description }
+    /// The ONNX name (`FLOAT`, `INT64`, `STRING`, …), as onnx's error messages and tools print it.
+    public var description: String { self == .string ? "STRING" : engineType.description }
 
     init(_ type: Inference.ElementType) {
         switch type {
@@ -34,6 +37,9 @@ public enum ElementType: String, Sendable, Hashable, CaseIterable, CustomStringC
         }
     }
 
+    /// The engine's type of the elements it stores as bytes.
+    ///
+    /// - Precondition: not `string` (the engine holds strings as `StringTensor`s).
     var engineType: Inference.ElementType {
         switch self {
         case .float32: .float32
@@ -48,6 +54,7 @@ public enum ElementType: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .uint32: .uint32
         case .uint64: .uint64
         case .bool: .bool
+        case .string: preconditionFailure("string elements are not stored as bytes")
         }
     }
 }

@@ -62,6 +62,8 @@ public final class InferenceSession: @unchecked Sendable {
 
     /// A value a node computed, observed by `run(inputs:observing:)`.
     public struct IntermediateValue: Sendable {
+        /// The node's position among the nodes that run, in execution order.
+        package let nodeIndex: Int
         /// The node's name (its first output's name when it has none).
         public let node: String
         /// The node's operator type.
@@ -152,7 +154,8 @@ public final class InferenceSession: @unchecked Sendable {
         // needs an input's value to plan: then at the first run, which brings it.
         var planned: Plan? = nil
         let canPlanNow = inputs.allSatisfy { info in
-            options.inputShapes[info.name] != nil || info.shape.dropFirst().allSatisfy { $0 != nil }
+            info.elementType != .string
+                && (options.inputShapes[info.name] != nil || info.shape.dropFirst().allSatisfy { $0 != nil })
         }
         if canPlanNow {
             let shapes = inputs.map { info in options.inputShapes[info.name] ?? info.shape.map { $0 ?? 1 } }
@@ -170,7 +173,10 @@ public final class InferenceSession: @unchecked Sendable {
         outputs = declaredOutputs.enumerated().map { index, declared in
             let name = graph.outputs[index].name
             if let declared, !declared.shape.isEmpty || planned == nil { return declared }
-            guard let inferred = planned?.model.outputs[index] else { return TensorInfo(name: name, elementType: .float32, shape: []) }
+            if let strings = planned?.model.stringOutputs[name] { return TensorInfo(name: name, elementType: .string, shape: strings.shape) }
+            guard let inferred = planned?.model.outputs.first(where: { $0.name == name }) else {
+                return TensorInfo(name: name, elementType: .float32, shape: [])
+            }
             return TensorInfo(name: name, elementType: ElementType(inferred.type), shape: inferred.shape)
         }
     }
@@ -235,6 +241,7 @@ public final class InferenceSession: @unchecked Sendable {
                     results[description.name] = Tensor(shape: description.shape, elementType: type, bytes: bytes)
                 }
             })
+        for (name, strings) in plan.model.stringOutputs { results[name] = Tensor(strings) }
     }
 
     /// Runs the model on `inputs`, calls `observe` with every value a node computes, in execution
@@ -243,7 +250,8 @@ public final class InferenceSession: @unchecked Sendable {
     /// For node-by-node comparisons with another implementation. The run keeps every value
     /// (no buffer reuse) and runs each node on its own kernel: on the fast path no fused layer
     /// runs, so a fault in a fusion shows in the outputs of `run(inputs:)` only. Nodes folded
-    /// when the model is planned (their inputs are all constants) are not observed.
+    /// when the model is planned (their inputs are all constants) are not observed, nor are
+    /// strings (computed when the model is planned).
     ///
     /// - Throws: as `run(inputs:)`.
     public func run(inputs feeds: [String: Tensor],
@@ -263,13 +271,15 @@ public final class InferenceSession: @unchecked Sendable {
         for name in plan.inputNames { engineFeeds[name] = feeds[name]!.engineTensor }
         let results: [String: Inference.Tensor]
         do { results = try plan.engine.run(engineFeeds) } catch { throw InferenceError(error) }
-        for node in plan.model.runningNodes {
+        for (index, node) in plan.model.runningNodes.enumerated() {
             for name in node.outputs {
                 guard let value = plan.engine.tensor(named: name) else { continue }
-                observe(IntermediateValue(node: node.name, op: node.op, name: name, tensor: Tensor(value)))
+                observe(IntermediateValue(nodeIndex: index, node: node.name, op: node.op, name: name, tensor: Tensor(value)))
             }
         }
-        return results.mapValues(Tensor.init)
+        var outputs = results.mapValues(Tensor.init)
+        for (name, strings) in plan.model.stringOutputs { outputs[name] = Tensor(strings) }
+        return outputs
     }
 
     // MARK: - Plans
@@ -314,11 +324,12 @@ public final class InferenceSession: @unchecked Sendable {
                                  fixing: [String: Tensor], options: Options, keepsIntermediates: Bool) throws(InferenceError) -> Plan {
         var inputShapes: [String: [Int]] = [:]
         for (info, shape) in zip(inputs, shapes) { inputShapes[info.name] = shape }
-        var offered: [String: Inference.Tensor] = [:]
-        for (name, tensor) in feeds where tensor.count <= offeredElementLimit { offered[name] = tensor.engineTensor }
-        for (name, tensor) in fixing { offered[name] = tensor.engineTensor }
+        // Strings exist only at plan time: every string input is fixed, whatever its size.
+        var offered: [String: Tensor] = fixing
+        for (name, tensor) in feeds where tensor.count <= offeredElementLimit || tensor.elementType == .string { offered[name] = tensor }
+        let (values, strings) = Tensor.engineValues(offered)
         do {
-            let model = try InferenceModel(proto: proto, inputShapes: inputShapes, planTimeInputs: offered)
+            let model = try InferenceModel(proto: proto, inputShapes: inputShapes, planTimeInputs: values, planTimeStrings: strings)
             let engine = try Inference.InferenceSession(model: model, path: options.path == .fast ? .fast : .reference,
                                                         threads: options.threads, keepsIntermediates: keepsIntermediates)
             var fixed: [String: Tensor] = [:]
@@ -360,13 +371,18 @@ public final class InferenceSession: @unchecked Sendable {
         guard let tensor = value.type?.tensorType else {
             throw InferenceError(.unsupported, "\(role) is not a tensor", input: value.name)
         }
-        guard let type = Inference.ElementType(tensor.elementType) else {
+        let type: ElementType
+        if tensor.elementType == .string {
+            type = .string
+        } else if let engineType = Inference.ElementType(tensor.elementType) {
+            type = ElementType(engineType)
+        } else {
             throw InferenceError(.unsupported, "\(role) has element type \(tensor.elementType), which is not supported", input: value.name)
         }
         let dims = tensor.shape?.dims ?? []
         let shape: [Int?] = dims.map { if case let .value(size) = $0 { Int(size) } else { nil } }
         let names: [String?] = dims.map { if case let .parameter(name) = $0 { name } else { nil } }
-        return TensorInfo(name: value.name, elementType: ElementType(type), shape: shape, dimensionNames: names)
+        return TensorInfo(name: value.name, elementType: type, shape: shape, dimensionNames: names)
     }
 
     /// Makes `names` the graph's outputs and drops the nodes and inputs they do not need.
@@ -399,7 +415,25 @@ extension Tensor {
         self.init(shape: tensor.shape, elementType: ElementType(tensor.type), bytes: tensor.bytes)
     }
 
+    init(_ strings: StringTensor) {
+        self.init(shape: strings.shape, strings: strings.values)
+    }
+
+    /// The engine's copy of a tensor that is not a `string` one.
     var engineTensor: Inference.Tensor {
         Inference.Tensor(type: elementType.engineType, shape: shape, bytes: withUnsafeBytes { Array($0) })
+    }
+
+    /// `tensors` as the engine takes them at plan time: the strings apart.
+    static func engineValues(_ tensors: [String: Tensor]) -> (values: [String: Inference.Tensor], strings: [String: StringTensor]) {
+        var values: [String: Inference.Tensor] = [:], strings: [String: StringTensor] = [:]
+        for (name, tensor) in tensors {
+            if tensor.elementType == .string {
+                strings[name] = StringTensor(shape: tensor.shape, values: (try? tensor.strings()) ?? [])
+            } else {
+                values[name] = tensor.engineTensor
+            }
+        }
+        return (values, strings)
     }
 }

@@ -64,6 +64,9 @@ package struct ModelDeclarations: Sendable {
     package let inputs: [DeclaredTensor]
     /// The graph outputs, in graph order.
     package let outputs: [DeclaredTensor]
+    /// The names of every graph input, initializers included (one with an initializer may be fed
+    /// by giving its shape), in graph order.
+    package var inputNamesIncludingInitializers: [String] { (parsed.proto.graph?.inputs ?? []).map(\.name) }
     /// The model's `metadata_props` (a later entry with the same key wins).
     package var metadata: [String: String] { parsed.metadata }
 
@@ -75,12 +78,14 @@ package struct ModelDeclarations: Sendable {
     }
 
     /// The model validated and planned for `inputShapes` (symbolic dims; a leading one nobody
-    /// binds is 1), with the inputs in `planTimeInputs` that a node needs as constants fixed.
+    /// binds is 1), with the inputs in `planTimeInputs` that a node needs as constants fixed
+    /// (every string input is, and needs its value here).
     ///
     /// - Throws: every `InferenceError` of loading a model (`.unsupported` listing each node).
     package func planned(inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:]) throws(InferenceError) -> PlannedModel {
         do {
-            let model = try parsed.planned(inputShapes: inputShapes, planTimeInputs: planTimeInputs.mapValues(\.engineTensor))
+            let (values, strings) = Tensor.engineValues(planTimeInputs)
+            let model = try parsed.planned(inputShapes: inputShapes, planTimeInputs: values, planTimeStrings: strings)
             return PlannedModel(model: model, proto: parsed.proto, planTimeInputs: planTimeInputs.filter { model.fixedInputs.contains($0.key) })
         } catch {
             throw InferenceError(error)
@@ -98,8 +103,10 @@ package final class PlannedModel: Sendable {
     let planTimeInputs: [String: Tensor]
     /// The inputs a run is fed (initializers and fixed inputs excluded), in the engine's order.
     package let inputs: [PlannedTensor]
-    /// The graph outputs, in graph order.
+    /// The graph outputs that do not hold strings, in graph order: what a run computes.
     package let outputs: [PlannedTensor]
+    /// The graph outputs that hold strings, by name, computed when the model was planned.
+    package let stringOutputs: [String: Tensor]
 
     init(model: InferenceModel, proto: ModelProto, planTimeInputs: [String: Tensor]) {
         self.model = model
@@ -107,6 +114,7 @@ package final class PlannedModel: Sendable {
         self.planTimeInputs = planTimeInputs
         inputs = model.inputs.map(PlannedTensor.init)
         outputs = model.outputs.map(PlannedTensor.init)
+        stringOutputs = model.stringOutputs.mapValues(Tensor.init)
     }
 
     /// Reads, decodes and plans an ONNX model as ``ModelDeclarations/planned(inputShapes:planTimeInputs:)``.
@@ -120,6 +128,9 @@ package final class PlannedModel: Sendable {
     package var fixedInputs: Set<String> { model.fixedInputs }
     /// The model's `metadata_props`.
     package var metadata: [String: String] { model.metadata }
+    /// What planning accepted but a user may want to know (graph inputs given different sizes
+    /// for one `dim_param`).
+    package var warnings: [String] { model.warnings }
 
     /// The op type of the node that computes `value`'s elements, looking back through the ops
     /// that only move elements; nil for graph inputs and initializers.

@@ -4,9 +4,13 @@
 /// mutated. The bytes are 64-byte aligned and little-endian, as the engine holds them, so
 /// ``withUnsafeBytes(_:)`` and ``withUnsafeBufferPointer(of:_:)`` read them without a copy.
 ///
+/// A tensor of ``ElementType/string`` holds Swift strings (``init(shape:strings:)``,
+/// ``strings()``) and has no bytes: zero-copy byte access does not apply to it.
+///
 /// ```swift
 /// let x = Tensor(shape: [1, 3, 2, 2], scalars: [Float](repeating: 0.5, count: 12))
 /// let y: [Float] = try x.scalars(as: Float.self)
+/// let words = Tensor(shape: [2], strings: ["monday", "tuesday"])
 /// ```
 public struct Tensor: Sendable, Equatable, CustomStringConvertible {
     /// The dims, outermost first; `[]` for a scalar.
@@ -14,6 +18,8 @@ public struct Tensor: Sendable, Equatable, CustomStringConvertible {
     /// The type of every element.
     public let elementType: ElementType
     private var storage: TensorStorage
+    /// The elements of a `string` tensor in C order; empty for every other type.
+    private let stringElements: [String]
 
     /// A tensor of `scalars` in C order.
     ///
@@ -24,6 +30,7 @@ public struct Tensor: Sendable, Equatable, CustomStringConvertible {
         precondition(scalars.count == count, "\(scalars.count) values do not fill a tensor of shape \(shape) (\(count) elements)")
         self.shape = shape
         elementType = Scalar.elementType
+        stringElements = []
         storage = TensorStorage(byteCount: count * MemoryLayout<Scalar>.stride)
         let destination = storage.bytes.bindMemory(to: Scalar.self, capacity: count)
         var index = 0
@@ -33,20 +40,37 @@ public struct Tensor: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// A zero-element tensor of `elementType`: every byte 0 (0, `false`, +0.0).
+    /// A tensor of `strings` in C order, of element type ``ElementType/string``.
+    ///
+    /// - Precondition: every dim is ≥ 0 and `strings.count` is the product of `shape`.
+    public init(shape: [Int], strings: some Collection<String>) {
+        precondition(shape.allSatisfy { $0 >= 0 }, "a tensor's dims must be non-negative (got \(shape))")
+        let count = shape.reduce(1, *)
+        precondition(strings.count == count, "\(strings.count) strings do not fill a tensor of shape \(shape) (\(count) elements)")
+        self.shape = shape
+        elementType = .string
+        stringElements = Array(strings)
+        storage = TensorStorage(byteCount: 0)
+    }
+
+    /// A tensor of `elementType` with every element zero: every byte 0 (0, `false`, +0.0), or
+    /// every string empty.
     ///
     /// - Precondition: every dim is ≥ 0.
     public init(zeros elementType: ElementType, shape: [Int]) {
         precondition(shape.allSatisfy { $0 >= 0 }, "a tensor's dims must be non-negative (got \(shape))")
         self.shape = shape
         self.elementType = elementType
+        stringElements = elementType == .string ? Array(repeating: "", count: shape.reduce(1, *)) : []
         storage = TensorStorage(byteCount: shape.reduce(1, *) * elementType.byteCount)
     }
 
     /// A tensor of `elementType` whose elements are `bytes`, little-endian, in C order.
     ///
-    /// - Precondition: `bytes.count` is the element count times `elementType.byteCount`.
+    /// - Precondition: `elementType` is not `string` (see ``init(shape:strings:)``), and
+    ///   `bytes.count` is the element count times `elementType.byteCount`.
     public init(shape: [Int], elementType: ElementType, bytes: some Collection<UInt8>) {
+        precondition(elementType != .string, "a string tensor is made from strings (init(shape:strings:)), not bytes")
         self.init(zeros: elementType, shape: shape)
         precondition(bytes.count == storage.byteCount,
                      "\(bytes.count) bytes do not hold a \(elementType) tensor of shape \(shape) (\(storage.byteCount) bytes)")
@@ -64,6 +88,15 @@ public struct Tensor: Sendable, Equatable, CustomStringConvertible {
         try withUnsafeBufferPointer(of: Scalar.self) { Array($0) }
     }
 
+    /// The elements of a ``ElementType/string`` tensor, in C order.
+    ///
+    /// - Throws: ``TensorError/elementTypeMismatch(expected:actual:)`` when the tensor does not
+    ///   hold strings.
+    public func strings() throws(TensorError) -> [String] {
+        guard elementType == .string else { throw .elementTypeMismatch(expected: elementType, actual: .string) }
+        return stringElements
+    }
+
     /// Calls `body` with the elements as `Scalar`s, without copying them.
     ///
     /// - Throws: ``TensorError/elementTypeMismatch(expected:actual:)`` when `Scalar` is not the
@@ -77,7 +110,7 @@ public struct Tensor: Sendable, Equatable, CustomStringConvertible {
         return body(UnsafeBufferPointer(start: storage.bytes.assumingMemoryBound(to: Scalar.self), count: count))
     }
 
-    /// Calls `body` with the elements' bytes, without copying them.
+    /// Calls `body` with the elements' bytes, without copying them (none for a `string` tensor).
     public func withUnsafeBytes<Result, Failure>(
         _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
@@ -85,7 +118,7 @@ public struct Tensor: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Calls `body` with the elements' bytes to change them in place (copying them first only
-    /// when another tensor shares them).
+    /// when another tensor shares them); none for a `string` tensor.
     public mutating func withUnsafeMutableBytes<Result, Failure>(
         _ body: (UnsafeMutableRawBufferPointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
@@ -107,9 +140,10 @@ public struct Tensor: Sendable, Equatable, CustomStringConvertible {
         return body(UnsafeMutableBufferPointer(start: storage.bytes.assumingMemoryBound(to: Scalar.self), count: count))
     }
 
-    /// Equal shapes, element types and bytes (so `+0.0 != -0.0` and a NaN equals the same NaN).
+    /// Equal shapes, element types and bytes (so `+0.0 != -0.0` and a NaN equals the same NaN),
+    /// or strings.
     public static func == (a: Tensor, b: Tensor) -> Bool {
-        a.shape == b.shape && a.elementType == b.elementType
+        a.shape == b.shape && a.elementType == b.elementType && a.stringElements == b.stringElements
             && (a.storage === b.storage || a.withUnsafeBytes { x in b.withUnsafeBytes { y in x.elementsEqual(y) } })
     }
 

@@ -12,6 +12,7 @@ import HalfPrecision
 /// Elements are compared as `Double`s (exact for every float and for integers up to 2^53);
 /// `rtol` and `atol` apply to integers and bools too, as in numpy (pass 0 to compare them
 /// exactly). NaN matches NaN (`equal_nan`), and an infinity matches only the same infinity.
+/// Strings match only when equal: a differing one counts as an infinite error, with no ``worst``.
 public struct TensorComparison: Sendable, CustomStringConvertible {
     public let rtol: Double
     public let atol: Double
@@ -50,6 +51,15 @@ public struct TensorComparison: Sendable, CustomStringConvertible {
         }
         incompatibility = nil
         count = actual.count
+        if actual.elementType == .string {
+            // Strings match only when equal; there is no distance between them.
+            let differing = zip((try? actual.strings()) ?? [], (try? expected.strings()) ?? []).count { $0 != $1 }
+            mismatchCount = differing
+            maximumAbsoluteError = differing == 0 ? 0 : .infinity
+            maximumRelativeError = maximumAbsoluteError
+            worst = nil
+            return
+        }
         var mismatches = 0, largestAbsolute = 0.0, largestRelative = 0.0, worstAt = -1
         var worstValues = (0.0, 0.0)
         actual.withUnsafeBytes { a in
@@ -115,6 +125,7 @@ public struct TensorComparison: Sendable, CustomStringConvertible {
         case .uint16: Double(bytes.load(fromByteOffset: 2 * i, as: UInt16.self))
         case .uint32: Double(bytes.load(fromByteOffset: 4 * i, as: UInt32.self))
         case .uint64: Double(bytes.load(fromByteOffset: 8 * i, as: UInt64.self))
+        case .string: preconditionFailure("strings are compared as strings")
         }
     }
 
