@@ -1,5 +1,6 @@
 import Foundation
 import Inference
+import NumpyFormat
 
 /// `vbg check MODEL`: runs a model on the fast and the reference paths and says whether they
 /// agree; when they do not, which node's value differs first, whether its kernel alone is at
@@ -73,7 +74,7 @@ let checkCommand = Command(
                 throw CLIError.usage("the model has no input '\(name)' (inputs: \(declared.joined(separator: ", ")))")
             }
             guard shapes[name] == nil else { throw CLIError.usage("input '\(name)' has both --input and --shape; its file gives its shape") }
-            given[name] = try TensorFile.read(spec.file)
+            given[name] = try engineTensor(readingNumpy: spec.file)
         }
         let model: InferenceModel
         do {
@@ -118,6 +119,18 @@ let checkCommand = Command(
             throw CLIError.input("the \(candidate.title) differs from the reference path on \(differing) of \(report.outputs.count) output(s)")
         }
     })
+
+/// A `.npy` file's numbers as the engine holds them (until `vbg check` runs on ONNXInference).
+private func engineTensor(readingNumpy path: String) throws -> Tensor {
+    let array: NumpyArray
+    do { array = try NumpyArray(contentsOfFile: path) } catch { throw CLIError.input(error.message) }
+    let types: [(NumpyDataType, ElementType)] = [
+        (.float32, .float32), (.float16, .float16), (.float64, .double), (.int8, .int8), (.int16, .int16),
+        (.int32, .int32), (.int64, .int64), (.uint8, .uint8), (.uint16, .uint16), (.uint32, .uint32),
+        (.uint64, .uint64), (.bool, .bool),
+    ]
+    return Tensor(type: types.first { $0.0 == array.dataType }!.1, shape: array.shape, bytes: array.data)
+}
 
 /// `--rtol` / `--atol`: a finite, non-negative number.
 private func tolerance(_ text: String?, name: String, default defaultValue: Double) throws -> Double {

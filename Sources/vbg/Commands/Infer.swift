@@ -1,6 +1,6 @@
 import Foundation
-import Inference
 import NumpyFormat
+import ONNXInference
 
 /// `vbg infer`: runs a model on `.npy` tensors and writes its outputs (and, on request, every
 /// intermediate value) as `.npy`.
@@ -34,7 +34,7 @@ let inferCommand = Command(
         guard let modelArgument = try arguments.value("model") else { throw CLIError.usage("--model is required") }
         let inputSpecs = try arguments.values("input").map(TensorFile.init)
         let outputSpecs = try arguments.values("output").map(TensorFile.init)
-        let path = ExecutionPath(rawValue: try arguments.choice("path", ExecutionPath.allCases.map(\.rawValue), default: "fast"))!
+        let path = InferenceSession.ExecutionPath(rawValue: try arguments.choice("path", InferenceSession.ExecutionPath.allCases.map(\.rawValue), default: "fast"))!
         let dump = try arguments.value("dump")
         _ = try arguments.positionals()
         try arguments.finish()
@@ -42,15 +42,17 @@ let inferCommand = Command(
         for spec in outputSpecs { try OutputFile.checkFormat(spec.file, of: "--output", format: ".npy", extensions: ["npy"]) }
 
         let bytes: [UInt8]
-        do { bytes = try InferenceModel.readFile(ModelArgument.path(for: modelArgument)) } catch { throw CLIError.input(String(describing: error)) }
-        let declared = try InferenceModel.inputNames(in: bytes)
-        let feedable = try InferenceModel.inputNames(in: bytes, includingInitializers: true)
+        do { bytes = try PlannedModel.readFile(ModelArgument.path(for: modelArgument)) } catch { throw CLIError.input(String(describing: error)) }
+        let declarations: ModelDeclarations
+        do { declarations = try ModelDeclarations(modelData: bytes) } catch { throw CLIError.input(String(describing: error)) }
+        let declared = declarations.inputs.map(\.name)
+        let feedable = declarations.inputNamesIncludingInitializers
         // A model without graph inputs (its outputs computed from constants alone) takes none.
         guard !inputSpecs.isEmpty || declared.isEmpty else { throw CLIError.usage("--input is required") }
-        var feeds: [String: Tensor] = [:], stringFeeds: [String: StringTensor] = [:]
+        var feeds: [String: Tensor] = [:]
         if declared.isEmpty {
-            // Not a model with inputs: loading it says why.
-            do { _ = try InferenceModel(bytes: bytes) } catch { throw CLIError.input(String(describing: error)) }
+            // Not a model with inputs: planning it says why.
+            do { _ = try declarations.planned() } catch { throw CLIError.input(String(describing: error)) }
         }
         for spec in inputSpecs {
             let name = try spec.name ?? {
@@ -59,59 +61,49 @@ let inferCommand = Command(
                 }
                 return declared[0]
             }()
-            guard feeds[name] == nil, stringFeeds[name] == nil else { throw CLIError.usage("input '\(name)' is given twice") }
+            guard feeds[name] == nil else { throw CLIError.usage("input '\(name)' is given twice") }
             // A name the model lacks is bad usage, as for --output (exit 2, with the names).
             guard feedable.contains(name) else {
                 throw CLIError.usage("the model has no input '\(name)' (inputs: \(declared.joined(separator: ", ")))")
             }
-            switch try TensorFile.readValue(spec.file) {
-            case let .tensor(tensor): feeds[name] = tensor
-            case let .strings(strings): stringFeeds[name] = strings
-            }
+            feeds[name] = try TensorFile.readValue(spec.file)
         }
-        let model: InferenceModel
+        let model: PlannedModel
         do {
-            model = try InferenceModel(bytes: bytes, inputShapes: feeds.mapValues(\.shape), planTimeInputs: feeds,
-                                       planTimeStrings: stringFeeds)
+            // String inputs are fixed into the plan by value; the others bind the dims.
+            model = try declarations.planned(inputShapes: feeds.filter { $0.value.elementType != .string }.mapValues(\.shape),
+                                             planTimeInputs: feeds)
         } catch {
             throw CLIError.input(String(describing: error))
         }
         for warning in model.warnings { printError("vbg infer: warning: \(warning)") }
+        let outputNames = model.outputs.map(\.name) + model.stringOutputs.keys.sorted()
         var outputs: [(name: String, file: String)] = []
         for spec in outputSpecs {
             let name = try spec.name ?? {
-                let names = model.outputs.map(\.name) + model.stringOutputs.keys.sorted()
-                guard outputSpecs.count == 1, names.count == 1 else {
-                    throw CLIError.usage("the model has \(names.count) outputs; name each as --output NAME=FILE")
+                guard outputSpecs.count == 1, outputNames.count == 1 else {
+                    throw CLIError.usage("the model has \(outputNames.count) outputs; name each as --output NAME=FILE")
                 }
-                return names[0]
+                return outputNames[0]
             }()
-            guard model.outputs.contains(where: { $0.name == name }) || model.stringOutputs[name] != nil else {
-                let names = model.outputs.map(\.name) + model.stringOutputs.keys.sorted()
-                throw CLIError.usage("the model has no output '\(name)' (outputs: \(names.joined(separator: ", ")))")
+            guard outputNames.contains(name) else {
+                throw CLIError.usage("the model has no output '\(name)' (outputs: \(outputNames.joined(separator: ", ")))")
             }
             outputs.append((name, spec.file))
         }
-        // String outputs were computed when the model was loaded; a run computes the tensors.
-        var results: [String: Tensor] = [:]
-        var session: InferenceSession?
+        // String outputs were computed when the model was planned; a run computes the tensors.
+        var results = model.stringOutputs
         if dump != nil || outputs.contains(where: { model.stringOutputs[$0.name] == nil }) {
-            do {
-                let running = try InferenceSession(model: model, path: path, keepsIntermediates: dump != nil)
-                results = try running.run(feeds.filter { name, _ in !model.fixedInputs.contains(name) })
-                session = running
-            } catch {
-                throw CLIError.input(String(describing: error))
-            }
-        }
-        for (name, file) in outputs {
-            if let strings = model.stringOutputs[name] {
-                try TensorFile.write(strings, to: file)
+            let session: InferenceSession
+            do { session = try InferenceSession(planned: model, options: .init(path: path)) } catch { throw CLIError.input(String(describing: error)) }
+            let runFeeds = feeds.filter { !model.fixedInputs.contains($0.key) }
+            if let dump {
+                results.merge(try ValueDump.write(running: session, on: runFeeds, to: dump, modelName: modelArgument)) { $1 }
             } else {
-                try TensorFile.write(results[name]!, to: file)
+                do { results.merge(try session.run(inputs: runFeeds)) { $1 } } catch { throw CLIError.input(String(describing: error)) }
             }
         }
-        if let dump, let session { try ValueDump.write(session, model: model, to: dump, modelName: modelArgument) }
+        for (name, file) in outputs { try TensorFile.write(results[name]!, to: file) }
     })
 
 /// A `--input` / `--output` argument, `NAME=FILE` or `FILE`, and the `.npy` conversions.
@@ -129,50 +121,42 @@ struct TensorFile {
     }
 
     private static let types: [(NumpyDataType, ElementType)] = [
-        (.float32, .float32), (.float16, .float16), (.float64, .double), (.int8, .int8), (.int16, .int16),
+        (.float32, .float32), (.float16, .float16), (.float64, .float64), (.int8, .int8), (.int16, .int16),
         (.int32, .int32), (.int64, .int64), (.uint8, .uint8), (.uint16, .uint16), (.uint32, .uint32),
         (.uint64, .uint64), (.bool, .bool),
     ]
 
+    /// The numbers of a `.npy` file.
     static func read(_ path: String) throws -> Tensor {
         let array: NumpyArray
         do { array = try NumpyArray(contentsOfFile: path) } catch { throw CLIError.input(error.message) }
         let type = types.first { $0.0 == array.dataType }!.1
-        return Tensor(type: type, shape: array.shape, bytes: array.data)
+        return Tensor(shape: array.shape, elementType: type, bytes: array.data)
     }
 
     /// What a `.npy` file holds: numbers, or strings (numpy's `<U` dtype).
-    enum Value {
-        case tensor(Tensor)
-        case strings(StringTensor)
-    }
-
-    static func readValue(_ path: String) throws -> Value {
+    static func readValue(_ path: String) throws -> Tensor {
         guard let bytes = FileManager.default.contents(atPath: path).map([UInt8].init),
-              NumpyStringArray.holdsStrings(bytes) else { return .tensor(try read(path)) }
+              NumpyStringArray.holdsStrings(bytes) else { return try read(path) }
         do {
             let array = try NumpyStringArray(bytes: bytes)
-            return .strings(StringTensor(shape: array.shape, values: array.values))
+            return Tensor(shape: array.shape, strings: array.values)
         } catch {
             throw CLIError.input("\(path): \(error.message)")
         }
     }
 
-    static func write(_ strings: StringTensor, to path: String) throws {
-        try OutputFile.write(path) { temporary in
-            do {
-                try NumpyStringArray(shape: strings.shape, values: strings.values).write(toFile: temporary)
-            } catch {
-                throw CLIError.input(String(describing: error))
-            }
-        }
-    }
-
+    /// Writes `tensor` as `.npy`: numpy's `<U` dtype for strings.
     static func write(_ tensor: Tensor, to path: String) throws {
-        let dataType = types.first { $0.1 == tensor.type }!.0
         try OutputFile.write(path) { temporary in
             do {
-                try NumpyArray(shape: tensor.shape, dataType: dataType, data: tensor.bytes).write(toFile: temporary)
+                if tensor.elementType == .string {
+                    try NumpyStringArray(shape: tensor.shape, values: tensor.strings()).write(toFile: temporary)
+                } else {
+                    let dataType = types.first { $0.1 == tensor.elementType }!.0
+                    try NumpyArray(shape: tensor.shape, dataType: dataType, data: tensor.withUnsafeBytes { Array($0) })
+                        .write(toFile: temporary)
+                }
             } catch {
                 throw CLIError.input(String(describing: error))
             }

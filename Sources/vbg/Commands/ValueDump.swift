@@ -1,5 +1,5 @@
 import Foundation
-import Inference
+import ONNXInference
 
 /// `vbg infer --dump DIR`: every value the graph computes as `DIR/<file>.npy`, and `DIR/index.json`
 /// mapping each file to its node, op, value name, shape and dtype.
@@ -57,34 +57,38 @@ enum ValueDump {
         return String(repeating: "0", count: 8 - hex.count) + hex
     }
 
-    /// Writes every value `session` kept after its run (it must keep intermediates) into
-    /// `directory`, then the index.
+    /// Runs `session` on `feeds`, observing every value a node computes, writes each into
+    /// `directory` as it comes, then the index.
     ///
-    /// - Returns: the entries written, in execution order.
-    @discardableResult
-    static func write(_ session: InferenceSession, model: InferenceModel, to directory: String,
-                      modelName: String) throws -> [Entry] {
+    /// - Returns: the session's outputs.
+    static func write(running session: InferenceSession, on feeds: [String: Tensor], to directory: String,
+                      modelName: String) throws -> [String: Tensor] {
         do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
             throw CLIError.input("cannot create \(directory): \(error.localizedDescription)")
         }
         var taken: Set<String> = ["index"]
         var entries: [Entry] = []
-        for (index, node) in model.runningNodes.enumerated() {
-            for name in node.outputs {
-                guard let tensor = session.tensor(named: name) else { continue }
-                let file = fileName(node: index, value: name, taken: &taken) + ".npy"
-                try TensorFile.write(tensor, to: "\(directory)/\(file)")
-                entries.append(Entry(file: file, node: node.name, op: node.op, value: name, shape: tensor.shape,
-                                     dtype: TensorFile.numpyName(of: tensor.type)))
+        var failure: (any Error)?
+        let outputs: [String: Tensor]
+        do {
+            outputs = try session.run(inputs: feeds) { value in
+                guard failure == nil else { return }
+                let file = fileName(node: value.nodeIndex, value: value.name, taken: &taken) + ".npy"
+                do { try TensorFile.write(value.tensor, to: "\(directory)/\(file)") } catch { failure = error; return }
+                entries.append(Entry(file: file, node: value.node, op: value.op, value: value.name, shape: value.tensor.shape,
+                                     dtype: TensorFile.numpyName(of: value.tensor.elementType)))
             }
+        } catch {
+            throw CLIError.input(String(describing: error))
         }
-        let text = indexJSON(entries, model: modelName, path: session.path.rawValue)
+        if let failure { throw failure }
+        let text = indexJSON(entries, model: modelName, path: session.options.path.rawValue)
         try OutputFile.write("\(directory)/index.json") { temporary in
             do { try Data(text.utf8).write(to: URL(fileURLWithPath: temporary)) } catch {
                 throw CLIError.input("cannot write \(directory)/index.json: \(error.localizedDescription)")
             }
         }
-        return entries
+        return outputs
     }
 
     /// `{"model": …, "path": …, "values": {"<file>": {"node", "op", "value", "shape", "dtype"}, …}}`,
