@@ -90,6 +90,7 @@ enum OperatorRegistry {
         "Or": Or.build,
         "PRelu": PRelu.build,
         "RMSNormalization": RMSNormalization.build,
+        "RotaryEmbedding": RotaryEmbedding.build,
         "Pad": Pad.build,
         "Pow": Pow.build,
         "QLinearConv": QLinearConv.build,
@@ -171,7 +172,7 @@ enum OperatorRegistry {
     /// SpaceToDepth-28, which added `mode` (CRD as well as DCR); QuantizeLinear-23 (`precision`)
     /// and DequantizeLinear-23 (`output_dtype`).
     static let implementedNewerDefinitions: Set<String> = ["RMSNormalization-23", "CumProd-26", "Swish-24", "SpaceToDepth-28",
-                                                           "QuantizeLinear-23", "DequantizeLinear-23"]
+                                                           "QuantizeLinear-23", "DequantizeLinear-23", "RotaryEmbedding-23"]
 
     /// The version of `op`'s definition that `opset` selects, taken back past the definitions
     /// after opset 21 that only added element types, unless that definition is implemented
