@@ -57,6 +57,7 @@ enum OperatorRegistry {
         "GlobalMaxPool": GlobalMaxPool.build,
         "Greater": Greater.build,
         "GreaterOrEqual": GreaterOrEqual.build,
+        "GridSample": GridSample.build,
         "GroupNormalization": GroupNormalization.build,
         "HardSigmoid": HardSigmoid.build,
         "HardSwish": HardSwish.build,
