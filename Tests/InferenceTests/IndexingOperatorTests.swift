@@ -25,7 +25,9 @@ struct IndexingOperatorTests {
         #expect(try OperatorRegistry.version(of: "CumProd", opset: 28, node: "n") == 26)
         #expect(try OperatorRegistry.version(of: "Swish", opset: 24, node: "n") == 24)
         #expect(throws: ModelError.self) { try OperatorRegistry.version(of: "RMSNormalization", opset: 22, node: "n") }
-        #expect(throws: ModelError.self) { try OperatorRegistry.version(of: "Attention", opset: 23, node: "n") }
+        #expect(try OperatorRegistry.version(of: "RotaryEmbedding", opset: 28, node: "n") == 23)
+        #expect(try OperatorRegistry.version(of: "Attention", opset: 24, node: "n") == 24)
+        #expect(throws: ModelError.self) { try OperatorRegistry.version(of: "LinearAttention", opset: 27, node: "n") }
     }
 
     @Test("refused attribute values name node, op and attribute")
@@ -49,6 +51,27 @@ struct IndexingOperatorTests {
         expectRefusal(oneNodeModel("GatherElements", inputs: ["x", "i"], attributes: [.int("axis", 4)],
                                    initializers: [ONNXBuilder.int64Tensor("i", [1, 1, 1, 1], [0])]),
                       op: "GatherElements", attribute: "axis", .invalidShape)
+    }
+
+    @Test("Attention and RotaryEmbedding refuse what they do not compute, naming the node, op and attribute or input")
+    func attentionRefusals() {
+        let q: [(String, Int64, [Int64])] = [("q", 1, [1, 2, 3, 4]), ("k", 1, [1, 2, 3, 4]), ("v", 1, [1, 2, 3, 4])]
+        expectRefusal(typedNode("Attention", q, attributes: [.int("softmax_precision", 10)], opset: 23),
+                      op: "Attention", attribute: "softmax_precision")
+        expectRefusal(typedNode("Attention", [("q", 1, [1, 3, 8]), ("k", 1, [1, 3, 8]), ("v", 1, [1, 3, 8])],
+                                attributes: [.int("kv_num_heads", 2)], opset: 23),
+                      op: "Attention", attribute: "q_num_heads", .malformed)
+        expectRefusal(typedNode("Attention", q, attributes: [.int("q_num_heads", 2), .int("kv_num_heads", 2)], opset: 25),
+                      op: "Attention", attribute: "q_num_heads", .malformed)
+        let half = typedNode("Attention", [("q", 10, [1, 2, 3, 4]), ("k", 10, [1, 2, 3, 4]), ("v", 10, [1, 2, 3, 4])], output: 10, opset: 23)
+        expectRefusal(half, op: "Attention", attribute: nil)
+        #expect(loadError(half)?.message.contains("'q'") == true, "\(String(describing: loadError(half)))")
+        expectRefusal(typedNode("Attention", q + [("mask", 7, [3, 3])], opset: 23), op: "Attention", attribute: nil)
+        expectRefusal(typedNode("RotaryEmbedding", [("x", 1, [1, 3, 8]), ("c", 1, [1, 3, 4]), ("s", 1, [1, 3, 4])], opset: 23),
+                      op: "RotaryEmbedding", attribute: "num_heads", .malformed)
+        expectRefusal(typedNode("RotaryEmbedding", [("x", 1, [1, 2, 3, 8]), ("c", 1, [1, 3, 3]), ("s", 1, [1, 3, 3])],
+                                attributes: [.int("rotary_embedding_dim", 10)], opset: 23),
+                      op: "RotaryEmbedding", attribute: "rotary_embedding_dim", .invalidShape)
     }
 
     @Test("indices out of range at run time give zeros (gathers) or are skipped (scatters), on both paths")

@@ -12,6 +12,7 @@ enum OperatorRegistry {
         "And": And.build,
         "ArgMax": ArgMax.build,
         "ArgMin": ArgMin.build,
+        "Attention": Attention.build,
         "Asin": Asin.build,
         "Asinh": Asinh.build,
         "Atan": Atan.build,
@@ -175,7 +176,8 @@ enum OperatorRegistry {
     /// SpaceToDepth-28, which added `mode` (CRD as well as DCR); QuantizeLinear-23 (`precision`)
     /// and DequantizeLinear-23 (`output_dtype`).
     static let implementedNewerDefinitions: Set<String> = ["RMSNormalization-23", "CumProd-26", "Swish-24", "SpaceToDepth-28",
-                                                           "QuantizeLinear-23", "DequantizeLinear-23", "RotaryEmbedding-23"]
+                                                           "QuantizeLinear-23", "DequantizeLinear-23", "RotaryEmbedding-23",
+                                                           "Attention-23", "Attention-24", "Attention-25"]
 
     /// The version of `op`'s definition that `opset` selects, taken back past the definitions
     /// after opset 21 that only added element types, unless that definition is implemented
