@@ -11,7 +11,8 @@
 /// zeros 0; border the index clamped to [0, L − 1]; reflection the index reflected at the edges
 /// (−0.5 and L − 0.5, or 0 and L − 1 with `align_corners`), repeatedly. This is onnxruntime's and
 /// PyTorch's rule. Arithmetic is in X's type (float32 or double; `grid` float32 or double); a
-/// coordinate that is not finite gives NaN, and one beyond ±2^30 is first clamped there.
+/// coordinate that is not finite gives NaN, and a position beyond ±2^22 (float32) or ±2^51 (double)
+/// is first clamped there.
 struct GridSample: Operator {
     enum Mode: Sendable { case nearest, linear, cubic }
     enum Padding: String, Sendable { case zeros, border, reflection }
@@ -73,6 +74,8 @@ struct GridSample: Operator {
     private func sample<F: BinaryFloatingPoint>(x: UnsafePointer<F>, grid: UnsafeRawPointer, y: UnsafeMutablePointer<F>) {
         let r = spatial.count, taps = self.taps
         let plane = spatial.reduce(1, *)
+        // Beyond this, ⌊p⌋ + 1 is not representable in F and the linear weights would vanish.
+        let limit = F(1 << (F.significandBitCount - 1))
         // Per axis (X's order): the first tap's index and the taps' weights.
         withUnsafeTemporaryAllocation(of: Int.self, capacity: r) { first in
             withUnsafeTemporaryAllocation(of: F.self, capacity: r * taps) { weights in
@@ -84,7 +87,7 @@ struct GridSample: Operator {
                             guard g.isFinite else { finite = false; break }
                             let length = F(spatial[axis])
                             var position = alignCorners ? (g + 1) / 2 * (length - 1) : ((g + 1) * length - 1) / 2
-                            position = min(max(position, -0x1p30), 0x1p30)
+                            position = min(max(position, -limit), limit)
                             switch mode {
                             case .nearest:
                                 first[axis] = Int(position.rounded(.toNearestOrEven))
