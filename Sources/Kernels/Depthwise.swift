@@ -196,6 +196,14 @@ struct DepthwisePlane {
         store(y, destination + row * destinationRow + column, count: count)
     }
 
+    /// ``finish(_:row:column:count:)`` of a whole vector.
+    @inline(always)
+    func finishFull(_ activated: Vector, row: Int, column: Int) {
+        var y = activated
+        if let residual { y += load(residual + row * residualRow + column) }
+        store(y, destination + row * destinationRow + column)
+    }
+
     @inline(always)
     func input(row: Int, column: Int, stride: Int) -> Vector {
         let p = source + row * sourceRow + column
@@ -225,6 +233,34 @@ func depthwiseTile<A: ActivationFunction, T: DepthwiseRowTile>(
     let w = plane.weights
     let rowStep = stride * plane.sourceRow
     var xo = 0
+    if T.rows == 4 && wideRegisterFile {
+        // Two full vectors per row: eight independent chains, and stores with no lane count.
+        while xo + 2 * lanes <= plane.width {
+            var acc = DepthwiseRows4x2(bias: plane.bias)
+            let origin = plane.source + top * rowStep + xo * stride
+            if dilation == 1 && (k == 3 || k == 5) {
+                // Each input row loaded once per window row, its taps made by shuffles: a 64-byte
+                // load off a 64-byte boundary reads two cache lines.
+                let row = plane.sourceRow
+                for ky in 0..<k {
+                    let taps = w + ky * k
+                    depthwiseRowTaps(&acc.a0, &acc.b0, origin + ky * row, taps, k: k, stride: stride)
+                    depthwiseRowTaps(&acc.a1, &acc.b1, origin + ky * row + rowStep, taps, k: k, stride: stride)
+                    depthwiseRowTaps(&acc.a2, &acc.b2, origin + ky * row + 2 * rowStep, taps, k: k, stride: stride)
+                    depthwiseRowTaps(&acc.a3, &acc.b3, origin + ky * row + 3 * rowStep, taps, k: k, stride: stride)
+                }
+            } else {
+                for ky in 0..<k {
+                    for kx in 0..<k {
+                        acc.accumulate(w[ky * k + kx], origin + ky * dilation * plane.sourceRow + kx * dilation,
+                                       rowStep: rowStep, stride: stride)
+                    }
+                }
+            }
+            acc.finish(A.self, plane, top: top, column: xo)
+            xo += 2 * lanes
+        }
+    }
     while xo < plane.width {
         let n = min(lanes, plane.width - xo)
         var acc = T(bias: plane.bias)
@@ -270,6 +306,74 @@ struct DepthwiseRows4: DepthwiseRowTile {
         plane.finish(A.apply(a1), row: top + 1, column: column, count: count)
         plane.finish(A.apply(a2), row: top + 2, column: column, count: count)
         plane.finish(A.apply(a3), row: top + 3, column: column, count: count)
+    }
+}
+
+/// One window row's `k` taps (weights `taps`, `k` 3 or 5) of two adjacent output vectors `a` and
+/// `b` whose window row starts at `p`: `a[j] += Σ taps[kx]·p[j·stride + kx]` in `kx` order, `b`
+/// the same 16 outputs on. The row is loaded once (3 vectors at stride 1, 5 at stride 2) and each
+/// tap's input made from those by shuffles.
+@inline(always)
+func depthwiseRowTaps(_ a: inout Vector, _ b: inout Vector, _ p: UnsafePointer<Float>, _ taps: UnsafePointer<Float>,
+                      k: Int, stride: Int) {
+    if stride == 1 {
+        let v0 = load(p), v1 = load(p + lanes), v2 = load(p + 2 * lanes)
+        for kx in 0..<k {
+            a = multiplyAdd(a, taps[kx], shifted(v0, v1, by: kx))
+            b = multiplyAdd(b, taps[kx], shifted(v1, v2, by: kx))
+        }
+    } else {
+        let v0 = load(p), v1 = load(p + lanes), v2 = load(p + 2 * lanes), v3 = load(p + 3 * lanes)
+        let v4 = load(p + 4 * lanes)
+        // Even and odd columns of a's 32 inputs, of b's, and the first of the 16 after them.
+        let e0 = evenLanes(v0, v1), o0 = oddLanes(v0, v1), e1 = evenLanes(v2, v3), o1 = oddLanes(v2, v3)
+        let e2 = evenLanes(v4, v4), o2 = oddLanes(v4, v4)
+        for kx in 0..<k {
+            // Tap kx reads columns 2j + kx: the even (kx even) or odd columns, kx / 2 on.
+            let (x, y, z) = kx % 2 == 0 ? (e0, e1, e2) : (o0, o1, o2)
+            a = multiplyAdd(a, taps[kx], shifted(x, y, by: kx / 2))
+            b = multiplyAdd(b, taps[kx], shifted(y, z, by: kx / 2))
+        }
+    }
+}
+
+/// Lanes 0, 2, …, 30 of the 32 lanes `a` then `b`.
+@inline(always)
+func evenLanes(_ a: Vector, _ b: Vector) -> Vector {
+    Vector(a[0], a[2], a[4], a[6], a[8], a[10], a[12], a[14], b[0], b[2], b[4], b[6], b[8], b[10], b[12], b[14])
+}
+
+/// Lanes 1, 3, …, 31 of the 32 lanes `a` then `b`.
+@inline(always)
+func oddLanes(_ a: Vector, _ b: Vector) -> Vector {
+    Vector(a[1], a[3], a[5], a[7], a[9], a[11], a[13], a[15], b[1], b[3], b[5], b[7], b[9], b[11], b[13], b[15])
+}
+
+/// Four output rows × two full vectors (32 columns): eight accumulators, the tile of the
+/// column runs a ``DepthwiseRows4`` tile would cover in two steps, with the same operations.
+struct DepthwiseRows4x2 {
+    var a0, a1, a2, a3, b0, b1, b2, b3: Vector
+    @inline(always) init(bias: Float) { a0 = Vector(repeating: bias); a1 = a0; a2 = a0; a3 = a0; b0 = a0; b1 = a0; b2 = a0; b3 = a0 }
+    @inline(always) mutating func accumulate(_ weight: Float, _ p: UnsafePointer<Float>, rowStep: Int, stride: Int) {
+        let q = p + lanes * stride
+        a0 = multiplyAdd(a0, weight, depthwiseInput(p, stride: stride))
+        b0 = multiplyAdd(b0, weight, depthwiseInput(q, stride: stride))
+        a1 = multiplyAdd(a1, weight, depthwiseInput(p + rowStep, stride: stride))
+        b1 = multiplyAdd(b1, weight, depthwiseInput(q + rowStep, stride: stride))
+        a2 = multiplyAdd(a2, weight, depthwiseInput(p + 2 * rowStep, stride: stride))
+        b2 = multiplyAdd(b2, weight, depthwiseInput(q + 2 * rowStep, stride: stride))
+        a3 = multiplyAdd(a3, weight, depthwiseInput(p + 3 * rowStep, stride: stride))
+        b3 = multiplyAdd(b3, weight, depthwiseInput(q + 3 * rowStep, stride: stride))
+    }
+    @inline(always) func finish<A: ActivationFunction>(_: A.Type, _ plane: DepthwisePlane, top: Int, column: Int) {
+        plane.finishFull(A.apply(a0), row: top, column: column)
+        plane.finishFull(A.apply(b0), row: top, column: column + lanes)
+        plane.finishFull(A.apply(a1), row: top + 1, column: column)
+        plane.finishFull(A.apply(b1), row: top + 1, column: column + lanes)
+        plane.finishFull(A.apply(a2), row: top + 2, column: column)
+        plane.finishFull(A.apply(b2), row: top + 2, column: column + lanes)
+        plane.finishFull(A.apply(a3), row: top + 3, column: column)
+        plane.finishFull(A.apply(b3), row: top + 3, column: column + lanes)
     }
 }
 

@@ -107,6 +107,66 @@ struct DepthwiseTests {
         }
     }
 
+    @Test("output rows of 32 columns and more (two vectors per tile row), strides 1 and 2, residual, padded output")
+    func wideRows() {
+        var seed: UInt64 = 500
+        for k in [3, 5] {
+            for stride in [1, 2] {
+                // Output widths 31, 32, 33, 47, 48, 63, 64, 65 and 97: whole tiles, a tile and a
+                // partial vector, tails of one full vector.
+                for outW in [31, 32, 33, 47, 48, 63, 64, 65, 97] {
+                    let w = outW * stride - (stride - 1) + [0, 1][Int(seed % 2)]
+                    for (h, withResidual) in [(4, false), (9, true), (13, false)] {
+                        seed += 1
+                        let v = Self.samePads(kernel: k, stride: stride, size: h)
+                        let u = Self.samePads(kernel: k, stride: stride, size: w)
+                        let r = depthwise(channels: 3, height: h, width: w, k: k, stride: stride,
+                                          pads: (v.before, u.before, v.after, u.after),
+                                          activation: [.none, .relu, .hardSwish][Int(seed % 3)],
+                                          withResidual: withResidual, outputPad: Int(seed % 3), threads: 1 + Int(seed % 2),
+                                          seed: seed)
+                        expectClose(r.actual, r.expected, "dw\(k)x\(k) s\(stride) \(h)x\(w) residual \(withResidual)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("each output is the bias then one fused multiply-add per tap in (ky, kx) order, bit for bit")
+    func tapOrder() {
+        for (k, stride, pads) in [(3, 1, (1, 1, 1, 1)), (3, 2, (0, 0, 1, 1)), (5, 1, (2, 2, 2, 2)), (5, 2, (1, 1, 2, 2))] {
+            let (channels, height, width) = (2, 11, 71)
+            let (top, left, bottom, right) = pads
+            let outH = (height + top + bottom - k) / stride + 1, outW = (width + left + right - k) / stride + 1
+            var random = Random(seed: UInt64(600 + k * 10 + stride))
+            let x = random.array(channels * height * width)
+            let w = random.array(channels * k * k, scale: 0.5)
+            let b = random.array(channels)
+            let input = makeMap(x, channels: channels, layout: .padded(width: width, height: height, pad: max(top, left, bottom, right)))
+            let output = FeatureMapStorage(channels: channels, layout: .dense(width: outW, height: outH))
+            depthwiseConvolution(input.map, weights: DepthwiseWeights(weights: w, bias: b, channels: channels, kernelSize: k),
+                                 stride: stride, padTop: top, padLeft: left, activation: .none, output: output.map,
+                                 pool: WorkerPool(threads: 1))
+            var expected: [Float] = []
+            for c in 0..<channels {
+                for yo in 0..<outH {
+                    for xo in 0..<outW {
+                        var sum = b[c]
+                        for ky in 0..<k {
+                            for kx in 0..<k {
+                                let y = yo * stride - top + ky, xi = xo * stride - left + kx
+                                let value = y >= 0 && y < height && xi >= 0 && xi < width ? x[(c * height + y) * width + xi] : 0
+                                sum = multiplyAdd(sum, w[(c * k + ky) * k + kx], value)
+                            }
+                        }
+                        expected.append(sum)
+                    }
+                }
+            }
+            #expect(output.interior() == expected, "dw\(k)x\(k) s\(stride)")
+        }
+    }
+
     @Test("is bit-identical on 1 and 2 threads")
     func threadsAgree() {
         for (k, s, pads) in [(3, 1, (1, 1, 1, 1)), (3, 2, (0, 0, 1, 1)), (5, 1, (2, 2, 2, 2)), (5, 2, (1, 1, 2, 2))] {
