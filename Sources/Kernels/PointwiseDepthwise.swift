@@ -20,7 +20,10 @@
 /// - Parameters:
 ///   - input: dense, `pointwise.inputChannels` channels, H×W.
 ///   - bands: one per pool thread: a zero-bordered buffer (`pad` ≥ the depthwise pads) of
-///     `pointwise.outputChannels` planes of W columns and at least `bandInputRows(...)` rows.
+///     `pointwise.outputChannels` planes of W columns and at least `bandInputRows(...)` rows,
+///     allocated zeroed and used by this pair alone, with the same map size, band height and
+///     thread count on every call (a thread's job of one band leaves the rows it does not write
+///     as an earlier call left them).
 ///   - residualIsInput: add the depthwise convolution's own input (the 1x1 output) after its
 ///     activation (stride 1 only), read from the band.
 ///   - residual: another residual, any layout, the output's size (ignored when `residualIsInput`).
@@ -96,14 +99,19 @@ struct BandedRows: PoolJob {
         let shared = max(0, span - stride)
         var carried = 0
         var yo = rows.lowerBound
+        let singleBand = rows.count <= bandOutputRows
         while yo < rows.upperBound {
             let count = min(bandOutputRows, rows.upperBound - yo)
             let top = yo * stride - padTop
             let rowsIn = (count - 1) * stride + span
             let first = max(0, top + carried), last = min(h, top + rowsIn)
-            // Rows of the band outside the image are the zero border of the full map.
-            zeroRows(bandMap, from: carried, count: min(rowsIn, first - top) - carried)
-            zeroRows(bandMap, from: max(carried, last - top), count: rowsIn - max(carried, last - top))
+            // Rows of the band outside the image are the zero border of the full map. A job of
+            // one band writes the same rows of its buffer on every call, so the others stay as
+            // they were allocated, zero.
+            if !singleBand {
+                zeroRows(bandMap, from: carried, count: min(rowsIn, first - top) - carried)
+                zeroRows(bandMap, from: max(carried, last - top), count: rowsIn - max(carried, last - top))
+            }
             if last > first {
                 var source = input.rows(from: first, count: last - first)
                 if let gated = gatedInput {
@@ -139,14 +147,17 @@ package func bandInputRows(outputRows: Int, stride: Int, kernelSize: Int) -> Int
 }
 
 /// Moves rows `from ..< from + count` of every channel (whole rows, border columns included) to
-/// rows `0 ..< count`.
+/// rows `0 ..< count` (`from > 0`; the runs may overlap).
+///
+/// Vector loops rather than `memmove` and `memset`: the runs are a few hundred bytes, one per
+/// channel, where a libc call's start-up costs as much as the copy.
 @inline(never)
 func moveRows(_ map: FeatureMap, from: Int, count: Int) {
-    let l = map.layout
+    let l = map.layout, floats = count * l.rowStride
+    precondition(from > 0, "moveRows: rows move up")
     for c in 0..<map.channels {
         let row0 = map.plane(c) - l.pad
-        UnsafeMutableRawPointer(row0).copyMemory(from: row0 + from * l.rowStride,
-                                                 byteCount: count * l.rowStride * MemoryLayout<Float>.stride)
+        copyForward(from: UnsafePointer(row0 + from * l.rowStride), to: row0, count: floats)
     }
 }
 
@@ -155,10 +166,25 @@ func moveRows(_ map: FeatureMap, from: Int, count: Int) {
 @inline(never)
 func zeroRows(_ map: FeatureMap, from: Int, count: Int) {
     guard count > 0 else { return }
-    let l = map.layout
+    let l = map.layout, floats = count * l.rowStride
     for c in 0..<map.channels {
-        (map.plane(c) - l.pad + from * l.rowStride).update(repeating: 0, count: count * l.rowStride)
+        let run = map.plane(c) - l.pad + from * l.rowStride
+        var i = 0
+        while i + lanes <= floats { store(Vector(), run + i); i += lanes }
+        while i < floats { run[i] = 0; i += 1 }
     }
+}
+
+/// Copies `count` floats to `destination` from `source` at or after it, first to last: runs
+/// that overlap are copied as `memmove` would (whole vectors only while the source is a vector
+/// or more ahead, so no store reaches a float not yet read).
+@inline(always)
+func copyForward(from source: UnsafePointer<Float>, to destination: UnsafeMutablePointer<Float>, count: Int) {
+    var i = 0
+    if UnsafePointer(destination) + lanes <= source {
+        while i + lanes <= count { store(load(source + i), destination + i); i += lanes }
+    }
+    while i < count { destination[i] = source[i]; i += 1 }
 }
 
 /// The input of ``pointwiseThenDepthwise(_:gatedInput:pointwise:pointwiseActivation:band:bandOutputRows:depthwise:stride:padTop:padLeft:depthwiseActivation:residualIsInput:residual:output:pool:)``

@@ -20,7 +20,7 @@ struct FusionTests {
     @Test("""
         1x1 then depthwise in bands of rows: bit-identical to the full-map pair, any band height, 1 and 2 threads \
         (maps short enough to share each band between the threads, and tall enough to split their rows; \
-        the rows consecutive bands share are carried over, not recomputed)
+        the rows consecutive bands share are carried over, not recomputed; the band buffers reused         from a call on another map, as a step reuses them on every frame)
         """,
           arguments: [(3, 1, 1), (3, 2, 1), (5, 2, 1), (5, 1, 1), (3, 1, 2), (3, 2, 3)])
     func pointwiseThenDepthwiseBands(window: (k: Int, stride: Int, dilation: Int)) {
@@ -33,6 +33,7 @@ struct FusionTests {
             let dw = DepthwiseWeights(weights: random.array(cout * window.k * window.k, scale: 0.5),
                                       bias: random.array(cout), channels: cout, kernelSize: window.k)
             let input = makeMap(x, channels: cin, layout: .dense(width: w, height: h))
+            let earlierFrame = makeMap(random.array(cin * h * w), channels: cin, layout: .dense(width: w, height: h))
             // TF-SAME: output ⌈size / stride⌉, half the total pad before (rounded down), the rest after.
             let outH = (h + window.stride - 1) / window.stride, outW = (w + window.stride - 1) / window.stride
             let totalH = max((outH - 1) * window.stride + span - h, 0)
@@ -52,10 +53,13 @@ struct FusionTests {
                             pad: pad))
                     }
                     let out = FeatureMapStorage(channels: cout, layout: .dense(width: outW, height: outH))
-                    pointwiseThenDepthwise(input.map, pointwise: pw, pointwiseActivation: .relu, bands: bands,
-                                           bandOutputRows: bandRows, depthwise: dw, stride: window.stride,
-                                           dilation: window.dilation, padTop: padTop, padLeft: padLeft, depthwiseActivation: .hardSwish,
-                                           residualIsInput: residualIsInput, residual: nil, output: out.map, pool: pool)
+                    for frame in [earlierFrame, input] {
+                        pointwiseThenDepthwise(frame.map, pointwise: pw, pointwiseActivation: .relu, bands: bands,
+                                               bandOutputRows: bandRows, depthwise: dw, stride: window.stride,
+                                               dilation: window.dilation, padTop: padTop, padLeft: padLeft,
+                                               depthwiseActivation: .hardSwish, residualIsInput: residualIsInput,
+                                               residual: nil, output: out.map, pool: pool)
+                    }
                     #expect(out.interior() == expected,
                             "\(cin)->\(cout) \(h)x\(w) k\(window.k) s\(window.stride) d\(window.dilation) bands of \(bandRows), \(threads) thread(s)")
                 }
