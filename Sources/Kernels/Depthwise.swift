@@ -260,6 +260,24 @@ func depthwiseTile<A: ActivationFunction, T: DepthwiseRowTile>(
             acc.finish(A.self, plane, top: top, column: xo)
             xo += 2 * lanes
         }
+        // A last full vector: the same loads-once-per-row scheme on four chains.
+        if dilation == 1 && (k == 3 || k == 5) && xo + lanes <= plane.width {
+            var acc = DepthwiseRows4(bias: plane.bias)
+            let origin = plane.source + top * rowStep + xo * stride
+            let row = plane.sourceRow
+            for ky in 0..<k {
+                let taps = w + ky * k
+                depthwiseRowTaps(&acc.a0, origin + ky * row, taps, k: k, stride: stride)
+                depthwiseRowTaps(&acc.a1, origin + ky * row + rowStep, taps, k: k, stride: stride)
+                depthwiseRowTaps(&acc.a2, origin + ky * row + 2 * rowStep, taps, k: k, stride: stride)
+                depthwiseRowTaps(&acc.a3, origin + ky * row + 3 * rowStep, taps, k: k, stride: stride)
+            }
+            plane.finishFull(A.apply(acc.a0), row: top, column: xo)
+            plane.finishFull(A.apply(acc.a1), row: top + 1, column: xo)
+            plane.finishFull(A.apply(acc.a2), row: top + 2, column: xo)
+            plane.finishFull(A.apply(acc.a3), row: top + 3, column: xo)
+            xo += lanes
+        }
     }
     while xo < plane.width {
         let n = min(lanes, plane.width - xo)
@@ -333,6 +351,23 @@ func depthwiseRowTaps(_ a: inout Vector, _ b: inout Vector, _ p: UnsafePointer<F
             let (x, y, z) = kx % 2 == 0 ? (e0, e1, e2) : (o0, o1, o2)
             a = multiplyAdd(a, taps[kx], shifted(x, y, by: kx / 2))
             b = multiplyAdd(b, taps[kx], shifted(y, z, by: kx / 2))
+        }
+    }
+}
+
+/// ``depthwiseRowTaps(_:_:_:_:k:stride:)`` for one output vector `a` (2 vectors loaded at stride
+/// 1, 3 at stride 2).
+@inline(always)
+func depthwiseRowTaps(_ a: inout Vector, _ p: UnsafePointer<Float>, _ taps: UnsafePointer<Float>, k: Int, stride: Int) {
+    if stride == 1 {
+        let v0 = load(p), v1 = load(p + lanes)
+        for kx in 0..<k { a = multiplyAdd(a, taps[kx], shifted(v0, v1, by: kx)) }
+    } else {
+        let v0 = load(p), v1 = load(p + lanes), v2 = load(p + 2 * lanes)
+        let e0 = evenLanes(v0, v1), o0 = oddLanes(v0, v1), e1 = evenLanes(v2, v2), o1 = oddLanes(v2, v2)
+        for kx in 0..<k {
+            let (x, y) = kx % 2 == 0 ? (e0, e1) : (o0, o1)
+            a = multiplyAdd(a, taps[kx], shifted(x, y, by: kx / 2))
         }
     }
 }
