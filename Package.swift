@@ -121,8 +121,8 @@ let package = Package(
             swiftSettings: simdSettings),
         .executableTarget(
             name: "vbg",
-            dependencies: ["SRTC", "FramePipeline", "Inference", "NumpyFormat", "Imaging", "PNGCodec", "Y4MFormat",
-                           "CPUSupport", "Kernels", "BuiltinModels", "TargetFeatures", "ONNXInference"],
+            dependencies: ["SRTC", "FramePipeline", "ONNXInference", "NumpyFormat", "Imaging", "PNGCodec", "Y4MFormat",
+                           "CPUSupport", "Kernels", "BuiltinModels", "TargetFeatures"],
             swiftSettings: simdSettings),
 
         // MARK: - Implementation details
@@ -185,7 +185,7 @@ let package = Package(
         // Full-resolution masks against MediaPipe's own (needs the models, so it sits above Imaging).
         .testTarget(
             name: "SegmentationParityTests",
-            dependencies: ["Imaging", "PNGCodec", "Inference", "BuiltinModels", "NumpyFormat", "TestSupport"],
+            dependencies: ["Imaging", "PNGCodec", "ONNXInference", "BuiltinModels", "NumpyFormat", "TestSupport"],
             swiftSettings: commonSettings),
         .testTarget(name: "KernelsTests", dependencies: ["Kernels", "TestSupport", "AllocationCounter"], swiftSettings: commonSettings),
         .testTarget(name: "NumpyFormatTests", dependencies: ["NumpyFormat", "TestSupport"], swiftSettings: commonSettings),
@@ -194,7 +194,7 @@ let package = Package(
             name: "InferenceTests",
             dependencies: ["Inference", "ONNXFormat", "NumpyFormat", "TestSupport", "AllocationCounter"],
             swiftSettings: commonSettings),
-        .testTarget(name: "vbgTests", dependencies: ["vbg", "SRTC", "NumpyFormat", "PNGCodec", "Imaging", "TestSupport", "Y4MFormat"], swiftSettings: commonSettings),
+        .testTarget(name: "vbgTests", dependencies: ["vbg", "SRTC", "ONNXInference", "NumpyFormat", "PNGCodec", "Imaging", "TestSupport", "Y4MFormat"], swiftSettings: commonSettings),
         .testTarget(name: "ONNXInferenceTests", dependencies: ["ONNXInference", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(name: "BuiltinModelsTests", dependencies: ["BuiltinModels"], swiftSettings: commonSettings),
         // Bad-input tables at the API level and for the vbg binary (run as a subprocess).

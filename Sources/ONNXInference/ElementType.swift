@@ -17,6 +17,9 @@ public enum ElementType: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// Bytes per element; 0 for `string`, whose elements are Swift strings, not bytes.
     public var byteCount: Int { self == .string ? 0 : engineType.byteSize }
 
+    /// `float32`, `float16` or `float64`.
+    package var isFloatingPoint: Bool { self == .float32 || self == .float16 || self == .float64 }
+
     /// The ONNX name (`FLOAT`, `INT64`, `STRING`, …), as onnx's error messages and tools print it.
     public var description: String { self == .string ? "STRING" : engineType.description }
 

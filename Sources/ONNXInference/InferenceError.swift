@@ -53,13 +53,18 @@ public struct InferenceError: Error, Sendable, Hashable, CustomStringConvertible
     public let problems: [InferenceError]
     /// The engine's own wording, when the engine found the problem.
     private let engineDescription: String?
+    /// The engine's line for each problem with the op's domain and opset, when it found them.
+    private let engineProblemLines: [String]
+    /// Nodes that depend on the problems and were not checked (not counted as problems).
+    package let uncheckedNodeCount: Int
     /// Planning failed only because a node needs the value of a graph input (a shape or scales
     /// fed at run time), which a run brings.
     let needsInputValue: Bool
 
     init(_ kind: Kind, _ message: String, path: String? = nil, node: String? = nil, op: String? = nil,
          domain: String? = nil, opset: Int? = nil, attribute: String? = nil, input: String? = nil, axis: Int? = nil,
-         problems: [InferenceError] = [], needsInputValue: Bool = false, engineDescription: String? = nil) {
+         problems: [InferenceError] = [], needsInputValue: Bool = false, engineDescription: String? = nil,
+         engineProblemLines: [String] = [], uncheckedNodeCount: Int = 0) {
         self.kind = kind
         self.message = message
         self.path = path
@@ -73,12 +78,21 @@ public struct InferenceError: Error, Sendable, Hashable, CustomStringConvertible
         self.problems = problems
         self.needsInputValue = needsInputValue
         self.engineDescription = engineDescription
+        self.engineProblemLines = engineProblemLines
+        self.uncheckedNodeCount = uncheckedNodeCount
+    }
+
+    /// Each problem on one line (``problems``, or this error alone), naming the op's domain and
+    /// opset where the engine knows them: `vbg inspect`'s list.
+    package var detailedProblemLines: [String] {
+        engineProblemLines.isEmpty ? (problems.isEmpty ? [self] : problems).map(\.description) : engineProblemLines
     }
 
     /// This error as thrown to the caller (without the planning detail).
     var withoutCause: InferenceError {
         InferenceError(kind, message, path: path, node: node, op: op, domain: domain, opset: opset, attribute: attribute,
-                       input: input, axis: axis, problems: problems, engineDescription: engineDescription)
+                       input: input, axis: axis, problems: problems, engineDescription: engineDescription,
+                       engineProblemLines: engineProblemLines, uncheckedNodeCount: uncheckedNodeCount)
     }
 
     init(_ error: ModelError, needsInputValue: Bool = false) {
@@ -95,7 +109,8 @@ public struct InferenceError: Error, Sendable, Hashable, CustomStringConvertible
         }
         self.init(kind, error.message, path: path, node: error.node, op: error.op, domain: error.domain, opset: error.opset,
                   attribute: error.attribute, problems: error.problems.map { InferenceError($0) },
-                  needsInputValue: needsInputValue, engineDescription: error.description)
+                  needsInputValue: needsInputValue, engineDescription: error.description,
+                  engineProblemLines: error.allProblems.map(\.detailedDescription), uncheckedNodeCount: error.uncheckedNodeCount)
     }
 
     public var description: String {

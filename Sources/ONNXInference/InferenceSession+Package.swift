@@ -37,8 +37,4 @@ extension InferenceSession {
     /// Bytes of the planned session's arena (activations and constants); 0 for a session made
     /// from a model's bytes.
     package var arenaBytes: Int { pinned?.arenaBytes ?? 0 }
-
-    /// The engine's session of the planned model, for `vbg`'s introspection (per-layer timing,
-    /// kernels per node, fusions); nil for a session made from a model's bytes.
-    package var engineSession: Inference.InferenceSession? { pinned }
 }

@@ -185,10 +185,13 @@ public final class InferenceSession: @unchecked Sendable {
     /// with its plan made now: ``inputs`` and ``outputs`` are the planned model's, every dim
     /// sized, and the package's buffer runs (InferenceSession+Package.swift) use this plan.
     /// `options.inputShapes` and `options.outputs` are not read; `options.threads` may be 1 to 64.
+    /// With `keepsIntermediates` every value stays readable after a run (`value(named:)`) and the
+    /// fast path plans no fusion; otherwise `fusions` chooses the fusions it plans.
     ///
     /// - Throws: `InferenceError(.invalidInput)` for a thread count out of range,
     ///   `.invalidShape` when the arena would be too large.
-    package init(planned: PlannedModel, options: Options = Options()) throws(InferenceError) {
+    package init(planned: PlannedModel, options: Options = Options(), keepsIntermediates: Bool = false,
+                 fusions: Fusions = .all) throws(InferenceError) {
         proto = planned.proto
         self.options = options
         planTimeInputs = planned.planTimeInputs
@@ -198,7 +201,8 @@ public final class InferenceSession: @unchecked Sendable {
         let engine: Inference.InferenceSession
         do {
             engine = try Inference.InferenceSession(model: planned.model, path: options.path == .fast ? .fast : .reference,
-                                                    threads: options.threads)
+                                                    threads: options.threads, keepsIntermediates: keepsIntermediates,
+                                                    fusions: fusions.engine)
         } catch {
             throw InferenceError(error)
         }
@@ -418,6 +422,19 @@ extension Tensor {
     init(_ strings: StringTensor) {
         self.init(shape: strings.shape, strings: strings.values)
     }
+
+    /// A tensor of a float `elementType` holding `values` (rounded to the type).
+    ///
+    /// - Precondition: `elementType.isFloatingPoint` and `values.count` is the product of `shape`.
+    package init(elementType: ElementType, shape: [Int], doubles values: [Double]) {
+        precondition(elementType.isFloatingPoint, "doubles make float tensors only (got \(elementType))")
+        self.init(Inference.Tensor(type: elementType.engineType, shape: shape, doubles: values))
+    }
+
+    /// The elements as `Double`s (exact for every float and for integers up to 2^53).
+    ///
+    /// - Precondition: not a `string` tensor.
+    package var doubles: [Double] { engineTensor.doubles }
 
     /// The engine's copy of a tensor that is not a `string` one.
     var engineTensor: Inference.Tensor {

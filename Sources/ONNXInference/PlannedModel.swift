@@ -96,8 +96,7 @@ package struct ModelDeclarations: Sendable {
 /// A validated ONNX model with every shape inferred, for one set of input shapes: what a
 /// package session (``InferenceSession/init(planned:options:)``) runs. Immutable and `Sendable`.
 package final class PlannedModel: Sendable {
-    /// The engine's model, for `vbg`'s introspection (statistics, fusions, kernels per node).
-    package let model: InferenceModel
+    let model: InferenceModel
     let proto: ModelProto
     /// The values fixed at plan time, by input name.
     let planTimeInputs: [String: Tensor]
@@ -128,6 +127,22 @@ package final class PlannedModel: Sendable {
     package var fixedInputs: Set<String> { model.fixedInputs }
     /// The model's `metadata_props`.
     package var metadata: [String: String] { model.metadata }
+    /// The default-domain opset the model was written against.
+    package var opsetVersion: Int { model.opsetVersion }
+    /// Nodes per op type as written in the model.
+    package var opCounts: [String: Int] { model.opCounts }
+    /// Elements of the float initializers (weights and biases).
+    package var parameterCount: Int { model.parameterCount }
+    /// Multiply-accumulates per run, by op type (convolutions, Gemm, MatMul; other ops count 0).
+    package var macsByOp: [String: Int] { model.macsByOp }
+    /// Total multiply-accumulates per run.
+    package var multiplyAccumulates: Int { model.multiplyAccumulates }
+    /// Bytes of the activation arena with buffer reuse (inputs and outputs included, weights excluded).
+    package var peakActivationBytes: Int { model.peakActivationBytes }
+    /// The nodes that run (folded ones excluded), in execution order, with their output names:
+    /// what the node indices of ``InferenceSession/replay(nodeAt:readingInputsFrom:)`` and
+    /// ``InferenceSession/fusionSpans`` count.
+    package var runningNodes: [(name: String, op: String, outputs: [String])] { model.runningNodes }
     /// What planning accepted but a user may want to know (graph inputs given different sizes
     /// for one `dim_param`).
     package var warnings: [String] { model.warnings }

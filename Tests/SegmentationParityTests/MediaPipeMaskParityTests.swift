@@ -1,8 +1,8 @@
 import BuiltinModels
 import Foundation
 import Imaging
-import Inference
 import NumpyFormat
+import ONNXInference
 import PNGCodec
 import TestSupport
 import Testing
@@ -23,14 +23,14 @@ struct MediaPipeMaskParityTests {
         #expect(expected.shape == [frame.height, frame.width])
         let reference = try expected.floats()
 
-        let session = try InferenceSession(model: InferenceModel(bytes: model.bytes))
+        let session = try InferenceSession(planned: PlannedModel(modelData: model.bytes))
         let sampler = ModelInputSampler(sourceWidth: frame.width, sourceHeight: frame.height,
                                         tensorWidth: model.inputWidth, tensorHeight: model.inputHeight)
         var tensor = [Float](repeating: 0, count: sampler.tensorCount)
         tensor.withUnsafeMutableBufferPointer { sampler.sample(frame, into: $0) }
         var small = [Float](repeating: 0, count: model.inputWidth * model.inputHeight)
         try tensor.withUnsafeBufferPointer { input in
-            try small.withUnsafeMutableBufferPointer { try session.run(input: input, output: $0) }
+            try small.withUnsafeMutableBufferPointer { try session.run(input: input, output: $0, outputAt: 0) }
         }
         let upsampler = MaskUpsampler(sourceWidth: model.inputWidth, sourceHeight: model.inputHeight,
                                       targetWidth: frame.width, targetHeight: frame.height)

@@ -1,5 +1,5 @@
 import Foundation
-import Inference
+import ONNXInference
 import NumpyFormat
 import Testing
 import TestSupport
@@ -59,8 +59,8 @@ struct CheckTests {
         defer { unlink(path) }
         #expect(runMain(["check", path, "--rtol", "0"]) == 1)
 
-        let model = try InferenceModel(bytes: Self.convolutionModel())
-        let feeds = ["x": Tensor(shape: [1, 16, 12, 12], floats: Self.values(16 * 144, seed: 5))]
+        let model = try PlannedModel(modelData: Self.convolutionModel())
+        let feeds = ["x": Tensor(shape: [1, 16, 12, 12], scalars: Self.values(16 * 144, seed: 5))]
         let report = try PathCheck(model: model, feeds: feeds, candidate: .fast, threads: 1,
                                    relativeTolerance: 0, absoluteTolerance: 0).run()
         #expect(!report.agrees)
@@ -80,14 +80,14 @@ struct CheckTests {
 
     @Test("a fusion at fault is named with the nodes it spans (a stand-in fusion: its sessions come from a graph with other weights)")
     func fusionAtFault() throws {
-        let model = try InferenceModel(bytes: Self.convolutionModel())
-        let other = try InferenceModel(bytes: Self.convolutionModel(weightScale: 1.5))
-        let spans = try InferenceSession(model: model, path: .fast).fusionSpans
+        let model = try PlannedModel(modelData: Self.convolutionModel())
+        let other = try PlannedModel(modelData: Self.convolutionModel(weightScale: 1.5))
+        let spans = try InferenceSession(planned: model, options: .init(path: .fast)).fusionSpans
         let conv = 1  // runningNodes: abs, conv, relu
         try #require(spans.contains { $0.first == conv }, "the convolution leads a fusion: \(spans)")
         // Any fused session that plans the fusion led by the convolution computes with other
         // weights; every other session is the model's own.
-        var check = PathCheck(model: model, feeds: ["x": Tensor(shape: [1, 16, 12, 12], floats: Self.values(16 * 144, seed: 5))],
+        var check = PathCheck(model: model, feeds: ["x": Tensor(shape: [1, 16, 12, 12], scalars: Self.values(16 * 144, seed: 5))],
                               candidate: .fast, threads: 1, relativeTolerance: 1e-4, absoluteTolerance: 0)
         check.makeFusedSession = { fusions in
             let plansIt: Bool
@@ -95,7 +95,7 @@ struct CheckTests {
             case .all: plansIt = true
             case let .ledBy(leaders): plansIt = leaders.contains(conv)
             }
-            return try InferenceSession(model: plansIt ? other : model, path: .fast, fusions: fusions)
+            return try InferenceSession(planned: plansIt ? other : model, options: .init(path: .fast), fusions: fusions)
         }
         let report = try check.run()
         #expect(!report.agrees)

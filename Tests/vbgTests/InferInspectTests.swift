@@ -121,7 +121,7 @@ struct InferInspectTests {
 
     @Test("inspect tells the fast path's share of the MACs: all of the built-in model's, on fast kernels")
     func inspectFastPathShare() throws {
-        let lines = fastPathSummary(try ModelArgument.load("general").model)
+        let lines = fastPathSummary(try ModelArgument.load("general"))
         #expect(lines.first?.hasPrefix("fast path: 100.0% of MACs on fast kernels; 0 of ") == true, "\(lines)")
         #expect(lines.count == 1)
         let converted = try #require(ConvertedModel.named("keras_mobilenet_nhwc"))

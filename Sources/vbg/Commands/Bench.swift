@@ -1,7 +1,6 @@
 import CPUSupport
 import Dispatch
 import Foundation
-import Inference
 import ONNXInference
 
 /// `vbg bench`: latency benchmarks (release builds with `VBG_ARCH=native`).
@@ -138,7 +137,7 @@ func runModelBench(_ arguments: inout Arguments) throws {
     if perLayer {
         try input.withUnsafeBufferPointer { source in
             try output.withUnsafeMutableBufferPointer { destination in
-                layers = try session.engineSession!.profileLayers(input: source, output: destination, runs: iterations)
+                layers = try session.profileLayers(input: source, output: destination, runs: iterations)
             }
         }
     }
@@ -146,7 +145,7 @@ func runModelBench(_ arguments: inout Arguments) throws {
     cpu.sort()
     func percentile(_ values: [Double], _ p: Double) -> Double { values[min(values.count - 1, Int(Double(values.count) * p))] }
     let name = BuiltinModelName(modelArgument)
-    let gflops = 2 * Double(model.model.multiplyAccumulates) / (percentile(wall, 0.5) * 1e6)
+    let gflops = 2 * Double(model.multiplyAccumulates) / (percentile(wall, 0.5) * 1e6)
     if json {
         print("{\"model\":\"\(name)\",\"path\":\"\(pathName)\",\"threads\":\(session.options.threads),"
               + "\"iterations\":\(iterations),\"median_ms\":\(fmt(percentile(wall, 0.5))),"

@@ -1,6 +1,5 @@
 import Foundation
-import Inference
-import NumpyFormat
+import ONNXInference
 
 /// `vbg check MODEL`: runs a model on the fast and the reference paths and says whether they
 /// agree; when they do not, which node's value differs first, whether its kernel alone is at
@@ -58,9 +57,11 @@ let checkCommand = Command(
         try arguments.finish()
 
         let bytes: [UInt8]
-        do { bytes = try InferenceModel.readFile(ModelArgument.path(for: modelArgument)) } catch { throw CLIError.input(String(describing: error)) }
-        let declared = try InferenceModel.inputNames(in: bytes)
-        let feedable = try InferenceModel.inputNames(in: bytes, includingInitializers: true)
+        do { bytes = try PlannedModel.readFile(ModelArgument.path(for: modelArgument)) } catch { throw CLIError.input(String(describing: error)) }
+        let declarations: ModelDeclarations
+        do { declarations = try ModelDeclarations(modelData: bytes) } catch { throw CLIError.input(String(describing: error)) }
+        let declared = declarations.inputs.map(\.name)
+        let feedable = declarations.inputNamesIncludingInitializers
         var given: [String: Tensor] = [:]
         for spec in inputSpecs {
             let name = try spec.name ?? {
@@ -74,11 +75,11 @@ let checkCommand = Command(
                 throw CLIError.usage("the model has no input '\(name)' (inputs: \(declared.joined(separator: ", ")))")
             }
             guard shapes[name] == nil else { throw CLIError.usage("input '\(name)' has both --input and --shape; its file gives its shape") }
-            given[name] = try engineTensor(readingNumpy: spec.file)
+            given[name] = try TensorFile.read(spec.file)
         }
-        let model: InferenceModel
+        let model: PlannedModel
         do {
-            model = try InferenceModel(bytes: bytes, inputShapes: shapes.merging(given.mapValues(\.shape)) { $1 }, planTimeInputs: given)
+            model = try declarations.planned(inputShapes: shapes.merging(given.mapValues(\.shape)) { $1 }, planTimeInputs: given)
         } catch {
             let message = String(describing: error)
             let needsShape = message.contains("give the input's shape") || message.contains("give its shape")
@@ -97,12 +98,12 @@ let checkCommand = Command(
                 described.append("\(input) from \(inputSpecs.first { ($0.name ?? input.name) == input.name }!.file)")
                 continue
             }
-            guard !input.type.isInteger else {
-                throw CLIError.usage("input '\(input.name)' is \(input.type.rawValue) \(input.shape): vbg check cannot make up integer or bool values "
+            guard input.elementType.isFloatingPoint else {
+                throw CLIError.usage("input '\(input.name)' is \(input.elementType.rawValue) \(input.shape): vbg check cannot make up integer or bool values "
                                      + "(indices, shapes, counts, masks must be valid for the model); give them with --input \(input.name)=FILE.npy")
             }
             let values = (0..<input.elementCount).map { _ in range.lower + (range.upper - range.lower) * random.nextUnit() }
-            feeds[input.name] = Tensor(type: input.type, shape: input.shape, doubles: values)
+            feeds[input.name] = Tensor(elementType: input.elementType, shape: input.shape, doubles: values)
             described.append("\(input) random in [\(TensorDifference.format(range.lower)), \(TensorDifference.format(range.upper))) (--seed \(seed))")
         }
         for name in model.fixedInputs.sorted() { described.append("\(name) fixed at plan time from its file") }
@@ -119,18 +120,6 @@ let checkCommand = Command(
             throw CLIError.input("the \(candidate.title) differs from the reference path on \(differing) of \(report.outputs.count) output(s)")
         }
     })
-
-/// A `.npy` file's numbers as the engine holds them (until `vbg check` runs on ONNXInference).
-private func engineTensor(readingNumpy path: String) throws -> Tensor {
-    let array: NumpyArray
-    do { array = try NumpyArray(contentsOfFile: path) } catch { throw CLIError.input(error.message) }
-    let types: [(NumpyDataType, ElementType)] = [
-        (.float32, .float32), (.float16, .float16), (.float64, .double), (.int8, .int8), (.int16, .int16),
-        (.int32, .int32), (.int64, .int64), (.uint8, .uint8), (.uint16, .uint16), (.uint32, .uint32),
-        (.uint64, .uint64), (.bool, .bool),
-    ]
-    return Tensor(type: types.first { $0.0 == array.dataType }!.1, shape: array.shape, bytes: array.data)
-}
 
 /// `--rtol` / `--atol`: a finite, non-negative number.
 private func tolerance(_ text: String?, name: String, default defaultValue: Double) throws -> Double {

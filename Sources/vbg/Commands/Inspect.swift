@@ -1,7 +1,6 @@
 import BuiltinModels
 import FramePipeline
 import Foundation
-import Inference
 import ONNXInference
 
 /// `vbg inspect`: what a model is and what running it costs.
@@ -34,9 +33,10 @@ let inspectCommand = Command(
         let builtin = BuiltinModel(rawValue: modelArgument)
         let path = builtin.map { "built-in model \($0.rawValue)" } ?? modelArgument
         let bytes: [UInt8]
-        do { bytes = try builtin?.bytes ?? InferenceModel.readFile(modelArgument) } catch { throw CLIError.input(String(describing: error)) }
+        do { bytes = try builtin?.bytes ?? PlannedModel.readFile(modelArgument) } catch { throw CLIError.input(String(describing: error)) }
         if !shapes.isEmpty {
-            let declared = try InferenceModel.inputNames(in: bytes)
+            let declared: [String]
+            do { declared = try ModelDeclarations(modelData: bytes).inputs.map(\.name) } catch { throw CLIError.input(String(describing: error)) }
             for name in shapes.keys.sorted() where !declared.contains(name) {
                 throw CLIError.usage("--shape: the model has no input '\(name)' (inputs: \(declared.joined(separator: ", ")))")
             }
@@ -54,17 +54,17 @@ let inspectCommand = Command(
                 if case let .description(problem) = error { segmentationProblem = problem.description }
             }
         }
-        let model: InferenceModel
+        let model: PlannedModel
         if let segmentation {
-            model = segmentation.model.model
+            model = segmentation.model
         } else {
-            do throws(ModelError) {
-                model = try InferenceModel(bytes: bytes, inputShapes: shapes)
+            do throws(InferenceError) {
+                model = try ModelDeclarations(modelData: bytes).planned(inputShapes: shapes)
             } catch {
                 print("model: \(path) (\(bytes.count) bytes)")
-                let problems = error.allProblems
+                let problems = error.problems.isEmpty ? [error] : error.problems
                 print("cannot run (\(problems.count) problem\(problems.count == 1 ? "" : "s")):")
-                for problem in problems { print("  " + problem.detailedDescription) }
+                for line in error.detailedProblemLines { print("  " + line) }
                 if error.uncheckedNodeCount > 0 {
                     print("  (\(error.uncheckedNodeCount) more node\(error.uncheckedNodeCount == 1 ? " depends" : "s depend") on \(problems.count == 1 ? "it" : "these") and \(error.uncheckedNodeCount == 1 ? "was" : "were") not checked)")
                 }
@@ -93,16 +93,9 @@ let inspectCommand = Command(
         print("unsupported ops: none")
         for line in fastPathSummary(model) { print(line) }
         var conventionError: String? = nil
-        // The conventions read the model as the SDK plans it (through ONNXInference).
-        let planned: PlannedModel
-        if let segmentation {
-            planned = segmentation.model
-        } else {
-            do { planned = try ModelDeclarations(modelData: bytes).planned(inputShapes: shapes) } catch { throw CLIError.input(String(describing: error)) }
-        }
         do throws(SegmentationModelDescription.DescriptionError) {
             let convention: ModelConvention
-            if let segmentation { convention = segmentation.convention } else { convention = try ModelConvention(model: planned, file: json) }
+            if let segmentation { convention = segmentation.convention } else { convention = try ModelConvention(model: model, file: json) }
             print("segmentation\(json == nil ? "" : " (with \(descriptionFile))"):")
             for line in convention.summary { print("  \(line)") }
         } catch {
@@ -118,15 +111,14 @@ let inspectCommand = Command(
             for _ in 0..<20 {
                 let start = DispatchTime.now().uptimeNanoseconds
                 do {
-                    let loaded: InferenceModel
+                    let source = try builtin?.bytes ?? PlannedModel.readFile(modelArgument)
+                    let loaded: PlannedModel
                     if segmentation != nil {
-                        let source = try builtin?.bytes ?? InferenceModel.readFile(modelArgument)
-                        loaded = try SegmentationModel(parsed: ModelDeclarations(modelData: source), file: json).model.model
+                        loaded = try SegmentationModel(parsed: ModelDeclarations(modelData: source), file: json).model
                     } else {
-                        loaded = try builtin.map { try InferenceModel(bytes: $0.bytes, inputShapes: shapes) }
-                            ?? InferenceModel(contentsOfFile: modelArgument, inputShapes: shapes)
+                        loaded = try ModelDeclarations(modelData: source).planned(inputShapes: shapes)
                     }
-                    _ = try Inference.InferenceSession(model: loaded, path: .fast)
+                    _ = try InferenceSession(planned: loaded, options: .init(path: .fast))
                 } catch {
                     throw CLIError.input(String(describing: error))
                 }
@@ -146,9 +138,9 @@ private func formatMillions(_ value: Int) -> String {
 
 /// The fast path's kernels for `model`: the share of the MACs on fast kernels, then each node on
 /// a reference kernel with MACs (largest first, with its share), then the others by op.
-func fastPathSummary(_ model: InferenceModel) -> [String] {
+func fastPathSummary(_ model: PlannedModel) -> [String] {
     let nodes: [NodeKernel]
-    do { nodes = try Inference.InferenceSession(model: model, path: .fast).nodeKernels } catch { return ["fast path: \(error)"] }
+    do { nodes = try InferenceSession(planned: model, options: .init(path: .fast)).nodeKernels } catch { return ["fast path: \(error)"] }
     let reference = nodes.filter(\.runsOnReference)
     let total = nodes.reduce(0) { $0 + $1.multiplyAccumulates }
     let onReference = reference.reduce(0) { $0 + $1.multiplyAccumulates }

@@ -1,4 +1,4 @@
-import Inference
+import ONNXInference
 
 /// The comparison behind `vbg check`: a model's fast path against its reference path on the same
 /// inputs, and, when they differ, where.
@@ -9,7 +9,7 @@ import Inference
 ///    value is compared with the reference path's in execution order: the first that is out of
 ///    tolerance is the first value that differs.
 /// 3. Each node's fast step then runs alone on the reference path's values of its inputs
-///    (`InferenceSession.replay`): a kernel out of tolerance there is wrong on its own; one within
+///    (`InferenceSession.replay(nodeAt:readingInputsFrom:)`): a kernel out of tolerance there is wrong on its own; one within
 ///    it only passed on a difference built up before it.
 /// 4. When the fused candidate differs but every value agrees node by node, a fusion is at fault:
 ///    each fusion of the fused run is planned alone (`InferenceSession.Fusions.ledBy`) and those
@@ -25,7 +25,7 @@ struct PathCheck {
         var title: String { self == .fast ? "fast path" : "unfused fast path" }
     }
 
-    var model: InferenceModel
+    var model: PlannedModel
     var feeds: [String: Tensor]
     var candidate: Candidate
     var threads: Int
@@ -86,18 +86,18 @@ struct PathCheck {
     }
 
     func run() throws -> Report {
-        let reference = try InferenceSession(model: model, path: .reference, keepsIntermediates: true)
-        let referenceOutputs = try reference.run(feeds)
-        let model = model, threads = threads
-        let fused = makeFusedSession ?? { fusions in try InferenceSession(model: model, path: .fast, threads: threads, fusions: fusions) }
+        let reference = try InferenceSession(planned: model, options: .init(path: .reference), keepsIntermediates: true)
+        let referenceOutputs = try reference.run(inputs: feeds)
+        let model = model, fast = InferenceSession.Options(path: .fast, threads: threads)
+        let fused = makeFusedSession ?? { fusions in try InferenceSession(planned: model, options: fast, fusions: fusions) }
         var unfused: InferenceSession? = nil
         let candidateOutputs: [String: Tensor]
         switch candidate {
         case .fast:
-            candidateOutputs = try fused(.all).run(feeds)
+            candidateOutputs = try fused(.all).run(inputs: feeds)
         case .unfused:
-            let session = try InferenceSession(model: model, path: .fast, threads: threads, keepsIntermediates: true)
-            candidateOutputs = try session.run(feeds)
+            let session = try InferenceSession(planned: model, options: fast, keepsIntermediates: true)
+            candidateOutputs = try session.run(inputs: feeds)
             unfused = session
         }
         let outputs = model.outputs.map { output in
@@ -112,8 +112,8 @@ struct PathCheck {
         if let unfused {
             (stepwise, stepwiseOutputs) = (unfused, candidateOutputs)
         } else {
-            stepwise = try InferenceSession(model: model, path: .fast, threads: threads, keepsIntermediates: true)
-            stepwiseOutputs = try stepwise.run(feeds)
+            stepwise = try InferenceSession(planned: model, options: fast, keepsIntermediates: true)
+            stepwiseOutputs = try stepwise.run(inputs: feeds)
         }
         report.unfusedOutputsAgree = model.outputs.allSatisfy { output in
             compare(stepwiseOutputs[output.name], referenceOutputs[output.name]!, name: output.name, node: nil).agrees
@@ -122,8 +122,8 @@ struct PathCheck {
         var values: [Value] = []
         for (index, node) in nodes.enumerated() {
             for name in node.outputs {
-                guard let expected = reference.tensor(named: name) else { continue }
-                values.append(compare(stepwise.tensor(named: name), expected, name: name, node: (index, node.name, node.op)))
+                guard let expected = reference.value(named: name) else { continue }
+                values.append(compare(stepwise.value(named: name), expected, name: name, node: (index, node.name, node.op)))
             }
         }
         report.nodeValues = values
@@ -134,7 +134,7 @@ struct PathCheck {
         for (index, node) in nodes.enumerated() {
             let alone = stepwise.replay(nodeAt: index, readingInputsFrom: reference)
             for (name, tensor) in zip(node.outputs, alone) {
-                guard let expected = reference.tensor(named: name) else { continue }
+                guard let expected = reference.value(named: name) else { continue }
                 let value = compare(tensor, expected, name: name, node: (index, node.name, node.op))
                 if !value.agrees { report.wrongAlone.append(value) }
                 if index == firstIndex, name == report.firstDifference?.name { report.firstAlone = value }
@@ -147,7 +147,7 @@ struct PathCheck {
         report.fusionCount = spans.count
         for span in spans {
             let alone = try fused(.ledBy([span[0]]))
-            let results = try alone.run(feeds)
+            let results = try alone.run(inputs: feeds)
             let compared = model.outputs.map { output in
                 compare(results[output.name], referenceOutputs[output.name]!, name: output.name, node: nil)
             }
@@ -161,7 +161,7 @@ struct PathCheck {
     private func compare(_ actual: Tensor?, _ expected: Tensor, name: String, node: (index: Int, name: String, op: String)?) -> Value {
         let difference = actual.flatMap { TensorDifference($0, expected) }
         let agrees = difference?.agrees(relativeTolerance: relativeTolerance, absoluteTolerance: absoluteTolerance) ?? false
-        return Value(name: name, type: expected.type, shape: expected.shape, difference: difference, agrees: agrees, node: node)
+        return Value(name: name, type: expected.elementType, shape: expected.shape, difference: difference, agrees: agrees, node: node)
     }
 }
 
