@@ -372,18 +372,6 @@ func depthwiseRowTaps(_ a: inout Vector, _ p: UnsafePointer<Float>, _ taps: Unsa
     }
 }
 
-/// Lanes 0, 2, …, 30 of the 32 lanes `a` then `b`.
-@inline(always)
-func evenLanes(_ a: Vector, _ b: Vector) -> Vector {
-    Vector(a[0], a[2], a[4], a[6], a[8], a[10], a[12], a[14], b[0], b[2], b[4], b[6], b[8], b[10], b[12], b[14])
-}
-
-/// Lanes 1, 3, …, 31 of the 32 lanes `a` then `b`.
-@inline(always)
-func oddLanes(_ a: Vector, _ b: Vector) -> Vector {
-    Vector(a[1], a[3], a[5], a[7], a[9], a[11], a[13], a[15], b[1], b[3], b[5], b[7], b[9], b[11], b[13], b[15])
-}
-
 /// Four output rows × two full vectors (32 columns): eight accumulators, the tile of the
 /// column runs a ``DepthwiseRows4`` tile would cover in two steps, with the same operations.
 struct DepthwiseRows4x2 {

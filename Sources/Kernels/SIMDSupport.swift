@@ -167,9 +167,20 @@ func loadEven(_ p: UnsafePointer<Float>) -> Vector {
         return Vector(lowHalf: SIMD8(lowHalf: loadQuarterEven(p), highHalf: loadQuarterEven(p + 8)),
                       highHalf: SIMD8(lowHalf: loadQuarterEven(p + 16), highHalf: loadQuarterEven(p + 24)))
     }
-    let a = load(p) + 0, b = load(p + 16) + 0
-    return Vector(a[0], a[2], a[4], a[6], a[8], a[10], a[12], a[14],
-                  b[0], b[2], b[4], b[6], b[8], b[10], b[12], b[14])
+    return evenLanes(load(p) + 0, load(p + 16) + 0)
+}
+
+/// Lanes 0, 2, …, 30 of the 32 lanes `a` then `b` (one `vpermt2ps` with AVX-512; see
+/// ``loadEven(_:)`` for what keeps loads feeding it whole).
+@inline(always)
+func evenLanes(_ a: Vector, _ b: Vector) -> Vector {
+    Vector(a[0], a[2], a[4], a[6], a[8], a[10], a[12], a[14], b[0], b[2], b[4], b[6], b[8], b[10], b[12], b[14])
+}
+
+/// Lanes 1, 3, …, 31 of the 32 lanes `a` then `b`.
+@inline(always)
+func oddLanes(_ a: Vector, _ b: Vector) -> Vector {
+    Vector(a[1], a[3], a[5], a[7], a[9], a[11], a[13], a[15], b[1], b[3], b[5], b[7], b[9], b[11], b[13], b[15])
 }
 
 /// Sum of all lanes by halving (a tree, not the sequential `.sum()`).
