@@ -101,6 +101,13 @@ package struct FeatureMap {
         FeatureMap(base: base + first * layout.planeStride, channels: count, layout: layout)
     }
 
+    /// Whether any float of this map's planes (first to last, border included) lies in `other`'s.
+    func overlaps(_ other: FeatureMap) -> Bool {
+        let start = base, end = base + channels * layout.planeStride
+        let otherStart = other.base, otherEnd = other.base + other.channels * other.layout.planeStride
+        return start < otherEnd && otherStart < end
+    }
+
     /// Pixel (0, 0) of `channel`.
     @inline(always)
     func plane(_ channel: Int) -> UnsafeMutablePointer<Float> {

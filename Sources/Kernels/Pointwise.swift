@@ -64,7 +64,8 @@ struct ChannelTilePacking {
 /// `output[o] = act(bias[o] + Σ_i w[o][i]·input[i]) + residual[o]`.
 ///
 /// A GEMM over pixels: a register tile of 8 output channels × 48 pixels (24 accumulators),
-/// the input panel packed to contiguous scratch when more than one channel tile reuses it.
+/// the input panel packed to contiguous scratch when more than two channel tiles reuse it or the
+/// output overlaps the input.
 /// Every output element is the bias followed by fused multiply-adds in input-channel order,
 /// whatever the tile and the thread, so results do not depend on the thread count.
 ///
@@ -157,7 +158,10 @@ func pointwiseChunks<A: ActivationFunction, T: ChannelTile, U: ChannelTile>(
     let k = weights.inputChannels, cout = weights.outputChannels
     let width = T.Row.width, vectors = T.Row.width / lanes
     let planeStride = input.layout.planeStride
-    let packPanel = cout > T.channels
+    // Up to two channel tiles read the input planes directly (the second finds the strip in L1);
+    // more tiles, or an output written over the input, read a packed copy.
+    let directTiles = narrowRegisterFile ? 1 : 2
+    let packPanel = cout > directTiles * T.channels || (cout > T.channels && output.overlaps(input))
     precondition(T.Row.width <= pointwisePanelWidth && job.tileOffset + T.channels * pointwisePanelWidth <= job.scratch.count,
                  "1x1 convolution: thread scratch too small for the panel and the spilled tile")
     let scratch = job.scratch.baseAddress!, tile = scratch + job.tileOffset

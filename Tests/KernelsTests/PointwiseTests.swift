@@ -5,7 +5,7 @@ import Testing
 struct PointwiseTests {
     static let channelPairs: [(Int, Int)] = [
         (1, 1), (3, 7), (7, 3), (16, 16), (17, 24), (24, 72), (72, 24), (88, 24), (24, 88), (96, 32),
-        (32, 128), (128, 32), (16, 17), (3, 9),
+        (32, 128), (128, 32), (16, 17), (3, 9), (24, 15), (9, 16), (40, 16),
     ]
     static let sizes: [(Int, Int)] = [(1, 1), (3, 5), (7, 9), (16, 16), (5, 13), (2, 37)]
 
@@ -56,6 +56,26 @@ struct PointwiseTests {
                     expectClose(r.actual, r.expected, "1x1 \(cin)->\(cout) \(h)x\(w) pad \(pad)")
                     #expect(r.border, "border of the padded output stays zero")
                 }
+            }
+        }
+    }
+
+    @Test("written over its own input, equals the result into a separate output")
+    func inPlace() {
+        for channels in [8, 9, 15, 16, 17, 24, 40] {
+            for (h, w) in [(1, 1), (7, 9), (16, 16), (3, 50)] {
+                var random = Random(seed: UInt64(channels * 100 + h))
+                let x = random.array(channels * h * w)
+                let weights = PointwiseWeights(weights: random.array(channels * channels, scale: 0.5),
+                                               bias: random.array(channels), outputChannels: channels, inputChannels: channels)
+                let layout = PlaneLayout.dense(width: w, height: h)
+                let input = makeMap(x, channels: channels, layout: layout)
+                let apart = FeatureMapStorage(channels: channels, layout: layout)
+                let pool = WorkerPool(threads: 2)
+                pointwiseConvolution(input.map, weights: weights, activation: .relu, output: apart.map, pool: pool)
+                pointwiseConvolution(input.map, weights: weights, activation: .relu, output: input.map, pool: pool)
+                let differing = zip(input.interior(), apart.interior()).filter { $0 != $1 }.count
+                #expect(differing == 0, "1x1 \(channels)->\(channels) \(h)x\(w) in place: \(differing) values differ")
             }
         }
     }

@@ -96,8 +96,8 @@ extension FastExecutor {
     /// depthwise and dense K×K) has read all of it before it writes, so for it no overlap matters.
     ///
     /// A 1x1 convolution (`inPlace` true) may also write exactly over its data input: it reads
-    /// every input channel of a pixel strip (packed to scratch when several channel tiles reuse
-    /// it) before it writes that strip, and writes nothing else.
+    /// every input channel of a pixel strip (packed to scratch when a second channel tile would
+    /// read it after the first wrote) before it writes that strip, and writes nothing else.
     func fusedOutput(of value: Int, node: PlannedNode, channels: Int, height: Int, width: Int,
                      absorbsResidual: Bool = false, readsArenaInput: Bool = true, inPlace: Bool = false,
                      foldsBatchNorm: Bool = true) -> ConvolutionFusion {
