@@ -110,7 +110,7 @@ struct FusionTests {
 
     @Test("NHWC pixels to NCHW planes, dense or into a padded map's interior")
     func deinterleave() {
-        for (c, h, w) in [(3, 5, 7), (3, 16, 33), (1, 2, 3), (4, 3, 17)] {
+        for (c, h, w) in [(3, 5, 7), (3, 16, 33), (1, 2, 3), (4, 3, 17), (3, 2, 16), (3, 3, 47), (3, 2, 256)] {
             let x = (0..<(c * h * w)).map(Float.init)
             var expected = [Float](repeating: 0, count: x.count)
             for y in 0..<h { for i in 0..<w { for ch in 0..<c { expected[(ch * h + y) * w + i] = x[(y * w + i) * c + ch] } } }

@@ -164,6 +164,13 @@ enum KernelBenchmark {
                             output: output.map, pool: pool)
             })
         }
+        // The input transpose: NHWC RGB pixels into the stem's zero-bordered planes.
+        do {
+            let pixels = random(3 * 256 * 256, seed: 5), output = FeatureMapStorage(channels: 3, layout: .padded(width: 256, height: 256, pad: 1))
+            cases.append(Case(name: "deinterleave 3ch 256x256 ->pad1", macs: 0, elements: 3 * 256 * 256) {
+                pixels.withUnsafeBufferPointer { deinterleaveChannels($0.baseAddress!, output: output.map, pool: pool) }
+            })
+        }
         // A 16 -> 72 -> 24 expansion block at 64x64, the shape the kernels are tuned on.
         pointwise(16, 72, 64, 64)
         pointwise(72, 24, 64, 64, activation: .none)
