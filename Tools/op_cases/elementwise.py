@@ -255,4 +255,22 @@ def build_cases(rng, Case):
                       what="Div-13"))
     cases.append(Case("clip_opset12_int32", "Clip", [data("X", ints(np.int32, 3, 5)), param("min", np.int32(-4)),
                                                      param("max", np.int32(6))], opset=12, output_type=I32, what="Clip-12"))
+
+    # Bitwise ops (opset 18): signed values of both signs, unsigned ones above the signed range.
+    types = [(np.int8, TensorProto.INT8), (np.int16, TensorProto.INT16), (np.int32, I32), (np.int64, I64),
+             (np.uint8, TensorProto.UINT8), (np.uint16, TensorProto.UINT16), (np.uint32, TensorProto.UINT32),
+             (np.uint64, TensorProto.UINT64)]
+    for op in ["BitwiseAnd", "BitwiseOr", "BitwiseXor"]:
+        for dtype, onnx_type in types:
+            info = np.iinfo(dtype)
+            low, high = (info.min, info.max) if dtype != np.uint64 else (0, 2**63)
+            a = rng.integers(low, high, (3, 5), dtype=dtype, endpoint=dtype != np.uint64)
+            b = rng.integers(low, high, (5,), dtype=dtype, endpoint=dtype != np.uint64)
+            cases.append(Case(f"{op.lower()}_{np.dtype(dtype).name}", op, [data("A", a), data("B", b)], opset=18,
+                              output_type=onnx_type))
+    for dtype, onnx_type in types:
+        info = np.iinfo(dtype)
+        low, high = (info.min, info.max) if dtype != np.uint64 else (0, 2**63)
+        unary(f"bitwisenot_{np.dtype(dtype).name}", "BitwiseNot",
+              rng.integers(low, high, (3, 5), dtype=dtype, endpoint=dtype != np.uint64), opset=18, output_type=onnx_type)
     return cases

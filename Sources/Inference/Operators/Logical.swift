@@ -53,3 +53,31 @@ enum BitShift {
         }
     }
 }
+
+/// A builder for a bitwise op of two broadcast inputs of one integer type (int8–int64,
+/// uint8–uint64). Int64 holds every element's bits (signed sign-extended, unsigned
+/// zero-extended, uint64 by pattern), and the op truncated back to the type is the type's own.
+private func bitwise(_ function: @escaping @Sendable (Int64, Int64) -> Int64) -> OperatorBuilder {
+    return { context throws(ModelError) in
+        try context.checkAttributes([])
+        return try TypedElementwise.binary(context, integerTypes: ElementSets.allIntegers, float: nil, integer: function)
+    }
+}
+
+/// ONNX `BitwiseAnd` (BitwiseAnd-18): a & b on broadcast inputs of one integer type.
+enum BitwiseAnd { static let build = bitwise { $0 & $1 } }
+/// ONNX `BitwiseOr` (BitwiseOr-18): a | b on broadcast inputs of one integer type.
+enum BitwiseOr { static let build = bitwise { $0 | $1 } }
+/// ONNX `BitwiseXor` (BitwiseXor-18): a ^ b on broadcast inputs of one integer type.
+enum BitwiseXor { static let build = bitwise { $0 ^ $1 } }
+
+/// ONNX `BitwiseNot` (BitwiseNot-18): ~x on an integer type (int8–int64, uint8–uint64).
+enum BitwiseNot {
+    static let build: OperatorBuilder = { context throws(ModelError) in
+        try context.checkArity(inputs: 1, 1)
+        try context.checkAttributes([])
+        let scalar = try context.requireType(ofInput: 0, in: ElementSets.allIntegers).integerScalar!
+        func make<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator { try TypedUnary<T, T>(context) { ~$0 } }
+        return try make(scalar)
+    }
+}
