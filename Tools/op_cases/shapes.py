@@ -65,4 +65,16 @@ def build_cases(rng, Case):
              opset=9),
         Case("clip_attributes_opset8", "Clip", [data("X", 4 * x(3, 5))], {"min": -1.0, "max": 2.5}, opset=8),
     ]
+    # CenterCropPad (opset 18): odd and even differences, crops and pads on one map, axes.
+    cases += [
+        Case("centercroppad_crop_odd", "CenterCropPad", [data("X", x(7, 9, 3)), param("shape", i64(4, 6, 3))], opset=18,
+             what="crops of 3 on both axes: 1 dropped before, 2 after"),
+        Case("centercroppad_pad_odd", "CenterCropPad", [data("X", x(3, 4, 2)), param("shape", i64(6, 7, 2))], opset=18,
+             what="pads of 3: 1 zero before, 2 after"),
+        Case("centercroppad_crop_and_pad", "CenterCropPad", [data("X", x(8, 3, 5)), param("shape", i64(5, 6))],
+             {"axes": [0, 1]}, opset=18),
+        Case("centercroppad_negative_axes_int32", "CenterCropPad",
+             [data("X", ints(2, 5, 9, dtype=np.int32)), param("shape", i64(8, 4))], {"axes": [-2, -1]}, opset=18,
+             output_type=TensorProto.INT32),
+    ]
     return cases

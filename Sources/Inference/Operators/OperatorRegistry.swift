@@ -29,6 +29,7 @@ enum OperatorRegistry {
         "CastLike": CastLike.build,
         "Ceil": Ceil.build,
         "Celu": Celu.build,
+        "CenterCropPad": CenterCropPad.build,
         "Clip": Clip.build,
         "Compress": Compress.build,
         "Concat": Concat.build,
