@@ -59,4 +59,12 @@ def build_cases(rng, Case):
                       [data("X", x(2, 1, 3, 4, dtype=np.float64)), data("grid", grid(2, 2, 5, 2, dtype=np.float64))],
                       {"mode": "linear", "padding_mode": "reflection", "align_corners": 1}, opset=20,
                       output_type=TensorProto.DOUBLE, what="double"))
+    # AffineGrid (opset 20): 2-D and 3-D, align_corners 0 and 1, odd sizes, a batch of 2.
+    for align in [0, 1]:
+        cases.append(Case(f"affinegrid_2d_align{align}", "AffineGrid",
+                          [data("theta", x(2, 2, 3)), ("size", "param", np.array([2, 3, 5, 7], dtype=np.int64))],
+                          {"align_corners": align}, opset=20, what=f"2-D, align_corners {align}"))
+        cases.append(Case(f"affinegrid_3d_align{align}", "AffineGrid",
+                          [data("theta", x(1, 3, 4)), ("size", "param", np.array([1, 2, 3, 4, 5], dtype=np.int64))],
+                          {"align_corners": align}, opset=20, what=f"3-D, align_corners {align}"))
     return cases

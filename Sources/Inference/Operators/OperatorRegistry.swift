@@ -9,6 +9,7 @@ enum OperatorRegistry {
         "Acos": Acos.build,
         "Acosh": Acosh.build,
         "Add": Add.build,
+        "AffineGrid": AffineGrid.build,
         "And": And.build,
         "ArgMax": ArgMax.build,
         "ArgMin": ArgMin.build,
