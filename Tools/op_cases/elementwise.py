@@ -273,4 +273,18 @@ def build_cases(rng, Case):
         low, high = (info.min, info.max) if dtype != np.uint64 else (0, 2**63)
         unary(f"bitwisenot_{np.dtype(dtype).name}", "BitwiseNot",
               rng.integers(low, high, (3, 5), dtype=dtype, endpoint=dtype != np.uint64), opset=18, output_type=onnx_type)
+
+    # uint64 ordered as unsigned: values on both sides of 2^63.
+    u64 = lambda *s: rng.integers(0, 2**64 - 1, s, dtype=np.uint64, endpoint=True)  # noqa: E731
+    for op in ["Greater", "GreaterOrEqual", "Less", "LessOrEqual"]:
+        a = u64(3, 5)
+        cases.append(Case(f"{op.lower()}_uint64", op, [data("A", a), data("B", np.where(bools(3, 5), a, u64(3, 5)))],
+                          output_type=BOOL))
+    for op in ["Min", "Max"]:
+        cases.append(Case(f"{op.lower()}_uint64", op, [data("A", u64(3, 5)), data("B", u64(5)), data("C", u64(3, 1))],
+                          output_type=TensorProto.UINT64))
+    cases.append(Case("div_uint64", "Div", [data("A", u64(3, 5)), data("B", u64(5) >> np.uint64(rng.integers(0, 60)))],
+                      output_type=TensorProto.UINT64))
+    cases.append(Case("mod_uint64", "Mod", [data("A", u64(3, 5)), data("B", (u64(5) >> np.uint64(40)) + np.uint64(1))],
+                      output_type=TensorProto.UINT64))
     return cases

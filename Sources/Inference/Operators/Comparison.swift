@@ -13,7 +13,7 @@ enum Comparison {
     }
 
     /// A builder for `relation` on float32 from op version `floatSince`, on the integer types
-    /// (int8–int64, uint8–uint32, and uint64 for equality) from `integerSince`, and on bool when
+    /// (int8–int64, uint8–uint64; uint64 ordered as unsigned) from `integerSince`, and on bool when
     /// `bool` is set. Float
     /// comparisons are IEEE: NaN is unequal to everything.
     static func builder(_ relation: Comparison, floatSince: Int = 0, integerSince: Int = 0, bool: Bool = false) -> OperatorBuilder {
@@ -22,10 +22,14 @@ enum Comparison {
             try context.checkAttributes([])
             var types: Set<ElementType> = bool ? [.bool] : []
             if context.opVersion >= floatSince { types.insert(.float32) }
-            if context.opVersion >= integerSince { types.formUnion(relation == .equal ? ElementSets.allIntegers : ElementSets.integers) }
+            if context.opVersion >= integerSince { types.formUnion(ElementSets.allIntegers) }
             let type = try context.commonType(ofInputs: [0, 1], in: types)
             if type == .float32 { return try TypedBinary<Float, Float, BoolScalar>(context) { relation.holds($0, $1) } }
             guard let scalar = type.integerScalar else { return try TypedBinary<BoolScalar, BoolScalar, BoolScalar>(context) { $0 == $1 } }
+            if type == .uint64 {
+                // Held by bit pattern: ordered as unsigned.
+                return try TypedBinary<UInt64, UInt64, BoolScalar>(context) { relation.holds(UInt64(bitPattern: $0), UInt64(bitPattern: $1)) }
+            }
             func make<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator {
                 try TypedBinary<T, T, BoolScalar>(context) { relation.holds($0, $1) }
             }

@@ -182,12 +182,19 @@ enum TypedElementwise {
     }
 
     /// A two-input op whose inputs share one type, broadcast, with an output of that type:
-    /// `float` for float32 (nil: float32 not accepted), `integer` (computing in Int64) for `integerTypes`.
+    /// `float` for float32 (nil: float32 not accepted), `integer` (computing in Int64) for `integerTypes`,
+    /// and `unsigned64` (computing in UInt64) for uint64 when given.
     static func binary(_ context: NodeContext, integerTypes: Set<ElementType>,
                        float: (@Sendable (Float, Float) -> Float)?,
-                       integer: @escaping @Sendable (Int64, Int64) -> Int64) throws(ModelError) -> any Operator {
+                       integer: @escaping @Sendable (Int64, Int64) -> Int64,
+                       unsigned64: (@Sendable (UInt64, UInt64) -> UInt64)? = nil) throws(ModelError) -> any Operator {
         try context.checkArity(inputs: 2, 2)
-        let type = try context.commonType(ofInputs: [0, 1], in: float == nil ? integerTypes : integerTypes.union([.float32]))
+        var allowed = float == nil ? integerTypes : integerTypes.union([.float32])
+        if unsigned64 != nil { allowed.insert(.uint64) }
+        let type = try context.commonType(ofInputs: [0, 1], in: allowed)
+        if type == .uint64, let unsigned64 {
+            return try TypedBinary<UInt64, UInt64, UInt64>(context) { Int64(bitPattern: unsigned64(UInt64(bitPattern: $0), UInt64(bitPattern: $1))) }
+        }
         guard let scalar = type.integerScalar else { return try TypedBinary<Float, Float, Float>(context, float!) }
         func make<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator { try TypedBinary<T, T, T>(context, integer) }
         return try make(scalar)

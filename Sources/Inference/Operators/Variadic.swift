@@ -45,13 +45,19 @@ extension TypedElementwise {
     /// op version `integerSince` when `integer` is given.
     static func variadic(float: @escaping @Sendable (Float, Float) -> Float,
                          finish: (@Sendable (_ value: Float, _ inputs: Int) -> Float)? = nil,
-                         integer: (@Sendable (Int64, Int64) -> Int64)? = nil, integerSince: Int = 0) -> OperatorBuilder {
+                         integer: (@Sendable (Int64, Int64) -> Int64)? = nil,
+                         unsigned64: (@Sendable (UInt64, UInt64) -> UInt64)? = nil, integerSince: Int = 0) -> OperatorBuilder {
         return { context throws(ModelError) in
             let inputs = Array(context.node.inputs.indices)
             try context.checkArity(inputs: max(1, inputs.count), max(1, inputs.count))
             try context.checkAttributes([])
             let integers = integer != nil && context.opVersion >= integerSince
-            let type = try context.commonType(ofInputs: inputs, in: integers ? ElementSets.floatAndIntegers : [.float32])
+            var allowed: Set<ElementType> = integers ? ElementSets.floatAndIntegers : [.float32]
+            if integers && unsigned64 != nil { allowed.insert(.uint64) }
+            let type = try context.commonType(ofInputs: inputs, in: allowed)
+            if type == .uint64, let unsigned64 {
+                return try Variadic<UInt64>(context) { Int64(bitPattern: unsigned64(UInt64(bitPattern: $0), UInt64(bitPattern: $1))) }
+            }
             guard let scalar = type.integerScalar, let integer else {
                 let count = inputs.count
                 var last: (@Sendable (Float) -> Float)? = nil
@@ -65,17 +71,17 @@ extension TypedElementwise {
 }
 
 /// ONNX `Min` (Min-8, -12, -13): the element-wise minimum of 1 to N broadcast inputs of one type:
-/// float32 (NaN wins, as in onnxruntime), and from Min-12 int8–int64, uint8–uint32.
+/// float32 (NaN wins, as in onnxruntime), and from Min-12 int8–int64, uint8–uint64.
 enum Min {
     static let build = TypedElementwise.variadic(float: { a, b in a < b || a.isNaN ? a : b },
-                                                 integer: { Swift.min($0, $1) }, integerSince: 12)
+                                                 integer: { Swift.min($0, $1) }, unsigned64: { Swift.min($0, $1) }, integerSince: 12)
 }
 
 /// ONNX `Max` (Max-8, -12, -13): the element-wise maximum of 1 to N broadcast inputs of one type:
-/// float32 (NaN wins, as in onnxruntime), and from Max-12 int8–int64, uint8–uint32.
+/// float32 (NaN wins, as in onnxruntime), and from Max-12 int8–int64, uint8–uint64.
 enum Max {
     static let build = TypedElementwise.variadic(float: { a, b in a > b || a.isNaN ? a : b },
-                                                 integer: { Swift.max($0, $1) }, integerSince: 12)
+                                                 integer: { Swift.max($0, $1) }, unsigned64: { Swift.max($0, $1) }, integerSince: 12)
 }
 
 /// ONNX `Sum` (Sum-8, -13), float32: the element-wise sum of 1 to N broadcast inputs, added in
