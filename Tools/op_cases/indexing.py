@@ -116,6 +116,16 @@ def build_cases(rng, Case):
              [data("X", ints(3, 5)), data("lens", np.array([1, 5, 3], dtype=np.int64))], {"time_axis": 1, "batch_axis": 0},
              opset=10, output_type=I64),
     ]
+    # Scatter-9, the deprecated name of ScatterElements without reduction (onnx's checker refuses
+    # Scatter at opset 11, where it was deprecated).
+    cases += [
+        Case("scatter_opset9_axis1", "Scatter",
+             [data("X", x(3, 5)), data("indices", np.array([[4, 0], [1, 3], [2, 2]], dtype=np.int64)), data("U", x(3, 2))],
+             {"axis": 1}, opset=9),
+        Case("scatter_opset9_int32_indices", "Scatter",
+             [data("X", x(4, 3)), data("indices", np.array([[3, 0, 2], [1, 2, 0]], dtype=np.int32)), data("U", x(2, 3))],
+             opset=9),
+    ]
     for case in cases:
         if case.name == "compress_axis0_opset9":
             case.output_shapes = [[2, 2]]  # onnx infers no shape for Compress-9
