@@ -220,4 +220,19 @@ def build_cases(rng, Case):
     cases.append(Case("spacetodepth_dcr_opset28_uint8", "SpaceToDepth",
                       [data("X", rng.integers(0, 255, size=(1, 2, 6, 3)).astype(np.uint8))], {"blocksize": 3, "mode": "DCR"},
                       opset=28, output_type=TensorProto.UINT8))
+
+    # Col2Im (opset 18): overlapping 2-D blocks, strides with dilations and asymmetric pads, 3-D.
+    def col2im(name, n, c, image, block, what="", **attrs):
+        d = len(image)
+        dil, st = attrs.get("dilations", [1] * d), attrs.get("strides", [1] * d)
+        pads = attrs.get("pads", [0] * (2 * d))
+        windows = int(np.prod([(image[a] + pads[a] + pads[d + a] - dil[a] * (block[a] - 1) - 1) // st[a] + 1
+                               for a in range(d)]))
+        cases.append(Case(name, "Col2Im", [data("input", x(n, c * int(np.prod(block)), windows)),
+                                           param("image_shape", i64(*image)), param("block_shape", i64(*block))],
+                          attrs, opset=18, what=what))
+    col2im("col2im_overlapping", 1, 2, [5, 6], [2, 3], "stride 1: every pixel in several blocks")
+    col2im("col2im_strides_dilations_pads", 2, 3, [7, 8], [3, 2], "strides, dilations, pads 1/0/2/1",
+           strides=[2, 3], dilations=[2, 1], pads=[1, 0, 2, 1])
+    col2im("col2im_3d", 1, 1, [3, 4, 5], [2, 2, 3], "3-D image")
     return cases

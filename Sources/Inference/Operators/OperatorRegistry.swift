@@ -32,6 +32,7 @@ enum OperatorRegistry {
         "Celu": Celu.build,
         "CenterCropPad": CenterCropPad.build,
         "Clip": Clip.build,
+        "Col2Im": Col2Im.build,
         "Compress": Compress.build,
         "Concat": Concat.build,
         "ConstantOfShape": ConstantOfShape.build,
