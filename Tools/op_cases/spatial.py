@@ -235,4 +235,21 @@ def build_cases(rng, Case):
     col2im("col2im_strides_dilations_pads", 2, 3, [7, 8], [3, 2], "strides, dilations, pads 1/0/2/1",
            strides=[2, 3], dilations=[2, 1], pads=[1, 0, 2, 1])
     col2im("col2im_3d", 1, 1, [3, 4, 5], [2, 2, 3], "3-D image")
+
+    # MaxUnpool (opset 11): indices as MaxPool makes them (one position in each 2x2 window, flat over
+    # the whole [N, C, H, W] tensor), into the inferred shape. Not with a larger output_shape: there
+    # onnxruntime counts the indices in the output's layout, where onnx.reference and onnx's own node
+    # test place the unpooled tensor in the output's corner (MaxUnpoolTests checks that case).
+    def unpool_indices(n, c, h, w, k, s):
+        oh, ow = (h - 1) * s + k, (w - 1) * s + k
+        index = np.zeros((n, c, h, w), dtype=np.int64)
+        for a in range(n):
+            for b in range(c):
+                for i in range(h):
+                    for j in range(w):
+                        dy, dx = rng.integers(0, k, 2)
+                        index[a, b, i, j] = ((a * c + b) * oh + i * s + dy) * ow + j * s + dx
+        return index
+    cases.append(Case("maxunpool_2x2", "MaxUnpool", [data("X", x(2, 3, 2, 3)), data("I", unpool_indices(2, 3, 2, 3, 2, 2))],
+                      {"kernel_shape": [2, 2], "strides": [2, 2]}, opset=11))
     return cases

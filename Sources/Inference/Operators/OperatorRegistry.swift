@@ -92,6 +92,7 @@ enum OperatorRegistry {
         "MatMulInteger": MatMulInteger.build,
         "Max": Max.build,
         "MaxPool": MaxPool.build,
+        "MaxUnpool": MaxUnpool.build,
         "Mean": Mean.build,
         "MeanVarianceNormalization": MeanVarianceNormalization.build,
         "Min": Min.build,
