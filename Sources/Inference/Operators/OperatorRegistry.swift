@@ -50,6 +50,7 @@ enum OperatorRegistry {
         "Div": Div.build,
         "Dropout": Dropout.build,
         "DynamicQuantizeLinear": DynamicQuantizeLinear.build,
+        "Einsum": Einsum.build,
         "Elu": Elu.build,
         "Equal": Equal.build,
         "Erf": Erf.build,
