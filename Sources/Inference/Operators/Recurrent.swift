@@ -171,10 +171,9 @@ enum Recurrent {
     ///   - peepholeInput: LSTM's P (7), nil for the others.
     static func common(_ context: NodeContext, gates: Int, defaultActivations: [String], ownAttributes: Set<String>,
                        stateInputs: [Int], peepholeInput: Int? = nil) throws(ModelError) -> Common {
+        // Opsets 1–6 reach here as version 7 (`LegacyDefinitions`): the older definitions differ only by
+        // `output_sequence`, which is refused by name below.
         let version = context.opVersion
-        guard version >= 7 else {
-            throw context.error(.unsupported, "version \(version) of \(context.node.opType) (opsets 1–6) is not supported; only versions 7 and later")
-        }
         let inputCount = 6 + stateInputs.count - 1 + (peepholeInput == nil ? 0 : 1)
         let outputCount = context.node.outputs.count
         try context.checkArity(inputs: 3, inputCount, outputs: outputCount <= stateInputs.count + 1 ? outputCount : stateInputs.count + 1)
