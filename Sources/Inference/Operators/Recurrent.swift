@@ -79,8 +79,6 @@ enum Recurrent {
         let biasSlot: Int?, lengthsSlot: Int?, initialHSlot: Int?, initialCSlot: Int?, peepholeSlot: Int?
         let outputShapes: [[Int]]
 
-        var stateShape: [Int] { batchMajor ? [batch, directions, hiddenSize] : [directions, batch, hiddenSize] }
-
         func xOffset(_ t: Int, _ b: Int) -> Int { (batchMajor ? b * sequenceLength + t : t * batch + b) * inputSize }
         func yOffset(_ t: Int, _ d: Int, _ b: Int) -> Int {
             (batchMajor ? (b * sequenceLength + t) * directions + d : (t * directions + d) * batch + b) * hiddenSize
@@ -108,31 +106,31 @@ enum Recurrent {
             let finalH = outputs.count > 1 ? outputs[1] : nil, finalC = outputs.count > 2 && states > 1 ? outputs[2] : nil
             y?.update(repeating: 0, count: sequenceLength * directions * batch * hiddenSize)
             withUnsafeTemporaryAllocation(of: Double.self, capacity: max(scratchCount, 1)) { scratchBuffer in
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * hiddenSize) { buffer in
-                let h = buffer.baseAddress!, c = h + hiddenSize, scratch = scratchBuffer.baseAddress!
-                func start(_ state: UnsafeMutablePointer<Float>, from initial: UnsafePointer<Float>?, _ d: Int, _ b: Int) {
-                    if let initial { state.update(from: initial + stateOffset(d, b), count: hiddenSize) } else { state.update(repeating: 0, count: hiddenSize) }
-                }
-                func finish(_ target: UnsafeMutablePointer<Float>?, from state: UnsafeMutablePointer<Float>, empty: Bool, _ d: Int, _ b: Int) {
-                    guard let target = target.map({ $0 + stateOffset(d, b) }) else { return }
-                    if empty { target.update(repeating: 0, count: hiddenSize) } else { target.update(from: state, count: hiddenSize) }
-                }
-                for d in 0..<directions {
-                    let backward = reverse || d == 1
-                    for b in 0..<batch {
-                        let length = lengths.map { min(max(Int($0[b]), 0), sequenceLength) } ?? sequenceLength
-                        start(h, from: initialH, d, b)
-                        start(c, from: initialC, d, b)
-                        for step in 0..<length {
-                            let t = backward ? length - 1 - step : step
-                            cell(d, x + xOffset(t, b), h, c, scratch)
-                            if let y { (y + yOffset(t, d, b)).update(from: h, count: hiddenSize) }
+                withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * hiddenSize) { buffer in
+                    let h = buffer.baseAddress!, c = h + hiddenSize, scratch = scratchBuffer.baseAddress!
+                    func start(_ state: UnsafeMutablePointer<Float>, from initial: UnsafePointer<Float>?, _ d: Int, _ b: Int) {
+                        if let initial { state.update(from: initial + stateOffset(d, b), count: hiddenSize) } else { state.update(repeating: 0, count: hiddenSize) }
+                    }
+                    func finish(_ target: UnsafeMutablePointer<Float>?, from state: UnsafeMutablePointer<Float>, empty: Bool, _ d: Int, _ b: Int) {
+                        guard let target = target.map({ $0 + stateOffset(d, b) }) else { return }
+                        if empty { target.update(repeating: 0, count: hiddenSize) } else { target.update(from: state, count: hiddenSize) }
+                    }
+                    for d in 0..<directions {
+                        let backward = reverse || d == 1
+                        for b in 0..<batch {
+                            let length = lengths.map { min(max(Int($0[b]), 0), sequenceLength) } ?? sequenceLength
+                            start(h, from: initialH, d, b)
+                            start(c, from: initialC, d, b)
+                            for step in 0..<length {
+                                let t = backward ? length - 1 - step : step
+                                cell(d, x + xOffset(t, b), h, c, scratch)
+                                if let y { (y + yOffset(t, d, b)).update(from: h, count: hiddenSize) }
+                            }
+                            finish(finalH, from: h, empty: length == 0, d, b)
+                            finish(finalC, from: c, empty: length == 0, d, b)
                         }
-                        finish(finalH, from: h, empty: length == 0, d, b)
-                        finish(finalC, from: c, empty: length == 0, d, b)
                     }
                 }
-            }
             }
         }
     }
