@@ -108,6 +108,7 @@ struct FuzzGraph {
             case let .ints(name, values): "\(name)=\(values)"
             case let .floats(name, values): "\(name)=\(values)"
             case let .string(name, value): "\(name)=\(value)"
+            case let .strings(name, values): "\(name)=\(values)"
             case let .tensor(name, _): "\(name)=<tensor>"
             }
         }.joined(separator: " ")

@@ -107,10 +107,10 @@ struct ModelErrorTests {
 
     @Test("an unsupported op names the node and the op")
     func unsupportedOp() {
-        let error = loadError(oneNodeModel("LSTM"))
+        let error = loadError(oneNodeModel("MaxRoiPool"))
         #expect(error?.kind == .unsupported)
-        #expect(error?.node == "node_0" && error?.op == "LSTM")
-        #expect(error?.description == "node 'node_0' (LSTM): operator 'LSTM' is not supported")
+        #expect(error?.node == "node_0" && error?.op == "MaxRoiPool")
+        #expect(error?.description == "node 'node_0' (MaxRoiPool): operator 'MaxRoiPool' is not supported")
     }
 
     @Test("an unsupported attribute names node, op and attribute")

@@ -38,6 +38,7 @@ package enum ONNXBuilder {
         case ints(String, [Int64])
         case floats(String, [Float])
         case string(String, String)
+        case strings(String, [String])
         case tensor(String, [UInt8])
 
         package var encoded: [UInt8] {
@@ -51,6 +52,10 @@ package enum ONNXBuilder {
                 for value in values { w.fixed32(7, value) }
                 w.varint(20, 6)
             case let .string(name, value): w.string(1, name); w.string(4, value); w.varint(20, 3)
+            case let .strings(name, values):
+                w.string(1, name)
+                for value in values { w.string(9, value) }
+                w.varint(20, 8)
             case let .tensor(name, tensor): w.string(1, name); w.lengthDelimited(5, tensor); w.varint(20, 4)
             }
             return w.bytes

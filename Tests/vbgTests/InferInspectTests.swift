@@ -166,9 +166,9 @@ struct InferInspectTests {
 
     @Test("inspect lists unsupported ops and exits 1")
     func inspectUnsupported() throws {
-        let path = temporaryPath("lstm.onnx")
+        let path = temporaryPath("maxroipool.onnx")
         defer { unlink(path) }
-        let model = ONNXBuilder.model(nodes: [ONNXBuilder.node("LSTM", inputs: ["x"], outputs: ["y"], name: "rnn")],
+        let model = ONNXBuilder.model(nodes: [ONNXBuilder.node("MaxRoiPool", inputs: ["x"], outputs: ["y"], name: "pool")],
                                       inputs: [ONNXBuilder.valueInfo("x", [1, 4])], outputs: [ONNXBuilder.valueInfo("y", [1, 4])])
         try Data(model).write(to: URL(fileURLWithPath: path))
         #expect(runMain(["inspect", path]) == 1)
