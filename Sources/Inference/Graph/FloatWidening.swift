@@ -1,0 +1,106 @@
+import ONNXFormat
+
+/// How a node whose float kernels compute float32 runs on float16 or double inputs: each such
+/// run-time input is widened to float32 by a `Cast` planned before the node, and each float result
+/// is narrowed back to the input's type by a `Cast` after it (float16 rounded to nearest even), so
+/// the kernels of both paths only ever see float32 and the conversions are ordinary planned nodes.
+///
+/// The loader takes this route only for a node that fails to build as written (operators that
+/// handle a type themselves, such as `Cast` or the data-movement ones, keep their own rules), and
+/// only for the types the op's ONNX definition allows for those inputs (`OperatorFloatTypes`).
+/// All the run-time inputs of one type parameter must then have one type. Widening float16 is
+/// exact, so comparisons and index results (`Equal`, `ArgMax`, `TopK`'s indices) are those of the
+/// float16 values; rounding double to float32 is not, so double is widened only into a node whose
+/// results are all floats.
+struct FloatWidening {
+    /// Node input index → its type, for the run-time inputs widened to float32.
+    let widened: [Int: ElementType]
+    /// Type parameter → the type of its widened inputs.
+    let parameterTypes: [String: ElementType]
+    let types: FloatTypes
+    let context: NodeContext
+
+    /// The widening of `context`'s node, or nil when none of its run-time inputs is float16 or
+    /// double.
+    ///
+    /// - Throws: `ModelError` naming the input when the op's definition does not allow its type,
+    ///   or when the inputs of one type parameter have different types.
+    init?(_ context: NodeContext) throws(ModelError) {
+        let node = context.node
+        var runtime: [(index: Int, type: ElementType)] = []
+        for (index, input) in context.inputs.enumerated() {
+            if case let .runtime(_, type) = input { runtime.append((index, type)) }
+        }
+        guard runtime.contains(where: { Self.widenedTypes.contains($0.type) }) else { return nil }
+        let definition = "\(node.opType)-\(context.opVersion)"
+        let types = OperatorFloatTypes.definitions[definition]
+        var widened: [Int: ElementType] = [:], parameterTypes: [String: ElementType] = [:]
+        for (index, type) in runtime where Self.widenedTypes.contains(type) {
+            guard let types, let parameter = types.parameter(ofInput: index), types.widenable[parameter]?.contains(type) == true else {
+                throw context.error(.unsupported, "input '\(node.inputs[index])' has element type \(type), which \(definition) does not allow there")
+            }
+            if let other = parameterTypes[parameter], other != type {
+                throw context.error(.invalidGraph, "inputs of type parameter \(parameter) have element types \(other) and \(type); they must have one")
+            }
+            parameterTypes[parameter] = type
+            widened[index] = type
+        }
+        // A float32 run-time input of a parameter whose other inputs are float16 or double breaks the definition too.
+        for (index, type) in runtime where type == .float32 {
+            if let parameter = types?.parameter(ofInput: index), let other = parameterTypes[parameter] {
+                throw context.error(.invalidGraph, "input '\(node.inputs[index])' has element type FLOAT, other inputs of type parameter \(parameter) \(other); they must have one")
+            }
+        }
+        self.widened = widened
+        self.parameterTypes = parameterTypes
+        self.types = types!
+        self.context = NodeContext(node: node, opVersion: context.opVersion, inputs: context.inputs.enumerated().map { index, input in
+            if widened[index] != nil, case let .runtime(shape, _) = input { return .runtime(shape: shape, type: .float32) }
+            return input
+        })
+    }
+
+    /// The types widened to float32.
+    static let widenedTypes: Set<ElementType> = [.float16, .double]
+
+    /// Node output index → the type it is narrowed to, given the output types of the operator
+    /// built on the widened inputs: the float32 outputs whose type parameter is a widened input's.
+    ///
+    /// - Throws: `ModelError` when a double input would be rounded into a node with a result
+    ///   that is not a float (a comparison, an index).
+    func narrowing(outputTypes: [ElementType]) throws(ModelError) -> [Int: ElementType] {
+        let node = context.node
+        var narrowed: [Int: ElementType] = [:]
+        for (index, type) in outputTypes.enumerated() where index < node.outputs.count && !node.outputs[index].isEmpty {
+            if type == .float32, let parameter = types.parameter(ofOutput: index), let original = parameterTypes[parameter] {
+                narrowed[index] = original
+            } else if type.isInteger, let (input, _) = widened.first(where: { $0.value == .double }) {
+                throw context.error(.unsupported, "input '\(node.inputs[input])' has element type DOUBLE; this operator computes in float32, and rounding to float32 could change output '\(node.outputs[index])' (\(type))")
+            }
+        }
+        return narrowed
+    }
+
+    /// A `Cast` of `input` to `type` named `output`, as a node of the rewrite of `node`.
+    static func cast(_ input: String, to output: String, _ type: ElementType, for node: NodeProto) -> NodeProto {
+        var cast = NodeProto()
+        cast.name = node.name
+        cast.opType = "Cast"
+        cast.inputs = [input]
+        cast.outputs = [output]
+        var to = AttributeProto()
+        to.name = "to"
+        to.type = .int
+        to.i = Int64(type.onnxType.rawValue)
+        cast.attributes = [to]
+        return cast
+    }
+
+    /// The `Cast` definition the conversions are planned with.
+    static let castVersion = 13
+
+    /// The name of the float32 copy of value `name` (a widened input).
+    static func widenedName(_ name: String) -> String { "\(name)::float32" }
+    /// The name of a node's float32 result `name` before it is narrowed.
+    static func unroundedName(_ name: String) -> String { "\(name)::float32-unrounded" }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Inference
+
+private typealias B = ONNXBuilder
+
+/// Fixed values in [-1.5, 1.5) that no rounding pattern favours.
+private func values(_ count: Int, phase: Double) -> [Double] {
+    (0..<count).map { 1.5 * sin(Double($0) * 0.731 + phase) }
+}
+
+/// The distance in float16 steps between two finite float16 values (bit patterns), as ordered integers.
+private func float16Steps(_ a: UInt16, _ b: UInt16) -> Int {
+    func ordered(_ bits: UInt16) -> Int { bits & 0x8000 != 0 ? -Int(bits & 0x7FFF) : Int(bits) }
+    return abs(ordered(a) - ordered(b))
+}
+
+private func halves(_ tensor: Inference.Tensor) -> [UInt16] {
+    tensor.bytes.withUnsafeBytes { raw in (0..<tensor.elementCount).map { raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self) } }
+}
+
+@Suite("float16 and double inputs of float32 operators: widened, computed in float32, narrowed")
+struct FloatWideningTests {
+    /// x [1, 3, 6, 5] → Conv(W [4, 3, 3, 3], B [4], pads 1) → Relu → y, with elementType 10 (FLOAT16)
+    /// or 1 (FLOAT) for x, W, B and y.
+    private func convRelu(elementType: Int64) -> [UInt8] {
+        let type: ElementType = elementType == 10 ? .float16 : .float32
+        // The float16 values in both graphs, so they compute on the same numbers.
+        let weights = Inference.Tensor(type: type, shape: [4, 3, 3, 3],
+                                       doubles: Inference.Tensor(type: .float16, shape: [108], doubles: values(108, phase: 0.3).map { $0 / 3 }).doubles)
+        let bias = Inference.Tensor(type: type, shape: [4], doubles: Inference.Tensor(type: .float16, shape: [4], doubles: values(4, phase: 1.1)).doubles)
+        return B.model(
+            nodes: [B.node("Conv", inputs: ["x", "W", "B"], outputs: ["c"], attributes: [.ints("pads", [1, 1, 1, 1])]),
+                    B.node("Relu", inputs: ["c"], outputs: ["y"])],
+            initializers: [B.rawTensor("W", elementType: elementType, [4, 3, 3, 3], weights.bytes),
+                           B.rawTensor("B", elementType: elementType, [4], bias.bytes)],
+            inputs: [B.valueInfo("x", dims: [.value(1), .value(3), .value(6), .value(5)], elementType: elementType)],
+            outputs: [B.valueInfo("y", dims: [.value(1), .value(4), .value(6), .value(5)], elementType: elementType)],
+            opset: 13)
+    }
+
+    @Test("a float16 Conv → Relu plans its conversions as Cast nodes and rounds each result once, on both paths")
+    func float16ModelOnBothPaths() throws {
+        let model = try InferenceModel(bytes: convRelu(elementType: 10))
+        #expect(model.runningNodes.map(\.op) == ["Cast", "Conv", "Cast", "Cast", "Relu", "Cast"])
+        #expect(model.outputs.map(\.name) == ["y"])
+        let x = Inference.Tensor(type: .float16, shape: [1, 3, 6, 5], doubles: values(90, phase: 0))
+
+        // The same graph in float32 on the float16 values: its result rounded to float16 is what
+        // the float16 graph must give (Relu of a rounded value is the rounded Relu).
+        let float32Model = try InferenceModel(bytes: convRelu(elementType: 1))
+        let widenedX = Inference.Tensor(type: .float32, shape: x.shape, doubles: x.doubles)
+        let reference = try #require(try InferenceSession(model: float32Model, path: .reference).run(["x": widenedX])["y"])
+        let expected = halves(Inference.Tensor(type: .float16, shape: reference.shape, doubles: reference.doubles))
+
+        let onReference = try #require(try InferenceSession(model: model, path: .reference).run(["x": x])["y"])
+        #expect(onReference.type == .float16)
+        #expect(onReference.shape == [1, 4, 6, 5])
+        #expect(halves(onReference) == expected, "the reference path computes the float32 graph's values, rounded once")
+
+        // The fast path's convolution sums in another order: its float32 sums are within a few
+        // float32 ulps of the reference's, so a rounding to float16 may land one step away.
+        let onFast = try #require(try InferenceSession(model: model, path: .fast).run(["x": x])["y"])
+        #expect(onFast.type == .float16)
+        let steps = zip(halves(onFast), expected).map(float16Steps)
+        #expect(steps.allSatisfy { $0 <= 1 }, "fast path: \(steps.max() ?? 0) float16 steps from the reference")
+        print("float16 Conv → Relu, fast path: \(steps.filter { $0 != 0 }.count) of \(steps.count) elements one float16 step from the reference path")
+    }
+
+    @Test("a double Softmax runs in float32 and returns double")
+    func doubleSoftmax() throws {
+        let bytes = B.model(nodes: [B.node("Softmax", inputs: ["x"], outputs: ["y"], attributes: [.int("axis", 1)])],
+                            inputs: [B.valueInfo("x", dims: [.value(3), .value(7)], elementType: 11)],
+                            outputs: [B.valueInfo("y", dims: [.value(3), .value(7)], elementType: 11)], opset: 13)
+        let model = try InferenceModel(bytes: bytes)
+        #expect(model.runningNodes.map(\.op) == ["Cast", "Softmax", "Cast"])
+        let x = values(21, phase: 0.5).map { $0 * 4 }
+        for path in ExecutionPath.allCases {
+            let y = try #require(try InferenceSession(model: model, path: path).run(["x": Inference.Tensor(type: .double, shape: [3, 7], doubles: x)])["y"])
+            #expect(y.type == .double)
+            for row in 0..<3 {
+                let logits = x[(7 * row)..<(7 * row + 7)], top = logits.max()!
+                let sum = logits.map { exp($0 - top) }.reduce(0, +)
+                for (column, logit) in logits.enumerated() {
+                    let exact = exp(logit - top) / sum
+                    #expect(abs(y.doubles[7 * row + column] - exact) <= 1e-6 * exact + 1e-7, "\(path) [\(row), \(column)]")
+                }
+            }
+        }
+    }
+
+    @Test("a float16 value read by two float nodes is widened once")
+    func sharedWidening() throws {
+        let bytes = B.model(nodes: [B.node("Sigmoid", inputs: ["x"], outputs: ["a"]), B.node("Tanh", inputs: ["x"], outputs: ["b"])],
+                            inputs: [B.valueInfo("x", dims: [.value(5)], elementType: 10)],
+                            outputs: [B.valueInfo("a", dims: [.value(5)], elementType: 10), B.valueInfo("b", dims: [.value(5)], elementType: 10)])
+        let model = try InferenceModel(bytes: bytes)
+        #expect(model.runningNodes.map(\.op) == ["Cast", "Sigmoid", "Cast", "Tanh", "Cast"])
+        #expect(model.opCounts == ["Sigmoid": 1, "Tanh": 1])
+    }
+
+    @Test("inputs of one type parameter with float16 and float32 are refused, naming the parameter")
+    func mixedTypesRefused() {
+        let bytes = B.model(nodes: [B.node("Add", inputs: ["x", "z"], outputs: ["y"])],
+                            inputs: [B.valueInfo("x", dims: [.value(4)], elementType: 10), B.valueInfo("z", dims: [.value(4)], elementType: 1)],
+                            outputs: [B.valueInfo("y", dims: [.value(4)], elementType: 10)])
+        do {
+            _ = try InferenceModel(bytes: bytes)
+            Issue.record("a float16 + float32 Add loaded")
+        } catch {
+            #expect(error.description.contains("type parameter T"), "\(error)")
+        }
+    }
+}
