@@ -18,8 +18,9 @@ import onnx.defs
 OUTPUT = Path(__file__).resolve().parent.parent / "Sources/Inference/Operators/OperatorVersions.swift"
 FLOAT_TYPES_OUTPUT = OUTPUT.with_name("OperatorFloatTypes.swift")
 IMPLEMENTED_THROUGH = 21
-# The element types the loader widens to float32 for a float kernel, as ONNX type strings and Swift cases.
-WIDENED = {"tensor(float16)": ".float16", "tensor(double)": ".double"}
+# The element types the loader widens to float32 for a float kernel, as ONNX type strings and Swift cases:
+# float16 only (widening it is exact). Double is not computed in float32: that would lose its precision.
+WIDENED = {"tensor(float16)": ".float16"}
 
 
 def signature(schema):
@@ -83,7 +84,7 @@ enum OperatorVersions {{
 
 
 def write_float_types(history):
-    """One `FloatTypes` per definition where some input or output may be float16 or double."""
+    """One `FloatTypes` per definition where some input or output may be float16."""
     def quoted(names):
         return "[" + ", ".join(f'"{n}"' for n in names) + "]"
     entries = []
@@ -109,14 +110,14 @@ def write_float_types(history):
 
 /// The element types one ONNX definition allows for its inputs and outputs, as far as the loader's
 /// float32 widening needs them: each formal input's and output's type parameter (or its fixed
-/// type, such as `tensor(int64)`), and the parameters that allow float16 or double.
+/// type, such as `tensor(int64)`), and the parameters that allow float16.
 struct FloatTypes: Sendable {{
     /// The type parameter of each formal input; when `variadic`, the last one's repeats.
     let inputs: [String]
     let variadic: Bool
     /// The type parameter of each formal output (the last one's repeats for a variadic output).
     let outputs: [String]
-    /// Type parameter → the types among float16 and double it allows.
+    /// Type parameter → the widened types it allows (float16).
     let widenable: [String: Set<ElementType>]
 
     /// The type parameter of node input `index`, or nil past the formal inputs.
@@ -132,7 +133,7 @@ struct FloatTypes: Sendable {{
 
 enum OperatorFloatTypes {{
     /// `"<Op>-<since version>"` → its `FloatTypes`, for the definitions where some input or
-    /// output may be float16 or double.
+    /// output may be float16.
     static let definitions: [String: FloatTypes] = [
 {body}
     ]

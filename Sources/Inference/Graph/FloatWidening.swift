@@ -1,17 +1,20 @@
 import ONNXFormat
 
-/// How a node whose float kernels compute float32 runs on float16 or double inputs: each such
-/// run-time input is widened to float32 by a `Cast` planned before the node, and each float result
-/// is narrowed back to the input's type by a `Cast` after it (float16 rounded to nearest even), so
-/// the kernels of both paths only ever see float32 and the conversions are ordinary planned nodes.
+/// How a node whose float kernels compute float32 runs on float16 inputs: each such run-time input
+/// is widened to float32 by a `Cast` planned before the node, and each float result is narrowed back
+/// to float16 by a `Cast` after it (rounded to nearest even), so the kernels of both paths only ever
+/// see float32 and the conversions are ordinary planned nodes.
 ///
 /// The loader takes this route only for a node that fails to build as written (operators that
 /// handle a type themselves, such as `Cast` or the data-movement ones, keep their own rules), and
 /// only for the types the op's ONNX definition allows for those inputs (`OperatorFloatTypes`).
 /// All the run-time inputs of one type parameter must then have one type. Widening float16 is
 /// exact, so comparisons and index results (`Equal`, `ArgMax`, `TopK`'s indices) are those of the
-/// float16 values; rounding double to float32 is not, so double is widened only into a node whose
-/// results are all floats.
+/// float16 values.
+///
+/// Double is not widened: computing it in float32 would silently lose its precision (about 1e-7
+/// relative instead of 1e-16), so an operator without a double kernel refuses a double input,
+/// naming it.
 struct FloatWidening {
     /// Node input index → its type, for the run-time inputs widened to float32.
     let widened: [Int: ElementType]
@@ -20,8 +23,7 @@ struct FloatWidening {
     let types: FloatTypes
     let context: NodeContext
 
-    /// The widening of `context`'s node, or nil when none of its run-time inputs is float16 or
-    /// double.
+    /// The widening of `context`'s node, or nil when none of its run-time inputs is float16.
     ///
     /// - Throws: `ModelError` naming the input when the op's definition does not allow its type,
     ///   or when the inputs of one type parameter have different types.
@@ -45,7 +47,7 @@ struct FloatWidening {
             parameterTypes[parameter] = type
             widened[index] = type
         }
-        // A float32 run-time input of a parameter whose other inputs are float16 or double breaks the definition too.
+        // A float32 run-time input of a parameter whose other inputs are float16 breaks the definition too.
         for (index, type) in runtime where type == .float32 {
             if let parameter = types?.parameter(ofInput: index), let other = parameterTypes[parameter] {
                 throw context.error(.invalidGraph, "input '\(node.inputs[index])' has element type FLOAT, other inputs of type parameter \(parameter) \(other); they must have one")
@@ -60,22 +62,17 @@ struct FloatWidening {
         })
     }
 
-    /// The types widened to float32.
-    static let widenedTypes: Set<ElementType> = [.float16, .double]
+    /// The types widened to float32: float16 only, whose widening is exact.
+    static let widenedTypes: Set<ElementType> = [.float16]
 
     /// Node output index → the type it is narrowed to, given the output types of the operator
     /// built on the widened inputs: the float32 outputs whose type parameter is a widened input's.
-    ///
-    /// - Throws: `ModelError` when a double input would be rounded into a node with a result
-    ///   that is not a float (a comparison, an index).
-    func narrowing(outputTypes: [ElementType]) throws(ModelError) -> [Int: ElementType] {
+    func narrowing(outputTypes: [ElementType]) -> [Int: ElementType] {
         let node = context.node
         var narrowed: [Int: ElementType] = [:]
         for (index, type) in outputTypes.enumerated() where index < node.outputs.count && !node.outputs[index].isEmpty {
             if type == .float32, let parameter = types.parameter(ofOutput: index), let original = parameterTypes[parameter] {
                 narrowed[index] = original
-            } else if type.isInteger, let (input, _) = widened.first(where: { $0.value == .double }) {
-                throw context.error(.unsupported, "input '\(node.inputs[input])' has element type DOUBLE; this operator computes in float32, and rounding to float32 could change output '\(node.outputs[index])' (\(type))")
             }
         }
         return narrowed
