@@ -78,6 +78,26 @@ struct FloatWideningTests {
         #expect(error?.message == "input 'x' has element type DOUBLE; this operator computes float32 only", "\(String(describing: error))")
     }
 
+    /// Attention checks its input types before its attributes: the float16 node as written fails
+    /// on the type of `q`, its float32 copy on `softmax_precision`. The loader reports the first,
+    /// the error of the node as written, as it did before float16 was widened.
+    @Test("a float16 node that fails on float32 copies too gets the error of the node as written")
+    func widenedFailureKeepsTheOriginalError() throws {
+        func attention(_ elementType: Int64, attributes: [B.Attribute]) -> [UInt8] {
+            B.model(nodes: [B.node("Attention", inputs: ["q", "k", "v"], outputs: ["y"], name: "node_0", attributes: attributes)],
+                    inputs: ["q", "k", "v"].map { B.valueInfo($0, dims: [.value(1), .value(2), .value(3), .value(4)], elementType: elementType) },
+                    outputs: [B.valueInfo("y", dims: nil, elementType: elementType)], opset: 23)
+        }
+        let precision: [B.Attribute] = [.int("softmax_precision", 10)]
+        // The float32 node fails on the attribute; the float16 node as written, before the widening, on q's type.
+        #expect(loadError(attention(1, attributes: precision))?.attribute == "softmax_precision")
+        let error = try #require(loadError(attention(10, attributes: precision)))
+        #expect(error.node == "node_0" && error.op == "Attention" && error.attribute == nil, "\(error)")
+        #expect(error.message == "input 0 ('q') has element type FLOAT16; supported: FLOAT", "\(error)")
+        // Without the attribute the same float16 node loads (widened).
+        #expect(try InferenceModel(bytes: attention(10, attributes: [])).runningNodes.map(\.op) == ["Cast", "Cast", "Cast", "Attention", "Cast"])
+    }
+
     @Test("a float16 value read by two float nodes is widened once")
     func sharedWidening() throws {
         let bytes = B.model(nodes: [B.node("Sigmoid", inputs: ["x"], outputs: ["a"]), B.node("Tanh", inputs: ["x"], outputs: ["b"])],

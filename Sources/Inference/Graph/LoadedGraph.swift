@@ -66,8 +66,8 @@ struct LoadedGraph: Sendable {
     var stringOutputs: [String: StringTensor] = [:]
     /// The id of each planned value, by name.
     private var valueIDs: [String: Int] = [:]
-    /// The float32 copy of each float16 or double value widened for a float operator, by the
-    /// value's name (`FloatWidening`).
+    /// The float32 copy of each float16 value widened for a float operator, by the value's name
+    /// (`FloatWidening`).
     private var widenedCopies: [String: String] = [:]
     /// The version of each imported domain, by domain (`""` for the default one).
     private var opsetImports: [String: Int] = [:]
@@ -311,11 +311,21 @@ struct LoadedGraph: Sendable {
             operation = try builder(context)
             try check(operation, context)
         } catch {
-            // float16 or double inputs of an operator that computes float32 (`FloatWidening`).
-            guard !isMicrosoft, let widening = try FloatWidening(context) else { throw error }
-            let widened = try builder(widening.context)
-            try check(widened, widening.context)
-            try planWidened(node, widening, narrowing: try widening.narrowing(outputTypes: widened.outputTypes),
+            // float16 inputs of an operator that computes float32 (`FloatWidening`). A float16 input
+            // the op's definition does not allow, or float16 and float32 within one type parameter,
+            // gets `FloatWidening`'s own error. A node with no float16 input, or one that fails on
+            // float32 copies too, gets the error of the node as written: the widening is not what
+            // went wrong, and an error about the copies would name types the model does not have.
+            let original = error
+            guard !isMicrosoft, let widening = try FloatWidening(context) else { throw original }
+            let widened: any Operator
+            do {
+                widened = try builder(widening.context)
+                try check(widened, widening.context)
+            } catch {
+                throw original
+            }
+            try planWidened(node, widening, narrowing: widening.narrowing(outputTypes: widened.outputTypes),
                             display: display, version: version)
             return
         }
