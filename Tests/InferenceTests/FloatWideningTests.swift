@@ -11,13 +11,42 @@ private func values(_ count: Int, phase: Double) -> [Double] {
 }
 
 /// The distance in float16 steps between two finite float16 values (bit patterns), as ordered integers.
-private func float16Steps(_ a: UInt16, _ b: UInt16) -> Int {
+func float16Steps(_ a: UInt16, _ b: UInt16) -> Int {
     func ordered(_ bits: UInt16) -> Int { bits & 0x8000 != 0 ? -Int(bits & 0x7FFF) : Int(bits) }
     return abs(ordered(a) - ordered(b))
 }
 
-private func halves(_ tensor: Inference.Tensor) -> [UInt16] {
+/// The elements of a float16 tensor as bit patterns.
+func halves(_ tensor: Inference.Tensor) -> [UInt16] {
     tensor.bytes.withUnsafeBytes { raw in (0..<tensor.elementCount).map { raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self) } }
+}
+
+/// The float16 contract of a float operator: the float16 model `half`, run on `inputs`, gives for
+/// each of `outputs` the result of `single` (the same graph in float32) run on the same values
+/// widened, rounded once to float16. On the reference path exactly (the float32 graph's reference
+/// kernels compute the same float32 values); on the fast path within 1 float16 step, since its
+/// kernels may sum in another order, a few float32 ulps away, and a value near a float16 rounding
+/// boundary can then round the other way. Inputs that are not float16 (targets, indices) are
+/// given to both models as they are.
+func expectRoundedOnce(half: [UInt8], single: [UInt8], inputs: [String: Inference.Tensor], outputs: [String],
+                       sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let halfModel = try InferenceModel(bytes: half), singleModel = try InferenceModel(bytes: single)
+    let widened = inputs.mapValues { $0.type == .float16 ? Inference.Tensor(type: .float32, shape: $0.shape, doubles: $0.doubles) : $0 }
+    let reference = try InferenceSession(model: singleModel, path: .reference).run(widened)
+    for path in ExecutionPath.allCases {
+        let results = try InferenceSession(model: halfModel, path: path).run(inputs)
+        for name in outputs {
+            let expectedFloat = try #require(reference[name], sourceLocation: sourceLocation)
+            let actual = try #require(results[name], "\(name) (\(path))", sourceLocation: sourceLocation)
+            #expect(actual.type == .float16, "\(name) (\(path))", sourceLocation: sourceLocation)
+            #expect(actual.shape == expectedFloat.shape, "\(name) (\(path))", sourceLocation: sourceLocation)
+            let expected = halves(Inference.Tensor(type: .float16, shape: expectedFloat.shape, doubles: expectedFloat.doubles))
+            let steps = zip(halves(actual), expected).map(float16Steps)
+            #expect(steps.count == expected.count, sourceLocation: sourceLocation)
+            #expect(steps.allSatisfy { $0 <= (path == .reference ? 0 : 1) },
+                    "\(name) (\(path)): up to \(steps.max() ?? 0) float16 steps from the float32 graph rounded once", sourceLocation: sourceLocation)
+        }
+    }
 }
 
 @Suite("float16 inputs of float32 operators: widened, computed in float32, narrowed; double refused")
