@@ -127,6 +127,39 @@ struct FloatWideningTests {
         #expect(try InferenceModel(bytes: attention(10, attributes: [])).runningNodes.map(\.op) == ["Cast", "Cast", "Cast", "Attention", "Cast"])
     }
 
+    /// Celu's float16 arrived with Celu-28, a change of types only: the builder implements
+    /// Celu-12, and the widening takes the type constraints of the definition the opset selects.
+    @Test("float16 is allowed by the definition the model's opset selects, past changes that only added types")
+    func typeOnlyDefinitions() throws {
+        func celu(_ elementType: Int64, opset: Int64) -> [UInt8] {
+            B.model(nodes: [B.node("Celu", inputs: ["x"], outputs: ["y"], name: "node_0", attributes: [.float("alpha", 0.7)])],
+                    inputs: [B.valueInfo("x", dims: [.value(9)], elementType: elementType)],
+                    outputs: [B.valueInfo("y", dims: [.value(9)], elementType: elementType)], opset: opset)
+        }
+        let refused = loadError(celu(10, opset: 27))
+        #expect(refused?.node == "node_0" && refused?.op == "Celu", "\(String(describing: refused))")
+        #expect(refused?.message == "input 'x' has element type FLOAT16, which Celu-12 does not allow there", "\(String(describing: refused))")
+        let x = Inference.Tensor(type: .float16, shape: [9], doubles: values(9, phase: 0.2).map { $0 * 2 })
+        try expectRoundedOnce(half: celu(10, opset: 28), single: celu(1, opset: 28), inputs: ["x": x], outputs: ["y"])
+    }
+
+    /// onnx's expanded functions make a constant of the input's type with CastLike (Celu's body:
+    /// `Div(X, CastLike(alpha, X))`), which the loader folds into a float16 constant. alpha is a
+    /// float16 value, so the float16 and float32 graphs divide by the same number.
+    @Test("a float16 constant input (a folded CastLike) is widened with the run-time ones")
+    func float16Constant() throws {
+        func scaled(_ elementType: Int64) -> [UInt8] {
+            B.model(nodes: [B.node("Constant", inputs: [], outputs: ["alpha"], attributes: [.float("value_float", 0.3125)]),
+                            B.node("CastLike", inputs: ["alpha", "x"], outputs: ["a"]),
+                            B.node("Div", inputs: ["x", "a"], outputs: ["y"])],
+                    inputs: [B.valueInfo("x", dims: [.value(2), .value(5)], elementType: elementType)],
+                    outputs: [B.valueInfo("y", dims: [.value(2), .value(5)], elementType: elementType)], opset: 19)
+        }
+        #expect(try InferenceModel(bytes: scaled(10)).runningNodes.map(\.op) == ["Cast", "Div", "Cast"])
+        let x = Inference.Tensor(type: .float16, shape: [2, 5], doubles: values(10, phase: 0.9))
+        try expectRoundedOnce(half: scaled(10), single: scaled(1), inputs: ["x": x], outputs: ["y"])
+    }
+
     @Test("a float16 value read by two float nodes is widened once")
     func sharedWidening() throws {
         let bytes = B.model(nodes: [B.node("Sigmoid", inputs: ["x"], outputs: ["a"]), B.node("Tanh", inputs: ["x"], outputs: ["b"])],

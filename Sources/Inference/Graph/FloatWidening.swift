@@ -18,26 +18,35 @@ import ONNXFormat
 struct FloatWidening {
     /// Node input index → its type, for the run-time inputs widened to float32.
     let widened: [Int: ElementType]
+    /// Node input index → the float32 copy of a float16 constant input (a folded `Cast` or
+    /// `CastLike` of a constant to float16), converted exactly at plan time.
+    let widenedConstants: [Int: ConstantTensor]
     /// Type parameter → the type of its widened inputs.
     let parameterTypes: [String: ElementType]
     let types: FloatTypes
     let context: NodeContext
 
-    /// The widening of `context`'s node, or nil when none of its run-time inputs is float16.
+    /// The widening of `context`'s node, or nil when none of its inputs is float16.
+    ///
+    /// The type constraints are those of the definition the model's `opset` selects: newer than
+    /// `context.opVersion` when the definitions in between only added element types (Celu-28
+    /// allows float16 where Celu-12, the one the builder implements, does not).
     ///
     /// - Throws: `ModelError` naming the input when the op's definition does not allow its type,
     ///   or when the inputs of one type parameter have different types.
-    init?(_ context: NodeContext) throws(ModelError) {
+    init?(_ context: NodeContext, opset: Int?) throws(ModelError) {
         let node = context.node
-        var runtime: [(index: Int, type: ElementType)] = []
+        var runtime: [(index: Int, type: ElementType)] = [], halfConstants: [(index: Int, value: ConstantTensor)] = []
         for (index, input) in context.inputs.enumerated() {
             if case let .runtime(_, type) = input { runtime.append((index, type)) }
+            if case let .constant(value) = input, Self.widenedTypes.contains(value.type) { halfConstants.append((index, value)) }
         }
-        guard runtime.contains(where: { Self.widenedTypes.contains($0.type) }) else { return nil }
-        let definition = "\(node.opType)-\(context.opVersion)"
+        guard runtime.contains(where: { Self.widenedTypes.contains($0.type) }) || !halfConstants.isEmpty else { return nil }
+        let definition = "\(node.opType)-\(Self.typeDefinition(of: node.opType, opVersion: context.opVersion, opset: opset))"
         let types = OperatorFloatTypes.definitions[definition]
         var widened: [Int: ElementType] = [:], parameterTypes: [String: ElementType] = [:]
-        for (index, type) in runtime where Self.widenedTypes.contains(type) {
+        let halves = runtime.filter { Self.widenedTypes.contains($0.type) } + halfConstants.map { ($0.index, $0.value.type) }
+        for (index, type) in halves.sorted(by: { $0.index < $1.index }) {
             guard let types, let parameter = types.parameter(ofInput: index), types.widenable[parameter]?.contains(type) == true else {
                 throw context.error(.unsupported, "input '\(node.inputs[index])' has element type \(type), which \(definition) does not allow there")
             }
@@ -45,21 +54,44 @@ struct FloatWidening {
                 throw context.error(.invalidGraph, "inputs of type parameter \(parameter) have element types \(other) and \(type); they must have one")
             }
             parameterTypes[parameter] = type
-            widened[index] = type
         }
+        for (index, type) in runtime where Self.widenedTypes.contains(type) { widened[index] = type }
         // A float32 run-time input of a parameter whose other inputs are float16 breaks the definition too.
         for (index, type) in runtime where type == .float32 {
             if let parameter = types?.parameter(ofInput: index), let other = parameterTypes[parameter] {
                 throw context.error(.invalidGraph, "input '\(node.inputs[index])' has element type FLOAT, other inputs of type parameter \(parameter) \(other); they must have one")
             }
         }
+        var widenedConstants: [Int: ConstantTensor] = [:]
+        for (index, value) in halfConstants {
+            let floats = value.bytes.withUnsafeBytes { raw in
+                raw.baseAddress.map { base in (0..<value.elementCount).map { Float(TensorElements.double(base, at: $0, value.type)) } } ?? []
+            }
+            widenedConstants[index] = ConstantTensor(shape: value.shape, floats: floats)
+        }
         self.widened = widened
+        self.widenedConstants = widenedConstants
         self.parameterTypes = parameterTypes
         self.types = types!
         self.context = NodeContext(node: node, opVersion: context.opVersion, inputs: context.inputs.enumerated().map { index, input in
             if widened[index] != nil, case let .runtime(shape, _) = input { return .runtime(shape: shape, type: .float32) }
+            if let copy = widenedConstants[index] { return .constant(copy) }
             return input
         })
+    }
+
+    /// The definition whose type constraints apply to a node built as `op`-`opVersion` in a model
+    /// of default-domain `opset`: the newer definitions up to the opset's that only added element
+    /// types (or changed nothing for the stored ones) keep the node's semantics and widen its types.
+    static func typeDefinition(of op: String, opVersion: Int, opset: Int?) -> Int {
+        guard let opset, let history = OperatorVersions.sinceVersions[op] else { return opVersion }
+        var version = opVersion
+        for next in history where next > version && next <= opset {
+            let key = "\(op)-\(next)"
+            guard OperatorVersions.typeOnlyChanges.contains(key) || OperatorRegistry.unchangedForStoredTypes.contains(key) else { break }
+            version = next
+        }
+        return version
     }
 
     /// The types widened to float32: float16 only, whose widening is exact.

@@ -317,7 +317,7 @@ struct LoadedGraph: Sendable {
             // float32 copies too, gets the error of the node as written: the widening is not what
             // went wrong, and an error about the copies would name types the model does not have.
             let original = error
-            guard !isMicrosoft, let widening = try FloatWidening(context) else { throw original }
+            guard !isMicrosoft, let widening = try FloatWidening(context, opset: opsetImports[""]) else { throw original }
             let widened: any Operator
             do {
                 widened = try builder(widening.context)
@@ -353,8 +353,9 @@ struct LoadedGraph: Sendable {
         nodes.append(PlannedNode(name: display, opType: node.opType, operation: operation, inputs: inputIDs, outputs: outputIDs))
     }
 
-    /// Plans `node` on float32 copies of its widened inputs (a `Cast` each, shared by every node
-    /// reading the value), then a `Cast` from each float32 result to the output it narrows.
+    /// Plans `node` on float32 copies of its widened inputs (a `Cast` each for run-time values,
+    /// shared by every node reading the value; a converted constant for constants), then a `Cast`
+    /// from each float32 result to the output it narrows.
     private mutating func planWidened(_ node: NodeProto, _ widening: FloatWidening, narrowing: [Int: ElementType],
                                       display: String, version: Int) throws(ModelError) {
         var inner = node
@@ -367,6 +368,11 @@ struct LoadedGraph: Sendable {
                 widenedCopies[name] = copy
             }
             inner.inputs[index] = widenedCopies[name]!
+        }
+        for (index, copy) in widening.widenedConstants {
+            let name = FloatWidening.widenedName(node.inputs[index])
+            constants[name] = copy
+            inner.inputs[index] = name
         }
         var narrowings: [NodeProto] = []
         for (index, type) in narrowing.sorted(by: { $0.key < $1.key }) {
