@@ -10,7 +10,10 @@ real models (the shapes they determine are then static). Outputs are onnxruntime
 (CPUExecutionProvider, ORT_DISABLE_ALL, 1 thread) as output_<i>.npy. Each case is also run by onnx.reference (the ONNX package's Python implementation of
 the spec); cases.json records the relative difference, and the script stops above 1e-5. A case of an
 onnxruntime contrib op names its domain (`com.microsoft`, imported at version 1); onnx has no schema or
-reference implementation for those, so they are neither shape-checked nor cross-checked.
+reference implementation for those, so they are neither shape-checked nor cross-checked. A float16 case
+(`float16_widened`, Tools/op_cases/float16.py) is also run as its float32 twin: cases.json records how many
+float16 steps onnxruntime's float16 outputs are from the twin's rounded once, and the twin is what
+onnx.reference cross-checks.
 
 Shapes are small and odd, channel counts not multiples of 16; values are standard normal from
 numpy.random.default_rng(17), drawn in the order the cases are listed (so the whole set is
@@ -384,6 +387,28 @@ def cross_check(model: onnx.ModelProto, feeds: dict, results: list) -> float | N
     return float(f"{worst:.3g}")
 
 
+def float16_steps(a: np.ndarray, b: np.ndarray) -> int:
+    """The largest distance in float16 steps between two float16 arrays (bit patterns as ordered integers)."""
+    def ordered(v):
+        bits = np.asarray(v, dtype=np.float16).view(np.uint16).astype(np.int64)
+        return np.where(bits & 0x8000, -(bits & 0x7FFF), bits)
+    if np.any(np.isnan(a)) or np.any(np.isnan(b)):
+        raise SystemExit("float16 case with NaN outputs")
+    return int(np.max(np.abs(ordered(a) - ordered(b)))) if np.size(a) else 0
+
+
+def float32_twin(case: Case):
+    """The float32 version of a float16 case (every float16 array widened, exactly; float16 outputs
+    float32), its feeds and onnxruntime's results."""
+    widen = lambda v: v.astype(np.float32) if isinstance(v, np.ndarray) and v.dtype == np.float16 else v  # noqa: E731
+    twin = Case(case.name, case.op, [(n, k, widen(v)) for n, k, v in case.inputs], case.attrs, case.n_outputs, case.what,
+                case.opset, TensorProto.FLOAT)
+    model = make_model(twin)
+    feeds = {n: v for n, k, v in twin.inputs if k == "data"}
+    sess = session(model.SerializeToString(deterministic=True))
+    return model, feeds, sess.run([o.name for o in sess.get_outputs()], feeds)
+
+
 def make_ops(out: str):
     root = os.path.join(out, "ops")
     if os.path.isdir(root):
@@ -420,7 +445,16 @@ def make_ops(out: str):
             entry["outputs"].append({"file": f"output_{i}.npy", "name": name, "shape": list(r.shape)})
         # A case may carry `reference_is_wrong` (why onnx.reference disagrees with the spec) to skip the cross-check.
         skipped = getattr(case, "reference_is_wrong", None)
-        entry["onnx_reference_max_rel_diff"] = None if skipped else cross_check(model, feeds, results)
+        if getattr(case, "float16_widened", False):
+            # A float16 case (Tools/op_cases/float16.py): its float32 twin is what onnx.reference checks.
+            entry["float16_widened"] = True
+            twin_model, twin_feeds, twin_results = float32_twin(case)
+            entry["float16_steps_from_rounded_float32"] = max(
+                float16_steps(r, np.asarray(t).astype(np.float16)) for r, t in zip(results, twin_results))
+            entry["onnx_reference_max_rel_diff"] = cross_check(twin_model, twin_feeds, twin_results)
+            entry["onnx_reference_on"] = "the float32 twin"
+        else:
+            entry["onnx_reference_max_rel_diff"] = None if skipped else cross_check(model, feeds, results)
         if skipped:
             entry["onnx_reference_skipped"] = skipped
         index.append(entry)

@@ -1,9 +1,10 @@
+import Foundation
 import Testing
 import TestSupport
 @testable import Inference
 
 /// A one-node model named node_0 whose graph inputs have the given ONNX element types
-/// (1 FLOAT, 6 INT32, 7 INT64) and shapes; its one output `y` has type `output` and no shape.
+/// (1 FLOAT, 6 INT32, 7 INT64, 10 FLOAT16, 11 DOUBLE) and shapes; its one output `y` has type `output` and no shape.
 private func typedNode(_ op: String, _ inputs: [(String, Int64, [Int64])], output: Int64 = 1, nodeInputs: [String]? = nil,
                        attributes: [ONNXBuilder.Attribute] = [], initializers: [[UInt8]] = [], opset: Int64) -> [UInt8] {
     ONNXBuilder.model(
@@ -63,15 +64,51 @@ struct IndexingOperatorTests {
                       op: "Attention", attribute: "q_num_heads", .malformed)
         expectRefusal(typedNode("Attention", q, attributes: [.int("q_num_heads", 2), .int("kv_num_heads", 2)], opset: 25),
                       op: "Attention", attribute: "q_num_heads", .malformed)
-        let half = typedNode("Attention", [("q", 10, [1, 2, 3, 4]), ("k", 10, [1, 2, 3, 4]), ("v", 10, [1, 2, 3, 4])], output: 10, opset: 23)
-        expectRefusal(half, op: "Attention", attribute: nil)
-        #expect(loadError(half)?.message.contains("'q'") == true, "\(String(describing: loadError(half)))")
+        // Double, which its definition allows but the engine has no double kernel for (nor computes in float32).
+        let double = typedNode("Attention", [("q", 11, [1, 2, 3, 4]), ("k", 11, [1, 2, 3, 4]), ("v", 11, [1, 2, 3, 4])], output: 11, opset: 23)
+        expectRefusal(double, op: "Attention", attribute: nil)
+        #expect(loadError(double)?.message.contains("'q'") == true && loadError(double)?.message.contains("DOUBLE") == true,
+                "\(String(describing: loadError(double)))")
+        let integers = typedNode("RotaryEmbedding", [("x", 6, [1, 2, 3, 8]), ("c", 1, [1, 3, 4]), ("s", 1, [1, 3, 4])], output: 6, opset: 23)
+        expectRefusal(integers, op: "RotaryEmbedding", attribute: nil)
+        #expect(loadError(integers)?.message.contains("'x'") == true, "\(String(describing: loadError(integers)))")
         expectRefusal(typedNode("Attention", q + [("mask", 7, [3, 3])], opset: 23), op: "Attention", attribute: nil)
         expectRefusal(typedNode("RotaryEmbedding", [("x", 1, [1, 3, 8]), ("c", 1, [1, 3, 4]), ("s", 1, [1, 3, 4])], opset: 23),
                       op: "RotaryEmbedding", attribute: "num_heads", .malformed)
         expectRefusal(typedNode("RotaryEmbedding", [("x", 1, [1, 2, 3, 8]), ("c", 1, [1, 3, 3]), ("s", 1, [1, 3, 3])],
                                 attributes: [.int("rotary_embedding_dim", 10)], opset: 23),
                       op: "RotaryEmbedding", attribute: "rotary_embedding_dim", .invalidShape)
+    }
+
+    @Test("float16 Attention and RotaryEmbedding run on float32 copies: the float32 graph's results rounded once to float16")
+    func float16AttentionAndRotary() throws {
+        func values(_ count: Int, _ phase: Double) -> [Double] { (0..<count).map { 1.5 * sin(Double($0) * 0.731 + phase) } }
+        let shape: [Int64] = [1, 2, 3, 4]
+        let qkv = ["q", "k", "v"].enumerated().map { index, name in
+            (name, Tensor(type: .float16, shape: shape.map(Int.init), doubles: values(24, Double(index))))
+        }
+        try expectRoundedOnce(half: typedNode("Attention", qkv.map { ($0.0, 10, shape) }, output: 10, opset: 23),
+                              single: typedNode("Attention", qkv.map { ($0.0, 1, shape) }, opset: 23),
+                              inputs: Dictionary(uniqueKeysWithValues: qkv), outputs: ["y"])
+        // A causal grouped-query case with a float16 additive mask (type parameter U, widened with the rest).
+        let gqa: [(String, [Int64], Double)] = [("q", [1, 4, 3, 4], 0.1), ("k", [1, 2, 3, 4], 0.7), ("v", [1, 2, 3, 4], 1.9), ("mask", [3, 3], 2.3)]
+        let gqaInputs = Dictionary(uniqueKeysWithValues: gqa.map { name, dims, phase in
+            (name, Tensor(type: .float16, shape: dims.map(Int.init), doubles: values(Int(dims.reduce(1, *)), phase)))
+        })
+        try expectRoundedOnce(half: typedNode("Attention", gqa.map { ($0.0, 10, $0.1) }, output: 10, attributes: [.int("is_causal", 1)], opset: 23),
+                              single: typedNode("Attention", gqa.map { ($0.0, 1, $0.1) }, attributes: [.int("is_causal", 1)], opset: 23),
+                              inputs: gqaInputs, outputs: ["y"])
+        // RotaryEmbedding on 4-D x with caches [batch, sequence, rotary / 2]: the cosines and sines of angles.
+        let angles = values(12, 0.4).map { $0 * 2 }
+        let rotary: [String: Tensor] = [
+            "x": Tensor(type: .float16, shape: [1, 2, 3, 8], doubles: values(48, 0.3)),
+            "c": Tensor(type: .float16, shape: [1, 3, 4], doubles: angles.map(cos)),
+            "s": Tensor(type: .float16, shape: [1, 3, 4], doubles: angles.map(sin)),
+        ]
+        let dims: [(String, [Int64])] = [("x", [1, 2, 3, 8]), ("c", [1, 3, 4]), ("s", [1, 3, 4])]
+        try expectRoundedOnce(half: typedNode("RotaryEmbedding", dims.map { ($0.0, 10, $0.1) }, output: 10, opset: 23),
+                              single: typedNode("RotaryEmbedding", dims.map { ($0.0, 1, $0.1) }, opset: 23),
+                              inputs: rotary, outputs: ["y"])
     }
 
     @Test("indices out of range at run time give zeros (gathers) or are skipped (scatters), on both paths")

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TestSupport
 @testable import Inference
@@ -9,13 +10,13 @@ private func lossModel(_ op: String, outputs: [String] = ["y"], attributes: [ONN
         nodes: [ONNXBuilder.node(op, inputs: ["x", "t"], outputs: outputs, name: "node_0", attributes: attributes)],
         inputs: [ONNXBuilder.valueInfo("x", dims: [.value(3), .value(4)], elementType: elementType),
                  ONNXBuilder.valueInfo("t", dims: [.value(3)], elementType: 7)],
-        outputs: outputs.map { ONNXBuilder.valueInfo($0, dims: nil) },
+        outputs: outputs.map { ONNXBuilder.valueInfo($0, dims: nil, elementType: elementType) },
         opset: 13)
 }
 
 /// The fixtures (`Tools/op_cases/loss.py`) check the losses against onnxruntime; these check
 /// what it leaves undefined and what the engine refuses.
-@Suite("NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss: undefined targets, refusals by name")
+@Suite("NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss: undefined targets, float16 scores, refusals by name")
 struct LossOperatorTests {
     @Test("a target outside [0, C) that is not ignore_index gives NaN at its position, the others their loss",
           arguments: ["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"])
@@ -27,11 +28,23 @@ struct LossOperatorTests {
         #expect(y.count == 3 && y[0].isNaN && y[1] == 0 && y[2].isFinite && y[2] > 0, "\(y)")
     }
 
-    @Test("float16 scores, an unknown reduction and a third output are refused naming the node and op",
+    /// Scores spread over [-3, 3], away from ties, so the float32 losses are well inside float16's range.
+    @Test("float16 scores run on float32 copies: the float32 graph's losses rounded once to float16",
+          arguments: ["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"], ["none", "mean"])
+    func float16Scores(op: String, reduction: String) throws {
+        let attributes: [ONNXBuilder.Attribute] = [.string("reduction", reduction)]
+        let x = Tensor(type: .float16, shape: [3, 4], doubles: (0..<12).map { 3 * sin(Double($0) * 0.9 + 0.2) })
+        let t = Tensor(type: .int64, shape: [3], doubles: [2, 0, 3])
+        try expectRoundedOnce(half: lossModel(op, attributes: attributes, elementType: 10), single: lossModel(op, attributes: attributes),
+                              inputs: ["x": x, "t": t], outputs: ["y"])
+    }
+
+    @Test("int32 scores (outside the definition's float types), an unknown reduction and a third output are refused naming the node and op",
           arguments: ["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"])
     func refusals(op: String) {
-        let half = loadError(lossModel(op, elementType: 10))
-        #expect(half?.node == "node_0" && half?.op == op && half?.message.contains("FLOAT16") == true, "\(String(describing: half))")
+        let integer = loadError(lossModel(op, elementType: 6))
+        #expect(integer?.node == "node_0" && integer?.op == op && integer?.message.contains("'x'") == true
+                && integer?.message.contains("INT32") == true, "\(String(describing: integer))")
         let reduction = loadError(lossModel(op, attributes: [.string("reduction", "max")]))
         #expect(reduction?.node == "node_0" && reduction?.attribute == "reduction", "\(String(describing: reduction))")
         let outputs = loadError(lossModel(op, outputs: ["y", "p", "q"]))

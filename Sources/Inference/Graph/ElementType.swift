@@ -5,8 +5,10 @@ import ONNXFormat
 ///
 /// Float32 is the compute type of the float operators. Integer and bool tensors (shapes, indices,
 /// masks) are computed by the operators that take them; float16 and double exist as storage
-/// types, made and read by `Cast`, `CastLike` and the data-movement operators. Initializers of
-/// type FLOAT16 or DOUBLE are widened or rounded to float32 when the model is read.
+/// types, made and read by `Cast`, `CastLike` and the data-movement operators, and double by the
+/// operators with double kernels. A float operator runs float16 inputs on float32 copies
+/// (`FloatWidening`). Initializers of type FLOAT16 or DOUBLE are widened or rounded to float32
+/// when the model is read.
 package enum ElementType: String, Sendable, CaseIterable, CustomStringConvertible {
     case float32, float16, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool
 

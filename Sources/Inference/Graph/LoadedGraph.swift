@@ -66,6 +66,9 @@ struct LoadedGraph: Sendable {
     var stringOutputs: [String: StringTensor] = [:]
     /// The id of each planned value, by name.
     private var valueIDs: [String: Int] = [:]
+    /// The float32 copy of each float16 value widened for a float operator, by the value's name
+    /// (`FloatWidening`).
+    private var widenedCopies: [String: String] = [:]
     /// The version of each imported domain, by domain (`""` for the default one).
     private var opsetImports: [String: Int] = [:]
     /// Values whose shape is unknown because of a problem found earlier (a graph input that could
@@ -265,7 +268,9 @@ struct LoadedGraph: Sendable {
     }
 
     /// Builds one node's operator, then folds it (all inputs constant) or plans it.
-    private mutating func plan(_ node: NodeProto, display: String, version: Int) throws(ModelError) {
+    /// - Parameter counted: whether the node counts in `opCounts` (false for the nodes of a float
+    ///   widening, whose node was counted as written).
+    private mutating func plan(_ node: NodeProto, display: String, version: Int, counted: Bool = true) throws(ModelError) {
         let inputs = node.inputs.map { name -> NodeContext.Input in
             if name.isEmpty { return .absent }
             if let value = strings[name] { return .strings(value) }
@@ -294,14 +299,36 @@ struct LoadedGraph: Sendable {
             }
             return
         }
-        opCounts[node.opType, default: 0] += 1
+        if counted { opCounts[node.opType, default: 0] += 1 }
         if node.opType == "Constant" && !isMicrosoft {
             guard node.outputs.count == 1 else { throw context.error(.malformed, "expected 1 output, got \(node.outputs.count)") }
             constants[node.outputs[0]] = try Constant.value(context)
             return
         }
-        let operation = try (isMicrosoft ? MicrosoftOperators.builders : OperatorRegistry.builders)[node.opType]!(context)
-        try check(operation, context)
+        let builder = (isMicrosoft ? MicrosoftOperators.builders : OperatorRegistry.builders)[node.opType]!
+        let operation: any Operator
+        do {
+            operation = try builder(context)
+            try check(operation, context)
+        } catch {
+            // float16 inputs of an operator that computes float32 (`FloatWidening`). A float16 input
+            // the op's definition does not allow, or float16 and float32 within one type parameter,
+            // gets `FloatWidening`'s own error. A node with no float16 input, or one that fails on
+            // float32 copies too, gets the error of the node as written: the widening is not what
+            // went wrong, and an error about the copies would name types the model does not have.
+            let original = error
+            guard !isMicrosoft, let widening = try FloatWidening(context, opset: opsetImports[""]) else { throw original }
+            let widened: any Operator
+            do {
+                widened = try builder(widening.context)
+                try check(widened, widening.context)
+            } catch {
+                throw original
+            }
+            try planWidened(node, widening, narrowing: widening.narrowing(outputTypes: widened.outputTypes),
+                            display: display, version: version)
+            return
+        }
         macsByOp[node.opType, default: 0] += operation.multiplyAccumulates
 
         // Fold only outputs of bounded size: folding runs the node at load time, so an
@@ -324,6 +351,37 @@ struct LoadedGraph: Sendable {
                                        elementCount: shape.reduce(1, *), constant: nil))
         }
         nodes.append(PlannedNode(name: display, opType: node.opType, operation: operation, inputs: inputIDs, outputs: outputIDs))
+    }
+
+    /// Plans `node` on float32 copies of its widened inputs (a `Cast` each for run-time values,
+    /// shared by every node reading the value; a converted constant for constants), then a `Cast`
+    /// from each float32 result to the output it narrows.
+    private mutating func planWidened(_ node: NodeProto, _ widening: FloatWidening, narrowing: [Int: ElementType],
+                                      display: String, version: Int) throws(ModelError) {
+        var inner = node
+        for index in widening.widened.keys.sorted() {
+            let name = node.inputs[index]
+            if widenedCopies[name] == nil {
+                let copy = FloatWidening.widenedName(name)
+                try plan(FloatWidening.cast(name, to: copy, .float32, for: node), display: display,
+                         version: FloatWidening.castVersion, counted: false)
+                widenedCopies[name] = copy
+            }
+            inner.inputs[index] = widenedCopies[name]!
+        }
+        for (index, copy) in widening.widenedConstants {
+            let name = FloatWidening.widenedName(node.inputs[index])
+            constants[name] = copy
+            inner.inputs[index] = name
+        }
+        var narrowings: [NodeProto] = []
+        for (index, type) in narrowing.sorted(by: { $0.key < $1.key }) {
+            let unrounded = FloatWidening.unroundedName(node.outputs[index])
+            narrowings.append(FloatWidening.cast(unrounded, to: node.outputs[index], type, for: node))
+            inner.outputs[index] = unrounded
+        }
+        try plan(inner, display: display, version: version, counted: false)
+        for cast in narrowings { try plan(cast, display: display, version: FloatWidening.castVersion, counted: false) }
     }
 
     /// The checks every operator's result must pass: one shape and type per output, sizes in
