@@ -40,7 +40,7 @@ struct Det: Operator {
             var determinant = 1.0
             for column in 0..<m {
                 var pivot = column
-                for row in (column + 1)..<max(column + 1, m) where abs(a[row * m + column]) > abs(a[pivot * m + column]) { pivot = row }
+                for row in (column + 1)..<m where abs(a[row * m + column]) > abs(a[pivot * m + column]) { pivot = row }
                 if a[pivot * m + column] == 0 { determinant = 0; break }
                 if pivot != column {
                     for k in 0..<m { swap(&a[pivot * m + k], &a[column * m + k]) }
@@ -48,7 +48,7 @@ struct Det: Operator {
                 }
                 let p = a[column * m + column]
                 determinant *= p
-                for row in (column + 1)..<max(column + 1, m) {
+                for row in (column + 1)..<m {
                     let factor = a[row * m + column] / p
                     for k in column..<m { a[row * m + k] -= factor * a[column * m + k] }
                 }

@@ -135,26 +135,15 @@ enum Recurrent {
         }
     }
 
-    /// `out[r] += Σ_k W[r, k] · v[k]` over `rows` rows of `columns` (in Double).
+    /// `out[r] += Σ_k W[r, k] · v[k]` over `rows` rows of `columns` (in Double), for a vector of
+    /// Floats (an input step) or Doubles (a state).
     @inline(__always)
-    static func accumulate(_ out: UnsafeMutablePointer<Double>, _ weights: UnsafePointer<Float>, rows: Int, columns: Int,
-                           _ vector: UnsafePointer<Float>) {
+    static func accumulate<V: BinaryFloatingPoint>(_ out: UnsafeMutablePointer<Double>, _ weights: UnsafePointer<Float>,
+                                                   rows: Int, columns: Int, _ vector: UnsafePointer<V>) {
         for r in 0..<rows {
             var sum = 0.0
             let row = weights + r * columns
             for k in 0..<columns { sum += Double(row[k]) * Double(vector[k]) }
-            out[r] += sum
-        }
-    }
-
-    /// `out[r] += Σ_k W[r, k] · v[k]` for a vector of Doubles.
-    @inline(__always)
-    static func accumulate(_ out: UnsafeMutablePointer<Double>, _ weights: UnsafePointer<Float>, rows: Int, columns: Int,
-                           _ vector: UnsafePointer<Double>) {
-        for r in 0..<rows {
-            var sum = 0.0
-            let row = weights + r * columns
-            for k in 0..<columns { sum += Double(row[k]) * vector[k] }
             out[r] += sum
         }
     }
