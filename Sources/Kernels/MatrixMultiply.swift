@@ -1,11 +1,18 @@
-/// A constant right-hand matrix B (K×N) and bias for ``matrixMultiply(_:rows:weights:output:pool:)``:
-/// rows of B padded with zeros to a multiple of 16 columns, so every vector load is whole.
+/// A constant right-hand matrix B (K×N) and bias for ``matrixMultiply(_:rows:weights:output:pool:)``
+/// and ``packedMatrixMultiply(_:rows:weights:output:pool:)``: column panels of
+/// ``MatrixWeights/panelWidth`` (32) columns, each panel K rows of 32 floats back to back (the
+/// last panel padded with zero columns), so a tile's loads for one k are one contiguous run and
+/// a panel is read front to back.
 package final class MatrixWeights {
     package let inner: Int
     package let columns: Int
-    let rowStride: Int
     let values: FloatBuffer
     let bias: FloatBuffer
+
+    /// Columns per panel: a register tile's two vectors.
+    static let panelWidth = 2 * lanes
+
+    var panels: Int { (columns + MatrixWeights.panelWidth - 1) / MatrixWeights.panelWidth }
 
     /// `values` row-major K×N (`inner` × `columns`); `bias` N values, or zero when nil.
     package init(values: [Float], bias: [Float]?, inner: Int, columns: Int) {
@@ -14,23 +21,33 @@ package final class MatrixWeights {
         precondition(bias == nil || bias!.count == columns, "matrix bias: expected \(columns)")
         self.inner = inner
         self.columns = columns
-        rowStride = roundUp(columns, toMultipleOf: lanes)
-        self.values = FloatBuffer(count: inner * rowStride)
+        let width = MatrixWeights.panelWidth, panels = (columns + width - 1) / width
+        self.values = FloatBuffer(count: panels * inner * width)
         for k in 0..<inner {
-            for n in 0..<columns { self.values.baseAddress[k * rowStride + n] = values[k * columns + n] }
+            for n in 0..<columns {
+                self.values.baseAddress[((n / width) * inner + k) * width + n % width] = values[k * columns + n]
+            }
         }
-        self.bias = FloatBuffer(count: rowStride)
+        self.bias = FloatBuffer(count: panels * width)
         for n in 0..<columns { self.bias.baseAddress[n] = bias?[n] ?? 0 }
+    }
+
+    /// Row 0 of panel `index`.
+    func panel(_ index: Int) -> UnsafePointer<Float> {
+        UnsafePointer(values.baseAddress + index * inner * MatrixWeights.panelWidth)
     }
 }
 
 /// `output[m][n] = bias[n] + Σ_k a[m][k] · B[k][n]` for `rows` rows of `a` (row-major, K
 /// floats each) into `output` (row-major, N floats each).
 ///
-/// Register tile: 4 rows × 32 columns (8 accumulators), one broadcast of `a[m][k]` per row and
-/// two loads of B's row k per step of k. Every output is the bias followed by fused
+/// Register tiles: 4 rows × 32 columns (8 accumulators; per k one broadcast of `a[m][k]` per
+/// row and two loads of the panel's row k); a single row (a matrix-vector product: a
+/// classifier, a squeeze-excite on a 1×1 map) takes 1 row × 4 panels (8 accumulators; per k one
+/// broadcast and four contiguous 128-byte runs). Every output is the bias followed by fused
 /// multiply-adds in k order (multiply then add in the portable build), whatever the tile or the
-/// thread, so results do not depend on the thread count. Rows are split between threads.
+/// thread, so results do not depend on the thread count. Rows are split between threads, or
+/// panels of columns when there are too few rows for every thread.
 package func matrixMultiply(_ a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights,
                            output: UnsafeMutablePointer<Float>, pool: WorkerPool) {
     pool.run(MatrixParts(a: a, rows: rows, weights: weights, output: output))
@@ -39,53 +56,58 @@ package func matrixMultiply(_ a: UnsafePointer<Float>, rows: Int, weights: Matri
 struct MatrixParts: PoolJob {
     let a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights, output: UnsafeMutablePointer<Float>
     func run(part: Int, pool: WorkerPool) {
-        let range = WorkerPool.range(rows, part: part, of: pool.threadCount, granularity: 4)
-        matrixRows(self, range)
+        if rows < 4 * pool.threadCount {
+            matrixRows(self, 0..<rows, panels: WorkerPool.range(weights.panels, part: part, of: pool.threadCount))
+        } else {
+            matrixRows(self, WorkerPool.range(rows, part: part, of: pool.threadCount, granularity: 4), panels: 0..<weights.panels)
+        }
     }
 }
 
 @inline(never)
-func matrixRows(_ job: MatrixParts, _ rows: Range<Int>) {
-    let k = job.weights.inner, n = job.weights.columns, stride = job.weights.rowStride
-    let b = UnsafePointer(job.weights.values.baseAddress), bias = UnsafePointer(job.weights.bias.baseAddress)
+func matrixRows(_ job: MatrixParts, _ rows: Range<Int>, panels: Range<Int>) {
+    let k = job.weights.inner, n = job.weights.columns, width = MatrixWeights.panelWidth
+    let bias = UnsafePointer(job.weights.bias.baseAddress)
     var m = rows.lowerBound
     while m < rows.upperBound {
         let count = min(4, rows.upperBound - m)
-        var column = 0
-        while column < n {
-            let width = min(2 * lanes, n - column)
-            matrixTile(a: job.a + m * k, inner: k, rows: count, b: b + column, bStride: stride, bias: bias + column,
-                       output: job.output + m * n + column, outputStride: n, width: width)
-            column += 2 * lanes
+        var p = panels.lowerBound
+        while p < panels.upperBound {
+            let column = p * width
+            if count == 1 && wideRegisterFile {
+                let taken = min(4, panels.upperBound - p)
+                matrixRowTile(a: job.a + m * k, inner: k, b: job.weights.panel(p), panels: taken, bias: bias + column,
+                              output: job.output + m * n + column, width: min(taken * width, n - column))
+                p += taken
+            } else {
+                matrixTile(a: job.a + m * k, inner: k, rows: count, b: job.weights.panel(p), bias: bias + column,
+                           output: job.output + m * n + column, outputStride: n, width: min(width, n - column))
+                p += 1
+            }
         }
         m += count
     }
 }
 
-/// Up to 4 rows × up to 32 columns; B is readable for 32 columns (its padded rows) or 16 at the
-/// last 16-column block.
+/// Up to 4 rows × one panel (up to 32 columns stored).
 @inline(always)
-func matrixTile(a: UnsafePointer<Float>, inner: Int, rows: Int, b: UnsafePointer<Float>, bStride: Int,
+func matrixTile(a: UnsafePointer<Float>, inner: Int, rows: Int, b: UnsafePointer<Float>,
                 bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, outputStride: Int, width: Int) {
-    let wide = width > lanes
-    let bias0 = load(bias), bias1 = wide ? load(bias + lanes) : Vector()
+    let bias0 = load(bias), bias1 = load(bias + lanes)
     var acc0 = (bias0, bias0, bias0, bias0), acc1 = (bias1, bias1, bias1, bias1)
     let a1 = a + (rows > 1 ? inner : 0), a2 = a + (rows > 2 ? 2 * inner : 0), a3 = a + (rows > 3 ? 3 * inner : 0)
     var row = b
     for kk in 0..<inner {
-        let b0 = load(row)
+        let b0 = load(row), b1 = load(row + lanes)
         acc0.0 = multiplyAdd(acc0.0, a[kk], b0)
         acc0.1 = multiplyAdd(acc0.1, a1[kk], b0)
         acc0.2 = multiplyAdd(acc0.2, a2[kk], b0)
         acc0.3 = multiplyAdd(acc0.3, a3[kk], b0)
-        if wide {
-            let b1 = load(row + lanes)
-            acc1.0 = multiplyAdd(acc1.0, a[kk], b1)
-            acc1.1 = multiplyAdd(acc1.1, a1[kk], b1)
-            acc1.2 = multiplyAdd(acc1.2, a2[kk], b1)
-            acc1.3 = multiplyAdd(acc1.3, a3[kk], b1)
-        }
-        row += bStride
+        acc1.0 = multiplyAdd(acc1.0, a[kk], b1)
+        acc1.1 = multiplyAdd(acc1.1, a1[kk], b1)
+        acc1.2 = multiplyAdd(acc1.2, a2[kk], b1)
+        acc1.3 = multiplyAdd(acc1.3, a3[kk], b1)
+        row += MatrixWeights.panelWidth
     }
     let first = min(width, lanes), second = width - first
     for r in 0..<rows {
@@ -95,5 +117,200 @@ func matrixTile(a: UnsafePointer<Float>, inner: Int, rows: Int, b: UnsafePointer
             let v1 = r == 0 ? acc1.0 : r == 1 ? acc1.1 : r == 2 ? acc1.2 : acc1.3
             store(v1, output + r * outputStride + lanes, count: second)
         }
+    }
+}
+
+/// One row × `panels` (1...4) adjacent panels: eight accumulators; each k one broadcast of
+/// `a[k]` and a contiguous 128-byte run of each panel. Columns past `width` are computed on
+/// zero padding (or a panel's repeat) and not stored.
+@inline(never)
+func matrixRowTile(a: UnsafePointer<Float>, inner: Int, b: UnsafePointer<Float>, panels: Int, bias: UnsafePointer<Float>,
+                   output: UnsafeMutablePointer<Float>, width: Int) {
+    let step = inner * MatrixWeights.panelWidth
+    var p0 = b, p1 = b + (panels > 1 ? step : 0), p2 = b + (panels > 2 ? 2 * step : 0), p3 = b + (panels > 3 ? 3 * step : 0)
+    var acc = MatrixRow8(bias, panels: panels)
+    for kk in 0..<inner {
+        let x = a[kk]
+        acc.v0 = multiplyAdd(acc.v0, x, load(p0)); acc.v1 = multiplyAdd(acc.v1, x, load(p0 + lanes))
+        acc.v2 = multiplyAdd(acc.v2, x, load(p1)); acc.v3 = multiplyAdd(acc.v3, x, load(p1 + lanes))
+        acc.v4 = multiplyAdd(acc.v4, x, load(p2)); acc.v5 = multiplyAdd(acc.v5, x, load(p2 + lanes))
+        acc.v6 = multiplyAdd(acc.v6, x, load(p3)); acc.v7 = multiplyAdd(acc.v7, x, load(p3 + lanes))
+        p0 += MatrixWeights.panelWidth; p1 += MatrixWeights.panelWidth
+        p2 += MatrixWeights.panelWidth; p3 += MatrixWeights.panelWidth
+    }
+    acc.store(output, count: width)
+}
+
+/// Eight vectors of one output row (128 columns).
+struct MatrixRow8 {
+    var v0, v1, v2, v3, v4, v5, v6, v7: Vector
+
+    /// The bias of `panels` panels' columns (the others are never stored).
+    @inline(always) init(_ p: UnsafePointer<Float>, panels: Int) {
+        v0 = load(p); v1 = load(p + 16)
+        v2 = panels > 1 ? load(p + 32) : v0; v3 = panels > 1 ? load(p + 48) : v1
+        v4 = panels > 2 ? load(p + 64) : v0; v5 = panels > 2 ? load(p + 80) : v1
+        v6 = panels > 3 ? load(p + 96) : v0; v7 = panels > 3 ? load(p + 112) : v1
+    }
+
+    /// The first `count` columns (1...128).
+    @inline(always) func store(_ p: UnsafeMutablePointer<Float>, count: Int) {
+        @inline(always) func put(_ v: Vector, _ i: Int) {
+            let rest = count - i * lanes
+            if rest > 0 { Kernels.store(v, p + i * lanes, count: rest) }
+        }
+        put(v0, 0); put(v1, 1); put(v2, 2); put(v3, 3); put(v4, 4); put(v5, 5); put(v6, 6); put(v7, 7)
+    }
+}
+
+/// Rows of A per panel of ``packedMatrixMultiply(_:rows:weights:output:pool:)``'s packed left
+/// operand: the register tile's rows.
+package let packedRows = 12
+
+/// Floats of a packed left operand of `rows` rows and `inner` columns: whole panels of
+/// ``packedRows`` rows, each [k][12].
+package func packedOperandCount(rows: Int, inner: Int) -> Int {
+    (rows + packedRows - 1) / packedRows * packedRows * inner
+}
+
+/// Where element (`row`, `k`) of a packed left operand with `inner` columns sits.
+package func packedOperandOffset(row: Int, k: Int, inner: Int) -> Int {
+    ((row / packedRows) * inner + k) * packedRows + row % packedRows
+}
+
+/// ``matrixMultiply(_:rows:weights:output:pool:)`` with A packed in panels of ``packedRows``
+/// rows (``packedOperandOffset(row:k:inner:)``; rows past `rows` in the last panel must be
+/// finite, e.g. zero): a register tile of 12 rows × 32 columns (24 accumulators; per k two loads
+/// of the weight panel and twelve broadcasts from one contiguous 48-byte run), so each weight
+/// panel is read once per 12 rows. Each thread takes whole weight panels, or whole row panels
+/// when there are fewer weight panels than threads. Every output is the bias followed by fused
+/// multiply-adds in k order, as in the unpacked product.
+package func packedMatrixMultiply(_ a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights,
+                                  output: UnsafeMutablePointer<Float>, pool: WorkerPool) {
+    pool.run(PackedMatrixParts(a: a, rows: rows, weights: weights, output: output))
+}
+
+struct PackedMatrixParts: PoolJob {
+    let a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights, output: UnsafeMutablePointer<Float>
+    func run(part: Int, pool: WorkerPool) {
+        let rowPanels = (rows + packedRows - 1) / packedRows
+        if weights.panels >= pool.threadCount || rowPanels < pool.threadCount {
+            packedMatrixPanels(self, rowPanels: 0..<rowPanels,
+                               panels: WorkerPool.range(weights.panels, part: part, of: pool.threadCount))
+        } else {
+            packedMatrixPanels(self, rowPanels: WorkerPool.range(rowPanels, part: part, of: pool.threadCount),
+                               panels: 0..<weights.panels)
+        }
+    }
+}
+
+@inline(never)
+func packedMatrixPanels(_ job: PackedMatrixParts, rowPanels: Range<Int>, panels: Range<Int>) {
+    let k = job.weights.inner, n = job.weights.columns, width = MatrixWeights.panelWidth
+    for p in panels {
+        let column = p * width
+        for r in rowPanels {
+            let first = r * packedRows
+            packedMatrixTile(a: job.a + r * packedRows * k, inner: k, rows: min(packedRows, job.rows - first),
+                             b: job.weights.panel(p), bias: UnsafePointer(job.weights.bias.baseAddress + column),
+                             output: job.output + first * n + column, outputStride: n, width: min(width, n - column))
+        }
+    }
+}
+
+/// 12 rows × one panel; stores `rows` rows of `width` columns.
+@inline(never)
+func packedMatrixTile(a: UnsafePointer<Float>, inner: Int, rows: Int, b: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+                      output: UnsafeMutablePointer<Float>, outputStride: Int, width: Int) {
+    guard wideRegisterFile else {
+        // 16 vector registers or fewer: four rows at a time (as the unpacked tile).
+        for first in stride(from: 0, to: rows, by: 4) {
+            var acc = PackedTile4(bias)
+            var ap = a + first, bp = b
+            for _ in 0..<inner {
+                acc.accumulate(ap, bp)
+                ap += packedRows
+                bp += MatrixWeights.panelWidth
+            }
+            acc.store(output + first * outputStride, stride: outputStride, rows: min(4, rows - first), width: width)
+        }
+        return
+    }
+    var acc = PackedTile(bias)
+    var ap = a, bp = b
+    for _ in 0..<inner {
+        acc.accumulate(ap, bp)
+        ap += packedRows
+        bp += MatrixWeights.panelWidth
+    }
+    acc.store(output, stride: outputStride, rows: rows, width: width)
+}
+
+/// 4 rows × 32 columns of accumulators, for register files of 16 vectors or fewer.
+struct PackedTile4 {
+    var a0, a1, a2, a3, b0, b1, b2, b3: Vector
+
+    @inline(always) init(_ bias: UnsafePointer<Float>) {
+        let l = load(bias), h = load(bias + lanes)
+        (a0, a1, a2, a3) = (l, l, l, l)
+        (b0, b1, b2, b3) = (h, h, h, h)
+    }
+
+    @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>) {
+        let l = load(w), h = load(w + lanes)
+        a0 = multiplyAdd(a0, x[0], l); b0 = multiplyAdd(b0, x[0], h)
+        a1 = multiplyAdd(a1, x[1], l); b1 = multiplyAdd(b1, x[1], h)
+        a2 = multiplyAdd(a2, x[2], l); b2 = multiplyAdd(b2, x[2], h)
+        a3 = multiplyAdd(a3, x[3], l); b3 = multiplyAdd(b3, x[3], h)
+    }
+
+    @inline(always) func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int) {
+        let first = min(width, lanes), second = width - first
+        @inline(always) func put(_ l: Vector, _ h: Vector, _ r: Int) {
+            guard r < rows else { return }
+            Kernels.store(l, p + r * stride, count: first)
+            if second > 0 { Kernels.store(h, p + r * stride + lanes, count: second) }
+        }
+        put(a0, b0, 0); put(a1, b1, 1); put(a2, b2, 2); put(a3, b3, 3)
+    }
+}
+
+/// 12 rows × 32 columns of accumulators.
+struct PackedTile {
+    var a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11: Vector
+    var b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11: Vector
+
+    @inline(always) init(_ bias: UnsafePointer<Float>) {
+        let l = load(bias), h = load(bias + lanes)
+        (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) = (l, l, l, l, l, l, l, l, l, l, l, l)
+        (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11) = (h, h, h, h, h, h, h, h, h, h, h, h)
+    }
+
+    /// One k: `x` the 12 rows' values, `w` the panel's row.
+    @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>) {
+        let l = load(w), h = load(w + lanes)
+        a0 = multiplyAdd(a0, x[0], l); b0 = multiplyAdd(b0, x[0], h)
+        a1 = multiplyAdd(a1, x[1], l); b1 = multiplyAdd(b1, x[1], h)
+        a2 = multiplyAdd(a2, x[2], l); b2 = multiplyAdd(b2, x[2], h)
+        a3 = multiplyAdd(a3, x[3], l); b3 = multiplyAdd(b3, x[3], h)
+        a4 = multiplyAdd(a4, x[4], l); b4 = multiplyAdd(b4, x[4], h)
+        a5 = multiplyAdd(a5, x[5], l); b5 = multiplyAdd(b5, x[5], h)
+        a6 = multiplyAdd(a6, x[6], l); b6 = multiplyAdd(b6, x[6], h)
+        a7 = multiplyAdd(a7, x[7], l); b7 = multiplyAdd(b7, x[7], h)
+        a8 = multiplyAdd(a8, x[8], l); b8 = multiplyAdd(b8, x[8], h)
+        a9 = multiplyAdd(a9, x[9], l); b9 = multiplyAdd(b9, x[9], h)
+        a10 = multiplyAdd(a10, x[10], l); b10 = multiplyAdd(b10, x[10], h)
+        a11 = multiplyAdd(a11, x[11], l); b11 = multiplyAdd(b11, x[11], h)
+    }
+
+    @inline(always) func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int) {
+        let first = min(width, lanes), second = width - first
+        @inline(always) func put(_ l: Vector, _ h: Vector, _ r: Int) {
+            guard r < rows else { return }
+            Kernels.store(l, p + r * stride, count: first)
+            if second > 0 { Kernels.store(h, p + r * stride + lanes, count: second) }
+        }
+        put(a0, b0, 0); put(a1, b1, 1); put(a2, b2, 2); put(a3, b3, 3); put(a4, b4, 4); put(a5, b5, 5)
+        put(a6, b6, 6); put(a7, b7, 7); put(a8, b8, 8); put(a9, b9, 9); put(a10, b10, 10); put(a11, b11, 11)
     }
 }

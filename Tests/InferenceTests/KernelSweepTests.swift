@@ -165,6 +165,25 @@ struct KernelSweepTests {
         }
     }
 
+    @Test("convolutions on small maps, run as the packed patch GEMM: 1x1 below 64 pixels, K×K on rows below 8, channels into the thousands")
+    func smallMapSweep() throws {
+        try sweep(14, "small-map") { random in
+            // Pixel counts around the 12-row panels (11, 12, 13, 24, 25) and the one-pixel product.
+            let sides = [(1, 1), (1, 2), (2, 2), (3, 3), (3, 4), (4, 3), (2, 6), (5, 5), (1, 13), (4, 6), (7, 7), (6, 9), (5, 7)]
+            let (height, width) = random.pick(sides)
+            let k = random.pick([1, 1, 3, 3, 5])
+            var dims = [random.pick(Self.channelCounts), random.pick(Self.channelCounts)]
+            Self.fit(&dims, shrinkable: [0, 1], &random) { $0[0] * $0[1] * height * width * k * k }
+            let pads = k == 1 ? [0, 0, 0, 0] : (0..<4).map { _ in random.pick([0, k / 2, k - 1]) }
+            var c = ConvolutionCase(inputChannels: dims[0], outputChannels: dims[1], kernel: (k, k), pads: pads,
+                                    height: height, width: width)
+            c.bias = Bool.random(using: &random)
+            c.activation = random.pick(Act.allCases)
+            c.residual = c.canAddInput && Bool.random(using: &random)
+            return Self.convolution(c, &random)
+        }
+    }
+
     @Test("depthwise convolution: 3x3, 5x5 and other windows up to 16, strides 1 and 2, dilation, asymmetric pads")
     func depthwiseSweep() throws {
         try sweep(2, "depthwise") { random in

@@ -5,7 +5,10 @@ import Testing
 struct MatrixTests {
     @Test("matrixMultiply is bias + Σ_k a[m][k]·B[k][n] for odd M, K, N (tails of rows and columns), on 1 and 2 threads")
     func gemm() {
-        for (m, k, n) in [(1, 1, 1), (3, 5, 7), (4, 16, 32), (5, 17, 33), (9, 64, 2), (2, 3, 50), (13, 1, 16)] {
+        // One row: 1 to 4 panels per row tile and a partial last panel (129, 300); rows fewer
+        // than 4 per thread: panels split between threads (2, 7).
+        for (m, k, n) in [(1, 1, 1), (3, 5, 7), (4, 16, 32), (5, 17, 33), (9, 64, 2), (2, 3, 50), (13, 1, 16),
+                          (1, 37, 300), (1, 5, 129), (1, 64, 128), (2, 9, 200), (7, 3, 97)] {
             var random = Random(seed: UInt64(m * 1000 + k * 10 + n))
             let a = random.array(m * k), b = random.array(k * n, scale: 0.5), bias = random.array(n)
             let weights = MatrixWeights(values: b, bias: bias, inner: k, columns: n)
@@ -34,6 +37,36 @@ struct MatrixTests {
             }
             expectClose(results[0], expected, "\(m)x\(k) · \(k)x\(n)")
             #expect(results[0] == results[1], "\(m)x\(k)x\(n): 1 and 2 threads differ")
+        }
+    }
+
+    @Test("packedMatrixMultiply equals matrixMultiply bit for bit: rows in panels of 12 (4 to 30 rows), columns over several panels, 1 and 2 threads")
+    func packedGemm() {
+        for (m, k, n) in [(4, 1, 1), (11, 5, 7), (12, 16, 32), (13, 17, 33), (24, 64, 2), (25, 3, 65), (30, 9, 200), (9, 4608, 40)] {
+            var random = Random(seed: UInt64(m * 7919 + k * 31 + n))
+            let a = random.array(m * k), b = random.array(k * n, scale: 0.5), bias = random.array(n)
+            let weights = MatrixWeights(values: b, bias: bias, inner: k, columns: n)
+            var packed = [Float](repeating: 0, count: packedOperandCount(rows: m, inner: k))
+            for i in 0..<m {
+                for p in 0..<k { packed[packedOperandOffset(row: i, k: p, inner: k)] = a[i * k + p] }
+            }
+            var unpacked = [Float](repeating: .nan, count: m * n)
+            a.withUnsafeBufferPointer { source in
+                unpacked.withUnsafeMutableBufferPointer { destination in
+                    matrixMultiply(source.baseAddress!, rows: m, weights: weights, output: destination.baseAddress!,
+                                   pool: WorkerPool(threads: 1))
+                }
+            }
+            for threads in [1, 2] {
+                var output = [Float](repeating: .nan, count: m * n)
+                packed.withUnsafeBufferPointer { source in
+                    output.withUnsafeMutableBufferPointer { destination in
+                        packedMatrixMultiply(source.baseAddress!, rows: m, weights: weights, output: destination.baseAddress!,
+                                             pool: WorkerPool(threads: threads))
+                    }
+                }
+                #expect(output == unpacked, "\(m)x\(k) · \(k)x\(n) on \(threads) thread(s): packed and unpacked differ")
+            }
         }
     }
 

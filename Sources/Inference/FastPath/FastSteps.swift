@@ -185,41 +185,111 @@ struct PointwiseDepthwiseStep: ScratchUsingStep {
     }
 }
 
-/// Where a patch convolution's windows read: per output row and kernel row the input row (−1:
-/// padding), and the same for columns.
+/// Where a patch convolution's windows read, from per output row and kernel row the input row
+/// (−1: padding) and the same for columns: per tap (ky, kx) and output pixel, the pixel's offset
+/// in an input plane, or −1 where the tap reads padding.
 struct PatchGeometry {
     let inputChannels: Int, inputHeight: Int, inputWidth: Int
-    let rows: [[Int]], columns: [[Int]]
+    let pixels: Int, outputHeight: Int, outputWidth: Int
+    /// Taps per channel (kernel rows × columns).
+    let taps: Int
+    /// `offsets[tap · pixels + pixel]`.
+    let offsets: [Int]
+    /// Whether every tap is the pixel itself (a 1x1 window, stride 1, no padding): the patch
+    /// matrix is the input transposed.
+    let isTranspose: Bool
+
+    init(inputChannels: Int, inputHeight: Int, inputWidth: Int, rows: [[Int]], columns: [[Int]]) {
+        self.inputChannels = inputChannels
+        self.inputHeight = inputHeight
+        self.inputWidth = inputWidth
+        outputHeight = rows.count
+        outputWidth = columns.count
+        pixels = outputHeight * outputWidth
+        let kh = rows.first?.count ?? 0, kw = columns.first?.count ?? 0
+        taps = kh * kw
+        var offsets = [Int](repeating: -1, count: taps * pixels)
+        for oy in 0..<outputHeight {
+            for ox in 0..<outputWidth {
+                for ky in 0..<kh {
+                    for kx in 0..<kw {
+                        let y = rows[oy][ky], x = columns[ox][kx]
+                        offsets[(ky * kw + kx) * pixels + oy * outputWidth + ox] = y < 0 || x < 0 ? -1 : y * inputWidth + x
+                    }
+                }
+            }
+        }
+        self.offsets = offsets
+        isTranspose = taps == 1 && pixels == inputHeight * inputWidth && offsets.indices.allSatisfy { offsets[$0] == $0 }
+    }
 }
 
-/// A convolution as gathered patches times the weights, per group (`patchConvolutionStep`).
+/// A convolution as gathered patches times the weights, per group (`patchConvolutionStep`): the
+/// patch matrix packed in panels of rows for the 12-row product from `packedFrom` output pixels
+/// on, row-major for the unpacked product (one pixel: a matrix-vector product) below.
 struct PatchConvolutionStep: Step {
+    static let packedFrom = 4
+
+    /// Floats of the patch matrix of `pixels` rows of `inner` values.
+    static func patchCount(pixels: Int, inner: Int) -> Int {
+        pixels >= packedFrom ? packedOperandCount(rows: pixels, inner: inner) : pixels * inner
+    }
+
     let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, weights: [MatrixWeights]
     let geometry: PatchGeometry, patches: FloatBuffer, products: FloatBuffer, pool: WorkerPool
     func run() {
         let g = geometry
-        let plane = g.inputHeight * g.inputWidth
-        let (outH, outW) = (g.rows.count, g.columns.count)
-        for (group, matrix) in weights.enumerated() {
-            var row = patches.baseAddress
-            for oy in 0..<outH {
-                for ox in 0..<outW {
+        let plane = g.inputHeight * g.inputWidth, pixels = g.pixels
+        let (outH, outW) = (g.outputHeight, g.outputWidth)
+        let packs = pixels >= PatchConvolutionStep.packedFrom
+        for group in weights.indices {
+            let matrix = weights[group], inner = matrix.inner
+            let firstChannel = input + group * g.inputChannels * plane
+            if packs && g.isTranspose {
+                packTransposed(firstChannel, channels: g.inputChannels, pixels: pixels, into: patches.baseAddress)
+            } else {
+                g.offsets.withUnsafeBufferPointer { offsets in
+                    // Column k = channel · taps + tap of the patch matrix, one input plane at a time.
                     for c in 0..<g.inputChannels {
-                        let channel = input + (group * g.inputChannels + c) * plane
-                        for y in g.rows[oy] {
-                            for x in g.columns[ox] {
-                                row.pointee = y < 0 || x < 0 ? 0 : channel[y * g.inputWidth + x]
-                                row += 1
+                        let channel = firstChannel + c * plane
+                        for t in 0..<g.taps {
+                            let k = c * g.taps + t, tapOffsets = offsets.baseAddress! + t * pixels
+                            for m in 0..<pixels {
+                                let at = packs ? packedOperandOffset(row: m, k: k, inner: inner) : m * inner + k
+                                let offset = tapOffsets[m]
+                                patches.baseAddress[at] = offset < 0 ? 0 : channel[offset]
                             }
                         }
                     }
                 }
             }
-            matrixMultiply(patches.baseAddress, rows: outH * outW, weights: matrix, output: products.baseAddress, pool: pool)
+            if packs {
+                packedMatrixMultiply(patches.baseAddress, rows: pixels, weights: matrix, output: products.baseAddress, pool: pool)
+            } else {
+                matrixMultiply(patches.baseAddress, rows: pixels, weights: matrix, output: products.baseAddress, pool: pool)
+            }
             let planes = FeatureMap(base: output + group * matrix.columns * outH * outW, channels: matrix.columns,
                                     layout: .dense(width: outW, height: outH))
             deinterleaveChannels(products.baseAddress, output: planes, pool: pool)
         }
+    }
+}
+
+/// `channels` planes of `pixels` floats as a packed left operand (``packedOperandOffset(row:k:inner:)``):
+/// row m, column c is pixel m of plane c. Each panel's row of 12 pixels is one contiguous run of
+/// its plane; rows past `pixels` in the last panel are left as they are (zero from allocation).
+func packTransposed(_ planes: UnsafePointer<Float>, channels: Int, pixels: Int, into packed: UnsafeMutablePointer<Float>) {
+    var first = 0
+    while first < pixels {
+        let count = min(packedRows, pixels - first)
+        var destination = packed + first * channels
+        var source = planes + first
+        for _ in 0..<channels {
+            destination.update(from: source, count: count)
+            destination += packedRows
+            source += pixels
+        }
+        first += packedRows
     }
 }
 
