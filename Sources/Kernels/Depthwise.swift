@@ -78,7 +78,37 @@ struct DepthwiseJob {
     var residual: FeatureMap?
     var output: FeatureMap
     var channels: Range<Int>
+
+    var narrowStores: NarrowStores { NarrowStores(output: output, input: input, residual: residual) }
 }
+
+/// Where a kernel that stores an output plane's rows in increasing order, one thread per plane,
+/// may store a whole vector at a row's last column block instead of its first lanes only.
+///
+/// - Dense planes narrower than a vector: row `r` (column 0) whole when its 16 lanes stay in the
+///   plane (`r·W + 16 ≤ H·W`), when the output overlaps nothing it reads (the lanes past the row
+///   hold values of no element and are overwritten when the rows after it are stored).
+/// - Padded planes: every row's last block whole with the lanes past the interior zero (they fall
+///   on the row's right border and the next row's left border, which stay zero).
+struct NarrowStores {
+    /// Rows below this store whole vectors (dense planes narrower than a vector).
+    var wholeRows = 0
+    /// Whether partial blocks are stored whole with zero lanes past the interior (padded planes).
+    var zeroesBorder = false
+
+    init(output: FeatureMap, input: FeatureMap, residual: FeatureMap?) {
+        let l = output.layout
+        guard !input.overlaps(output) && !(residual?.overlaps(output) ?? false) else { return }
+        if l.isDense {
+            if l.width < lanes && l.width * l.height >= lanes { wholeRows = (l.width * l.height - lanes) / l.width + 1 }
+        } else {
+            zeroesBorder = l.pad >= 1
+        }
+    }
+}
+
+/// 0, 1, …, 15: a lane mask's comparand.
+let laneIndices = SIMD16<Int32>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 
 // One function per window and stride (so a profile names them), each specialised per activation.
 @inline(never) func depthwise3x3Stride1<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type) {
@@ -174,6 +204,8 @@ struct DepthwisePlane {
     var weights: UnsafePointer<Float>
     var bias: Float
     var width: Int
+    /// How a vector narrower than the row end is stored (``NarrowStores``).
+    var narrow: NarrowStores
 
     @inline(always)
     init(job: DepthwiseJob, channel c: Int, k: Int) {
@@ -186,14 +218,28 @@ struct DepthwisePlane {
         weights = job.weights + c * k * k
         bias = job.bias[c]
         width = job.output.layout.width
+        narrow = job.narrowStores
     }
 
-    /// Adds the residual (if any) to the activated `y` and stores it.
+    /// Adds the residual (if any) to the activated `y` and stores it: `count` lanes, or the whole
+    /// vector where ``NarrowStores`` allows it.
     @inline(always)
     func finish(_ activated: Vector, row: Int, column: Int, count: Int) {
         var y = activated
-        if let residual { y += load(residual + row * residualRow + column, count: count) }
-        store(y, destination + row * destinationRow + column, count: count)
+        if row < narrow.wholeRows {
+            // Dense rows narrower than a vector, stored in increasing row order by this thread:
+            // the lanes past the row land on the rows after it, which are stored later.
+            if let residual { y += load(residual + row * residualRow + column) }
+            store(y, destination + row * destinationRow + column)
+        } else if narrow.zeroesBorder {
+            // A padded output: the lanes past the interior land on its zero border (this row's
+            // right, the next row's left), which no kernel writes, and are stored as zero.
+            if let residual { y += load(residual + row * residualRow + column, count: count) }
+            store(y.replacing(with: 0, where: laneIndices .>= Int32(count)), destination + row * destinationRow + column)
+        } else {
+            if let residual { y += load(residual + row * residualRow + column, count: count) }
+            store(y, destination + row * destinationRow + column, count: count)
+        }
     }
 
     /// ``finish(_:row:column:count:)`` of a whole vector.
