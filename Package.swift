@@ -10,6 +10,7 @@
 //   Kernels               SIMD compute kernels on raw pointers; never sees ONNX
 //   ONNXFormat            protobuf wire reader + ONNX messages; parses, never executes
 //   HalfPrecision         IEEE 754 binary16 <-> binary32, for the float16 tensors of models and .npy files
+//   CMath                 the C library's math functions (expf, tanhf…) as a header without <math.h>
 //   Inference             graph validation, shape inference, static plan, reference + fast paths
 //   ONNXInference         the engine's public face: InferenceSession, Tensor, comparison, onnx test data
 //   NumpyFormat           .npy tensors (fixtures, `vbg infer`)
@@ -127,13 +128,16 @@ let package = Package(
 
         // MARK: - Implementation details
         .target(name: "FramePipeline", dependencies: ["Imaging", "ONNXInference", "Kernels"], swiftSettings: simdSettings),
-        .target(name: "Inference", dependencies: ["ONNXFormat", "Kernels", "HalfPrecision"], swiftSettings: simdSettings),
+        .target(name: "Inference", dependencies: ["ONNXFormat", "Kernels", "HalfPrecision", "CMath"], swiftSettings: simdSettings),
         .target(name: "ONNXFormat", swiftSettings: commonSettings),
         .target(name: "HalfPrecision", swiftSettings: commonSettings),
         .target(name: "Kernels", dependencies: ["CPUSupport", "TargetFeatures"], exclude: ["README.md"], swiftSettings: simdSettings),
         .target(name: "CPUSupport", dependencies: ["TargetFeatures"], swiftSettings: cpuSupportSettings),
         // The compile target's instruction-set features as constants Swift can read (a C header).
         .target(name: "TargetFeatures"),
+        // The C library's math functions (expf, tanhf, pow…) the operators call, declared without
+        // <math.h> so Inference needs no Foundation or Glibc/Darwin module (also in Embedded Swift).
+        .target(name: "CMath", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         .target(name: "Imaging", dependencies: ["TargetFeatures"], exclude: ["README.md"], swiftSettings: simdSettings),
         .target(name: "PNGCodec", dependencies: ["CLibPNG", "PNGWriter", "Imaging"], swiftSettings: commonSettings),
         // PNG writing with a chosen filter and zlib level through libpng's full API, whose errors

@@ -1,4 +1,3 @@
-import Foundation
 import ONNXFormat
 
 /// A parsed, validated ONNX model with every shape inferred: what `InferenceSession` runs.
@@ -47,16 +46,6 @@ package final class InferenceModel: Sendable {
 
     /// Total multiply-accumulates per run.
     package var multiplyAccumulates: Int { macsByOp.values.reduce(0, +) }
-
-    /// Reads and validates an ONNX file.
-    ///
-    /// - Throws: `ModelError` with kind `.fileNotFound(path:)` when nothing is at `path`,
-    ///   `.unreadable` when it cannot be read, otherwise as `init(bytes:)`.
-    package convenience init(contentsOfFile path: String, inputShapes: [String: [Int]] = [:],
-                            planTimeInputs: [String: Tensor] = [:], planTimeStrings: [String: StringTensor] = [:]) throws(ModelError) {
-        try self.init(bytes: try Self.readFile(path), inputShapes: inputShapes, planTimeInputs: planTimeInputs,
-                      planTimeStrings: planTimeStrings)
-    }
 
     /// Parses and validates a serialized ONNX model.
     ///
@@ -155,19 +144,6 @@ package final class InferenceModel: Sendable {
 
     /// The op types this engine implements in onnxruntime's `com.microsoft` domain.
     package static var supportedMicrosoftOpTypes: [String] { MicrosoftOperators.builders.keys.sorted() }
-
-    /// The file's bytes, or a `fileNotFound` / `unreadable` error naming the path.
-    package static func readFile(_ path: String) throws(ModelError) -> [UInt8] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ModelError(.fileNotFound(path: path), "no such file")
-        }
-        guard !isDirectory.boolValue else { throw ModelError(.unreadable(path: path), "it is a directory") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ModelError(.unreadable(path: path), "permission denied or I/O error")
-        }
-        return [UInt8](data)
-    }
 }
 
 /// A graph input or output as the model declares it, before any dim is bound.

@@ -1,6 +1,3 @@
-import Foundation
-import Dispatch
-
 /// Runs an `InferenceModel`: one arena holds every activation and constant, allocated when the
 /// session is made, so `run(input:output:)` allocates nothing.
 ///
@@ -31,7 +28,7 @@ package final class InferenceSession: @unchecked Sendable {
     /// Guards the arena for any caller. Under the SDK's segmenter, whose own lock already
     /// serialises runs, it is taken uncontended (tens of nanoseconds a frame); it stays so that a
     /// session is safe to share on its own.
-    private let lock = NSLock()
+    private let lock = SessionLock()
     /// Set when the fast path's first step reads the single graph input straight from the
     /// caller's buffer in `run(input:output:)` (no copy into the arena).
     private let externalInput: ExternalInput?
@@ -282,14 +279,17 @@ package final class InferenceSession: @unchecked Sendable {
             }
         }
         var samples = Array(repeating: [Double](), count: layers.count)
+        // What DispatchTime's uptime measured: time awake (a profile's layers do not sleep).
+        let clock = SuspendingClock()
         lock.lock()
         defer { lock.unlock() }
         for _ in 0..<max(runs, 1) {
             (arena + plan.offsets[inputID]).update(from: input.baseAddress!, count: input.count)
             for (l, layer) in layers.enumerated() {
-                let start = DispatchTime.now().uptimeNanoseconds
+                let start = clock.now
                 for index in layer.steps { steps[index].run() }
-                samples[l].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                let elapsed = (clock.now - start).components
+                samples[l].append(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
             }
         }
         output.baseAddress!.update(from: arena + plan.offsets[outputID], count: output.count)

@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 // The float32 activation functions: each op's builder is named after it, and computes the
 // formula of its ONNX operator page.

@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 /// ONNX `Attention` (versions 23, 24 and 25, float32): scaled dot-product attention of Q over K
 /// and V, as the operator's definition computes it.
@@ -255,7 +255,7 @@ struct Attention: Operator {
                         if biasMaximum == -.infinity {
                             for j in 0..<total { logits[j] = 0 }
                         } else if doubleSoftmax {
-                            Self.softmax(logits, count: total, as: Double.self, exp: Foundation.exp)
+                            Self.softmax(logits, count: total, as: Double.self, exp: CMath.exp)
                         } else {
                             Self.softmax(logits, count: total, as: Float.self, exp: expf)
                         }

@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 /// ONNX `DFT` (17, 20): the discrete Fourier transform of `input` along one axis.
 ///

@@ -30,9 +30,14 @@ struct Einsum: Operator {
         func invalid(_ reason: String) -> ModelError { context.error(.invalidValue, "'\(equation)': \(reason)", attribute: "equation") }
 
         let text = equation.filter { $0 != " " }
-        let sides = text.components(separatedBy: "->")
+        // The text between "->" arrows (Foundation's components(separatedBy:), which this module does not import).
+        var sides = [""]
+        var rest = Substring(text)
+        while let c = rest.first {
+            if rest.hasPrefix("->") { sides.append(""); rest = rest.dropFirst(2) } else { sides[sides.count - 1].append(c); rest = rest.dropFirst() }
+        }
         guard sides.count <= 2 else { throw invalid("more than one '->'") }
-        let terms = sides[0].components(separatedBy: ",")
+        let terms = sides[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         guard terms.count == count else { throw invalid("\(terms.count) operands for \(count) inputs") }
 
         /// A term's labels: letters as their characters, "." for each ellipsis dim.

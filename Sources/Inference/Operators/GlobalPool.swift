@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 /// A reduction of each [N, C] plane over all spatial dimensions, `[N, C, d1, d2, ...]` →
 /// `[N, C, 1, 1, ...]`: GlobalMaxPool and GlobalLpPool. (GlobalAveragePool is its own operator,

@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 /// ONNX `LRN` (versions 1 and 13, float32): local response normalisation across channels of
 /// X `[N, C, D…]`: y = x / (bias + alpha / size · Σ x²)^beta, the sum over the channels

@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 // The element-wise math functions: float32 (ONNX's other float types are not computed), except
 // Neg, Abs and Sign, which also take integers. Each op's builder is named after it.

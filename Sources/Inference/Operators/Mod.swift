@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 /// ONNX `Mod` (Mod-10, -13): the remainder of a / b with numpy broadcasting, on two inputs of one
 /// type: float32 or int8–int64, uint8–uint64. `fmod` 1: the sign of the dividend, as C's fmod and

@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 /// Sliding-window pooling over [N, C, W], [N, C, H, W] or [N, C, D, H, W] (fewer spatial axes
 /// run as unit depth and height), shared by `AveragePool`, `MaxPool` and `LpPool`.

@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 /// ONNX `Pow` (Pow-7, -12, -13, -15): xʸ with numpy broadcasting, the output of x's type.
 /// Pow-7: float32 base and exponent (powf). From Pow-12 the base may also be int32 or int64 and

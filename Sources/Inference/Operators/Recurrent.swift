@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 /// What ONNX `RNN`, `GRU` and `LSTM` (versions 7, 14; 22 only added bfloat16) share: the inputs
 /// X, W, R, B, sequence_lens and initial_h, the attributes `direction`, `hidden_size`,
@@ -47,16 +47,16 @@ enum Recurrent {
         func callAsFunction(_ x: Float) -> Float {
             switch self {
             case .relu: return max(x, 0)
-            case .tanh: return Foundation.tanh(x)
-            case .sigmoid: return 1 / (1 + exp(-x))
+            case .tanh: return tanhf(x)
+            case .sigmoid: return 1 / (1 + expf(-x))
             case let .affine(alpha, beta): return alpha * x + beta
             case let .leakyRelu(alpha): return x >= 0 ? x : alpha * x
             case let .thresholdedRelu(alpha): return x > alpha ? x : 0
-            case let .scaledTanh(alpha, beta): return alpha * Foundation.tanh(beta * x)
+            case let .scaledTanh(alpha, beta): return alpha * tanhf(beta * x)
             case let .hardSigmoid(alpha, beta): return min(max(alpha * x + beta, 0), 1)
-            case let .elu(alpha): return x >= 0 ? x : alpha * (exp(x) - 1)
+            case let .elu(alpha): return x >= 0 ? x : alpha * (expf(x) - 1)
             case .softsign: return x / (1 + abs(x))
-            case .softplus: return Float(Foundation.log(1 + Foundation.exp(Double(x))))
+            case .softplus: return Float(CMath.log(1 + CMath.exp(Double(x))))
             }
         }
     }

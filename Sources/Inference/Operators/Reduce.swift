@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 /// How a reduction walks its input (rank ≤ 6): `outer` visits every output element, giving its
 /// offset in the output (operand 0) and the input offset of the first element it reduces (operand

@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 /// The per-axis arithmetic of `Resize` and `Upsample`, as onnxruntime computes it (in float):
 /// where each output index lands in the input (the coordinate transformation), and which input

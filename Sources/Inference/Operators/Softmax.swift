@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 /// ONNX `Softmax`, `LogSoftmax` and `Hardmax`. Version 13+: along one `axis` (default −1).
 /// Versions 1–12: the input is coerced to 2-D at `axis` (default 1) and the op runs over the

@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 /// ONNX `SoftmaxCrossEntropyLoss` (12, 13): the loss of `ClassLoss` with s the log-softmax of
 /// the scores over C (dim 1): x − max − log Σ exp(x − max), in Double. The optional second

@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 /// ONNX `HannWindow`, `HammingWindow` and `BlackmanWindow` (17): the window of `size` points
 /// (a constant scalar, int32 or int64), with N = `size` when `periodic` is 1 (the default) and

@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 /// `com.microsoft` `QLinearSigmoid` and `QLinearLeakyRelu` (onnxruntime's contrib ops): a float
 /// function of a quantized int8 or uint8 tensor, requantized:
