@@ -22,15 +22,6 @@ struct ChunkAddress {
             contiguous = x + count <= layout.width
         }
     }
-
-    /// Offset of lane `lane` within a plane of `layout`.
-    @inline(always)
-    func laneOffset(_ lane: Int, layout: PlaneLayout) -> Int {
-        if contiguous { return offset + lane }
-        let p = pixel + lane
-        let y = p / layout.width
-        return layout.origin + y * layout.rowStride + (p - y * layout.width)
-    }
 }
 
 extension FeatureMap {
@@ -41,7 +32,23 @@ extension FeatureMap {
         if address.contiguous {
             Kernels.store(v, plane + address.offset, count: address.count)
         } else {
-            for lane in 0..<address.count { plane[address.laneOffset(lane, layout: layout)] = v[lane] }
+            var copy = v
+            storeAcrossRows(&copy, plane, at: address)
+        }
+    }
+
+    /// The lanes of a chunk that crosses row ends, row segment by row segment (one division for
+    /// the chunk, not one per lane).
+    @inline(never)
+    func storeAcrossRows(_ v: inout Vector, _ plane: UnsafeMutablePointer<Float>, at address: ChunkAddress) {
+        let w = layout.width
+        let y = address.pixel / w
+        var x = address.pixel - y * w
+        var row = plane + layout.origin + y * layout.rowStride
+        for lane in 0..<address.count {
+            row[x] = v[lane]
+            x += 1
+            if x == w { x = 0; row += layout.rowStride }
         }
     }
 
@@ -53,7 +60,21 @@ extension FeatureMap {
             return Kernels.load(UnsafePointer(plane + address.offset), count: address.count)
         }
         var v = Vector()
-        for lane in 0..<address.count { v[lane] = plane[address.laneOffset(lane, layout: layout)] }
+        loadAcrossRows(&v, UnsafePointer(plane), at: address)
         return v
+    }
+
+    /// The lanes of a chunk that crosses row ends, as ``storeAcrossRows(_:_:at:)`` walks them.
+    @inline(never)
+    func loadAcrossRows(_ v: inout Vector, _ plane: UnsafePointer<Float>, at address: ChunkAddress) {
+        let w = layout.width
+        let y = address.pixel / w
+        var x = address.pixel - y * w
+        var row = plane + layout.origin + y * layout.rowStride
+        for lane in 0..<address.count {
+            v[lane] = row[x]
+            x += 1
+            if x == w { x = 0; row += layout.rowStride }
+        }
     }
 }
