@@ -20,6 +20,7 @@ enum OperatorRegistry {
         "Atanh": Atanh.build,
         "AveragePool": AveragePool.build,
         "BatchNormalization": BatchNormalization.build,
+        "BitCast": BitCast.build,
         "BitShift": BitShift.build,
         "BitwiseAnd": BitwiseAnd.build,
         "BitwiseNot": BitwiseNot.build,
@@ -193,7 +194,7 @@ enum OperatorRegistry {
     /// branches on `NodeContext.opVersion` where it must): ops introduced after opset 21, and
     /// SpaceToDepth-28, which added `mode` (CRD as well as DCR); QuantizeLinear-23 (`precision`)
     /// and DequantizeLinear-23 (`output_dtype`).
-    static let implementedNewerDefinitions: Set<String> = ["RMSNormalization-23", "CumProd-26", "Swish-24", "SpaceToDepth-28",
+    static let implementedNewerDefinitions: Set<String> = ["RMSNormalization-23", "CumProd-26", "BitCast-26", "Swish-24", "SpaceToDepth-28",
                                                            "QuantizeLinear-23", "DequantizeLinear-23", "RotaryEmbedding-23",
                                                            "Attention-23", "Attention-24", "Attention-25"]
 
