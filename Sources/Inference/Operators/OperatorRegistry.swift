@@ -154,6 +154,7 @@ enum OperatorRegistry {
         "Split": Split.build,
         "Sqrt": Sqrt.build,
         "Squeeze": Squeeze.build,
+        "STFT": STFT.build,
         "Sub": Sub.build,
         "Sum": Sum.build,
         "Swish": Swish.build,
