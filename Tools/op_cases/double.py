@@ -1,7 +1,8 @@
 """Double (float64) kernels of ops that compute float32 otherwise: Exp, Log, Softmax, LogSoftmax,
-the reductions, Mod (fmod 0 and 1), Min, Max and TopK. Double operands are graph inputs (the engine
-stores a double initializer as float32). onnxruntime has no double Hardmax, no uint64 TopK and no
-uint64 Pow exponent: Swift tests check those (Tests/InferenceTests/DoubleKernelTests.swift)."""
+the reductions, Mod (fmod 0 and 1), Min, Max, TopK, Add, Sub, Mul, Div and MatMul. Double operands
+are graph inputs (the engine stores a double initializer as float32). onnxruntime has no double
+Hardmax, no uint64 TopK and no uint64 Pow exponent: Swift tests check those
+(Tests/InferenceTests/DoubleKernelTests.swift)."""
 
 import numpy as np
 from onnx import TensorProto
@@ -41,5 +42,12 @@ def build_cases(rng, Case):
         Case("max_double", "Max", [data("A", x(2, 3)), data("B", x(2, 3))], output_type=D),
         Case("topk_double", "TopK", [data("X", x(3, 6)), param("K", np.array([4], dtype=np.int64))], {"axis": 1}, n_outputs=2,
              opset=11, output_type=[D, I64]),
+        # Appended after the cases above, so their draws stay as they were.
+        Case("add_double", "Add", [data("A", x(2, 3, 4)), data("B", x(3, 1))], output_type=D, what="broadcast"),
+        Case("sub_double", "Sub", [data("A", x(4)), data("B", x(2, 4))], output_type=D, what="broadcast"),
+        Case("mul_double", "Mul", [data("A", x(3, 5)), data("B", x(3, 5))], output_type=D),
+        Case("div_double", "Div", [data("A", x(2, 5)), data("B", x(5, scale=3))], output_type=D),
+        Case("matmul_double_batched", "MatMul", [data("A", x(2, 1, 3, 4)), data("B", x(3, 4, 5))], output_type=D,
+             what="batch broadcast"),
     ]
     return cases
