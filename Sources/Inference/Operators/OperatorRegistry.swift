@@ -160,6 +160,7 @@ enum OperatorRegistry {
         "Swish": Swish.build,
         "Tan": Tan.build,
         "Tanh": Tanh.build,
+        "TensorScatter": TensorScatter.build,
         "ThresholdedRelu": ThresholdedRelu.build,
         "Tile": Tile.build,
         "TopK": TopK.build,
@@ -197,7 +198,7 @@ enum OperatorRegistry {
     /// and DequantizeLinear-23 (`output_dtype`).
     static let implementedNewerDefinitions: Set<String> = ["RMSNormalization-23", "CumProd-26", "BitCast-26", "Swish-24", "SpaceToDepth-28",
                                                            "QuantizeLinear-23", "DequantizeLinear-23", "RotaryEmbedding-23",
-                                                           "Attention-23", "Attention-24", "Attention-25"]
+                                                           "Attention-23", "Attention-24", "Attention-25", "TensorScatter-24"]
 
     /// The version of `op`'s definition that `opset` selects, taken back past the definitions
     /// after opset 21 that only added element types, unless that definition is implemented
