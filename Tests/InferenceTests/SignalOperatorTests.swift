@@ -19,13 +19,28 @@ private func dftModel(shape: [Int64], attributes: [ONNXBuilder.Attribute]) -> [U
         outputs: [ONNXBuilder.valueInfo("y", dims: nil)], opset: 17)
 }
 
+/// One STFT-17 node on the float signal `x` of `shape`, with constant int64 `frame_step` and
+/// (when given) `frame_length`, and a float window initializer when given.
+private func stftModel(shape: [Int64], step: Int64, frameLength: Int64?, window: [Float]? = nil,
+                       attributes: [ONNXBuilder.Attribute] = []) -> [UInt8] {
+    var initializers = [ONNXBuilder.int64Tensor("step", [], [step])]
+    if let window { initializers.append(ONNXBuilder.floatTensor("w", [Int64(window.count)], window)) }
+    if let frameLength { initializers.append(ONNXBuilder.int64Tensor("length", [], [frameLength])) }
+    let inputs = ["x", "step", window == nil ? "" : "w"] + (frameLength == nil ? [] : ["length"])
+    return ONNXBuilder.model(
+        nodes: [ONNXBuilder.node("STFT", inputs: inputs, outputs: ["y"], name: "stft", attributes: attributes)],
+        initializers: initializers,
+        inputs: [ONNXBuilder.valueInfo("x", dims: shape.map { .value($0) })],
+        outputs: [ONNXBuilder.valueInfo("y", dims: nil)], opset: 17)
+}
+
 private func run(_ bytes: [UInt8], _ inputs: [String: Inference.Tensor] = [:]) throws -> Inference.Tensor {
     try #require(try InferenceSession(model: InferenceModel(bytes: bytes), path: .reference).run(inputs)["y"])
 }
 
 /// The fixtures (`Tools/op_cases/signal.py`) check these ops against onnxruntime; these check the
 /// spec's closed forms where onnxruntime rounds to float32, and identities of the transform.
-@Suite("HannWindow, HammingWindow, BlackmanWindow and DFT: the spec's formulas")
+@Suite("HannWindow, HammingWindow, BlackmanWindow, DFT and STFT: the spec's formulas")
 struct SignalOperatorTests {
     @Test("double windows equal the closed forms in double (periodic: N = size; symmetric: size - 1)")
     func doubleWindows() throws {
@@ -74,5 +89,28 @@ struct SignalOperatorTests {
         #expect(components?.node == "dft" && components?.message.contains("last axis") == true, "\(String(describing: components))")
         let bool = loadError(windowModel("HannWindow", size: 4, attributes: [.int("output_datatype", 9)]))
         #expect(bool?.node == "window" && bool?.attribute == "output_datatype", "\(String(describing: bool))")
+    }
+
+    @Test("STFT of a cosine at bin 2 of an 8-sample frame is 4 in bin 2 and 0 elsewhere, in every frame")
+    func stftCosine() throws {
+        let signal = (0..<20).map { Float(cos(2 * Double.pi * 2 * Double($0) / 8)) }
+        // Frames start every 4 samples, a whole number of periods: each frame holds the same cosine.
+        let y = try run(stftModel(shape: [1, 20, 1], step: 4, frameLength: 8), ["x": Inference.Tensor(shape: [1, 20, 1], floats: signal)])
+        #expect(y.shape == [1, 4, 5, 2])
+        let values = try #require(y.floats)
+        for frame in 0..<4 {
+            for bin in 0..<5 {
+                let at = (frame * 5 + bin) * 2
+                #expect(abs(values[at] - (bin == 2 ? 4 : 0)) < 1e-5 && abs(values[at + 1]) < 1e-5, "frame \(frame) bin \(bin)")
+            }
+        }
+    }
+
+    @Test("STFT refuses onesided on a complex signal and a window whose length is not frame_length, naming the node")
+    func stftRefusals() {
+        let complex = loadError(stftModel(shape: [1, 8, 2], step: 2, frameLength: 4))
+        #expect(complex?.node == "stft" && complex?.op == "STFT" && complex?.attribute == "onesided", "\(String(describing: complex))")
+        let window = loadError(stftModel(shape: [1, 8, 1], step: 2, frameLength: 4, window: [1, 1, 1]))
+        #expect(window?.node == "stft" && window?.message.contains("window") == true, "\(String(describing: window))")
     }
 }

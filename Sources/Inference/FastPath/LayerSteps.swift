@@ -65,7 +65,7 @@ extension FastExecutor {
     /// Softmax over the channel axis of a [1, C, …] tensor (a mask's class scores).
     func softmaxStep(_ softmax: Softmax, _ inputs: [UnsafePointer<Float>],
                      _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard case .softmax = softmax.kind, softmax.outer == 1, softmax.length > 1, softmax.inner > 1,
+        guard case .softmax = softmax.kind, softmax.type == .float32, softmax.outer == 1, softmax.length > 1, softmax.inner > 1,
               let shape = softmax.outputShapes.first, shape.count >= 2, shape[1] == softmax.length,
               inputs[0] != UnsafePointer(outputs[0]) else { return nil }
         let c = softmax.length
@@ -147,7 +147,7 @@ extension FastExecutor {
     /// and the last Transpose's outputs.
     func matchChannelSoftmax(_ t: Transpose, _ node: PlannedNode) -> (softmax: Int, output: Int)? {
         guard let value = node.outputs.first, let softmaxNode = follower(of: value),
-              let softmax = softmaxNode.operation as? Softmax, case .softmax = softmax.kind,
+              let softmax = softmaxNode.operation as? Softmax, case .softmax = softmax.kind, softmax.type == .float32,
               let back = follower(of: softmaxNode.outputs[0]), let inverse = back.operation as? Transpose,
               let (c, _, _) = Self.planes(t.inputShape), c > 1,
               inverse.perm.indices.allSatisfy({ t.perm[inverse.perm[$0]] == $0 }) else { return nil }

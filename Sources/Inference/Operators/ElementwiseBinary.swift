@@ -37,21 +37,24 @@ struct ElementwiseBinary: Operator {
     }
 
     /// A builder for Add, Sub, Mul or Div: float32 inputs through `builder(kind, float)` (the
-    /// fast path's view of them), integer inputs of one type in `integerTypes` through `integer`,
-    /// computing in Int64 and truncating to the type, and uint64 through `unsigned64` when given.
+    /// fast path's view of them), double inputs through `double` (computed in double), integer
+    /// inputs of one type in `integerTypes` through `integer`, computing in Int64 and truncating to
+    /// the type, and uint64 through `unsigned64` when given.
     static func arithmetic(_ kind: Kind, integerTypes: Set<ElementType> = ElementSets.integers,
                            float: @escaping @Sendable (Float, Float) -> Float,
+                           double: @escaping @Sendable (Double, Double) -> Double,
                            integer: @escaping @Sendable (Int64, Int64) -> Int64,
                            unsigned64: (@Sendable (UInt64, UInt64) -> UInt64)? = nil) -> OperatorBuilder {
         let floatBuilder = builder(kind, float)
         let types = unsigned64 == nil ? integerTypes : integerTypes.union([.uint64])
         return { context throws(ModelError) in
             try context.checkArity(inputs: 2, 2)
-            guard try context.commonType(ofInputs: [0, 1], in: types.union([.float32])) != .float32 else {
+            guard try context.commonType(ofInputs: [0, 1], in: types.union([.float32, .double])) != .float32 else {
                 return try floatBuilder(context)
             }
             try context.checkAttributes([])
-            return try TypedElementwise.binary(context, integerTypes: integerTypes, float: nil, integer: integer, unsigned64: unsigned64)
+            return try TypedElementwise.binary(context, integerTypes: integerTypes, float: nil, double: double, integer: integer,
+                                               unsigned64: unsigned64)
         }
     }
 }

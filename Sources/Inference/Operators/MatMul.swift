@@ -1,7 +1,8 @@
 /// ONNX `MatMul` (versions 1–13): numpy `matmul`. A 1-D first operand is a row vector and a 1-D
 /// second operand a column vector (the added dimension is removed from the output); the batch
-/// dimensions (all but the last two, rank ≤ 6) broadcast as numpy does. Float32 sums each output
-/// in Double; int32, uint32, int64 and uint64 multiply and add wrapping as the type does.
+/// dimensions (all but the last two, rank ≤ 6) broadcast as numpy does. Float32 and double sum
+/// each output in Double; int32, uint32, int64 and uint64 multiply and add wrapping as the type
+/// does.
 struct MatMul: Operator {
     let type: ElementType
     let dataInputs = [0, 1]
@@ -18,7 +19,7 @@ struct MatMul: Operator {
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 2)
         try context.checkAttributes([])
-        let type = try context.requireType(ofInput: 0, in: [.float32, .int32, .uint32, .int64, .uint64])
+        let type = try context.requireType(ofInput: 0, in: [.float32, .double, .int32, .uint32, .int64, .uint64])
         guard try context.type(ofInput: 1) == type else {
             throw context.error(.invalidGraph, "the operands have element types \(type) and \(try context.type(ofInput: 1))")
         }
@@ -31,16 +32,13 @@ struct MatMul: Operator {
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let (m, k, n) = (rows, inner, columns)
         if type == .float32 {
-            let a = inputs[0], b = inputs[1], y = outputs[0]
-            batches.forEach { yBase, aBase, bBase in
-                for i in 0..<m {
-                    for j in 0..<n {
-                        var sum = 0.0
-                        for p in 0..<k { sum += Double(a[aBase + i * k + p]) * Double(b[bBase + p * n + j]) }
-                        y[yBase + i * n + j] = Float(sum)
-                    }
-                }
-            }
+            runFloat(inputs[0], inputs[1], outputs[0])
+            return
+        }
+        if type == .double {
+            runFloat(UnsafeRawPointer(inputs[0]).assumingMemoryBound(to: Double.self),
+                     UnsafeRawPointer(inputs[1]).assumingMemoryBound(to: Double.self),
+                     UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: Double.self))
             return
         }
         let a = UnsafeRawPointer(inputs[0]), b = UnsafeRawPointer(inputs[1]), y = UnsafeMutableRawPointer(outputs[0])
@@ -53,6 +51,19 @@ struct MatMul: Operator {
                         sum &+= TensorElements.integer(a, at: aBase + i * k + p, type) &* TensorElements.integer(b, at: bBase + p * n + j, type)
                     }
                     TensorElements.setInteger(sum, y, at: yBase + i * n + j, type)
+                }
+            }
+        }
+    }
+
+    private func runFloat<F: FloatScalar>(_ a: UnsafePointer<F>, _ b: UnsafePointer<F>, _ y: UnsafeMutablePointer<F>) {
+        let (m, k, n) = (rows, inner, columns)
+        batches.forEach { yBase, aBase, bBase in
+            for i in 0..<m {
+                for j in 0..<n {
+                    var sum = 0.0
+                    for p in 0..<k { sum += Double(a[aBase + i * k + p]) * Double(b[bBase + p * n + j]) }
+                    y[yBase + i * n + j] = F(sum)
                 }
             }
         }

@@ -1,17 +1,30 @@
 import CMath
 
 // The element-wise math functions: float32 (ONNX's other float types are not computed), except
-// Neg, Abs and Sign, which also take integers. Each op's builder is named after it.
+// Exp and Log, which also take double, and Neg, Abs and Sign, which also take integers. Each op's
+// builder is named after it.
 
 /// A builder for an attribute-free float32 function of one input.
 private func function(_ body: @escaping @Sendable (Float) -> Float) -> OperatorBuilder {
     ElementwiseUnary.builder { _ in (.other, body) }
 }
 
-/// ONNX `Exp` (Exp-6, -13): eˣ.
-enum Exp { static let build = function { expf($0) } }
-/// ONNX `Log` (Log-6, -13): ln x (−∞ at 0, NaN below).
-enum Log { static let build = function { logf($0) } }
+/// A builder for an attribute-free function of one float32 (`float`) or double (`double`) input,
+/// each computed in its own type.
+private func function(_ float: @escaping @Sendable (Float) -> Float, double: @escaping @Sendable (Double) -> Double) -> OperatorBuilder {
+    let floatBuilder = function(float)
+    return { context throws(ModelError) in
+        try context.checkArity(inputs: 1, 1)
+        guard try context.requireType(ofInput: 0, in: [.float32, .double]) == .double else { return try floatBuilder(context) }
+        try context.checkAttributes([])
+        return try TypedUnary<Double, Double>(context, double)
+    }
+}
+
+/// ONNX `Exp` (Exp-6, -13): eˣ, float32 or double.
+enum Exp { static let build = function(Float.exp, double: Double.exp) }
+/// ONNX `Log` (Log-6, -13): ln x (−∞ at 0, NaN below), float32 or double.
+enum Log { static let build = function(Float.log, double: Double.log) }
 /// ONNX `Sqrt` (Sqrt-6, -13): √x (NaN below 0).
 enum Sqrt { static let build = function { $0.squareRoot() } }
 /// ONNX `Reciprocal` (Reciprocal-6, -13): 1/x.

@@ -20,6 +20,7 @@ enum OperatorRegistry {
         "Atanh": Atanh.build,
         "AveragePool": AveragePool.build,
         "BatchNormalization": BatchNormalization.build,
+        "BitCast": BitCast.build,
         "BitShift": BitShift.build,
         "BitwiseAnd": BitwiseAnd.build,
         "BitwiseNot": BitwiseNot.build,
@@ -153,11 +154,13 @@ enum OperatorRegistry {
         "Split": Split.build,
         "Sqrt": Sqrt.build,
         "Squeeze": Squeeze.build,
+        "STFT": STFT.build,
         "Sub": Sub.build,
         "Sum": Sum.build,
         "Swish": Swish.build,
         "Tan": Tan.build,
         "Tanh": Tanh.build,
+        "TensorScatter": TensorScatter.build,
         "ThresholdedRelu": ThresholdedRelu.build,
         "Tile": Tile.build,
         "TopK": TopK.build,
@@ -193,9 +196,9 @@ enum OperatorRegistry {
     /// branches on `NodeContext.opVersion` where it must): ops introduced after opset 21, and
     /// SpaceToDepth-28, which added `mode` (CRD as well as DCR); QuantizeLinear-23 (`precision`)
     /// and DequantizeLinear-23 (`output_dtype`).
-    static let implementedNewerDefinitions: Set<String> = ["RMSNormalization-23", "CumProd-26", "Swish-24", "SpaceToDepth-28",
+    static let implementedNewerDefinitions: Set<String> = ["RMSNormalization-23", "CumProd-26", "BitCast-26", "Swish-24", "SpaceToDepth-28",
                                                            "QuantizeLinear-23", "DequantizeLinear-23", "RotaryEmbedding-23",
-                                                           "Attention-23", "Attention-24", "Attention-25"]
+                                                           "Attention-23", "Attention-24", "Attention-25", "TensorScatter-24"]
 
     /// The version of `op`'s definition that `opset` selects, taken back past the definitions
     /// after opset 21 that only added element types, unless that definition is implemented

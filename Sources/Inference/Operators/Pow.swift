@@ -2,7 +2,7 @@ import CMath
 
 /// ONNX `Pow` (Pow-7, -12, -13, -15): xʸ with numpy broadcasting, the output of x's type.
 /// Pow-7: float32 base and exponent (powf). From Pow-12 the base may also be int32 or int64 and
-/// the exponent float32 or an integer type (int8–int64, uint8–uint32); a float32 base with an
+/// the exponent float32 or an integer type (int8–int64, uint8–uint64); a float32 base with an
 /// integer exponent, and an integer base, are computed in double, as onnxruntime's std::pow,
 /// then rounded (float) or truncated toward zero (integer; results beyond Int64 saturate, NaN
 /// gives 0).
@@ -12,18 +12,21 @@ enum Pow {
         try context.checkAttributes([])
         let typed = context.opVersion >= 12
         let base = try context.requireType(ofInput: 0, in: typed ? [.float32, .int32, .int64] : [.float32])
-        let exponent = try context.requireType(ofInput: 1, in: typed ? ElementSets.floatAndIntegers : [.float32])
+        let exponent = try context.requireType(ofInput: 1, in: typed ? ElementSets.floatAndIntegers.union([.uint64]) : [.float32])
+        // An integer exponent's value: uint64 is held by its bit pattern (`IntegerScalar`).
+        let unsignedExponent = exponent == .uint64
+        @Sendable func power(_ x: Double, _ y: Int64) -> Double { pow(x, unsignedExponent ? Double(UInt64(bitPattern: y)) : Double(y)) }
         func make<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator {
             guard let e = exponent.integerScalar else { return try TypedBinary<T, Float, T>(context) { x, y in truncated(pow(Double(x), Double(y))) } }
             func with<E: IntegerScalar>(_: E.Type) throws(ModelError) -> any Operator {
-                try TypedBinary<T, E, T>(context) { x, y in truncated(pow(Double(x), Double(y))) }
+                try TypedBinary<T, E, T>(context) { x, y in truncated(power(Double(x), y)) }
             }
             return try with(e)
         }
         if let scalar = base.integerScalar { return try make(scalar) }
         guard let e = exponent.integerScalar else { return try TypedBinary<Float, Float, Float>(context) { powf($0, $1) } }
         func floatBase<E: IntegerScalar>(_: E.Type) throws(ModelError) -> any Operator {
-            try TypedBinary<Float, E, Float>(context) { x, y in Float(pow(Double(x), Double(y))) }
+            try TypedBinary<Float, E, Float>(context) { x, y in Float(power(Double(x), y)) }
         }
         return try floatBase(e)
     }

@@ -42,9 +42,9 @@ struct ReductionGeometry: Sendable {
 /// the product, −∞ for ReduceLogSum(Exp), −∞ / +∞ (the type's minimum / maximum for integers)
 /// for ReduceMax / ReduceMin, and 0 for ReduceMean (as onnxruntime).
 ///
-/// Float32 sums, products and means accumulate in Double. ReduceMax / ReduceMin also take int8,
-/// uint8, int32, uint32, int64 and (version 20) bool; ReduceSum / ReduceProd int32, uint32,
-/// int64 and uint64 (wrapping as the type does). The other reductions are float32 only.
+/// Every reduction takes float32 and double; both accumulate in Double. ReduceMax / ReduceMin also
+/// take int8, uint8, int32, uint32, int64 and (version 20) bool; ReduceSum / ReduceProd int32,
+/// uint32, int64 and uint64 (wrapping as the type does).
 struct Reduce: Operator {
     enum Kind: Sendable { case max, min, sum, prod, mean, l1, l2, sumSquare, logSum, logSumExp }
 
@@ -82,21 +82,24 @@ struct Reduce: Operator {
 
     private static func supportedTypes(_ kind: Kind, version: Int) -> Set<ElementType> {
         switch kind {
-        case .max, .min: version >= 20 ? [.float32, .int8, .uint8, .int32, .uint32, .int64, .bool] : [.float32, .int8, .uint8, .int32, .uint32, .int64]
-        case .sum, .prod: [.float32, .int32, .uint32, .int64, .uint64]
-        default: [.float32]
+        case .max, .min: version >= 20 ? [.float32, .double, .int8, .uint8, .int32, .uint32, .int64, .bool] : [.float32, .double, .int8, .uint8, .int32, .uint32, .int64]
+        case .sum, .prod: [.float32, .double, .int32, .uint32, .int64, .uint64]
+        default: [.float32, .double]
         }
     }
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         if type == .float32 {
             runFloat(inputs[0], outputs[0])
+        } else if type == .double {
+            runFloat(UnsafeRawPointer(inputs[0]).assumingMemoryBound(to: Double.self),
+                     UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: Double.self))
         } else {
             runInteger(UnsafeRawPointer(inputs[0]), UnsafeMutableRawPointer(outputs[0]))
         }
     }
 
-    private func runFloat(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>) {
+    private func runFloat<F: FloatScalar>(_ x: UnsafePointer<F>, _ y: UnsafeMutablePointer<F>) {
         let geometry = self.geometry, kind = self.kind
         geometry.outer.forEach { o, base, _ in
             func sum(_ term: (Double) -> Double) -> Double { geometry.fold(0, from: base) { $0 + term(Double(x[$1])) } }
@@ -115,7 +118,7 @@ struct Reduce: Operator {
                 let maximum = geometry.fold(-Double.infinity, from: base) { Swift.max($0, Double(x[$1])) }
                 value = maximum.isFinite ? maximum + log(sum { exp($0 - maximum) }) : maximum
             }
-            y[o] = Float(value)
+            y[o] = F(value)
         }
     }
 

@@ -2,7 +2,7 @@
 /// elements along `axis` (default −1) and their int64 indices, best first; equal values keep the
 /// lower index first. Version 1 takes `k` as an attribute, versions 10+ as a constant one-element
 /// int64 input; `largest` and `sorted` exist from version 11. Output is always sorted, which
-/// `sorted` = 0 (order unspecified) also allows. Float32, int32, uint32 or int64 input.
+/// `sorted` = 0 (order unspecified) also allows. Float32, double, int32, uint32, int64 or uint64 input.
 struct TopK: Operator {
     let type: ElementType
     let largest: Bool
@@ -16,7 +16,7 @@ struct TopK: Operator {
         let kIsInput = context.opVersion >= 10
         try context.checkArity(inputs: kIsInput ? 2 : 1, kIsInput ? 2 : 1, outputs: 2)
         try context.checkAttributes(context.opVersion >= 11 ? ["axis", "largest", "sorted"] : kIsInput ? ["axis"] : ["axis", "k"])
-        let type = try context.requireType(ofInput: 0, in: [.float32, .int32, .uint32, .int64])
+        let type = try context.requireType(ofInput: 0, in: [.float32, .double, .int32, .uint32, .int64, .uint64])
         let x = try context.shape(ofInput: 0)
         let axis = try context.axis(try context.int("axis", default: -1), rank: x.count, attribute: "axis")
         let k: Int
@@ -44,6 +44,14 @@ struct TopK: Operator {
         if type == .float32 {
             let x = inputs[0], y = outputs[0]
             select(indices, read: { Double(x[$0]) }, write: { y[$0] = Float($1) })
+        } else if type == .double {
+            let x = UnsafeRawPointer(inputs[0]).assumingMemoryBound(to: Double.self)
+            let y = UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: Double.self)
+            select(indices, read: { x[$0] }, write: { y[$0] = $1 })
+        } else if type == .uint64 {
+            let x = UnsafeRawPointer(inputs[0]).assumingMemoryBound(to: UInt64.self)
+            let y = UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt64.self)
+            select(indices, read: { x[$0] }, write: { y[$0] = $1 })
         } else {
             let x = UnsafeRawPointer(inputs[0]), y = UnsafeMutableRawPointer(outputs[0]), type = self.type
             select(indices, read: { TensorElements.integer(x, at: $0, type) }, write: { TensorElements.setInteger($1, y, at: $0, type) })

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Element-wise kernels over element types other than float32, and over float32 where the result is
 /// another type: one generic operator per arity, instantiated once per element type when the node
 /// is built.
@@ -17,6 +19,32 @@ extension Float: TensorScalar {
     static var elementType: ElementType { .float32 }
     var elementValue: Float { self }
     init(elementValue: Float) { self = elementValue }
+}
+
+extension Double: TensorScalar {
+    static var elementType: ElementType { .double }
+    var elementValue: Double { self }
+    init(elementValue: Double) { self = elementValue }
+}
+
+/// A float element type a reference kernel computes in its own precision (float32 in Float,
+/// double in Double), with the functions those kernels need.
+protocol FloatScalar: TensorScalar, BinaryFloatingPoint where Value == Self {
+    static func exp(_ x: Self) -> Self
+    static func log(_ x: Self) -> Self
+    static func fmod(_ x: Self, _ y: Self) -> Self
+}
+
+extension Float: FloatScalar {
+    static func exp(_ x: Float) -> Float { expf(x) }
+    static func log(_ x: Float) -> Float { logf(x) }
+    static func fmod(_ x: Float, _ y: Float) -> Float { fmodf(x, y) }
+}
+
+extension Double: FloatScalar {
+    static func exp(_ x: Double) -> Double { Foundation.exp(x) }
+    static func log(_ x: Double) -> Double { Foundation.log(x) }
+    static func fmod(_ x: Double, _ y: Double) -> Double { Foundation.fmod(x, y) }
 }
 
 /// An integer element, computed with as Int64. Every type in `ElementSets.integers` fits exactly;
@@ -182,19 +210,23 @@ enum TypedElementwise {
     }
 
     /// A two-input op whose inputs share one type, broadcast, with an output of that type:
-    /// `float` for float32 (nil: float32 not accepted), `integer` (computing in Int64) for `integerTypes`,
-    /// and `unsigned64` (computing in UInt64) for uint64 when given.
+    /// `float` for float32 (nil: float32 not accepted), `double` for double when given, `integer`
+    /// (computing in Int64) for `integerTypes`, and `unsigned64` (computing in UInt64) for uint64
+    /// when given.
     static func binary(_ context: NodeContext, integerTypes: Set<ElementType>,
                        float: (@Sendable (Float, Float) -> Float)?,
+                       double: (@Sendable (Double, Double) -> Double)? = nil,
                        integer: @escaping @Sendable (Int64, Int64) -> Int64,
                        unsigned64: (@Sendable (UInt64, UInt64) -> UInt64)? = nil) throws(ModelError) -> any Operator {
         try context.checkArity(inputs: 2, 2)
         var allowed = float == nil ? integerTypes : integerTypes.union([.float32])
         if unsigned64 != nil { allowed.insert(.uint64) }
+        if double != nil { allowed.insert(.double) }
         let type = try context.commonType(ofInputs: [0, 1], in: allowed)
         if type == .uint64, let unsigned64 {
             return try TypedBinary<UInt64, UInt64, UInt64>(context) { Int64(bitPattern: unsigned64(UInt64(bitPattern: $0), UInt64(bitPattern: $1))) }
         }
+        if type == .double, let double { return try TypedBinary<Double, Double, Double>(context, double) }
         guard let scalar = type.integerScalar else { return try TypedBinary<Float, Float, Float>(context, float!) }
         func make<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator { try TypedBinary<T, T, T>(context, integer) }
         return try make(scalar)

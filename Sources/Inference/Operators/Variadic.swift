@@ -41,9 +41,10 @@ struct Variadic<T: TensorScalar>: Operator {
 }
 
 extension TypedElementwise {
-    /// A builder for an op over 1 to N inputs of one type: float32 always, the integer types from
-    /// op version `integerSince` when `integer` is given.
+    /// A builder for an op over 1 to N inputs of one type: float32 always, double when `double` is
+    /// given, the integer types from op version `integerSince` when `integer` is given.
     static func variadic(float: @escaping @Sendable (Float, Float) -> Float,
+                         double: (@Sendable (Double, Double) -> Double)? = nil,
                          finish: (@Sendable (_ value: Float, _ inputs: Int) -> Float)? = nil,
                          integer: (@Sendable (Int64, Int64) -> Int64)? = nil,
                          unsigned64: (@Sendable (UInt64, UInt64) -> UInt64)? = nil, integerSince: Int = 0) -> OperatorBuilder {
@@ -54,7 +55,9 @@ extension TypedElementwise {
             let integers = integer != nil && context.opVersion >= integerSince
             var allowed: Set<ElementType> = integers ? ElementSets.floatAndIntegers : [.float32]
             if integers && unsigned64 != nil { allowed.insert(.uint64) }
+            if double != nil { allowed.insert(.double) }
             let type = try context.commonType(ofInputs: inputs, in: allowed)
+            if type == .double, let double { return try Variadic<Double>(context, combine: double) }
             if type == .uint64, let unsigned64 {
                 return try Variadic<UInt64>(context) { Int64(bitPattern: unsigned64(UInt64(bitPattern: $0), UInt64(bitPattern: $1))) }
             }
@@ -71,16 +74,18 @@ extension TypedElementwise {
 }
 
 /// ONNX `Min` (Min-8, -12, -13): the element-wise minimum of 1 to N broadcast inputs of one type:
-/// float32 (NaN wins, as in onnxruntime), and from Min-12 int8–int64, uint8–uint64.
+/// float32 and double (NaN wins, as in onnxruntime), and from Min-12 int8–int64, uint8–uint64.
 enum Min {
-    static let build = TypedElementwise.variadic(float: { a, b in a < b || a.isNaN ? a : b },
+    static func minimum<F: FloatingPoint>(_ a: F, _ b: F) -> F { a < b || a.isNaN ? a : b }
+    static let build = TypedElementwise.variadic(float: minimum, double: minimum,
                                                  integer: { Swift.min($0, $1) }, unsigned64: { Swift.min($0, $1) }, integerSince: 12)
 }
 
 /// ONNX `Max` (Max-8, -12, -13): the element-wise maximum of 1 to N broadcast inputs of one type:
-/// float32 (NaN wins, as in onnxruntime), and from Max-12 int8–int64, uint8–uint64.
+/// float32 and double (NaN wins, as in onnxruntime), and from Max-12 int8–int64, uint8–uint64.
 enum Max {
-    static let build = TypedElementwise.variadic(float: { a, b in a > b || a.isNaN ? a : b },
+    static func maximum<F: FloatingPoint>(_ a: F, _ b: F) -> F { a > b || a.isNaN ? a : b }
+    static let build = TypedElementwise.variadic(float: maximum, double: maximum,
                                                  integer: { Swift.max($0, $1) }, unsigned64: { Swift.max($0, $1) }, integerSince: 12)
 }
 

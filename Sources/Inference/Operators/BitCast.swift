@@ -1,0 +1,30 @@
+/// ONNX `BitCast` (BitCast-26): the input's bytes (little endian) read as the type named by `to`,
+/// which must have the input type's width; the output has the input's shape. Any stored type to
+/// any stored type (bool is one byte). A float16 or double initializer is held as float32
+/// (`ConstantTensor`), so BitCast of one is refused as a width mismatch rather than cast wrongly.
+struct BitCast: Operator {
+    let dataInputs = [0]
+    let outputShapes: [[Int]]
+    let outputTypes: [ElementType]
+    let byteCount: Int
+    static var checksInputTypes: Bool { true }
+
+    static let build: OperatorBuilder = { context throws(ModelError) in
+        try context.checkArity(inputs: 1, 1)
+        try context.checkAttributes(["to"])
+        guard let code = context.attribute("to")?.i else { throw context.error(.malformed, "attribute is required", attribute: "to") }
+        guard let target = ElementType(onnxCode: Int(code)) else {
+            throw context.error(.unsupported, "target type \(code) is not supported (supported: \(ElementType.allCases.map(\.description).joined(separator: ", ")))", attribute: "to")
+        }
+        let source = try context.type(ofInput: 0)
+        guard source.byteSize == target.byteSize else {
+            throw context.error(.invalidValue, "input 0 ('\(context.node.inputs[0])') is \(source) (\(8 * source.byteSize) bits), \(target) has \(8 * target.byteSize); the widths must match", attribute: "to")
+        }
+        let shape = try context.shape(ofInput: 0)
+        return BitCast(outputShapes: [shape], outputTypes: [target], byteCount: shape.reduce(1, *) * source.byteSize)
+    }
+
+    func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
+        UnsafeMutableRawPointer(outputs[0]).copyMemory(from: inputs[0], byteCount: byteCount)
+    }
+}
