@@ -24,9 +24,7 @@ struct ConvolutionWindowTests {
             let window = try #require(FastExecutor.inputWindow(of: conv), "size \(size) dilation \(dilation)")
             #expect(window.rows == 1..<2 && window.columns == 1..<2)
             #expect(window.conv.height.kernel == 1 && window.conv.height.padBegin == 0 && window.conv.height.padEnd == 0)
-            // A 1x1 on fewer pixels than FastExecutor.smallestPointwiseMap runs as the patch GEMM.
-            let pointwise = size * size >= FastExecutor.smallestPointwiseMap
-            #expect(FastExecutor.kind(of: conv) == (pointwise ? .pointwise(groups: 1) : nil), "size \(size) dilation \(dilation)")
+            #expect(FastExecutor.kind(of: conv) == .pointwise(groups: 1))
         }
     }
 
@@ -72,17 +70,5 @@ struct NarrowDenseConvolutionTests {
         #expect(FastExecutor.kind(of: conv(narrow, 64)) == nil)
         #expect(FastExecutor.kind(of: conv(narrow + 1, 64)) == .dense(pad: 1))
         #expect(FastExecutor.kind(of: conv(narrow, 8)) == .dense(pad: 1))
-    }
-
-    @Test("ungrouped 1x1 convolutions on fewer pixels than FastExecutor.smallestPointwiseMap run as the patch GEMM")
-    func smallPointwiseUsesPatches() {
-        let side = { (pixels: Int) in Int(Double(pixels).squareRoot().rounded(.up)) }
-        let small = side(FastExecutor.smallestPointwiseMap) - 1
-        let pointwise = { (size: Int, group: Int) in
-            ConvolutionWindowTests.conv(size: size, kernel: 1, dilation: 1, pads: (0, 0), channels: 8, group: group)
-        }
-        #expect(FastExecutor.kind(of: pointwise(small, 1)) == nil)
-        #expect(FastExecutor.kind(of: pointwise(small + 1, 1)) == .pointwise(groups: 1))
-        #expect(FastExecutor.kind(of: pointwise(small, 2)) == .pointwise(groups: 2))
     }
 }

@@ -165,7 +165,7 @@ struct KernelSweepTests {
         }
     }
 
-    @Test("convolutions on small maps, run as the packed patch GEMM: 1x1 below 64 pixels, K×K on rows below 8, channels into the thousands")
+    @Test("convolutions on small maps (1x1 to 7x7; K×K on rows below 8 runs as the packed patch GEMM), channels into the thousands")
     func smallMapSweep() throws {
         try sweep(14, "small-map") { random in
             // Pixel counts around the 12-row panels (11, 12, 13, 24, 25) and the one-pixel product.

@@ -177,12 +177,7 @@ extension FastExecutor {
         guard conv.batch == 1, conv.depth == .unit, h.kernel == w.kernel, h.stride == w.stride,
               h.dilation == w.dilation else { return nil }
         let pad = max(h.padBegin, h.padEnd, w.padBegin, w.padEnd)
-        if h.kernel == 1 && h.stride == 1 && pad == 0 {
-            // On maps of fewer pixels than a few vectors the 1x1's pixel tiles are mostly partial:
-            // the patch GEMM, vectorised over output channels, runs it (`patchConvolutionStep`).
-            guard conv.group > 1 || h.output * w.output >= smallestPointwiseMap else { return nil }
-            return .pointwise(groups: conv.group)
-        }
+        if h.kernel == 1 && h.stride == 1 && pad == 0 { return .pointwise(groups: conv.group) }
         // A border of 8 keeps every vector read of the kernels within the padded buffer's slack.
         guard h.stride == 1 || h.stride == 2, h.kernel > 1, pad <= 8 else { return nil }
         if conv.group == conv.inputChannels && conv.outputChannels == conv.inputChannels && h.kernel <= 16 {
@@ -250,9 +245,6 @@ extension FastExecutor {
 
     /// Output rows narrower than this run a dense K×K convolution as a patch GEMM.
     static let narrowestDenseRow = 8
-
-    /// Maps of fewer pixels than this run an ungrouped 1x1 convolution as a patch GEMM.
-    static let smallestPointwiseMap = 64
 
     /// A depthwise filter whose non-zero taps all lie on every `step`-th row and column (a dilated
     /// filter written out with zeros, as tf2onnx writes a SpaceToBatchND convolution), as the
