@@ -43,6 +43,9 @@ package final class InferenceModel: Sendable {
     private let producers: [String: (op: String, input: String?)]
 
     let graph: LoadedGraph
+    /// Where every value lives in a running session's arena, with buffers reused: planned once
+    /// here, for every session of the model that does not keep its intermediates.
+    let bufferPlan: BufferPlan
 
     /// Total multiply-accumulates per run.
     package var multiplyAccumulates: Int { macsByOp.values.reduce(0, +) }
@@ -94,6 +97,7 @@ package final class InferenceModel: Sendable {
         guard plan.totalCount <= Shapes.maximumElementCount else {
             throw ModelError(.invalidShape, "running the model needs \(plan.totalCount / (1 << 28)) GiB of buffers; the limit is 8 GiB")
         }
+        bufferPlan = plan
         peakActivationBytes = plan.activationCount * MemoryLayout<Float>.size
         opsetVersion = graph.opsetVersion
         metadata = Dictionary(proto.metadata.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })

@@ -23,8 +23,12 @@ package final class InferenceSession: @unchecked Sendable {
 
     private let plan: BufferPlan
     private let arena: UnsafeMutablePointer<Float>
-    /// One per node, in order (internal for the fusion tests, which read which nodes run nothing).
+    /// The steps that do work, in plan order: one per node, except that a fused step also does
+    /// the work of the nodes it absorbed and a view moves nothing, and neither has a step.
     let steps: [any Step]
+    /// For each node (by index in the graph's nodes), the index in `steps` of the step that does
+    /// its work: its own, or the fused step that absorbed it; nil for a view.
+    let stepOfNode: [Int?]
     /// Guards the arena for any caller. Under the SDK's segmenter, whose own lock already
     /// serialises runs, it is taken uncontended (tens of nanoseconds a frame); it stays so that a
     /// session is safe to share on its own.
@@ -62,7 +66,8 @@ package final class InferenceSession: @unchecked Sendable {
         self.threads = threads
         self.keepsIntermediates = keepsIntermediates
         let graph = model.graph
-        let plan = BufferPlan(graph, reusesBuffers: !keepsIntermediates)
+        // The model planned its buffers once; only inspection gives every value a slot of its own.
+        let plan = keepsIntermediates ? BufferPlan(graph, reusesBuffers: false) : model.bufferPlan
         guard plan.totalCount <= Shapes.maximumElementCount else {
             throw ModelError(.invalidShape, "keeping every intermediate needs \(plan.totalCount / (1 << 28)) GiB; the limit is 8 GiB")
         }
@@ -76,7 +81,6 @@ package final class InferenceSession: @unchecked Sendable {
                 constant.bytes.withUnsafeBytes { UnsafeMutableRawPointer(arena + plan.offsets[id]).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
             }
         }
-        let reference = ReferenceExecutor()
         // Fusion skips writing fused values to the arena, so inspection sessions run unfused.
         let offsets = plan.offsets
         var leaders: Set<Int>? = nil
@@ -86,14 +90,26 @@ package final class InferenceSession: @unchecked Sendable {
                            constants: Set(graph.values.indices.filter { graph.values[$0].constant != nil }),
                            pointer: { arena + offsets[$0] }) : nil
         var steps: [any Step] = []
+        var stepOfNode: [Int?] = []
         for node in graph.nodes {
             let inputs = node.inputs.map { UnsafePointer(arena + plan.offsets[$0]) }
             let outputs = node.outputs.map { arena + plan.offsets[$0] }
-            let step = fast?.makeStep(for: node, inputs: inputs, outputs: outputs, threads: threads)
-                ?? reference.makeStep(for: node, inputs: inputs, outputs: outputs)
-            steps.append(step)
+            switch fast?.work(for: node, inputs: inputs, outputs: outputs) ?? .reference {
+            case .step(let step):
+                stepOfNode.append(steps.count)
+                steps.append(step)
+            case .reference:
+                stepOfNode.append(steps.count)
+                steps.append(ReferenceStep(operation: node.operation, inputs: inputs, outputs: outputs))
+            case .absorbed(let leader):
+                precondition(leader < stepOfNode.count, "a fused step runs before the nodes it absorbs")
+                stepOfNode.append(stepOfNode[leader])
+            case .view:
+                stepOfNode.append(nil)
+            }
         }
         self.steps = steps
+        self.stepOfNode = stepOfNode
         externalInput = fast?.externalInput
         fusionPlan = fast?.plan ?? FusionPlan()
     }
@@ -263,20 +279,12 @@ package final class InferenceSession: @unchecked Sendable {
         try run(input: input, output: output)  // validates the buffers
         let graph = model.graph
         let inputID = graph.inputIDs[0], outputID = graph.outputIDs[0]
-        // Layers: each step that does work, followed by the steps whose work it already did.
-        var layers: [(steps: [Int], profile: LayerProfile)] = []
-        for (index, node) in graph.nodes.enumerated() {
-            let macs = node.operation.multiplyAccumulates
-            if steps[index] is NothingStep, !layers.isEmpty {
-                layers[layers.count - 1].profile.nodes.append(node.name)
-                layers[layers.count - 1].profile.operators.append(node.opType)
-                layers[layers.count - 1].profile.multiplyAccumulates += macs
-                layers[layers.count - 1].steps.append(index)
-            } else {
-                layers.append(([index], LayerProfile(nodes: [node.name], operators: [node.opType],
-                                                     multiplyAccumulates: macs, seconds: 0,
-                                                     runsOnReference: steps[index] is ReferenceStep)))
-            }
+        let layers = self.layers.map { layer in
+            let nodes = layer.nodes.map { graph.nodes[$0] }
+            let profile = LayerProfile(nodes: nodes.map(\.name), operators: nodes.map(\.opType),
+                                       multiplyAccumulates: nodes.reduce(0) { $0 + $1.operation.multiplyAccumulates },
+                                       seconds: 0, runsOnReference: layer.step.map { steps[$0] is ReferenceStep } ?? false)
+            return (step: layer.step, profile: profile)
         }
         var samples = Array(repeating: [Double](), count: layers.count)
         // What DispatchTime's uptime measured: time awake (a profile's layers do not sleep).
@@ -287,7 +295,7 @@ package final class InferenceSession: @unchecked Sendable {
             (arena + plan.offsets[inputID]).update(from: input.baseAddress!, count: input.count)
             for (l, layer) in layers.enumerated() {
                 let start = clock.now
-                for index in layer.steps { steps[index].run() }
+                if let index = layer.step { steps[index].run() }
                 let elapsed = (clock.now - start).components
                 samples[l].append(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
             }
@@ -301,6 +309,25 @@ package final class InferenceSession: @unchecked Sendable {
         }
     }
 
+    /// The session's layers in execution order: each step with the node it was built for, then
+    /// the nodes after it that have no step of their own (the ones it absorbed, and views). A
+    /// layer of views only (before any step) has no step.
+    var layers: [(step: Int?, nodes: [Int])] {
+        var layers: [(step: Int?, nodes: [Int])] = []
+        var started = -1  // steps are made in node order, so a node leads its step when it is a later one
+        for (node, step) in stepOfNode.enumerated() {
+            if let step, step > started {
+                layers.append((step, [node]))
+                started = step
+            } else if layers.isEmpty {
+                layers.append((nil, [node]))
+            } else {
+                layers[layers.count - 1].nodes.append(node)
+            }
+        }
+        return layers
+    }
+
     /// Each node the session runs (folded ones excluded), in execution order, with its
     /// multiply-accumulates and whether its step is the reference kernel: on the fast path, the
     /// nodes it has no fast kernel for (a node whose work a fused step does counts as fast). What
@@ -308,7 +335,7 @@ package final class InferenceSession: @unchecked Sendable {
     package var nodeKernels: [NodeKernel] {
         model.graph.nodes.enumerated().map { index, node in
             NodeKernel(name: node.name, op: node.opType, multiplyAccumulates: node.operation.multiplyAccumulates,
-                       runsOnReference: steps[index] is ReferenceStep)
+                       runsOnReference: stepOfNode[index].map { steps[$0] is ReferenceStep } ?? false)
         }
     }
 
@@ -337,7 +364,8 @@ package final class InferenceSession: @unchecked Sendable {
         for case let (id, tensor?) in inputs where !tensor.bytes.isEmpty {
             tensor.bytes.withUnsafeBytes { UnsafeMutableRawPointer(arena + plan.offsets[id]).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         }
-        steps[index].run()
+        guard let step = stepOfNode[index] else { preconditionFailure("node \(index) is a view: a session that keeps its intermediates has none") }
+        steps[step].run()
         return node.outputs.map(tensor)
     }
 

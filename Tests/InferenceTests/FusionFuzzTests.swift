@@ -119,18 +119,11 @@ enum FusionFuzzRunner {
         return outcome
     }
 
-    /// The operators of each layer of a fast session that runs fast kernels: a node's step and the
-    /// nodes after it that run nothing because it did their work (as `profileLayers` groups them).
+    /// The operators of each layer of a fast session that runs fast kernels: a step's node and the
+    /// nodes after it that have no step because it did their work (as `profileLayers` groups them).
     static func layers(of session: InferenceSession) -> [[String]] {
-        var layers: [(operators: [String], fast: Bool)] = []
-        for (node, step) in zip(session.model.graph.nodes, session.steps) {
-            if step is NothingStep, !layers.isEmpty {
-                layers[layers.count - 1].operators.append(node.opType)
-            } else {
-                layers.append(([node.opType], !(step is ReferenceStep)))
-            }
-        }
-        return layers.filter(\.fast).map(\.operators)
+        session.layers.filter { $0.step.map { !(session.steps[$0] is ReferenceStep) } ?? true }
+            .map { $0.nodes.map { session.model.graph.nodes[$0].opType } }
     }
 
     /// Every graph output, in order: through `run(input:output:outputAt:)` (the entry point that

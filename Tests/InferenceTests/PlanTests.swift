@@ -57,6 +57,29 @@ struct PlanTests {
         }
     }
 
+    @Test("a session makes steps only for nodes that do work: a fused step serves the nodes it absorbed, a view has none")
+    func stepsOnlyForWork() throws {
+        let model = try InferenceModel(bytes: concatSplitModel())
+        let fast = try InferenceSession(model: model, path: .fast)
+        let split = try #require(model.graph.nodes.firstIndex { $0.opType == "Split" })
+        #expect(fast.stepOfNode[split] == nil, "the Split's outputs lie inside its input")
+        #expect(fast.steps.count == model.graph.nodes.count - 1)
+
+        let landscape = try InferenceModel(contentsOfFile: Fixtures.weights("selfie_segmentation_landscape.onnx").path)
+        let session = try InferenceSession(model: landscape, path: .fast)
+        let spans = session.fusionSpans
+        #expect(!spans.isEmpty)
+        for span in spans {
+            let leader = try #require(session.stepOfNode[span[0]])
+            for absorbed in span.dropFirst() { #expect(session.stepOfNode[absorbed] == leader) }
+        }
+        let absorbed = spans.reduce(0) { $0 + $1.count - 1 }
+        let views = session.stepOfNode.filter { $0 == nil }.count
+        #expect(session.steps.count == landscape.graph.nodes.count - absorbed - views)
+        #expect(!session.steps.contains { $0 is NoMove })
+        #expect(try InferenceSession(model: landscape, path: .reference).steps.count == landscape.graph.nodes.count)
+    }
+
     @Test("the Reshape's shape is folded at plan time and its output shape inferred")
     func folding() throws {
         let model = try InferenceModel(bytes: chainModel())

@@ -5,7 +5,8 @@ protocol Step {
     func run()
 }
 
-/// Runs a node with its operator's reference (scalar, spec-derived) kernel.
+/// Runs a node with its operator's reference (scalar, spec-derived) kernel: the reference path's
+/// step for every node, and the fast path's for a node it has no kernel for.
 struct ReferenceStep: Step {
     let operation: any Operator
     let inputs: [UnsafePointer<Float>]
@@ -14,18 +15,14 @@ struct ReferenceStep: Step {
     func run() { operation.run(inputs: inputs, outputs: outputs) }
 }
 
-/// Makes the step for each planned node of a session.
-///
-/// The seam between the plan and the kernels: an executor returns nil for a node it has no
-/// kernel for, and the session falls back to the `ReferenceExecutor`, per node.
-protocol Executor {
-    func makeStep(for node: PlannedNode, inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>],
-                  threads: Int) -> (any Step)?
-}
-
-/// The reference path: every node runs its `Operator.run`; the fallback of every other executor.
-struct ReferenceExecutor {
-    func makeStep(for node: PlannedNode, inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) -> any Step {
-        ReferenceStep(operation: node.operation, inputs: inputs, outputs: outputs)
-    }
+/// What a session runs for one node, as the fast path plans it.
+enum NodeWork {
+    /// The node's own step; a fused one also writes the values of nodes after it.
+    case step(any Step)
+    /// A fused step of an earlier node (by index in the graph's nodes) writes this node's value.
+    case absorbed(leader: Int)
+    /// Nothing moves: the buffer plan laid the node's output where its input already is.
+    case view
+    /// No fast kernel takes the node: its operator's reference kernel runs it.
+    case reference
 }

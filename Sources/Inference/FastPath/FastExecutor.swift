@@ -4,7 +4,7 @@ import Kernels
 /// reference step) for everything else, so every model the reference path runs still runs.
 ///
 /// Batch 1, float32. When the executor is made it plans the fusions across nodes for the whole
-/// graph (`FusionPlan`); `makeStep` then builds each node's step from that plan. The rules are
+/// graph (`FusionPlan`); `work(for:inputs:outputs:)` then builds each node's step from that plan. The rules are
 /// one file per concern: convolutions and what they absorb in `ConvolutionSteps.swift`,
 /// `Epilogue.swift` and `BandedSteps.swift`, the single-node layers in `LayerSteps.swift`, the
 /// matrix products and Transpose pairs in `MatrixSteps.swift`, the built-in models' multi-node
@@ -15,9 +15,9 @@ import Kernels
 /// made and never move); steps allocate nothing when they run.
 ///
 /// Fusion (when the session does not keep intermediates): a step may do the work of nodes after
-/// its own, writing their final value; those nodes then run nothing (`NothingStep`). Fused
+/// its own, writing their final value; those nodes get no step (`NodeWork.absorbed`). Fused
 /// values are never written to the arena, which is why inspection sessions run unfused.
-final class FastExecutor: Executor {
+final class FastExecutor {
     let pool: WorkerPool
     /// Non-nil when the graph's single input is read only by a step that can take it straight
     /// from the caller's buffer (the NHWC→NCHW transpose); the session then skips its copy.
@@ -76,27 +76,27 @@ final class FastExecutor: Executor {
         return pa < pb + graph.values[b].elementCount && pb < pa + graph.values[a].elementCount
     }
 
-    /// The node's step; the pool's scratch is grown to what the step's kernels state they need
-    /// (`ScratchUsingStep`), so no kernel call of a planned step finds its scratch too small.
-    func makeStep(for node: PlannedNode, inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>],
-                  threads: Int) -> (any Step)? {
-        let step = plannedStep(for: node, inputs: inputs, outputs: outputs)
-        if let user = step as? any ScratchUsingStep { pool.reserve(user.scratch) }
-        return step
-    }
-
-    private func plannedStep(for node: PlannedNode, inputs: [UnsafePointer<Float>],
-                             outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+    /// What runs `node`: the step built for it (the pool's scratch grown to what the step's
+    /// kernels state they need, `ScratchUsingStep`, so no kernel call of a planned step finds its
+    /// scratch too small), the fused step of the node leading it, nothing for a view, or its
+    /// reference kernel when no fast kernel takes it.
+    func work(for node: PlannedNode, inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) -> NodeWork {
         let index = node.outputs.first.flatMap { nodeIndex[$0] }
-        if let index, plan.absorbedBy[index] != nil { return NothingStep() }
+        if let index, let leader = plan.absorbedBy[index] { return .absorbed(leader: leader) }
         // A view the buffer plan laid over its input (`BufferPlan.viewSource`): nothing to move.
         if node.operation is Reshape || node.operation is ShapeView, inputs.first == UnsafePointer(outputs[0]) {
-            return NothingStep()
+            return .view
         }
+        let step: (any Step)?
         if let index, let fusion = plan.fusions[index] {
-            return fusedStep(fusion, leader: index, node, inputs, outputs)
+            step = fusedStep(fusion, leader: index, node, inputs, outputs)
+        } else {
+            step = singleNodeStep(node, inputs, outputs)
         }
-        return singleNodeStep(node, inputs, outputs)
+        guard let step else { return .reference }
+        if step is NoMove { return .view }
+        if let user = step as? any ScratchUsingStep { pool.reserve(user.scratch) }
+        return .step(step)
     }
 
     /// The step of a node that leads a fusion.

@@ -5,13 +5,15 @@ import Kernels
 
 /// A step whose kernels use the worker pool's scratch: `scratch` is what they need for the
 /// step's problem (from the kernels' own statements, e.g. `pointwiseScratch(inputChannels:)`),
-/// read once when the step is planned (`FastExecutor.makeStep` reserves it in the pool).
+/// read once when the step is planned (`FastExecutor.work(for:inputs:outputs:)` reserves it in the pool).
 protocol ScratchUsingStep: Step {
     var scratch: ScratchSize { get }
 }
 
-/// A node whose work another step does (an activation fused into the convolution before it).
-struct NothingStep: Step {
+/// A builder's answer for a node that moves nothing: its outputs already lie where the buffer
+/// plan put its inputs (a Concat or Split in place, Transposes that cancel into one buffer). The
+/// session makes no step for it (`NodeWork.view`).
+struct NoMove: Step {
     func run() {}
 }
 

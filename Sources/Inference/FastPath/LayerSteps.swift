@@ -180,7 +180,7 @@ extension FastExecutor {
             }
             offset += bytes
         }
-        return copies.isEmpty ? NothingStep() : CopiesStep(copies: copies)
+        return copies.isEmpty ? NoMove() : CopiesStep(copies: copies)
     }
 
     /// A Split whose outputs the buffer plan placed inside its input (`Slices`): nothing to move.
@@ -188,7 +188,7 @@ extension FastExecutor {
         guard split.outer == 1, outputs.indices.allSatisfy({ k in
             UnsafeRawPointer(outputs[k]) == UnsafeRawPointer(inputs[0]) + split.starts[k] * split.sliceBytes
         }) else { return nil }
-        return NothingStep()
+        return NoMove()
     }
 }
 

@@ -76,7 +76,7 @@ extension FastExecutor {
         let move = BlockCopyStep(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(output),
                                  sources: [0], blockBytes: count * t.outputTypes[0].byteSize)
         guard let activation = f.activation else {
-            return UnsafePointer(output) == inputs[0] ? NothingStep() : move
+            return UnsafePointer(output) == inputs[0] ? NoMove() : move
         }
         // Element by element when the buffers are the same or apart; else a move, then in place.
         guard elementwiseSafe(node.inputs[0], f.output) else {
