@@ -25,7 +25,7 @@ package struct ModelConvention: Sendable, Equatable {
     package var inputName: String
     package var inputLayout: SegmentationModelDescription.Layout
     package var channels: SegmentationModelDescription.ChannelOrder
-    package var range: (low: Float, high: Float)
+    package var range: ValueRange
     package var mean: [Float]
     package var std: [Float]
     package var sampling: SegmentationModelDescription.Sampling
@@ -44,12 +44,10 @@ package struct ModelConvention: Sendable, Equatable {
     /// The source of each field, by its JSON path (`input.mean`, `output.activation`, ...).
     package var sources: [String: Source]
 
-    package static func == (a: Self, b: Self) -> Bool {
-        a.inputName == b.inputName && a.inputLayout == b.inputLayout && a.channels == b.channels && a.range == b.range
-            && a.mean == b.mean && a.std == b.std && a.sampling == b.sampling && a.outputName == b.outputName
-            && a.outputLayout == b.outputLayout && a.activation == b.activation && a.personChannel == b.personChannel
-            && a.outputKind == b.outputKind && a.state == b.state && a.constants == b.constants && a.sources == b.sources
-            && a.inputHeight == b.inputHeight && a.inputWidth == b.inputWidth
+    /// The input's value range (`input.range`): what a pixel of 0 and of 255 become.
+    package struct ValueRange: Sendable, Equatable {
+        package var low: Float, high: Float
+        package init(low: Float, high: Float) { (self.low, self.high) = (low, high) }
     }
 
     /// The JSON file a model's description is read from: the model's path with `.json` appended.
@@ -75,6 +73,30 @@ package struct ModelConvention: Sendable, Equatable {
         return layers
     }
 
+    /// The description layers, first source first, and the source of each field taken so far.
+    private struct Fields {
+        let layers: [(Description, Source)]
+        var sources: [String: Source] = [:]
+
+        /// The field's value from the first layer that has it, or nil.
+        mutating func pick<T>(_ field: String, _ value: (Description) -> T?) -> T? {
+            for (description, source) in layers {
+                if let found = value(description) {
+                    sources[field] = source
+                    return found
+                }
+            }
+            return nil
+        }
+
+        /// The field's value from the first layer that has it, else `fallback` (its source `.default`).
+        mutating func pick<T>(_ field: String, _ value: (Description) -> T?, or fallback: T) -> T {
+            if let found = pick(field, value) { return found }
+            sources[field] = .default
+            return fallback
+        }
+    }
+
     /// Resolves the conventions of a planned `model` (every input dim bound).
     ///
     /// - Parameters:
@@ -85,21 +107,36 @@ package struct ModelConvention: Sendable, Equatable {
     ///   does not fit the tensor's shape, a graph input nothing feeds, a state whose output's shape
     ///   is not its input's, or a field detection cannot decide.
     package init(model: PlannedModel, code: SegmentationModelDescription? = nil, file: Data? = nil) throws(Error) {
-        let layers = try Self.layers(code: code, file: file, metadata: model.metadata)
-        var sources: [String: Source] = [:]
-        func pick<T>(_ field: String, _ value: (Description) -> T?) -> T? {
-            for (description, source) in layers {
-                if let found = value(description) {
-                    sources[field] = source
-                    return found
-                }
-            }
-            return nil
-        }
+        var fields = Fields(layers: try Self.layers(code: code, file: file, metadata: model.metadata))
+        state = fields.pick("state", \.state, or: [])
+        constants = fields.pick("constants", \.constants, or: [:])
+        try Self.checkStateAndConstants(state: state, constants: constants, model)
 
-        // State and constants: names of graph inputs and outputs.
-        state = pick("state", \.state) ?? []
-        constants = pick("constants", \.constants) ?? [:]
+        let input = try Self.imageInput(model, fedOtherwise: Set(state.map(\.input)).union(constants.keys), &fields)
+        (inputLayout, inputHeight, inputWidth) = try Self.imageGeometry(input, &fields)
+        inputName = input.name
+        channels = fields.pick("input.channels", \.input.channels, or: .rgb)
+        let range = fields.pick("input.range", \.input.range, or: (0, 1))
+        self.range = ValueRange(low: range.low, high: range.high)
+        mean = fields.pick("input.mean", \.input.mean, or: [0, 0, 0])
+        std = fields.pick("input.std", \.input.std, or: [1, 1, 1])
+        sampling = fields.pick("input.sampling", \.input.sampling, or: .asymmetric)
+
+        let maskSize = (height: inputHeight, width: inputWidth)
+        let output = try Self.maskOutput(model, size: maskSize, stateOutputs: Set(state.map(\.output)), &fields)
+        outputName = output.name
+        (outputLayout, outputChannels, outputHeight, outputWidth) = try Self.maskGeometry(output, size: maskSize,
+                                                                                          inputLayout: inputLayout, &fields)
+        (activation, personChannel) = try Self.maskMeaning(output, channels: outputChannels,
+                                                           producer: model.computingOp(of: output.name), &fields)
+        outputKind = fields.pick("output.kind", \.output.kind, or: .probability)
+        sources = fields.sources
+    }
+
+    /// Every state pair joins a graph input to a graph output of its type and shape, and every
+    /// constant names a graph input.
+    private static func checkStateAndConstants(state: [Description.State], constants: [String: [Double]],
+                                               _ model: PlannedModel) throws(Error) {
         let inputNames = model.inputs.map(\.name) + model.fixedInputs.sorted()
         for (index, pair) in state.enumerated() {
             guard let input = model.inputs.first(where: { $0.name == pair.input }) else {
@@ -115,11 +152,14 @@ package struct ModelConvention: Sendable, Equatable {
         for name in constants.keys.sorted() where !inputNames.contains(name) {
             throw Error(field: "constants.\(name)", message: "'\(name)' is not a graph input (inputs: \(inputNames.joined(separator: ", ")))")
         }
-        let fedOtherwise = Set(state.map(\.input)).union(constants.keys)
+    }
 
-        // Input: name and layout.
+    /// The graph input that takes the image (`input.name`, or the one image-shaped input no state or
+    /// constant feeds); every other input must be fed otherwise.
+    private static func imageInput(_ model: PlannedModel, fedOtherwise: Set<String>, _ fields: inout Fields) throws(Error) -> PlannedTensor {
+        let inputNames = model.inputs.map(\.name) + model.fixedInputs.sorted()
         let input: PlannedTensor
-        if let name = pick("input.name", \.input.name) {
+        if let name = fields.pick("input.name", \.input.name) {
             guard let found = model.inputs.first(where: { $0.name == name }) else {
                 throw Error(field: "input.name", message: "'\(name)' is not a graph input (inputs: \(inputNames.joined(separator: ", ")))")
             }
@@ -133,7 +173,7 @@ package struct ModelConvention: Sendable, Equatable {
                 throw Error(field: "input.name", message: "cannot tell which graph input takes the image (\(model.inputs.map(\.description).joined(separator: "; "))): give it")
             }
             input = candidates[0]
-            sources["input.name"] = .detected
+            fields.sources["input.name"] = .detected
         }
         if let unfed = model.inputs.first(where: { $0.name != input.name && !fedOtherwise.contains($0.name) }) {
             throw Error(field: "constants", message: "graph input \(unfed) is not the image, a state or a constant: give its value in constants (or its pair in state)")
@@ -141,114 +181,124 @@ package struct ModelConvention: Sendable, Equatable {
         guard input.elementType == .float32, input.shape.count == 4, input.shape[0] == 1 else {
             throw Error(field: "input.name", message: "'\(input.name)' is \(input.elementType) \(input.shape); an image input is float32 [1, 3, H, W] or [1, H, W, 3]")
         }
+        return input
+    }
+
+    /// The image input's layout (`input.layout`, or the side its 3-channel axis is on) and size,
+    /// which `input.size` must match when given.
+    private static func imageGeometry(_ input: PlannedTensor, _ fields: inout Fields)
+        throws(Error) -> (Description.Layout, height: Int, width: Int) {
         let shape = input.shape
         let layout: Description.Layout
-        if let given = pick("input.layout", \.input.layout) {
+        if let given = fields.pick("input.layout", \.input.layout) {
             layout = given
         } else {
             guard (shape[1] == 3) != (shape[3] == 3) else {
                 throw Error(field: "input.layout", message: "input \(shape) could be NCHW or NHWC: give it")
             }
             layout = shape[1] == 3 ? .nchw : .nhwc
-            sources["input.layout"] = .detected
+            fields.sources["input.layout"] = .detected
         }
         let (height, width) = layout == .nchw ? (shape[2], shape[3]) : (shape[1], shape[2])
         guard (layout == .nchw ? shape[1] : shape[3]) == 3, height > 0, width > 0 else {
             throw Error(field: "input.layout", message: "input \(shape) has no 3-channel axis where \(layout.rawValue) puts it")
         }
-        if let size = pick("input.size", \.input.size) {
+        if let size = fields.pick("input.size", \.input.size) {
             guard size.height == height, size.width == width else {
                 throw Error(field: "input.size", message: "[\(size.height), \(size.width)] differs from input \(input), whose size is \(height)x\(width)")
             }
         } else {
-            sources["input.size"] = .detected
+            fields.sources["input.size"] = .detected
         }
+        return (layout, height, width)
+    }
 
-        // Colours and sampling.
-        channels = pick("input.channels", \.input.channels) ?? .rgb
-        range = pick("input.range", \.input.range) ?? (0, 1)
-        mean = pick("input.mean", \.input.mean) ?? [0, 0, 0]
-        std = pick("input.std", \.input.std) ?? [1, 1, 1]
-        sampling = pick("input.sampling", \.input.sampling) ?? .asymmetric
-        for field in ["input.channels", "input.range", "input.mean", "input.std", "input.sampling"] where sources[field] == nil {
-            sources[field] = .default
-        }
+    /// The layouts in which `dims` is a 1- or 2-channel mask of `size`.
+    private static func maskLayouts(_ dims: [Int], size: (height: Int, width: Int)) -> [Description.Layout] {
+        guard dims.count == 4, dims[0] == 1 else { return [] }
+        var fits: [Description.Layout] = []
+        if (1...2).contains(dims[1]), dims[2] == size.height, dims[3] == size.width { fits.append(.nchw) }
+        if (1...2).contains(dims[3]), dims[1] == size.height, dims[2] == size.width { fits.append(.nhwc) }
+        return fits
+    }
 
-        // Output: name, layout, channels.
-        func maskLayout(_ dims: [Int]) -> [Description.Layout] {
-            guard dims.count == 4, dims[0] == 1 else { return [] }
-            var fits: [Description.Layout] = []
-            if (1...2).contains(dims[1]), dims[2] == height, dims[3] == width { fits.append(.nchw) }
-            if (1...2).contains(dims[3]), dims[1] == height, dims[2] == width { fits.append(.nhwc) }
-            return fits
-        }
-        let stateOutputs = Set(state.map(\.output))
+    /// The graph output that holds the mask (`output.name`, or the one mask-shaped output that is
+    /// not a state's).
+    private static func maskOutput(_ model: PlannedModel, size: (height: Int, width: Int), stateOutputs: Set<String>,
+                                   _ fields: inout Fields) throws(Error) -> PlannedTensor {
         let output: PlannedTensor
-        if let name = pick("output.name", \.output.name) {
+        if let name = fields.pick("output.name", \.output.name) {
             guard let found = model.outputs.first(where: { $0.name == name }) else {
                 throw Error(field: "output.name", message: "'\(name)' is not a graph output (outputs: \(model.outputs.map(\.name).joined(separator: ", ")))")
             }
             guard !stateOutputs.contains(name) else { throw Error(field: "output.name", message: "'\(name)' is a state output, not the mask") }
             output = found
         } else {
-            let candidates = model.outputs.filter { $0.elementType == .float32 && !stateOutputs.contains($0.name) && !maskLayout($0.shape).isEmpty }
+            let candidates = model.outputs.filter {
+                $0.elementType == .float32 && !stateOutputs.contains($0.name) && !maskLayouts($0.shape, size: size).isEmpty
+            }
             guard candidates.count == 1 else {
                 throw Error(field: "output.name", message: "cannot tell which graph output is the mask (\(model.outputs.map(\.description).joined(separator: "; "))): give it")
             }
             output = candidates[0]
-            sources["output.name"] = .detected
+            fields.sources["output.name"] = .detected
         }
+        guard output.elementType == .float32, output.shape.count == 4, output.shape[0] == 1 else {
+            throw Error(field: "output.name", message: "'\(output.name)' is \(output.elementType) \(output.shape); a mask is float32 [1, C, H, W] or [1, H, W, C]")
+        }
+        return output
+    }
+
+    /// The mask's layout (`output.layout`, or the one that fits the input's size, the input's own
+    /// first), channel count and size.
+    private static func maskGeometry(_ output: PlannedTensor, size: (height: Int, width: Int), inputLayout: Description.Layout,
+                                     _ fields: inout Fields) throws(Error) -> (Description.Layout, channels: Int, height: Int, width: Int) {
         let dims = output.shape
-        guard output.elementType == .float32, dims.count == 4, dims[0] == 1 else {
-            throw Error(field: "output.name", message: "'\(output.name)' is \(output.elementType) \(dims); a mask is float32 [1, C, H, W] or [1, H, W, C]")
-        }
-        if let given = pick("output.layout", \.output.layout) {
-            outputLayout = given
+        let layout: Description.Layout
+        if let given = fields.pick("output.layout", \.output.layout) {
+            layout = given
         } else {
-            let fits = maskLayout(dims)
+            let fits = maskLayouts(dims, size: size)
             guard !fits.isEmpty else {
-                throw Error(field: "output.layout", message: "output \(dims) is not a 1- or 2-channel mask of the input's size \(height)x\(width): give the layout")
+                throw Error(field: "output.layout", message: "output \(dims) is not a 1- or 2-channel mask of the input's size \(size.height)x\(size.width): give the layout")
             }
-            outputLayout = fits.contains(layout) ? layout : fits[0]
-            sources["output.layout"] = .detected
+            layout = fits.contains(inputLayout) ? inputLayout : fits[0]
+            fields.sources["output.layout"] = .detected
         }
-        outputChannels = outputLayout == .nchw ? dims[1] : dims[3]
-        (outputHeight, outputWidth) = outputLayout == .nchw ? (dims[2], dims[3]) : (dims[1], dims[2])
-        guard outputChannels >= 1, outputHeight > 0, outputWidth > 0 else {
+        let channels = layout == .nchw ? dims[1] : dims[3]
+        let (height, width) = layout == .nchw ? (dims[2], dims[3]) : (dims[1], dims[2])
+        guard channels >= 1, height > 0, width > 0 else {
             throw Error(field: "output.layout", message: "output \(dims) has no spatial mask")
         }
+        return (layout, channels, height, width)
+    }
 
-        // Output: activation, person channel, kind.
-        let producer = model.computingOp(of: output.name)
-        if let given = pick("output.activation", \.output.activation) {
+    /// What the mask's values mean: the activation still to apply (`output.activation`, or none
+    /// after a Sigmoid, Clip or Softmax already computed them) and the person's channel.
+    private static func maskMeaning(_ output: PlannedTensor, channels: Int, producer: String?, _ fields: inout Fields)
+        throws(Error) -> (Description.Activation, personChannel: Int) {
+        let activation: Description.Activation
+        if let given = fields.pick("output.activation", \.output.activation) {
             activation = given
         } else {
-            activation = outputChannels == 1 ? (["Sigmoid", "Clip"].contains(producer) ? .none : .sigmoid)
+            activation = channels == 1 ? (["Sigmoid", "Clip"].contains(producer) ? .none : .sigmoid)
                 : (producer == "Softmax" ? .none : .softmax)
-            sources["output.activation"] = .detected
+            fields.sources["output.activation"] = .detected
         }
-        if let given = pick("output.personChannel", \.output.personChannel) {
-            guard given < outputChannels else {
-                throw Error(field: "output.personChannel", message: "\(given) is not a channel of output \(dims) (\(outputChannels) channels)")
+        let personChannel: Int
+        if let given = fields.pick("output.personChannel", \.output.personChannel) {
+            guard given < channels else {
+                throw Error(field: "output.personChannel", message: "\(given) is not a channel of output \(output.shape) (\(channels) channels)")
             }
             personChannel = given
         } else {
-            personChannel = outputChannels == 2 ? 1 : 0
-            sources["output.personChannel"] = .detected
+            personChannel = channels == 2 ? 1 : 0
+            fields.sources["output.personChannel"] = .detected
         }
-        guard activation != .softmax || outputChannels >= 2 else {
-            throw Error(field: "output.activation", message: "softmax needs 2 or more channels, output \(dims) has 1")
+        guard activation != .softmax || channels >= 2 else {
+            throw Error(field: "output.activation", message: "softmax needs 2 or more channels, output \(output.shape) has 1")
         }
-        outputKind = pick("output.kind", \.output.kind) ?? .probability
-        if sources["output.kind"] == nil { sources["output.kind"] = .default }
-        if sources["state"] == nil { sources["state"] = .default }
-        if sources["constants"] == nil { sources["constants"] = .default }
-        inputName = input.name
-        inputLayout = layout
-        inputHeight = height
-        inputWidth = width
-        outputName = output.name
-        self.sources = sources
+        return (activation, personChannel)
     }
 
     /// Whether declared dims look like an image input: rank 4 with 3 channels second or last.

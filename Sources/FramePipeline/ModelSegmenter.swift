@@ -165,7 +165,7 @@ package final class ModelSegmenter: Segmenter {
         let pixels = convention.inputWidth * convention.inputHeight
         sampled = .allocate(capacity: 3 * pixels)
         sampled.initialize(repeating: 0)
-        let convertsInput = !(convention.inputLayout == .nhwc && convention.channels == .rgb && convention.range == (0, 1)
+        let convertsInput = !(convention.inputLayout == .nhwc && convention.channels == .rgb && convention.range == .init(low: 0, high: 1)
             && convention.mean == [0, 0, 0] && convention.std == [1, 1, 1])
         input = convertsInput ? .allocate(capacity: 3 * pixels) : sampled
         if convertsInput { input.initialize(repeating: 0) }
@@ -175,7 +175,7 @@ package final class ModelSegmenter: Segmenter {
         let convertsOutput = convention.outputChannels != 1 || convention.activation != .none
         probability = convertsOutput ? .allocate(capacity: convention.outputWidth * convention.outputHeight) : output
         if convertsOutput { probability.initialize(repeating: 0) }
-        let (low, high) = convention.range, mean = convention.mean, std = convention.std
+        let (low, high) = (convention.range.low, convention.range.high), mean = convention.mean, std = convention.std
         inputTable = (0..<3).flatMap { c in
             (0..<256).map { p in ((Float(p) / 255) * (high - low) + low - mean[c]) / std[c] }
         }

@@ -60,9 +60,26 @@ struct ModelConventionTests {
     func builtinDetected() throws {
         let model = try PlannedModel(modelData: BuiltinModel.general.bytes)
         let convention = try ModelConvention(model: model)
-        #expect(convention.inputLayout == .nhwc && convention.channels == .rgb && convention.range == (0, 1))
+        #expect(convention.inputLayout == .nhwc && convention.channels == .rgb && convention.range == .init(low: 0, high: 1))
         #expect(convention.outputChannels == 1 && convention.activation == .none && convention.personChannel == 0)
         #expect(convention.sources["input.layout"] == .detected && convention.sources["input.range"] == .default)
+    }
+
+    @Test("two conventions are equal only when every field is, the output's size and channels included")
+    func equalityCoversEveryField() throws {
+        let convention = try ModelConvention(model: PlannedModel(modelData: BuiltinModel.general.bytes))
+        #expect(convention == convention)
+        let changes: [(String, (inout ModelConvention) -> Void)] = [
+            ("outputHeight", { $0.outputHeight += 1 }), ("outputWidth", { $0.outputWidth += 1 }),
+            ("outputChannels", { $0.outputChannels += 1 }), ("inputHeight", { $0.inputHeight += 1 }),
+            ("inputWidth", { $0.inputWidth += 1 }), ("range", { $0.range.high = 255 }),
+            ("sources", { $0.sources["input.range"] = .code }),
+        ]
+        for (field, change) in changes {
+            var other = convention
+            change(&other)
+            #expect(other != convention, "\(field)")
+        }
     }
 
     @Test("two channels: a softmax with the person in channel 1, none when a Softmax computes the output")
@@ -81,7 +98,7 @@ struct ModelConventionTests {
         let convention = try ModelConvention(model: model, code: Description(output: .init(personChannel: 0)),
                                              file: Data(#"{"input": {"range": [0, 255]}}"#.utf8))
         #expect(convention.personChannel == 0 && convention.sources["output.personChannel"] == .code)
-        #expect(convention.range == (0, 255) && convention.sources["input.range"] == .file)
+        #expect(convention.range == .init(low: 0, high: 255) && convention.sources["input.range"] == .file)
         #expect(convention.channels == .bgr && convention.sources["input.channels"] == .metadata)
         #expect(convention.activation == .sigmoid && convention.sources["output.activation"] == .metadata)
     }
