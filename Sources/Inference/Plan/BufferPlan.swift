@@ -20,57 +20,28 @@ struct BufferPlan: Sendable {
     /// - Parameter reusesBuffers: false gives every value its own slot, so every intermediate can
     ///   be read after a run (inspection mode).
     init(_ graph: LoadedGraph, reusesBuffers: Bool) {
-        let alignment = 16  // floats: 64 bytes
-        func aligned(_ count: Int) -> Int { max(alignment, (count + alignment - 1) / alignment * alignment) }
-
-        var lastUse = [Int](repeating: -1, count: graph.values.count)
-        for (step, node) in graph.nodes.enumerated() {
-            for input in node.inputs { lastUse[input] = step }
-            for output in node.outputs { lastUse[output] = max(lastUse[output], step) }
-        }
-        for output in graph.outputIDs { lastUse[output] = Int.max }
-        for input in graph.inputIDs where lastUse[input] < 0 { lastUse[input] = -1 }
+        let lastUse = Self.lastUses(graph)
         let slices = reusesBuffers ? Slices(graph) : Slices()
         /// Per shared slot (by its value), how many of the values living in it are still to be read.
         var unread = slices.members.mapValues { $0.count + 1 }
-
         var offsets = [Int](repeating: 0, count: graph.values.count)
-        var free: [(offset: Int, size: Int)] = []
-        var top = 0, peak = 0
+        var slots = SlotAllocator()
 
-        func allocate(_ value: Int) {
-            let size = aligned(graph.values[value].floatCount)
-            if let index = free.firstIndex(where: { $0.size >= size }) {
-                offsets[value] = free[index].offset
-                free[index].offset += size
-                free[index].size -= size
-                if free[index].size == 0 { free.remove(at: index) }
-            } else {
-                offsets[value] = top
-                top += size
-                peak = max(peak, top)
-            }
-        }
+        func allocate(_ value: Int) { offsets[value] = slots.allocate(Self.slotSize(graph.values[value].floatCount)) }
         func release(_ value: Int) {
             guard reusesBuffers else { return }
-            var block = (offset: offsets[value], size: aligned(graph.values[value].floatCount))
-            let index = free.firstIndex { $0.offset > block.offset } ?? free.count
-            free.insert(block, at: index)
-            // Merge with the neighbours.
-            if index + 1 < free.count, free[index].offset + free[index].size == free[index + 1].offset {
-                free[index].size += free[index + 1].size
-                free.remove(at: index + 1)
-            }
-            if index > 0, free[index - 1].offset + free[index - 1].size == free[index].offset {
-                free[index - 1].size += free[index].size
-                free.remove(at: index)
-            }
-            // A free block at the top shrinks the arena's current top.
-            if let last = free.last, last.offset + last.size == top {
-                top = last.offset
-                free.removeLast()
-            }
-            block = (0, 0)
+            slots.release(offset: offsets[value], size: Self.slotSize(graph.values[value].floatCount))
+        }
+        /// The input whose slot a Reshape, Flatten, Squeeze or Unsqueeze at `step` takes over: the
+        /// same elements in the same order, so the output is a view of the input when the input
+        /// is computed at run time (not a graph input or output) and has no reader after it.
+        func viewSource(of node: PlannedNode, at step: Int) -> Int? {
+            guard node.operation is Reshape || node.operation is ShapeView, let source = node.inputs.first,
+                  slices.slot(of: source) == nil, slices.slot(of: node.outputs[0]) == nil,
+                  node.outputs.count == 1, lastUse[source] == step, graph.values[source].constant == nil,
+                  !graph.inputIDs.contains(source), !graph.outputIDs.contains(source),
+                  graph.values[source].floatCount == graph.values[node.outputs[0]].floatCount else { return nil }
+            return source
         }
 
         /// Values whose slot a view took over (never released themselves).
@@ -105,26 +76,72 @@ struct BufferPlan: Sendable {
                 }
             }
         }
-
-        /// The input whose slot a Reshape, Flatten, Squeeze or Unsqueeze at `step` takes over: the
-        /// same elements in the same order, so the output is a view of the input when the input
-        /// is computed at run time (not a graph input or output) and has no reader after it.
-        func viewSource(of node: PlannedNode, at step: Int) -> Int? {
-            guard node.operation is Reshape || node.operation is ShapeView, let source = node.inputs.first,
-                  slices.slot(of: source) == nil, slices.slot(of: node.outputs[0]) == nil,
-                  node.outputs.count == 1, lastUse[source] == step, graph.values[source].constant == nil,
-                  !graph.inputIDs.contains(source), !graph.outputIDs.contains(source),
-                  graph.values[source].floatCount == graph.values[node.outputs[0]].floatCount else { return nil }
-            return source
-        }
-        var constantTop = peak
+        var constantTop = slots.peak
         for (id, value) in graph.values.enumerated() where value.constant != nil {
             offsets[id] = constantTop
-            constantTop += aligned(value.floatCount)
+            constantTop += Self.slotSize(value.floatCount)
         }
         self.offsets = offsets
-        self.activationCount = peak
+        self.activationCount = slots.peak
         self.totalCount = constantTop
+    }
+
+    /// A value's slot in floats: its size rounded up to 64 bytes, and at least 64 bytes.
+    static func slotSize(_ floatCount: Int) -> Int {
+        let alignment = 16  // floats: 64 bytes
+        return max(alignment, (floatCount + alignment - 1) / alignment * alignment)
+    }
+
+    /// The index of the last node reading or writing each value (by value id): -1 for a graph
+    /// input nothing reads, `Int.max` for a graph output (kept to the end).
+    static func lastUses(_ graph: LoadedGraph) -> [Int] {
+        var lastUse = [Int](repeating: -1, count: graph.values.count)
+        for (step, node) in graph.nodes.enumerated() {
+            for input in node.inputs { lastUse[input] = step }
+            for output in node.outputs { lastUse[output] = max(lastUse[output], step) }
+        }
+        for output in graph.outputIDs { lastUse[output] = Int.max }
+        return lastUse
+    }
+}
+
+/// Slots in a growing arena: first fit among the free blocks, neighbouring free blocks merged,
+/// and a free block at the top lowers the top again.
+struct SlotAllocator {
+    private var free: [(offset: Int, size: Int)] = []
+    private var top = 0
+    /// The highest the top has been: the arena's size so far.
+    private(set) var peak = 0
+
+    /// The offset of a new slot of `size` floats.
+    mutating func allocate(_ size: Int) -> Int {
+        if let index = free.firstIndex(where: { $0.size >= size }) {
+            let offset = free[index].offset
+            free[index].offset += size
+            free[index].size -= size
+            if free[index].size == 0 { free.remove(at: index) }
+            return offset
+        }
+        defer { top += size; peak = max(peak, top) }
+        return top
+    }
+
+    /// Gives back the slot at `offset` of `size` floats.
+    mutating func release(offset: Int, size: Int) {
+        let index = free.firstIndex { $0.offset > offset } ?? free.count
+        free.insert((offset, size), at: index)
+        if index + 1 < free.count, free[index].offset + free[index].size == free[index + 1].offset {
+            free[index].size += free[index + 1].size
+            free.remove(at: index + 1)
+        }
+        if index > 0, free[index - 1].offset + free[index - 1].size == free[index].offset {
+            free[index - 1].size += free[index].size
+            free.remove(at: index)
+        }
+        if let last = free.last, last.offset + last.size == top {
+            top = last.offset
+            free.removeLast()
+        }
     }
 }
 
