@@ -68,40 +68,14 @@ private func runSoak(frames: Int, width: Int, height: Int, modelPath: String, ch
     } catch {
         throw CLIError.input("cannot install the model: \(error)")
     }
-    // A background picture the size of the frame (a gradient), and a smaller one (cover-cropped).
-    func gradient(_ w: Int, _ h: Int) -> SRTCNativeImage {
-        var bytes = [UInt8](repeating: 255, count: w * h * 4)
-        for y in 0..<h {
-            for x in 0..<w {
-                bytes[(y * w + x) * 4] = UInt8(x * 255 / max(1, w - 1))
-                bytes[(y * w + x) * 4 + 1] = UInt8(y * 255 / max(1, h - 1))
-                bytes[(y * w + x) * 4 + 2] = 128
-            }
-        }
-        return SRTCNativeImage(image: Image(width: w, height: h, bytes: bytes))
-    }
-    let backgrounds = [gradient(width, height), gradient(320, 180)]
-
-    // One setting changes per step; a cycle is every step once.
-    let steps: [(String, (Int) -> Void)] = [
-        ("blur level", { engine.setVirtualBackgroundBlur(level: 1 + $0 % 10) }),
-        ("background image", { engine.setVirtualBackgroundImage(backgrounds[$0 % 2]) }),
-        ("inference interval", { engine.setVirtualBackgroundInferenceInterval(1 + $0 % 4) }),
-        ("mask sync", { engine.setVirtualBackgroundMaskSync($0 % 2 == 0) }),
-        ("back to blur", { _ in engine.setVirtualBackgroundImage(nil) }),
-        ("reset state", { _ in engine.resetVirtualBackgroundState() }),
-        ("switch camera", { _ in engine.switchCamera() }),
-        ("effect off", { _ in try? engine.enableVirtualBackground(false) }),
-        ("effect on", { _ in try? engine.enableVirtualBackground(true) }),
-    ]
+    let steps = settingChanges(engine, width: width, height: height)
     let cycle = steps.count * changeEvery
 
     say("soak: \(frames) frames of \(width)x\(height), model \(modelPath)")
     say("soak: a setting changes every \(changeEvery) frames (cycle \(cycle) frames); RSS read at each cycle end; reference after \(warmup) frames")
     let start = DispatchTime.now().uptimeNanoseconds
-    // RSS at each cycle end after the warm-up. The first `referenceCycles` readings set the
-    // reference (their highest); the rest must stay within 5 % of it.
-    let referenceCycles = 20
+    func seconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+    // RSS at each cycle end after the warm-up.
     var readings: [Int] = []
     readings.reserveCapacity(frames / cycle + 2)
     var firstReadingFrame: Int?
@@ -120,19 +94,62 @@ private func runSoak(frames: Int, width: Int, height: Int, modelPath: String, ch
             if firstReadingFrame == nil { firstReadingFrame = captured }
         }
         if captured % reportEvery == 0 || captured == frames {
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             let d = engine.virtualBackgroundDiagnostics
             say(String(format: "soak: %8d frames  %7.1f s  %6.1f fps  RSS %7.1f MB  inferences %d  dropped %d",
-                         captured, seconds, Double(captured) / seconds, Double(residentBytes()) / 1e6,
-                         d.inferenceCount, d.droppedFrameCount))
+                       captured, seconds(), Double(captured) / seconds(), Double(residentBytes()) / 1e6,
+                       d.inferenceCount, d.droppedFrameCount))
         }
     }
-    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     let diagnostics = engine.virtualBackgroundDiagnostics
-    let final = residentBytes()
     let published = channel.publishedVideo.frameCount
-    say("soak: done: \(captured) frames in \(String(format: "%.1f", seconds)) s; published \(published); composited \(diagnostics.framesComposited), repeated \(diagnostics.framesRepeated), passed through \(diagnostics.framesPassedThrough), inferences \(diagnostics.inferenceCount), dropped \(diagnostics.droppedFrameCount)")
-    guard readings.count > referenceCycles, let firstReadingFrame else {
+    say("soak: done: \(captured) frames in \(String(format: "%.1f", seconds())) s; published \(published); composited \(diagnostics.framesComposited), repeated \(diagnostics.framesRepeated), passed through \(diagnostics.framesPassedThrough), inferences \(diagnostics.inferenceCount), dropped \(diagnostics.droppedFrameCount)")
+    let growth = try memoryGrowth(readings, from: firstReadingFrame ?? captured, cycle: cycle, warmup: warmup)
+    if diagnostics.droppedFrameCount > 0 || published != captured {
+        throw CLIError.input("\(diagnostics.droppedFrameCount) frames dropped, \(published) of \(captured) published")
+    }
+    if growth > 5 {
+        throw CLIError.input(String(format: "resident memory grew %.2f %% after warm-up (limit 5 %%)", growth))
+    }
+    say("soak: pass (memory flat within 5 %, no frame dropped)")
+}
+
+/// The settings cycle: one change per step, each given how many cycles came before (so the
+/// values it sets go round: 10 blur levels, 2 pictures, intervals 1-4, mask sync on and off).
+private func settingChanges(_ engine: SRTCEngine, width: Int, height: Int) -> [(String, (Int) -> Void)] {
+    // A background picture the size of the frame (a gradient), and a smaller one (cover-cropped).
+    func gradient(_ w: Int, _ h: Int) -> SRTCNativeImage {
+        var bytes = [UInt8](repeating: 255, count: w * h * 4)
+        for y in 0..<h {
+            for x in 0..<w {
+                bytes[(y * w + x) * 4] = UInt8(x * 255 / max(1, w - 1))
+                bytes[(y * w + x) * 4 + 1] = UInt8(y * 255 / max(1, h - 1))
+                bytes[(y * w + x) * 4 + 2] = 128
+            }
+        }
+        return SRTCNativeImage(image: Image(width: w, height: h, bytes: bytes))
+    }
+    let backgrounds = [gradient(width, height), gradient(320, 180)]
+    return [
+        ("blur level", { engine.setVirtualBackgroundBlur(level: 1 + $0 % 10) }),
+        ("background image", { engine.setVirtualBackgroundImage(backgrounds[$0 % 2]) }),
+        ("inference interval", { engine.setVirtualBackgroundInferenceInterval(1 + $0 % 4) }),
+        ("mask sync", { engine.setVirtualBackgroundMaskSync($0 % 2 == 0) }),
+        ("back to blur", { _ in engine.setVirtualBackgroundImage(nil) }),
+        ("reset state", { _ in engine.resetVirtualBackgroundState() }),
+        ("switch camera", { _ in engine.switchCamera() }),
+        ("effect off", { _ in try? engine.enableVirtualBackground(false) }),
+        ("effect on", { _ in try? engine.enableVirtualBackground(true) }),
+    ]
+}
+
+/// The growth of resident memory after the reference, in percent, with the readings summarised
+/// per tenth. The first `referenceCycles` readings set the reference (their highest: every
+/// combination of cycled values once); the highest later reading is compared with it.
+///
+/// - Throws: `CLIError.input` when there are not more readings than the reference takes.
+private func memoryGrowth(_ readings: [Int], from firstReadingFrame: Int, cycle: Int, warmup: Int) throws -> Double {
+    let referenceCycles = 20
+    guard readings.count > referenceCycles else {
         throw CLIError.input("the run ended before \(referenceCycles + 1) settings cycles after the warm-up (\(warmup) frames); nothing to compare")
     }
     let reference = readings[..<referenceCycles].max()!
@@ -149,12 +166,6 @@ private func runSoak(frames: Int, width: Int, height: Int, modelPath: String, ch
     say("soak:   " + tenths.joined(separator: ", "))
     say(String(format: "soak: reference (highest of the first %d readings, frames %d-%d) %.1f MB, highest after %.1f MB (%+.2f %%), at the end %.1f MB",
                referenceCycles, firstReadingFrame, firstReadingFrame + (referenceCycles - 1) * cycle,
-               Double(reference) / 1e6, Double(highest) / 1e6, growth, Double(final) / 1e6))
-    if diagnostics.droppedFrameCount > 0 || published != captured {
-        throw CLIError.input("\(diagnostics.droppedFrameCount) frames dropped, \(published) of \(captured) published")
-    }
-    if growth > 5 {
-        throw CLIError.input(String(format: "resident memory grew %.2f %% after warm-up (limit 5 %%)", growth))
-    }
-    say("soak: pass (memory flat within 5 %, no frame dropped)")
+               Double(reference) / 1e6, Double(highest) / 1e6, growth, Double(residentBytes()) / 1e6))
+    return growth
 }

@@ -45,6 +45,49 @@ let videoCommand = Command(
     run: { arguments in try runVideo(&arguments) })
 
 private func runVideo(_ arguments: inout Arguments) throws {
+    let (inputPath, outputPath, options) = try videoArguments(&arguments)
+
+    // Nothing is created until the input header has been read and the model installed.
+    let input = try VideoInput(path: inputPath)
+    defer { input.close() }
+    let reader: Y4MReader
+    do { reader = try Y4MReader(fileDescriptor: input.fd) } catch { throw CLIError.input("\(input.name): \(error)") }
+    let header = reader.header
+    let track = try VirtualBackgroundTrack(options: options, width: header.width, height: header.height)
+    let output = try VideoOutput(path: outputPath)
+    let writer: Y4MWriter
+    do { writer = try Y4MWriter(fileDescriptor: output.fd, header: header) } catch {
+        output.abandon()
+        throw CLIError.input("\(output.name): \(error)")
+    }
+
+    let previousSIGPIPE = signal(SIGPIPE, SIG_IGN)   // a closed pipe downstream is a write error, not a silent death
+    defer { signal(SIGPIPE, previousSIGPIPE) }
+    let interruption = Interruption.install(releasingStandardInput: inputPath == "-")
+    defer { interruption.restore() }
+    var progress = ProgressLine(label: "vbg video")
+    var stream = try streamFrames(reader: reader, track: track, writer: writer, output: output, progress: &progress)
+    progress.finish()
+    // Ctrl-C while reading standard input ends the stream (see Interruption), possibly inside a
+    // frame or its FRAME line: that frame was never in hand, so this is an interruption, not a bad stream.
+    let interrupted = Interruption.isRequested
+    if interrupted, inputPath == "-" { stream.error = nil }
+    do { try output.finish() } catch {
+        throw CLIError.input("\(output.name): \(error)")
+    }
+
+    printError(summary(track.diagnostics, header: header, effect: options.effect, framesWritten: writer.framesWritten,
+                       framesRead: stream.framesRead, dropped: stream.dropped, seconds: progress.elapsed))
+    if let error = stream.error {
+        throw CLIError.input("\(input.name): \(error); the \(writer.framesWritten) frames before it are in \(output.name)")
+    }
+    if interrupted {
+        throw CLIError.interrupted("interrupted; the \(writer.framesWritten) frames processed so far are in \(output.name)")
+    }
+}
+
+/// The input and output paths and the track's options, every argument checked before anything is opened.
+private func videoArguments(_ arguments: inout Arguments) throws -> (input: String, output: String, VirtualBackgroundOptions) {
     guard let inputPath = try arguments.value("input") else { throw CLIError.usage("--input is required (a .y4m file or - for standard input)") }
     guard let outputPath = try arguments.value("output") else { throw CLIError.usage("--output is required (a .y4m file or - for standard output)") }
     let blurText = try arguments.value("blur")
@@ -75,46 +118,41 @@ private func runVideo(_ arguments: inout Arguments) throws {
     try OutputFile.check(outputPath)
     try OutputFile.checkFormat(outputPath, of: "--output", format: "YUV4MPEG2", extensions: ["y4m"], standardOutput: true,
                                hint: "; for another format pipe it into ffmpeg (vbg help video)")
+    return (inputPath, outputPath, options)
+}
 
-    // Nothing is created until the input header has been read and the model installed.
-    let input = try VideoInput(path: inputPath)
-    defer { input.close() }
-    let reader: Y4MReader
-    do { reader = try Y4MReader(fileDescriptor: input.fd) } catch { throw CLIError.input("\(input.name): \(error)") }
-    let header = reader.header
-    let track = try VirtualBackgroundTrack(options: options, width: header.width, height: header.height)
-    let output = try VideoOutput(path: outputPath)
-    let writer: Y4MWriter
-    do { writer = try Y4MWriter(fileDescriptor: output.fd, header: header) } catch {
-        output.abandon()
-        throw CLIError.input("\(output.name): \(error)")
-    }
-
-    let previousSIGPIPE = signal(SIGPIPE, SIG_IGN)   // a closed pipe downstream is a write error, not a silent death
-    defer { signal(SIGPIPE, previousSIGPIPE) }
-    let interruption = Interruption.install(releasingStandardInput: inputPath == "-")
-    defer { interruption.restore() }
-    var progress = ProgressLine(label: "vbg video")
-    let nanosecondsPerFrame = 1_000_000_000.0 * Double(header.frameRate.denominator) / Double(header.frameRate.numerator)
+/// How the frame loop ended: frames read, frames the track dropped, and the input stream's error.
+private struct StreamOutcome {
     var framesRead = 0, dropped = 0
+    var error: Y4MError?
+}
+
+/// Reads, processes and writes frames until the input ends, fails or Ctrl-C; a dropped frame
+/// writes the last processed one again (never the raw frame).
+///
+/// - Throws: `CLIError.input` when writing fails (the output is abandoned).
+private func streamFrames(reader: Y4MReader, track: VirtualBackgroundTrack, writer: Y4MWriter, output: VideoOutput,
+                          progress: inout ProgressLine) throws -> StreamOutcome {
+    let header = reader.header
+    let nanosecondsPerFrame = 1_000_000_000.0 * Double(header.frameRate.denominator) / Double(header.frameRate.numerator)
+    var outcome = StreamOutcome()
     var lastOutput: SRTCVideoFrame?
-    var streamError: Y4MError?
     while !Interruption.isRequested {
         let pushed: (frame: SRTCVideoFrame?, ended: Bool)
         do {
-            pushed = try track.push(timestamp: UInt64(Double(framesRead) * nanosecondsPerFrame)) { image throws(Y4MError) in
+            pushed = try track.push(timestamp: UInt64(Double(outcome.framesRead) * nanosecondsPerFrame)) { image throws(Y4MError) in
                 try reader.readFrame(into: &image)
             }
         } catch let error as Y4MError {
-            streamError = error
+            outcome.error = error
             break
         }
         if pushed.ended { break }
-        framesRead += 1
+        outcome.framesRead += 1
         if let frame = pushed.frame {
             lastOutput = frame
         } else {
-            dropped += 1
+            outcome.dropped += 1
         }
         if let frame = lastOutput {
             do { try writer.write(frame.image) } catch {
@@ -123,36 +161,25 @@ private func runVideo(_ arguments: inout Arguments) throws {
                 throw CLIError.input("\(output.name): \(error)")
             }
         }
-        progress.update(frames: framesRead, dropped: dropped)
+        progress.update(frames: outcome.framesRead, dropped: outcome.dropped)
     }
-    progress.finish()
-    // Ctrl-C while reading standard input ends the stream (see Interruption), possibly inside a
-    // frame or its FRAME line: that frame was never in hand, so this is an interruption, not a bad stream.
-    let interrupted = Interruption.isRequested
-    if interrupted, inputPath == "-" { streamError = nil }
-    do { try output.finish() } catch {
-        throw CLIError.input("\(output.name): \(error)")
-    }
+    return outcome
+}
 
-    let d = track.diagnostics
-    let seconds = progress.elapsed
-    let effect: String
-    switch options.effect {
-    case .blur(let level): effect = "blur \(level)"
-    case .image(_, let path): effect = "background \((path as NSString).lastPathComponent)"
+/// The closing line: frames, rate, effect, inferences and the mean time of each stage.
+private func summary(_ d: SRTCVirtualBackgroundDiagnostics, header: Y4MHeader, effect: VirtualBackgroundOptions.Effect,
+                     framesWritten: Int, framesRead: Int, dropped: Int, seconds: Double) -> String {
+    let effectText: String
+    switch effect {
+    case .blur(let level): effectText = "blur \(level)"
+    case .image(_, let path): effectText = "background \((path as NSString).lastPathComponent)"
     }
-    printError("vbg video: \(writer.framesWritten) of \(framesRead) frames written (\(header.width)x\(header.height), "
-        + "F\(header.frameRate.numerator):\(header.frameRate.denominator), \(effect)) in \(String(format: "%.2f", seconds)) s, "
+    return "vbg video: \(framesWritten) of \(framesRead) frames written (\(header.width)x\(header.height), "
+        + "F\(header.frameRate.numerator):\(header.frameRate.denominator), \(effectText)) in \(String(format: "%.2f", seconds)) s, "
         + "\(String(format: "%.1f", Double(framesRead) / max(seconds, 1e-9))) fps; \(d.inferenceCount) inferences, "
         + "\(d.framesComposited) composited, \(d.framesRepeated) repeated (mask sync), \(dropped) dropped; mean ms per "
         + "segmentation \(milliseconds(d.segmentation.meanNanoseconds)), compositing \(milliseconds(d.compositing.meanNanoseconds)), "
-        + "frame \(milliseconds(d.total.meanNanoseconds))")
-    if let streamError {
-        throw CLIError.input("\(input.name): \(streamError); the \(writer.framesWritten) frames before it are in \(output.name)")
-    }
-    if interrupted {
-        throw CLIError.interrupted("interrupted; the \(writer.framesWritten) frames processed so far are in \(output.name)")
-    }
+        + "frame \(milliseconds(d.total.meanNanoseconds))"
 }
 
 private func milliseconds(_ nanoseconds: Int64) -> String { String(format: "%.1f", Double(nanoseconds) / 1e6) }
