@@ -42,17 +42,7 @@ package final class ImagingCompositor: FrameCompositor {
         }
         switch effect {
         case .blur(let level):
-            // The blur works in place: start from the frame's pixels.
-            let rowBytes = 4 * frame.width
-            frame.bytes.withUnsafeBufferPointer { source in
-                output.bytes.withUnsafeMutableBufferPointer { destination in
-                    for y in 0..<frame.height {
-                        (destination.baseAddress! + y * output.bytesPerRow)
-                            .update(from: source.baseAddress! + y * frame.bytesPerRow, count: rowBytes)
-                    }
-                }
-            }
-            blur.blurBackground(of: &output, mask: mask, coverage: coverage!, strength: BlurStrength(level: level))
+            blur.blurBackground(of: frame, mask: mask, coverage: coverage!, strength: BlurStrength(level: level), into: &output)
         case .image(let picture, let identifier):
             if replacementIdentifier != identifier || replacement == nil {
                 replacement = ReplacementBackground(picture)

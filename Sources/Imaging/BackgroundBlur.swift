@@ -102,21 +102,48 @@ package final class BackgroundBlur {
     /// - Precondition: `mask` and `coverage` have the frame's size; `coverage` is made from `mask`.
     package func blurBackground(of frame: inout Image, mask: Mask, coverage: CoverageMask,
                                strength: BlurStrength = BlurStrength()) {
-        precondition(mask.width == frame.width && mask.height == frame.height, "mask size differs")
-        precondition(coverage.width == frame.width && coverage.height == frame.height, "coverage size differs")
-        let radii = radii(strength, width: frame.width, height: frame.height)
-        prepareWords(width: frame.width)
-        let stride = frame.bytesPerRow, w = frame.width, h = frame.height
+        let stride = frame.bytesPerRow
+        frame.bytes.withUnsafeMutableBufferPointer { f in
+            // Row y is composited in place only after pass 3 has produced it, which needs the
+            // frame's rows up to y + r1 + r2 + r3 + 3 packed, and rows above y are never read again.
+            blurBackground(UnsafePointer(f.baseAddress!), stride: stride, into: f.baseAddress!, stride: stride,
+                           width: frame.width, height: frame.height, mask: mask, coverage: coverage, strength: strength)
+        }
+    }
+
+    /// The same as ``blurBackground(of:mask:coverage:strength:)`` with the result in `output` and
+    /// `frame` unchanged (no copy of the frame first).
+    ///
+    /// - Precondition: `output` has `frame`'s size and pixel format and does not share its storage;
+    ///   `mask` and `coverage` have the frame's size; `coverage` is made from `mask`.
+    package func blurBackground(of frame: Image, mask: Mask, coverage: CoverageMask, strength: BlurStrength = BlurStrength(),
+                               into output: inout Image) {
+        precondition(output.width == frame.width && output.height == frame.height && output.format == frame.format,
+                     "output size or format differs")
+        let outputStride = output.bytesPerRow
+        frame.bytes.withUnsafeBufferPointer { f in
+            output.bytes.withUnsafeMutableBufferPointer { o in
+                blurBackground(f.baseAddress!, stride: frame.bytesPerRow, into: o.baseAddress!, stride: outputStride,
+                               width: frame.width, height: frame.height, mask: mask, coverage: coverage, strength: strength)
+            }
+        }
+    }
+
+    /// Reads the frame's rows from `source` and writes row y of the result to `destination` once
+    /// pass 3 has produced it; `destination` may be `source`.
+    private func blurBackground(_ source: UnsafePointer<UInt8>, stride: Int, into destination: UnsafeMutablePointer<UInt8>,
+                                stride destinationStride: Int, width w: Int, height h: Int, mask: Mask,
+                                coverage: CoverageMask, strength: BlurStrength) {
+        precondition(mask.width == w && mask.height == h, "mask size differs")
+        precondition(coverage.width == w && coverage.height == h, "coverage size differs")
+        let radii = radii(strength, width: w, height: h)
+        prepareWords(width: w)
         mask.values.withUnsafeBufferPointer { m in
             coverage.values.withUnsafeBufferPointer { c in
-                frame.bytes.withUnsafeMutableBufferPointer { f in
-                    // Row y is composited in place only after pass 3 has produced it, which needs the
-                    // frame's rows up to y + r1 + r2 + r3 + 3 packed, and rows above y are never read again.
-                    maskedPasses(frame: UnsafePointer(f.baseAddress!), stride: stride, mask: m.baseAddress!,
-                                 width: w, height: h, radii: radii,
-                                 finish: CompositeRows(frame: f.baseAddress!, stride: stride,
-                                                       coverage: ByteCoverage(values: c.baseAddress!), width: w))
-                }
+                maskedPasses(frame: source, stride: stride, mask: m.baseAddress!, width: w, height: h, radii: radii,
+                             finish: CompositeRows(person: source, personStride: stride, output: destination,
+                                                   stride: destinationStride, coverage: ByteCoverage(values: c.baseAddress!),
+                                                   width: w))
             }
         }
     }
@@ -281,14 +308,16 @@ private struct CopyRows: BlurRowConsumer {
 /// Background rows blended under the person, in place (``Compositor``'s blend, with a byte
 /// coverage or the float mask through an edge ramp).
 private struct CompositeRows<Coverage: RowCoverage>: BlurRowConsumer {
-    let frame: UnsafeMutablePointer<UInt8>
+    /// The frame's rows (the person), `personStride` bytes apart; may be `output`.
+    let person: UnsafePointer<UInt8>
+    let personStride: Int
+    let output: UnsafeMutablePointer<UInt8>
     let stride: Int
     /// The coverage of row 0.
     let coverage: Coverage
     let width: Int
     mutating func consume(_ y: Int, _ row: UnsafePointer<UInt8>) {
-        let out = frame + y * stride
-        Compositor.blendRow(person: UnsafePointer(out), background: row, output: out, width: width,
+        Compositor.blendRow(person: person + y * personStride, background: row, output: output + y * stride, width: width,
                             coverage.advanced(by: y * width))
     }
 }

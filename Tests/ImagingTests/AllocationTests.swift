@@ -36,6 +36,7 @@ struct AllocationTests {
             Compositor.composite(person: frame, background: background, coverage: coverage, into: &output)
             Compositor.composite(over: &scratch, background: background, coverage: coverage)
             blur.blurBackground(of: &scratch, mask: mask, coverage: coverage, strength: BlurStrength(level: 7))
+            blur.blurBackground(of: frame, mask: mask, coverage: coverage, strength: BlurStrength(level: 7), into: &output)
         }
         frameWork()  // first frame: buffers are allocated here
         let parts: [(String, () -> Void)] = [
@@ -47,6 +48,9 @@ struct AllocationTests {
             ("composite over", { Compositor.composite(over: &scratch, background: background, mask: mask) }),
             ("coverage", { coverage.update(from: mask) }),
             ("fused coverage", { blur.blurBackground(of: &scratch, mask: mask, coverage: coverage, strength: BlurStrength(level: 7)) }),
+            ("fused coverage into", {
+                blur.blurBackground(of: frame, mask: mask, coverage: coverage, strength: BlurStrength(level: 7), into: &output)
+            }),
             ("composite coverage", { Compositor.composite(person: frame, background: background, coverage: coverage, into: &output) }),
             ("composite coverage over", { Compositor.composite(over: &scratch, background: background, coverage: coverage) }),
         ]

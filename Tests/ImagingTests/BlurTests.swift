@@ -184,7 +184,7 @@ struct BlurTests {
     /// The fused path streams the frame: row y is composited in place while rows below it are
     /// still being read (packed) for the plate. It must equal the plate computed from an untouched
     /// copy, then composited.
-    @Test("blurBackground in place equals blur(excluding:) then the byte-coverage composite (padded rows, odd sizes, large radii)",
+    @Test("blurBackground, in place or into another image, equals blur(excluding:) then the byte-coverage composite (padded rows, odd sizes, large radii)",
           arguments: [(37, 23, 10), (61, 47, 5), (18, 70, 1)])
     func fusedEqualsTwoSteps(_ c: (Int, Int, Int)) {
         let (w, h, level) = c
@@ -211,6 +211,12 @@ struct BlurTests {
             mismatches += 1
         } }
         #expect(mismatches == 0, "\(mismatches) bytes differ")
+        // Into another image (dense rows here): the same bytes, and the frame is left as it was.
+        var into = Image(width: w, height: h, format: .bgra8)
+        let untouched = frame
+        blur.blurBackground(of: frame, mask: mask, coverage: coverage, strength: strength, into: &into)
+        #expect(into.bytes == expected.bytes)
+        #expect(frame.bytes == untouched.bytes)
     }
 
     @Test("a point of light spreads into a round spot, not a square (three passes, not one)")
