@@ -328,6 +328,28 @@ package final class InferenceSession: @unchecked Sendable {
         return layers
     }
 
+    /// The graph as the session runs it, in order: each step with its kernel (the step's type:
+    /// `ReferenceStep` is an operator's reference kernel) and the nodes whose work it does, the
+    /// first the node it was built for; a view (a node that moves nothing) is an entry of its
+    /// own, with no kernel. Node indices are into the graph's running nodes.
+    package var loweredSteps: [(kernel: String?, nodes: [Int])] {
+        var entries: [(kernel: String?, nodes: [Int])] = []
+        var entryOfStep: [Int: Int] = [:]
+        for (node, step) in stepOfNode.enumerated() {
+            guard let step else {
+                entries.append((nil, [node]))
+                continue
+            }
+            if let entry = entryOfStep[step] {
+                entries[entry].nodes.append(node)
+            } else {
+                entryOfStep[step] = entries.count
+                entries.append((String(describing: type(of: steps[step])), [node]))
+            }
+        }
+        return entries
+    }
+
     /// Each node the session runs (folded ones excluded), in execution order, with its
     /// multiply-accumulates and whether its step is the reference kernel: on the fast path, the
     /// nodes it has no fast kernel for (a node whose work a fused step does counts as fast). What

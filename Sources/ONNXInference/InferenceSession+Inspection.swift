@@ -59,6 +59,15 @@ extension InferenceSession {
                                                    runsOnReference: $0.runsOnReference) }
     }
 
+    /// The graph as the session runs it (what `vbg inspect --steps` prints): each step with its
+    /// kernel and the nodes whose work it does, in execution order, views included.
+    package var loweredSteps: [LoweredStep] {
+        let nodes = plannedEngine.model.runningNodes
+        return plannedEngine.loweredSteps.map { entry in
+            LoweredStep(kernel: entry.kernel, nodes: entry.nodes.map { nodes[$0].name }, operators: entry.nodes.map { nodes[$0].op })
+        }
+    }
+
     /// Runs a model with one float32 input and one float32 output `runs` times and times every
     /// layer: each step the session runs, with the nodes whose work it does. Allocates (a tool's
     /// measurement, not the per-frame path).
@@ -90,6 +99,17 @@ package struct LayerProfile: Sendable {
     package var seconds: Double
     /// Whether the layer runs on its operator's reference kernel.
     package var runsOnReference: Bool
+}
+
+/// One step of a session and the nodes it runs (`InferenceSession.loweredSteps`).
+package struct LoweredStep: Sendable {
+    /// The step's type (`ReferenceStep`: the operator's reference kernel); nil for a view, a node
+    /// whose output already lies where its input is, which has no step.
+    package var kernel: String?
+    /// The node names, the first the node the step was built for, the others those it absorbed.
+    package var nodes: [String]
+    /// The nodes' operator types, in the order of `nodes`.
+    package var operators: [String]
 }
 
 /// A node of a session and the kind of kernel that runs it (`InferenceSession.nodeKernels`).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import NumpyFormat
 import TestSupport
+import ONNXInference
 @testable import vbg
 
 /// A fresh path in the temporary directory (nothing is created).
@@ -126,6 +127,25 @@ struct InferInspectTests {
         #expect(lines.count == 1)
         let converted = try #require(ConvertedModel.named("keras_mobilenet_nhwc"))
         #expect(runMain(["inspect", Fixtures.url(converted.path("model.onnx")).path]) == 0)
+    }
+
+    @Test("inspect --steps lists the lowered graph: every running node once, a fused step's nodes on its line, views apart")
+    func inspectSteps() throws {
+        #expect(runMain(["inspect", "landscape", "--steps"]) == 0)
+        let converted = try #require(ConvertedModel.named("keras_mobilenet_nhwc"))
+        for model in [try ModelArgument.load("landscape"), try ModelArgument.load(Fixtures.url(converted.path("model.onnx")).path)] {
+            let steps = try InferenceSession(planned: model, options: .init(path: .fast)).loweredSteps
+            let lines = loweredGraph(model)
+            #expect(lines.count == steps.count + 1)
+            #expect(steps.flatMap(\.nodes) == model.runningNodes.map(\.name), "each running node once, in order")
+            #expect(steps.allSatisfy { $0.kernel != nil || $0.nodes.count == 1 }, "a view is one node")
+            let views = steps.filter { $0.kernel == nil }.count
+            #expect(lines.filter { $0.hasPrefix("      view: ") }.count == views)
+        }
+        let landscape = loweredGraph(try ModelArgument.load("landscape"))
+        #expect(landscape.last?.hasSuffix(" TransposedConvolution: conv2d_transpose (ConvTranspose) + segment_back_nchw (Sigmoid) + segment_back (Reshape)") == true,
+                "\(landscape.last ?? "")")
+        #expect(landscape.contains { $0.hasSuffix(" Deinterleave: input_1_nchw (Transpose)") })
     }
 
     @Test("bench runs any model that loads: several outputs, a dynamic batch bound with --shape, a bool input")

@@ -8,7 +8,7 @@ let inspectCommand = Command(
     name: "inspect",
     summary: "show a model's inputs, outputs, ops, parameters, MACs and memory",
     usage: """
-        usage: vbg inspect MODEL [--shape NAME=DIMS ...] [--time-load]
+        usage: vbg inspect MODEL [--shape NAME=DIMS ...] [--steps] [--time-load]
 
         MODEL is general, landscape or a path to an .onnx file. Prints inputs and outputs with
         shapes, op counts, parameter count, multiply-accumulates by op type and peak activation
@@ -21,11 +21,15 @@ let inspectCommand = Command(
         or the metadata.
         --shape      NAME=DIMS (e.g. input=1x3x64x64): binds the symbolic or unknown dims of input
                      NAME; an unbound leading dim is 1
+        --steps      also list the fast path's steps in order (the lowered graph): each step's
+                     kernel and the nodes whose work it does, the first the node it was built for
+                     and the others the ones it absorbed; a view (a node that moves nothing) has none
         --time-load  also time reading + parsing + validating + planning (median of 20 runs).
         """,
-    flags: ["time-load"],
+    flags: ["steps", "time-load"],
     run: { arguments in
         let timesLoad = try arguments.flag("time-load")
+        let listsSteps = try arguments.flag("steps")
         let shapes = try ModelArgument.shapes(&arguments)
         let modelArgument = try arguments.positionals("MODEL")[0]
         try arguments.finish()
@@ -92,6 +96,7 @@ let inspectCommand = Command(
                      Double(model.peakActivationBytes) / 1_048_576, model.peakActivationBytes))
         print("unsupported ops: none")
         for line in fastPathSummary(model) { print(line) }
+        if listsSteps { for line in loweredGraph(model) { print(line) } }
         var conventionError: String? = nil
         do throws(SegmentationModelDescription.DescriptionError) {
             let convention: ModelConvention
@@ -134,6 +139,29 @@ let inspectCommand = Command(
 
 private func formatMillions(_ value: Int) -> String {
     String(format: "%.2f M", Double(value) / 1e6)
+}
+
+/// The fast path's steps for `model` in order, one line each: `  index kernel: node (Op) + node (Op)`,
+/// `        view: node (Op)` for a node that moves nothing, after a count of steps, absorbed nodes and views.
+func loweredGraph(_ model: PlannedModel) -> [String] {
+    let steps: [LoweredStep]
+    do { steps = try InferenceSession(planned: model, options: .init(path: .fast)).loweredSteps } catch { return ["steps: \(error)"] }
+    let working = steps.filter { $0.kernel != nil }
+    let nodeCount = steps.reduce(0) { $0 + $1.nodes.count }
+    let absorbed = working.reduce(0) { $0 + $1.nodes.count - 1 }
+    var lines = ["steps (fast path, 1 thread): \(working.count) for \(nodeCount) nodes; \(absorbed) absorbed by a fused step, \(steps.count - working.count) view\(steps.count - working.count == 1 ? "" : "s")"]
+    var index = 0
+    for step in steps {
+        let nodes = zip(step.nodes, step.operators).map { "\($0) (\($1))" }.joined(separator: " + ")
+        if let kernel = step.kernel {
+            let name = kernel.hasSuffix("Step") ? String(kernel.dropLast(4)) : kernel
+            lines.append(String(format: "%5d ", index) + "\(name): \(nodes)")
+            index += 1
+        } else {
+            lines.append("      view: \(nodes)")
+        }
+    }
+    return lines
 }
 
 /// The fast path's kernels for `model`: the share of the MACs on fast kernels, then each node on
