@@ -1,10 +1,12 @@
 """Writes Fixtures/narrowtypes/casts.json: ONNX Cast to and from the narrow types (bfloat16, the
 float8 formats, float4e2m1, the 4- and 2-bit integers) as onnx's reference implementation
-(`onnx.reference.ReferenceEvaluator`, which converts through ml_dtypes) computes them.
+(`onnx.reference.ReferenceEvaluator`, which converts through ml_dtypes) computes them, and
+Fixtures/narrowtypes/quantization.json: QuantizeLinear and DequantizeLinear with those types.
 
 onnxruntime 1.32 cannot be the oracle here: its CPU provider lacks most of these casts (it runs 6
-of onnx's 60 Cast node tests), so the Swift test `NarrowTypeCastTests` checks the engine against
-these values instead.
+of onnx's 60 Cast node tests, none of the 27 QuantizeLinear / DequantizeLinear ones at opset 28),
+so the Swift tests `NarrowTypeCastTests` and `QuantizationTests` check the engine against these
+values instead.
 
 The file holds
 - `values`: float32 inputs as bit patterns (so NaN, -0 and the exact ties survive JSON): zeros,
@@ -18,6 +20,15 @@ The file holds
   signed ones as their signed value);
 - `decode`: for each type, every bit pattern (bfloat16: every 97th of the 65536 and the specials)
   and the float32 bit pattern of Cast(type -> float32).
+
+quantization.json holds, per quantized type (int4, uint4, int2, uint2, the four float8 formats with
+a sign, float4e2m1): `quantize`, QuantizeLinear-25 of a [2, 64] float32 x (128 of `values` evenly spaced
+among those of magnitude 1e-3 to 250, times 4; for the float types `x_special`, the same with NaN
+and ±infinity as each row's last three) with the
+per-axis (axis 0) scale [0.5, 3] and zero point (integers: [1, -1] signed, [1, 2] unsigned; floats:
+zeros), for float8 with saturate 1 and 0, as stored elements; `dequantize`, DequantizeLinear-25 of
+every value or bit pattern of the type (a [1, n] tensor) with scale 0.5 and zero point 1 (integers)
+or 0 (floats), as float32 bit patterns.
 
 Run: venv/bin/python Tools/make_narrow_type_fixtures.py
 """
@@ -108,6 +119,51 @@ def storage(y: np.ndarray) -> list[int]:
     return y.view(np.uint16 if y.dtype.itemsize == 2 else np.uint8).tolist()
 
 
+def run_node(op: str, inputs: dict[str, np.ndarray], output_type: int, **attributes) -> np.ndarray:
+    names = list(inputs)
+    node = helper.make_node(op, names, ["y"], **attributes)
+    graph = helper.make_graph([node], op, [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+                                           for n, v in inputs.items()],
+                              [helper.make_tensor_value_info("y", output_type, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 25)])
+    return ReferenceEvaluator(model).run(None, inputs)[0]
+
+
+def quantization(values: np.ndarray) -> dict:
+    finite = values[np.isfinite(values) & (np.abs(values) >= 1e-3) & (np.abs(values) <= 250)]
+    x = (finite[np.linspace(0, len(finite) - 1, 128).astype(int)] * 4).astype(np.float32).reshape(2, 64)
+    # NaN and infinities only for the float types: numpy's float-to-int32 cast of them, which the
+    # reference's integer path takes, is undefined.
+    x_special = x.copy()
+    x_special[:, -3:] = [np.nan, np.inf, -np.inf]
+    scale = np.array([0.5, 3.0], np.float32)
+    cases = {}
+    types = {**INTEGERS, **{name: FLOATS[name] for name in sorted(FLOAT8) + ["float4e2m1"]}}
+    for name, (code, dtype) in types.items():
+        if name in INTEGERS:
+            zero = np.array([1, -1] if name.startswith("int") else [1, 2]).astype(dtype)
+            held = np.arange(ml_dtypes.iinfo(dtype).min, ml_dtypes.iinfo(dtype).max + 1).astype(dtype)
+            dequantize_zero = np.array(1).astype(dtype)
+        else:
+            zero = np.zeros(2, np.float32).astype(dtype)
+            held = as_type(codes(name), name)
+            dequantize_zero = np.array(0, np.float32).astype(dtype)
+        settings = {"saturate": 1, "nosaturate": 0} if name in FLOAT8 else {"default": None}
+        quantize = {}
+        for label, saturate in settings.items():
+            attributes = {"axis": 0} | ({} if saturate is None else {"saturate": saturate})
+            given = x if name in INTEGERS else x_special
+            quantize[label] = storage(run_node("QuantizeLinear", {"x": given, "scale": scale, "zero": zero}, code, **attributes).reshape(-1))
+        y = run_node("DequantizeLinear", {"q": held.reshape(1, -1), "scale": np.array(0.5, np.float32), "zero": dequantize_zero},
+                     TensorProto.FLOAT)
+        cases[name] = {
+            "zero_point": storage(zero), "quantize": quantize,
+            "held": storage(held), "dequantize": y.astype(np.float32).reshape(-1).view(np.uint32).tolist(),
+        }
+    return {"x": x.reshape(-1).view(np.uint32).tolist(), "x_special": x_special.reshape(-1).view(np.uint32).tolist(),
+            "scale": scale.tolist(), "types": cases}
+
+
 def main() -> None:
     x = input_values()
     encode: dict[str, dict[str, list[int]]] = {}
@@ -134,6 +190,10 @@ def main() -> None:
     }
     OUT.write_text(json.dumps(document, separators=(",", ":")) + "\n")
     print(f"{OUT.relative_to(REPO)}: {len(x)} values, {OUT.stat().st_size / 1024:.0f} KB")
+    quantized = OUT.with_name("quantization.json")
+    quantized.write_text(json.dumps({"generator": document["generator"], "onnx": onnx.__version__, "ml_dtypes": ml_dtypes.__version__,
+                                     **quantization(x)}, separators=(",", ":")) + "\n")
+    print(f"{quantized.relative_to(REPO)}: {quantized.stat().st_size / 1024:.0f} KB")
 
 
 if __name__ == "__main__":
