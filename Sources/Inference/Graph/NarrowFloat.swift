@@ -76,7 +76,7 @@ struct NarrowFloat: Sendable {
     /// A value beyond the largest finite one (after rounding), or an infinity, becomes
     /// ±maximum when `saturate` or the format has no infinity and no NaN (float4e2m1);
     /// otherwise ±infinity (IEEE formats) or NaN. NaN becomes the format's NaN (float4e2m1, which
-    /// has none: the negative zero, as ml_dtypes does). A negative value that rounds to zero
+    /// has none: the zero of the other sign, as ml_dtypes does). A negative value that rounds to zero
     /// becomes +0 in the formats without a negative zero.
     func encode(_ value: Double, saturate: Bool) -> UInt16 {
         let sign: UInt16 = value.sign == .minus ? signBit : 0
@@ -84,7 +84,9 @@ struct NarrowFloat: Sendable {
             switch specials {
             case .ieee: return sign | UInt16(exponentOnes) << UInt16(mantissaBits) | 1 << UInt16(mantissaBits - 1)
             case .finiteAllOnesNaN: return sign | (signBit - 1)
-            case .finiteNegativeZeroNaN, .finite: return signBit
+            case .finiteNegativeZeroNaN: return signBit
+            // float4e2m1 has no NaN: ml_dtypes (onnx's reference) gives a zero of the opposite sign.
+            case .finite: return sign == 0 ? signBit : 0
             }
         }
         let magnitude = abs(value)
