@@ -1,4 +1,4 @@
-"""StringNormalizer on string tensors (numpy's <U dtype in the .npy files, which needs no pickle).
+"""StringNormalizer and Equal on string tensors (numpy's <U dtype in the .npy files, which needs no pickle).
 
 onnxruntime builds its case mappings from the node's `locale`, and this machine has no en_US locale
 (the default), so the cases that change case name `C.UTF-8`."""
@@ -31,6 +31,11 @@ def build_cases(rng, Case):
              what="every element a stopword: one empty string"),
         Case("string_normalizer_default", "StringNormalizer", [data("X", words("Mixed Case", "", "x y"))],
              output_type=STRING, what="no attributes: unchanged, the empty string kept"),
+    ]
+    cases += [
+        Case("equal_strings_broadcast", "Equal",
+             [data("A", words("a", "bc", "", "é", "d", "bc", shape=(2, 3))), data("B", words("bc", "", "é"))],
+             opset=19, output_type=TensorProto.BOOL, what="strings compared element-wise, B broadcast over A's rows"),
     ]
     cases[2].reference_is_wrong = ("onnx.reference compares the stopwords case-sensitively unless the case is changed; "
                                    "is_case_sensitive 0 (the default) asks for a case-insensitive comparison (onnxruntime's)")
