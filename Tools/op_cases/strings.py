@@ -1,4 +1,4 @@
-"""StringNormalizer and Equal on string tensors (numpy's <U dtype in the .npy files, which needs no pickle).
+"""StringNormalizer, StringConcat and Equal on string tensors (numpy's <U dtype in the .npy files, which needs no pickle).
 
 onnxruntime builds its case mappings from the node's `locale`, and this machine has no en_US locale
 (the default), so the cases that change case name `C.UTF-8`."""
@@ -36,7 +36,11 @@ def build_cases(rng, Case):
         Case("equal_strings_broadcast", "Equal",
              [data("A", words("a", "bc", "", "é", "d", "bc", shape=(2, 3))), data("B", words("bc", "", "é"))],
              opset=19, output_type=TensorProto.BOOL, what="strings compared element-wise, B broadcast over A's rows"),
+        Case("string_concat_broadcast", "StringConcat",
+             [data("A", words("a", "", "é", "xy", shape=(2, 2, 1))), data("B", words("-1", "ü", shape=(1, 2)))],
+             opset=20, output_type=STRING, what="each A element followed by B's, broadcast both ways"),
     ]
+    cases[-1].output_shapes = [[2, 2, 2]]  # onnx infers no shape for StringConcat
     cases[2].reference_is_wrong = ("onnx.reference compares the stopwords case-sensitively unless the case is changed; "
                                    "is_case_sensitive 0 (the default) asks for a case-insensitive comparison (onnxruntime's)")
     cases[3].reference_is_wrong = "onnx.reference drops empty strings from every output; the spec removes only stopwords"

@@ -30,6 +30,7 @@ enum PlanTimeOperators {
         "SequenceInsert": SequenceInsert.build,
         "SequenceLength": SequenceLength.build,
         "SplitToSequence": SplitToSequence.build,
+        "StringConcat": StringConcat.build,
         "StringNormalizer": StringNormalizer.build,
     ]
 
