@@ -32,6 +32,7 @@ enum PlanTimeOperators {
         "SplitToSequence": SplitToSequence.build,
         "StringConcat": StringConcat.build,
         "StringNormalizer": StringNormalizer.build,
+        "StringSplit": StringSplit.build,
     ]
 
     /// The rewrite of `context`'s node when its op works on sequences or optionals (or is an
