@@ -19,8 +19,8 @@ OUTPUT = Path(__file__).resolve().parent.parent / "Sources/Inference/Operators/O
 FLOAT_TYPES_OUTPUT = OUTPUT.with_name("OperatorFloatTypes.swift")
 IMPLEMENTED_THROUGH = 21
 # The element types the loader widens to float32 for a float kernel, as ONNX type strings and Swift cases:
-# float16 only (widening it is exact). Double is not computed in float32: that would lose its precision.
-WIDENED = {"tensor(float16)": ".float16"}
+# float16 and bfloat16 (widening them is exact). Double is not computed in float32: that would lose its precision.
+WIDENED = {"tensor(float16)": ".float16", "tensor(bfloat16)": ".bfloat16"}
 
 
 def signature(schema):
@@ -84,7 +84,7 @@ enum OperatorVersions {{
 
 
 def write_float_types(history):
-    """One `FloatTypes` per definition where some input or output may be float16."""
+    """One `FloatTypes` per definition where some input or output may be float16 or bfloat16."""
     def quoted(names):
         return "[" + ", ".join(f'"{n}"' for n in names) + "]"
     entries = []
@@ -110,14 +110,14 @@ def write_float_types(history):
 
 /// The element types one ONNX definition allows for its inputs and outputs, as far as the loader's
 /// float32 widening needs them: each formal input's and output's type parameter (or its fixed
-/// type, such as `tensor(int64)`), and the parameters that allow float16.
+/// type, such as `tensor(int64)`), and the parameters that allow float16 or bfloat16.
 struct FloatTypes: Sendable {{
     /// The type parameter of each formal input; when `variadic`, the last one's repeats.
     let inputs: [String]
     let variadic: Bool
     /// The type parameter of each formal output (the last one's repeats for a variadic output).
     let outputs: [String]
-    /// Type parameter → the widened types it allows (float16).
+    /// Type parameter → the widened types it allows (float16, bfloat16).
     let widenable: [String: Set<ElementType>]
 
     /// The type parameter of node input `index`, or nil past the formal inputs.
@@ -133,7 +133,7 @@ struct FloatTypes: Sendable {{
 
 enum OperatorFloatTypes {{
     /// `"<Op>-<since version>"` → its `FloatTypes`, for the definitions where some input or
-    /// output may be float16.
+    /// output may be float16 or bfloat16.
     static let definitions: [String: FloatTypes] = [
 {body}
     ]

@@ -14,11 +14,15 @@ What it does for the node suite, in order:
    generate-data` writes them. onnx seeds numpy (`np.random.seed(0)`) before each generator, so
    the data is the same on every run. `<work>/index.json` records each test's op (see below).
 2. Converts each test's tensors to `.npy` (`npy/input_<k>.npy`, `npy/output_<k>.npy`; string
-   tensors as numpy's unicode dtype `<U<n>`, which needs no pickle). A test with a sequence,
-   optional, map or non-numpy tensor type (bfloat16, float8, int4, complex...) among its graph
-   inputs or outputs is not given to vbg: it counts as "refused" with a reason starting "type:".
+   tensors as numpy's unicode dtype `<U<n>`, which needs no pickle). A test with a tensor type
+   numpy lacks (bfloat16, float8, float4e2m1, the 4- and 2-bit integers) among its graph inputs
+   or outputs is given to vbg as TensorProto files instead: its own `test_data_set_0/input_<k>.pb`,
+   and `vbg/output_<k>.pb` for the outputs (a vbg whose `help infer` does not mention `.pb`
+   refuses such tests, "type: ..."). A test with a sequence, optional or map, or a type neither
+   file carries for vbg (complex, float6, strings beside TensorProto files) is not given to vbg:
+   it counts as "refused" with a reason starting "type:".
 3. Runs `vbg infer --model model.onnx --input NAME=in.npy ... --output NAME=out.npy ...
-   [--path P]`, naming every graph input and output in graph order. vbg splits each value at its
+   [--path P]` (or the `.pb` files), naming every graph input and output in graph order. vbg splits each value at its
    FIRST '=' (names with '=' do not occur in the suite; the harness refuses such a test with a
    "harness:" reason rather than guess). A binary whose `vbg help infer` does not mention
    `NAME=` is the older single-tensor interface: single-input single-output tests are run as
@@ -28,8 +32,9 @@ What it does for the node suite, in order:
    run (`--no-ort` leaves it out).
 5. Compares as onnx's backend runner does (`onnx.backend.test.runner`): same number of outputs,
    same shapes, same dtypes, then `numpy.testing.assert_allclose(rtol=1e-3, atol=1e-7)` (NaN
-   equals NaN); integer and bool outputs must be exactly equal (the runner's allclose would let
-   1000 pass for 1001).
+   equals NaN) on float32 copies of the ml_dtypes types (bfloat16 with rtol 2^-6, two bfloat16
+   ulps, as the runner allows); integer and bool outputs must be exactly equal (the runner's
+   allclose would let 1000 pass for 1001).
 
 Each vbg result is one of: pass; wrong (ran and exited 0, but an output is missing or has the wrong
 shape, dtype or values); refused (exited non-zero: the first line of stderr is the reason; also
@@ -88,6 +93,13 @@ NPY_TYPES = {
     onnx.TensorProto.INT8, onnx.TensorProto.INT16, onnx.TensorProto.INT32, onnx.TensorProto.INT64,
     onnx.TensorProto.UINT8, onnx.TensorProto.UINT16, onnx.TensorProto.UINT32, onnx.TensorProto.UINT64,
     onnx.TensorProto.BOOL, onnx.TensorProto.STRING,  # strings as numpy's <U dtype
+}
+# The types only a TensorProto (.pb) file carries to vbg: numpy_helper reads them as ml_dtypes arrays.
+PB_TYPES = {
+    onnx.TensorProto.BFLOAT16, onnx.TensorProto.FLOAT8E4M3FN, onnx.TensorProto.FLOAT8E4M3FNUZ,
+    onnx.TensorProto.FLOAT8E5M2, onnx.TensorProto.FLOAT8E5M2FNUZ, onnx.TensorProto.FLOAT8E8M0,
+    onnx.TensorProto.FLOAT4E2M1, onnx.TensorProto.INT4, onnx.TensorProto.UINT4,
+    onnx.TensorProto.INT2, onnx.TensorProto.UINT2,
 }
 
 
@@ -208,16 +220,27 @@ def read_value(path: Path, value_info: onnx.ValueInfoProto):
     return numpy_helper.to_array(proto)
 
 
-def type_refusal(model: onnx.ModelProto) -> str | None:
-    """Why the test cannot be given to vbg as .npy files, or None."""
+def graph_tensor_types(model: onnx.ModelProto):
+    """(role, kind, element type) of every fed input and output."""
     for role, values in (("input", fed_inputs(model)), ("output", model.graph.output)):
         for value in values:
-            kind = value.type.WhichOneof("value")
-            if kind != "tensor_type":
-                return f"type: {kind.removesuffix('_type')} {role}"
-            elem = value.type.tensor_type.elem_type
-            if elem not in NPY_TYPES:
-                return f"type: {onnx.TensorProto.DataType.Name(elem).lower()} {role}"
+            yield role, value.type.WhichOneof("value"), value.type.tensor_type.elem_type
+
+
+def needs_pb(model: onnx.ModelProto) -> bool:
+    """Whether the test's tensors go to vbg as TensorProto files (a type .npy cannot carry)."""
+    return any(kind == "tensor_type" and elem in PB_TYPES for _, kind, elem in graph_tensor_types(model))
+
+
+def type_refusal(model: onnx.ModelProto, pb_files: bool) -> str | None:
+    """Why the test cannot be given to vbg as .npy files (or, with `pb_files`, as .pb files when
+    .npy cannot carry it), or None."""
+    as_pb = pb_files and needs_pb(model)
+    for role, kind, elem in graph_tensor_types(model):
+        if kind != "tensor_type":
+            return f"type: {kind.removesuffix('_type')} {role}"
+        if elem not in (PB_TYPES | NPY_TYPES - {onnx.TensorProto.STRING} if as_pb else NPY_TYPES):
+            return f"type: {onnx.TensorProto.DataType.Name(elem).lower()} {role}"
     return None
 
 
@@ -287,10 +310,13 @@ def mismatch(expected, actual, where: str = "output") -> str | None:
     if expected.dtype.kind in "biu":
         bad = np.flatnonzero(expected.reshape(-1) != actual.reshape(-1))
         return None if bad.size == 0 else f"{where}: {bad.size} of {expected.size} elements differ (first at {bad[0]})"
-    if expected.dtype.kind not in "fc":  # bfloat16, float8 ... from ml_dtypes
+    rtol = RTOL
+    if expected.dtype.kind not in "fc":  # bfloat16, float8, int4 ... from ml_dtypes
+        if expected.dtype.name == "bfloat16":
+            rtol = max(RTOL, 2**-6)  # two bfloat16 ulps, as onnx's runner allows
         expected, actual = expected.astype(np.float32), actual.astype(np.float32)
     try:
-        np.testing.assert_allclose(actual, expected, rtol=RTOL, atol=ATOL)
+        np.testing.assert_allclose(actual, expected, rtol=rtol, atol=ATOL)
     except AssertionError as error:
         lines = [line.strip() for line in str(error).splitlines() if line.strip().startswith("Max")]
         return f"{where}: values differ ({'; '.join(lines) or 'allclose'})"
@@ -331,10 +357,12 @@ class VbgRunner:
     path: str | None
     timeout: float
     named_form: bool = field(init=False)
+    pb_files: bool = field(init=False)
 
     def __post_init__(self):
         help_text = subprocess.run([str(self.binary), "help", "infer"], capture_output=True, text=True, timeout=30)
         self.named_form = "NAME=" in help_text.stdout + help_text.stderr
+        self.pb_files = self.named_form and ".pb" in help_text.stdout + help_text.stderr
 
     def command(self, test: TestData, inputs: list[Path], outputs: list[Path]) -> list[str] | str:
         """The vbg command line, or the reason the harness cannot express the test."""
@@ -355,11 +383,13 @@ class VbgRunner:
             command += ["--path", self.path]
         return command
 
-    def run(self, test: TestData, inputs: list[Path]) -> Outcome:
+    def run(self, test: TestData, inputs: list[Path], suffix: str = ".npy") -> Outcome:
+        """Runs vbg on `inputs` (.npy files, or with `suffix` ".pb" TensorProto files, as the
+        outputs are then written and read)."""
         out_folder = test.folder / "vbg"
         shutil.rmtree(out_folder, ignore_errors=True)
         out_folder.mkdir()
-        outputs = [out_folder / f"output_{k}.npy" for k in range(len(test.expected))]
+        outputs = [out_folder / f"output_{k}{suffix}" for k in range(len(test.expected))]
         command = self.command(test, inputs, outputs)
         if isinstance(command, str):
             return Outcome("refused", command)
@@ -377,7 +407,12 @@ class VbgRunner:
             if not path.exists():
                 return Outcome("wrong", f"{path.name} not written")
             try:
-                actual.append(np.load(path, allow_pickle=False))
+                if suffix == ".pb":
+                    proto = onnx.TensorProto()
+                    proto.ParseFromString(path.read_bytes())
+                    actual.append(numpy_helper.to_array(proto))
+                else:
+                    actual.append(np.load(path, allow_pickle=False))
             except Exception as error:  # noqa: BLE001 - any unreadable output is a wrong result
                 return Outcome("wrong", f"{path.name} unreadable: {error}")
         why = compare_all(test.expected, actual)
@@ -414,9 +449,12 @@ def run_test(name: str, op: str, work: Path, vbg: VbgRunner, with_ort: bool, kin
     folder = work / kind / name
     test = load_test(folder)
     ort = run_onnxruntime(test) if with_ort else Outcome("skipped")
-    refusal = type_refusal(test.model)
+    refusal = type_refusal(test.model, vbg.pb_files)
     if refusal is not None:
         outcome = Outcome("refused", refusal)
+    elif vbg.pb_files and needs_pb(test.model):
+        data = folder / "test_data_set_0"
+        outcome = vbg.run(test, [data / f"input_{k}.pb" for k in range(len(test.inputs))], suffix=".pb")
     else:
         inputs, _ = write_npy(test)
         outcome = vbg.run(test, inputs)
@@ -527,10 +565,12 @@ SECTION_INTRO = """
 `Tools/onnx_node_tests.py` (see `Tools/README.md`) runs every test of onnx's backend node test
 suite through `vbg infer` and through onnxruntime (CPUExecutionProvider), and compares both with
 the suite's expected outputs as onnx's backend runner does: rtol 1e-3, atol 1e-7, NaN equal to
-NaN, shapes and dtypes equal, integer and bool outputs exactly equal. For vbg: *pass*; *wrong* (ran,
+NaN, shapes and dtypes equal, integer and bool outputs exactly equal. A test with a type `.npy`
+cannot hold (bfloat16, float8, float4e2m1, 4- and 2-bit integers) runs on onnx's own `.pb` files
+(`vbg infer` reads and writes TensorProtos). For vbg: *pass*; *wrong* (ran,
 but an output is missing or differs in shape, dtype or values); *refused* (vbg exited with an
-error, whose first line is the reason; also a test whose types a `.npy` file cannot carry:
-sequences, optionals, bfloat16, float8, int4...); *crash* (a signal, or 60 s without
+error, whose first line is the reason; also a test whose types neither a `.npy` file nor a
+TensorProto `.pb` file carries to vbg: sequences, optionals, maps, complex...); *crash* (a signal, or 60 s without
 finishing). The op of a test is the op onnx generated it for; its `_expanded` variants (the op's
 function body, several nodes) count under that op. The block below is rewritten by
 `--write-docs`; do not edit it by hand.

@@ -168,8 +168,9 @@ package struct SegmentationModel: Sendable {
                 case .uint64: append(UInt64(truncatingIfNeeded: integer).littleEndian)
                 default: append(integer.littleEndian)
                 }
-            case .float16:
-                throw .init(field: field, message: "input \(input) is float16, which constants do not take")
+            case .float16, .bfloat16, .float8e4m3fn, .float8e4m3fnuz, .float8e5m2, .float8e5m2fnuz, .float8e8m0, .float4e2m1,
+                 .int4, .uint4, .int2, .uint2:
+                throw .init(field: field, message: "input \(input) is \(type.rawValue), which constants do not take")
             case .string:
                 throw .init(field: field, message: "input \(input) holds strings, which constants do not take")
             }

@@ -71,3 +71,18 @@ extension Tensor {
         return (proto.name, Tensor(type: constant.type, shape: constant.shape, bytes: constant.bytes))
     }
 }
+
+extension Tensor {
+    /// The tensor as a serialized ONNX `TensorProto` named `name`, its elements in `raw_data`
+    /// (the 4- and 2-bit types packed as ONNX stores them): what `decoding(serializedTensorProto:)`
+    /// reads back.
+    package func serializedTensorProto(name: String) -> [UInt8] {
+        var proto = TensorProto()
+        proto.name = name
+        proto.dims = shape.map { Int64($0) }
+        proto.dataType = type.onnxType
+        proto.rawData = type.bitWidth < 8 ? ConstantTensor.pack(bytes, type) : bytes
+        proto.hasRawData = true
+        return proto.serializedWithRawData()
+    }
+}

@@ -26,14 +26,37 @@ package struct TensorProto: Sendable {
         package static let double = DataType(rawValue: 11)
         package static let uint32 = DataType(rawValue: 12)
         package static let uint64 = DataType(rawValue: 13)
+        package static let bfloat16 = DataType(rawValue: 16)
+        package static let float8e4m3fn = DataType(rawValue: 17)
+        package static let float8e4m3fnuz = DataType(rawValue: 18)
+        package static let float8e5m2 = DataType(rawValue: 19)
+        package static let float8e5m2fnuz = DataType(rawValue: 20)
+        package static let uint4 = DataType(rawValue: 21)
+        package static let int4 = DataType(rawValue: 22)
+        package static let float4e2m1 = DataType(rawValue: 23)
+        package static let float8e8m0 = DataType(rawValue: 24)
+        package static let uint2 = DataType(rawValue: 25)
+        package static let int2 = DataType(rawValue: 26)
 
-        /// Bytes per element in `raw_data`, for the types this reader converts; nil otherwise.
+        /// Bytes per element in `raw_data`, for the types of whole bytes this reader converts; nil
+        /// otherwise (the packed 4- and 2-bit types: see `elementsPerByte`).
         package var rawElementSize: Int? {
             switch self {
             case .float, .int32, .uint32: 4
             case .int64, .double, .uint64: 8
-            case .float16, .int16, .uint16: 2
-            case .uint8, .int8, .bool: 1
+            case .float16, .int16, .uint16, .bfloat16: 2
+            case .uint8, .int8, .bool, .float8e4m3fn, .float8e4m3fnuz, .float8e5m2, .float8e5m2fnuz, .float8e8m0: 1
+            default: nil
+            }
+        }
+
+        /// Elements per byte of `raw_data` (and per `int32_data` entry) for the packed types:
+        /// 2 for UINT4, INT4 and FLOAT4E2M1 (the first element in the low 4 bits), 4 for UINT2
+        /// and INT2 (the first in the low 2 bits); nil for the others.
+        package var elementsPerByte: Int? {
+            switch self {
+            case .uint4, .int4, .float4e2m1: 2
+            case .uint2, .int2: 4
             default: nil
             }
         }
@@ -63,6 +86,39 @@ package struct TensorProto: Sendable {
     package var dataLocation: Int32 = 0
 
     package init() {}
+
+    /// The protobuf wire bytes of this tensor with its data in `raw_data`: dims (field 1,
+    /// packed), data_type (2), name (8, when not empty) and raw_data (9). The typed data fields
+    /// are not written; `rawData` must already hold the elements (packed for the 4- and 2-bit
+    /// types).
+    package func serializedWithRawData() -> [UInt8] {
+        var bytes: [UInt8] = []
+        func varint(_ value: UInt64) {
+            var rest = value
+            while rest >= 0x80 {
+                bytes.append(UInt8(rest & 0x7F) | 0x80)
+                rest >>= 7
+            }
+            bytes.append(UInt8(rest))
+        }
+        func lengthDelimited(_ field: UInt64, _ payload: [UInt8]) {
+            varint(field << 3 | 2)
+            varint(UInt64(payload.count))
+            bytes += payload
+        }
+        if !dims.isEmpty {
+            var packed: [UInt8] = []
+            swap(&bytes, &packed)
+            for dim in dims { varint(UInt64(bitPattern: dim)) }
+            swap(&bytes, &packed)
+            lengthDelimited(1, packed)
+        }
+        varint(2 << 3)
+        varint(UInt64(bitPattern: Int64(dataType.rawValue)))
+        if !name.isEmpty { lengthDelimited(8, Array(name.utf8)) }
+        lengthDelimited(9, rawData)
+        return bytes
+    }
 
     package init(from reader: inout ProtobufReader) throws(ProtobufDecodingError) {
         while let (number, wireType) = try reader.nextField("TensorProto") {

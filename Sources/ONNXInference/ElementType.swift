@@ -7,14 +7,27 @@ import Inference
 /// by the operators that take them (shapes, indices, masks). `string` values (UTF-8) exist only
 /// while a model is planned: a string input is fixed into the plan, and the operators on strings
 /// run then.
+///
+/// The narrow types are storage types that `Cast`, `CastLike`, `QuantizeLinear`,
+/// `DequantizeLinear` and the data-movement operators take and make: `bfloat16`, the float8
+/// formats, `float4e2m1` and the 4- and 2-bit integers. Each element has whole bytes in a
+/// ``Tensor``: `bfloat16` its 16-bit pattern, a float8 its 8-bit pattern, `float4e2m1` its 4-bit
+/// pattern in the low bits of a byte, `int4` and `int2` their value as an `Int8`, `uint4` and
+/// `uint2` as a `UInt8`. Only a serialized `TensorProto` packs the 4- and 2-bit types (two or four
+/// to a byte, as ONNX does).
 public enum ElementType: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case float32, float16, float64
     case int8, int16, int32, int64
     case uint8, uint16, uint32, uint64
     case bool
     case string
+    case bfloat16
+    case float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float8e8m0
+    case float4e2m1
+    case int4, uint4, int2, uint2
 
-    /// Bytes per element; 0 for `string`, whose elements are Swift strings, not bytes.
+    /// Bytes per element in a ``Tensor`` (1 for the 4- and 2-bit types, which a tensor holds one
+    /// per byte); 0 for `string`, whose elements are Swift strings, not bytes.
     public var byteCount: Int { self == .string ? 0 : engineType.byteSize }
 
     /// `float32`, `float16` or `float64`.
@@ -37,6 +50,17 @@ public enum ElementType: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .uint32: self = .uint32
         case .uint64: self = .uint64
         case .bool: self = .bool
+        case .bfloat16: self = .bfloat16
+        case .float8e4m3fn: self = .float8e4m3fn
+        case .float8e4m3fnuz: self = .float8e4m3fnuz
+        case .float8e5m2: self = .float8e5m2
+        case .float8e5m2fnuz: self = .float8e5m2fnuz
+        case .float8e8m0: self = .float8e8m0
+        case .float4e2m1: self = .float4e2m1
+        case .int4: self = .int4
+        case .uint4: self = .uint4
+        case .int2: self = .int2
+        case .uint2: self = .uint2
         }
     }
 
@@ -57,6 +81,17 @@ public enum ElementType: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .uint32: .uint32
         case .uint64: .uint64
         case .bool: .bool
+        case .bfloat16: .bfloat16
+        case .float8e4m3fn: .float8e4m3fn
+        case .float8e4m3fnuz: .float8e4m3fnuz
+        case .float8e5m2: .float8e5m2
+        case .float8e5m2fnuz: .float8e5m2fnuz
+        case .float8e8m0: .float8e8m0
+        case .float4e2m1: .float4e2m1
+        case .int4: .int4
+        case .uint4: .uint4
+        case .int2: .int2
+        case .uint2: .uint2
         case .string: preconditionFailure("string elements are not stored as bytes")
         }
     }

@@ -8,9 +8,21 @@ extension Tensor {
     ///
     /// - Throws: `InferenceError(.malformed)` for bytes that are not a TensorProto or whose
     ///   data disagrees with its dims; `.unsupported` for element types a `Tensor` cannot hold
-    ///   (strings, bfloat16, the 8- and 4-bit types).
+    ///   (strings, complex, float6).
     public init(serializedTensorProto bytes: some Collection<UInt8>) throws(InferenceError) {
         self = try Tensor.decodingTensorProto(Array(bytes)).tensor
+    }
+
+    /// The tensor as a serialized ONNX `TensorProto` named `name` (none when empty), its
+    /// elements in `raw_data`, the 4- and 2-bit types packed as ONNX stores them: the format of
+    /// onnx's `input_K.pb` and `output_K.pb` files, read back by ``init(serializedTensorProto:)``.
+    ///
+    /// - Throws: `InferenceError(.unsupported)` for a `string` tensor (its elements are not written).
+    public func serializedTensorProto(name: String = "") throws(InferenceError) -> [UInt8] {
+        guard elementType != .string else {
+            throw InferenceError(.unsupported, "a string tensor cannot be serialized as a TensorProto here (only numeric types)")
+        }
+        return engineTensor.serializedTensorProto(name: name)
     }
 
     static func decodingTensorProto(_ bytes: [UInt8]) throws(InferenceError) -> (name: String, tensor: Tensor) {

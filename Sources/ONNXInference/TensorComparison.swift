@@ -125,6 +125,9 @@ public struct TensorComparison: Sendable, CustomStringConvertible {
         case .uint16: Double(bytes.load(fromByteOffset: 2 * i, as: UInt16.self))
         case .uint32: Double(bytes.load(fromByteOffset: 4 * i, as: UInt32.self))
         case .uint64: Double(bytes.load(fromByteOffset: 8 * i, as: UInt64.self))
+        case .bfloat16, .float8e4m3fn, .float8e4m3fnuz, .float8e5m2, .float8e5m2fnuz, .float8e8m0, .float4e2m1,
+             .int4, .uint4, .int2, .uint2:
+            type.engineType.double(bytes.baseAddress!, at: i)
         case .string: preconditionFailure("strings are compared as strings")
         }
     }

@@ -46,10 +46,17 @@ struct ElementwiseOperatorTests {
                       op: "BitShift", attribute: "direction")
     }
 
-    @Test("Dropout with a constant training_mode true is refused, naming training_mode")
-    func dropoutTraining() {
+    @Test("Dropout with a constant training_mode true is refused, naming training_mode, unless the ratio is a constant 0")
+    func dropoutTraining() throws {
         let model = oneNodeModel("Dropout", inputs: ["x", "", "t"], initializers: [rawTensor("t", type: 9, [], [1])])
         expectRefusal(model, op: "Dropout", attribute: "training_mode")
+        let half = oneNodeModel("Dropout", inputs: ["x", "r", "t"], initializers: [rawTensor("t", type: 9, [], [1]), ONNXBuilder.floatTensor("r", [], [0.5])])
+        expectRefusal(half, op: "Dropout", attribute: "training_mode")
+        // Ratio 0 drops nothing and scales by 1: the output is the input.
+        let zero = oneNodeModel("Dropout", inputs: ["x", "r", "t"], initializers: [rawTensor("t", type: 9, [], [1]), ONNXBuilder.floatTensor("r", [], [0])],
+                                inputShape: [2, 3])
+        let x = Tensor(shape: [2, 3], floats: [1, -2, 3, -4, 5, -6])
+        #expect(try InferenceSession(model: InferenceModel(bytes: zero), path: .reference).run(["x": x])["y"] == x)
         let runtime = typedModel("Dropout", inputs: [("x", 1, [2, 3]), ("t", 9, [])], outputs: [("y", 1)], nodeInputs: ["x", "", "t"])
         #expect(loadError(runtime)?.kind == .unsupported)
     }

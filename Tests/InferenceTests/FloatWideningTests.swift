@@ -51,6 +51,21 @@ func expectRoundedOnce(half: [UInt8], single: [UInt8], inputs: [String: Inferenc
 
 @Suite("float16 inputs of float32 operators: widened, computed in float32, narrowed; double refused")
 struct FloatWideningTests {
+    @Test("bfloat16 inputs take the same route: computed in float32, rounded once to bfloat16 (Celu-28 allows it)")
+    func bfloat16() throws {
+        func celu(_ elementType: Int64) -> [UInt8] {
+            B.model(nodes: [B.node("Celu", inputs: ["x"], outputs: ["y"], name: "node_0", attributes: [.float("alpha", 0.7)])],
+                    inputs: [B.valueInfo("x", dims: [.value(12)], elementType: elementType)],
+                    outputs: [B.valueInfo("y", dims: nil, elementType: elementType)], opset: 28)
+        }
+        let x = Inference.Tensor(type: .bfloat16, shape: [12], doubles: values(12, phase: 0.1).map { $0 * 3 })
+        let y = try #require(try InferenceSession(model: InferenceModel(bytes: celu(16)), path: .reference).run(["x": x])["y"])
+        let widened = Inference.Tensor(type: .float32, shape: [12], doubles: x.doubles)
+        let single = try #require(try InferenceSession(model: InferenceModel(bytes: celu(1)), path: .reference).run(["x": widened])["y"])
+        #expect(y.type == .bfloat16)
+        #expect(y == Inference.Tensor(type: .bfloat16, shape: [12], doubles: single.doubles))
+    }
+
     /// x [1, 3, 6, 5] → Conv(W [4, 3, 3, 3], B [4], pads 1) → Relu → y, with elementType 10 (FLOAT16)
     /// or 1 (FLOAT) for x, W, B and y.
     private func convRelu(elementType: Int64) -> [UInt8] {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TestSupport
 @testable import Inference
@@ -15,6 +16,28 @@ private func quantizeModel(shape: [Int64], scale: Float, zero: (type: Int64, byt
         inputs: [ONNXBuilder.valueInfo("x", dims: shape.map { .value($0) }, elementType: 1)],
         outputs: [ONNXBuilder.valueInfo("y", dims: nil, elementType: output)],
         opset: opset)
+}
+
+/// QuantizeLinear and DequantizeLinear of the narrow types, from onnx's reference implementation.
+private struct QuantizationFixture: Decodable {
+    struct Entry: Decodable {
+        let zero_point: [Int]
+        /// Setting (`default`, `saturate`, `nosaturate`) → the stored element of each x.
+        let quantize: [String: [Int]]
+        /// Every value (integers) or bit pattern (floats) of the type, and its dequantized float32 bits.
+        let held: [Int]
+        let dequantize: [UInt32]
+    }
+
+    let x: [UInt32]
+    let x_special: [UInt32]
+    let scale: [Float]
+    let types: [String: Entry]
+
+    static let shared: QuantizationFixture = {
+        let data = try! Data(contentsOf: Fixtures.url("narrowtypes/quantization.json"))
+        return try! JSONDecoder().decode(QuantizationFixture.self, from: data)
+    }()
 }
 
 @Suite("Quantization follows the spec: ties to even, saturation, zero points; unstored types refused by name")
@@ -60,13 +83,58 @@ struct QuantizationTests {
         #expect(y?.floats == [1, 1.5, -63])
     }
 
-    @Test("types the engine does not store are refused by name: int4 and float8 outputs")
+    @Test("the float6 types, which the engine does not store, are refused by name")
     func unstoredTypes() {
-        for (code, name) in [(22, "INT4"), (21, "UINT4"), (17, "FLOAT8E4M3FN"), (26, "INT2")] {
-            let bytes = quantizeModel(shape: [4], scale: 1, zero: nil, attributes: [.int("output_dtype", Int64(code))])
+        for (code, name) in [(27, "FLOAT6E2M3"), (28, "FLOAT6E3M2")] {
+            let bytes = quantizeModel(shape: [4], scale: 1, zero: nil, attributes: [.int("output_dtype", Int64(code))], opset: 25)
             expectRefusal(bytes, op: "QuantizeLinear", attribute: "output_dtype")
             #expect(loadError(bytes)?.message.contains("quantized type \(name) is not supported") == true)
         }
+    }
+
+    static let narrowTypes = ["int4", "uint4", "int2", "uint2", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "float4e2m1"]
+
+    /// `Fixtures/narrowtypes/quantization.json` (`Tools/make_narrow_type_fixtures.py`), from onnx's
+    /// reference implementation: onnxruntime 1.32 runs none of these types' node tests.
+    @Test("QuantizeLinear to the 4-/2-bit integers, float8 (both saturate settings) and float4e2m1, per axis, as onnx's reference",
+          arguments: narrowTypes)
+    func quantizeNarrowTypes(_ name: String) throws {
+        let fixture = QuantizationFixture.shared, type = try #require(ElementType(rawValue: name))
+        let entry = try #require(fixture.types[name])
+        let x = (type.isInteger ? fixture.x : fixture.x_special).map { Float(bitPattern: $0) }
+        let code = Int64(type.onnxType.rawValue)
+        for (setting, expected) in entry.quantize {
+            let model = try InferenceModel(bytes: ONNXBuilder.model(
+                nodes: [ONNXBuilder.node("QuantizeLinear", inputs: ["x", "s", "z"], outputs: ["y"], name: "node_0",
+                                         attributes: [.int("axis", 0)] + (setting == "nosaturate" ? [.int("saturate", 0)] : []))],
+                inputs: [ONNXBuilder.valueInfo("x", [2, 64]), ONNXBuilder.valueInfo("s", [2]),
+                         ONNXBuilder.valueInfo("z", dims: [.value(2)], elementType: code)],
+                outputs: [ONNXBuilder.valueInfo("y", dims: nil, elementType: code)], opset: 25))
+            let zero = Tensor(type: type, shape: [2], bytes: entry.zero_point.map { UInt8(truncatingIfNeeded: $0) })
+            let y = try #require(try InferenceSession(model: model, path: .reference)
+                .run(["x": Tensor(shape: [2, 64], floats: x), "s": Tensor(shape: [2], floats: fixture.scale), "z": zero])["y"])
+            #expect(y.type == type && y.shape == [2, 64])
+            let actual = y.bytes.map { type == .int4 || type == .int2 ? Int(Int8(bitPattern: $0)) : Int($0) }
+            let wrong = actual.indices.filter { actual[$0] != expected[$0] }
+            #expect(wrong.isEmpty, "\(setting): \(wrong.count) differ; first: \(wrong.prefix(4).map { "x \(x[$0]) → \(actual[$0]), expected \(expected[$0])" })")
+        }
+    }
+
+    @Test("DequantizeLinear of every value of the 4-/2-bit integers, float8 and float4e2m1, as onnx's reference", arguments: narrowTypes)
+    func dequantizeNarrowTypes(_ name: String) throws {
+        let entry = try #require(QuantizationFixture.shared.types[name]), type = try #require(ElementType(rawValue: name))
+        let code = Int64(type.onnxType.rawValue)
+        let model = try InferenceModel(bytes: ONNXBuilder.model(
+            nodes: [ONNXBuilder.node("DequantizeLinear", inputs: ["q", "s", "z"], outputs: ["y"], name: "node_0")],
+            inputs: [ONNXBuilder.valueInfo("q", dims: [.value(1), .value(Int64(entry.held.count))], elementType: code),
+                     ONNXBuilder.valueInfo("s", []), ONNXBuilder.valueInfo("z", dims: [], elementType: code)],
+            outputs: [ONNXBuilder.valueInfo("y", dims: nil, elementType: 1)], opset: 25))
+        let q = Tensor(type: type, shape: [1, entry.held.count], bytes: entry.held.map { UInt8(truncatingIfNeeded: $0) })
+        let zero = Tensor(type: type, shape: [], bytes: [type.isInteger ? 1 : 0])
+        let y = try #require(try InferenceSession(model: model, path: .reference).run(["q": q, "s": Tensor(shape: [], floats: [0.5]), "z": zero])["y"]?.floats)
+        let expected = entry.dequantize.map { Float(bitPattern: $0) }
+        let wrong = y.indices.filter { !(y[$0] == expected[$0] || (y[$0].isNaN && expected[$0].isNaN)) }
+        #expect(wrong.isEmpty, "\(wrong.count) differ; first: \(wrong.prefix(4).map { "\(entry.held[$0]) → \(y[$0]), expected \(expected[$0])" })")
     }
 
     @Test("a com.microsoft node's messages name its domain: an op not implemented there, a bad input type")

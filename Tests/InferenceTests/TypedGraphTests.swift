@@ -96,6 +96,30 @@ struct TypedGraphTests {
         #expect(results["asFloat"]?.floats == [3, -4, 1, 3, -4, 1])
     }
 
+    @Test("Range of float16 and bfloat16 bounds fixed at plan time, summed in stash_type's precision")
+    func narrowFloatRange() throws {
+        func range(_ elementType: Int64, stash: Int64? = nil) -> [UInt8] {
+            B.model(nodes: [B.node("Range", inputs: ["s", "l", "d"], outputs: ["y"], name: "node_0",
+                                   attributes: stash.map { [.int("stash_type", $0)] } ?? [])],
+                    inputs: ["s", "l", "d"].map { B.valueInfo($0, dims: [], elementType: elementType) },
+                    outputs: [B.valueInfo("y", dims: nil, elementType: elementType)], opset: 27)
+        }
+        for (type, code) in [(ElementType.float16, Int64(10)), (.bfloat16, 16)] {
+            let bounds = ["s": 1.0, "l": 10.0, "d": 2.0].mapValues { Inference.Tensor(type: type, shape: [], doubles: [$0]) }
+            for stash in [nil, Int64(11)] {
+                let model = try InferenceModel(bytes: range(code, stash: stash), planTimeInputs: bounds)
+                let y = try #require(try InferenceSession(model: model, path: .reference).run([:])["y"])
+                #expect(y.type == type && y.doubles == [1, 3, 5, 7, 9], "\(type), stash_type \(String(describing: stash))")
+            }
+            do {
+                _ = try InferenceModel(bytes: range(code, stash: 10), planTimeInputs: bounds)
+                Issue.record("expected stash_type FLOAT16 to be refused")
+            } catch {
+                #expect(error.attribute == "stash_type" && error.kind == .unsupported, "\(error)")
+            }
+        }
+    }
+
     @Test("a float-only operator refuses an integer input, naming the input and its type")
     func floatOnlyOperator() {
         let bytes = B.model(nodes: [B.node("Sigmoid", inputs: ["x"], outputs: ["y"], name: "gate")],

@@ -122,7 +122,7 @@ struct CLITests {
                says: "--output is written as YUV4MPEG2: its name must end in .y4m, or - for standard output (got") {
             ["video", "--input", try $0.input("in.y4m", []), "--output", $0.output("o.mp4"), "--blur", "5"]
         },
-        CLIRow(name: "infer: --output named .txt", status: 2, says: "--output is written as .npy: its name must end in .npy") {
+        CLIRow(name: "infer: --output named .txt", status: 2, says: "--output is written as .npy or .pb: its name must end in .npy or .pb") {
             try infer(output: $0.output("y.txt"), in: $0)
         },
     ]

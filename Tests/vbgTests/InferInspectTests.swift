@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import NumpyFormat
+import ONNXInference
 import TestSupport
 import ONNXInference
 @testable import vbg
@@ -41,6 +42,26 @@ struct InferInspectTests {
         #expect(try NumpyArray(contentsOfFile: output) == expected)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dump).sorted() == ["0_z.npy", "index.json"])
         #expect(try NumpyArray(contentsOfFile: dump + "/0_z.npy") == expected)
+    }
+
+    @Test("infer reads and writes TensorProto .pb files, which carry the types .npy cannot (float8 here)")
+    func inferTensorProtoFiles() throws {
+        let model = temporaryPath("cast.onnx"), input = temporaryPath("x.pb"), output = temporaryPath("y.pb"), npy = temporaryPath("y.npy")
+        defer { for file in [model, input, output, npy] { unlink(file) } }
+        let float8e4m3fn: Int64 = 17
+        try Data(ONNXBuilder.model(
+            nodes: [ONNXBuilder.node("Cast", inputs: ["x"], outputs: ["y"], name: "cast", attributes: [.int("to", float8e4m3fn)])],
+            inputs: [ONNXBuilder.valueInfo("x", [4])], outputs: [ONNXBuilder.valueInfo("y", dims: [.value(4)], elementType: float8e4m3fn)],
+            opset: 21)).write(to: URL(fileURLWithPath: model))
+        try Data(Tensor(shape: [4], scalars: [Float(1), 448, 1000, -0.0]).serializedTensorProto(name: "x")).write(to: URL(fileURLWithPath: input))
+        #expect(runMain(["infer", "--model", model, "--input", "x=" + input, "--output", "y=" + output]) == 0)
+        let y = try Tensor(serializedTensorProto: try Data(contentsOf: URL(fileURLWithPath: output)))
+        #expect(y.elementType == .float8e4m3fn && y.shape == [4])
+        // 1 = 0.0111.000; 448 the largest finite; 1000 saturates to it; -0 keeps its sign.
+        #expect(y.withUnsafeBytes { Array($0) } == [0x38, 0x7E, 0x7E, 0x80])
+        // A float8 output cannot be written as .npy: refused (exit 1), nothing written.
+        #expect(runMain(["infer", "--model", model, "--input", "x=" + input, "--output", "y=" + npy]) == 1)
+        #expect(!FileManager.default.fileExists(atPath: npy))
     }
 
     @Test("infer runs Robust Video Matting's own export on both paths: zero states, then the first frame's r*o, as onnxruntime",

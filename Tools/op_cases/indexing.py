@@ -1,5 +1,5 @@
 """Indexing, triangle, scan and normalisation ops: GatherElements, GatherND, ScatterElements, ScatterND,
-OneHot, EyeLike, Compress, ReverseSequence, Trilu, CumProd, RMSNormalization, Swish."""
+OneHot, EyeLike, Compress, ReverseSequence, Trilu, CumProd, RMSNormalization, Swish, NonZero, Unique."""
 
 import numpy as np
 from onnx import TensorProto
@@ -126,7 +126,27 @@ def build_cases(rng, Case):
              [data("X", x(4, 3)), data("indices", np.array([[3, 0, 2], [1, 2, 0]], dtype=np.int32)), data("U", x(2, 3))],
              opset=9),
     ]
+    # NonZero and Unique: outputs shaped by the values, so X is an initializer (the engine computes
+    # them when the plan is built).
+    repeated = rng.integers(-2, 3, size=(4, 5)).astype(np.float32)
+    rows = np.array([[1, 2, 1], [0, 5, 2], [1, 2, 1], [0, 5, 1], [0, 5, 2]], dtype=np.int64)
+    cases += [
+        Case("nonzero_float", "NonZero", [param("X", repeated)], output_type=I64),
+        Case("nonzero_bool_3d", "NonZero", [param("X", rng.integers(0, 2, size=(2, 3, 4)).astype(bool))], opset=13, output_type=I64),
+        Case("unique_sorted_flat", "Unique", [param("X", repeated)], n_outputs=4, opset=11,
+             output_type=[TensorProto.FLOAT, I64, I64, I64]),
+        Case("unique_unsorted_flat_int64", "Unique", [param("X", rng.integers(-3, 4, size=(9,)).astype(np.int64))],
+             {"sorted": 0}, n_outputs=4, opset=11, output_type=[I64, I64, I64, I64]),
+        Case("unique_axis0_rows", "Unique", [param("X", rows)], {"axis": 0}, n_outputs=4, opset=11,
+             output_type=[I64, I64, I64, I64]),
+        Case("unique_axis2_unsorted", "Unique", [param("X", np.stack([repeated[:, :3], repeated[:, :3]], axis=0)[:, :, [0, 1, 0]])],
+             {"axis": 2, "sorted": 0}, n_outputs=4, opset=11, output_type=[TensorProto.FLOAT, I64, I64, I64]),
+        Case("unique_values_only", "Unique", [param("X", repeated)], opset=11),
+    ]
     for case in cases:
+        if case.name == "unique_axis2_unsorted":
+            case.reference_is_wrong = ("onnx.reference's Unique with sorted=0 takes Y's slices along axis 0 whatever `axis` "
+                                       "says (np.take(x, indices, axis=0)); onnxruntime follows the spec")
         if case.name == "compress_axis0_opset9":
             case.output_shapes = [[2, 2]]  # onnx infers no shape for Compress-9
     return cases

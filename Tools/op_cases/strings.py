@@ -1,4 +1,4 @@
-"""StringNormalizer on string tensors (numpy's <U dtype in the .npy files, which needs no pickle).
+"""StringNormalizer, StringConcat, StringSplit and Equal on string tensors (numpy's <U dtype in the .npy files, which needs no pickle).
 
 onnxruntime builds its case mappings from the node's `locale`, and this machine has no en_US locale
 (the default), so the cases that change case name `C.UTF-8`."""
@@ -32,6 +32,25 @@ def build_cases(rng, Case):
         Case("string_normalizer_default", "StringNormalizer", [data("X", words("Mixed Case", "", "x y"))],
              output_type=STRING, what="no attributes: unchanged, the empty string kept"),
     ]
+    cases += [
+        Case("equal_strings_broadcast", "Equal",
+             [data("A", words("a", "bc", "", "é", "d", "bc", shape=(2, 3))), data("B", words("bc", "", "é"))],
+             opset=19, output_type=TensorProto.BOOL, what="strings compared element-wise, B broadcast over A's rows"),
+        Case("string_concat_broadcast", "StringConcat",
+             [data("A", words("a", "", "é", "xy", shape=(2, 2, 1))), data("B", words("-1", "ü", shape=(1, 2)))],
+             opset=20, output_type=STRING, what="each A element followed by B's, broadcast both ways"),
+    ]
+    cases[-1].output_shapes = [[2, 2, 2]]  # onnx infers no shape for StringConcat
+    cases += [
+        Case("string_split_delimiter_maxsplit", "StringSplit", [data("X", words("a,b,,c", "x", "x,y", ",", shape=(2, 2)))],
+             {"delimiter": ",", "maxsplit": 2}, n_outputs=2, opset=20, output_type=[STRING, TensorProto.INT64],
+             what="at most 2 splits at ',', empty pieces kept, rows padded with empty strings"),
+        Case("string_split_whitespace", "StringSplit", [data("X", words("  one two  three ", "", "solo", "a  b"))],
+             n_outputs=2, opset=20, output_type=[STRING, TensorProto.INT64],
+             what="no delimiter: runs of whitespace separate, none at either end"),
+    ]
+    cases[-2].output_shapes = [[2, 2, 3], [2, 2]]
+    cases[-1].output_shapes = [[4, 3], [4]]
     cases[2].reference_is_wrong = ("onnx.reference compares the stopwords case-sensitively unless the case is changed; "
                                    "is_case_sensitive 0 (the default) asks for a case-insensitive comparison (onnxruntime's)")
     cases[3].reference_is_wrong = "onnx.reference drops empty strings from every output; the spec removes only stopwords"

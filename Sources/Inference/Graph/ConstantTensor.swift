@@ -29,8 +29,9 @@ struct ConstantTensor: Sendable {
 
     /// Decodes an initializer or attribute tensor.
     ///
-    /// FLOAT16 and DOUBLE become float32 (float16 exactly, double rounded); the integer types and
-    /// BOOL keep their type.
+    /// FLOAT16 and DOUBLE become float32 (float16 exactly, double rounded); the integer types,
+    /// BOOL and the narrow types (bfloat16, float8, float4e2m1, the 4- and 2-bit integers,
+    /// unpacked to one element per byte) keep their type.
     ///
     /// - Parameter requiresFinite: whether a NaN or infinite float is an error: true for weights
     ///   (initializers), where one is a corrupt file; false for values a node states on purpose
@@ -50,11 +51,17 @@ struct ConstantTensor: Sendable {
         guard tensor.dataLocation == 0 else {
             throw ModelError(.unsupported, "\(label) keeps its data in an external file, which is not supported")
         }
-        guard let stored = ElementType(tensor.dataType), let elementSize = tensor.dataType.rawElementSize else {
-            throw ModelError(.unsupported, "\(label) has data type \(tensor.dataType), which is not supported")
-        }
         func mismatch(_ found: Int) -> ModelError {
             ModelError(.malformed, "\(label) has dims \(tensor.dims) (\(count) elements) but holds \(found)")
+        }
+        if let narrow = ElementType(tensor.dataType), narrow.isNarrow {
+            shape = tensor.dims.map { Int($0) }
+            type = narrow
+            bytes = try Self.narrowBytes(tensor, narrow, count: count, mismatch: mismatch)
+            return
+        }
+        guard let stored = ElementType(tensor.dataType), let elementSize = tensor.dataType.rawElementSize else {
+            throw ModelError(.unsupported, "\(label) has data type \(tensor.dataType), which is not supported")
         }
         shape = tensor.dims.map { Int($0) }
         type = !keepsStoredType && (stored == .float16 || stored == .double) ? .float32 : stored
@@ -107,6 +114,50 @@ struct ConstantTensor: Sendable {
         if requiresFinite, let values = floats, let bad = values.firstIndex(where: { !$0.isFinite }) {
             throw ModelError(.invalidValue, "\(label) holds \(values[bad]) at element \(bad); every value must be finite")
         }
+    }
+
+    /// The in-memory bytes of a tensor of a narrow type (`ElementType`): bfloat16 and float8 as
+    /// they are in `raw_data`, or from `int32_data` (one bit pattern per entry); the 4- and 2-bit
+    /// types unpacked from `raw_data` or `int32_data` (one packed byte per entry, the first
+    /// element in the low bits), the signed ones sign-extended to a byte.
+    private static func narrowBytes(_ tensor: TensorProto, _ type: ElementType, count: Int,
+                                    mismatch: (Int) -> ModelError) throws(ModelError) -> [UInt8] {
+        if let perByte = tensor.dataType.elementsPerByte {
+            let packedCount = (count + perByte - 1) / perByte
+            let packed = tensor.hasRawData ? tensor.rawData : tensor.int32Data.map { UInt8(truncatingIfNeeded: $0) }
+            guard packed.count == packedCount else { throw mismatch(packed.count * perByte) }
+            return unpack(packed, count: count, type)
+        }
+        if tensor.hasRawData {
+            guard tensor.rawData.count == count * type.byteSize else { throw mismatch(tensor.rawData.count / type.byteSize) }
+            return tensor.rawData
+        }
+        guard tensor.int32Data.count == count else { throw mismatch(tensor.int32Data.count) }
+        return type.byteSize == 2
+            ? tensor.int32Data.map { UInt16(truncatingIfNeeded: $0) }.withUnsafeBytes { Array($0) }
+            : tensor.int32Data.map { UInt8(truncatingIfNeeded: $0) }
+    }
+
+    /// `count` elements of `type` (4- or 2-bit) from packed bytes, one per byte.
+    static func unpack(_ packed: [UInt8], count: Int, _ type: ElementType) -> [UInt8] {
+        let bits = type.bitWidth, perByte = 8 / bits, mask = UInt8((1 << bits) - 1)
+        let signed = type == .int4 || type == .int2
+        return (0..<count).map { index in
+            let field = (packed[index / perByte] >> UInt8((index % perByte) * bits)) & mask
+            // Sign extension: move the field to the top of the byte, shift back arithmetically.
+            return signed ? UInt8(bitPattern: Int8(bitPattern: field << UInt8(8 - bits)) >> UInt8(8 - bits)) : field
+        }
+    }
+
+    /// The packed bytes of `count` elements of `type` (4- or 2-bit) held one per byte: the
+    /// inverse of `unpack`, the unused high bits of the last byte zero.
+    static func pack(_ bytes: [UInt8], _ type: ElementType) -> [UInt8] {
+        let bits = type.bitWidth, perByte = 8 / bits, mask = UInt8((1 << bits) - 1)
+        var packed = [UInt8](repeating: 0, count: (bytes.count + perByte - 1) / perByte)
+        for (index, byte) in bytes.enumerated() {
+            packed[index / perByte] |= (byte & mask) << UInt8((index % perByte) * bits)
+        }
+        return packed
     }
 
     init(shape: [Int], type: ElementType, bytes: [UInt8]) {

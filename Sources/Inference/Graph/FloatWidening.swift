@@ -1,16 +1,16 @@
 import ONNXFormat
 
-/// How a node whose float kernels compute float32 runs on float16 inputs: each such run-time input
-/// is widened to float32 by a `Cast` planned before the node, and each float result is narrowed back
-/// to float16 by a `Cast` after it (rounded to nearest even), so the kernels of both paths only ever
-/// see float32 and the conversions are ordinary planned nodes.
+/// How a node whose float kernels compute float32 runs on float16 (or bfloat16) inputs: each such
+/// run-time input is widened to float32 by a `Cast` planned before the node, and each float result
+/// is narrowed back to its type by a `Cast` after it (rounded to nearest even), so the kernels of
+/// both paths only ever see float32 and the conversions are ordinary planned nodes.
 ///
 /// The loader takes this route only for a node that fails to build as written (operators that
 /// handle a type themselves, such as `Cast` or the data-movement ones, keep their own rules), and
 /// only for the types the op's ONNX definition allows for those inputs (`OperatorFloatTypes`).
-/// All the run-time inputs of one type parameter must then have one type. Widening float16 is
-/// exact, so comparisons and index results (`Equal`, `ArgMax`, `TopK`'s indices) are those of the
-/// float16 values.
+/// All the run-time inputs of one type parameter must then have one type. Widening float16 and
+/// bfloat16 is exact, so comparisons and index results (`Equal`, `ArgMax`, `TopK`'s indices) are
+/// those of the narrow values.
 ///
 /// Double is not widened: computing it in float32 would silently lose its precision (about 1e-7
 /// relative instead of 1e-16), so an operator without a double kernel refuses a double input,
@@ -94,8 +94,8 @@ struct FloatWidening {
         return version
     }
 
-    /// The types widened to float32: float16 only, whose widening is exact.
-    static let widenedTypes: Set<ElementType> = [.float16]
+    /// The types widened to float32: float16 and bfloat16, whose widening is exact.
+    static let widenedTypes: Set<ElementType> = [.float16, .bfloat16]
 
     /// Node output index → the type it is narrowed to, given the output types of the operator
     /// built on the widened inputs: the float32 outputs whose type parameter is a widened input's.

@@ -20,9 +20,13 @@ enum TensorElements {
         case .uint32: Int64(raw.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self))
         case .int64: raw.loadUnaligned(fromByteOffset: 8 * index, as: Int64.self)
         case .uint64: Int64(bitPattern: raw.loadUnaligned(fromByteOffset: 8 * index, as: UInt64.self))
+        case .int4, .int2: Int64(raw.loadUnaligned(fromByteOffset: index, as: Int8.self))
+        case .uint4, .uint2: Int64(raw.loadUnaligned(fromByteOffset: index, as: UInt8.self))
         case .float32: Int64(exactly: raw.loadUnaligned(fromByteOffset: 4 * index, as: Float.self).rounded(.towardZero)) ?? 0
         case .float16: Int64(exactly: Half.float(raw.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self)).rounded(.towardZero)) ?? 0
         case .double: Int64(exactly: raw.loadUnaligned(fromByteOffset: 8 * index, as: Double.self).rounded(.towardZero)) ?? 0
+        case .bfloat16, .float8e4m3fn, .float8e4m3fnuz, .float8e5m2, .float8e5m2fnuz, .float8e8m0, .float4e2m1:
+            Int64(exactly: double(raw, at: index, type).rounded(.towardZero)) ?? 0
         }
     }
 
@@ -38,6 +42,12 @@ enum TensorElements {
         case .float32: raw.storeBytes(of: Float(value), toByteOffset: 4 * index, as: Float.self)
         case .float16: raw.storeBytes(of: Half.bits(Float(value)), toByteOffset: 2 * index, as: UInt16.self)
         case .double: raw.storeBytes(of: Double(value), toByteOffset: 8 * index, as: Double.self)
+        case .int4: raw.storeBytes(of: Int8(truncatingIfNeeded: value &<< 4) >> 4, toByteOffset: index, as: Int8.self)
+        case .int2: raw.storeBytes(of: Int8(truncatingIfNeeded: value &<< 6) >> 6, toByteOffset: index, as: Int8.self)
+        case .uint4: raw.storeBytes(of: UInt8(truncatingIfNeeded: value) & 0x0F, toByteOffset: index, as: UInt8.self)
+        case .uint2: raw.storeBytes(of: UInt8(truncatingIfNeeded: value) & 0x03, toByteOffset: index, as: UInt8.self)
+        case .bfloat16, .float8e4m3fn, .float8e4m3fnuz, .float8e5m2, .float8e5m2fnuz, .float8e8m0, .float4e2m1:
+            setDouble(Double(value), raw, at: index, type)
         }
     }
 
@@ -48,14 +58,36 @@ enum TensorElements {
         case .float16: Double(Half.float(raw.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self)))
         case .double: raw.loadUnaligned(fromByteOffset: 8 * index, as: Double.self)
         case .uint64: Double(raw.loadUnaligned(fromByteOffset: 8 * index, as: UInt64.self))
+        case .bfloat16: NarrowFloat.bfloat16.decode(raw.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self))
+        case .float8e4m3fn, .float8e4m3fnuz, .float8e5m2, .float8e5m2fnuz, .float4e2m1:
+            NarrowFloat.format(of: type)!.decode(UInt16(raw.loadUnaligned(fromByteOffset: index, as: UInt8.self)))
+        case .float8e8m0: E8M0.decode(raw.loadUnaligned(fromByteOffset: index, as: UInt8.self))
         default: Double(integer(raw, at: index, type))
         }
     }
 
     /// Stores `value` as element `index` of a tensor of `type`: rounded for float types,
     /// truncated toward zero (then to the type's width) for integer types, nonzero as 1 for bool.
-    static func setDouble(_ value: Double, _ raw: UnsafeMutableRawPointer, at index: Int, _ type: ElementType) {
+    ///
+    /// The narrow types, as ONNX's `Cast` and onnx's reference define them: bfloat16, float8 and
+    /// float4e2m1 round to nearest even (`NarrowFloat`; `saturate` applies to float8, and to
+    /// float8e8m0 with `rounding`, `E8M0`); a 4- or 2-bit integer is the value truncated toward
+    /// zero, or 0 when that is outside the type's range or the value is NaN (ONNX leaves it
+    /// undefined; 0 is what onnx's reference, through ml_dtypes, gives).
+    static func setDouble(_ value: Double, _ raw: UnsafeMutableRawPointer, at index: Int, _ type: ElementType,
+                          saturate: Bool = true, rounding: E8M0.Rounding = .up) {
         switch type {
+        case .bfloat16:
+            raw.storeBytes(of: NarrowFloat.bfloat16.encode(value, saturate: false), toByteOffset: 2 * index, as: UInt16.self)
+        case .float8e4m3fn, .float8e4m3fnuz, .float8e5m2, .float8e5m2fnuz, .float4e2m1:
+            let bits = NarrowFloat.format(of: type)!.encode(value, saturate: saturate)
+            raw.storeBytes(of: UInt8(truncatingIfNeeded: bits), toByteOffset: index, as: UInt8.self)
+        case .float8e8m0:
+            raw.storeBytes(of: E8M0.encode(value, saturate: saturate, rounding: rounding), toByteOffset: index, as: UInt8.self)
+        case .int4, .uint4, .int2, .uint2:
+            let truncated = value.rounded(.towardZero), range = type.narrowIntegerRange!
+            let inRange = truncated >= Double(range.lowerBound) && truncated <= Double(range.upperBound)  // false for NaN
+            setInteger(inRange ? Int64(truncated) : 0, raw, at: index, type)
         case .float32: raw.storeBytes(of: Float(value), toByteOffset: 4 * index, as: Float.self)
         case .float16: raw.storeBytes(of: Half.bits(Float(value)), toByteOffset: 2 * index, as: UInt16.self)
         case .double: raw.storeBytes(of: value, toByteOffset: 8 * index, as: Double.self)

@@ -2,6 +2,7 @@
 /// which must have the input type's width; the output has the input's shape. Any stored type to
 /// any stored type (bool is one byte). A float16 or double initializer is held as float32
 /// (`ConstantTensor`), so BitCast of one is refused as a width mismatch rather than cast wrongly.
+/// The 4- and 2-bit types are refused: the engine holds them one per byte, not as their bits.
 struct BitCast: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
@@ -17,6 +18,9 @@ struct BitCast: Operator {
             throw context.error(.unsupported, "target type \(code) is not supported (supported: \(ElementType.allCases.map(\.description).joined(separator: ", ")))", attribute: "to")
         }
         let source = try context.type(ofInput: 0)
+        for type in [source, target] where type.bitWidth < 8 {
+            throw context.error(.unsupported, "\(type) (\(type.bitWidth) bits) is not supported: the engine holds it one element per byte", attribute: "to")
+        }
         guard source.byteSize == target.byteSize else {
             throw context.error(.invalidValue, "input 0 ('\(context.node.inputs[0])') is \(source) (\(8 * source.byteSize) bits), \(target) has \(8 * target.byteSize); the widths must match", attribute: "to")
         }

@@ -2,8 +2,10 @@
 /// y = float32(x − x_zero_point) · x_scale, per tensor, per axis (13) or per block along `axis`
 /// (21).
 ///
-/// x is int8, uint8, int16, uint16 or int32 (int32 without a zero point, as onnx requires);
-/// the 2- and 4-bit integer and float8 / 6 / 4 inputs are not stored by the engine, so a model
+/// x is int8, uint8, int16, uint16, int4, uint4, int2, uint2 or int32 (int32 without a zero point,
+/// as onnx requires), or float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz or float4e2m1
+/// (x − x_zero_point computed in float32; onnx's reference ignores a float zero point, which ONNX
+/// requires to be 0, so both agree); float6 inputs are not stored by the engine, so a model
 /// holding them is refused where they are read. x_scale is float32 or float16; y has the scale's
 /// type, or `output_dtype`'s (23: FLOAT or FLOAT16). A float16 initializer is float32 once the
 /// engine has read it, so its y is float32.
@@ -27,7 +29,7 @@ struct DequantizeLinear: Operator {
         let axis = try context.int("axis", default: 1)
         let blockSize = try context.int("block_size", default: 0, in: 0...(1 << 30))
         let declared = try context.int("output_dtype", default: 0, in: 0...(1 << 20))
-        let inputType = try context.requireType(ofInput: 0, in: Quantization.integerTypes.union([.int32]))
+        let inputType = try context.requireType(ofInput: 0, in: Quantization.integerTypes.union(Quantization.floatTypes).union([.int32]))
         let scaleType = try context.requireType(ofInput: 1, in: [.float32, .float16])
         var outputType = scaleType
         if declared != 0 {
@@ -57,6 +59,15 @@ struct DequantizeLinear: Operator {
         let x = UnsafeRawPointer(inputs[0]), scale = UnsafeRawPointer(inputs[1]), y = UnsafeMutableRawPointer(outputs[0])
         let zeroPoint: UnsafeRawPointer? = hasZeroPoint ? UnsafeRawPointer(inputs[2]) : nil
         let outputType = outputTypes[0]
+        if Quantization.floatTypes.contains(inputType) {
+            for i in 0..<count {
+                let p = layout.parameterIndex(i)
+                let zero = zeroPoint.map { Float(TensorElements.double($0, at: p, inputType)) } ?? 0
+                let value = (Float(TensorElements.double(x, at: i, inputType)) - zero) * Quantization.loadFloat(scale, p, scaleType)
+                Quantization.storeFloat(value, y, i, outputType)
+            }
+            return
+        }
         for i in 0..<count {
             let p = layout.parameterIndex(i)
             let zero = zeroPoint.map { Quantization.load($0, p, inputType) } ?? 0

@@ -37,7 +37,8 @@ enum Identity {
 /// ONNX `Dropout` in inference mode (Dropout-7, -10, -12, -13), float32, float16 or double data:
 /// the output is the input. `ratio` (an attribute up to Dropout-10, an optional input after) and
 /// `seed` only matter in training and are not read. Dropout-12/-13's `training_mode` input must be
-/// absent or a constant false; true is refused.
+/// absent or a constant false, or true with a constant `ratio` of 0 (training that drops nothing,
+/// as onnx's `training_dropout_zero_ratio` tests); true with another ratio is refused.
 ///
 /// The optional mask output: from Dropout-12 a bool tensor all true (nothing dropped). Dropout-7
 /// (mask of the data's type) and Dropout-10 (bool mask) leave it unspecified; it is all zeros
@@ -53,9 +54,14 @@ enum Dropout {
             guard training.type == .bool, let values = training.integers, values.count == 1 else {
                 throw context.error(.malformed, "input 2 ('training_mode') must be a bool scalar")
             }
-            guard values[0] == 0 else {
-                throw context.error(.unsupported, "training_mode true (training-time dropout) is not supported",
-                                    attribute: "training_mode")
+            if values[0] != 0 {
+                // Training with a ratio of 0 drops nothing and scales by 1 / (1 − 0): the inference output.
+                let ratio = try context.constant(1, "ratio")
+                guard let ratio, ratio.elementCount == 1,
+                      ratio.bytes.withUnsafeBytes({ TensorElements.double($0.baseAddress!, at: 0, ratio.type) }) == 0 else {
+                    throw context.error(.unsupported, "training_mode true (training-time dropout) is supported only with a constant ratio of 0",
+                                        attribute: "training_mode")
+                }
             }
         }
         guard outputs == 2 else { return try ShapeView(context, shape: context.shape(ofInput: 0)) }

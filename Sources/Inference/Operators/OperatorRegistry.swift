@@ -105,6 +105,7 @@ enum OperatorRegistry {
         "Mul": Mul.build,
         "Neg": Neg.build,
         "NegativeLogLikelihoodLoss": NegativeLogLikelihoodLoss.build,
+        "NonZero": NonZero.build,
         "Not": Not.build,
         "OneHot": OneHot.build,
         "Or": Or.build,
@@ -166,6 +167,7 @@ enum OperatorRegistry {
         "TopK": TopK.build,
         "Transpose": Transpose.build,
         "Trilu": Trilu.build,
+        "Unique": Unique.build,
         "Unsqueeze": Unsqueeze.build,
         "Upsample": Upsample.build,
         "Where": Where.build,
@@ -187,8 +189,8 @@ enum OperatorRegistry {
 
     /// Definitions after opset 21 that the generated table does not list as type-only but that
     /// mean the same for the types this engine computes: ReduceLogSum(Exp)-28 only dropped the
-    /// integer types; Cast(Like)-24 added `round_mode`, which only applies to float8e8m0 and whose
-    /// other values the builder refuses; Range-27 added `stash_type`, which only applies to
+    /// integer types; Cast(Like)-24 added float8e8m0 and `round_mode`, which only applies to it and
+    /// which the builder implements (`E8M0`); Range-27 added `stash_type`, which only applies to
     /// float16 and bfloat16, types its builder refuses.
     static let unchangedForStoredTypes: Set<String> = ["ReduceLogSum-28", "ReduceLogSumExp-28", "Cast-24", "CastLike-24", "Range-27"]
 

@@ -6,9 +6,18 @@ import ONNXFormat
 /// float32 (one division); a quantized q dequantizes to float32(q − zero_point) · scale; an int32
 /// accumulator requantizes to saturate(round_half_even(float32(acc) · multiplier) + zero_point)
 /// with the multiplier computed once in float32 as input scale · weight scale / output scale.
+///
+/// QuantizeLinear and DequantizeLinear also take the float quantized types (float8 and
+/// float4e2m1): a value quantizes to the float v / scale + zero point rounded to the type
+/// (`NarrowFloat`, nearest even), and dequantizes to float32(q − zero_point) · scale.
 enum Quantization {
-    /// The quantized integer types the engine stores: int8, uint8, int16, uint16.
-    static let integerTypes: Set<ElementType> = [.int8, .uint8, .int16, .uint16]
+    /// The quantized integer types the engine stores: int8, uint8, int16, uint16 and the 4- and
+    /// 2-bit integers (held one per byte).
+    static let integerTypes: Set<ElementType> = [.int8, .uint8, .int16, .uint16, .int4, .uint4, .int2, .uint2]
+
+    /// The float quantized types QuantizeLinear and DequantizeLinear take: the four float8
+    /// formats with a sign and float4e2m1.
+    static let floatTypes: Set<ElementType> = [.float8e4m3fn, .float8e4m3fnuz, .float8e5m2, .float8e5m2fnuz, .float4e2m1]
 
     /// The values of a quantized integer type.
     static func range(_ type: ElementType) -> ClosedRange<Int32> {
@@ -17,6 +26,10 @@ enum Quantization {
         case .uint8: 0...255
         case .int16: -32768...32767
         case .uint16: 0...65535
+        case .int4: -8...7
+        case .uint4: 0...15
+        case .int2: -2...1
+        case .uint2: 0...3
         default: Int32.min...Int32.max  // int32 (DequantizeLinear's input)
         }
     }
@@ -24,15 +37,15 @@ enum Quantization {
     /// Why a quantized type onnx defines is refused: the engine does not store it.
     static func unstoredTypeMessage(_ code: Int) -> String {
         let name = TensorProto.DataType(rawValue: Int32(clamping: code)).description
-        return "quantized type \(name) is not supported: the engine stores int8, uint8, int16 and uint16 (not the 2- and 4-bit integers, float8, float6 or float4)"
+        return "quantized type \(name) is not supported: the engine quantizes to int8, uint8, int16, uint16, int4, uint4, int2, uint2, the four float8 types with a sign and float4e2m1 (not float6)"
     }
 
-    /// Element `index` of an integer tensor of `type` (int8 to int32).
+    /// Element `index` of an integer tensor of `type` (int8 to int32, the 4- and 2-bit types).
     @inline(__always)
     static func load(_ raw: UnsafeRawPointer, _ index: Int, _ type: ElementType) -> Int32 {
         switch type {
-        case .int8: Int32(raw.load(fromByteOffset: index, as: Int8.self))
-        case .uint8: Int32(raw.load(fromByteOffset: index, as: UInt8.self))
+        case .int8, .int4, .int2: Int32(raw.load(fromByteOffset: index, as: Int8.self))
+        case .uint8, .uint4, .uint2: Int32(raw.load(fromByteOffset: index, as: UInt8.self))
         case .int16: Int32(raw.load(fromByteOffset: 2 * index, as: Int16.self))
         case .uint16: Int32(raw.load(fromByteOffset: 2 * index, as: UInt16.self))
         default: raw.load(fromByteOffset: 4 * index, as: Int32.self)
@@ -43,7 +56,8 @@ enum Quantization {
     @inline(__always)
     static func store(_ value: Int32, _ raw: UnsafeMutableRawPointer, _ index: Int, _ type: ElementType) {
         switch type {
-        case .int8, .uint8: raw.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: index, as: UInt8.self)
+        case .int8, .uint8, .int4, .uint4, .int2, .uint2:
+            raw.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: index, as: UInt8.self)
         case .int16, .uint16: raw.storeBytes(of: UInt16(truncatingIfNeeded: value), toByteOffset: 2 * index, as: UInt16.self)
         default: raw.storeBytes(of: value, toByteOffset: 4 * index, as: Int32.self)
         }

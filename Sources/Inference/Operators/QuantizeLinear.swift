@@ -3,9 +3,12 @@
 /// block along `axis` (21), the division in float32 (`Quantization`).
 ///
 /// x and y_scale are float32 or float16. y has the zero point's type, else `output_dtype`'s
-/// (21), else uint8: int8, uint8, int16 or uint16; the 2- and 4-bit integer and the float8 / 6 /
-/// 4 types are refused by name (the engine does not store them), so `saturate` (float8 only) is
-/// read and has no effect. `precision` (23) may name float32 only, the type the division uses.
+/// (21), else uint8: int8, uint8, int16, uint16, int4, uint4, int2 or uint2; or float8e4m3fn,
+/// float8e4m3fnuz, float8e5m2, float8e5m2fnuz or float4e2m1, where y is x / y_scale + y_zero_point
+/// (float32) rounded to the type to nearest even, and `saturate` (float8 only, default 1) says
+/// whether what is beyond the largest finite value becomes ±maximum or, with 0, NaN (±infinity
+/// for float8e5m2), as `Cast` does; float4e2m1 always saturates. The float6 types are refused by
+/// name. `precision` (23) may name float32 only, the type the division uses.
 struct QuantizeLinear: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
@@ -15,6 +18,7 @@ struct QuantizeLinear: Operator {
     let layout: QuantizationLayout
     let hasZeroPoint: Bool
     let count: Int
+    let saturate: Bool
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 3)
@@ -25,7 +29,7 @@ struct QuantizeLinear: Operator {
         if context.opVersion >= 23 { known.insert("precision") }
         try context.checkAttributes(known)
         let axis = try context.int("axis", default: 1)
-        _ = try context.int("saturate", default: 1, in: 0...1)
+        let saturate = try context.int("saturate", default: 1, in: 0...1) == 1
         let blockSize = try context.int("block_size", default: 0, in: 0...(1 << 30))
         let declared = try context.int("output_dtype", default: 0, in: 0...(1 << 20))
         let precision = try context.int("precision", default: 0, in: 0...(1 << 20))
@@ -37,13 +41,13 @@ struct QuantizeLinear: Operator {
         let hasZeroPoint = context.hasInput(2)
         var outputType = ElementType.uint8
         if declared != 0 {
-            guard let type = ElementType(onnxCode: declared), Quantization.integerTypes.contains(type) else {
+            guard let type = ElementType(onnxCode: declared), quantizedTypes.contains(type) else {
                 throw context.error(.unsupported, Quantization.unstoredTypeMessage(declared), attribute: "output_dtype")
             }
             outputType = type
         }
         if hasZeroPoint {
-            let type = try context.requireType(ofInput: 2, in: Quantization.integerTypes)
+            let type = try context.requireType(ofInput: 2, in: quantizedTypes)
             guard declared == 0 || type == outputType else {
                 throw context.error(.invalidGraph, "the zero point has type \(type) but output_dtype is \(outputType)", attribute: "output_dtype")
             }
@@ -53,13 +57,26 @@ struct QuantizeLinear: Operator {
         let layout = try QuantizationLayout(context, axis: axis, blockSize: blockSize, hasZeroPoint: hasZeroPoint, prefix: "y")
         return QuantizeLinear(dataInputs: hasZeroPoint ? [0, 1, 2] : [0, 1], outputShapes: [shape], outputTypes: [outputType],
                               inputType: inputType, scaleType: scaleType, layout: layout, hasZeroPoint: hasZeroPoint,
-                              count: shape.reduce(1, *))
+                              count: shape.reduce(1, *), saturate: saturate)
     }
+
+    /// The types y may have.
+    static let quantizedTypes = Quantization.integerTypes.union(Quantization.floatTypes)
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let x = UnsafeRawPointer(inputs[0]), scale = UnsafeRawPointer(inputs[1]), y = UnsafeMutableRawPointer(outputs[0])
         let zeroPoint: UnsafeRawPointer? = hasZeroPoint ? UnsafeRawPointer(inputs[2]) : nil
         let type = outputTypes[0], range = Quantization.range(type)
+        if Quantization.floatTypes.contains(type) {
+            let format = NarrowFloat.format(of: type)!
+            for i in 0..<count {
+                let p = layout.parameterIndex(i)
+                let zero = zeroPoint.map { Float(TensorElements.double($0, at: p, type)) } ?? 0
+                let value = Quantization.loadFloat(x, i, inputType) / Quantization.loadFloat(scale, p, scaleType) + zero
+                y.storeBytes(of: UInt8(truncatingIfNeeded: format.encode(Double(value), saturate: saturate)), toByteOffset: i, as: UInt8.self)
+            }
+            return
+        }
         for i in 0..<count {
             let p = layout.parameterIndex(i)
             let zero = zeroPoint.map { Quantization.load($0, p, type) } ?? 0

@@ -1,7 +1,9 @@
 /// ONNX `Range` (11, 27): `start`, `start + delta`, ... up to `limit` (exclusive), from three
-/// constant scalars of one type (float32, double, int16, int32, int64); the element count
-/// `max(ceil((limit − start) / delta), 0)` fixes the output shape, so the inputs must be known at
-/// plan time. `stash_type` (27) only concerns float16 and bfloat16, which are refused.
+/// constant scalars of one type (float32, double, int16, int32, int64; float16 and bfloat16 as
+/// Range-27 allows); the element count `max(ceil((limit − start) / delta), 0)` fixes the output
+/// shape, so the inputs must be known at plan time. For float16 and bfloat16 the elements are
+/// accumulated in `stash_type`'s precision (FLOAT, the default, or DOUBLE) and each rounded to the
+/// type; other types ignore it.
 struct Range: Operator {
     let dataInputs: [Int] = []
     let outputShapes: [[Int]]
@@ -9,13 +11,19 @@ struct Range: Operator {
     let start: Double, delta: Double
     /// Integer starts and deltas, exact beyond 2^53.
     let integerStart: Int64, integerDelta: Int64
+    /// For float16 and bfloat16: whether the sum is kept in double (else float32).
+    let stashesDouble: Bool
     static var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 3, 3)
         try context.checkAttributes(["stash_type"])
-        _ = try context.int("stash_type", default: 1)
-        let type = try context.requireType(ofInput: 0, in: [.float32, .double, .int16, .int32, .int64])
+        let stash = try context.int("stash_type", default: 1)
+        let type = try context.requireType(ofInput: 0, in: [.float32, .double, .int16, .int32, .int64, .float16, .bfloat16])
+        let narrow = type == .float16 || type == .bfloat16
+        guard !narrow || stash == 1 || stash == 11 else {
+            throw context.error(.unsupported, "only FLOAT (1) and DOUBLE (11) are supported, got \(stash)", attribute: "stash_type")
+        }
         var scalars: [ConstantTensor] = []
         for (index, role) in ["start", "limit", "delta"].enumerated() {
             _ = try context.requireType(ofInput: index, in: [type])
@@ -33,7 +41,7 @@ struct Range: Operator {
         guard count <= Double(Shapes.maximumElementCount) else { throw context.error(.invalidShape, "the range has \(count) elements") }
         let integers = type.isInteger ? scalars.map { $0.integers![0] } : [0, 0, 0]
         return Range(outputShapes: [[Int(count)]], outputTypes: [type], start: start, delta: delta,
-                     integerStart: integers[0], integerDelta: integers[2])
+                     integerStart: integers[0], integerDelta: integers[2], stashesDouble: narrow && stash == 11)
     }
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
@@ -45,6 +53,7 @@ struct Range: Operator {
             switch type {
             case .float32: y.storeBytes(of: single, toByteOffset: 4 * i, as: Float.self)
             case .double: y.storeBytes(of: double, toByteOffset: 8 * i, as: Double.self)
+            case .float16, .bfloat16: TensorElements.setDouble(stashesDouble ? double : Double(single), y, at: i, type)
             default: TensorElements.setInteger(integer, y, at: i, type)
             }
             integer &+= integerDelta

@@ -74,7 +74,8 @@ struct BoolScalar: TensorScalar {
 }
 
 extension ElementType {
-    /// The Swift type of an integer type's elements; nil for the float types and bool.
+    /// The Swift type of an integer type's elements; nil for the float types, bool and the narrow
+    /// types (the 4- and 2-bit integers are storage types only).
     var integerScalar: (any IntegerScalar.Type)? {
         switch self {
         case .int8: Int8.self
@@ -85,7 +86,7 @@ extension ElementType {
         case .uint16: UInt16.self
         case .uint32: UInt32.self
         case .uint64: UInt64.self
-        case .float32, .float16, .double, .bool: nil
+        default: nil
         }
     }
 }

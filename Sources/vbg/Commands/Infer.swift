@@ -2,18 +2,21 @@ import Foundation
 import NumpyFormat
 import ONNXInference
 
-/// `vbg infer`: runs a model on `.npy` tensors and writes its outputs (and, on request, every
-/// intermediate value) as `.npy`.
+/// `vbg infer`: runs a model on `.npy` (or TensorProto `.pb`) tensors and writes its outputs (and,
+/// on request, every intermediate value) as `.npy` or `.pb`.
 let inferCommand = Command(
     name: "infer",
-    summary: "run a model on .npy tensors, write its outputs as .npy",
+    summary: "run a model on .npy or .pb tensors, write its outputs as .npy or .pb",
     usage: """
-        usage: vbg infer --model general|landscape|PATH --input [NAME=]X.npy ... --output [NAME=]Y.npy ...
+        usage: vbg infer --model general|landscape|PATH --input [NAME=]X.npy|X.pb ... --output [NAME=]Y.npy|Y.pb ...
                          [--path reference|fast] [--dump DIR]
 
         Runs the graph on .npy tensors of any element type (float32, float16, float64, the
         integer types, bool, and strings as numpy's <U dtype) and writes the graph outputs named
-        by --output. Give one --input per graph input (none for a model without inputs) and
+        by --output. A file named *.pb is a serialized ONNX TensorProto instead (as onnx's
+        test_data_set_N/input_K.pb), which also carries the types .npy cannot: bfloat16, the
+        float8 types, float4e2m1, and the 4- and 2-bit integers (an output of those types must be
+        written as .pb). Give one --input per graph input (none for a model without inputs) and
         --output for any graph outputs as NAME=FILE (NAME is the graph value's name, up to the
         first '='); a model with one input and one output also takes the short form
         --input X.npy --output Y.npy.
@@ -23,7 +26,8 @@ let inferCommand = Command(
         as graph inputs) is fixed into the plan from its .npy file.
 
         --path picks the kernels (default fast). --dump DIR writes every value the graph
-        computes, one file per value, as DIR/<node index>_<name>.npy, and DIR/index.json mapping
+        computes, one file per value, as DIR/<node index>_<name>.npy (.pb for the types .npy
+        cannot hold), and DIR/index.json mapping
         each file to its node, op, value name, shape and dtype. A name that is not all ASCII
         letters, digits, '.', '-' and '_', or is longer than 100 bytes, is written with '_' for
         the other characters, cut to 80 and followed by '-' and 8 hex digits of its hash, so
@@ -39,7 +43,7 @@ let inferCommand = Command(
         _ = try arguments.positionals()
         try arguments.finish()
         guard !outputSpecs.isEmpty || dump != nil else { throw CLIError.usage("--output or --dump is required") }
-        for spec in outputSpecs { try OutputFile.checkFormat(spec.file, of: "--output", format: ".npy", extensions: ["npy"]) }
+        for spec in outputSpecs { try OutputFile.checkFormat(spec.file, of: "--output", format: ".npy or .pb", extensions: ["npy", "pb"]) }
 
         let bytes: [UInt8]
         do { bytes = try PlannedModel.readFile(ModelArgument.path(for: modelArgument)) } catch { throw CLIError.input(String(describing: error)) }
@@ -103,10 +107,10 @@ let inferCommand = Command(
                 do { results.merge(try session.run(inputs: runFeeds)) { $1 } } catch { throw CLIError.input(String(describing: error)) }
             }
         }
-        for (name, file) in outputs { try TensorFile.write(results[name]!, to: file) }
+        for (name, file) in outputs { try TensorFile.write(results[name]!, to: file, name: name) }
     })
 
-/// A `--input` / `--output` argument, `NAME=FILE` or `FILE`, and the `.npy` conversions.
+/// A `--input` / `--output` argument, `NAME=FILE` or `FILE`, and the `.npy` and `.pb` conversions.
 struct TensorFile {
     var name: String?
     var file: String
@@ -134,8 +138,13 @@ struct TensorFile {
         return Tensor(shape: array.shape, elementType: type, bytes: array.data)
     }
 
-    /// What a `.npy` file holds: numbers, or strings (numpy's `<U` dtype).
+    /// What a `.npy` file holds: numbers, or strings (numpy's `<U` dtype); or a `.pb` file's
+    /// serialized TensorProto.
     static func readValue(_ path: String) throws -> Tensor {
+        if isTensorProto(path) {
+            guard let bytes = FileManager.default.contents(atPath: path) else { throw CLIError.input("\(path): cannot be read") }
+            do { return try Tensor(serializedTensorProto: bytes) } catch { throw CLIError.input("\(path): \(error)") }
+        }
         guard let bytes = FileManager.default.contents(atPath: path).map([UInt8].init),
               NumpyStringArray.holdsStrings(bytes) else { return try read(path) }
         do {
@@ -146,11 +155,27 @@ struct TensorFile {
         }
     }
 
-    /// Writes `tensor` as `.npy`: numpy's `<U` dtype for strings.
-    static func write(_ tensor: Tensor, to path: String) throws {
+    /// Whether `path` names a TensorProto file (`.pb`) rather than `.npy`.
+    static func isTensorProto(_ path: String) -> Bool {
+        (path as NSString).pathExtension.lowercased() == "pb"
+    }
+
+    /// Whether a `.npy` file can hold elements of `type` (the narrow types have no numpy dtype).
+    static func isNumpyType(_ type: ElementType) -> Bool {
+        type == .string || types.contains { $0.1 == type }
+    }
+
+    /// Writes `tensor` as `.npy` (numpy's `<U` dtype for strings), or as a TensorProto named
+    /// `name` when `path` ends in `.pb`.
+    static func write(_ tensor: Tensor, to path: String, name: String = "") throws {
+        if !isTensorProto(path) && !isNumpyType(tensor.elementType) {
+            throw CLIError.input("\(name.isEmpty ? path : "output '\(name)'") is \(tensor.elementType), which .npy cannot hold: write it as .pb (a TensorProto)")
+        }
         try OutputFile.write(path) { temporary in
             do {
-                if tensor.elementType == .string {
+                if isTensorProto(path) {
+                    try Data(tensor.serializedTensorProto(name: name)).write(to: URL(fileURLWithPath: temporary))
+                } else if tensor.elementType == .string {
                     try NumpyStringArray(shape: tensor.shape, values: tensor.strings()).write(toFile: temporary)
                 } else {
                     let dataType = types.first { $0.1 == tensor.elementType }!.0
@@ -163,9 +188,10 @@ struct TensorFile {
         }
     }
 
-    /// numpy's name for the dtype of a tensor of `type` (`float32`, `float64`, `int64`, `bool`, ...).
+    /// numpy's name for the dtype of a tensor of `type` (`float32`, `float64`, `int64`, `bool`, ...);
+    /// for the types numpy lacks, ml_dtypes' spelling of the ONNX name (`bfloat16`, `float8e4m3fn`, `int4`).
     static func numpyName(of type: ElementType) -> String {
-        String(describing: types.first { $0.1 == type }!.0)
+        types.first { $0.1 == type }.map { String(describing: $0.0) } ?? type.rawValue
     }
 
     /// `name` with every character but ASCII letters, digits, '.', '-' and '_' replaced by '_'.

@@ -73,8 +73,9 @@ enum ValueDump {
         do {
             outputs = try session.run(inputs: feeds) { value in
                 guard failure == nil else { return }
-                let file = fileName(node: value.nodeIndex, value: value.name, taken: &taken) + ".npy"
-                do { try TensorFile.write(value.tensor, to: "\(directory)/\(file)") } catch { failure = error; return }
+                let file = fileName(node: value.nodeIndex, value: value.name, taken: &taken)
+                    + (TensorFile.isNumpyType(value.tensor.elementType) ? ".npy" : ".pb")
+                do { try TensorFile.write(value.tensor, to: "\(directory)/\(file)", name: value.name) } catch { failure = error; return }
                 entries.append(Entry(file: file, node: value.node, op: value.op, value: value.name, shape: value.tensor.shape,
                                      dtype: TensorFile.numpyName(of: value.tensor.elementType)))
             }

@@ -30,14 +30,19 @@ enum PlanTimeOperators {
         "SequenceInsert": SequenceInsert.build,
         "SequenceLength": SequenceLength.build,
         "SplitToSequence": SplitToSequence.build,
+        "StringConcat": StringConcat.build,
         "StringNormalizer": StringNormalizer.build,
+        "StringSplit": StringSplit.build,
     ]
 
     /// The rewrite of `context`'s node when its op works on sequences or optionals (or is an
-    /// `Identity` of one: Identity-14 and later copy those too), else nil.
+    /// `Identity` of one: Identity-14 and later copy those too; or an `Equal` of strings), else nil.
     static func rewrite(_ context: NodeContext) throws(ModelError) -> PlanTimeRewrite? {
         if context.node.opType == "Identity", context.hasInput(0), context.isPlanTimeValue(0) {
             return try IdentityOfContainer.build(context)
+        }
+        if context.node.opType == "Equal", (0..<min(context.inputs.count, 2)).contains(where: { context.hasInput($0) && context.isPlanTimeValue($0) }) {
+            return try StringEqual.build(context)
         }
         return try builders[context.node.opType]?(context)
     }
