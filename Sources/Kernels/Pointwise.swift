@@ -113,9 +113,10 @@ struct PointwiseParts: PoolJob {
 /// Floats of thread scratch ``pointwiseConvolution(_:weights:activation:residual:output:pool:)``
 /// uses for `inputChannels` input channels: the packed input panel (`inputChannels` rows of the
 /// widest register tile's pixels) from offset 0, then one spilled register tile
-/// (``PointwiseJob/tileOffset``).
+/// (``PointwiseJob/tileOffset``) and a vector's slack (a row segment's vector is loaded from
+/// any lane of the tile's last row).
 package func pointwiseScratch(inputChannels: Int) -> ScratchSize {
-    ScratchSize(perThread: (inputChannels + pointwiseGroup) * pointwisePanelWidth)
+    ScratchSize(perThread: (inputChannels + pointwiseGroup) * pointwisePanelWidth + lanes)
 }
 
 /// Pixels of the widest 1x1 register tile (`Tile8<Row48>`; `Tile2<Row16>` with ``narrowRegisterFile``):
@@ -265,9 +266,35 @@ func pointwiseStoreSpilled<A: ActivationFunction>(
     _ job: PointwiseJob, _: A.Type, rowWidth: Int, firstChannel: Int, channels: Int, pixel: Int, count: Int
 ) {
     let tile = UnsafePointer(job.scratch.baseAddress! + job.tileOffset)
+    let output = job.output, layout = output.layout
+    // A padded output written over nothing this job reads: the chunk's row segments are stored
+    // as whole vectors, zero past the segment (`storeRowSegments`), when every interior pixel those
+    // zeros can reach (up to 30 past the vector's first) is stored later by this job or lies past
+    // the map.
+    let segments = job.residual == nil && layout.pad >= 1 && !layout.isDense && !output.overlaps(job.input)
+        && (pixel + count + 2 * lanes <= job.pixels.upperBound || job.pixels.upperBound == output.pixels)
     var v = 0
     while v * lanes < count {
         let n = min(lanes, count - v * lanes)
+        if segments {
+            // One division per vector: its first row segment, the others whole rows on.
+            let first = pixel + v * lanes, w = layout.width
+            let y = first / w, x = first - y * w
+            let head = min(w - x, n)
+            if head < n {
+                let start = layout.origin + y * layout.rowStride + x
+                let headMask = laneIndices .>= Int32(head)
+                for r in 0..<channels {
+                    let values = tile + r * rowWidth + v * lanes
+                    let plane = output.base + (firstChannel + r) * layout.planeStride
+                    store(A.apply(load(values)).replacing(with: 0, where: headMask), plane + start)
+                    storeRowSegments(A.self, values + head, plane + start - x + layout.rowStride, width: w,
+                                     rowStride: layout.rowStride, count: n - head)
+                }
+                v += 1
+                continue
+            }
+        }
         let address = ChunkAddress(pixel: pixel + v * lanes, count: n, layout: job.output.layout)
         let residualAddress = job.residual.map { ChunkAddress(pixel: pixel + v * lanes, count: n, layout: $0.layout) }
         for r in 0..<channels {
@@ -278,5 +305,22 @@ func pointwiseStoreSpilled<A: ActivationFunction>(
             job.output.store(y, channel: firstChannel + r, at: address)
         }
         v += 1
+    }
+}
+
+/// `count` activated values at `values` into rows of `width` pixels from the start of the row at
+/// `row` on, one whole-vector store per row: the row's values, then zeros (on the row's right
+/// border, the next row's left border and the first pixels after the segment, which later
+/// stores overwrite). Reads up to 15 floats past `values + count`.
+@inline(always)
+func storeRowSegments<A: ActivationFunction>(_: A.Type, _ values: UnsafePointer<Float>, _ row: UnsafeMutablePointer<Float>,
+                                             width: Int, rowStride: Int, count: Int) {
+    var done = 0, row = row
+    while done < count {
+        let n = min(width, count - done)
+        let v = A.apply(load(values + done))
+        store(n == lanes ? v : v.replacing(with: 0, where: laneIndices .>= Int32(n)), row)
+        done += n
+        row += rowStride
     }
 }

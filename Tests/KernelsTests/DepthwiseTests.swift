@@ -170,6 +170,59 @@ struct DepthwiseTests {
         }
     }
 
+    @Test("maps of 1 to 3 output rows (one-row tiles): bias then one multiply-add per tap in (ky, kx) order, bit for bit; channels 1 to 577, 1 and 2 threads, dense and padded outputs, dilation")
+    func shortMaps() {
+        var seed: UInt64 = 900
+        for (k, stride, dilation) in [(3, 1, 1), (3, 2, 1), (5, 1, 1), (5, 2, 1), (3, 1, 2), (7, 1, 1)] {
+            for (height, width) in [(1, 1), (2, 2), (3, 3), (2, 5), (1, 17), (3, 40), (5, 6), (6, 2)] {
+                for channels in [1, 7, 8, 9, 17, 577] where channels * width * height <= 40_000 {
+                    seed += 1
+                    let pad = (k - 1) * dilation / 2
+                    let outH = (height + 2 * pad - (k - 1) * dilation - 1) / stride + 1
+                    let outW = (width + 2 * pad - (k - 1) * dilation - 1) / stride + 1
+                    guard outH < 4 else { continue }
+                    var random = Random(seed: seed)
+                    let x = random.array(channels * height * width)
+                    let w = random.array(channels * k * k, scale: 0.5)
+                    let b = random.array(channels)
+                    let input = makeMap(x, channels: channels, layout: .padded(width: width, height: height, pad: pad))
+                    let outputPad = Int(seed % 2)
+                    let output = FeatureMapStorage(channels: channels, layout: .padded(width: outW, height: outH, pad: outputPad))
+                    depthwiseConvolution(input.map, weights: DepthwiseWeights(weights: w, bias: b, channels: channels, kernelSize: k),
+                                         stride: stride, dilation: dilation, padTop: pad, padLeft: pad, activation: .none,
+                                         output: output.map, pool: WorkerPool(threads: 1 + Int(seed / 2 % 2)))
+                    var expected: [Float] = []
+                    for c in 0..<channels {
+                        for yo in 0..<outH {
+                            for xo in 0..<outW {
+                                var sum = b[c]
+                                for ky in 0..<k {
+                                    for kx in 0..<k {
+                                        let y = yo * stride - pad + ky * dilation, xi = xo * stride - pad + kx * dilation
+                                        let value = y >= 0 && y < height && xi >= 0 && xi < width ? x[(c * height + y) * width + xi] : 0
+                                        sum = multiplyAdd(sum, w[(c * k + ky) * k + kx], value)
+                                    }
+                                }
+                                expected.append(sum)
+                            }
+                        }
+                    }
+                    let what = "dw\(k)x\(k) s\(stride) d\(dilation) \(channels) channels \(height)x\(width) output pad \(outputPad)"
+                    #expect(output.interior() == expected, "\(what)")
+                    #expect(borderIsZero(output), "\(what): border written")
+                }
+            }
+        }
+        // With activations and residuals, against the naive loop.
+        for (channels, h, w) in [(9, 2, 2), (24, 3, 3), (577, 1, 1), (33, 2, 7)] {
+            for activation in [Activation.relu6, .hardSwish, .sigmoid] {
+                let r = depthwise(channels: channels, height: h, width: w, k: 5, stride: 1, pads: (2, 2, 2, 2), activation: activation,
+                                  withResidual: true, outputPad: 1, threads: 2, seed: UInt64(channels + h))
+                expectClose(r.actual, r.expected, "dw5 short \(channels) \(h)x\(w) \(activation)")
+            }
+        }
+    }
+
     @Test("is bit-identical on 1 and 2 threads")
     func threadsAgree() {
         for (k, s, pads) in [(3, 1, (1, 1, 1, 1)), (3, 2, (0, 0, 1, 1)), (5, 1, (2, 2, 2, 2)), (5, 2, (1, 1, 2, 2))] {

@@ -60,6 +60,47 @@ struct PointwiseTests {
         }
     }
 
+    @Test("into padded outputs whose chunks cross row ends (row segments stored whole): bit-equal to a dense output, borders and rows past a band view stay zero; widths 1 to 20, pads 1 to 3, 1 and 2 threads")
+    func paddedRowSegments() {
+        var seed: UInt64 = 4000
+        for (cin, cout) in [(3, 5), (16, 24), (24, 17), (9, 40)] {
+            for (h, w) in [(1, 1), (3, 1), (7, 2), (5, 3), (6, 5), (11, 7), (4, 12), (9, 13), (3, 15), (5, 16), (4, 17), (13, 20), (24, 12)] {
+                seed += 1
+                let pad = 1 + Int(seed % 3), threads = 1 + Int(seed / 3 % 2)
+                let activation = [Activation.none, .relu, .relu6, .hardSwish, .sigmoid][Int(seed % 5)]
+                var random = Random(seed: seed)
+                let x = random.array(cin * h * w)
+                let weights = PointwiseWeights(weights: random.array(cin * cout, scale: 0.5), bias: random.array(cout),
+                                               outputChannels: cout, inputChannels: cin)
+                let input = makeMap(x, channels: cin, layout: .dense(width: w, height: h))
+                let pool = WorkerPool(threads: threads)
+                let dense = FeatureMapStorage(channels: cout, layout: .dense(width: w, height: h))
+                pointwiseConvolution(input.map, weights: weights, activation: activation, output: dense.map, pool: pool)
+                let padded = FeatureMapStorage(channels: cout, layout: .padded(width: w, height: h, pad: pad))
+                pointwiseConvolution(input.map, weights: weights, activation: activation, output: padded.map, pool: pool)
+                let what = "1x1 \(cin)->\(cout) \(h)x\(w) pad \(pad) \(activation) \(threads) threads"
+                #expect(padded.interior().elementsEqual(dense.interior()) { $0.bitPattern == $1.bitPattern }, "\(what)")
+                #expect(borderIsZero(padded), "\(what): border written")
+                // A band view (the banded 1x1 + depthwise writes rows of a taller zero-bordered
+                // buffer): the rows above and below the view stay zero.
+                let band = FeatureMapStorage(channels: cout, layout: .padded(width: w, height: h + 5, pad: pad))
+                pointwiseConvolution(input.map, weights: weights, activation: activation, output: band.map.rows(from: 2, count: h),
+                                     pool: pool)
+                var inside: [Float] = [], outside = 0
+                for c in 0..<cout {
+                    for y in 0..<(h + 5) {
+                        for column in 0..<w {
+                            let value = band.buffer.baseAddress[band.layout.offset(channel: c, y: y, x: column)]
+                            if y >= 2 && y < 2 + h { inside.append(value) } else if value != 0 { outside += 1 }
+                        }
+                    }
+                }
+                #expect(inside.elementsEqual(dense.interior()) { $0.bitPattern == $1.bitPattern }, "\(what), band view")
+                #expect(outside == 0 && borderIsZero(band), "\(what), band view: \(outside) values outside it written")
+            }
+        }
+    }
+
     @Test("written over its own input, equals the result into a separate output")
     func inPlace() {
         for channels in [8, 9, 15, 16, 17, 24, 40] {

@@ -27,6 +27,17 @@ struct PointwiseStep: ScratchUsingStep {
     }
 }
 
+/// An ungrouped 1x1 convolution on a small map as the packed GEMM over output channels, with
+/// the pointwise step's fusions (activation, residual, any output layout) and its results.
+struct SmallMapPointwiseStep: Step {
+    let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?
+    let weights: MatrixWeights, patches: FloatBuffer, products: FloatBuffer, pool: WorkerPool
+    func run() {
+        smallMapPointwise(input, weights: weights, activation: activation, residual: residual, output: output,
+                          patches: patches.baseAddress, products: products.baseAddress, pool: pool)
+    }
+}
+
 /// A grouped 1x1 convolution: one GEMM per group, on the group's slices of the input, output
 /// and residual channels.
 struct GroupedPointwiseStep: ScratchUsingStep {
@@ -274,24 +285,6 @@ struct PatchConvolutionStep: Step {
                                     layout: .dense(width: outW, height: outH))
             deinterleaveChannels(products.baseAddress, output: planes, pool: pool)
         }
-    }
-}
-
-/// `channels` planes of `pixels` floats as a packed left operand (``packedOperandOffset(row:k:inner:)``):
-/// row m, column c is pixel m of plane c. Each panel's row of 12 pixels is one contiguous run of
-/// its plane; rows past `pixels` in the last panel are left as they are (zero from allocation).
-func packTransposed(_ planes: UnsafePointer<Float>, channels: Int, pixels: Int, into packed: UnsafeMutablePointer<Float>) {
-    var first = 0
-    while first < pixels {
-        let count = min(packedRows, pixels - first)
-        var destination = packed + first * channels
-        var source = planes + first
-        for _ in 0..<channels {
-            destination.update(from: source, count: count)
-            destination += packedRows
-            source += pixels
-        }
-        first += packedRows
     }
 }
 

@@ -1,0 +1,125 @@
+/// A 1x1 convolution on a map of few pixels, vectorised over output channels instead of pixels:
+/// the input planes transposed into the packed left operand of
+/// ``packedMatrixMultiply(_:rows:weights:output:pool:)`` (a row-major one for fewer than
+/// ``smallMapPackedFrom`` pixels), one GEMM by the weights as K×N (input × output channels),
+/// then the pixel-major products spread to the output planes with the activation and the
+/// residual: `output[o] = act(bias[o] + Σ_i w[o][i]·input[i]) + residual[o]`.
+///
+/// Every output is the bias followed by fused multiply-adds in input-channel order, then the
+/// activation and the one addition of the residual, as in
+/// ``pointwiseConvolution(_:weights:activation:residual:output:pool:)``: the two give the same bits.
+///
+/// - Precondition: `input` is dense with `weights.inner` channels; `output` (any layout, e.g.
+///   padded for a following depthwise convolution) and `residual` (any layout) have
+///   `weights.columns` channels and the input's width and height; `patches` holds
+///   ``smallMapPatchCount(pixels:inputChannels:)`` floats whose rows past the map's pixels are
+///   finite (never written here), `products` pixels × output channels. `output` may be `input`
+///   itself (all of it is read before anything is written) and `residual` may be `output` itself.
+package func smallMapPointwise(
+    _ input: FeatureMap, weights: MatrixWeights, activation: Activation, residual: FeatureMap?, output: FeatureMap,
+    patches: UnsafeMutablePointer<Float>, products: UnsafeMutablePointer<Float>, pool: WorkerPool
+) {
+    let pixels = input.pixels, cin = weights.inner
+    precondition(input.layout.isDense && input.channels == cin && output.channels == weights.columns,
+                 "small-map 1x1: channel mismatch")
+    precondition(output.layout.width == input.layout.width && output.layout.height == input.layout.height,
+                 "small-map 1x1: size mismatch")
+    if let residual {
+        precondition(residual.channels == output.channels && residual.layout.width == input.layout.width
+                     && residual.layout.height == input.layout.height, "small-map 1x1 residual shape mismatch")
+    }
+    if pixels >= smallMapPackedFrom {
+        packTransposed(input.base, channels: cin, pixels: pixels, into: patches)
+        packedMatrixMultiply(patches, rows: pixels, weights: weights, output: products, pool: pool)
+    } else {
+        for m in 0..<pixels {
+            for c in 0..<cin { patches[m * cin + c] = input.base[c * pixels + m] }
+        }
+        matrixMultiply(patches, rows: pixels, weights: weights, output: products, pool: pool)
+    }
+    pool.run(SpreadParts(products: products, pixels: pixels, activation: activation, residual: residual, output: output))
+}
+
+/// Maps of at least this many pixels take the packed 12-row GEMM; fewer, the unpacked one (4-row
+/// tiles, which a 2x2 map fills; one row is a matrix-vector product).
+package let smallMapPackedFrom = 5
+
+/// Floats of ``smallMapPointwise(_:weights:activation:residual:output:patches:products:pool:)``'s
+/// patch matrix.
+package func smallMapPatchCount(pixels: Int, inputChannels: Int) -> Int {
+    pixels >= smallMapPackedFrom ? packedOperandCount(rows: pixels, inner: inputChannels) : pixels * inputChannels
+}
+
+/// The pixel-major products to the output planes, output channels split between threads.
+struct SpreadParts: PoolJob {
+    let products: UnsafeMutablePointer<Float>, pixels: Int, activation: Activation
+    let residual: FeatureMap?, output: FeatureMap
+    func run(part: Int, pool: WorkerPool) {
+        let channels = WorkerPool.range(output.channels, part: part, of: pool.threadCount, granularity: lanes)
+        switch activation {
+        case .none: spreadProducts(self, channels, Identity.self)
+        case .relu: spreadProducts(self, channels, ReLU.self)
+        case .relu6: spreadProducts(self, channels, ReLU6.self)
+        case .hardSwish: spreadProducts(self, channels, HardSwish.self)
+        case .sigmoid: spreadProducts(self, channels, Sigmoid.self)
+        }
+    }
+}
+
+/// Per pixel, the activation of 16 channels' products at a time, then each lane (plus its
+/// residual) stored to its plane.
+@inline(never)
+func spreadProducts<A: ActivationFunction>(_ job: SpreadParts, _ channels: Range<Int>, _: A.Type) {
+    guard !channels.isEmpty else { return }
+    let output = job.output, cout = output.channels
+    let width = output.layout.width
+    let outPlane = output.layout.planeStride, outRow = output.layout.rowStride
+    let outBase = output.base + output.layout.origin
+    var y = 0, x = 0
+    for m in 0..<job.pixels {
+        let row = UnsafePointer(job.products + m * cout)
+        let at = y * outRow + x
+        var c = channels.lowerBound
+        while c < channels.upperBound {
+            let n = min(lanes, channels.upperBound - c)
+            let v = A.apply(n == lanes ? load(row + c) : load(row + c, count: n))
+            var destination = outBase + c * outPlane + at
+            if let residual = job.residual {
+                let resPlane = residual.layout.planeStride
+                var source = UnsafePointer(residual.base + residual.layout.origin + c * resPlane
+                                           + y * residual.layout.rowStride + x)
+                for lane in 0..<n {
+                    destination.pointee = v[lane] + source.pointee
+                    destination += outPlane
+                    source += resPlane
+                }
+            } else {
+                for lane in 0..<n {
+                    destination.pointee = v[lane]
+                    destination += outPlane
+                }
+            }
+            c += lanes
+        }
+        x += 1
+        if x == width { x = 0; y += 1 }
+    }
+}
+
+/// `channels` planes of `pixels` floats as a packed left operand (``packedOperandOffset(row:k:inner:)``):
+/// row m, column c is pixel m of plane c. Each panel's row of 12 pixels is one contiguous run of
+/// its plane; rows past `pixels` in the last panel are left as they are (zero from allocation).
+package func packTransposed(_ planes: UnsafePointer<Float>, channels: Int, pixels: Int, into packed: UnsafeMutablePointer<Float>) {
+    var first = 0
+    while first < pixels {
+        let count = min(packedRows, pixels - first)
+        var destination = packed + first * channels
+        var source = planes + first
+        for _ in 0..<channels {
+            destination.update(from: source, count: count)
+            destination += packedRows
+            source += pixels
+        }
+        first += packedRows
+    }
+}

@@ -1,0 +1,109 @@
+import Testing
+@testable import Kernels
+
+@Suite("1x1 convolution on small maps as the packed GEMM")
+struct SmallMapPointwiseTests {
+    /// `smallMapPointwise` and `pointwiseConvolution` on the same input, weights, activation,
+    /// residual and output layout; returns both interiors, whether the small-map output's border
+    /// stayed zero, and the naive loop's result.
+    static func run(cin: Int, cout: Int, height: Int, width: Int, activation: Activation, outputPad: Int,
+                    residualPad: Int?, threads: Int, seed: UInt64)
+        -> (small: [Float], pointwise: [Float], border: Bool, expected: [Expected]) {
+        var random = Random(seed: seed)
+        let x = random.array(cin * height * width)
+        let w = random.array(cin * cout, scale: 0.5)
+        let b = random.array(cout)
+        let res = residualPad.map { _ in random.array(cout * height * width) }
+        let input = makeMap(x, channels: cin, layout: .dense(width: width, height: height))
+        let residual = res.map { makeMap($0, channels: cout, layout: .padded(width: width, height: height, pad: residualPad!)) }
+        let layout = PlaneLayout.padded(width: width, height: height, pad: outputPad)
+        let small = FeatureMapStorage(channels: cout, layout: layout)
+        let direct = FeatureMapStorage(channels: cout, layout: layout)
+        var columns = [Float](repeating: 0, count: cin * cout)
+        for o in 0..<cout {
+            for i in 0..<cin { columns[i * cout + o] = w[o * cin + i] }
+        }
+        let pixels = height * width
+        let patches = FloatBuffer(count: smallMapPatchCount(pixels: pixels, inputChannels: cin))
+        let products = FloatBuffer(count: pixels * cout)
+        let pool = WorkerPool(threads: threads)
+        smallMapPointwise(input.map, weights: MatrixWeights(values: columns, bias: b, inner: cin, columns: cout),
+                          activation: activation, residual: residual?.map, output: small.map,
+                          patches: patches.baseAddress, products: products.baseAddress, pool: pool)
+        pointwiseConvolution(input.map, weights: PointwiseWeights(weights: w, bias: b, outputChannels: cout, inputChannels: cin),
+                             activation: activation, residual: residual?.map, output: direct.map, pool: pool)
+        let expected = referenceConvolution(input: x, channels: cin, height: height, width: width, weights: w, bias: b,
+                                            outputChannels: cout, kernelSize: 1, stride: 1, padTop: 0, padLeft: 0,
+                                            outHeight: height, outWidth: width, groups: 1, activation: activation,
+                                            residual: res)
+        return (small.interior(), direct.interior(), borderIsZero(small), expected)
+    }
+
+    @Test("equals the pointwise kernel bit for bit: 1 to 70 pixels (around the 12-row panels), channels 1 to 1283, every activation, residuals and padded outputs, 1 and 2 threads")
+    func equalsPointwise() {
+        // Map sides: one pixel, one row, one column, the panels' edges (11, 12, 13, 24, 25 pixels), 63, 64, 70.
+        let sides = [(1, 1), (1, 2), (1, 3), (2, 2), (1, 11), (3, 4), (13, 1), (4, 6), (5, 5), (3, 3), (7, 9), (8, 8), (7, 10), (6, 6)]
+        let channels = [(1, 1), (3, 7), (16, 16), (17, 33), (31, 32), (33, 31), (96, 576), (576, 96), (320, 1283), (1283, 17), (160, 960), (2, 129)]
+        var seed: UInt64 = 1
+        for (index, (h, w)) in sides.enumerated() {
+            for (cin, cout) in channels where cin * cout * h * w <= 1 << 21 {
+                seed += 1
+                let activations: [Activation] = [.none, .relu, .relu6, .hardSwish, .sigmoid]
+                let activation = activations[Int(seed) % activations.count]
+                let outputPad = [0, 1, 2][index % 3]
+                let residualPad: Int? = [nil, 0, 2][Int(seed) % 3]
+                let r = Self.run(cin: cin, cout: cout, height: h, width: w, activation: activation, outputPad: outputPad,
+                                 residualPad: residualPad, threads: 1 + Int(seed) % 2, seed: seed)
+                let what = "\(cin)->\(cout) on \(h)x\(w), \(activation), output pad \(outputPad), residual \(String(describing: residualPad))"
+                let differing = zip(r.small, r.pointwise).filter { $0.bitPattern != $1.bitPattern }.count
+                #expect(differing == 0, "\(what): \(differing) values differ from the pointwise kernel")
+                #expect(r.border, "\(what): border of the padded output written")
+                expectClose(r.small, r.expected, what)
+            }
+        }
+    }
+
+    @Test("written over its own input, and with the residual being the output, equals the result into separate buffers")
+    func inPlace() {
+        for channels in [1, 9, 16, 17, 96] {
+            for (h, w) in [(1, 1), (1, 3), (3, 3), (5, 7)] {
+                var random = Random(seed: UInt64(channels * 100 + h * 10 + w))
+                let x = random.array(channels * h * w)
+                let weights = MatrixWeights(values: random.array(channels * channels, scale: 0.5), bias: random.array(channels),
+                                            inner: channels, columns: channels)
+                let layout = PlaneLayout.dense(width: w, height: h)
+                let patches = FloatBuffer(count: smallMapPatchCount(pixels: h * w, inputChannels: channels))
+                let products = FloatBuffer(count: h * w * channels)
+                let pool = WorkerPool(threads: 2)
+                let input = makeMap(x, channels: channels, layout: layout)
+                let apart = FeatureMapStorage(channels: channels, layout: layout)
+                let residual = makeMap(x, channels: channels, layout: layout)
+                smallMapPointwise(input.map, weights: weights, activation: .relu, residual: residual.map, output: apart.map,
+                                  patches: patches.baseAddress, products: products.baseAddress, pool: pool)
+                // Input, output and residual all one buffer.
+                smallMapPointwise(input.map, weights: weights, activation: .relu, residual: input.map, output: input.map,
+                                  patches: patches.baseAddress, products: products.baseAddress, pool: pool)
+                let differing = zip(input.interior(), apart.interior()).filter { $0.bitPattern != $1.bitPattern }.count
+                #expect(differing == 0, "\(channels) channels on \(h)x\(w) in place: \(differing) values differ")
+            }
+        }
+    }
+
+    @Test("allocates nothing while it runs")
+    func allocatesNothing() {
+        let (cin, cout, h, w) = (40, 120, 5, 7)
+        var random = Random(seed: 3)
+        let input = makeMap(random.array(cin * h * w), channels: cin, layout: .dense(width: w, height: h))
+        let weights = MatrixWeights(values: random.array(cin * cout), bias: nil, inner: cin, columns: cout)
+        let output = FeatureMapStorage(channels: cout, layout: .padded(width: w, height: h, pad: 1))
+        let patches = FloatBuffer(count: smallMapPatchCount(pixels: h * w, inputChannels: cin))
+        let products = FloatBuffer(count: h * w * cout)
+        let pool = WorkerPool(threads: 1)
+        let run = {
+            smallMapPointwise(input.map, weights: weights, activation: .hardSwish, residual: nil, output: output.map,
+                              patches: patches.baseAddress, products: products.baseAddress, pool: pool)
+        }
+        run()
+        #expect(allocations(run) == 0)
+    }
+}
