@@ -4,6 +4,30 @@ import Testing
 @Suite("Depthwise and dense convolution")
 struct DepthwiseTests {
     /// TF-SAME pads as ONNX [top, left, bottom, right]: the output is ceil(size / stride).
+    /// The depthwise convolution as the kernels compute it: per output, the bias, then one
+    /// `multiplyAdd` per tap in (ky, kx) order, taps outside the `height` x `width` map reading 0.
+    static func tapOrderReference(_ x: [Float], weights w: [Float], bias b: [Float], channels: Int, height: Int, width: Int,
+                                  k: Int, stride: Int, dilation: Int, top: Int, left: Int,
+                                  outHeight: Int, outWidth: Int) -> [Float] {
+        var expected: [Float] = []
+        for c in 0..<channels {
+            for yo in 0..<outHeight {
+                for xo in 0..<outWidth {
+                    var sum = b[c]
+                    for ky in 0..<k {
+                        for kx in 0..<k {
+                            let y = yo * stride - top + ky * dilation, xi = xo * stride - left + kx * dilation
+                            let value = y >= 0 && y < height && xi >= 0 && xi < width ? x[(c * height + y) * width + xi] : 0
+                            sum = multiplyAdd(sum, w[(c * k + ky) * k + kx], value)
+                        }
+                    }
+                    expected.append(sum)
+                }
+            }
+        }
+        return expected
+    }
+
     static func samePads(kernel k: Int, stride s: Int, size: Int) -> (before: Int, after: Int, out: Int) {
         let out = (size + s - 1) / s
         let total = max((out - 1) * s + k - size, 0)
@@ -149,22 +173,9 @@ struct DepthwiseTests {
                 depthwiseConvolution(input.map, weights: DepthwiseWeights(weights: w, bias: b, channels: channels, kernelSize: k),
                                      stride: stride, padTop: top, padLeft: left, activation: .none, output: output.map,
                                      pool: WorkerPool(threads: 1))
-                var expected: [Float] = []
-                for c in 0..<channels {
-                    for yo in 0..<outH {
-                        for xo in 0..<outW {
-                            var sum = b[c]
-                            for ky in 0..<k {
-                                for kx in 0..<k {
-                                    let y = yo * stride - top + ky, xi = xo * stride - left + kx
-                                    let value = y >= 0 && y < height && xi >= 0 && xi < width ? x[(c * height + y) * width + xi] : 0
-                                    sum = multiplyAdd(sum, w[(c * k + ky) * k + kx], value)
-                                }
-                            }
-                            expected.append(sum)
-                        }
-                    }
-                }
+                let expected = Self.tapOrderReference(x, weights: w, bias: b, channels: channels, height: height, width: width,
+                                                      k: k, stride: stride, dilation: 1, top: top, left: left,
+                                                      outHeight: outH, outWidth: outW)
                 #expect(output.interior() == expected, "dw\(k)x\(k) s\(stride) width \(width)")
             }
         }
@@ -191,22 +202,9 @@ struct DepthwiseTests {
                     depthwiseConvolution(input.map, weights: DepthwiseWeights(weights: w, bias: b, channels: channels, kernelSize: k),
                                          stride: stride, dilation: dilation, padTop: pad, padLeft: pad, activation: .none,
                                          output: output.map, pool: WorkerPool(threads: 1 + Int(seed / 2 % 2)))
-                    var expected: [Float] = []
-                    for c in 0..<channels {
-                        for yo in 0..<outH {
-                            for xo in 0..<outW {
-                                var sum = b[c]
-                                for ky in 0..<k {
-                                    for kx in 0..<k {
-                                        let y = yo * stride - pad + ky * dilation, xi = xo * stride - pad + kx * dilation
-                                        let value = y >= 0 && y < height && xi >= 0 && xi < width ? x[(c * height + y) * width + xi] : 0
-                                        sum = multiplyAdd(sum, w[(c * k + ky) * k + kx], value)
-                                    }
-                                }
-                                expected.append(sum)
-                            }
-                        }
-                    }
+                    let expected = Self.tapOrderReference(x, weights: w, bias: b, channels: channels, height: height, width: width,
+                                                          k: k, stride: stride, dilation: dilation, top: pad, left: pad,
+                                                          outHeight: outH, outWidth: outW)
                     let what = "dw\(k)x\(k) s\(stride) d\(dilation) \(channels) channels \(height)x\(width) output pad \(outputPad)"
                     #expect(output.interior() == expected, "\(what)")
                     #expect(borderIsZero(output), "\(what): border written")
