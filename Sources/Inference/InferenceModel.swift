@@ -43,9 +43,12 @@ package final class InferenceModel: Sendable {
     private let producers: [String: (op: String, input: String?)]
 
     let graph: LoadedGraph
-    /// Where every value lives in a running session's arena, with buffers reused: planned once
-    /// here, for every session of the model that does not keep its intermediates.
+    /// Where every value lives in a running reference session's arena, with buffers reused:
+    /// planned once here, for every such session of the model.
     let bufferPlan: BufferPlan
+    /// The fast path's lowered graph with every fusion its rules find, and where its values live:
+    /// planned once here, for every fast session of the model that plans them all.
+    let fastPath: FastPathPlan
 
     /// Total multiply-accumulates per run.
     package var multiplyAccumulates: Int { macsByOp.values.reduce(0, +) }
@@ -98,6 +101,10 @@ package final class InferenceModel: Sendable {
             throw ModelError(.invalidShape, "running the model needs \(plan.totalCount / (1 << 28)) GiB of buffers; the limit is 8 GiB")
         }
         bufferPlan = plan
+        fastPath = FastPathPlan(graph)
+        guard fastPath.buffers.totalCount <= Shapes.maximumElementCount else {
+            throw ModelError(.invalidShape, "running the model needs \(fastPath.buffers.totalCount / (1 << 28)) GiB of buffers; the limit is 8 GiB")
+        }
         peakActivationBytes = plan.activationCount * MemoryLayout<Float>.size
         opsetVersion = graph.opsetVersion
         metadata = Dictionary(proto.metadata.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
@@ -215,5 +222,28 @@ package struct ParsedModel: Sendable {
     package func planned(inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:],
                          planTimeStrings: [String: StringTensor] = [:]) throws(ModelError) -> InferenceModel {
         try InferenceModel(proto: proto, inputShapes: inputShapes, planTimeInputs: planTimeInputs, planTimeStrings: planTimeStrings)
+    }
+}
+
+/// The fast path's plan for a graph: its rules, the lowered graph they make, and the buffers of
+/// the lowered graph's values.
+struct FastPathPlan: Sendable {
+    let rules: FusionRules
+    let fusions: FusionPlan
+    let buffers: BufferPlan
+
+    /// - Parameter leaders: when given, only fusions led by these nodes (indices into
+    ///   `graph.nodes`) are planned; the other nodes run their single-node steps.
+    init(_ graph: LoadedGraph, leaders: Set<Int>? = nil) {
+        rules = FusionRules(graph)
+        fusions = rules.plan(leaders: leaders)
+        buffers = BufferPlan(graph, lowered: fusions)
+    }
+
+    /// No fusion, every value in a slot of its own (a session that keeps its intermediates).
+    init(keepingIntermediatesOf graph: LoadedGraph) {
+        rules = FusionRules(graph)
+        fusions = FusionPlan()
+        buffers = BufferPlan(graph, reusesBuffers: false)
     }
 }

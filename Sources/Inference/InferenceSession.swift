@@ -66,8 +66,19 @@ package final class InferenceSession: @unchecked Sendable {
         self.threads = threads
         self.keepsIntermediates = keepsIntermediates
         let graph = model.graph
-        // The model planned its buffers once; only inspection gives every value a slot of its own.
-        let plan = keepsIntermediates ? BufferPlan(graph, reusesBuffers: false) : model.bufferPlan
+        // The model planned its buffers once for each path; only inspection (every value in a
+        // slot of its own) and fusions led by chosen nodes plan their own.
+        var fastPath: FastPathPlan? = nil
+        if path == .fast {
+            if keepsIntermediates {
+                fastPath = FastPathPlan(keepingIntermediatesOf: graph)
+            } else if case .ledBy(let leaders) = fusions {
+                fastPath = FastPathPlan(graph, leaders: leaders)
+            } else {
+                fastPath = model.fastPath
+            }
+        }
+        let plan = fastPath?.buffers ?? (keepsIntermediates ? BufferPlan(graph, reusesBuffers: false) : model.bufferPlan)
         guard plan.totalCount <= Shapes.maximumElementCount else {
             throw ModelError(.invalidShape, "keeping every intermediate needs \(plan.totalCount / (1 << 28)) GiB; the limit is 8 GiB")
         }
@@ -82,13 +93,7 @@ package final class InferenceSession: @unchecked Sendable {
             }
         }
         // Fusion skips writing fused values to the arena, so inspection sessions run unfused.
-        let offsets = plan.offsets
-        var leaders: Set<Int>? = nil
-        if case let .ledBy(nodes) = fusions { leaders = nodes }
-        let fast: FastExecutor? = path == .fast
-            ? FastExecutor(threads: threads, graph: keepsIntermediates ? nil : graph, leaders: leaders,
-                           constants: Set(graph.values.indices.filter { graph.values[$0].constant != nil }),
-                           pointer: { arena + offsets[$0] }) : nil
+        let fast = fastPath.map { StepBuilder(threads: threads, rules: $0.rules, plan: $0.fusions, buffers: $0.buffers, arena: arena) }
         var steps: [any Step] = []
         var stepOfNode: [Int?] = []
         for node in graph.nodes {
@@ -111,7 +116,7 @@ package final class InferenceSession: @unchecked Sendable {
         self.steps = steps
         self.stepOfNode = stepOfNode
         externalInput = fast?.externalInput
-        fusionPlan = fast?.plan ?? FusionPlan()
+        fusionPlan = fastPath?.fusions ?? FusionPlan()
     }
 
     deinit { arena.deallocate() }

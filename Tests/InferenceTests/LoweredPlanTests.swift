@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Inference
+
+/// The fast path's buffer plan over the lowered graph (`BufferPlan.init(_:lowered:)`): the rules
+/// decide fusions on the graph alone, and the plan keeps every value a step reads apart from every
+/// value it writes, so no rule needs to know where a value lives.
+@Suite("Lowered plan: fusion before placement")
+struct LoweredPlanTests {
+    /// The built-in models and the quick corpus models.
+    static func models() throws -> [(name: String, model: InferenceModel)] {
+        var models = try ["selfie_segmentation.onnx", "selfie_segmentation_landscape.onnx"].map { name in
+            (name, try InferenceModel(bytes: [UInt8](Data(contentsOf: Fixtures.weights(name)))))
+        }
+        for listed in ArchitectureCorpus.index where listed.quick {
+            models.append((listed.name, try InferenceModel(bytes: try ArchitectureCorpus.model(named: listed.name).regeneratedModel())))
+        }
+        return models
+    }
+
+    /// Pairs of values that are alive during one lowered step and share a float of the arena,
+    /// other than the sharing the plan states: slices of one Concat or Split, a view over its
+    /// input, an output written over an input its step may overwrite.
+    static func clashes(_ graph: LoadedGraph, _ fusions: FusionPlan, _ plan: BufferPlan) -> [String] {
+        let nodes = BufferPlan.nodes(graph, lowered: fusions)
+        var first = [Int](repeating: Int.max, count: graph.values.count), last = [Int](repeating: -1, count: graph.values.count)
+        for id in graph.inputIDs { first[id] = -1 }
+        for (step, node) in nodes.enumerated() {
+            for value in node.reads + node.writes {
+                first[value] = min(first[value], step)
+                last[value] = step
+            }
+        }
+        for id in graph.outputIDs { last[id] = Int.max }
+        /// Where a value's floats are: its padded buffer or its dense slot.
+        func range(_ value: Int) -> Swift.Range<Int> {
+            let count = fusions.paddedValues[value].map { $0.layout.storageCount(channels: $0.channels) } ?? graph.values[value].floatCount
+            return plan.offsets[value] ..< plan.offsets[value] + count
+        }
+        /// The value whose slot `value` took over (written over it, or a view of it), if any.
+        func source(_ value: Int) -> Int? {
+            plan.overwrites[value] ?? (plan.views.contains(value) ? graph.nodes.first { $0.outputs == [value] }?.inputs[0] : nil)
+        }
+        /// Whether `b` took its slot from `a` (or from a value that took it from `a`), each at
+        /// the step where the one before was last used.
+        func handedOver(_ a: Int, to b: Int) -> Bool {
+            var value = b
+            while let previous = source(value) {
+                guard last[previous] == first[value] else { return false }
+                if previous == a { return true }
+                value = previous
+            }
+            return false
+        }
+        let live = graph.values.indices.filter { graph.values[$0].constant == nil && first[$0] <= last[$0] && graph.values[$0].floatCount > 0 }
+        var clashes: [String] = []
+        for (i, a) in live.enumerated() {
+            for b in live[(i + 1)...] where first[a] <= last[b] && first[b] <= last[a] && range(a).overlaps(range(b)) {
+                if plan.slices.slot(of: a) != nil && plan.slices.slot(of: a) == plan.slices.slot(of: b) { continue }
+                if handedOver(a, to: b) || handedOver(b, to: a) { continue }
+                clashes.append("\(graph.values[a].name) [\(first[a]), \(last[a])] and \(graph.values[b].name) [\(first[b]), \(last[b])]")
+            }
+        }
+        return clashes
+    }
+
+    @Test("values alive during one lowered step never share memory, except slices, views and declared overwrites")
+    func noClashes() throws {
+        for (name, model) in try Self.models() {
+            let plan = model.fastPath
+            let clashes = Self.clashes(model.graph, plan.fusions, plan.buffers)
+            #expect(clashes.isEmpty, "\(name): \(clashes.prefix(3))")
+            #expect(!plan.fusions.fusions.isEmpty, "\(name): no fusion planned")
+        }
+    }
+
+    @Test("a fast session runs the model's plan: its arena is the plan's, zero-bordered maps and gate values included")
+    func sessionsShareTheModelsPlan() throws {
+        for (name, model) in try Self.models().prefix(2) {
+            let plan = model.fastPath
+            let session = try InferenceSession(model: model, path: .fast)
+            #expect(session.arenaBytes == plan.buffers.totalCount * MemoryLayout<Float>.size, "\(name)")
+            let padded = plan.fusions.paddedValues.values.reduce(0) { $0 + BufferPlan.slotSize($1.layout.storageCount(channels: $1.channels)) }
+            #expect(padded > 0, "\(name): no zero-bordered map")
+            let constants = model.graph.values.filter { $0.constant != nil }.reduce(0) { $0 + BufferPlan.slotSize($1.floatCount) }
+            #expect(plan.buffers.totalCount >= plan.buffers.activationCount + padded + constants, "\(name)")
+            // The reference path runs the graph as written, with a plan of its own.
+            #expect(try InferenceSession(model: model, path: .reference).arenaBytes == model.bufferPlan.totalCount * MemoryLayout<Float>.size)
+        }
+    }
+
+    @Test("the rules decide on the graph alone: planning them twice gives the same lowered graph")
+    func rulesArePure() throws {
+        for (name, model) in try Self.models() {
+            let again = FastPathPlan(model.graph)
+            #expect(again.fusions.spans == model.fastPath.fusions.spans, "\(name)")
+            #expect(again.buffers.offsets == model.fastPath.buffers.offsets, "\(name)")
+        }
+    }
+}
