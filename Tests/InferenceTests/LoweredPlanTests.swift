@@ -99,3 +99,28 @@ struct LoweredPlanTests {
         }
     }
 }
+
+extension LoweredPlanTests {
+    @Test("values only the nodes of one fused step read get no buffer: the fast path's activations are below the reference path's")
+    func intermediatesHaveNoBuffer() throws {
+        for (name, model) in try Self.models() {
+            let plan = model.fastPath
+            let graph = model.graph
+            // Each node of a fused step, but its last, whose output only that step's nodes read.
+            var unplaced = 0
+            for span in plan.fusions.spans {
+                for index in span.dropLast() {
+                    let output = graph.nodes[index].outputs[0]
+                    let readers = graph.nodes.indices.filter { graph.nodes[$0].inputs.contains(output) }
+                    if !graph.outputIDs.contains(output) && readers.allSatisfy(span.contains) {
+                        #expect(plan.buffers.offsets[output] == -1, "\(name): \(graph.values[output].name)")
+                        unplaced += 1
+                    }
+                }
+            }
+            #expect(unplaced > 0, "\(name)")
+            print("lowered plan \(name): activations \(plan.buffers.activationCount * 4) bytes, reference plan \(model.bufferPlan.activationCount * 4) bytes, \(unplaced) values without a buffer")
+            #expect(plan.buffers.activationCount <= model.bufferPlan.activationCount, "\(name)")
+        }
+    }
+}

@@ -273,11 +273,12 @@ extension KernelChoices {
 
 extension StepBuilder {
     /// The step of a convolution: `conv` read from `input` (the value `inputValue`, when the
-    /// plan knows it), with weights and bias from their buffers, writing `output` or, when fused,
-    /// what `fusion` says.
+    /// plan knows it), with weights and bias from their buffers, writing `output` or, when fused
+    /// (`output` nil), what `fusion` says.
     func convolutionStep(_ conv: Conv, kind: ConvolutionKind, input: UnsafePointer<Float>, inputValue: Int?,
                          weights weightBuffer: UnsafePointer<Float>, bias biasBuffer: UnsafePointer<Float>?,
-                         output arenaOutput: UnsafeMutablePointer<Float>, fusion: ConvolutionFusion?) -> any Step {
+                         output arenaOutput: UnsafeMutablePointer<Float>?, fusion: ConvolutionFusion?) -> any Step {
+        precondition((arenaOutput == nil) != (fusion == nil), "a convolution step writes its output or its fusion's target")
         let window = Self.inputWindow(of: conv)
         let rawWeights = window.map { Self.windowWeights(weightBuffer, conv, rows: $0.rows, columns: $0.columns) }
             ?? Array(UnsafeBufferPointer(start: weightBuffer, count: conv.outputChannels * (conv.inputChannels / conv.group)
@@ -290,7 +291,7 @@ extension StepBuilder {
         let input = Self.denseMap(input, channels: cin, height: h.input, width: w.input)
         let activation = fusion?.epilogue.activation ?? .none
         let output = fusion.map { outputMap($0.target, channels: cout, height: h.output, width: w.output) }
-            ?? Self.denseMap(arenaOutput, channels: cout, height: h.output, width: w.output)
+            ?? Self.denseMap(arenaOutput!, channels: cout, height: h.output, width: w.output)
         let (weights, bias) = fusion?.epilogue.folded(weights: rawWeights, bias: rawBias, outputChannels: cout)
             ?? (rawWeights, rawBias)
         let denseResidual = fusion?.residual.map { Self.denseMap(pointer($0), channels: cout, height: h.output, width: w.output) }

@@ -42,7 +42,13 @@ final class StepBuilder: KernelChoices {
     }
 
     /// The arena address of a value (dense; see `paddedMap` for a zero-bordered one).
-    func pointer(_ value: Int) -> UnsafeMutablePointer<Float> { arena + buffers.offsets[value] }
+    ///
+    /// - Precondition: the value has a buffer (a value only the nodes of one fused step read has
+    ///   none: the step never writes it).
+    func pointer(_ value: Int) -> UnsafeMutablePointer<Float> {
+        precondition(buffers.offsets[value] >= 0, "value \(value) ('\(graph.values[value].name)') has no buffer: no step writes it")
+        return arena + buffers.offsets[value]
+    }
 
     /// The zero-bordered map of a value its producer writes so for its reader, if it is one.
     func paddedMap(_ value: Int) -> FeatureMap? {
@@ -86,12 +92,12 @@ final class StepBuilder: KernelChoices {
         case .convolution(let f):
             let conv = node.operation as! Conv
             return convolutionStep(conv, kind: Self.kind(of: conv)!, input: inputs[0], inputValue: node.inputs[0],
-                                   weights: inputs[1], bias: conv.hasBias ? inputs[2] : nil, output: outputs[0], fusion: f)
+                                   weights: inputs[1], bias: conv.hasBias ? inputs[2] : nil, output: nil, fusion: f)
         case .paddedConvolution(let f):
             let convNode = graph.nodes[f.convolutionNode]
             return convolutionStep(f.conv, kind: f.kind, input: inputs[0], inputValue: node.inputs[0],
                                    weights: pointer(convNode.inputs[1]), bias: f.conv.hasBias ? pointer(convNode.inputs[2]) : nil,
-                                   output: pointer(convNode.outputs[0]), fusion: f.convolution)
+                                   output: nil, fusion: f.convolution)
         case .pointwiseDepthwise(let f): return pointwiseDepthwiseStep(f, node, inputs)
         case .squeezeExcite(let chain): return squeezeExciteStep(chain)
         case .attentionGate(let f): return attentionGateStep(f, leader: leader)

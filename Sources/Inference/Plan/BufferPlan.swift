@@ -22,7 +22,8 @@
 /// attention gates a banded step applies, then the constants.
 struct BufferPlan: Sendable {
     /// Offset of each value in the arena, in floats (4-byte units), by value id. A value kept
-    /// zero-bordered (`FusionPlan.paddedValues`) has its padded buffer here.
+    /// zero-bordered (`FusionPlan.paddedValues`) has its padded buffer here; a value no step
+    /// writes (inside a fused step) has none: -1.
     var offsets: [Int]
     /// Floats needed by activations at the peak (the high-water mark of the slots).
     var activationCount: Int
@@ -65,9 +66,16 @@ struct BufferPlan: Sendable {
                   padded: plan.paddedValues.mapValues { $0.layout.storageCount(channels: $0.channels) }, gates: plan.takenOverGates)
     }
 
-    /// The lowered graph's nodes in the order they run: each node not absorbed, a fused step
-    /// reading the inputs of every node it does (and its `extraReads`) and writing all their outputs.
+    /// The lowered graph's nodes in the order they run: each node not absorbed; a fused step
+    /// reading the inputs of every node it does (and its `extraReads`) and writing the outputs of
+    /// those nodes that something after it reads (a graph output, a later node) and the last
+    /// node's. The values only the step's own nodes read are never written: they get no buffer.
     static func nodes(_ graph: LoadedGraph, lowered plan: FusionPlan) -> [Node] {
+        var readers = [[Int]](repeating: [], count: graph.values.count)
+        for (index, node) in graph.nodes.enumerated() {
+            for input in node.inputs { readers[input].append(index) }
+        }
+        let outputs = Set(graph.outputIDs)
         var nodes: [Node] = []
         for (index, node) in graph.nodes.enumerated() where plan.absorbedBy[index] == nil {
             guard let fusion = plan.fusions[index] else {
@@ -76,10 +84,22 @@ struct BufferPlan: Sendable {
                 continue
             }
             let span = [index] + plan.absorbedBy.filter { $0.value == index }.map(\.key).sorted()
-            var reads: [Int] = [], writes: [Int] = []
+            var reads: [Int] = [], produced: [Int] = []
             for member in span {
-                reads += graph.nodes[member].inputs.filter { !writes.contains($0) && !reads.contains($0) }
-                writes += graph.nodes[member].outputs
+                reads += graph.nodes[member].inputs.filter { !produced.contains($0) && !reads.contains($0) }
+                produced += graph.nodes[member].outputs
+            }
+            let last = graph.nodes[span.last!].outputs
+            var writes = produced.filter { value in
+                outputs.contains(value) || last.contains(value) || readers[value].contains { !span.contains($0) }
+            }
+            // An attention gate whose application a banded step took over writes only its values,
+            // and the banded step reads the gate's inputs instead of the gated map.
+            if case .attentionGate(let gate) = fusion, plan.takenOverGates[index] != nil {
+                writes.removeAll { $0 == gate.output }
+            }
+            if case .pointwiseDepthwise(let banded) = fusion, banded.gate != nil {
+                reads.removeAll { $0 == node.inputs[0] }
             }
             reads += fusion.extraReads.filter { !reads.contains($0) }
             nodes.append(Node(reads: reads, writes: writes,
@@ -96,7 +116,7 @@ struct BufferPlan: Sendable {
         let slices = reusesBuffers ? Slices(graph) : Slices()
         /// Per shared slot (by its value), how many of the values living in it are still to be read.
         var unread = slices.members.mapValues { $0.count + 1 }
-        var offsets = [Int](repeating: 0, count: graph.values.count)
+        var offsets = [Int](repeating: -1, count: graph.values.count)
         var slots = SlotAllocator()
         var views = Set<Int>(), overwrites: [Int: Int] = [:]
 
