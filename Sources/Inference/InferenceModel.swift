@@ -50,6 +50,17 @@ package final class InferenceModel: Sendable {
     /// planned once here, for every fast session of the model that plans them all.
     let fastPath: FastPathPlan
 
+    /// Bytes the model holds: its constants and its operators' tables (every session of the model
+    /// shares them; a session's own bytes are `InferenceSession.heldBytes`). Walks the graph
+    /// (allocates): for diagnostics.
+    package var heldBytes: Int {
+        var held = HeldMemory()
+        held.add(graph)
+        held.add(fastPath)
+        held.add(bufferPlan)
+        return held.bytes
+    }
+
     /// Total multiply-accumulates per run.
     package var multiplyAccumulates: Int { macsByOp.values.reduce(0, +) }
 

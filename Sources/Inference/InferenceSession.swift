@@ -1,3 +1,5 @@
+import Kernels
+
 /// Runs an `InferenceModel`: one arena holds every activation and constant, allocated when the
 /// session is made, so `run(input:output:)` allocates nothing.
 ///
@@ -39,6 +41,8 @@ package final class InferenceSession: @unchecked Sendable {
     /// The fast path's fusions (empty on the reference path and in sessions that keep
     /// intermediates).
     private let fusionPlan: FusionPlan
+    /// The fast path's worker pool (its threads and scratch), nil on the reference path.
+    private let pool: WorkerPool?
 
     /// Which fusions across nodes a fast session plans.
     package enum Fusions: Sendable, Equatable {
@@ -117,9 +121,21 @@ package final class InferenceSession: @unchecked Sendable {
         self.stepOfNode = stepOfNode
         externalInput = fast?.externalInput
         fusionPlan = fastPath?.fusions ?? FusionPlan()
+        pool = fast?.pool
     }
 
     deinit { arena.deallocate() }
+
+    /// Bytes the session holds: its arena (activations, the fast path's zero-bordered maps and
+    /// gate values, a copy of the constants), what its steps own (packed weights, copies, band
+    /// buffers, workspaces) and its worker pool's scratch. The model's own bytes are
+    /// `InferenceModel.heldBytes`. Walks the steps (allocates): for diagnostics.
+    package var heldBytes: Int {
+        var held = HeldMemory()
+        for step in steps { held.add(step) }
+        if let pool { held.add(pool) }
+        return arenaBytes + held.bytes
+    }
 
     /// Runs a single-input, single-output graph; allocates nothing.
     ///

@@ -124,3 +124,30 @@ extension LoweredPlanTests {
         }
     }
 }
+
+import AllocationCounter
+
+extension LoweredPlanTests {
+    /// What `heldBytes` reports for a model and one fast session against the C heap's growth
+    /// while they are made (glibc's `mallinfo2`). The counter is process-wide and other tests run
+    /// in parallel, so the median of seven attempts counts.
+    @Test("the memory a model and a fast session report is the heap they take, within 10%",
+          .disabled(if: vbg_built_with_sanitizer() != 0, "mallinfo2 does not see a sanitizer's allocator"),
+          arguments: ["selfie_segmentation.onnx", "selfie_segmentation_landscape.onnx"])
+    func reportedMemoryIsTheHeapTaken(weights: String) throws {
+        try #require(vbg_heap_bytes_in_use() >= 0, "mallinfo2 is not available on this platform")
+        let bytes = [UInt8](try Data(contentsOf: Fixtures.weights(weights)))
+        _ = try InferenceSession(model: try InferenceModel(bytes: bytes), path: .fast)  // warm-up
+        var growths: [Int64] = [], reported = 0
+        for _ in 0..<7 {
+            let before = vbg_heap_bytes_in_use()
+            let model = try InferenceModel(bytes: bytes)
+            let session = try InferenceSession(model: model, path: .fast)
+            growths.append(vbg_heap_bytes_in_use() - before)
+            reported = model.heldBytes + session.heldBytes
+        }
+        let growth = growths.sorted()[3]
+        print("held memory \(weights): reported \(reported) bytes, heap growth \(growth) (attempts \(growths))")
+        #expect(abs(Double(reported) - Double(growth)) <= 0.1 * Double(growth), "reported \(reported), heap growth \(growth)")
+    }
+}
