@@ -8,9 +8,9 @@ import Kernels
 /// write over an input (`FusionPlan.Fusion.mayOverwrite`).
 ///
 /// Each rule is a `match…` function, in the file of the kernels its step runs (convolutions
-/// and what they absorb in `ConvolutionSteps.swift`, `Epilogue.swift` and `BandedSteps.swift`;
-/// multi-node blocks in `DecoderSteps.swift`; Transposes in `MatrixSteps.swift`,
-/// `LayerSteps.swift` and `StepBuilder.swift`). `matchFusion(at:plan:)` dispatches on the operator.
+/// and what they absorb in `Convolutions.swift`, `Epilogue.swift` and `BandedPointwiseDepthwise.swift`;
+/// multi-node blocks in `MultiNodeBlocks.swift`; Transposes in `MatrixProducts.swift`,
+/// `SingleNodeLayers.swift` and `StepBuilder.swift`). `matchFusion(at:plan:)` dispatches on the operator.
 struct FusionRules: KernelChoices {
     let graph: LoadedGraph
     /// The values whose contents are fixed before the graph runs (weights are packed from them;

@@ -8,9 +8,9 @@ import Kernels
 /// `FusionPlan`) and the buffer plan placed every value of the lowered graph in the session's
 /// arena (`BufferPlan.init(_:lowered:)`); `work(for:inputs:outputs:)` then builds each node's
 /// step from both. The builders are one file per concern beside their rules: convolutions in
-/// `ConvolutionSteps.swift`, `Epilogue.swift` and `BandedSteps.swift`, the single-node layers
-/// in `LayerSteps.swift`, the matrix products and Transpose pairs in `MatrixSteps.swift`, the
-/// multi-node blocks in `DecoderSteps.swift`. This file dispatches on the operator.
+/// `Convolutions.swift`, `Epilogue.swift` and `BandedPointwiseDepthwise.swift`, the single-node layers
+/// in `SingleNodeLayers.swift`, the matrix products and Transpose pairs in `MatrixProducts.swift`, the
+/// multi-node blocks in `MultiNodeBlocks.swift`. This file dispatches on the operator.
 ///
 /// Weights are packed when the step is made (constants' buffers are filled before steps are
 /// made and never move); steps allocate nothing when they run.
