@@ -49,8 +49,11 @@ package final class InferenceModel: Sendable {
     /// The fast path's lowered graph with every fusion its rules find, and where its values live:
     /// planned once here, for every fast session of the model that plans them all.
     let fastPath: FastPathPlan
+    /// The constants, which every session of the model reads in place.
+    let constants: ConstantStore
 
-    /// Bytes the model holds: its constants and its operators' tables (every session of the model
+    /// Bytes the model holds: its constants (as loaded, and in the `ConstantStore` its sessions
+    /// read) and its operators' tables (every session of the model
     /// shares them; a session's own bytes are `InferenceSession.heldBytes`). Walks the graph
     /// (allocates): for diagnostics.
     package var heldBytes: Int {
@@ -58,7 +61,7 @@ package final class InferenceModel: Sendable {
         held.add(graph)
         held.add(fastPath)
         held.add(bufferPlan)
-        return held.bytes
+        return held.bytes + constants.byteCount
     }
 
     /// Total multiply-accumulates per run.
@@ -113,6 +116,7 @@ package final class InferenceModel: Sendable {
         }
         bufferPlan = plan
         fastPath = FastPathPlan(graph)
+        constants = ConstantStore(graph)
         guard fastPath.buffers.totalCount <= Shapes.maximumElementCount else {
             throw ModelError(.invalidShape, "running the model needs \(fastPath.buffers.totalCount / (1 << 28)) GiB of buffers; the limit is 8 GiB")
         }

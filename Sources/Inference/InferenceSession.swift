@@ -1,6 +1,6 @@
 import Kernels
 
-/// Runs an `InferenceModel`: one arena holds every activation and constant, allocated when the
+/// Runs an `InferenceModel`: one arena holds every activation, allocated when the
 /// session is made, so `run(input:output:)` allocates nothing.
 ///
 /// ## Threads
@@ -20,7 +20,8 @@ package final class InferenceSession: @unchecked Sendable {
     package let path: ExecutionPath
     package let threads: Int
     package let keepsIntermediates: Bool
-    /// Bytes of the arena (activations and constants).
+    /// Bytes of the arena (activations, and the fast path's zero-bordered maps and gate values;
+    /// the constants are the model's, `InferenceModel.constants`).
     package let arenaBytes: Int
 
     private let plan: BufferPlan
@@ -91,17 +92,13 @@ package final class InferenceSession: @unchecked Sendable {
         self.plan = plan
         self.arena = arena
         arenaBytes = plan.totalCount * MemoryLayout<Float>.size
-        for (id, value) in graph.values.enumerated() {
-            if let constant = value.constant {
-                constant.bytes.withUnsafeBytes { UnsafeMutableRawPointer(arena + plan.offsets[id]).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-            }
-        }
         // Fusion skips writing fused values to the arena, so inspection sessions run unfused.
-        let fast = fastPath.map { StepBuilder(threads: threads, rules: $0.rules, plan: $0.fusions, buffers: $0.buffers, arena: arena) }
+        let fast = fastPath.map { StepBuilder(threads: threads, rules: $0.rules, plan: $0.fusions, buffers: $0.buffers, arena: arena,
+                                              constants: model.constants) }
         var steps: [any Step] = []
         var stepOfNode: [Int?] = []
         for node in graph.nodes {
-            let inputs = node.inputs.map { UnsafePointer(arena + plan.offsets[$0]) }
+            let inputs = node.inputs.map { UnsafePointer(model.constants.pointer($0) ?? arena + plan.offsets[$0]) }
             let outputs = node.outputs.map { arena + plan.offsets[$0] }
             switch fast?.work(for: node, inputs: inputs, outputs: outputs) ?? .reference {
             case .step(let step):
@@ -125,6 +122,12 @@ package final class InferenceSession: @unchecked Sendable {
     }
 
     deinit { arena.deallocate() }
+
+    /// Where value `id` lives: the model's constant store for a constant (never written), the
+    /// arena for any other.
+    private func address(_ id: Int) -> UnsafeMutablePointer<Float> {
+        model.constants.pointer(id) ?? arena + plan.offsets[id]
+    }
 
     /// Bytes the session holds: its arena (activations, the fast path's zero-bordered maps and
     /// gate values, a copy of the constants), what its steps own (packed weights, copies, band
@@ -192,10 +195,10 @@ package final class InferenceSession: @unchecked Sendable {
             runSteps()
             externalInput.pointer = nil
         } else {
-            (arena + plan.offsets[inputID]).update(from: source, count: inputCount)
+            (address(inputID)).update(from: source, count: inputCount)
             runSteps()
         }
-        destination.update(from: arena + plan.offsets[outputID], count: outputCount)
+        destination.update(from: address(outputID), count: outputCount)
     }
 
     /// Runs the graph on named inputs and returns every graph output by name (allocates; for
@@ -216,13 +219,13 @@ package final class InferenceSession: @unchecked Sendable {
             guard data.count == value.elementCount else {
                 throw ModelError(.invalidInput, "input '\(value.name)' has \(data.count) values, its shape \(value.shape) needs \(value.elementCount)")
             }
-            (arena + plan.offsets[id]).update(from: data, count: data.count)
+            (address(id)).update(from: data, count: data.count)
         }
         runSteps()
         var results: [String: [Float]] = [:]
         for id in graph.outputIDs {
             guard graph.values[id].type == .float32 else { throw ModelError(.invalidInput, "output '\(graph.values[id].name)' is \(graph.values[id].type), not float32; use run(_:)") }
-            results[graph.values[id].name] = Array(UnsafeBufferPointer(start: arena + plan.offsets[id], count: graph.values[id].elementCount))
+            results[graph.values[id].name] = Array(UnsafeBufferPointer(start: address(id), count: graph.values[id].elementCount))
         }
         return results
     }
@@ -245,7 +248,7 @@ package final class InferenceSession: @unchecked Sendable {
             guard tensor.type == value.type, tensor.shape == value.shape else {
                 throw ModelError(.invalidInput, "input '\(value.name)' is \(tensor.type) \(tensor.shape), the model needs \(value.type) \(value.shape)")
             }
-            tensor.bytes.withUnsafeBytes { UnsafeMutableRawPointer(arena + plan.offsets[id]).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            tensor.bytes.withUnsafeBytes { UnsafeMutableRawPointer(address(id)).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         }
         runSteps()
         var results: [String: Tensor] = [:]
@@ -267,18 +270,18 @@ package final class InferenceSession: @unchecked Sendable {
         for (index, id) in graph.inputIDs.enumerated() {
             let bytes = input(index)
             precondition(bytes.count == graph.values[id].byteCount, "input \(index) has \(bytes.count) bytes, not \(graph.values[id].byteCount)")
-            if let source = bytes.baseAddress { UnsafeMutableRawPointer(arena + plan.offsets[id]).copyMemory(from: source, byteCount: bytes.count) }
+            if let source = bytes.baseAddress { UnsafeMutableRawPointer(address(id)).copyMemory(from: source, byteCount: bytes.count) }
         }
         runSteps()
         for (index, id) in graph.outputIDs.enumerated() {
-            output(index, UnsafeRawBufferPointer(start: arena + plan.offsets[id], count: graph.values[id].byteCount))
+            output(index, UnsafeRawBufferPointer(start: address(id), count: graph.values[id].byteCount))
         }
     }
 
     private func tensor(_ id: Int) -> Tensor {
         let value = model.graph.values[id]
         return Tensor(type: value.type, shape: value.shape,
-                      bytes: Array(UnsafeRawBufferPointer(start: arena + plan.offsets[id], count: value.byteCount)))
+                      bytes: Array(UnsafeRawBufferPointer(start: address(id), count: value.byteCount)))
     }
 
     /// Runs every step in plan order. Indexing (rather than `for step in steps`) matters: a debug
@@ -313,7 +316,7 @@ package final class InferenceSession: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         for _ in 0..<max(runs, 1) {
-            (arena + plan.offsets[inputID]).update(from: input.baseAddress!, count: input.count)
+            (address(inputID)).update(from: input.baseAddress!, count: input.count)
             for (l, layer) in layers.enumerated() {
                 let start = clock.now
                 if let index = layer.step { steps[index].run() }
@@ -321,7 +324,7 @@ package final class InferenceSession: @unchecked Sendable {
                 samples[l].append(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
             }
         }
-        output.baseAddress!.update(from: arena + plan.offsets[outputID], count: output.count)
+        output.baseAddress!.update(from: address(outputID), count: output.count)
         return layers.indices.map { l in
             var profile = layers[l].profile
             let sorted = samples[l].sorted()
@@ -405,7 +408,7 @@ package final class InferenceSession: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         for case let (id, tensor?) in inputs where !tensor.bytes.isEmpty {
-            tensor.bytes.withUnsafeBytes { UnsafeMutableRawPointer(arena + plan.offsets[id]).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            tensor.bytes.withUnsafeBytes { UnsafeMutableRawPointer(address(id)).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         }
         guard let step = stepOfNode[index] else { preconditionFailure("node \(index) is a view: a session that keeps its intermediates has none") }
         steps[step].run()

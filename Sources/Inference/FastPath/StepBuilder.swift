@@ -27,25 +27,31 @@ final class StepBuilder: KernelChoices {
     let plan: FusionPlan
     let buffers: BufferPlan
     let arena: UnsafeMutablePointer<Float>
+    let constants: ConstantStore
 
     var graph: LoadedGraph { rules.graph }
 
     /// - Parameters:
     ///   - plan: the lowered graph (empty: every node runs its single-node step).
     ///   - buffers: where `plan`'s values live in `arena`.
-    init(threads: Int, rules: FusionRules, plan: FusionPlan, buffers: BufferPlan, arena: UnsafeMutablePointer<Float>) {
+    ///   - constants: the model's constants (weights are packed from there).
+    init(threads: Int, rules: FusionRules, plan: FusionPlan, buffers: BufferPlan, arena: UnsafeMutablePointer<Float>,
+         constants: ConstantStore) {
         pool = WorkerPool(threads: threads)
         self.rules = rules
         self.plan = plan
         self.buffers = buffers
         self.arena = arena
+        self.constants = constants
     }
 
-    /// The arena address of a value (dense; see `paddedMap` for a zero-bordered one).
+    /// The address of a value: a constant in the model's store (never to be written), any other in
+    /// the arena (dense; see `paddedMap` for a zero-bordered one).
     ///
     /// - Precondition: the value has a buffer (a value only the nodes of one fused step read has
     ///   none: the step never writes it).
     func pointer(_ value: Int) -> UnsafeMutablePointer<Float> {
+        if let constant = constants.pointer(value) { return constant }
         precondition(buffers.offsets[value] >= 0, "value \(value) ('\(graph.values[value].name)') has no buffer: no step writes it")
         return arena + buffers.offsets[value]
     }

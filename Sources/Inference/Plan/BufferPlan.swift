@@ -18,16 +18,17 @@
 ///   input's slot (`views`).
 ///
 /// After the activations come buffers that are never reused: the zero-bordered maps that fused
-/// producers write for the convolution reading them (their border must stay zero), the values of
-/// attention gates a banded step applies, then the constants.
+/// producers write for the convolution reading them (their border must stay zero) and the values
+/// of attention gates a banded step applies. Constants are not in the arena: every session reads
+/// them from the model's `ConstantStore`.
 struct BufferPlan: Sendable {
     /// Offset of each value in the arena, in floats (4-byte units), by value id. A value kept
-    /// zero-bordered (`FusionPlan.paddedValues`) has its padded buffer here; a value no step
-    /// writes (inside a fused step) has none: -1.
+    /// zero-bordered (`FusionPlan.paddedValues`) has its padded buffer here; a constant (in the
+    /// model's `ConstantStore`) and a value no step writes (inside a fused step) have none: -1.
     var offsets: [Int]
     /// Floats needed by activations at the peak (the high-water mark of the slots).
     var activationCount: Int
-    /// Floats in the arena: activations, the buffers never reused, then constants.
+    /// Floats in the arena: activations, then the buffers never reused.
     var totalCount: Int
     /// The outputs of the nodes laid over their input (views): they move nothing.
     var views: Set<Int> = []
@@ -188,10 +189,6 @@ struct BufferPlan: Sendable {
         for (leader, count) in gates.sorted(by: { $0.key < $1.key }) {
             gateOffsets[leader] = top
             top += Self.slotSize(count)
-        }
-        for (id, value) in graph.values.enumerated() where value.constant != nil {
-            offsets[id] = top
-            top += Self.slotSize(value.floatCount)
         }
         self.offsets = offsets
         self.activationCount = slots.peak
