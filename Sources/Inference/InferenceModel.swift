@@ -52,8 +52,8 @@ package final class InferenceModel: Sendable {
     /// The constants, which every session of the model reads in place.
     let constants: ConstantStore
 
-    /// Bytes the model holds: its constants (as loaded, and in the `ConstantStore` its sessions
-    /// read) and its operators' tables (every session of the model
+    /// Bytes the model holds: its constants (in the `ConstantStore` its sessions read) and its
+    /// operators' tables (every session of the model
     /// shares them; a session's own bytes are `InferenceSession.heldBytes`). Walks the graph
     /// (allocates): for diagnostics.
     package var heldBytes: Int {
@@ -98,8 +98,13 @@ package final class InferenceModel: Sendable {
     /// decoding.
     package init(proto: ModelProto, inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:],
                  planTimeStrings: [String: StringTensor] = [:]) throws(ModelError) {
-        let graph = try LoadedGraph(proto, inputShapes: inputShapes, planTimeInputs: planTimeInputs.mapValues(\.constant),
+        var graph = try LoadedGraph(proto, inputShapes: inputShapes, planTimeInputs: planTimeInputs.mapValues(\.constant),
                                     planTimeStrings: planTimeStrings)
+        // The constants' bytes move to the store every session reads; the graph keeps their
+        // shapes and types (loading was the last reader of the bytes).
+        let constants = ConstantStore(graph)
+        graph.droppingConstantContents()
+        self.constants = constants
         self.graph = graph
         let describe = { (id: Int) in TensorDescription(name: graph.values[id].name, shape: graph.values[id].shape, type: graph.values[id].type) }
         inputs = graph.inputIDs.map(describe)
@@ -115,8 +120,7 @@ package final class InferenceModel: Sendable {
             throw ModelError(.invalidShape, "running the model needs \(plan.totalCount / (1 << 28)) GiB of buffers; the limit is 8 GiB")
         }
         bufferPlan = plan
-        fastPath = FastPathPlan(graph)
-        constants = ConstantStore(graph)
+        fastPath = FastPathPlan(graph, constants: constants)
         guard fastPath.buffers.totalCount <= Shapes.maximumElementCount else {
             throw ModelError(.invalidShape, "running the model needs \(fastPath.buffers.totalCount / (1 << 28)) GiB of buffers; the limit is 8 GiB")
         }
@@ -249,15 +253,15 @@ struct FastPathPlan: Sendable {
 
     /// - Parameter leaders: when given, only fusions led by these nodes (indices into
     ///   `graph.nodes`) are planned; the other nodes run their single-node steps.
-    init(_ graph: LoadedGraph, leaders: Set<Int>? = nil) {
-        rules = FusionRules(graph)
+    init(_ graph: LoadedGraph, constants: ConstantStore, leaders: Set<Int>? = nil) {
+        rules = FusionRules(graph, constants: constants)
         fusions = rules.plan(leaders: leaders)
         buffers = BufferPlan(graph, lowered: fusions)
     }
 
     /// No fusion, every value in a slot of its own (a session that keeps its intermediates).
-    init(keepingIntermediatesOf graph: LoadedGraph) {
-        rules = FusionRules(graph)
+    init(keepingIntermediatesOf graph: LoadedGraph, constants: ConstantStore) {
+        rules = FusionRules(graph, constants: constants)
         fusions = FusionPlan()
         buffers = BufferPlan(graph, reusesBuffers: false)
     }

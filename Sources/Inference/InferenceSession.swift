@@ -76,9 +76,9 @@ package final class InferenceSession: @unchecked Sendable {
         var fastPath: FastPathPlan? = nil
         if path == .fast {
             if keepsIntermediates {
-                fastPath = FastPathPlan(keepingIntermediatesOf: graph)
+                fastPath = FastPathPlan(keepingIntermediatesOf: graph, constants: model.constants)
             } else if case .ledBy(let leaders) = fusions {
-                fastPath = FastPathPlan(graph, leaders: leaders)
+                fastPath = FastPathPlan(graph, constants: model.constants, leaders: leaders)
             } else {
                 fastPath = model.fastPath
             }

@@ -39,11 +39,16 @@ extension InferenceSession {
     package var arenaBytes: Int { pinned?.arenaBytes ?? 0 }
 
     /// Bytes the planned session holds: its arena, what its steps own and its worker pool's
-    /// scratch (`Inference.InferenceSession.heldBytes`), and its model's constants and tables
-    /// (`modelHeldBytes`); 0 for a session made from a model's bytes. Allocates: for diagnostics.
+    /// scratch (`Inference.InferenceSession.heldBytes`); 0 for a session made from a model's
+    /// bytes. Allocates: for diagnostics.
     package var heldBytes: Int { pinned?.heldBytes ?? 0 }
 
-    /// Bytes the planned session's model holds (constants, operators' tables), shared with every
-    /// session of that model.
-    package var modelHeldBytes: Int { pinned?.model.heldBytes ?? 0 }
+    /// Bytes the planned session's model holds, shared with every session of that model: the
+    /// engine's model (constants, operators' tables) and the decoded ONNX model kept to plan other
+    /// input shapes (its initializers' bytes).
+    package var modelHeldBytes: Int {
+        var held = HeldMemory()
+        held.add(proto)
+        return (pinned?.model.heldBytes ?? 0) + held.bytes
+    }
 }

@@ -83,7 +83,7 @@ public final class InferenceSession: @unchecked Sendable {
     public let options: Options
 
     /// The model with its outputs and the nodes they need, what every plan loads.
-    private let proto: ModelProto
+    let proto: ModelProto
     private let inputIndex: [String: Int]
     private let lock = NSLock()
     private var plans: [Plan] = []

@@ -8,11 +8,13 @@ import Kernels
 /// keeps is counted without that type saying so: `FloatBuffer`s by their float count, arrays of
 /// numbers by their element count, class instances once each. Pointers (into an arena, or the
 /// caller's buffers) count nothing. For diagnostics, not for the per-frame path (it allocates).
-struct HeldMemory {
+package struct HeldMemory {
     private var seen: Set<ObjectIdentifier> = []
     private var seenArrays: Set<UnsafeRawPointer> = []
     /// The bytes counted so far.
-    private(set) var bytes = 0
+    package private(set) var bytes = 0
+
+    package init() {}
 
     /// An array's elements, once per storage (copies of an array share it).
     private mutating func addArray<Element>(_ values: [Element]) {
@@ -22,7 +24,7 @@ struct HeldMemory {
     }
 
     /// Counts what `value` holds that was not counted yet.
-    mutating func add(_ value: Any) {
+    package mutating func add(_ value: Any) {
         switch value {
         case let buffer as FloatBuffer:
             if seen.insert(ObjectIdentifier(buffer)).inserted { bytes += buffer.count * MemoryLayout<Float>.stride }

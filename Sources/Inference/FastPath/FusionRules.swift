@@ -20,9 +20,12 @@ struct FusionRules: KernelChoices {
     let consumers: [[Int]]
     /// The index in `graph.nodes` of the node producing each value.
     let nodeIndex: [Int: Int]
+    /// The constants' contents (the graph keeps only their shapes and types).
+    let store: ConstantStore
 
-    init(_ graph: LoadedGraph) {
+    init(_ graph: LoadedGraph, constants store: ConstantStore) {
         self.graph = graph
+        self.store = store
         constants = Set(graph.values.indices.filter { graph.values[$0].constant != nil })
         var consumers = Array(repeating: [Int](), count: graph.values.count)
         var nodeIndex: [Int: Int] = [:]
@@ -48,8 +51,9 @@ struct FusionRules: KernelChoices {
 
     /// The first `count` floats of a float32 constant, or nil when `value` is not one.
     func constantFloats(_ value: Int, count: Int) -> [Float]? {
-        guard let floats = graph.values[value].constant?.floats, floats.count >= count else { return nil }
-        return Array(floats.prefix(count))
+        guard graph.values[value].type == .float32, graph.values[value].elementCount >= count,
+              let floats = store.pointer(value) else { return nil }
+        return Array(UnsafeBufferPointer(start: floats, count: count))
     }
 
     /// The plan for the graph: every node offered to the cross-node rules, in order (only the

@@ -447,6 +447,13 @@ struct LoadedGraph: Sendable {
 
     // MARK: - Pieces
 
+    /// Drops the constants' contents (every constant keeps its shape and type): for a model whose
+    /// constants moved to a `ConstantStore`, once loading, the last reader of the bytes, is done.
+    mutating func droppingConstantContents() {
+        constants = [:]
+        for id in values.indices where values[id].constant != nil { values[id].constant!.bytes = [] }
+    }
+
     private static func defaultOpset(_ model: ModelProto) throws(ModelError) -> Int {
         guard let opset = model.opsetImports.last(where: { $0.domain.isEmpty || $0.domain == "ai.onnx" }) else {
             throw ModelError(.malformed, "the model imports no default-domain opset")
