@@ -107,8 +107,16 @@ struct NarrowStores {
     }
 }
 
-/// 0, 1, …, 15: a lane mask's comparand.
-let laneIndices = SIMD16<Int32>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+/// The lanes at and past `count` (`0 ... 16`): one broadcast and one compare against a constant.
+///
+/// The shape matters: the same comparison with a global `let` of the lane indices and a scalar
+/// right-hand side (`indices .>= Int32(count)`) compiles to a `swift_once` call, overflow checks
+/// and a 16-step scalar loop building the mask lane by lane.
+@inline(__always)
+func laneMask(from count: Int) -> SIMDMask<SIMD16<Int32>> {
+    SIMD16<Int32>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+        .>= SIMD16<Int32>(repeating: Int32(truncatingIfNeeded: count))
+}
 
 // One function per window and stride (so a profile names them), each specialised per activation.
 @inline(never) func depthwise3x3Stride1<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type) {
@@ -235,7 +243,7 @@ struct DepthwisePlane {
             // A padded output: the lanes past the interior land on its zero border (this row's
             // right, the next row's left), which no kernel writes, and are stored as zero.
             if let residual { y += load(residual + row * residualRow + column, count: count) }
-            store(y.replacing(with: 0, where: laneIndices .>= Int32(count)), destination + row * destinationRow + column)
+            store(y.replacing(with: 0, where: laneMask(from: count)), destination + row * destinationRow + column)
         } else {
             if let residual { y += load(residual + row * residualRow + column, count: count) }
             store(y, destination + row * destinationRow + column, count: count)

@@ -283,7 +283,7 @@ func pointwiseStoreSpilled<A: ActivationFunction>(
             let head = min(w - x, n)
             if head < n {
                 let start = layout.origin + y * layout.rowStride + x
-                let headMask = laneIndices .>= Int32(head)
+                let headMask = laneMask(from: head)
                 for r in 0..<channels {
                     let values = tile + r * rowWidth + v * lanes
                     let plane = output.base + (firstChannel + r) * layout.planeStride
@@ -319,7 +319,7 @@ func storeRowSegments<A: ActivationFunction>(_: A.Type, _ values: UnsafePointer<
     while done < count {
         let n = min(width, count - done)
         let v = A.apply(load(values + done))
-        store(n == lanes ? v : v.replacing(with: 0, where: laneIndices .>= Int32(n)), row)
+        store(n == lanes ? v : v.replacing(with: 0, where: laneMask(from: n)), row)
         done += n
         row += rowStride
     }

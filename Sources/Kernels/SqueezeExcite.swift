@@ -1,17 +1,48 @@
+/// The activation between a gate's two fully connected layers.
+package enum GateHiddenActivation: Sendable, Equatable {
+    /// max(x, 0).
+    case relu
+    /// x · sigmoid(x) (SiLU / swish: ONNX Sigmoid then Mul by its input).
+    case silu
+}
+
+/// The activation making a gate's values from the second fully connected layer.
+package enum GateActivation: Sendable, Equatable {
+    /// 1 / (1 + e^−x).
+    case sigmoid
+    /// max(0, min(1, alpha·x + beta)) (ONNX HardSigmoid; PyTorch's hardsigmoid is alpha 1/6, beta 0.5),
+    /// the product and the sum rounded one after the other, as the reference kernel does.
+    case hardSigmoid(alpha: Float, beta: Float)
+}
+
 /// The two small fully connected layers of a squeeze-and-excite or attention gate:
-/// `gate = sigmoid(W2 · relu(W1 · mean + b1) + b2)` (1x1 convolutions on a 1×1 map in ONNX).
+/// `gate = act2(W2 · act1(W1 · mean + b1) + b2)` (1x1 convolutions on a 1×1 map in ONNX), with
+/// `act1` ReLU or SiLU and `act2` a sigmoid or a hard sigmoid.
 package final class GateWeights {
     package let channels: Int
     package let hiddenChannels: Int
-    let reduce: FloatBuffer   // [hidden][channels]
+    package let hiddenActivation: GateHiddenActivation
+    package let gateActivation: GateActivation
+    /// ONNX's [hidden][channels] in groups of ``reduceGroup`` hidden units, each group
+    /// [16-channel block][unit][16] (the last block padded with zero channels, the last group with
+    /// zero units): the units a step reads together are adjacent, so the whole matrix is one stream.
+    let reduce: FloatBuffer
     let reduceBias: FloatBuffer
-    let expand: FloatBuffer   // [hidden][channels] (transposed from ONNX's [channels][hidden])
-    let expandBias: FloatBuffer
+    /// ONNX's [channels][hidden] as column panels of ``expandPanelWidth`` channels, each
+    /// [hidden][expandPanelWidth] (the last panel padded with zero channels): one stream per panel.
+    let expand: FloatBuffer
+    let expandBias: FloatBuffer   // padded with zeros to whole panels
+
+    /// Channels of a panel of the expansion: four vectors, four independent chains.
+    static let expandPanelWidth = 4 * lanes
+    /// Hidden units the reduction computes together: four independent chains sharing the means' loads.
+    static let reduceGroup = 4
 
     /// `reduce` [hidden, channels] and `expand` [channels, hidden], row-major (ONNX 1x1 conv
     /// weights); biases zero when nil.
     package init(reduce: [Float], reduceBias: [Float]?, expand: [Float], expandBias: [Float]?,
-                channels: Int, hiddenChannels: Int) {
+                 channels: Int, hiddenChannels: Int, hiddenActivation: GateHiddenActivation = .relu,
+                 gateActivation: GateActivation = .sigmoid) {
         precondition(channels > 0 && hiddenChannels > 0, "empty gate")
         precondition(reduce.count == channels * hiddenChannels && expand.count == channels * hiddenChannels,
                      "gate weights: wrong size")
@@ -19,46 +50,133 @@ package final class GateWeights {
                      && (expandBias?.count ?? channels) == channels, "gate bias: wrong size")
         self.channels = channels
         self.hiddenChannels = hiddenChannels
-        self.reduce = FloatBuffer(reduce)
-        self.reduceBias = FloatBuffer(reduceBias ?? [Float](repeating: 0, count: hiddenChannels))
-        let transposed = FloatBuffer(count: channels * hiddenChannels)
-        for c in 0..<channels {
-            for h in 0..<hiddenChannels { transposed.baseAddress[h * channels + c] = expand[c * hiddenChannels + h] }
+        self.hiddenActivation = hiddenActivation
+        self.gateActivation = gateActivation
+        let group = GateWeights.reduceGroup, blocks = (channels + lanes - 1) / lanes
+        let grouped = FloatBuffer(count: (hiddenChannels + group - 1) / group * blocks * group * lanes)
+        for h in 0..<hiddenChannels {
+            for c in 0..<channels {
+                grouped.baseAddress[(((h / group) * blocks + c / lanes) * group + h % group) * lanes + c % lanes]
+                    = reduce[h * channels + c]
+            }
         }
-        self.expand = transposed
-        self.expandBias = FloatBuffer(expandBias ?? [Float](repeating: 0, count: channels))
+        self.reduce = grouped
+        self.reduceBias = FloatBuffer(reduceBias ?? [Float](repeating: 0, count: hiddenChannels))
+        let width = GateWeights.expandPanelWidth, panels = (channels + width - 1) / width
+        let packed = FloatBuffer(count: panels * hiddenChannels * width)
+        for c in 0..<channels {
+            for h in 0..<hiddenChannels {
+                packed.baseAddress[((c / width) * hiddenChannels + h) * width + c % width] = expand[c * hiddenChannels + h]
+            }
+        }
+        self.expand = packed
+        let bias = FloatBuffer(count: panels * width)
+        for c in 0..<channels { bias.baseAddress[c] = expandBias?[c] ?? 0 }
+        self.expandBias = bias
     }
 
     /// Writes `gate[c]` from `mean[c]`, using `hidden` (hiddenChannels floats) as scratch.
-    /// Vectorised over channels: each hidden unit is a dot product of vector partial sums, and
-    /// the expansion accumulates 16 channels per vector, hidden unit by hidden unit.
+    ///
+    /// Each hidden unit is the bias plus a dot product of vector partial sums (four units at a
+    /// time, sharing the loads of the means); the expansion accumulates each channel's lane
+    /// hidden unit by hidden unit, four vectors of a panel at a time. Each value's operations and
+    /// their order do not depend on how many units or vectors are taken together.
     func gate(mean: UnsafePointer<Float>, hidden: UnsafeMutablePointer<Float>, gate: UnsafeMutablePointer<Float>) {
-        let c = channels
-        for h in 0..<hiddenChannels {
-            let row = UnsafePointer(reduce.baseAddress + h * c)
-            var acc = Vector()
+        reduceUnits(groups: 0..<reduceGroups, mean: mean, hidden: hidden)
+        activateHidden(hidden, count: hiddenChannels)
+        expandChannels(panels: 0..<expandPanels, hidden: UnsafePointer(hidden), gate: gate)
+    }
+
+    /// Groups of ``reduceGroup`` hidden units, and panels of ``expandPanelWidth`` channels.
+    var reduceGroups: Int { (hiddenChannels + GateWeights.reduceGroup - 1) / GateWeights.reduceGroup }
+    var expandPanels: Int { (channels + GateWeights.expandPanelWidth - 1) / GateWeights.expandPanelWidth }
+
+    /// The hidden units of `groups` before their activation: `hidden[h] = b1[h] + W1[h]·mean`.
+    func reduceUnits(groups: Range<Int>, mean: UnsafePointer<Float>, hidden: UnsafeMutablePointer<Float>) {
+        let c = channels, hiddenCount = hiddenChannels, group = GateWeights.reduceGroup
+        let blocks = (c + lanes - 1) / lanes
+        var units = UnsafePointer(reduce.baseAddress + groups.lowerBound * blocks * group * lanes)
+        for g in groups {
+            // Units h ..< h + 4 (those past the last are zero rows, computed and dropped).
+            let h = g * group
+            var acc0 = Vector(), acc1 = Vector(), acc2 = Vector(), acc3 = Vector()
             var i = 0
             while i < c {
-                let n = min(lanes, c - i)
-                acc = multiplyAdd(acc, load(row + i, count: n), load(mean + i, count: n))
+                let m = i + lanes <= c ? load(mean + i) : load(mean + i, count: c - i)
+                acc0 = multiplyAdd(acc0, load(units), m)
+                acc1 = multiplyAdd(acc1, load(units + lanes), m)
+                acc2 = multiplyAdd(acc2, load(units + 2 * lanes), m)
+                acc3 = multiplyAdd(acc3, load(units + 3 * lanes), m)
+                units += 4 * lanes
                 i += lanes
             }
-            let s = reduceBias.baseAddress[h] + horizontalSum(acc)
-            hidden[h] = s < 0 ? 0 : s
+            let bias = reduceBias.baseAddress
+            hidden[h] = bias[h] + horizontalSum(acc0)
+            if h + 1 < hiddenCount { hidden[h + 1] = bias[h + 1] + horizontalSum(acc1) }
+            if h + 2 < hiddenCount { hidden[h + 2] = bias[h + 2] + horizontalSum(acc2) }
+            if h + 3 < hiddenCount { hidden[h + 3] = bias[h + 3] + horizontalSum(acc3) }
         }
-        var i = 0
-        while i < c {
-            let n = min(lanes, c - i)
-            var acc = load(UnsafePointer(expandBias.baseAddress + i), count: n)
-            var column = UnsafePointer(expand.baseAddress + i)
-            for h in 0..<hiddenChannels {
-                acc = multiplyAdd(acc, hidden[h], load(column, count: n))
-                column += c
+    }
+
+    /// The gate values of the channels of `panels`, from the activated hidden units.
+    func expandChannels(panels: Range<Int>, hidden: UnsafePointer<Float>, gate: UnsafeMutablePointer<Float>) {
+        let c = channels, hiddenCount = hiddenChannels, width = GateWeights.expandPanelWidth
+        for panel in panels {
+            let first = panel * width
+            var column = UnsafePointer(expand.baseAddress + first * hiddenCount)
+            let bias = UnsafePointer(expandBias.baseAddress + first)
+            var acc0 = load(bias), acc1 = load(bias + lanes), acc2 = load(bias + 2 * lanes), acc3 = load(bias + 3 * lanes)
+            for k in 0..<hiddenCount {
+                let x = hidden[k]
+                acc0 = multiplyAdd(acc0, x, load(column))
+                acc1 = multiplyAdd(acc1, x, load(column + lanes))
+                acc2 = multiplyAdd(acc2, x, load(column + 2 * lanes))
+                acc3 = multiplyAdd(acc3, x, load(column + 3 * lanes))
+                column += width
             }
-            store(sigmoidVector(acc), gate + i, count: n)
+            let n = c - first
+            storeGate(acc0, gate + first, count: n)
+            if n > lanes { storeGate(acc1, gate + first + lanes, count: n - lanes) }
+            if n > 2 * lanes { storeGate(acc2, gate + first + 2 * lanes, count: n - 2 * lanes) }
+            if n > 3 * lanes { storeGate(acc3, gate + first + 3 * lanes, count: n - 3 * lanes) }
+        }
+    }
+
+    /// The hidden activation over the `count` hidden units, a vector at a time.
+    func activateHidden(_ hidden: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        while i < count {
+            let n = min(lanes, count - i)
+            let x = load(hidden + i, count: n)
+            switch hiddenActivation {
+            case .relu: store(ReLU.apply(x), hidden + i, count: n)
+            case .silu: store(x * sigmoidVector(x), hidden + i, count: n)
+            }
             i += lanes
         }
     }
+
+    /// The gate activation of `pre`, its first `count` lanes (all when 16 or more) stored.
+    @inline(__always)
+    private func storeGate(_ pre: Vector, _ p: UnsafeMutablePointer<Float>, count: Int) {
+        switch gateActivation {
+        case .sigmoid:
+            store(sigmoidVector(pre), p, count: count)
+        case .hardSigmoid(let alpha, let beta):
+            store(hardSigmoidVector(pre, alpha: alpha, beta: beta), p, count: count)
+        }
+    }
+}
+
+/// `max(0, min(1, alpha·x + beta))` with Swift's `min` and `max`, as the scalar reference
+/// computes it: the product rounded before the sum (no fused multiply-add), and a NaN sum giving 1
+/// (`min(1, t)` is `t < 1 ? t : 1`).
+@inline(always)
+func hardSigmoidVector(_ x: Vector, alpha: Float, beta: Float) -> Vector {
+    let product = x * alpha
+    var t = product + beta
+    t = t.replacing(with: 1, where: .!(t .< 1))
+    return t.replacing(with: 0, where: t .< 0)
 }
 
 /// The mean of one channel's interior: vector partial sums per row, a tree at the end, then
@@ -115,7 +233,7 @@ package func globalAveragePool(_ input: FeatureMap, output: UnsafeMutablePointer
 }
 
 /// Squeeze-and-excite: `output[c] = input[c] · gate[c]` with
-/// `gate = sigmoid(W2·relu(W1·mean(input) + b1) + b2)`. `output` may be `input`.
+/// `gate = act2(W2·act1(W1·mean(input) + b1) + b2)` (``GateWeights``). `output` may be `input`.
 ///
 /// Means and multiplies are split over channels between threads; the gate is computed once.
 @inline(never)
@@ -150,7 +268,7 @@ private func sharedGate(_ weights: GateWeights, pool: WorkerPool) -> (gate: Unsa
     return (gate, gate + weights.channels)
 }
 
-/// Writes `gate[c] = sigmoid(W2·relu(W1·mean(input + plus) + b1) + b2)` (`plus` optional): the
+/// Writes `gate[c] = act2(W2·act1(W1·mean(input + plus) + b1) + b2)` (`plus` optional): the
 /// means are taken over channels split between threads into the start of the pool's shared
 /// scratch, the hidden units (`hiddenChannels` floats) go to `hidden`; neither `gate` nor `hidden`
 /// may overlap the means or each other.
@@ -186,7 +304,7 @@ struct ChannelScaling: PoolJob {
 }
 
 /// The decoder's attention gate: `output = skip · gate + upsampled` with
-/// `gate = sigmoid(W2·relu(W1·mean(skip + upsampled) + b1) + b2)` (the multiply-add fused).
+/// `gate = act2(W2·act1(W1·mean(skip + upsampled) + b1) + b2)` (the multiply-add fused).
 @inline(never)
 package func attentionGate(skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights, output: FeatureMap,
                           pool: WorkerPool) {

@@ -8,7 +8,7 @@ enum FusionFamily: String, CaseIterable, Sendable {
     case paddedConvolution
     /// A 1x1 convolution (+ epilogue) and the depthwise convolution reading it, in bands of rows.
     case pointwiseDepthwise
-    /// GlobalAveragePool → 1x1 Conv → Relu → 1x1 Conv → Sigmoid → Mul.
+    /// GlobalAveragePool → 1x1 Conv → Relu or SiLU → 1x1 Conv → Sigmoid or HardSigmoid → Mul.
     case squeezeExcite
     /// `s · gate(mean(s + u)) + u`, maybe applied band by band by a 1x1 + depthwise pair after it.
     case attentionGate
@@ -455,7 +455,16 @@ struct FusionFuzzer {
         if miss(0.05) { lateReaders.append(g.activation(s, .relu)) }   // a node inside the chain
         let first: FuzzActivation? = !miss(0.25) ? .relu
             : pick([nil, .hardSwish, .clip(0, 6), .leakyRelu(0.1), .sigmoid, .relu])
-        let hiddenValue = first.map { g.activation(reduced, $0) } ?? reduced
+        let hiddenValue: String
+        if case .relu? = first, chance(0.3) {
+            // SiLU instead (EfficientNet's): x · sigmoid(x), maybe of another value.
+            let sigmoid = g.activation(reduced, .sigmoid)
+            expose(sigmoid, 0.05)
+            let other = miss(0.05) ? g.activation(reduced, .relu) : reduced
+            hiddenValue = chance(0.5) ? g.binary("Mul", other, sigmoid) : g.binary("Mul", sigmoid, other)
+        } else {
+            hiddenValue = first.map { g.activation(reduced, $0) } ?? reduced
+        }
         expose(hiddenValue, 0.05)
         var expand = ConvSpec(outputChannels: c, bias: chance(0.8))
         if hidden == c && reduce.group == 1 && chance(0.3) { expand.weights = weightsName(of: reduced) }

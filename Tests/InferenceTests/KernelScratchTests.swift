@@ -94,24 +94,57 @@ struct KernelScratchTests {
         #expect(try Self.layers(session, input: feeds["x"]!) == [["Conv", "Relu"], ["Conv", "Relu"]], "two steps, not banded")
     }
 
-    @Test("MobileNetV3's squeeze-excite: GAP → 1x1 672→168 → ReLU → 1x1 168→672 → HardSigmoid → Mul, and with Sigmoid (one fused step)",
-          arguments: ["HardSigmoid", "Sigmoid"])
-    func mobileNetV3SqueezeExcite(gate: String) throws {
-        var random = SeededGenerator(seed: 5)
-        let (c, hidden) = (672, 168)
+    /// A squeeze-excite `x · gate(GAP(x))` of `c` channels through `hidden` units on an H×W map:
+    /// hidden activation "Relu" or "SiLU" (Sigmoid then Mul, EfficientNet's), gate "HardSigmoid"
+    /// (PyTorch's alpha 1/6) or "Sigmoid". With `exposed`, that node's output is also a graph output.
+    static func squeezeExcite(channels c: Int, hidden: Int, height: Int, width: Int, hiddenActivation: String,
+                              gate: String, exposed: String? = nil, seed: UInt64) -> (bytes: [UInt8], feeds: [String: [Float]]) {
+        var random = SeededGenerator(seed: seed)
+        var nodes = [B.node("GlobalAveragePool", inputs: ["x"], outputs: ["m"]),
+                     B.node("Conv", inputs: ["m", "w1", "b1"], outputs: ["h"], attributes: [.ints("kernel_shape", [1, 1])])]
+        if hiddenActivation == "SiLU" {
+            nodes += [B.node("Sigmoid", inputs: ["h"], outputs: ["hs"]), B.node("Mul", inputs: ["h", "hs"], outputs: ["r"])]
+        } else {
+            nodes.append(B.node("Relu", inputs: ["h"], outputs: ["r"]))
+        }
+        nodes += [B.node("Conv", inputs: ["r", "w2", "b2"], outputs: ["g"], attributes: [.ints("kernel_shape", [1, 1])]),
+                  B.node(gate, inputs: ["g"], outputs: ["s"], attributes: gate == "HardSigmoid" ? [.float("alpha", 1.0 / 6)] : []),
+                  B.node("Mul", inputs: ["x", "s"], outputs: ["y"])]
+        var outputs = [P.value("y", [1, c, height, width])]
+        if let exposed { outputs.append(P.value(exposed, [1, ["h", "hs", "r"].contains(exposed) ? hidden : c, 1, 1])) }
         let bytes = B.model(
-            nodes: [B.node("GlobalAveragePool", inputs: ["x"], outputs: ["m"]),
-                    B.node("Conv", inputs: ["m", "w1", "b1"], outputs: ["h"], attributes: [.ints("kernel_shape", [1, 1])]),
-                    B.node("Relu", inputs: ["h"], outputs: ["r"]),
-                    B.node("Conv", inputs: ["r", "w2", "b2"], outputs: ["g"], attributes: [.ints("kernel_shape", [1, 1])]),
-                    B.node(gate, inputs: ["g"], outputs: ["s"]),
-                    B.node("Mul", inputs: ["x", "s"], outputs: ["y"])],
-            initializers: [P.tensor("w1", [hidden, c, 1, 1], &random, scale: 0.1), P.tensor("b1", [hidden], &random),
-                           P.tensor("w2", [c, hidden, 1, 1], &random, scale: 0.2), P.tensor("b2", [c], &random)],
-            inputs: [P.value("x", [1, c, 7, 7])], outputs: [P.value("y", [1, c, 7, 7])])
-        // HardSigmoid has no fast kernel: it runs on the reference kernel, the rest on fast ones.
-        let worst = try P.check(bytes, feeds: ["x": random.floats(c * 49)], fast: gate == "Sigmoid", "squeeze-excite with \(gate)")
-        #expect(worst <= P.tolerance)
+            nodes: nodes,
+            initializers: [P.tensor("w1", [hidden, c, 1, 1], &random, scale: 2 / Float(c).squareRoot()), P.tensor("b1", [hidden], &random),
+                           P.tensor("w2", [c, hidden, 1, 1], &random, scale: 4 / Float(hidden).squareRoot()), P.tensor("b2", [c], &random)],
+            inputs: [P.value("x", [1, c, height, width])], outputs: outputs)
+        return (bytes, ["x": random.floats(c * height * width)])
+    }
+
+    @Test("MobileNetV3's and EfficientNet's squeeze-excite: GAP → 1x1 → ReLU or SiLU → 1x1 → HardSigmoid or Sigmoid → Mul, one fused step",
+          arguments: ["Relu", "SiLU"], ["HardSigmoid", "Sigmoid"])
+    func squeezeExciteFused(hiddenActivation: String, gate: String) throws {
+        // MobileNetV3-Large's widest (960 → 240 on 3×3), primes, and the 16 / 64-channel blocks ± 1.
+        for (c, hidden, size) in [(960, 240, 3), (672, 168, 7), (17, 5, 1), (63, 1, 2), (65, 4, 5), (1031, 3, 1)] {
+            let (bytes, feeds) = Self.squeezeExcite(channels: c, hidden: hidden, height: size, width: size,
+                                                    hiddenActivation: hiddenActivation, gate: gate, seed: UInt64(c + hidden))
+            let label = "squeeze-excite \(c)→\(hidden) \(hiddenActivation) \(gate) on \(size)×\(size)"
+            try P.check(bytes, feeds: feeds, label)
+            let session = try InferenceSession(model: try InferenceModel(bytes: bytes), path: .fast)
+            let layers = try Self.layers(session, input: feeds["x"]!)
+            #expect(layers.count == 1 && layers[0].first == "GlobalAveragePool" && layers[0].last == "Mul", "\(label): \(layers)")
+        }
+    }
+
+    @Test("near misses of the squeeze-excite: a value inside the chain read by the caller too stays unfused and correct",
+          arguments: ["h", "hs", "r", "g", "s"])
+    func squeezeExciteNearMiss(exposed: String) throws {
+        for hiddenActivation in exposed == "hs" ? ["SiLU"] : ["Relu", "SiLU"] {
+            let (bytes, feeds) = Self.squeezeExcite(channels: 40, hidden: 10, height: 3, width: 3, hiddenActivation: hiddenActivation,
+                                                    gate: "HardSigmoid", exposed: exposed, seed: 9)
+            let label = "squeeze-excite \(hiddenActivation) with '\(exposed)' a graph output"
+            // Unfused, the HardSigmoid runs on the reference kernel (`fast: false` expects a reference step).
+            try P.check(bytes, feeds: feeds, fast: false, label)
+        }
     }
 
     @Test("a squeeze-excite of 40,000 channels: its means, gate and hidden units exceed the default shared scratch")

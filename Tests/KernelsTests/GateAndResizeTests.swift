@@ -41,10 +41,15 @@ struct GateAndResizeTests {
 
     @Test("squeeze-and-excite multiplies each channel by its gate, bit-identical on 1 and 2 threads")
     func squeezeExcite() {
-        for (c, hidden, h, w, pad) in [(16, 8, 64, 64, 0), (96, 24, 16, 16, 0), (7, 3, 5, 9, 1), (128, 32, 1, 1, 0)] {
+        // MobileNetV3-Large's widest gate and a prime over a thousand channels.
+        for (c, hidden, h, w, pad) in [(16, 8, 64, 64, 0), (96, 24, 16, 16, 0), (7, 3, 5, 9, 1), (128, 32, 1, 1, 0),
+                                       (960, 240, 3, 3, 1), (1001, 17, 2, 5, 0)] {
             var random = Random(seed: UInt64(c * hidden))
             let x = random.array(c * h * w, scale: 4)
-            let w1 = random.array(hidden * c), b1 = random.array(hidden), w2 = random.array(c * hidden), b2 = random.array(c)
+            // The wide ones' weights scaled so their sums stay O(1) (within the tolerance below).
+            let wide = c * hidden >= 16_384
+            let w1 = random.array(hidden * c, scale: wide ? 1 / Float(c).squareRoot() : 1), b1 = random.array(hidden)
+            let w2 = random.array(c * hidden, scale: wide ? 1 / Float(hidden).squareRoot() : 1), b2 = random.array(c)
             let weights = GateWeights(reduce: w1, reduceBias: b1, expand: w2, expandBias: b2, channels: c, hiddenChannels: hidden)
             var results: [[Float]] = []
             for threads in [1, 2] {
@@ -61,6 +66,101 @@ struct GateAndResizeTests {
             // The gate passes a mean and two small matrix-vector products (≤ 128 terms) and a
             // sigmoid (slope ≤ 1/4); 2e-5 relative to |x| covers their rounding.
             expectClose(results[0], expected, "SE \(c)->\(hidden) \(h)x\(w)")
+        }
+    }
+
+    /// The gate as `GateWeights.gate` computes it, in scalar Float and the kernels' order: each
+    /// hidden unit is 16 lanes of multiply-add chains over the channels (lane l takes channels
+    /// l, l + 16, …), summed as `horizontalSum`'s tree, plus the bias; each gate value is its bias
+    /// then one multiply-add per hidden unit in order; the activations as the vector code does.
+    func orderedGate(_ mean: [Float], w1: [Float], b1: [Float], w2: [Float], b2: [Float], hidden: Int,
+                     hiddenActivation: GateHiddenActivation, gateActivation: GateActivation) -> [Float] {
+        let c = mean.count
+        var h = [Float](repeating: 0, count: hidden)
+        for j in 0..<hidden {
+            var acc = [Float](repeating: 0, count: 16)
+            for i in 0..<c { acc[i % 16] = multiplyAdd(acc[i % 16], w1[j * c + i], mean[i]) }
+            let a = (0..<8).map { acc[$0] + acc[$0 + 8] }
+            let b = (0..<4).map { a[$0] + a[$0 + 4] }
+            let s = b1[j] + ((b[0] + b[2]) + (b[1] + b[3]))
+            switch hiddenActivation {
+            case .relu: h[j] = s < 0 ? 0 : s
+            case .silu: h[j] = s * fastSigmoid(s)
+            }
+        }
+        return (0..<c).map { i in
+            var s = b2[i]
+            for j in 0..<hidden { s = multiplyAdd(s, h[j], w2[i * hidden + j]) }
+            switch gateActivation {
+            case .sigmoid: return fastSigmoid(s)
+            case let .hardSigmoid(alpha, beta): return max(0, min(1, alpha * s + beta))
+            }
+        }
+    }
+
+    @Test("the gate's two fully connected layers, every activation pair, channels and hidden units into the thousands: the kernels' order bit for bit, and within rounding of Double")
+    func gateSweep() {
+        let activations: [(GateHiddenActivation, GateActivation)] = [
+            (.relu, .sigmoid), (.relu, .hardSigmoid(alpha: 1.0 / 6, beta: 0.5)), (.silu, .sigmoid),
+            (.silu, .hardSigmoid(alpha: 0.2, beta: 0.5)),
+        ]
+        // Channels: 1, primes, the 16-lane vector and the 64-channel expansion panel ± 1, MobileNet's and wider;
+        // hidden units: 1 to 5 (the 4-unit reduction ± 1), primes and thousands.
+        let shapes = [(1, 1), (2, 3), (15, 4), (16, 5), (17, 1), (63, 7), (64, 16), (65, 8), (127, 31), (129, 3),
+                      (240, 60), (672, 168), (960, 240), (1001, 13), (2048, 4), (3, 1031), (97, 2053)]
+        for (c, hidden) in shapes {
+            for (first, second) in activations {
+                var random = Random(seed: UInt64(c * 7919 + hidden))
+                let mean = random.array(c, scale: 3)
+                let w1 = random.array(hidden * c, scale: 1 / Float(c).squareRoot()), b1 = random.array(hidden)
+                let w2 = random.array(c * hidden, scale: 4 / Float(hidden).squareRoot()), b2 = random.array(c)
+                let weights = GateWeights(reduce: w1, reduceBias: b1, expand: w2, expandBias: b2, channels: c,
+                                          hiddenChannels: hidden, hiddenActivation: first, gateActivation: second)
+                var gate = [Float](repeating: -1, count: c), scratch = [Float](repeating: 0, count: hidden)
+                mean.withUnsafeBufferPointer { m in
+                    scratch.withUnsafeMutableBufferPointer { h in
+                        gate.withUnsafeMutableBufferPointer { weights.gate(mean: m.baseAddress!, hidden: h.baseAddress!, gate: $0.baseAddress!) }
+                    }
+                }
+                let ordered = orderedGate(mean, w1: w1, b1: b1, w2: w2, b2: b2, hidden: hidden,
+                                          hiddenActivation: first, gateActivation: second)
+                #expect(gate.map(\.bitPattern) == ordered.map(\.bitPattern), "gate \(c)->\(hidden) \(first) \(second): kernel order")
+                // And against Double: the hidden units to 1e-5 of their terms' size, the gate's
+                // slope is at most 1/4 (sigmoid) or alpha.
+                var hd = [Double](repeating: 0, count: hidden), hs = [Double](repeating: 0, count: hidden)
+                for j in 0..<hidden {
+                    var v = Double(b1[j]), size = abs(Double(b1[j]))
+                    for i in 0..<c { v += Double(w1[j * c + i]) * Double(mean[i]); size += abs(Double(w1[j * c + i]) * Double(mean[i])) }
+                    switch first {
+                    case .relu: hd[j] = max(0, v)
+                    case .silu: hd[j] = v / (1 + exp(-v))
+                    }
+                    hs[j] = size * 1.1 + 1e-30
+                }
+                let expected = (0..<c).map { i -> Expected in
+                    var v = Double(b2[i]), size = abs(Double(b2[i]))
+                    for j in 0..<hidden { v += Double(w2[i * hidden + j]) * hd[j]; size += abs(Double(w2[i * hidden + j])) * hs[j] }
+                    switch second {
+                    case .sigmoid: return Expected(value: 1 / (1 + exp(-v)), scale: size / 4 + 0.01)
+                    case let .hardSigmoid(alpha, beta):
+                        return Expected(value: min(1, max(0, Double(alpha) * v + Double(beta))), scale: size * Double(alpha) + 1)
+                    }
+                }
+                expectClose(gate, expected, "gate \(c)->\(hidden) \(first) \(second)")
+            }
+        }
+    }
+
+    @Test("the hard sigmoid of the gate: ONNX's max(0, min(1, alpha·x + beta)) without a fused multiply-add, NaN to 1 as Swift's min gives")
+    func hardSigmoidValues() {
+        let xs: [Float] = [-.infinity, -1e30, -3.0000002, -3, -2.9999998, -1, -0, 0, 1e-30, 0.1, 1, 2.9999998, 3, 3.0000002,
+                           1e30, .infinity, .nan, 1.0 / 3, -0.7, 2.5]
+        for (alpha, beta) in [(Float(1) / 6, Float(0.5)), (0.2, 0.5), (0.7, -0.1), (-0.3, 0.4)] {
+            var v = SIMD16<Float>(), expected = [Float]()
+            for (lane, x) in xs.prefix(16).enumerated() { v[lane] = x }
+            for x in xs.prefix(16) { expected.append(max(0, min(1, alpha * x + beta))) }
+            let got = hardSigmoidVector(v, alpha: alpha, beta: beta)
+            #expect((0..<16).map { got[$0].bitPattern } == expected.map(\.bitPattern), "alpha \(alpha) beta \(beta)")
         }
     }
 

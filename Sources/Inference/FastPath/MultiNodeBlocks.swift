@@ -20,15 +20,19 @@ struct MaskHeadFusion {
 }
 
 /// A squeeze-and-excite gate starting at a global average pool: the nodes after it are, in
-/// order and each the only reader of the one before, a 1x1 Conv (reduce), Relu, a 1x1 Conv
-/// (expand), Sigmoid and a Mul of the gate with a [1, C, H, W] value.
+/// order and each the only reader of the one before, a 1x1 Conv (reduce), its activation (Relu,
+/// or SiLU: a Sigmoid of the Conv's output and a Mul of the two, the Conv's output read by those
+/// two nodes alone), a 1x1 Conv (expand), the gate's activation (Sigmoid or HardSigmoid) and a
+/// Mul of the gate with a [1, C, H, W] value.
 struct GateChain {
     /// The reduce and expand convolutions (their weights are packed when the step is made).
     let reduce: PlannedNode, expand: PlannedNode
     let channels: Int, hiddenChannels: Int
-    /// The value the gate multiplies, and the Mul node.
+    let hiddenActivation: GateHiddenActivation, gateActivation: GateActivation
+    /// The value the gate multiplies, and the Mul node with its index in `graph.nodes`.
     let gated: Int
     let mul: PlannedNode
+    let mulIndex: Int
     /// Output values of the nodes after the pool, up to and including the Mul.
     let covered: [Int]
 }
@@ -40,18 +44,40 @@ extension FusionRules {
         let n = graph.nodes
         guard n[i].operation is GlobalAveragePool, let pooled = n[i].outputs.first,
               let reduce = n[i + 1].operation as? Conv, soleConsumer(of: pooled)?.outputs == n[i + 1].outputs,
-              hasConstantWeights(n[i + 1]), hasConstantWeights(n[i + 3]),
-              let relu = n[i + 2].operation as? ElementwiseUnary, relu.kind == .relu,
-              soleConsumer(of: n[i + 1].outputs[0])?.outputs == n[i + 2].outputs,
-              let expand = n[i + 3].operation as? Conv, soleConsumer(of: n[i + 2].outputs[0])?.outputs == n[i + 3].outputs,
-              let sigmoid = n[i + 4].operation as? ElementwiseUnary, sigmoid.kind == .sigmoid,
-              soleConsumer(of: n[i + 3].outputs[0])?.outputs == n[i + 4].outputs,
-              let mul = n[i + 5].operation as? ElementwiseBinary, mul.kind == .mul, n[i + 5].inputs.count == 2,
-              soleConsumer(of: n[i + 4].outputs[0])?.outputs == n[i + 5].outputs else { return nil }
-        let gate = n[i + 4].outputs[0]
-        let gated = n[i + 5].inputs[0] == gate ? n[i + 5].inputs[1] : n[i + 5].inputs[0]
+              hasConstantWeights(n[i + 1]) else { return nil }
+        // The hidden activation: nodes i + 2 ..< e.
+        let reduced = n[i + 1].outputs[0]
+        let hiddenActivation: GateHiddenActivation
+        var e = i + 2
+        if let relu = n[e].operation as? ElementwiseUnary, relu.kind == .relu,
+           soleConsumer(of: reduced)?.outputs == n[e].outputs {
+            hiddenActivation = .relu
+            e += 1
+        } else if let sigmoid = n[e].operation as? ElementwiseUnary, sigmoid.kind == .sigmoid, n[e].inputs.first == reduced,
+                  let mul = n[e + 1].operation as? ElementwiseBinary, mul.kind == .mul, n[e + 1].inputs.count == 2,
+                  Set(n[e + 1].inputs) == [reduced, n[e].outputs[0]], !graph.outputIDs.contains(reduced),
+                  Set(consumers[reduced]) == [e, e + 1], soleConsumer(of: n[e].outputs[0])?.outputs == n[e + 1].outputs {
+            hiddenActivation = .silu
+            e += 2
+        } else {
+            return nil
+        }
+        guard e + 2 < n.count, hasConstantWeights(n[e]),
+              let expand = n[e].operation as? Conv, soleConsumer(of: n[e - 1].outputs[0])?.outputs == n[e].outputs,
+              let activation = n[e + 1].operation as? ElementwiseUnary,
+              soleConsumer(of: n[e].outputs[0])?.outputs == n[e + 1].outputs,
+              let mul = n[e + 2].operation as? ElementwiseBinary, mul.kind == .mul, n[e + 2].inputs.count == 2,
+              soleConsumer(of: n[e + 1].outputs[0])?.outputs == n[e + 2].outputs else { return nil }
+        let gateActivation: GateActivation
+        switch activation.kind {
+        case .sigmoid: gateActivation = .sigmoid
+        case let .hardSigmoid(alpha, beta): gateActivation = .hardSigmoid(alpha: alpha, beta: beta)
+        default: return nil
+        }
+        let gate = n[e + 1].outputs[0]
+        let gated = n[e + 2].inputs[0] == gate ? n[e + 2].inputs[1] : n[e + 2].inputs[0]
         let shape = graph.values[gated].shape
-        guard gated != gate, shape.count == 4, shape[0] == 1, graph.values[n[i + 5].outputs[0]].shape == shape,
+        guard gated != gate, shape.count == 4, shape[0] == 1, graph.values[n[e + 2].outputs[0]].shape == shape,
               graph.values[gate].shape == [1, shape[1], 1, 1] else { return nil }
         let c = shape[1], hidden = reduce.outputChannels
         for conv in [reduce, expand] {
@@ -60,8 +86,9 @@ extension FusionRules {
                   conv.width.padBegin == 0, conv.width.padEnd == 0 else { return nil }
         }
         guard reduce.inputChannels == c, expand.inputChannels == hidden, expand.outputChannels == c else { return nil }
-        return GateChain(reduce: n[i + 1], expand: n[i + 3], channels: c, hiddenChannels: hidden, gated: gated, mul: n[i + 5],
-                         covered: (i + 1...i + 5).map { n[$0].outputs[0] })
+        return GateChain(reduce: n[i + 1], expand: n[e], channels: c, hiddenChannels: hidden, hiddenActivation: hiddenActivation,
+                         gateActivation: gateActivation, gated: gated, mul: n[e + 2], mulIndex: e + 2,
+                         covered: (i + 1...e + 2).map { n[$0].outputs[0] })
     }
 
     /// Squeeze-and-excite `x · gate(mean(x))` as one step (`squeezeExcite`), led by the pool at `index`.
@@ -82,7 +109,7 @@ extension StepBuilder {
         return GateWeights(
             reduce: constants(chain.reduce, 1, hidden * c), reduceBias: reduce.hasBias ? constants(chain.reduce, 2, hidden) : nil,
             expand: constants(chain.expand, 1, c * hidden), expandBias: expand.hasBias ? constants(chain.expand, 2, c) : nil,
-            channels: c, hiddenChannels: hidden)
+            channels: c, hiddenChannels: hidden, hiddenActivation: chain.hiddenActivation, gateActivation: chain.gateActivation)
     }
 
     func squeezeExciteStep(_ chain: GateChain) -> any Step {
@@ -103,10 +130,11 @@ extension FusionRules {
         let node = graph.nodes[i]
         guard node.inputs.count == 2, let sum = node.outputs.first, i + 7 < graph.nodes.count,
               soleConsumer(of: sum)?.outputs == graph.nodes[i + 1].outputs,
-              let chain = gateChain(poolIndex: i + 1), node.inputs.contains(chain.gated) else { return nil }
+              let chain = gateChain(poolIndex: i + 1), node.inputs.contains(chain.gated),
+              chain.mulIndex + 1 < graph.nodes.count else { return nil }
         let s = chain.gated
         let u = node.inputs[0] == s ? node.inputs[1] : node.inputs[0]
-        let final = graph.nodes[i + 7]
+        let final = graph.nodes[chain.mulIndex + 1]
         guard u != s, let add = final.operation as? ElementwiseBinary, add.kind == .add, final.inputs.count == 2,
               soleConsumer(of: chain.mul.outputs[0])?.outputs == final.outputs,
               Set(final.inputs) == [chain.mul.outputs[0], u], graph.values[u].shape == graph.values[s].shape,
