@@ -1,0 +1,377 @@
+// The integer product under the quantized convolutions and matrix products (QLinearConv,
+// QLinearMatMul): int32 sums of 16-bit operands with a requantizing epilogue to 8 bits.
+//
+// C[r][n] = bias[r] + Σ_k S[r][k] · V[k][n], both operands already shifted by their zero points
+// (so a uint8 or int8 value minus its zero point, −255...255, is an Int16), every product and sum
+// in int32 wrapping as onnxruntime's accumulators do; then
+// y = clamp(round_half_even(Float(C) · multiplier) + zero_point) to the output type, the
+// multiplier per row or per column, computed by the caller in float32. The arithmetic is
+// onnxruntime's `MlasRequantizeOutput`: the float product is clamped to
+// [minimum − zero_point, maximum − zero_point], rounded to nearest even (`cvtps2dq`), and the
+// zero point added in int32. Clamping before or after rounding gives the same integer (the
+// bounds are integers), so this equals rounding, adding and saturating.
+//
+// Integer sums are exact (modulo 2^32), so the result equals the scalar reference wherever the
+// float multiplication is the same: always, since both compute Float(C) · multiplier once.
+//
+// Register tile: 4 rows × 64 columns (16 SIMD16<Int32> accumulators; per k four 32-byte loads of
+// V widened to int32 and one broadcast per row). Each vector lane multiplies two values with
+// 17 or more sign bits, which LLVM may lower to a 16-bit multiply-add (`vpmaddwd`).
+
+/// The requantizing epilogue of ``quantizedProduct(_:)``.
+package struct Requantization: Sendable {
+    /// One multiplier per row (`perColumn` false) or per column.
+    package let multipliers: [Float]
+    package let perColumn: Bool
+    package let zeroPoint: Int32
+    /// The output type's range (0...255 for uint8, −128...127 for int8).
+    package let minimum: Int32, maximum: Int32
+
+    package init(multipliers: [Float], perColumn: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32) {
+        self.multipliers = multipliers
+        self.perColumn = perColumn
+        self.zeroPoint = zeroPoint
+        self.minimum = minimum
+        self.maximum = maximum
+    }
+}
+
+/// Columns of one register tile, and the multiple the column stride of V must be padded to.
+package let quantizedTileColumns = 64
+
+/// One product: `s` rows × `inner` (row stride `inner`), `v` `inner` rows of `columnStride`
+/// Int16 (columns past `columns` up to a multiple of ``quantizedTileColumns`` readable, any
+/// value), bias per row (or nil), output bytes row-major with `outputStride`.
+package struct QuantizedProduct {
+    package let s: UnsafePointer<Int16>, rows: Int, inner: Int
+    package let v: UnsafePointer<Int16>, columns: Int, columnStride: Int
+    package let bias: UnsafePointer<Int32>?
+    package let output: UnsafeMutablePointer<UInt8>, outputStride: Int
+    package let multipliers: UnsafePointer<Float>, perColumn: Bool
+    package let zeroPoint: Int32, minimum: Int32, maximum: Int32
+
+    package init(s: UnsafePointer<Int16>, rows: Int, inner: Int, v: UnsafePointer<Int16>, columns: Int, columnStride: Int,
+                 bias: UnsafePointer<Int32>?, output: UnsafeMutablePointer<UInt8>, outputStride: Int,
+                 multipliers: UnsafePointer<Float>, perColumn: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32) {
+        precondition(columnStride % quantizedTileColumns == 0 && columnStride >= columns, "quantized product: V's stride must be padded")
+        self.s = s; self.rows = rows; self.inner = inner
+        self.v = v; self.columns = columns; self.columnStride = columnStride
+        self.bias = bias; self.output = output; self.outputStride = outputStride
+        self.multipliers = multipliers; self.perColumn = perColumn
+        self.zeroPoint = zeroPoint; self.minimum = minimum; self.maximum = maximum
+    }
+}
+
+/// Computes `product`'s columns `columns` (whole tiles of ``quantizedTileColumns``, the last
+/// one cut at `product.columns`), every row.
+@inline(never)
+package func quantizedProduct(_ product: QuantizedProduct, columns: Range<Int>) {
+    var n = columns.lowerBound
+    while n < columns.upperBound {
+        var r = 0
+        while r < product.rows {
+            quantizedTile(product, row: r, count: min(4, product.rows - r), column: n,
+                          width: min(quantizedTileColumns, product.columns - n))
+            r += 4
+        }
+        n += quantizedTileColumns
+    }
+}
+
+typealias IntVector = SIMD16<Int32>
+
+/// 64 columns of one row as four int32 vectors.
+struct IntRow64 {
+    var a, b, c, d: IntVector
+
+    @inline(__always) init(_ value: Int32) { a = IntVector(repeating: value); b = a; c = a; d = a }
+
+    /// Columns `p[0..<64]` widened from Int16.
+    @inline(__always) init(_ p: UnsafePointer<Int16>) {
+        let raw = UnsafeRawPointer(p)
+        a = IntVector(truncatingIfNeeded: raw.loadUnaligned(as: SIMD16<Int16>.self))
+        b = IntVector(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: 32, as: SIMD16<Int16>.self))
+        c = IntVector(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int16>.self))
+        d = IntVector(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: 96, as: SIMD16<Int16>.self))
+    }
+
+    @inline(__always) mutating func add(_ s: Int32, _ x: IntRow64) {
+        let w = IntVector(repeating: s)
+        a &+= w &* x.a; b &+= w &* x.b; c &+= w &* x.c; d &+= w &* x.d
+    }
+}
+
+@inline(__always)
+func quantizedTile(_ p: QuantizedProduct, row: Int, count: Int, column: Int, width: Int) {
+    let k = p.inner
+    let s0 = p.s + row * k, s1 = s0 + (count > 1 ? k : 0), s2 = s0 + (count > 2 ? 2 * k : 0), s3 = s0 + (count > 3 ? 3 * k : 0)
+    var acc0 = IntRow64(p.bias?[row] ?? 0)
+    var acc1 = IntRow64(count > 1 ? p.bias?[row + 1] ?? 0 : 0)
+    var acc2 = IntRow64(count > 2 ? p.bias?[row + 2] ?? 0 : 0)
+    var acc3 = IntRow64(count > 3 ? p.bias?[row + 3] ?? 0 : 0)
+    var vp = p.v + column
+    for kk in 0..<k {
+        let x = IntRow64(vp)
+        acc0.add(Int32(s0[kk]), x)
+        acc1.add(Int32(s1[kk]), x)
+        acc2.add(Int32(s2[kk]), x)
+        acc3.add(Int32(s3[kk]), x)
+        vp += p.columnStride
+    }
+    requantizeRow(acc0, p, row: row, column: column, width: width)
+    if count > 1 { requantizeRow(acc1, p, row: row + 1, column: column, width: width) }
+    if count > 2 { requantizeRow(acc2, p, row: row + 2, column: column, width: width) }
+    if count > 3 { requantizeRow(acc3, p, row: row + 3, column: column, width: width) }
+}
+
+@inline(__always)
+func requantizeRow(_ acc: IntRow64, _ p: QuantizedProduct, row: Int, column: Int, width: Int) {
+    let out = p.output + row * p.outputStride + column
+    @inline(__always) func put(_ v: IntVector, _ i: Int) {
+        let rest = width - i * lanes
+        guard rest > 0 else { return }
+        let multiplier = p.perColumn
+            ? (rest >= lanes ? UnsafeRawPointer(p.multipliers + column + i * lanes).loadUnaligned(as: Vector.self)
+               : partialMultipliers(p.multipliers + column + i * lanes, rest))
+            : Vector(repeating: p.multipliers[row])
+        let bytes = requantize(v, multiplier: multiplier, zeroPoint: p.zeroPoint, minimum: p.minimum, maximum: p.maximum)
+        if rest >= lanes {
+            UnsafeMutableRawPointer(out + i * lanes).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
+        } else {
+            for lane in 0..<rest { out[i * lanes + lane] = bytes[lane] }
+        }
+    }
+    put(acc.a, 0); put(acc.b, 1); put(acc.c, 2); put(acc.d, 3)
+}
+
+@inline(__always)
+func partialMultipliers(_ p: UnsafePointer<Float>, _ count: Int) -> Vector {
+    var v = Vector(repeating: 0)
+    for lane in 0..<count { v[lane] = p[lane] }
+    return v
+}
+
+/// clamp(round_half_even(Float(acc) · multiplier) + zeroPoint, minimum...maximum) as bytes
+/// (the low 8 bits: uint8, or int8's two's complement).
+@inline(__always)
+func requantize(_ acc: IntVector, multiplier: Vector, zeroPoint: Int32, minimum: Int32, maximum: Int32) -> SIMD16<UInt8> {
+    var f = Vector(acc) * multiplier
+    f = f.replacing(with: 0, where: f .!= f)  // NaN (a NaN or infinite scale) gives the zero point
+    let low = Vector(repeating: Float(minimum - zeroPoint)), high = Vector(repeating: Float(maximum - zeroPoint))
+    f = f.replacing(with: low, where: f .< low)
+    f = f.replacing(with: high, where: f .> high)
+    let q = IntVector(f.rounded(.toNearestOrEven)) &+ IntVector(repeating: zeroPoint)
+    return SIMD16<UInt8>(truncatingIfNeeded: q)
+}
+
+/// Int16 storage owned by a step (64-byte aligned, zeroed).
+package final class Int16Buffer {
+    package let count: Int
+    package let baseAddress: UnsafeMutablePointer<Int16>
+    package init(count: Int) {
+        self.count = count
+        baseAddress = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * 2, alignment: 64)
+            .bindMemory(to: Int16.self, capacity: max(count, 1))
+        baseAddress.initialize(repeating: 0, count: max(count, 1))
+    }
+    deinit { baseAddress.deallocate() }
+}
+
+/// A quantized convolution's constant operands: the weights minus their zero points, Int16
+/// [outputChannels][inputChannels / groups · kernelHeight · kernelWidth]; the int32 bias and the
+/// requantization multiplier (float32, computed by the caller) of each output channel.
+package final class QuantizedConvolutionWeights {
+    package let groups: Int, inputChannels: Int, outputChannels: Int, kernelHeight: Int, kernelWidth: Int
+    let values: Int16Buffer
+    let bias: [Int32]
+    let multipliers: [Float]
+    /// Rows of the patch matrix: one group's input channels × taps.
+    var inner: Int { inputChannels / groups * kernelHeight * kernelWidth }
+
+    package init(values: [Int16], bias: [Int32]?, multipliers: [Float], groups: Int, inputChannels: Int, outputChannels: Int,
+                 kernelHeight: Int, kernelWidth: Int) {
+        precondition(values.count == outputChannels * inputChannels / groups * kernelHeight * kernelWidth, "quantized weights: size")
+        precondition(multipliers.count == outputChannels && (bias?.count ?? outputChannels) == outputChannels, "quantized weights: channels")
+        self.groups = groups; self.inputChannels = inputChannels; self.outputChannels = outputChannels
+        self.kernelHeight = kernelHeight; self.kernelWidth = kernelWidth
+        self.values = Int16Buffer(count: values.count)
+        self.values.baseAddress.update(from: values, count: values.count)
+        self.bias = bias ?? [Int32](repeating: 0, count: outputChannels)
+        self.multipliers = multipliers
+    }
+}
+
+/// A 2-D window's geometry for ``quantizedConvolution(_:)``.
+package struct QuantizedWindow: Sendable {
+    package let inputHeight: Int, inputWidth: Int, outputHeight: Int, outputWidth: Int
+    package let strideHeight: Int, strideWidth: Int, dilationHeight: Int, dilationWidth: Int, padTop: Int, padLeft: Int
+    package init(inputHeight: Int, inputWidth: Int, outputHeight: Int, outputWidth: Int, strideHeight: Int, strideWidth: Int,
+                 dilationHeight: Int, dilationWidth: Int, padTop: Int, padLeft: Int) {
+        self.inputHeight = inputHeight; self.inputWidth = inputWidth
+        self.outputHeight = outputHeight; self.outputWidth = outputWidth
+        self.strideHeight = strideHeight; self.strideWidth = strideWidth
+        self.dilationHeight = dilationHeight; self.dilationWidth = dilationWidth
+        self.padTop = padTop; self.padLeft = padLeft
+    }
+}
+
+/// Int16 elements of the patch matrix ``quantizedConvolution(_:)`` needs.
+package func quantizedPatchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow) -> Int {
+    let pixels = window.outputHeight * window.outputWidth
+    return weights.inner * ((pixels + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns)
+}
+
+/// One quantized convolution of one NCHW image of 8-bit values (`inputSigned`: int8, else
+/// uint8) into 8-bit outputs: per group, the patches (x − `inputZero`; a tap in the padding
+/// gives 0) as a K × pixels Int16 matrix in `patches` (``quantizedPatchCount(_:_:)``), then
+/// ``quantizedProduct(_:columns:)`` with the weights as rows. Threads take whole tiles of
+/// columns (pixels), each building its own columns' patches, so every output is computed by the
+/// same code in the same order whatever the thread count.
+package struct QuantizedConvolution {
+    package let input: UnsafeRawPointer, inputSigned: Bool, inputZero: Int32
+    package let weights: QuantizedConvolutionWeights, window: QuantizedWindow
+    package let patches: UnsafeMutablePointer<Int16>
+    package let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
+    package init(input: UnsafeRawPointer, inputSigned: Bool, inputZero: Int32, weights: QuantizedConvolutionWeights,
+                 window: QuantizedWindow, patches: UnsafeMutablePointer<Int16>, output: UnsafeMutablePointer<UInt8>,
+                 outputZero: Int32, minimum: Int32, maximum: Int32) {
+        self.input = input; self.inputSigned = inputSigned; self.inputZero = inputZero
+        self.weights = weights; self.window = window; self.patches = patches
+        self.output = output; self.outputZero = outputZero; self.minimum = minimum; self.maximum = maximum
+    }
+}
+
+package func quantizedConvolution(_ convolution: QuantizedConvolution, pool: WorkerPool) {
+    pool.run(QuantizedConvolutionParts(convolution: convolution))
+}
+
+struct QuantizedConvolutionParts: PoolJob {
+    let convolution: QuantizedConvolution
+    func run(part: Int, pool: WorkerPool) {
+        let c = convolution, w = c.weights, window = c.window
+        let pixels = window.outputHeight * window.outputWidth
+        let stride = (pixels + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns
+        let columns = WorkerPool.range(pixels, part: part, of: pool.threadCount, granularity: quantizedTileColumns)
+        guard !columns.isEmpty else { return }
+        let channelsPerGroup = w.inputChannels / w.groups, outputsPerGroup = w.outputChannels / w.groups
+        let plane = window.inputHeight * window.inputWidth
+        w.multipliers.withUnsafeBufferPointer { multipliers in
+            w.bias.withUnsafeBufferPointer { bias in
+                for g in 0..<w.groups {
+                    quantizedPatches(c, firstChannel: g * channelsPerGroup, channels: channelsPerGroup, columns: columns,
+                                     stride: stride, plane: plane)
+                    let first = g * outputsPerGroup
+                    let product = QuantizedProduct(
+                        s: UnsafePointer(w.values.baseAddress + first * w.inner), rows: outputsPerGroup, inner: w.inner,
+                        v: UnsafePointer(c.patches), columns: pixels, columnStride: stride, bias: bias.baseAddress! + first,
+                        output: c.output + first * pixels, outputStride: pixels, multipliers: multipliers.baseAddress! + first,
+                        perColumn: false, zeroPoint: c.outputZero, minimum: c.minimum, maximum: c.maximum)
+                    quantizedProduct(product, columns: columns)
+                }
+            }
+        }
+    }
+}
+
+/// Rows (channel, tap) of the patch matrix for output pixels `columns`.
+@inline(never)
+func quantizedPatches(_ c: QuantizedConvolution, firstChannel: Int, channels: Int, columns: Range<Int>, stride: Int, plane: Int) {
+    let w = c.weights, window = c.window
+    let (kH, kW) = (w.kernelHeight, w.kernelWidth)
+    let (inH, inW, outW) = (window.inputHeight, window.inputWidth, window.outputWidth)
+    let unitWindow = kH == 1 && kW == 1 && window.strideHeight == 1 && window.strideWidth == 1
+        && window.padTop == 0 && window.padLeft == 0 && window.outputHeight == inH && outW == inW
+    let zero = c.inputZero
+    @inline(__always) func value(_ index: Int) -> Int16 {
+        let raw = c.inputSigned ? Int32(c.input.load(fromByteOffset: index, as: Int8.self))
+            : Int32(c.input.load(fromByteOffset: index, as: UInt8.self))
+        return Int16(truncatingIfNeeded: raw &- zero)
+    }
+    for channel in 0..<channels {
+        let base = (firstChannel + channel) * plane
+        if unitWindow {
+            let row = c.patches + channel * stride
+            for n in columns { row[n] = value(base + n) }
+            continue
+        }
+        for kh in 0..<kH {
+            for kw in 0..<kW {
+                let row = c.patches + ((channel * kH + kh) * kW + kw) * stride
+                var oh = columns.lowerBound / outW, ow = columns.lowerBound % outW
+                for n in columns {
+                    let ih = oh * window.strideHeight - window.padTop + kh * window.dilationHeight
+                    let iw = ow * window.strideWidth - window.padLeft + kw * window.dilationWidth
+                    row[n] = ih >= 0 && ih < inH && iw >= 0 && iw < inW ? value(base + ih * inW + iw) : 0
+                    ow += 1
+                    if ow == outW { ow = 0; oh += 1 }
+                }
+            }
+        }
+    }
+}
+
+/// A quantized matrix product A (rows × inner, 8-bit, run time) · B (constant, shifted by its
+/// zero points into ``QuantizedMatrixWeights``) into 8-bit outputs, the multiplier per column.
+package final class QuantizedMatrixWeights {
+    package let inner: Int, columns: Int
+    let values: Int16Buffer
+    let stride: Int
+    let multipliers: [Float]
+    /// `values` row-major inner × columns (B minus its zero points).
+    package init(values: [Int16], inner: Int, columns: Int, multipliers: [Float]) {
+        precondition(values.count == inner * columns && multipliers.count == columns, "quantized matrix: size")
+        self.inner = inner; self.columns = columns
+        stride = (columns + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns
+        self.values = Int16Buffer(count: inner * stride)
+        for k in 0..<inner {
+            for n in 0..<columns { self.values.baseAddress[k * stride + n] = values[k * columns + n] }
+        }
+        self.multipliers = multipliers
+    }
+}
+
+/// A (`rows` × inner) minus its zero point (one, or one per row) into `shifted` (Int16, rows ×
+/// inner), then the product with `weights`; threads take tiles of columns.
+package struct QuantizedMatrixProduct {
+    package let a: UnsafeRawPointer, aSigned: Bool, aZero: [Int32], rows: Int
+    package let weights: QuantizedMatrixWeights, shifted: UnsafeMutablePointer<Int16>
+    package let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
+    package init(a: UnsafeRawPointer, aSigned: Bool, aZero: [Int32], rows: Int, weights: QuantizedMatrixWeights,
+                 shifted: UnsafeMutablePointer<Int16>, output: UnsafeMutablePointer<UInt8>, outputZero: Int32,
+                 minimum: Int32, maximum: Int32) {
+        precondition(aZero.count == 1 || aZero.count == rows, "quantized matrix: zero points")
+        self.a = a; self.aSigned = aSigned; self.aZero = aZero; self.rows = rows
+        self.weights = weights; self.shifted = shifted
+        self.output = output; self.outputZero = outputZero; self.minimum = minimum; self.maximum = maximum
+    }
+}
+
+package func quantizedMatrixProduct(_ product: QuantizedMatrixProduct, pool: WorkerPool) {
+    let k = product.weights.inner
+    for r in 0..<product.rows {
+        let zero = product.aZero.count == 1 ? product.aZero[0] : product.aZero[r]
+        let row = product.shifted + r * k
+        if product.aSigned {
+            for p in 0..<k { row[p] = Int16(truncatingIfNeeded: Int32(product.a.load(fromByteOffset: r * k + p, as: Int8.self)) &- zero) }
+        } else {
+            for p in 0..<k { row[p] = Int16(truncatingIfNeeded: Int32(product.a.load(fromByteOffset: r * k + p, as: UInt8.self)) &- zero) }
+        }
+    }
+    pool.run(QuantizedMatrixParts(product: product))
+}
+
+struct QuantizedMatrixParts: PoolJob {
+    let product: QuantizedMatrixProduct
+    func run(part: Int, pool: WorkerPool) {
+        let p = product, w = p.weights
+        let columns = WorkerPool.range(w.columns, part: part, of: pool.threadCount, granularity: quantizedTileColumns)
+        guard !columns.isEmpty else { return }
+        w.multipliers.withUnsafeBufferPointer { multipliers in
+            quantizedProduct(QuantizedProduct(
+                s: UnsafePointer(p.shifted), rows: p.rows, inner: w.inner, v: UnsafePointer(w.values.baseAddress),
+                columns: w.columns, columnStride: w.stride, bias: nil, output: p.output, outputStride: w.columns,
+                multipliers: multipliers.baseAddress!, perColumn: true, zeroPoint: p.outputZero,
+                minimum: p.minimum, maximum: p.maximum), columns: columns)
+        }
+    }
+}
