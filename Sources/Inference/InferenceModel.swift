@@ -46,6 +46,10 @@ package final class InferenceModel: Sendable {
     /// Where every value lives in a running session's arena, with buffers reused: planned once
     /// here, for every session of the model that does not keep its intermediates.
     let bufferPlan: BufferPlan
+    /// The graph fast sessions run when it differs from `graph`, with its buffer plan: the QDQ
+    /// groups rewritten into QLinearConv and QLinearMatMul (`QuantizedGroupRewrite`), which the
+    /// fast path runs on its integer kernel. Nil when no group matched.
+    let fastGraph: (graph: LoadedGraph, bufferPlan: BufferPlan)?
 
     /// Total multiply-accumulates per run.
     package var multiplyAccumulates: Int { macsByOp.values.reduce(0, +) }
@@ -98,6 +102,18 @@ package final class InferenceModel: Sendable {
             throw ModelError(.invalidShape, "running the model needs \(plan.totalCount / (1 << 28)) GiB of buffers; the limit is 8 GiB")
         }
         bufferPlan = plan
+        // The rewrite keeps every graph input and output; a rewritten graph that does not load
+        // (it would be a bug of the rewrite) or plans more than the limit is not used.
+        if let rewritten = QuantizedGroupRewrite.rewrite(proto),
+           let fast = try? LoadedGraph(rewritten, inputShapes: inputShapes, planTimeInputs: planTimeInputs.mapValues(\.constant),
+                                       planTimeStrings: planTimeStrings),
+           fast.inputIDs.map({ TensorDescription(name: fast.values[$0].name, shape: fast.values[$0].shape, type: fast.values[$0].type) }) == inputs,
+           fast.outputIDs.map({ TensorDescription(name: fast.values[$0].name, shape: fast.values[$0].shape, type: fast.values[$0].type) }) == outputs {
+            let fastPlan = BufferPlan(fast, reusesBuffers: true)
+            fastGraph = fastPlan.totalCount <= Shapes.maximumElementCount ? (fast, fastPlan) : nil
+        } else {
+            fastGraph = nil
+        }
         peakActivationBytes = plan.activationCount * MemoryLayout<Float>.size
         opsetVersion = graph.opsetVersion
         metadata = Dictionary(proto.metadata.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })

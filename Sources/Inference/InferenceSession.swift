@@ -16,6 +16,8 @@ package final class InferenceSession: @unchecked Sendable {
     // cleared only while `lock` is held.
     package let model: InferenceModel
     package let path: ExecutionPath
+    /// The graph this session runs: the model's, or its fast graph (`InferenceModel.fastGraph`).
+    let graph: LoadedGraph
     package let threads: Int
     package let keepsIntermediates: Bool
     /// Bytes of the arena (activations and constants).
@@ -65,9 +67,14 @@ package final class InferenceSession: @unchecked Sendable {
         self.path = path
         self.threads = threads
         self.keepsIntermediates = keepsIntermediates
-        let graph = model.graph
+        // Fast sessions that fuse run the model's fast graph when it has one (QDQ groups rewritten
+        // for the integer kernels, `QuantizedGroupRewrite`); the reference path, inspection and
+        // the fusion bisection of `vbg check` run the graph as written.
+        let rewritten = path == .fast && !keepsIntermediates && fusions == .all ? model.fastGraph : nil
+        let graph = rewritten?.graph ?? model.graph
+        self.graph = graph
         // The model planned its buffers once; only inspection gives every value a slot of its own.
-        let plan = keepsIntermediates ? BufferPlan(graph, reusesBuffers: false) : model.bufferPlan
+        let plan = keepsIntermediates ? BufferPlan(graph, reusesBuffers: false) : rewritten?.bufferPlan ?? model.bufferPlan
         guard plan.totalCount <= Shapes.maximumElementCount else {
             throw ModelError(.invalidShape, "keeping every intermediate needs \(plan.totalCount / (1 << 28)) GiB; the limit is 8 GiB")
         }
@@ -124,10 +131,10 @@ package final class InferenceSession: @unchecked Sendable {
     /// - Throws: `ModelError(.invalidInput)` when the graph does not have exactly one input and
     ///   one output, both float32, or a buffer has the wrong size.
     package func run(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>) throws(ModelError) {
-        guard model.graph.outputIDs.count == 1 else {
+        guard self.graph.outputIDs.count == 1 else {
             throw ModelError(.invalidInput, "run(input:output:) needs a graph with one output; pick the output with run(input:output:outputAt:)")
         }
-        try run(input: input, output: output, outputID: model.graph.outputIDs[0])
+        try run(input: input, output: output, outputID: self.graph.outputIDs[0])
     }
 
     /// Runs a graph with one float32 input and writes the float32 output `model.outputs[index]`;
@@ -140,15 +147,15 @@ package final class InferenceSession: @unchecked Sendable {
     ///   input, `index` is not an output's, that output is not float32, or a buffer has the wrong size.
     package func run(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>,
                     outputAt index: Int) throws(ModelError) {
-        guard model.graph.outputIDs.indices.contains(index) else {
-            throw ModelError(.invalidInput, "the model has \(model.graph.outputIDs.count) outputs; there is no output \(index)")
+        guard self.graph.outputIDs.indices.contains(index) else {
+            throw ModelError(.invalidInput, "the model has \(self.graph.outputIDs.count) outputs; there is no output \(index)")
         }
-        try run(input: input, output: output, outputID: model.graph.outputIDs[index])
+        try run(input: input, output: output, outputID: self.graph.outputIDs[index])
     }
 
     private func run(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>,
                      outputID: Int) throws(ModelError) {
-        let graph = model.graph
+        let graph = self.graph
         guard graph.inputIDs.count == 1, model.inputs[0].type == .float32 else {
             throw ModelError(.invalidInput, "run(input:output:) needs a graph with one float32 input; use run(_:)")
         }
@@ -182,7 +189,7 @@ package final class InferenceSession: @unchecked Sendable {
     ///
     /// - Throws: `ModelError(.invalidInput)` for a missing or unknown input or a wrong size.
     package func run(inputs: [String: [Float]]) throws(ModelError) -> [String: [Float]] {
-        let graph = model.graph
+        let graph = self.graph
         for name in inputs.keys where !graph.inputIDs.contains(where: { graph.values[$0].name == name }) {
             throw ModelError(.invalidInput, "the model has no input '\(name)'")
         }
@@ -212,7 +219,7 @@ package final class InferenceSession: @unchecked Sendable {
     /// - Throws: `ModelError(.invalidInput)` for a missing or unknown input, or one whose type or
     ///   shape differs from the model's.
     package func run(_ feeds: [String: Tensor]) throws(ModelError) -> [String: Tensor] {
-        let graph = model.graph
+        let graph = self.graph
         for name in feeds.keys where !graph.inputIDs.contains(where: { graph.values[$0].name == name }) {
             throw ModelError(.invalidInput, "the model has no input '\(name)'")
         }
@@ -240,7 +247,7 @@ package final class InferenceSession: @unchecked Sendable {
     /// - Precondition: `input(i).count` is input `i`'s byte count.
     package func run(copyingInputs input: (Int) -> UnsafeRawBufferPointer,
                      readingOutputs output: (Int, UnsafeRawBufferPointer) -> Void) {
-        let graph = model.graph
+        let graph = self.graph
         lock.lock()
         defer { lock.unlock() }
         for (index, id) in graph.inputIDs.enumerated() {
@@ -255,7 +262,7 @@ package final class InferenceSession: @unchecked Sendable {
     }
 
     private func tensor(_ id: Int) -> Tensor {
-        let value = model.graph.values[id]
+        let value = self.graph.values[id]
         return Tensor(type: value.type, shape: value.shape,
                       bytes: Array(UnsafeRawBufferPointer(start: arena + plan.offsets[id], count: value.byteCount)))
     }
@@ -277,7 +284,7 @@ package final class InferenceSession: @unchecked Sendable {
     package func profileLayers(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>,
                               runs: Int) throws(ModelError) -> [LayerProfile] {
         try run(input: input, output: output)  // validates the buffers
-        let graph = model.graph
+        let graph = self.graph
         let inputID = graph.inputIDs[0], outputID = graph.outputIDs[0]
         let layers = self.layers.map { layer in
             let nodes = layer.nodes.map { graph.nodes[$0] }
@@ -355,7 +362,7 @@ package final class InferenceSession: @unchecked Sendable {
     /// nodes it has no fast kernel for (a node whose work a fused step does counts as fast). What
     /// `vbg inspect` reports as the fast path's share of the MACs.
     package var nodeKernels: [NodeKernel] {
-        model.graph.nodes.enumerated().map { index, node in
+        self.graph.nodes.enumerated().map { index, node in
             NodeKernel(name: node.name, op: node.opType, multiplyAccumulates: node.operation.multiplyAccumulates,
                        runsOnReference: stepOfNode[index].map { steps[$0] is ReferenceStep } ?? false)
         }
@@ -378,7 +385,7 @@ package final class InferenceSession: @unchecked Sendable {
     package func replay(nodeAt index: Int, readingInputsFrom source: InferenceSession) -> [Tensor] {
         precondition(source !== self && source.model === model, "replay reads another session of the same model")
         precondition(keepsIntermediates && source.keepsIntermediates, "replay needs sessions that keep their intermediates")
-        let graph = model.graph
+        let graph = self.graph
         let node = graph.nodes[index]
         let inputs = node.inputs.map { id in (id, graph.values[id].constant == nil ? source.tensor(named: graph.values[id].name) : nil) }
         lock.lock()
@@ -401,7 +408,7 @@ package final class InferenceSession: @unchecked Sendable {
     /// The tensor named `name` after the last run, under the same rules as `value(named:)`, of
     /// any element type.
     package func tensor(named name: String) -> Tensor? {
-        let graph = model.graph
+        let graph = self.graph
         guard let id = graph.values.firstIndex(where: { $0.name == name }) else { return nil }
         let value = graph.values[id]
         guard keepsIntermediates || value.constant != nil || graph.outputIDs.contains(id) else { return nil }
@@ -412,7 +419,7 @@ package final class InferenceSession: @unchecked Sendable {
 
     /// The shape of a value the session computes or reads, or nil for unknown names.
     package func shape(ofValueNamed name: String) -> [Int]? {
-        model.graph.values.first { $0.name == name }?.shape
+        self.graph.values.first { $0.name == name }?.shape
     }
 }
 
