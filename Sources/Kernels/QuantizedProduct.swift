@@ -2,7 +2,8 @@
 // QLinearMatMul): int32 sums of 16-bit operands with a requantizing epilogue to 8 bits.
 //
 // C[r][n] = bias[r] + Σ_k S[r][k] · V[k][n], both operands already shifted by their zero points
-// (so a uint8 or int8 value minus its zero point, −255...255, is an Int16), every product and sum
+// (a uint8 or int8 value minus its zero point, −255...255: S as Int16, V as Int32 so a tile loads
+// it without a conversion, which Swift's SIMD widening does out of line), every product and sum
 // in int32 wrapping as onnxruntime's accumulators do; then
 // y = clamp(round_half_even(Float(C) · multiplier) + zero_point) to the output type, the
 // multiplier per row or per column, computed by the caller in float32. The arithmetic is
@@ -14,9 +15,8 @@
 // Integer sums are exact (modulo 2^32), so the result equals the scalar reference wherever the
 // float multiplication is the same: always, since both compute Float(C) · multiplier once.
 //
-// Register tile: 4 rows × 64 columns (16 SIMD16<Int32> accumulators; per k four 32-byte loads of
-// V widened to int32 and one broadcast per row). Each vector lane multiplies two values with
-// 17 or more sign bits, which LLVM may lower to a 16-bit multiply-add (`vpmaddwd`).
+// Register tile: 4 rows × 64 columns (16 SIMD16<Int32> accumulators; per k four 64-byte loads of
+// V and one broadcast per row; `vpmulld` + `vpaddd` with AVX-512).
 
 /// The requantizing epilogue of ``quantizedProduct(_:)``.
 package struct Requantization: Sendable {
@@ -40,17 +40,17 @@ package struct Requantization: Sendable {
 package let quantizedTileColumns = 64
 
 /// One product: `s` rows × `inner` (row stride `inner`), `v` `inner` rows of `columnStride`
-/// Int16 (columns past `columns` up to a multiple of ``quantizedTileColumns`` readable, any
+/// Int32 (columns past `columns` up to a multiple of ``quantizedTileColumns`` readable, any
 /// value), bias per row (or nil), output bytes row-major with `outputStride`.
 package struct QuantizedProduct {
     package let s: UnsafePointer<Int16>, rows: Int, inner: Int
-    package let v: UnsafePointer<Int16>, columns: Int, columnStride: Int
+    package let v: UnsafePointer<Int32>, columns: Int, columnStride: Int
     package let bias: UnsafePointer<Int32>?
     package let output: UnsafeMutablePointer<UInt8>, outputStride: Int
     package let multipliers: UnsafePointer<Float>, perColumn: Bool
     package let zeroPoint: Int32, minimum: Int32, maximum: Int32
 
-    package init(s: UnsafePointer<Int16>, rows: Int, inner: Int, v: UnsafePointer<Int16>, columns: Int, columnStride: Int,
+    package init(s: UnsafePointer<Int16>, rows: Int, inner: Int, v: UnsafePointer<Int32>, columns: Int, columnStride: Int,
                  bias: UnsafePointer<Int32>?, output: UnsafeMutablePointer<UInt8>, outputStride: Int,
                  multipliers: UnsafePointer<Float>, perColumn: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32) {
         precondition(columnStride % quantizedTileColumns == 0 && columnStride >= columns, "quantized product: V's stride must be padded")
@@ -86,13 +86,13 @@ struct IntRow64 {
 
     @inline(__always) init(_ value: Int32) { a = IntVector(repeating: value); b = a; c = a; d = a }
 
-    /// Columns `p[0..<64]` widened from Int16.
-    @inline(__always) init(_ p: UnsafePointer<Int16>) {
+    /// Columns `p[0..<64]`.
+    @inline(__always) init(_ p: UnsafePointer<Int32>) {
         let raw = UnsafeRawPointer(p)
-        a = IntVector(truncatingIfNeeded: raw.loadUnaligned(as: SIMD16<Int16>.self))
-        b = IntVector(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: 32, as: SIMD16<Int16>.self))
-        c = IntVector(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int16>.self))
-        d = IntVector(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: 96, as: SIMD16<Int16>.self))
+        a = raw.loadUnaligned(as: IntVector.self)
+        b = raw.loadUnaligned(fromByteOffset: 64, as: IntVector.self)
+        c = raw.loadUnaligned(fromByteOffset: 128, as: IntVector.self)
+        d = raw.loadUnaligned(fromByteOffset: 192, as: IntVector.self)
     }
 
     @inline(__always) mutating func add(_ s: Int32, _ x: IntRow64) {
@@ -164,14 +164,14 @@ func requantize(_ acc: IntVector, multiplier: Vector, zeroPoint: Int32, minimum:
     return SIMD16<UInt8>(truncatingIfNeeded: q)
 }
 
-/// Int16 storage owned by a step (64-byte aligned, zeroed).
-package final class Int16Buffer {
+/// Integer storage owned by a step (64-byte aligned, zeroed).
+package final class IntegerBuffer<Element: FixedWidthInteger> {
     package let count: Int
-    package let baseAddress: UnsafeMutablePointer<Int16>
+    package let baseAddress: UnsafeMutablePointer<Element>
     package init(count: Int) {
         self.count = count
-        baseAddress = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * 2, alignment: 64)
-            .bindMemory(to: Int16.self, capacity: max(count, 1))
+        baseAddress = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * MemoryLayout<Element>.stride, alignment: 64)
+            .bindMemory(to: Element.self, capacity: max(count, 1))
         baseAddress.initialize(repeating: 0, count: max(count, 1))
     }
     deinit { baseAddress.deallocate() }
@@ -182,7 +182,7 @@ package final class Int16Buffer {
 /// requantization multiplier (float32, computed by the caller) of each output channel.
 package final class QuantizedConvolutionWeights {
     package let groups: Int, inputChannels: Int, outputChannels: Int, kernelHeight: Int, kernelWidth: Int
-    let values: Int16Buffer
+    let values: IntegerBuffer<Int16>
     let bias: [Int32]
     let multipliers: [Float]
     /// Rows of the patch matrix: one group's input channels × taps.
@@ -194,7 +194,7 @@ package final class QuantizedConvolutionWeights {
         precondition(multipliers.count == outputChannels && (bias?.count ?? outputChannels) == outputChannels, "quantized weights: channels")
         self.groups = groups; self.inputChannels = inputChannels; self.outputChannels = outputChannels
         self.kernelHeight = kernelHeight; self.kernelWidth = kernelWidth
-        self.values = Int16Buffer(count: values.count)
+        self.values = IntegerBuffer<Int16>(count: values.count)
         self.values.baseAddress.update(from: values, count: values.count)
         self.bias = bias ?? [Int32](repeating: 0, count: outputChannels)
         self.multipliers = multipliers
@@ -215,7 +215,7 @@ package struct QuantizedWindow: Sendable {
     }
 }
 
-/// Int16 elements of the patch matrix ``quantizedConvolution(_:)`` needs.
+/// Int32 elements of the patch matrix ``quantizedConvolution(_:)`` needs.
 package func quantizedPatchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow) -> Int {
     let pixels = window.outputHeight * window.outputWidth
     return weights.inner * ((pixels + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns)
@@ -223,17 +223,17 @@ package func quantizedPatchCount(_ weights: QuantizedConvolutionWeights, _ windo
 
 /// One quantized convolution of one NCHW image of 8-bit values (`inputSigned`: int8, else
 /// uint8) into 8-bit outputs: per group, the patches (x − `inputZero`; a tap in the padding
-/// gives 0) as a K × pixels Int16 matrix in `patches` (``quantizedPatchCount(_:_:)``), then
+/// gives 0) as a K × pixels Int32 matrix in `patches` (``quantizedPatchCount(_:_:)``), then
 /// ``quantizedProduct(_:columns:)`` with the weights as rows. Threads take whole tiles of
 /// columns (pixels), each building its own columns' patches, so every output is computed by the
 /// same code in the same order whatever the thread count.
 package struct QuantizedConvolution {
     package let input: UnsafeRawPointer, inputSigned: Bool, inputZero: Int32
     package let weights: QuantizedConvolutionWeights, window: QuantizedWindow
-    package let patches: UnsafeMutablePointer<Int16>
+    package let patches: UnsafeMutablePointer<Int32>
     package let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     package init(input: UnsafeRawPointer, inputSigned: Bool, inputZero: Int32, weights: QuantizedConvolutionWeights,
-                 window: QuantizedWindow, patches: UnsafeMutablePointer<Int16>, output: UnsafeMutablePointer<UInt8>,
+                 window: QuantizedWindow, patches: UnsafeMutablePointer<Int32>, output: UnsafeMutablePointer<UInt8>,
                  outputZero: Int32, minimum: Int32, maximum: Int32) {
         self.input = input; self.inputSigned = inputSigned; self.inputZero = inputZero
         self.weights = weights; self.window = window; self.patches = patches
@@ -282,10 +282,10 @@ func quantizedPatches(_ c: QuantizedConvolution, firstChannel: Int, channels: In
     let unitWindow = kH == 1 && kW == 1 && window.strideHeight == 1 && window.strideWidth == 1
         && window.padTop == 0 && window.padLeft == 0 && window.outputHeight == inH && outW == inW
     let zero = c.inputZero
-    @inline(__always) func value(_ index: Int) -> Int16 {
+    @inline(__always) func value(_ index: Int) -> Int32 {
         let raw = c.inputSigned ? Int32(c.input.load(fromByteOffset: index, as: Int8.self))
             : Int32(c.input.load(fromByteOffset: index, as: UInt8.self))
-        return Int16(truncatingIfNeeded: raw &- zero)
+        return raw &- zero
     }
     for channel in 0..<channels {
         let base = (firstChannel + channel) * plane
@@ -314,15 +314,15 @@ func quantizedPatches(_ c: QuantizedConvolution, firstChannel: Int, channels: In
 /// zero points into ``QuantizedMatrixWeights``) into 8-bit outputs, the multiplier per column.
 package final class QuantizedMatrixWeights {
     package let inner: Int, columns: Int
-    let values: Int16Buffer
+    let values: IntegerBuffer<Int32>
     let stride: Int
     let multipliers: [Float]
     /// `values` row-major inner × columns (B minus its zero points).
-    package init(values: [Int16], inner: Int, columns: Int, multipliers: [Float]) {
+    package init(values: [Int32], inner: Int, columns: Int, multipliers: [Float]) {
         precondition(values.count == inner * columns && multipliers.count == columns, "quantized matrix: size")
         self.inner = inner; self.columns = columns
         stride = (columns + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns
-        self.values = Int16Buffer(count: inner * stride)
+        self.values = IntegerBuffer<Int32>(count: inner * stride)
         for k in 0..<inner {
             for n in 0..<columns { self.values.baseAddress[k * stride + n] = values[k * columns + n] }
         }

@@ -1,11 +1,11 @@
 import Testing
 @testable import Kernels
 
-@Suite("Quantized product: int32 sums of 16-bit operands with the requantizing epilogue")
+@Suite("Quantized product: int32 sums of zero-point-shifted 8-bit operands with the requantizing epilogue")
 struct QuantizedProductTests {
     /// The scalar arithmetic the kernel must equal byte for byte: Σ in int32 wrapping, then
     /// round_half_even(Float(sum) · multiplier) + zero point, saturated (NaN: the zero point).
-    static func expected(s: [Int16], v: [Int16], rows: Int, inner: Int, columns: Int, stride: Int, bias: [Int32]?,
+    static func expected(s: [Int16], v: [Int32], rows: Int, inner: Int, columns: Int, stride: Int, bias: [Int32]?,
                          multipliers: [Float], perColumn: Bool, zeroPoint: Int32, range: ClosedRange<Int32>) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: rows * columns)
         for r in 0..<rows {
@@ -36,8 +36,8 @@ struct QuantizedProductTests {
         }
         let stride = (columns + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns
         let s = (0..<(rows * inner)).map { _ in value() }
-        var v = [Int16](repeating: 0, count: inner * stride)
-        for k in 0..<inner { for n in 0..<stride { v[k * stride + n] = n < columns ? value() : 7 } }
+        var v = [Int32](repeating: 0, count: inner * stride)
+        for k in 0..<inner { for n in 0..<stride { v[k * stride + n] = n < columns ? Int32(value()) : 7 } }
         let biases: [Int32]? = bias ? (0..<rows).map { _ in Int32(random.next() * 100_000) } : nil
         let multipliers = (0..<(perColumn ? columns : rows)).map { _ in scale * (1 + random.next() / 2) }
         let range: ClosedRange<Int32> = signed ? -128...127 : 0...255
