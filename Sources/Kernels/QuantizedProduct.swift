@@ -1,9 +1,9 @@
 // The integer product under the quantized convolutions and matrix products (QLinearConv,
-// QLinearMatMul): int32 sums of 16-bit operands with a requantizing epilogue to 8 bits.
+// QLinearMatMul): int32 sums of zero-point-shifted 8-bit operands with a requantizing epilogue
+// to 8 bits.
 //
 // C[r][n] = bias[r] + Σ_k S[r][k] · V[k][n], both operands already shifted by their zero points
-// (a uint8 or int8 value minus its zero point, −255...255: S as Int16, V as Int32 so a tile loads
-// it without a conversion, which Swift's SIMD widening does out of line), every product and sum
+// (a uint8 or int8 value minus its zero point, −255...255, fits 16 bits), every product and sum
 // in int32 wrapping as onnxruntime's accumulators do; then
 // y = clamp(round_half_even(Float(C) · multiplier) + zero_point) to the output type, the
 // multiplier per row or per column, computed by the caller in float32. The arithmetic is
@@ -15,46 +15,41 @@
 // Integer sums are exact (modulo 2^32), so the result equals the scalar reference wherever the
 // float multiplication is the same: always, since both compute Float(C) · multiplier once.
 //
-// Register tile: 4 rows × 64 columns (16 SIMD16<Int32> accumulators; per k four 64-byte loads of
-// V and one broadcast per row; `vpmulld` + `vpaddd` with AVX-512).
+// Layout: k in pairs. Each 32-bit element of S and V holds two 16-bit values, k = 2p in the low
+// half and k = 2p + 1 in the high half (an odd K's last high half 0): S [rows][pairs], V
+// [pairs][columnStride]. One `vbg_pair_dot_add` (TargetFeatures/IntegerKernels.h) then adds two
+// products per lane: `vpdpwssd` with AVX512-VNNI (32 multiply-adds per instruction), `vpmaddwd`
+// + `vpaddd` with AVX512BW, shifts and 32-bit multiplies elsewhere.
+//
+// Register tile: up to 4 rows × 64 columns (16 SIMD16<Int32> accumulators; per pair four 64-byte
+// loads of V and one broadcast per row), with the row count a constant in each instance so a
+// 1-row tile (a depthwise convolution's group) computes one row only.
 
-/// The requantizing epilogue of ``quantizedProduct(_:)``.
-package struct Requantization: Sendable {
-    /// One multiplier per row (`perColumn` false) or per column.
-    package let multipliers: [Float]
-    package let perColumn: Bool
-    package let zeroPoint: Int32
-    /// The output type's range (0...255 for uint8, −128...127 for int8).
-    package let minimum: Int32, maximum: Int32
-
-    package init(multipliers: [Float], perColumn: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32) {
-        self.multipliers = multipliers
-        self.perColumn = perColumn
-        self.zeroPoint = zeroPoint
-        self.minimum = minimum
-        self.maximum = maximum
-    }
-}
+import TargetFeatures
 
 /// Columns of one register tile, and the multiple the column stride of V must be padded to.
 package let quantizedTileColumns = 64
 
-/// One product: `s` rows × `inner` (row stride `inner`), `v` `inner` rows of `columnStride`
-/// Int32 (columns past `columns` up to a multiple of ``quantizedTileColumns`` readable, any
-/// value), bias per row (or nil), output bytes row-major with `outputStride`.
+/// 32-bit pairs for `inner` values of k.
+package func quantizedPairs(_ inner: Int) -> Int { (inner + 1) / 2 }
+
+/// One product: `s` rows × `pairs` (row stride `pairs`), `v` `pairs` rows of `columnStride`
+/// (columns past `columns` up to a multiple of ``quantizedTileColumns`` readable, any value),
+/// both as 16-bit pairs in 32-bit elements; bias per row (or nil); output bytes row-major with
+/// `outputStride`.
 package struct QuantizedProduct {
-    package let s: UnsafePointer<Int16>, rows: Int, inner: Int
+    package let s: UnsafePointer<Int32>, rows: Int, pairs: Int
     package let v: UnsafePointer<Int32>, columns: Int, columnStride: Int
     package let bias: UnsafePointer<Int32>?
     package let output: UnsafeMutablePointer<UInt8>, outputStride: Int
     package let multipliers: UnsafePointer<Float>, perColumn: Bool
     package let zeroPoint: Int32, minimum: Int32, maximum: Int32
 
-    package init(s: UnsafePointer<Int16>, rows: Int, inner: Int, v: UnsafePointer<Int32>, columns: Int, columnStride: Int,
+    package init(s: UnsafePointer<Int32>, rows: Int, pairs: Int, v: UnsafePointer<Int32>, columns: Int, columnStride: Int,
                  bias: UnsafePointer<Int32>?, output: UnsafeMutablePointer<UInt8>, outputStride: Int,
                  multipliers: UnsafePointer<Float>, perColumn: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32) {
         precondition(columnStride % quantizedTileColumns == 0 && columnStride >= columns, "quantized product: V's stride must be padded")
-        self.s = s; self.rows = rows; self.inner = inner
+        self.s = s; self.rows = rows; self.pairs = pairs
         self.v = v; self.columns = columns; self.columnStride = columnStride
         self.bias = bias; self.output = output; self.outputStride = outputStride
         self.multipliers = multipliers; self.perColumn = perColumn
@@ -68,10 +63,15 @@ package struct QuantizedProduct {
 package func quantizedProduct(_ product: QuantizedProduct, columns: Range<Int>) {
     var n = columns.lowerBound
     while n < columns.upperBound {
+        let width = min(quantizedTileColumns, product.columns - n)
         var r = 0
         while r < product.rows {
-            quantizedTile(product, row: r, count: min(4, product.rows - r), column: n,
-                          width: min(quantizedTileColumns, product.columns - n))
+            switch product.rows - r {
+            case 1: quantizedTile(product, row: r, count: 1, column: n, width: width)
+            case 2: quantizedTile(product, row: r, count: 2, column: n, width: width)
+            case 3: quantizedTile(product, row: r, count: 3, column: n, width: width)
+            default: quantizedTile(product, row: r, count: 4, column: n, width: width)
+            }
             r += 4
         }
         n += quantizedTileColumns
@@ -95,15 +95,17 @@ struct IntRow64 {
         d = raw.loadUnaligned(fromByteOffset: 192, as: IntVector.self)
     }
 
+    /// Adds the two products of pair `s` with each lane's pair of `x`.
     @inline(__always) mutating func add(_ s: Int32, _ x: IntRow64) {
         let w = IntVector(repeating: s)
-        a &+= w &* x.a; b &+= w &* x.b; c &+= w &* x.c; d &+= w &* x.d
+        a = vbg_pair_dot_add(a, x.a, w); b = vbg_pair_dot_add(b, x.b, w)
+        c = vbg_pair_dot_add(c, x.c, w); d = vbg_pair_dot_add(d, x.d, w)
     }
 }
 
 @inline(__always)
 func quantizedTile(_ p: QuantizedProduct, row: Int, count: Int, column: Int, width: Int) {
-    let k = p.inner
+    let k = p.pairs
     let s0 = p.s + row * k, s1 = s0 + (count > 1 ? k : 0), s2 = s0 + (count > 2 ? 2 * k : 0), s3 = s0 + (count > 3 ? 3 * k : 0)
     var acc0 = IntRow64(p.bias?[row] ?? 0)
     var acc1 = IntRow64(count > 1 ? p.bias?[row + 1] ?? 0 : 0)
@@ -112,10 +114,10 @@ func quantizedTile(_ p: QuantizedProduct, row: Int, count: Int, column: Int, wid
     var vp = p.v + column
     for kk in 0..<k {
         let x = IntRow64(vp)
-        acc0.add(Int32(s0[kk]), x)
-        acc1.add(Int32(s1[kk]), x)
-        acc2.add(Int32(s2[kk]), x)
-        acc3.add(Int32(s3[kk]), x)
+        acc0.add(s0[kk], x)
+        if count > 1 { acc1.add(s1[kk], x) }
+        if count > 2 { acc2.add(s2[kk], x) }
+        if count > 3 { acc3.add(s3[kk], x) }
         vp += p.columnStride
     }
     requantizeRow(acc0, p, row: row, column: column, width: width)
@@ -127,6 +129,7 @@ func quantizedTile(_ p: QuantizedProduct, row: Int, count: Int, column: Int, wid
 @inline(__always)
 func requantizeRow(_ acc: IntRow64, _ p: QuantizedProduct, row: Int, column: Int, width: Int) {
     let out = p.output + row * p.outputStride + column
+    let low = Float(p.minimum - p.zeroPoint), high = Float(p.maximum - p.zeroPoint)
     @inline(__always) func put(_ v: IntVector, _ i: Int) {
         let rest = width - i * lanes
         guard rest > 0 else { return }
@@ -134,7 +137,7 @@ func requantizeRow(_ acc: IntRow64, _ p: QuantizedProduct, row: Int, column: Int
             ? (rest >= lanes ? UnsafeRawPointer(p.multipliers + column + i * lanes).loadUnaligned(as: Vector.self)
                : partialMultipliers(p.multipliers + column + i * lanes, rest))
             : Vector(repeating: p.multipliers[row])
-        let bytes = requantize(v, multiplier: multiplier, zeroPoint: p.zeroPoint, minimum: p.minimum, maximum: p.maximum)
+        let bytes = vbg_requantize(v, multiplier, low, high, p.zeroPoint)
         if rest >= lanes {
             UnsafeMutableRawPointer(out + i * lanes).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
         } else {
@@ -151,19 +154,6 @@ func partialMultipliers(_ p: UnsafePointer<Float>, _ count: Int) -> Vector {
     return v
 }
 
-/// clamp(round_half_even(Float(acc) · multiplier) + zeroPoint, minimum...maximum) as bytes
-/// (the low 8 bits: uint8, or int8's two's complement).
-@inline(__always)
-func requantize(_ acc: IntVector, multiplier: Vector, zeroPoint: Int32, minimum: Int32, maximum: Int32) -> SIMD16<UInt8> {
-    var f = Vector(acc) * multiplier
-    f = f.replacing(with: 0, where: f .!= f)  // NaN (a NaN or infinite scale) gives the zero point
-    let low = Vector(repeating: Float(minimum - zeroPoint)), high = Vector(repeating: Float(maximum - zeroPoint))
-    f = f.replacing(with: low, where: f .< low)
-    f = f.replacing(with: high, where: f .> high)
-    let q = IntVector(f.rounded(.toNearestOrEven)) &+ IntVector(repeating: zeroPoint)
-    return SIMD16<UInt8>(truncatingIfNeeded: q)
-}
-
 /// Integer storage owned by a step (64-byte aligned, zeroed).
 package final class IntegerBuffer<Element: FixedWidthInteger> {
     package let count: Int
@@ -177,25 +167,32 @@ package final class IntegerBuffer<Element: FixedWidthInteger> {
     deinit { baseAddress.deallocate() }
 }
 
-/// A quantized convolution's constant operands: the weights minus their zero points, Int16
-/// [outputChannels][inputChannels / groups · kernelHeight · kernelWidth]; the int32 bias and the
-/// requantization multiplier (float32, computed by the caller) of each output channel.
+/// A quantized convolution's constant operands: the weights minus their zero points as 16-bit
+/// pairs ([outputChannels][pairs of inputChannels / groups · kernelHeight · kernelWidth]); the
+/// int32 bias and the requantization multiplier (float32, computed by the caller) of each output
+/// channel.
 package final class QuantizedConvolutionWeights {
     package let groups: Int, inputChannels: Int, outputChannels: Int, kernelHeight: Int, kernelWidth: Int
-    let values: IntegerBuffer<Int16>
+    let values: IntegerBuffer<Int32>
     let bias: [Int32]
     let multipliers: [Float]
     /// Rows of the patch matrix: one group's input channels × taps.
     var inner: Int { inputChannels / groups * kernelHeight * kernelWidth }
 
+    /// `values`: [outputChannels][inner], each minus its zero point (within ±255).
     package init(values: [Int16], bias: [Int32]?, multipliers: [Float], groups: Int, inputChannels: Int, outputChannels: Int,
                  kernelHeight: Int, kernelWidth: Int) {
-        precondition(values.count == outputChannels * inputChannels / groups * kernelHeight * kernelWidth, "quantized weights: size")
+        let inner = inputChannels / groups * kernelHeight * kernelWidth
+        precondition(values.count == outputChannels * inner, "quantized weights: size")
         precondition(multipliers.count == outputChannels && (bias?.count ?? outputChannels) == outputChannels, "quantized weights: channels")
         self.groups = groups; self.inputChannels = inputChannels; self.outputChannels = outputChannels
         self.kernelHeight = kernelHeight; self.kernelWidth = kernelWidth
-        self.values = IntegerBuffer<Int16>(count: values.count)
-        self.values.baseAddress.update(from: values, count: values.count)
+        let pairs = quantizedPairs(inner)
+        self.values = IntegerBuffer<Int32>(count: outputChannels * pairs)
+        let halves = UnsafeMutableRawPointer(self.values.baseAddress).assumingMemoryBound(to: Int16.self)
+        for m in 0..<outputChannels {
+            for k in 0..<inner { halves[2 * m * pairs + k] = values[m * inner + k] }
+        }
         self.bias = bias ?? [Int32](repeating: 0, count: outputChannels)
         self.multipliers = multipliers
     }
@@ -218,12 +215,13 @@ package struct QuantizedWindow: Sendable {
 /// Int32 elements of the patch matrix ``quantizedConvolution(_:)`` needs.
 package func quantizedPatchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow) -> Int {
     let pixels = window.outputHeight * window.outputWidth
-    return weights.inner * ((pixels + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns)
+    return quantizedPairs(weights.inner) * ((pixels + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns)
 }
 
 /// One quantized convolution of one NCHW image of 8-bit values (`inputSigned`: int8, else
 /// uint8) into 8-bit outputs: per group, the patches (x − `inputZero`; a tap in the padding
-/// gives 0) as a K × pixels Int32 matrix in `patches` (``quantizedPatchCount(_:_:)``), then
+/// gives 0) as a K × pixels matrix of 16-bit pairs in `patches` (``quantizedPatchCount(_:_:)``; an
+/// odd K's last high halves stay 0 from the buffer's allocation), then
 /// ``quantizedProduct(_:columns:)`` with the weights as rows. Threads take whole tiles of
 /// columns (pixels), each building its own columns' patches, so every output is computed by the
 /// same code in the same order whatever the thread count.
@@ -261,8 +259,9 @@ struct QuantizedConvolutionParts: PoolJob {
                     quantizedPatches(c, firstChannel: g * channelsPerGroup, channels: channelsPerGroup, columns: columns,
                                      stride: stride, plane: plane)
                     let first = g * outputsPerGroup
+                    let pairs = quantizedPairs(w.inner)
                     let product = QuantizedProduct(
-                        s: UnsafePointer(w.values.baseAddress + first * w.inner), rows: outputsPerGroup, inner: w.inner,
+                        s: UnsafePointer(w.values.baseAddress + first * pairs), rows: outputsPerGroup, pairs: pairs,
                         v: UnsafePointer(c.patches), columns: pixels, columnStride: stride, bias: bias.baseAddress! + first,
                         output: c.output + first * pixels, outputStride: pixels, multipliers: multipliers.baseAddress! + first,
                         perColumn: false, zeroPoint: c.outputZero, minimum: c.minimum, maximum: c.maximum)
@@ -276,34 +275,59 @@ struct QuantizedConvolutionParts: PoolJob {
 /// Rows (channel, tap) of the patch matrix for output pixels `columns`.
 @inline(never)
 func quantizedPatches(_ c: QuantizedConvolution, firstChannel: Int, channels: Int, columns: Range<Int>, stride: Int, plane: Int) {
+    if c.inputSigned {
+        quantizedPatches(c, Int8.self, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
+    } else {
+        quantizedPatches(c, UInt8.self, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
+    }
+}
+
+/// `a` / `b` rounded down, for `b` > 0.
+@inline(__always) func floorDivide(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
+
+@inline(__always)
+func quantizedPatches<T: FixedWidthInteger>(_ c: QuantizedConvolution, _ type: T.Type, firstChannel: Int, channels: Int,
+                                             columns: Range<Int>, stride: Int, plane: Int) {
     let w = c.weights, window = c.window
     let (kH, kW) = (w.kernelHeight, w.kernelWidth)
     let (inH, inW, outW) = (window.inputHeight, window.inputWidth, window.outputWidth)
-    let unitWindow = kH == 1 && kW == 1 && window.strideHeight == 1 && window.strideWidth == 1
+    let (sH, sW) = (window.strideHeight, window.strideWidth)
+    let unitWindow = kH == 1 && kW == 1 && sH == 1 && sW == 1
         && window.padTop == 0 && window.padLeft == 0 && window.outputHeight == inH && outW == inW
     let zero = c.inputZero
-    @inline(__always) func value(_ index: Int) -> Int32 {
-        let raw = c.inputSigned ? Int32(c.input.load(fromByteOffset: index, as: Int8.self))
-            : Int32(c.input.load(fromByteOffset: index, as: UInt8.self))
-        return raw &- zero
-    }
+    let source = c.input.assumingMemoryBound(to: T.self)
+    let halves = UnsafeMutableRawPointer(c.patches).assumingMemoryBound(to: Int16.self)
+    // Row k of the patch matrix: the k % 2 halves of pair row k / 2, every other Int16.
+    @inline(__always) func row(_ k: Int) -> UnsafeMutablePointer<Int16> { halves + 2 * (k / 2) * stride + k % 2 }
+    @inline(__always) func shifted(_ value: T) -> Int16 { Int16(truncatingIfNeeded: Int32(value) &- zero) }
     for channel in 0..<channels {
-        let base = (firstChannel + channel) * plane
+        let base = source + (firstChannel + channel) * plane
         if unitWindow {
-            let row = c.patches + channel * stride
-            for n in columns { row[n] = value(base + n) }
+            let out = row(channel)
+            for n in columns { out[2 * n] = shifted(base[n]) }
             continue
         }
         for kh in 0..<kH {
             for kw in 0..<kW {
-                let row = c.patches + ((channel * kH + kh) * kW + kw) * stride
-                var oh = columns.lowerBound / outW, ow = columns.lowerBound % outW
-                for n in columns {
-                    let ih = oh * window.strideHeight - window.padTop + kh * window.dilationHeight
-                    let iw = ow * window.strideWidth - window.padLeft + kw * window.dilationWidth
-                    row[n] = ih >= 0 && ih < inH && iw >= 0 && iw < inW ? value(base + ih * inW + iw) : 0
-                    ow += 1
-                    if ow == outW { ow = 0; oh += 1 }
+                let out = row((channel * kH + kh) * kW + kw)
+                let offset = kw * window.dilationWidth - window.padLeft
+                // The output columns whose tap lies inside the input row: iw = ow·sW + offset in 0..<inW.
+                let first = -floorDivide(offset, sW), last = floorDivide(inW - 1 - offset, sW) + 1
+                var n = columns.lowerBound
+                while n < columns.upperBound {
+                    let oh = n / outW, start = n % outW, end = min(outW, start + columns.upperBound - n)
+                    let ih = oh * sH - window.padTop + kh * window.dilationHeight
+                    let line = out + 2 * (n - start)
+                    if ih < 0 || ih >= inH {
+                        for ow in start..<end { line[2 * ow] = 0 }
+                    } else {
+                        let lo = min(max(start, first), end), hi = max(lo, min(end, last))
+                        for ow in start..<lo { line[2 * ow] = 0 }
+                        let input = base + ih * inW + offset
+                        for ow in lo..<hi { line[2 * ow] = shifted(input[ow * sW]) }
+                        for ow in hi..<end { line[2 * ow] = 0 }
+                    }
+                    n += end - start
                 }
             }
         }
@@ -311,33 +335,36 @@ func quantizedPatches(_ c: QuantizedConvolution, firstChannel: Int, channels: In
 }
 
 /// A quantized matrix product A (rows × inner, 8-bit, run time) · B (constant, shifted by its
-/// zero points into ``QuantizedMatrixWeights``) into 8-bit outputs, the multiplier per column.
+/// zero points into ``QuantizedMatrixWeights``, as 16-bit pairs) into 8-bit outputs, the
+/// multiplier per column.
 package final class QuantizedMatrixWeights {
     package let inner: Int, columns: Int
     let values: IntegerBuffer<Int32>
     let stride: Int
     let multipliers: [Float]
-    /// `values` row-major inner × columns (B minus its zero points).
-    package init(values: [Int32], inner: Int, columns: Int, multipliers: [Float]) {
+    /// `values` row-major inner × columns (B minus its zero points, within ±255).
+    package init(values: [Int16], inner: Int, columns: Int, multipliers: [Float]) {
         precondition(values.count == inner * columns && multipliers.count == columns, "quantized matrix: size")
         self.inner = inner; self.columns = columns
         stride = (columns + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns
-        self.values = IntegerBuffer<Int32>(count: inner * stride)
+        self.values = IntegerBuffer<Int32>(count: quantizedPairs(inner) * stride)
+        let halves = UnsafeMutableRawPointer(self.values.baseAddress).assumingMemoryBound(to: Int16.self)
         for k in 0..<inner {
-            for n in 0..<columns { self.values.baseAddress[k * stride + n] = values[k * columns + n] }
+            for n in 0..<columns { halves[2 * ((k / 2) * stride + n) + k % 2] = values[k * columns + n] }
         }
         self.multipliers = multipliers
     }
 }
 
-/// A (`rows` × inner) minus its zero point (one, or one per row) into `shifted` (Int16, rows ×
-/// inner), then the product with `weights`; threads take tiles of columns.
+/// A (`rows` × inner) minus its zero point (one, or one per row) into `shifted` (16-bit pairs,
+/// rows × ``quantizedPairs(_:)``(inner) Int32, an odd inner's last high halves 0), then the product
+/// with `weights`; threads take tiles of columns.
 package struct QuantizedMatrixProduct {
     package let a: UnsafeRawPointer, aSigned: Bool, aZero: [Int32], rows: Int
-    package let weights: QuantizedMatrixWeights, shifted: UnsafeMutablePointer<Int16>
+    package let weights: QuantizedMatrixWeights, shifted: UnsafeMutablePointer<Int32>
     package let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     package init(a: UnsafeRawPointer, aSigned: Bool, aZero: [Int32], rows: Int, weights: QuantizedMatrixWeights,
-                 shifted: UnsafeMutablePointer<Int16>, output: UnsafeMutablePointer<UInt8>, outputZero: Int32,
+                 shifted: UnsafeMutablePointer<Int32>, output: UnsafeMutablePointer<UInt8>, outputZero: Int32,
                  minimum: Int32, maximum: Int32) {
         precondition(aZero.count == 1 || aZero.count == rows, "quantized matrix: zero points")
         self.a = a; self.aSigned = aSigned; self.aZero = aZero; self.rows = rows
@@ -347,10 +374,11 @@ package struct QuantizedMatrixProduct {
 }
 
 package func quantizedMatrixProduct(_ product: QuantizedMatrixProduct, pool: WorkerPool) {
-    let k = product.weights.inner
+    let k = product.weights.inner, pairs = quantizedPairs(k)
+    let halves = UnsafeMutableRawPointer(product.shifted).assumingMemoryBound(to: Int16.self)
     for r in 0..<product.rows {
         let zero = product.aZero.count == 1 ? product.aZero[0] : product.aZero[r]
-        let row = product.shifted + r * k
+        let row = halves + 2 * r * pairs
         if product.aSigned {
             for p in 0..<k { row[p] = Int16(truncatingIfNeeded: Int32(product.a.load(fromByteOffset: r * k + p, as: Int8.self)) &- zero) }
         } else {
@@ -368,7 +396,7 @@ struct QuantizedMatrixParts: PoolJob {
         guard !columns.isEmpty else { return }
         w.multipliers.withUnsafeBufferPointer { multipliers in
             quantizedProduct(QuantizedProduct(
-                s: UnsafePointer(p.shifted), rows: p.rows, inner: w.inner, v: UnsafePointer(w.values.baseAddress),
+                s: UnsafePointer(p.shifted), rows: p.rows, pairs: quantizedPairs(w.inner), v: UnsafePointer(w.values.baseAddress),
                 columns: w.columns, columnStride: w.stride, bias: nil, output: p.output, outputStride: w.columns,
                 multipliers: multipliers.baseAddress!, perColumn: true, zeroPoint: p.outputZero,
                 minimum: p.minimum, maximum: p.maximum), columns: columns)

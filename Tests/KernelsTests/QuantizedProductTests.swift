@@ -43,15 +43,27 @@ struct QuantizedProductTests {
         let range: ClosedRange<Int32> = signed ? -128...127 : 0...255
         let want = expected(s: s, v: v, rows: rows, inner: inner, columns: columns, stride: stride, bias: biases,
                             multipliers: multipliers, perColumn: perColumn, zeroPoint: zeroPoint, range: range)
+        // The kernel's layout: k in 16-bit pairs (k even low, odd high; an odd K's last high half 0).
+        let pairs = quantizedPairs(inner)
+        var sPacked = [Int32](repeating: 0, count: rows * pairs), vPacked = [Int32](repeating: 0, count: pairs * stride)
+        func pair(_ low: Int16, _ high: Int16) -> Int32 { Int32(bitPattern: UInt32(UInt16(bitPattern: low)) | UInt32(UInt16(bitPattern: high)) << 16) }
+        for r in 0..<rows {
+            for p in 0..<pairs { sPacked[r * pairs + p] = pair(s[r * inner + 2 * p], 2 * p + 1 < inner ? s[r * inner + 2 * p + 1] : 0) }
+        }
+        for p in 0..<pairs {
+            for n in 0..<stride {
+                vPacked[p * stride + n] = pair(Int16(v[2 * p * stride + n]), 2 * p + 1 < inner ? Int16(v[(2 * p + 1) * stride + n]) : 0)
+            }
+        }
         var got = [UInt8](repeating: 0xA5, count: rows * columns)
         let biasStorage = biases ?? []
-        s.withUnsafeBufferPointer { sp in
-            v.withUnsafeBufferPointer { vp in
+        sPacked.withUnsafeBufferPointer { sp in
+            vPacked.withUnsafeBufferPointer { vp in
                 multipliers.withUnsafeBufferPointer { mp in
                     biasStorage.withUnsafeBufferPointer { bp in
                         got.withUnsafeMutableBufferPointer { op in
                             let product = QuantizedProduct(
-                                s: sp.baseAddress!, rows: rows, inner: inner, v: vp.baseAddress!, columns: columns,
+                                s: sp.baseAddress!, rows: rows, pairs: pairs, v: vp.baseAddress!, columns: columns,
                                 columnStride: stride, bias: bias ? bp.baseAddress! : nil, output: op.baseAddress!,
                                 outputStride: columns, multipliers: mp.baseAddress!, perColumn: perColumn,
                                 zeroPoint: zeroPoint, minimum: range.lowerBound, maximum: range.upperBound)
@@ -71,7 +83,7 @@ struct QuantizedProductTests {
         return (want.filter { $0 == lowByte }.count, want.filter { $0 == highByte }.count)
     }
 
-    @Test("equals the scalar sums and requantization byte for byte: rows and columns around the 4 × 64 tile, inner sizes into the thousands")
+    @Test("equals the scalar sums and requantization byte for byte: rows and columns around the 4 × 64 tile, odd and even inner sizes into the thousands")
     func sweep() {
         var seed: UInt64 = 1
         for rows in [1, 3, 4, 5, 7, 8, 13] {

@@ -53,10 +53,10 @@ extension FastExecutor {
         guard b.count <= 2, a.count >= 1, p.batchCount == a.dropLast(2).reduce(1, *) else { return nil }
         let (k, n) = (p.inner, p.columns), rows = p.batchCount * p.rows
         let bData = UnsafeRawPointer(inputs[3])
-        var values = [Int32](repeating: 0, count: k * n)
+        var values = [Int16](repeating: 0, count: k * n)
         for j in 0..<n {
             let zero = q.bZero.value(inputs, j)
-            for i in 0..<k { values[i * n + j] = Quantization.load(bData, i * n + j, q.bType) &- zero }
+            for i in 0..<k { values[i * n + j] = Int16(truncatingIfNeeded: Quantization.load(bData, i * n + j, q.bType) &- zero) }
         }
         let aScale = q.aScale.value(inputs, 0), yScale = q.yScale.value(inputs, 0)
         let multipliers = (0..<n).map { aScale * q.bScale.value(inputs, $0) / yScale }
@@ -65,7 +65,7 @@ extension FastExecutor {
         return QuantizedMatrixStep(
             a: UnsafeRawPointer(inputs[0]), aSigned: q.aType == .int8, aZero: aZero, rows: rows,
             weights: QuantizedMatrixWeights(values: values, inner: k, columns: n, multipliers: multipliers),
-            shifted: IntegerBuffer<Int16>(count: rows * k),
+            shifted: IntegerBuffer<Int32>(count: rows * quantizedPairs(k)),
             output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self),
             outputZero: q.yZero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound, pool: pool)
     }
@@ -90,7 +90,7 @@ struct QuantizedConvolutionStep: Step {
 
 struct QuantizedMatrixStep: Step {
     let a: UnsafeRawPointer, aSigned: Bool, aZero: [Int32], rows: Int
-    let weights: QuantizedMatrixWeights, shifted: IntegerBuffer<Int16>
+    let weights: QuantizedMatrixWeights, shifted: IntegerBuffer<Int32>
     let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     let pool: WorkerPool
     func run() {
