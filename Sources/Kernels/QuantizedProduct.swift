@@ -41,14 +41,18 @@ package struct QuantizedProduct {
     package let s: UnsafePointer<Int32>, rows: Int, pairs: Int
     package let v: UnsafePointer<Int32>, columns: Int, columnStride: Int
     package let bias: UnsafePointer<Int32>?
+    /// A bias per column instead (readable up to the padded column stride), or nil.
+    package let columnBias: UnsafePointer<Int32>?
     package let output: UnsafeMutablePointer<UInt8>, outputStride: Int
     package let multipliers: UnsafePointer<Float>, perColumn: Bool
     package let zeroPoint: Int32, minimum: Int32, maximum: Int32
 
     package init(s: UnsafePointer<Int32>, rows: Int, pairs: Int, v: UnsafePointer<Int32>, columns: Int, columnStride: Int,
                  bias: UnsafePointer<Int32>?, output: UnsafeMutablePointer<UInt8>, outputStride: Int,
-                 multipliers: UnsafePointer<Float>, perColumn: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32) {
+                 multipliers: UnsafePointer<Float>, perColumn: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32,
+                 columnBias: UnsafePointer<Int32>? = nil) {
         precondition(columnStride % quantizedTileColumns == 0 && columnStride >= columns, "quantized product: V's stride must be padded")
+        self.columnBias = columnBias
         self.s = s; self.rows = rows; self.pairs = pairs
         self.v = v; self.columns = columns; self.columnStride = columnStride
         self.bias = bias; self.output = output; self.outputStride = outputStride
@@ -86,6 +90,11 @@ struct IntRow64 {
 
     @inline(__always) init(_ value: Int32) { a = IntVector(repeating: value); b = a; c = a; d = a }
 
+    /// The first value of each row, or the 64 of `columnBias` from `column`.
+    @inline(__always) init(_ value: Int32, columnBias: UnsafePointer<Int32>?, column: Int) {
+        if let columnBias { self.init(columnBias + column) } else { self.init(value) }
+    }
+
     /// Columns `p[0..<64]`.
     @inline(__always) init(_ p: UnsafePointer<Int32>) {
         let raw = UnsafeRawPointer(p)
@@ -107,10 +116,11 @@ struct IntRow64 {
 func quantizedTile(_ p: QuantizedProduct, row: Int, count: Int, column: Int, width: Int) {
     let k = p.pairs
     let s0 = p.s + row * k, s1 = s0 + (count > 1 ? k : 0), s2 = s0 + (count > 2 ? 2 * k : 0), s3 = s0 + (count > 3 ? 3 * k : 0)
-    var acc0 = IntRow64(p.bias?[row] ?? 0)
-    var acc1 = IntRow64(count > 1 ? p.bias?[row + 1] ?? 0 : 0)
-    var acc2 = IntRow64(count > 2 ? p.bias?[row + 2] ?? 0 : 0)
-    var acc3 = IntRow64(count > 3 ? p.bias?[row + 3] ?? 0 : 0)
+    let cb = p.columnBias
+    var acc0 = IntRow64(p.bias?[row] ?? 0, columnBias: cb, column: column)
+    var acc1 = IntRow64(count > 1 ? p.bias?[row + 1] ?? 0 : 0, columnBias: cb, column: column)
+    var acc2 = IntRow64(count > 2 ? p.bias?[row + 2] ?? 0 : 0, columnBias: cb, column: column)
+    var acc3 = IntRow64(count > 3 ? p.bias?[row + 3] ?? 0 : 0, columnBias: cb, column: column)
     var vp = p.v + column
     for kk in 0..<k {
         let x = IntRow64(vp)
@@ -178,10 +188,23 @@ package final class QuantizedConvolutionWeights {
     let multipliers: [Float]
     /// Rows of the patch matrix: one group's input channels × taps.
     var inner: Int { inputChannels / groups * kernelHeight * kernelWidth }
+    /// For maps whose pixels fill tiles of 64 worse than the group's output channels do (small
+    /// maps): per group, the weights transposed ([pairs][channels padded to 64]), and the bias
+    /// and multipliers padded the same way; the product then runs with pixels as rows
+    /// (``quantizedConvolution(_:pool:)``).
+    let transposed: (values: IntegerBuffer<Int32>, bias: [Int32], multipliers: [Float], stride: Int)?
 
-    /// `values`: [outputChannels][inner], each minus its zero point (within ±255).
+    /// Whether `outputsPerGroup` channels on maps of `pixels` run transposed: fewer padded
+    /// products that way.
+    static func runsTransposed(outputsPerGroup: Int, pixels: Int) -> Bool {
+        let tile = quantizedTileColumns
+        return (outputsPerGroup + tile - 1) / tile * tile * pixels < (pixels + tile - 1) / tile * tile * outputsPerGroup
+    }
+
+    /// `values`: [outputChannels][inner], each minus its zero point (within ±255); `pixels`:
+    /// the output map's size.
     package init(values: [Int16], bias: [Int32]?, multipliers: [Float], groups: Int, inputChannels: Int, outputChannels: Int,
-                 kernelHeight: Int, kernelWidth: Int) {
+                 kernelHeight: Int, kernelWidth: Int, pixels: Int) {
         let inner = inputChannels / groups * kernelHeight * kernelWidth
         precondition(values.count == outputChannels * inner, "quantized weights: size")
         precondition(multipliers.count == outputChannels && (bias?.count ?? outputChannels) == outputChannels, "quantized weights: channels")
@@ -195,6 +218,24 @@ package final class QuantizedConvolutionWeights {
         }
         self.bias = bias ?? [Int32](repeating: 0, count: outputChannels)
         self.multipliers = multipliers
+        let outputsPerGroup = outputChannels / groups
+        if Self.runsTransposed(outputsPerGroup: outputsPerGroup, pixels: pixels) {
+            let tile = quantizedTileColumns, stride = (outputsPerGroup + tile - 1) / tile * tile
+            let transposed = IntegerBuffer<Int32>(count: groups * pairs * stride)
+            let out = UnsafeMutableRawPointer(transposed.baseAddress).assumingMemoryBound(to: Int16.self)
+            var paddedBias = [Int32](repeating: 0, count: groups * stride), paddedMultipliers = [Float](repeating: 0, count: groups * stride)
+            for g in 0..<groups {
+                for j in 0..<outputsPerGroup {
+                    let m = g * outputsPerGroup + j
+                    for k in 0..<inner { out[2 * ((g * pairs + k / 2) * stride + j) + k % 2] = values[m * inner + k] }
+                    paddedBias[g * stride + j] = self.bias[m]
+                    paddedMultipliers[g * stride + j] = multipliers[m]
+                }
+            }
+            self.transposed = (transposed, paddedBias, paddedMultipliers, stride)
+        } else {
+            self.transposed = nil
+        }
     }
 }
 
@@ -215,7 +256,14 @@ package struct QuantizedWindow: Sendable {
 /// Int32 elements of the patch matrix ``quantizedConvolution(_:)`` needs.
 package func quantizedPatchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow) -> Int {
     let pixels = window.outputHeight * window.outputWidth
+    if weights.transposed != nil { return pixels * quantizedPairs(weights.inner) }
     return quantizedPairs(weights.inner) * ((pixels + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns)
+}
+
+/// Bytes of the scratch output ``quantizedConvolution(_:pool:)`` needs (0 unless the weights run
+/// transposed).
+package func quantizedOutputScratchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow) -> Int {
+    weights.transposed == nil ? 0 : window.outputHeight * window.outputWidth * (weights.outputChannels / weights.groups)
 }
 
 /// One quantized convolution of one NCHW image of 8-bit values (`inputSigned`: int8, else
@@ -230,17 +278,92 @@ package struct QuantizedConvolution {
     package let weights: QuantizedConvolutionWeights, window: QuantizedWindow
     package let patches: UnsafeMutablePointer<Int32>
     package let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
+    /// ``quantizedOutputScratchCount(_:_:)`` bytes.
+    package let scratch: UnsafeMutablePointer<UInt8>
     package init(input: UnsafeRawPointer, inputSigned: Bool, inputZero: Int32, weights: QuantizedConvolutionWeights,
                  window: QuantizedWindow, patches: UnsafeMutablePointer<Int32>, output: UnsafeMutablePointer<UInt8>,
-                 outputZero: Int32, minimum: Int32, maximum: Int32) {
+                 outputZero: Int32, minimum: Int32, maximum: Int32, scratch: UnsafeMutablePointer<UInt8>) {
+        self.scratch = scratch
         self.input = input; self.inputSigned = inputSigned; self.inputZero = inputZero
         self.weights = weights; self.window = window; self.patches = patches
         self.output = output; self.outputZero = outputZero; self.minimum = minimum; self.maximum = maximum
     }
 }
 
+///
+/// Small maps (``QuantizedConvolutionWeights/transposed``): per group, the patches as pixels ×
+/// K (built by the calling thread), the product with pixels as rows and the group's channels as
+/// columns into `scratch`, which each thread then transposes into the output for its columns.
 package func quantizedConvolution(_ convolution: QuantizedConvolution, pool: WorkerPool) {
-    pool.run(QuantizedConvolutionParts(convolution: convolution))
+    guard convolution.weights.transposed != nil else {
+        pool.run(QuantizedConvolutionParts(convolution: convolution))
+        return
+    }
+    let c = convolution, w = c.weights
+    for g in 0..<w.groups {
+        transposedPatches(c, group: g)
+        pool.run(SmallMapQuantizedParts(convolution: c, group: g))
+    }
+}
+
+/// The patch matrix of group `group` as pixels × K in 16-bit pairs ([pixel][pairs]).
+@inline(never)
+func transposedPatches(_ c: QuantizedConvolution, group: Int) {
+    let w = c.weights, window = c.window
+    let channels = w.inputChannels / w.groups, pairs = quantizedPairs(w.inner)
+    let (kH, kW, inH, inW) = (w.kernelHeight, w.kernelWidth, window.inputHeight, window.inputWidth)
+    let halves = UnsafeMutableRawPointer(c.patches).assumingMemoryBound(to: Int16.self)
+    let plane = inH * inW
+    for oh in 0..<window.outputHeight {
+        for ow in 0..<window.outputWidth {
+            let row = halves + 2 * pairs * (oh * window.outputWidth + ow)
+            var k = 0
+            for channel in 0..<channels {
+                let base = (group * channels + channel) * plane
+                for kh in 0..<kH {
+                    let ih = oh * window.strideHeight - window.padTop + kh * window.dilationHeight
+                    for kw in 0..<kW {
+                        let iw = ow * window.strideWidth - window.padLeft + kw * window.dilationWidth
+                        var value: Int16 = 0
+                        if ih >= 0 && ih < inH && iw >= 0 && iw < inW {
+                            let index = base + ih * inW + iw
+                            let raw = c.inputSigned ? Int32(c.input.load(fromByteOffset: index, as: Int8.self))
+                                : Int32(c.input.load(fromByteOffset: index, as: UInt8.self))
+                            value = Int16(truncatingIfNeeded: raw &- c.inputZero)
+                        }
+                        row[k] = value
+                        k += 1
+                    }
+                }
+            }
+        }
+    }
+}
+
+struct SmallMapQuantizedParts: PoolJob {
+    let convolution: QuantizedConvolution, group: Int
+    func run(part: Int, pool: WorkerPool) {
+        let c = convolution, w = c.weights, t = w.transposed!
+        let pixels = c.window.outputHeight * c.window.outputWidth, outputsPerGroup = w.outputChannels / w.groups
+        let columns = WorkerPool.range(outputsPerGroup, part: part, of: pool.threadCount, granularity: quantizedTileColumns)
+        guard !columns.isEmpty else { return }
+        let pairs = quantizedPairs(w.inner)
+        t.multipliers.withUnsafeBufferPointer { multipliers in
+            t.bias.withUnsafeBufferPointer { bias in
+                let product = QuantizedProduct(
+                    s: UnsafePointer(c.patches), rows: pixels, pairs: pairs,
+                    v: UnsafePointer(t.values.baseAddress + group * pairs * t.stride), columns: outputsPerGroup,
+                    columnStride: t.stride, bias: nil, output: c.scratch, outputStride: outputsPerGroup,
+                    multipliers: multipliers.baseAddress! + group * t.stride, perColumn: true, zeroPoint: c.outputZero,
+                    minimum: c.minimum, maximum: c.maximum, columnBias: bias.baseAddress! + group * t.stride)
+                quantizedProduct(product, columns: columns)
+            }
+        }
+        let output = c.output + group * outputsPerGroup * pixels
+        for m in columns {
+            for pixel in 0..<pixels { output[m * pixels + pixel] = c.scratch[pixel * outputsPerGroup + m] }
+        }
+    }
 }
 
 struct QuantizedConvolutionParts: PoolJob {

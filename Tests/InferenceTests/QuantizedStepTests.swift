@@ -81,7 +81,7 @@ struct QuantizedStepTests {
         return (model, x)
     }
 
-    @Test("QLinearConv: 1x1, 3x3, depthwise, grouped, strided, dilated, padded; uint8 and int8; zero points 0/128/255; per-channel and per-tensor scales")
+    @Test("QLinearConv: 1x1, 3x3, depthwise, grouped, strided, dilated, padded, small maps; uint8 and int8; zero points 0/128/255; per-channel and per-tensor scales")
     func convolutions() throws {
         var random = SeededGenerator(seed: 2501)
         let u8: Int64 = 2, i8: Int64 = 3
@@ -105,6 +105,15 @@ struct QuantizedStepTests {
                      xType: i8, wType: i8, yType: i8, xZero: UInt8(bitPattern: -128), yZero: 127, perChannel: true, bias: true),
             ConvCase(cin: 12, cout: 6, group: 3, kernel: (3, 2), stride: 1, dilation: 2, pads: [0, 1, 2, 0], height: 10, width: 12,
                      xType: u8, wType: i8, yType: i8, xZero: 200, yZero: UInt8(bitPattern: -128), perChannel: true, bias: true),
+            // Small maps, where the product runs with pixels as rows and channels as columns.
+            ConvCase(cin: 64, cout: 128, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 3, width: 3,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 33, cout: 70, group: 1, kernel: (3, 3), stride: 2, dilation: 1, pads: [1, 0, 1, 2], height: 9, width: 10,
+                     xType: i8, wType: i8, yType: u8, xZero: 5, yZero: 0, perChannel: false, bias: true),
+            ConvCase(cin: 32, cout: 130, group: 2, kernel: (1, 1), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 4, width: 4,
+                     xType: u8, wType: u8, yType: i8, xZero: 255, yZero: 0, perChannel: true, bias: false),
+            ConvCase(cin: 17, cout: 64, group: 1, kernel: (2, 2), stride: 1, dilation: 2, pads: [1, 1, 1, 1], height: 2, width: 7,
+                     xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 255, perChannel: true, bias: true),
         ]
         // A few drawn cases on top.
         for _ in 0..<4 {

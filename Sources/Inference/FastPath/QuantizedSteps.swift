@@ -27,7 +27,8 @@ extension FastExecutor {
         let bias: [Int32]? = q.hasBias ? Array(UnsafeBufferPointer(start: UnsafeRawPointer(inputs[8]).assumingMemoryBound(to: Int32.self), count: cout)) : nil
         let packed = QuantizedConvolutionWeights(values: values, bias: bias, multipliers: multipliers, groups: group,
                                                  inputChannels: cin, outputChannels: cout,
-                                                 kernelHeight: g.height.kernel, kernelWidth: g.width.kernel)
+                                                 kernelHeight: g.height.kernel, kernelWidth: g.width.kernel,
+                                                 pixels: g.height.output * g.width.output)
         let window = QuantizedWindow(inputHeight: g.height.input, inputWidth: g.width.input, outputHeight: g.height.output,
                                      outputWidth: g.width.output, strideHeight: g.height.stride, strideWidth: g.width.stride,
                                      dilationHeight: g.height.dilation, dilationWidth: g.width.dilation,
@@ -36,6 +37,7 @@ extension FastExecutor {
         return QuantizedConvolutionStep(
             input: UnsafeRawPointer(inputs[0]), inputSigned: q.xType == .int8, inputZero: q.xZero.value(inputs, 0),
             weights: packed, window: window, patches: IntegerBuffer<Int32>(count: quantizedPatchCount(packed, window)),
+            scratch: IntegerBuffer<UInt8>(count: quantizedOutputScratchCount(packed, window)),
             output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self),
             outputZero: q.yZero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound,
             batch: g.batch, inputImage: cin * g.height.input * g.width.input,
@@ -73,7 +75,7 @@ extension FastExecutor {
 
 struct QuantizedConvolutionStep: Step {
     let input: UnsafeRawPointer, inputSigned: Bool, inputZero: Int32
-    let weights: QuantizedConvolutionWeights, window: QuantizedWindow, patches: IntegerBuffer<Int32>
+    let weights: QuantizedConvolutionWeights, window: QuantizedWindow, patches: IntegerBuffer<Int32>, scratch: IntegerBuffer<UInt8>
     let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     /// Images, and bytes per input and output image.
     let batch: Int, inputImage: Int, outputImage: Int
@@ -83,7 +85,7 @@ struct QuantizedConvolutionStep: Step {
             quantizedConvolution(QuantizedConvolution(
                 input: input + image * inputImage, inputSigned: inputSigned, inputZero: inputZero, weights: weights,
                 window: window, patches: patches.baseAddress, output: output + image * outputImage,
-                outputZero: outputZero, minimum: minimum, maximum: maximum), pool: pool)
+                outputZero: outputZero, minimum: minimum, maximum: maximum, scratch: scratch.baseAddress), pool: pool)
         }
     }
 }
