@@ -21,9 +21,10 @@
 // products per lane: `vpdpwssd` with AVX512-VNNI (32 multiply-adds per instruction), `vpmaddwd`
 // + `vpaddd` with AVX512BW, shifts and 32-bit multiplies elsewhere.
 //
-// Register tile: up to 4 rows × 64 columns (16 SIMD16<Int32> accumulators; per pair four 64-byte
+// Register tile: up to 6 rows × 64 columns (24 SIMD16<Int32> accumulators; per pair four 64-byte
 // loads of V and one broadcast per row), with the row count a constant in each instance so a
-// 1-row tile (a depthwise convolution's group) computes one row only.
+// 1-row tile (a depthwise convolution's group) computes one row only. (The loads of V bound the
+// loop: six rows reuse each one six times.)
 
 import TargetFeatures
 
@@ -68,15 +69,20 @@ package func quantizedProduct(_ product: QuantizedProduct, columns: Range<Int>) 
     var n = columns.lowerBound
     while n < columns.upperBound {
         let width = min(quantizedTileColumns, product.columns - n)
+        // Six rows need 24 accumulators: AVX-512's 32 registers; elsewhere a SIMD16 takes two or
+        // four registers, so tiles of two rows.
+        let tileRows = wideRegisterFile ? 6 : 2
         var r = 0
         while r < product.rows {
-            switch product.rows - r {
+            switch min(product.rows - r, tileRows) {
             case 1: quantizedTile(product, row: r, count: 1, column: n, width: width)
             case 2: quantizedTile(product, row: r, count: 2, column: n, width: width)
             case 3: quantizedTile(product, row: r, count: 3, column: n, width: width)
-            default: quantizedTile(product, row: r, count: 4, column: n, width: width)
+            case 4: quantizedTile(product, row: r, count: 4, column: n, width: width)
+            case 5: quantizedTile(product, row: r, count: 5, column: n, width: width)
+            default: quantizedTile(product, row: r, count: 6, column: n, width: width)
             }
-            r += 4
+            r += tileRows
         }
         n += quantizedTileColumns
     }
@@ -115,12 +121,13 @@ struct IntRow64 {
 @inline(__always)
 func quantizedTile(_ p: QuantizedProduct, row: Int, count: Int, column: Int, width: Int) {
     let k = p.pairs
-    let s0 = p.s + row * k, s1 = s0 + (count > 1 ? k : 0), s2 = s0 + (count > 2 ? 2 * k : 0), s3 = s0 + (count > 3 ? 3 * k : 0)
+    @inline(__always) func rowStart(_ i: Int) -> UnsafePointer<Int32> { p.s + (row + (count > i ? i : 0)) * k }
+    let s0 = rowStart(0), s1 = rowStart(1), s2 = rowStart(2), s3 = rowStart(3), s4 = rowStart(4), s5 = rowStart(5)
     let cb = p.columnBias
-    var acc0 = IntRow64(p.bias?[row] ?? 0, columnBias: cb, column: column)
-    var acc1 = IntRow64(count > 1 ? p.bias?[row + 1] ?? 0 : 0, columnBias: cb, column: column)
-    var acc2 = IntRow64(count > 2 ? p.bias?[row + 2] ?? 0 : 0, columnBias: cb, column: column)
-    var acc3 = IntRow64(count > 3 ? p.bias?[row + 3] ?? 0 : 0, columnBias: cb, column: column)
+    @inline(__always) func start(_ i: Int) -> IntRow64 {
+        IntRow64(count > i ? p.bias?[row + i] ?? 0 : 0, columnBias: cb, column: column)
+    }
+    var acc0 = start(0), acc1 = start(1), acc2 = start(2), acc3 = start(3), acc4 = start(4), acc5 = start(5)
     var vp = p.v + column
     for kk in 0..<k {
         let x = IntRow64(vp)
@@ -128,12 +135,16 @@ func quantizedTile(_ p: QuantizedProduct, row: Int, count: Int, column: Int, wid
         if count > 1 { acc1.add(s1[kk], x) }
         if count > 2 { acc2.add(s2[kk], x) }
         if count > 3 { acc3.add(s3[kk], x) }
+        if count > 4 { acc4.add(s4[kk], x) }
+        if count > 5 { acc5.add(s5[kk], x) }
         vp += p.columnStride
     }
     requantizeRow(acc0, p, row: row, column: column, width: width)
     if count > 1 { requantizeRow(acc1, p, row: row + 1, column: column, width: width) }
     if count > 2 { requantizeRow(acc2, p, row: row + 2, column: column, width: width) }
     if count > 3 { requantizeRow(acc3, p, row: row + 3, column: column, width: width) }
+    if count > 4 { requantizeRow(acc4, p, row: row + 4, column: column, width: width) }
+    if count > 5 { requantizeRow(acc5, p, row: row + 5, column: column, width: width) }
 }
 
 @inline(__always)
@@ -194,11 +205,12 @@ package final class QuantizedConvolutionWeights {
     /// (``quantizedConvolution(_:pool:)``).
     let transposed: (values: IntegerBuffer<Int32>, bias: [Int32], multipliers: [Float], stride: Int)?
 
-    /// Whether `outputsPerGroup` channels on maps of `pixels` run transposed: fewer padded
-    /// products that way.
+    /// Whether `outputsPerGroup` channels on maps of `pixels` run transposed: maps smaller than
+    /// one tile, where that pads fewer products (on larger maps the row-wise patch builder of
+    /// the untransposed layout is the faster one).
     static func runsTransposed(outputsPerGroup: Int, pixels: Int) -> Bool {
         let tile = quantizedTileColumns
-        return (outputsPerGroup + tile - 1) / tile * tile * pixels < (pixels + tile - 1) / tile * tile * outputsPerGroup
+        return pixels < tile && (outputsPerGroup + tile - 1) / tile * tile * pixels < tile * outputsPerGroup
     }
 
     /// `values`: [outputChannels][inner], each minus its zero point (within ±255); `pixels`:
