@@ -192,7 +192,7 @@ package final class ModelSegmenter: Segmenter {
     }
 
     package var byteCount: Int {
-        session.arenaBytes + 4 * (sampled.count + output.count)
+        session.heldBytes + session.modelHeldBytes + 4 * (sampled.count + output.count)
             + (input.baseAddress != sampled.baseAddress ? 4 * input.count : 0)
             + (probability.baseAddress != output.baseAddress ? 4 * probability.count : 0)
             + stateByteCounts.reduce(0, +)

@@ -43,13 +43,35 @@ package final class InferenceModel: Sendable {
     private let producers: [String: (op: String, input: String?)]
 
     let graph: LoadedGraph
-    /// Where every value lives in a running session's arena, with buffers reused: planned once
-    /// here, for every session of the model that does not keep its intermediates.
+    /// Where every value lives in a running reference session's arena, with buffers reused:
+    /// planned once here, for every such session of the model.
     let bufferPlan: BufferPlan
-    /// The graph fast sessions run when it differs from `graph`, with its buffer plan: the QDQ
-    /// groups rewritten into QLinearConv and QLinearMatMul (`QuantizedGroupRewrite`), which the
-    /// fast path runs on its integer kernel. Nil when no group matched.
-    let fastGraph: (graph: LoadedGraph, bufferPlan: BufferPlan)?
+    /// The fast path's lowered graph with every fusion its rules find, and where its values live:
+    /// planned once here, for every fast session of the model that plans them all.
+    let fastPath: FastPathPlan
+    /// The constants, which every session of the model reads in place.
+    let constants: ConstantStore
+
+    /// Bytes the model holds: its constants (as loaded, and in the `ConstantStore` its sessions
+    /// read) and its operators' tables (every session of the model
+    /// shares them; a session's own bytes are `InferenceSession.heldBytes`). Walks the graph
+    /// (allocates): for diagnostics.
+    package var heldBytes: Int {
+        var held = HeldMemory()
+        held.add(graph)
+        held.add(fastPath)
+        held.add(bufferPlan)
+        if let fastGraph {
+            held.add(fastGraph.graph)
+            held.add(fastGraph.fastPath)
+        }
+        return held.bytes + constants.byteCount + (fastGraph?.constants.byteCount ?? 0)
+    }
+    /// The graph fast sessions that plan every fusion run when it differs from `graph`, with its
+    /// fast-path plan and constants: the QDQ groups rewritten into QLinearConv and QLinearMatMul
+    /// (`QuantizedGroupRewrite`), which the fast path runs on its integer kernel. Nil when no
+    /// group matched.
+    let fastGraph: (graph: LoadedGraph, fastPath: FastPathPlan, constants: ConstantStore)?
 
     /// Total multiply-accumulates per run.
     package var multiplyAccumulates: Int { macsByOp.values.reduce(0, +) }
@@ -102,6 +124,11 @@ package final class InferenceModel: Sendable {
             throw ModelError(.invalidShape, "running the model needs \(plan.totalCount / (1 << 28)) GiB of buffers; the limit is 8 GiB")
         }
         bufferPlan = plan
+        fastPath = FastPathPlan(graph)
+        constants = ConstantStore(graph)
+        guard fastPath.buffers.totalCount <= Shapes.maximumElementCount else {
+            throw ModelError(.invalidShape, "running the model needs \(fastPath.buffers.totalCount / (1 << 28)) GiB of buffers; the limit is 8 GiB")
+        }
         // The rewrite keeps every graph input and output; a rewritten graph that does not load
         // (it would be a bug of the rewrite) or plans more than the limit is not used.
         if let rewritten = QuantizedGroupRewrite.rewrite(proto),
@@ -109,8 +136,8 @@ package final class InferenceModel: Sendable {
                                        planTimeStrings: planTimeStrings),
            fast.inputIDs.map({ TensorDescription(name: fast.values[$0].name, shape: fast.values[$0].shape, type: fast.values[$0].type) }) == inputs,
            fast.outputIDs.map({ TensorDescription(name: fast.values[$0].name, shape: fast.values[$0].shape, type: fast.values[$0].type) }) == outputs {
-            let fastPlan = BufferPlan(fast, reusesBuffers: true)
-            fastGraph = fastPlan.totalCount <= Shapes.maximumElementCount ? (fast, fastPlan) : nil
+            let fastPlan = FastPathPlan(fast)
+            fastGraph = fastPlan.buffers.totalCount <= Shapes.maximumElementCount ? (fast, fastPlan, ConstantStore(fast)) : nil
         } else {
             fastGraph = nil
         }
@@ -231,5 +258,28 @@ package struct ParsedModel: Sendable {
     package func planned(inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:],
                          planTimeStrings: [String: StringTensor] = [:]) throws(ModelError) -> InferenceModel {
         try InferenceModel(proto: proto, inputShapes: inputShapes, planTimeInputs: planTimeInputs, planTimeStrings: planTimeStrings)
+    }
+}
+
+/// The fast path's plan for a graph: its rules, the lowered graph they make, and the buffers of
+/// the lowered graph's values.
+struct FastPathPlan: Sendable {
+    let rules: FusionRules
+    let fusions: FusionPlan
+    let buffers: BufferPlan
+
+    /// - Parameter leaders: when given, only fusions led by these nodes (indices into
+    ///   `graph.nodes`) are planned; the other nodes run their single-node steps.
+    init(_ graph: LoadedGraph, leaders: Set<Int>? = nil) {
+        rules = FusionRules(graph)
+        fusions = rules.plan(leaders: leaders)
+        buffers = BufferPlan(graph, lowered: fusions)
+    }
+
+    /// No fusion, every value in a slot of its own (a session that keeps its intermediates).
+    init(keepingIntermediatesOf graph: LoadedGraph) {
+        rules = FusionRules(graph)
+        fusions = FusionPlan()
+        buffers = BufferPlan(graph, reusesBuffers: false)
     }
 }

@@ -1,4 +1,6 @@
-/// Runs an `InferenceModel`: one arena holds every activation and constant, allocated when the
+import Kernels
+
+/// Runs an `InferenceModel`: one arena holds every activation, allocated when the
 /// session is made, so `run(input:output:)` allocates nothing.
 ///
 /// ## Threads
@@ -18,9 +20,12 @@ package final class InferenceSession: @unchecked Sendable {
     package let path: ExecutionPath
     /// The graph this session runs: the model's, or its fast graph (`InferenceModel.fastGraph`).
     let graph: LoadedGraph
+    /// The constants of `graph`, read in place.
+    let constants: ConstantStore
     package let threads: Int
     package let keepsIntermediates: Bool
-    /// Bytes of the arena (activations and constants).
+    /// Bytes of the arena (activations, and the fast path's zero-bordered maps and gate values;
+    /// the constants are the model's, `InferenceModel.constants`).
     package let arenaBytes: Int
 
     private let plan: BufferPlan
@@ -41,6 +46,8 @@ package final class InferenceSession: @unchecked Sendable {
     /// The fast path's fusions (empty on the reference path and in sessions that keep
     /// intermediates).
     private let fusionPlan: FusionPlan
+    /// The fast path's worker pool (its threads and scratch), nil on the reference path.
+    private let pool: WorkerPool?
 
     /// Which fusions across nodes a fast session plans.
     package enum Fusions: Sendable, Equatable {
@@ -67,14 +74,27 @@ package final class InferenceSession: @unchecked Sendable {
         self.path = path
         self.threads = threads
         self.keepsIntermediates = keepsIntermediates
-        // Fast sessions that fuse run the model's fast graph when it has one (QDQ groups rewritten
-        // for the integer kernels, `QuantizedGroupRewrite`); the reference path, inspection and
-        // the fusion bisection of `vbg check` run the graph as written.
+        // Fast sessions that plan every fusion run the model's fast graph when it has one (QDQ
+        // groups rewritten for the integer kernels, `QuantizedGroupRewrite`); the reference path,
+        // inspection and the fusion bisection of `vbg check` run the graph as written.
         let rewritten = path == .fast && !keepsIntermediates && fusions == .all ? model.fastGraph : nil
         let graph = rewritten?.graph ?? model.graph
         self.graph = graph
-        // The model planned its buffers once; only inspection gives every value a slot of its own.
-        let plan = keepsIntermediates ? BufferPlan(graph, reusesBuffers: false) : rewritten?.bufferPlan ?? model.bufferPlan
+        let constants = rewritten?.constants ?? model.constants
+        self.constants = constants
+        // The model planned its buffers once for each path; only inspection (every value in a
+        // slot of its own) and fusions led by chosen nodes plan their own.
+        var fastPath: FastPathPlan? = nil
+        if path == .fast {
+            if keepsIntermediates {
+                fastPath = FastPathPlan(keepingIntermediatesOf: graph)
+            } else if case .ledBy(let leaders) = fusions {
+                fastPath = FastPathPlan(graph, leaders: leaders)
+            } else {
+                fastPath = rewritten?.fastPath ?? model.fastPath
+            }
+        }
+        let plan = fastPath?.buffers ?? (keepsIntermediates ? BufferPlan(graph, reusesBuffers: false) : model.bufferPlan)
         guard plan.totalCount <= Shapes.maximumElementCount else {
             throw ModelError(.invalidShape, "keeping every intermediate needs \(plan.totalCount / (1 << 28)) GiB; the limit is 8 GiB")
         }
@@ -83,23 +103,13 @@ package final class InferenceSession: @unchecked Sendable {
         self.plan = plan
         self.arena = arena
         arenaBytes = plan.totalCount * MemoryLayout<Float>.size
-        for (id, value) in graph.values.enumerated() {
-            if let constant = value.constant {
-                constant.bytes.withUnsafeBytes { UnsafeMutableRawPointer(arena + plan.offsets[id]).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-            }
-        }
         // Fusion skips writing fused values to the arena, so inspection sessions run unfused.
-        let offsets = plan.offsets
-        var leaders: Set<Int>? = nil
-        if case let .ledBy(nodes) = fusions { leaders = nodes }
-        let fast: FastExecutor? = path == .fast
-            ? FastExecutor(threads: threads, graph: keepsIntermediates ? nil : graph, leaders: leaders,
-                           constants: Set(graph.values.indices.filter { graph.values[$0].constant != nil }),
-                           pointer: { arena + offsets[$0] }) : nil
+        let fast = fastPath.map { StepBuilder(threads: threads, rules: $0.rules, plan: $0.fusions, buffers: $0.buffers, arena: arena,
+                                              constants: constants) }
         var steps: [any Step] = []
         var stepOfNode: [Int?] = []
         for node in graph.nodes {
-            let inputs = node.inputs.map { UnsafePointer(arena + plan.offsets[$0]) }
+            let inputs = node.inputs.map { UnsafePointer(constants.pointer($0) ?? arena + plan.offsets[$0]) }
             let outputs = node.outputs.map { arena + plan.offsets[$0] }
             switch fast?.work(for: node, inputs: inputs, outputs: outputs) ?? .reference {
             case .step(let step):
@@ -118,10 +128,28 @@ package final class InferenceSession: @unchecked Sendable {
         self.steps = steps
         self.stepOfNode = stepOfNode
         externalInput = fast?.externalInput
-        fusionPlan = fast?.plan ?? FusionPlan()
+        fusionPlan = fastPath?.fusions ?? FusionPlan()
+        pool = fast?.pool
     }
 
     deinit { arena.deallocate() }
+
+    /// Where value `id` lives: the model's constant store for a constant (never written), the
+    /// arena for any other.
+    private func address(_ id: Int) -> UnsafeMutablePointer<Float> {
+        constants.pointer(id) ?? arena + plan.offsets[id]
+    }
+
+    /// Bytes the session holds: its arena (activations, the fast path's zero-bordered maps and
+    /// gate values, a copy of the constants), what its steps own (packed weights, copies, band
+    /// buffers, workspaces) and its worker pool's scratch. The model's own bytes are
+    /// `InferenceModel.heldBytes`. Walks the steps (allocates): for diagnostics.
+    package var heldBytes: Int {
+        var held = HeldMemory()
+        for step in steps { held.add(step) }
+        if let pool { held.add(pool) }
+        return arenaBytes + held.bytes
+    }
 
     /// Runs a single-input, single-output graph; allocates nothing.
     ///
@@ -178,10 +206,10 @@ package final class InferenceSession: @unchecked Sendable {
             runSteps()
             externalInput.pointer = nil
         } else {
-            (arena + plan.offsets[inputID]).update(from: source, count: inputCount)
+            (address(inputID)).update(from: source, count: inputCount)
             runSteps()
         }
-        destination.update(from: arena + plan.offsets[outputID], count: outputCount)
+        destination.update(from: address(outputID), count: outputCount)
     }
 
     /// Runs the graph on named inputs and returns every graph output by name (allocates; for
@@ -202,13 +230,13 @@ package final class InferenceSession: @unchecked Sendable {
             guard data.count == value.elementCount else {
                 throw ModelError(.invalidInput, "input '\(value.name)' has \(data.count) values, its shape \(value.shape) needs \(value.elementCount)")
             }
-            (arena + plan.offsets[id]).update(from: data, count: data.count)
+            (address(id)).update(from: data, count: data.count)
         }
         runSteps()
         var results: [String: [Float]] = [:]
         for id in graph.outputIDs {
             guard graph.values[id].type == .float32 else { throw ModelError(.invalidInput, "output '\(graph.values[id].name)' is \(graph.values[id].type), not float32; use run(_:)") }
-            results[graph.values[id].name] = Array(UnsafeBufferPointer(start: arena + plan.offsets[id], count: graph.values[id].elementCount))
+            results[graph.values[id].name] = Array(UnsafeBufferPointer(start: address(id), count: graph.values[id].elementCount))
         }
         return results
     }
@@ -231,7 +259,7 @@ package final class InferenceSession: @unchecked Sendable {
             guard tensor.type == value.type, tensor.shape == value.shape else {
                 throw ModelError(.invalidInput, "input '\(value.name)' is \(tensor.type) \(tensor.shape), the model needs \(value.type) \(value.shape)")
             }
-            tensor.bytes.withUnsafeBytes { UnsafeMutableRawPointer(arena + plan.offsets[id]).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            tensor.bytes.withUnsafeBytes { UnsafeMutableRawPointer(address(id)).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         }
         runSteps()
         var results: [String: Tensor] = [:]
@@ -253,18 +281,18 @@ package final class InferenceSession: @unchecked Sendable {
         for (index, id) in graph.inputIDs.enumerated() {
             let bytes = input(index)
             precondition(bytes.count == graph.values[id].byteCount, "input \(index) has \(bytes.count) bytes, not \(graph.values[id].byteCount)")
-            if let source = bytes.baseAddress { UnsafeMutableRawPointer(arena + plan.offsets[id]).copyMemory(from: source, byteCount: bytes.count) }
+            if let source = bytes.baseAddress { UnsafeMutableRawPointer(address(id)).copyMemory(from: source, byteCount: bytes.count) }
         }
         runSteps()
         for (index, id) in graph.outputIDs.enumerated() {
-            output(index, UnsafeRawBufferPointer(start: arena + plan.offsets[id], count: graph.values[id].byteCount))
+            output(index, UnsafeRawBufferPointer(start: address(id), count: graph.values[id].byteCount))
         }
     }
 
     private func tensor(_ id: Int) -> Tensor {
         let value = self.graph.values[id]
         return Tensor(type: value.type, shape: value.shape,
-                      bytes: Array(UnsafeRawBufferPointer(start: arena + plan.offsets[id], count: value.byteCount)))
+                      bytes: Array(UnsafeRawBufferPointer(start: address(id), count: value.byteCount)))
     }
 
     /// Runs every step in plan order. Indexing (rather than `for step in steps`) matters: a debug
@@ -299,7 +327,7 @@ package final class InferenceSession: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         for _ in 0..<max(runs, 1) {
-            (arena + plan.offsets[inputID]).update(from: input.baseAddress!, count: input.count)
+            (address(inputID)).update(from: input.baseAddress!, count: input.count)
             for (l, layer) in layers.enumerated() {
                 let start = clock.now
                 if let index = layer.step { steps[index].run() }
@@ -307,7 +335,7 @@ package final class InferenceSession: @unchecked Sendable {
                 samples[l].append(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
             }
         }
-        output.baseAddress!.update(from: arena + plan.offsets[outputID], count: output.count)
+        output.baseAddress!.update(from: address(outputID), count: output.count)
         return layers.indices.map { l in
             var profile = layers[l].profile
             let sorted = samples[l].sorted()
@@ -391,7 +419,7 @@ package final class InferenceSession: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         for case let (id, tensor?) in inputs where !tensor.bytes.isEmpty {
-            tensor.bytes.withUnsafeBytes { UnsafeMutableRawPointer(arena + plan.offsets[id]).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            tensor.bytes.withUnsafeBytes { UnsafeMutableRawPointer(address(id)).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         }
         guard let step = stepOfNode[index] else { preconditionFailure("node \(index) is a view: a session that keeps its intermediates has none") }
         steps[step].run()

@@ -37,4 +37,13 @@ extension InferenceSession {
     /// Bytes of the planned session's arena (activations and constants); 0 for a session made
     /// from a model's bytes.
     package var arenaBytes: Int { pinned?.arenaBytes ?? 0 }
+
+    /// Bytes the planned session holds: its arena, what its steps own and its worker pool's
+    /// scratch (`Inference.InferenceSession.heldBytes`), and its model's constants and tables
+    /// (`modelHeldBytes`); 0 for a session made from a model's bytes. Allocates: for diagnostics.
+    package var heldBytes: Int { pinned?.heldBytes ?? 0 }
+
+    /// Bytes the planned session's model holds (constants, operators' tables), shared with every
+    /// session of that model.
+    package var modelHeldBytes: Int { pinned?.model.heldBytes ?? 0 }
 }

@@ -1,7 +1,7 @@
 import Testing
 @testable import Inference
 
-/// `FastExecutor.inputWindow(of:)`: a convolution's window cut to the taps that read the input,
+/// `FusionRules.inputWindow(of:)`: a convolution's window cut to the taps that read the input,
 /// and the kernel that then runs it (the sums are checked against the reference path in
 /// `KernelSweepTests.paddingTapSweep`).
 @Suite("Convolution windows cut to the taps that read the input")
@@ -21,54 +21,54 @@ struct ConvolutionWindowTests {
     func centreTapOnly() throws {
         for (size, dilation) in [(6, 12), (6, 24), (6, 36), (12, 12), (16, 16), (1, 1)] {
             let conv = Self.conv(size: size, kernel: 3, dilation: dilation, pads: (dilation, dilation))
-            let window = try #require(FastExecutor.inputWindow(of: conv), "size \(size) dilation \(dilation)")
+            let window = try #require(FusionRules.inputWindow(of: conv), "size \(size) dilation \(dilation)")
             #expect(window.rows == 1..<2 && window.columns == 1..<2)
             #expect(window.conv.height.kernel == 1 && window.conv.height.padBegin == 0 && window.conv.height.padEnd == 0)
-            #expect(FastExecutor.kind(of: conv) == .pointwise(groups: 1))
+            #expect(FusionRules.kind(of: conv) == .pointwise(groups: 1))
         }
     }
 
     @Test("a window whose every tap reads the input for some output is kept as it is")
     func everyTapUsed() {
-        #expect(FastExecutor.inputWindow(of: Self.conv(size: 16, kernel: 3, dilation: 12, pads: (12, 12))) == nil)
-        #expect(FastExecutor.inputWindow(of: Self.conv(size: 7, kernel: 3, dilation: 1, pads: (1, 1))) == nil)
-        #expect(FastExecutor.inputWindow(of: Self.conv(size: 3, kernel: 3, stride: 2, dilation: 1, pads: (1, 1))) == nil)
+        #expect(FusionRules.inputWindow(of: Self.conv(size: 16, kernel: 3, dilation: 12, pads: (12, 12))) == nil)
+        #expect(FusionRules.inputWindow(of: Self.conv(size: 7, kernel: 3, dilation: 1, pads: (1, 1))) == nil)
+        #expect(FusionRules.inputWindow(of: Self.conv(size: 3, kernel: 3, stride: 2, dilation: 1, pads: (1, 1))) == nil)
         // ASPP at 16x16 with a rate of 12 keeps every tap; its border (12) is above the direct kernels'.
-        #expect(FastExecutor.kind(of: Self.conv(size: 16, kernel: 3, dilation: 12, pads: (12, 12))) == nil)
+        #expect(FusionRules.kind(of: Self.conv(size: 16, kernel: 3, dilation: 12, pads: (12, 12))) == nil)
     }
 
     @Test("a window cut on one side keeps its other taps and the border they need")
     func oneSideCut() throws {
         // 5x5 at dilation 3 on a 4x4 map, pads 6: taps 0 and 4 read rows −6…−3 and 6…9 only.
         let conv = Self.conv(size: 4, kernel: 5, dilation: 3, pads: (6, 6))
-        let window = try #require(FastExecutor.inputWindow(of: conv))
+        let window = try #require(FusionRules.inputWindow(of: conv))
         #expect(window.rows == 1..<4 && window.columns == 1..<4)
         #expect(window.conv.height.kernel == 3 && window.conv.height.dilation == 3)
         #expect(window.conv.height.padBegin == 3 && window.conv.height.padEnd == 3 && window.conv.height.output == 4)
-        #expect(FastExecutor.kind(of: conv) == .dense(pad: 3))
+        #expect(FusionRules.kind(of: conv) == .dense(pad: 3))
     }
 
     @Test("depthwise convolutions, and windows cut to different sizes on the two axes, are not cut")
     func notCut() {
-        #expect(FastExecutor.inputWindow(of: Self.conv(size: 6, kernel: 3, dilation: 12, pads: (12, 12), group: 8)) == nil)
+        #expect(FusionRules.inputWindow(of: Self.conv(size: 6, kernel: 3, dilation: 12, pads: (12, 12), group: 8)) == nil)
         let h = WindowAxis(input: 1, kernel: 3, stride: 1, dilation: 1, padBegin: 1, padEnd: 1, output: 1)
         let w = WindowAxis(input: 9, kernel: 3, stride: 1, dilation: 1, padBegin: 1, padEnd: 1, output: 9)
         let wide = Conv(dataInputs: [0, 1], outputShapes: [[1, 8, 1, 9]], batch: 1, inputChannels: 8, outputChannels: 8,
                         group: 1, depth: .unit, height: h, width: w, hasBias: false)
-        #expect(FastExecutor.inputWindow(of: wide) == nil)
+        #expect(FusionRules.inputWindow(of: wide) == nil)
     }
 }
 
 @Suite("Dense convolutions on narrow maps")
 struct NarrowDenseConvolutionTests {
-    @Test("output rows narrower than FastExecutor.narrowestDenseRow run as the patch GEMM, unless a group has under 16 outputs")
+    @Test("output rows narrower than FusionRules.narrowestDenseRow run as the patch GEMM, unless a group has under 16 outputs")
     func narrowRowsUsePatches() {
-        let narrow = FastExecutor.narrowestDenseRow - 1
+        let narrow = FusionRules.narrowestDenseRow - 1
         let conv = { (size: Int, channels: Int) in
             ConvolutionWindowTests.conv(size: size, kernel: 3, dilation: 1, pads: (1, 1), channels: channels)
         }
-        #expect(FastExecutor.kind(of: conv(narrow, 64)) == nil)
-        #expect(FastExecutor.kind(of: conv(narrow + 1, 64)) == .dense(pad: 1))
-        #expect(FastExecutor.kind(of: conv(narrow, 8)) == .dense(pad: 1))
+        #expect(FusionRules.kind(of: conv(narrow, 64)) == nil)
+        #expect(FusionRules.kind(of: conv(narrow + 1, 64)) == .dense(pad: 1))
+        #expect(FusionRules.kind(of: conv(narrow, 8)) == .dense(pad: 1))
     }
 }

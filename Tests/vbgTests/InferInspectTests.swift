@@ -146,6 +146,9 @@ struct InferInspectTests {
         let lines = fastPathSummary(try ModelArgument.load("general"))
         #expect(lines.first?.hasPrefix("fast path: 100.0% of MACs on fast kernels; 0 of ") == true, "\(lines)")
         #expect(lines.count == 1)
+        // What the segmenter reports (`Segmenter.byteCount`) besides its frame buffers.
+        let memory = memorySummary(try ModelArgument.load("general"))
+        #expect(memory.hasPrefix("memory of the model and one fast session: "), "\(memory)")
         let converted = try #require(ConvertedModel.named("keras_mobilenet_nhwc"))
         #expect(runMain(["inspect", Fixtures.url(converted.path("model.onnx")).path]) == 0)
     }

@@ -28,15 +28,7 @@ struct Epilogue {
     }
 }
 
-extension FastExecutor {
-    /// The node reading `value` when it is its only reader (and `value` is not a graph output)
-    /// and it runs right after `value`'s producer.
-    func follower(of value: Int) -> PlannedNode? {
-        guard let graph, let next = soleConsumer(of: value), let here = nodeIndex[value], here + 1 < graph.nodes.count,
-              graph.nodes[here + 1].outputs == next.outputs else { return nil }
-        return next
-    }
-
+extension KernelChoices {
     /// The kernels' activation for an activation node: Relu, HardSwish, and Clip(0, 6) (ReLU6).
     static func kernelActivation(of node: PlannedNode) -> Activation? {
         guard let unary = node.operation as? ElementwiseUnary else { return nil }
@@ -47,16 +39,18 @@ extension FastExecutor {
         default: return nil
         }
     }
+}
 
+extension FusionRules {
     /// The epilogue after `value` (`channels` per-channel values, batch 1): a BatchNormalization
     /// of it with constant parameters when `foldsBatchNorm`, then an activation.
     func epilogue(after value: Int, channels: Int, foldsBatchNorm: Bool) -> Epilogue {
         var chain = Epilogue(output: value)
         if foldsBatchNorm, let next = follower(of: value), let norm = next.operation as? BatchNormalization,
            norm.batch == 1, norm.channels == channels, next.inputs.first == value,
-           next.inputs.dropFirst().allSatisfy(constants.contains) {
-            let parameter = { (index: Int) in Array(UnsafeBufferPointer(start: self.pointer(next.inputs[index]), count: channels)) }
-            let scale = parameter(1), bias = parameter(2), mean = parameter(3), variance = parameter(4)
+           let scale = constantFloats(next.inputs[1], count: channels), let bias = constantFloats(next.inputs[2], count: channels),
+           let mean = constantFloats(next.inputs[3], count: channels),
+           let variance = constantFloats(next.inputs[4], count: channels) {
             // The reference kernel's factor and shift, computed the same way.
             let factor = (0..<channels).map { c in scale[c] / (variance[c] + norm.epsilon).squareRoot() }
             chain.batchNorm = (factor, (0..<channels).map { c in bias[c] - mean[c] * factor[c] })

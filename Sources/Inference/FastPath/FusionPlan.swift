@@ -1,22 +1,24 @@
 import Kernels
 
-/// The fast path's decisions across nodes, made for the whole graph before any step is built.
+/// The lowered graph: the fast path's decisions across nodes, made by `FusionRules` for the whole
+/// graph before any memory is placed or step built.
 ///
-/// The planner walks the nodes in order and offers each node not yet absorbed to the cross-node
-/// rules (each a `match…` function beside the builder of its step); a rule that matches leads a
-/// fusion and absorbs the nodes whose work its step does. Steps are then built from the plan: an
-/// absorbed node runs nothing, a leader builds its fused step, any other node its single-node
-/// step. What two steps share is made here too, so building one step never changes another:
-/// the zero-bordered buffer a producer writes for the convolution reading it, and the values of
-/// an attention gate that the banded step after it applies.
-struct FusionPlan {
-    enum Fusion {
+/// The rules walk the nodes in order and offer each node not yet absorbed to the cross-node
+/// rules; a rule that matches leads a fusion and absorbs the nodes whose work its step does. The
+/// buffer plan is then made over the lowered graph (`BufferPlan.init(_:lowered:)`: a fused step
+/// is one node reading the inputs of all the nodes it does and writing all their outputs), and
+/// steps are built from both: an absorbed node runs nothing, a leader builds its fused step, any
+/// other node its single-node step. What two steps share is stated here too, and placed by the
+/// buffer plan: the zero-bordered map a producer writes for the convolution reading it, and the
+/// values of an attention gate that the banded step after it applies.
+struct FusionPlan: Sendable {
+    enum Fusion: Sendable {
         /// A convolution with what it absorbs (see `ConvolutionFusion`).
         case convolution(ConvolutionFusion)
         /// A 1x1 convolution and the depthwise convolution reading it, in bands of rows.
         case pointwiseDepthwise(BandedFusion)
         /// Global average pool, two 1x1 convolutions, Sigmoid and Mul as one gate.
-        case squeezeExcite(FastExecutor.GateChain)
+        case squeezeExcite(GateChain)
         /// `s · gate(mean(s + u)) + u` from its first Add.
         case attentionGate(AttentionGateFusion)
         /// A bilinear ×2 Resize and the 1x1 convolution reading it, reordered.
@@ -47,18 +49,54 @@ struct FusionPlan {
             case .paddedConvolution(let f): f.absorbed
             }
         }
+
+        /// Values the step reads besides the inputs of the nodes it does (the buffer plan keeps
+        /// them until it ran): a banded step that took over an attention gate reads the gate's
+        /// two inputs.
+        var extraReads: [Int] {
+            if case .pointwiseDepthwise(let f) = self, let gate = f.gateInputs { return [gate.skip, gate.upsampled] }
+            return []
+        }
+
+        /// Pairs of (output, input) values where the step's kernel may write the output over the
+        /// input, when the input has no reader after the step (the buffer plan then lays the
+        /// output in the input's slot; it never does otherwise).
+        func mayOverwrite(leader node: PlannedNode, takenOver: Bool) -> [(output: Int, input: Int)] {
+            switch self {
+            case .convolution(let f) where f.overwritesInput:
+                // A 1x1 reads every input channel of a pixel strip before it writes that strip; a
+                // depthwise or dense K×K reads a zero-bordered copy made before it writes.
+                return [(f.target, node.inputs[0])]
+            case .paddedConvolution(let f):
+                // The convolution copies the Pad's input into its zero-bordered buffer first.
+                return [(f.convolution.target, node.inputs[0])]
+            case .squeezeExcite(let chain):
+                // The gate's mean is taken before any element is scaled, each in place.
+                return [(chain.mul.outputs[0], chain.gated)]
+            case .attentionGate(let f) where !takenOver:
+                // Each element of the sum reads s and u right before it is written.
+                return [(f.output, f.skip), (f.output, f.upsampled)]
+            case .cancelledTransposes(let f):
+                // One move (or an activation element by element) from input to output.
+                return [(f.output, node.inputs[0])]
+            default:
+                return []
+            }
+        }
     }
 
     /// The fusion each leading node (by index in `graph.nodes`) runs.
     private(set) var fusions: [Int: Fusion] = [:]
     /// For each absorbed node (by index), the leader whose step does its work.
     private(set) var absorbedBy: [Int: Int] = [:]
-    /// Zero-bordered buffers, by value: the value's producer writes it there and the
-    /// convolution reading it reads it there (the value's arena buffer is never written).
-    private(set) var paddedInputs: [Int: FeatureMapStorage] = [:]
-    /// The values of each attention gate (by its leading node) whose application a banded step
-    /// took over: the gate's step writes them and the banded step reads them.
-    private(set) var takenOverGates: [Int: FloatBuffer] = [:]
+    /// Values kept zero-bordered, by value: the value's producer writes it so and the convolution
+    /// reading it reads it so. The buffer plan gives such a value a buffer of its own for this
+    /// layout, never reused (its border stays zero), and no dense one.
+    private(set) var paddedValues: [Int: (channels: Int, layout: PlaneLayout)] = [:]
+    /// The channel count of each attention gate (by its leading node) whose application a banded
+    /// step took over: the gate's step writes its per-channel values into a buffer the buffer plan
+    /// places, and the banded step reads them.
+    private(set) var takenOverGates: [Int: Int] = [:]
 
     /// Each fusion as the indices (into `graph.nodes`) of its leader and the nodes it absorbs,
     /// in the leaders' order.
@@ -71,86 +109,7 @@ struct FusionPlan {
         for node in nodes { absorbedBy[node] = leader }
     }
 
-    mutating func writePadded(_ value: Int, _ storage: FeatureMapStorage) { paddedInputs[value] = storage }
+    mutating func writePadded(_ value: Int, channels: Int, layout: PlaneLayout) { paddedValues[value] = (channels, layout) }
 
-    mutating func takeOver(gate: Int, channels: Int) { takenOverGates[gate] = FloatBuffer(count: channels) }
-}
-
-extension FastExecutor {
-    /// The plan for `graph`: every node offered to the cross-node rules, in order (only the
-    /// nodes in `leaders` may lead a fusion, when it is given).
-    func makePlan(_ graph: LoadedGraph, leaders: Set<Int>? = nil) -> FusionPlan {
-        var plan = FusionPlan()
-        for index in graph.nodes.indices where plan.absorbedBy[index] == nil && leaders?.contains(index) != false {
-            guard let fusion = matchFusion(at: index, plan: plan) else { continue }
-            plan.record(fusion, at: index, absorbing: fusion.absorbed.compactMap { nodeIndex[$0] })
-            if case .pointwiseDepthwise(let banded) = fusion, let gate = banded.gate {
-                plan.takeOver(gate: gate, channels: graph.values[graph.nodes[index].inputs[0]].shape[1])
-            }
-            if let target = paddedTarget(of: fusion, at: index),
-               let pad = paddedBorder(for: target.value, channels: target.channels, height: target.height, width: target.width) {
-                plan.writePadded(target.value, FeatureMapStorage(
-                    channels: target.channels, layout: .padded(width: target.width, height: target.height, pad: pad)))
-            }
-        }
-        return plan
-    }
-
-    /// The first cross-node rule that matches at node `index`, if any.
-    func matchFusion(at index: Int, plan: FusionPlan) -> FusionPlan.Fusion? {
-        guard let graph else { return nil }
-        let node = graph.nodes[index]
-        switch node.operation {
-        case let conv as Conv:
-            guard hasConstantWeights(node), let kind = Self.kind(of: conv) else { return nil }
-            // The banded pair reads the 1x1 weights as they are (not from a trimmed window).
-            if kind == .pointwise(groups: 1), conv.height.kernel == 1, let banded = matchPointwiseDepthwise(at: index, plan: plan) {
-                return .pointwiseDepthwise(banded)
-            }
-            return .convolution(matchConvolution(conv, kind: kind, node))
-        case is GlobalAveragePool:
-            return matchSqueezeExcite(at: index).map { .squeezeExcite($0) }
-        case let binary as ElementwiseBinary:
-            return matchAttentionGate(binary, at: index).map { .attentionGate($0) }
-        case let resize as Resize:
-            return matchResizedPointwise(resize, at: index).map { .resizedPointwise(convolutionOutput: $0) }
-        case let transposed as ConvTranspose:
-            guard hasConstantWeights(node) else { return nil }
-            return matchMaskHead(transposed, at: index).map { .maskHead($0) }
-        case let transpose as Transpose:
-            if let deinterleave = matchDeinterleave(transpose, node) { return .deinterleave(deinterleave) }
-            if let pair = matchCancelledTransposes(transpose, node) { return .cancelledTransposes(pair) }
-            return matchChannelSoftmax(transpose, node).map { .channelSoftmax(softmax: $0.softmax, output: $0.output) }
-        case let gather as AxisGather:
-            return matchPaddedConvolution(gather, node).map { .paddedConvolution($0) }
-        default:
-            return nil
-        }
-    }
-
-    /// The value a fusion writes that a producer may write zero-bordered, with its planes.
-    func paddedTarget(of fusion: FusionPlan.Fusion, at index: Int) -> (value: Int, channels: Int, height: Int, width: Int)? {
-        guard let graph else { return nil }
-        let value: Int
-        switch fusion {
-        case .convolution(let f): value = f.target
-        case .pointwiseDepthwise(let f): value = f.depthwise.target
-        case .resizedPointwise(let output): value = output
-        case .deinterleave: value = graph.nodes[index].outputs[0]
-        case .paddedConvolution(let f): value = f.convolution.target
-        default: return nil
-        }
-        guard let (c, h, w) = Self.planes(graph.values[value].shape) else { return nil }
-        return (value, c, h, w)
-    }
-
-    /// The border of the zero-bordered input that the depthwise or dense K×K convolution reading
-    /// `value` wants, when it is the value's only reader and runs on the fast path (so the value's
-    /// producer can write it there), or nil.
-    func paddedBorder(for value: Int, channels: Int, height: Int, width: Int) -> Int? {
-        guard let reader = soleConsumer(of: value), let conv = reader.operation as? Conv, hasConstantWeights(reader),
-              let pad = Self.kind(of: conv)?.inputPad, reader.inputs.first == value,
-              conv.inputChannels == channels, conv.height.input == height, conv.width.input == width else { return nil }
-        return pad
-    }
+    mutating func takeOver(gate: Int, channels: Int) { takenOverGates[gate] = channels }
 }

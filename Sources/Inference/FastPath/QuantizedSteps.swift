@@ -5,13 +5,13 @@ import Kernels
 // the requantizing epilogue, with the multiplier computed here in float32 exactly as the
 // reference computes it (x_scale · w_scale[m] / y_scale), so the outputs equal the reference's.
 
-extension FastExecutor {
+extension StepBuilder {
     /// QLinearConv (1-D or 2-D, any group, stride, dilation and padding) with constant weights,
     /// scales, zero points and bias.
     func quantizedConvolutionStep(_ q: QLinearConv, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
                                   _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         let g = q.convolution
-        guard hasConstantWeights(node), g.depth == .unit, UnsafeRawPointer(inputs[0]) != UnsafeRawPointer(outputs[0]) else { return nil }
+        guard hasConstantWeights(node), g.depth == .unit else { return nil }
         let (cin, cout, group) = (g.inputChannels, g.outputChannels, g.group)
         let inner = cin / group * g.height.kernel * g.width.kernel
         let weights = UnsafeRawPointer(inputs[3])
@@ -48,8 +48,7 @@ extension FastExecutor {
     /// (a's scale one value): all of A's rows as one product.
     func quantizedMatrixStep(_ q: QLinearMatMul, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
                              _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard let graph, hasConstantWeights(node), !q.aScale.perIndex,
-              UnsafeRawPointer(inputs[0]) != UnsafeRawPointer(outputs[0]) else { return nil }
+        guard hasConstantWeights(node), !q.aScale.perIndex else { return nil }
         let a = graph.values[node.inputs[0]].shape, b = graph.values[node.inputs[3]].shape
         let p = q.product
         guard b.count <= 2, a.count >= 1, p.batchCount == a.dropLast(2).reduce(1, *) else { return nil }

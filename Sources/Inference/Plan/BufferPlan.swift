@@ -1,72 +1,176 @@
-/// Where each value lives in one float arena, decided once when a session is made.
+/// Where each value lives in one float arena, decided once before any step is built.
 ///
-/// Values computed at run time (graph inputs, node outputs) get a slot when they are produced
-/// and give it back after their last reader ran, so a later value can reuse it (first fit,
-/// neighbouring free slots merge). Graph outputs are never given back. Constants are packed
-/// after the activations. Slots are 64-byte aligned.
+/// The plan runs over the graph's nodes (the reference path, and sessions that keep their
+/// intermediates) or over the fast path's lowered graph (`init(_:lowered:)`), where a fused step
+/// is one node that reads the inputs of every node it does and writes all their outputs. Values
+/// computed at run time (graph inputs, node outputs) get a slot when they are produced and give
+/// it back after their last reader ran, so a later value can reuse it (first fit, neighbouring
+/// free slots merge). A node's outputs are placed before its inputs are given back, so nothing a
+/// node writes shares memory with anything it reads, except where it says its kernel may write
+/// over an input (a fusion's `mayOverwrite`, taken when that input has no reader after it) and
+/// the views below. Graph outputs are never given back. Slots are 64-byte aligned.
 ///
-/// Some values share one slot (`Slices`): the float inputs of a `Concat` along its outermost
-/// non-unit axis live in their places inside its output, and the outputs of such a `Split` inside
-/// its input, so neither node moves anything. A shared slot is given back after the last reader
-/// of any value in it.
+/// Some values share one slot:
+/// - `Slices`: the float inputs of a `Concat` along its outermost non-unit axis live in their
+///   places inside its output, and the outputs of such a `Split` inside its input, so neither node
+///   moves anything. A shared slot is given back after the last reader of any value in it.
+/// - views: a Reshape, Flatten, Squeeze or Unsqueeze that is its input's last reader takes its
+///   input's slot (`views`).
+///
+/// After the activations come buffers that are never reused: the zero-bordered maps that fused
+/// producers write for the convolution reading them (their border must stay zero) and the values
+/// of attention gates a banded step applies. Constants are not in the arena: every session reads
+/// them from the model's `ConstantStore`.
 struct BufferPlan: Sendable {
-    /// Offset of each value in the arena, in floats (4-byte units), by value id.
+    /// Offset of each value in the arena, in floats (4-byte units), by value id. A value kept
+    /// zero-bordered (`FusionPlan.paddedValues`) has its padded buffer here; a constant (in the
+    /// model's `ConstantStore`) and a value no step writes (inside a fused step) have none: -1.
     var offsets: [Int]
     /// Floats needed by activations at the peak (the high-water mark of the slots).
     var activationCount: Int
-    /// Floats in the arena: activations, then constants.
+    /// Floats in the arena: activations, then the buffers never reused.
     var totalCount: Int
+    /// The outputs of the nodes laid over their input (views): they move nothing.
+    var views: Set<Int> = []
+    /// For each output laid in the slot of an input its step may write over, that input.
+    var overwrites: [Int: Int] = [:]
+    /// Offset of the per-channel values of each attention gate a banded step took over (by the
+    /// gate's leading node).
+    var gateOffsets: [Int: Int] = [:]
+    /// The values that share a slot.
+    var slices = Slices()
 
+    /// A node of the graph as the plan sees it: the values it reads and writes, the outputs it
+    /// may write over one of its inputs, and whether it may be a view.
+    struct Node {
+        var reads: [Int]
+        var writes: [Int]
+        var mayOverwrite: [(output: Int, input: Int)] = []
+        var mayBeView = false
+    }
+
+    /// The plan over the graph's nodes, as the reference path runs them.
+    ///
     /// - Parameter reusesBuffers: false gives every value its own slot, so every intermediate can
     ///   be read after a run (inspection mode).
     init(_ graph: LoadedGraph, reusesBuffers: Bool) {
-        let lastUse = Self.lastUses(graph)
+        let nodes = graph.nodes.map { node in
+            Node(reads: node.inputs, writes: node.outputs, mayBeView: node.operation is Reshape || node.operation is ShapeView)
+        }
+        self.init(graph, nodes: nodes, reusesBuffers: reusesBuffers)
+    }
+
+    /// The plan over the fast path's lowered graph: each fused step one node, the zero-bordered
+    /// maps and gate values the plan names placed for good.
+    init(_ graph: LoadedGraph, lowered plan: FusionPlan) {
+        self.init(graph, nodes: Self.nodes(graph, lowered: plan), reusesBuffers: true,
+                  padded: plan.paddedValues.mapValues { $0.layout.storageCount(channels: $0.channels) }, gates: plan.takenOverGates)
+    }
+
+    /// The lowered graph's nodes in the order they run: each node not absorbed; a fused step
+    /// reading the inputs of every node it does (and its `extraReads`) and writing the outputs of
+    /// those nodes that something after it reads (a graph output, a later node) and the last
+    /// node's. The values only the step's own nodes read are never written: they get no buffer.
+    static func nodes(_ graph: LoadedGraph, lowered plan: FusionPlan) -> [Node] {
+        var readers = [[Int]](repeating: [], count: graph.values.count)
+        for (index, node) in graph.nodes.enumerated() {
+            for input in node.inputs { readers[input].append(index) }
+        }
+        let outputs = Set(graph.outputIDs)
+        var nodes: [Node] = []
+        for (index, node) in graph.nodes.enumerated() where plan.absorbedBy[index] == nil {
+            guard let fusion = plan.fusions[index] else {
+                nodes.append(Node(reads: node.inputs, writes: node.outputs,
+                                  mayBeView: node.operation is Reshape || node.operation is ShapeView))
+                continue
+            }
+            let span = [index] + plan.absorbedBy.filter { $0.value == index }.map(\.key).sorted()
+            var reads: [Int] = [], produced: [Int] = []
+            for member in span {
+                reads += graph.nodes[member].inputs.filter { !produced.contains($0) && !reads.contains($0) }
+                produced += graph.nodes[member].outputs
+            }
+            let last = graph.nodes[span.last!].outputs
+            var writes = produced.filter { value in
+                outputs.contains(value) || last.contains(value) || readers[value].contains { !span.contains($0) }
+            }
+            // An attention gate whose application a banded step took over writes only its values,
+            // and the banded step reads the gate's inputs instead of the gated map.
+            if case .attentionGate(let gate) = fusion, plan.takenOverGates[index] != nil {
+                writes.removeAll { $0 == gate.output }
+            }
+            if case .pointwiseDepthwise(let banded) = fusion, banded.gate != nil {
+                reads.removeAll { $0 == node.inputs[0] }
+            }
+            reads += fusion.extraReads.filter { !reads.contains($0) }
+            nodes.append(Node(reads: reads, writes: writes,
+                              mayOverwrite: fusion.mayOverwrite(leader: node, takenOver: plan.takenOverGates[index] != nil)))
+        }
+        return nodes
+    }
+
+    /// - Parameters:
+    ///   - padded: floats of the buffer of each value kept zero-bordered (never reused).
+    ///   - gates: floats of each taken-over gate's values, by its leading node (never reused).
+    private init(_ graph: LoadedGraph, nodes: [Node], reusesBuffers: Bool, padded: [Int: Int] = [:], gates: [Int: Int] = [:]) {
+        let lastUse = Self.lastUses(graph, nodes)
         let slices = reusesBuffers ? Slices(graph) : Slices()
         /// Per shared slot (by its value), how many of the values living in it are still to be read.
         var unread = slices.members.mapValues { $0.count + 1 }
-        var offsets = [Int](repeating: 0, count: graph.values.count)
+        var offsets = [Int](repeating: -1, count: graph.values.count)
         var slots = SlotAllocator()
+        var views = Set<Int>(), overwrites: [Int: Int] = [:]
 
         func allocate(_ value: Int) { offsets[value] = slots.allocate(Self.slotSize(graph.values[value].floatCount)) }
         func release(_ value: Int) {
             guard reusesBuffers else { return }
             slots.release(offset: offsets[value], size: Self.slotSize(graph.values[value].floatCount))
         }
-        /// The input whose slot a Reshape, Flatten, Squeeze or Unsqueeze at `step` takes over: the
-        /// same elements in the same order, so the output is a view of the input when the input
-        /// is computed at run time (not a graph input or output) and has no reader after it.
-        func viewSource(of node: PlannedNode, at step: Int) -> Int? {
-            guard node.operation is Reshape || node.operation is ShapeView, let source = node.inputs.first,
-                  slices.slot(of: source) == nil, slices.slot(of: node.outputs[0]) == nil,
-                  node.outputs.count == 1, lastUse[source] == step, graph.values[source].constant == nil,
-                  !graph.inputIDs.contains(source), !graph.outputIDs.contains(source),
-                  graph.values[source].floatCount == graph.values[node.outputs[0]].floatCount else { return nil }
-            return source
+        /// Whether `output` may take `input`'s slot at step `step`: the input is computed at run
+        /// time, has its own slot of the same size, and no reader after this step.
+        func mayTake(_ input: Int, for output: Int, at step: Int) -> Bool {
+            reusesBuffers && lastUse[input] == step && graph.values[input].constant == nil && padded[input] == nil
+                && padded[output] == nil && slices.slot(of: input) == nil && slices.slot(of: output) == nil
+                && !graph.inputIDs.contains(input) && !graph.outputIDs.contains(input)
+                && Self.slotSize(graph.values[input].floatCount) == Self.slotSize(graph.values[output].floatCount)
         }
 
-        /// Values whose slot a view took over (never released themselves).
+        /// Values whose slot an output took over (never released themselves).
         var handedOver = Set<Int>()
         /// Values given a slot so far (a Concat's output gets one with its first input).
         var placed = Set(graph.inputIDs)
         for input in graph.inputIDs { allocate(input) }
         for input in graph.inputIDs where lastUse[input] == -1 { release(input) }
-        for (step, node) in graph.nodes.enumerated() {
-            if reusesBuffers, let source = viewSource(of: node, at: step) {
-                offsets[node.outputs[0]] = offsets[source]
-                handedOver.insert(source)
-            } else {
-                for output in node.outputs {
-                    if let (slot, offset) = slices.place[output] {
-                        // A Concat's first input places the Concat's output; a Split's input is placed already.
-                        if placed.insert(slot).inserted { allocate(slot) }
-                        offsets[output] = offsets[slot] + offset
-                    } else if placed.insert(output).inserted {
-                        allocate(output)
-                    }
+        for (step, node) in nodes.enumerated() {
+            for output in node.writes where padded[output] == nil {
+                if let (slot, offset) = slices.place[output] {
+                    // A Concat's first input places the Concat's output; a Split's input is placed already.
+                    if placed.insert(slot).inserted { allocate(slot) }
+                    offsets[output] = offsets[slot] + offset
+                    continue
+                }
+                guard placed.insert(output).inserted else { continue }
+                var source: Int? = nil
+                if node.mayBeView {
+                    // The same elements in the same order.
+                    if let input = node.reads.first, node.writes.count == 1, mayTake(input, for: output, at: step),
+                       graph.values[input].floatCount == graph.values[output].floatCount { source = input }
+                } else {
+                    source = node.mayOverwrite.first { pair in
+                        pair.output == output && !handedOver.contains(pair.input) && mayTake(pair.input, for: output, at: step)
+                    }?.input
+                }
+                if let source {
+                    offsets[output] = offsets[source]
+                    handedOver.insert(source)
+                    if node.mayBeView { views.insert(output) } else { overwrites[output] = source }
+                } else {
+                    allocate(output)
                 }
             }
             var released = handedOver
-            for value in node.inputs + node.outputs where lastUse[value] == step && graph.values[value].constant == nil {
+            for value in node.reads + node.writes where lastUse[value] == step && graph.values[value].constant == nil
+                && padded[value] == nil {
                 guard released.insert(value).inserted else { continue }
                 if let slot = slices.slot(of: value) {
                     unread[slot]! -= 1
@@ -76,14 +180,23 @@ struct BufferPlan: Sendable {
                 }
             }
         }
-        var constantTop = slots.peak
-        for (id, value) in graph.values.enumerated() where value.constant != nil {
-            offsets[id] = constantTop
-            constantTop += Self.slotSize(value.floatCount)
+        var top = slots.peak
+        for (value, count) in padded.sorted(by: { $0.key < $1.key }) {
+            offsets[value] = top
+            top += Self.slotSize(count)
+        }
+        var gateOffsets: [Int: Int] = [:]
+        for (leader, count) in gates.sorted(by: { $0.key < $1.key }) {
+            gateOffsets[leader] = top
+            top += Self.slotSize(count)
         }
         self.offsets = offsets
         self.activationCount = slots.peak
-        self.totalCount = constantTop
+        self.totalCount = top
+        self.views = views
+        self.overwrites = overwrites
+        self.gateOffsets = gateOffsets
+        self.slices = slices
     }
 
     /// A value's slot in floats: its size rounded up to 64 bytes, and at least 64 bytes.
@@ -94,11 +207,11 @@ struct BufferPlan: Sendable {
 
     /// The index of the last node reading or writing each value (by value id): -1 for a graph
     /// input nothing reads, `Int.max` for a graph output (kept to the end).
-    static func lastUses(_ graph: LoadedGraph) -> [Int] {
+    static func lastUses(_ graph: LoadedGraph, _ nodes: [Node]) -> [Int] {
         var lastUse = [Int](repeating: -1, count: graph.values.count)
-        for (step, node) in graph.nodes.enumerated() {
-            for input in node.inputs { lastUse[input] = step }
-            for output in node.outputs { lastUse[output] = max(lastUse[output], step) }
+        for (step, node) in nodes.enumerated() {
+            for input in node.reads { lastUse[input] = step }
+            for output in node.writes { lastUse[output] = max(lastUse[output], step) }
         }
         for output in graph.outputIDs { lastUse[output] = Int.max }
         return lastUse
@@ -149,7 +262,7 @@ struct SlotAllocator {
 /// has only unit axes before it (so each input is one contiguous run of the output) inside its
 /// output, and the outputs of such a `Split` inside its input (or inside the slot its input lives
 /// in). A value is in at most one shared slot, and graph inputs and constants are in none.
-struct Slices {
+struct Slices: Sendable {
     /// For each value living in another's slot: that slot's value and its offset there, in floats.
     private(set) var place: [Int: (slot: Int, offset: Int)] = [:]
     /// For each shared slot (by its value): the values living in it.
@@ -197,5 +310,10 @@ struct Slices {
     /// The shared slot `value` lives in (its own, when others live in it), if any.
     func slot(of value: Int) -> Int? {
         place[value]?.slot ?? (members[value] != nil ? value : nil)
+    }
+
+    /// Whether `value` lives in its place inside the slot `container` lives in.
+    func isPlaced(_ value: Int, inSlotOf container: Int) -> Bool {
+        place[value] != nil && slot(of: value) == slot(of: container)
     }
 }

@@ -94,6 +94,7 @@ let inspectCommand = Command(
         }
         print(String(format: "peak activation memory: %.2f MiB (%d bytes, with buffer reuse)",
                      Double(model.peakActivationBytes) / 1_048_576, model.peakActivationBytes))
+        print(memorySummary(model))
         print("unsupported ops: none")
         for line in fastPathSummary(model) { print(line) }
         if listsSteps { for line in loweredGraph(model) { print(line) } }
@@ -191,4 +192,17 @@ func fastPathSummary(_ model: PlannedModel) -> [String] {
         lines.append("  without MACs: " + ops.joined(separator: ", "))
     }
     return lines
+}
+
+/// What the model and one fast session of it hold in memory (what `Segmenter.byteCount` counts
+/// besides its frame buffers): the model's constants and tables, the session's arena, and what its
+/// steps own (packed weights, zero-bordered copies, band buffers) with the worker pool's scratch.
+func memorySummary(_ model: PlannedModel) -> String {
+    let session: InferenceSession
+    do { session = try InferenceSession(planned: model, options: .init(path: .fast)) } catch { return "memory: \(error)" }
+    let mebibytes = { (bytes: Int) in String(format: "%.2f MiB", Double(bytes) / 1_048_576) }
+    let (modelBytes, sessionBytes) = (session.modelHeldBytes, session.heldBytes)
+    return "memory of the model and one fast session: \(mebibytes(modelBytes + sessionBytes)) (model \(mebibytes(modelBytes)); "
+        + "session \(mebibytes(sessionBytes)): arena \(mebibytes(session.arenaBytes)), packed weights, copies and scratch "
+        + "\(mebibytes(sessionBytes - session.arenaBytes)))"
 }

@@ -4,7 +4,7 @@ import Kernels
 /// one step in bands of rows (`pointwiseThenDepthwise`): the expanded map lives only in a small
 /// band buffer. The depthwise node keeps its own fusion (epilogue, residual Add, padded output).
 struct BandedFusion {
-    /// The 1x1 convolution's epilogue (it writes only the band buffer, so it needs no overlap check).
+    /// The 1x1 convolution's epilogue (it writes only the band buffer).
     let pointwise: Epilogue
     /// The depthwise node's index in `graph.nodes`, and its fusion.
     let depthwiseNode: Int
@@ -15,17 +15,19 @@ struct BandedFusion {
     /// the gated map is never written, the band reads the gate's two inputs. Taken only when the
     /// 1x1 is the gated map's only reader (it is no graph output) and runs right after the gate.
     let gate: Int?
+    /// That gate's two inputs, which the step reads (`FusionPlan.Fusion.extraReads`).
+    let gateInputs: (skip: Int, upsampled: Int)?
     /// Output rows per band, and the input rows a band needs.
     let bandRows: Int, rowsIn: Int
     let absorbed: [Int]
 }
 
-extension FastExecutor {
+extension FusionRules {
     /// The banded pair led by the 1x1 convolution at `index`: its output (after its epilogue) is
     /// read by the depthwise convolution right after it, and at most also by that convolution's
     /// residual Add. Taken only where a band recomputes fewer rows than it keeps.
     func matchPointwiseDepthwise(at index: Int, plan: FusionPlan) -> BandedFusion? {
-        guard let graph, let conv = graph.nodes[index].operation as? Conv else { return nil }
+        guard let conv = graph.nodes[index].operation as? Conv else { return nil }
         let node = graph.nodes[index], value = node.outputs[0]
         let (channels, height, width) = (conv.outputChannels, conv.height.output, conv.width.output)
         let pointwiseChain = epilogue(after: value, channels: channels, foldsBatchNorm: true)
@@ -37,25 +39,21 @@ extension FastExecutor {
               case .depthwise(let pad) = Self.kind(of: dw), dw.height.kernel <= 9,
               dw.inputChannels == channels, dw.height.input == height, dw.width.input == width else { return nil }
         let stride = dw.height.stride
-        let fused = fusedOutput(of: dwNode.outputs[0], node: dwNode, channels: channels, height: dw.height.output,
-                                width: dw.width.output, absorbsResidual: true, readsArenaInput: false)
+        let fused = fusedOutput(of: dwNode.outputs[0], channels: channels, height: dw.height.output,
+                                width: dw.width.output, absorbsResidual: true)
         let residualIsInput = fused.residual == v
         // v's second reader, if any, must be the residual Add just absorbed.
         guard consumers[v].count == 1 || residualIsInput else { return nil }
         // The depthwise output is written band by band while the 1x1 convolution still reads its
-        // input: they must not share memory (a private padded buffer never does).
-        let final = fused.target
-        let isPrivate = paddedBorder(for: final, channels: channels, height: dw.height.output, width: dw.width.output) != nil
+        // input: the buffer plan keeps them apart (the step is one node to it).
         // The gated map is never written, so nothing else may read it (a graph output is read by
-        // the caller); the gate's inputs are read again here, so no node may run between the
-        // gate and this step (one could take their buffers, free after the gate's last node).
-        var gate: Int? = nil
+        // the caller); the step reads the gate's inputs instead, which the buffer plan keeps
+        // until it ran (`FusionPlan.Fusion.extraReads`).
+        var gate: (leader: Int, fusion: AttentionGateFusion)? = nil
         if let producer = nodeIndex[node.inputs[0]], producer + 1 == index, let leader = plan.absorbedBy[producer],
-           case .attentionGate(let g)? = plan.fusions[leader], g.output == node.inputs[0], soleConsumer(of: g.output) != nil,
-           isPrivate || (!overlap(g.skip, final) && !overlap(g.upsampled, final)) {
-            gate = leader
+           case .attentionGate(let g)? = plan.fusions[leader], g.output == node.inputs[0], soleConsumer(of: g.output) != nil {
+            gate = (leader, g)
         }
-        guard gate != nil || isPrivate || !overlap(node.inputs[0], final) else { return nil }
         // Bands of about 192 KiB of expanded rows (L2 holds the band, its input rows and output rows;
         // smaller and larger bands measure slower on the built-in models).
         let rowBytes = channels * PlaneLayout.padded(width: width, height: height, pad: pad).rowStride * MemoryLayout<Float>.size
@@ -68,12 +66,15 @@ extension FastExecutor {
         // Rows two bands share are computed twice: past twice the work, separate steps are faster.
         guard rowsIn <= 2 * bandRows * stride else { return nil }
         return BandedFusion(pointwise: pointwiseChain, depthwiseNode: next, depthwise: fused, residualIsInput: residualIsInput,
-                            gate: gate, bandRows: bandRows, rowsIn: rowsIn,
+                            gate: gate?.leader, gateInputs: gate.map { ($0.fusion.skip, $0.fusion.upsampled) },
+                            bandRows: bandRows, rowsIn: rowsIn,
                             absorbed: pointwiseChain.absorbed + [dwNode.outputs[0]] + fused.absorbed)
     }
 
+}
+
+extension StepBuilder {
     func pointwiseDepthwiseStep(_ f: BandedFusion, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>]) -> any Step {
-        let graph = graph!
         let conv = node.operation as! Conv
         let dwNode = graph.nodes[f.depthwiseNode]
         let dw = dwNode.operation as! Conv
@@ -98,11 +99,11 @@ extension FastExecutor {
             Self.denseMap(pointer($0), channels: channels, height: outH, width: outW)
         }
         var gatedInput: GatedInput? = nil
-        if let leader = f.gate, case .attentionGate(let gate)? = plan.fusions[leader], let values = plan.takenOverGates[leader] {
+        if let leader = f.gate, case .attentionGate(let gate)? = plan.fusions[leader], let values = gateValues(leader) {
             let (c, h, w) = Self.planes(graph.values[gate.output].shape)!
             gatedInput = GatedInput(skip: Self.denseMap(pointer(gate.skip), channels: c, height: h, width: w),
                                     upsampled: Self.denseMap(pointer(gate.upsampled), channels: c, height: h, width: w),
-                                    gate: UnsafePointer(values.baseAddress),
+                                    gate: UnsafePointer(values),
                                     rows: (0..<pool.threadCount).map { _ in
                                         FeatureMapStorage(channels: conv.inputChannels, layout: .dense(width: width, height: f.rowsIn))
                                     })

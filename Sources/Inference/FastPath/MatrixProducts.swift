@@ -3,11 +3,11 @@ import Kernels
 // The fast path's matrix products (MatMul, Gemm and ConvTranspose as GEMMs) and the Transpose
 // pair that cancels.
 
-extension FastExecutor {
+extension StepBuilder {
     /// MatMul of a float [..., M, K] by a constant [K, N] (or [K]): all of A's rows as one GEMM.
     func matMulStep(_ product: MatMul, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
                     _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard let graph, product.type == .float32, hasConstantWeights(node) else { return nil }
+        guard product.type == .float32, hasConstantWeights(node) else { return nil }
         let a = graph.values[node.inputs[0]].shape, b = graph.values[node.inputs[1]].shape
         // B is one matrix and A's batch is the output's: A's rows are back to back, as are the output's.
         guard b.count <= 2, a.count >= 1, product.batchCount == a.dropLast(2).reduce(1, *) else { return nil }
@@ -41,7 +41,7 @@ extension FastExecutor {
     /// GEMM per window tap.
     func tapTransposedConvolutionStep(_ t: ConvTranspose, _ inputs: [UnsafePointer<Float>],
                                       _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard t.outputShapes[0].count == 4, t.batch == 1, t.group == 1, inputs[0] != UnsafePointer(outputs[0]) else { return nil }
+        guard t.outputShapes[0].count == 4, t.batch == 1, t.group == 1 else { return nil }
         let (cin, cout) = (t.inputChannels, t.outputChannels)
         let weights = TapWeights(weights: Array(UnsafeBufferPointer(start: inputs[1], count: cin * cout * t.kH * t.kW)),
                                  bias: t.hasBias ? Array(UnsafeBufferPointer(start: inputs[2], count: cout)) : nil,
@@ -53,6 +53,9 @@ extension FastExecutor {
             geometry: (t.strideH, t.strideW, t.dilationH, t.dilationW, t.padTop, t.padLeft), pool: pool)
     }
 
+}
+
+extension FusionRules {
     /// A Transpose whose only reader is the inverse Transpose right after it (an exporter's
     /// NCHW → NHWC → NCHW round trip), maybe with an elementwise activation between them.
     func matchCancelledTransposes(_ t: Transpose, _ node: PlannedNode) -> CancelledTransposes? {
@@ -67,23 +70,21 @@ extension FastExecutor {
         return CancelledTransposes(activation: activation, output: output)
     }
 
-    /// One copy from the first Transpose's input to the second's output (a move: the output may
-    /// reuse the input's buffer), or the activation between them.
+}
+
+extension StepBuilder {
+    /// One copy from the first Transpose's input to the second's output (none when the buffer
+    /// plan laid the output over the input), or the activation between them, element by element.
     func cancelledTransposesStep(_ t: Transpose, _ f: CancelledTransposes, _ node: PlannedNode,
                                  _ inputs: [UnsafePointer<Float>]) -> any Step {
         let count = t.inputShape.reduce(1, *)
         let output = pointer(f.output)
-        let move = BlockCopyStep(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(output),
-                                 sources: [0], blockBytes: count * t.outputTypes[0].byteSize)
-        guard let activation = f.activation else {
-            return UnsafePointer(output) == inputs[0] ? NoMove() : move
+        if let activation = f.activation {
+            return ActivationStep(input: inputs[0], output: output, count: count, activation: activation.kind)
         }
-        // Element by element when the buffers are the same or apart; else a move, then in place.
-        guard elementwiseSafe(node.inputs[0], f.output) else {
-            return StepSequence(first: move, second: ActivationStep(input: output, output: output, count: count,
-                                                                    activation: activation.kind))
-        }
-        return ActivationStep(input: inputs[0], output: output, count: count, activation: activation.kind)
+        if buffers.overwrites[f.output] == node.inputs[0] { return NoMove() }
+        return BlockCopyStep(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(output),
+                             sources: [0], blockBytes: count * t.outputTypes[0].byteSize)
     }
 }
 
@@ -93,18 +94,6 @@ struct CancelledTransposes {
     /// The inverse Transpose's output.
     let output: Int
     var absorbed: [Int] { (activation.map { [$0.value] } ?? []) + [output] }
-}
-
-/// Two steps run as one.
-struct StepSequence<First: Step, Second: Step>: ScratchUsingStep {
-    let first: First, second: Second
-    var scratch: ScratchSize {
-        ((first as? any ScratchUsingStep)?.scratch ?? .none).union((second as? any ScratchUsingStep)?.scratch ?? .none)
-    }
-    func run() {
-        first.run()
-        second.run()
-    }
 }
 
 struct MatrixStep: Step {

@@ -5,7 +5,7 @@ import Kernels
 
 /// A step whose kernels use the worker pool's scratch: `scratch` is what they need for the
 /// step's problem (from the kernels' own statements, e.g. `pointwiseScratch(inputChannels:)`),
-/// read once when the step is planned (`FastExecutor.work(for:inputs:outputs:)` reserves it in the pool).
+/// read once when the step is planned (`StepBuilder.work(for:inputs:outputs:)` reserves it in the pool).
 protocol ScratchUsingStep: Step {
     var scratch: ScratchSize { get }
 }
@@ -60,45 +60,45 @@ struct GroupedPointwiseStep: ScratchUsingStep {
 }
 
 /// Copies a dense map's planes into the interior of a zero-bordered map (the border is never written).
-func copyIntoPadded(_ input: FeatureMap, _ padded: FeatureMapStorage) {
+func copyIntoPadded(_ input: FeatureMap, _ padded: FeatureMap) {
     let layout = padded.layout
     let width = layout.width
     for c in 0..<input.channels {
         for y in 0..<layout.height {
-            (padded.buffer.baseAddress + layout.offset(channel: c, y: y, x: 0))
+            (padded.base + layout.offset(channel: c, y: y, x: 0))
                 .update(from: input.base + (c * layout.height + y) * width, count: width)
         }
     }
 }
 
 struct DepthwiseStep: Step {
-    let input: FeatureMap, padded: FeatureMapStorage
-    /// False when the producer writes the padded buffer itself.
-    let copiesInput: Bool
+    /// The zero-bordered map the kernel reads: the step's own copy of `input` (`copy`), or the
+    /// map the input's producer writes zero-bordered (`copy` nil).
+    let input: FeatureMap, padded: FeatureMap, copy: FeatureMapStorage?
     let output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool
     let weights: DepthwiseWeights
     let stride: Int, dilation: Int, padTop: Int, padLeft: Int
     func run() {
-        if copiesInput { copyIntoPadded(input, padded) }
-        depthwiseConvolution(padded.map, weights: weights, stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
+        if copy != nil { copyIntoPadded(input, padded) }
+        depthwiseConvolution(padded, weights: weights, stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
                              activation: activation, residual: residual, output: output, pool: pool)
     }
 }
 
 /// A K×K convolution, one dense convolution per group on the group's channel slices.
 struct DenseConvolutionStep: Step {
-    let input: FeatureMap, padded: FeatureMapStorage
-    /// False when the producer writes the padded buffer itself.
-    let copiesInput: Bool
+    /// The zero-bordered map the kernel reads: the step's own copy of `input` (`copy`), or the
+    /// map the input's producer writes zero-bordered (`copy` nil).
+    let input: FeatureMap, padded: FeatureMap, copy: FeatureMapStorage?
     let output: FeatureMap, activation: Activation, pool: WorkerPool
     let groups: [ConvolutionWeights]
     let stride: Int, dilation: Int, padTop: Int, padLeft: Int
     func run() {
-        if copiesInput { copyIntoPadded(input, padded) }
+        if copy != nil { copyIntoPadded(input, padded) }
         var inputChannel = 0, outputChannel = 0
         for g in groups.indices {
             let weights = groups[g]
-            convolution(padded.map.channels(inputChannel, count: weights.inputChannels), weights: weights, stride: stride,
+            convolution(padded.channels(inputChannel, count: weights.inputChannels), weights: weights, stride: stride,
                         dilation: dilation, padTop: padTop, padLeft: padLeft, activation: activation,
                         output: output.channels(outputChannel, count: weights.outputChannels), pool: pool)
             inputChannel += weights.inputChannels
@@ -178,9 +178,9 @@ struct AttentionGateStep: ScratchUsingStep {
 
 /// An attention gate's values only, for the banded step that applies the gate.
 struct AttentionGateValuesStep: ScratchUsingStep {
-    let skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights, gate: FloatBuffer, pool: WorkerPool
+    let skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights, gate: UnsafeMutablePointer<Float>, pool: WorkerPool
     var scratch: ScratchSize { gateValuesScratch(weights) }
-    func run() { attentionGateValues(skip: skip, upsampled: upsampled, weights: weights, gate: gate.baseAddress, pool: pool) }
+    func run() { attentionGateValues(skip: skip, upsampled: upsampled, weights: weights, gate: gate, pool: pool) }
 }
 
 /// A 1x1 convolution and the depthwise convolution reading its output, in bands of rows.

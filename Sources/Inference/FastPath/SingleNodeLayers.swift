@@ -3,7 +3,7 @@ import Kernels
 // The fast path's single-node steps for the layers around the convolutions: normalisation,
 // PRelu, Clip, Softmax over channels, resizing by tables, pooling.
 
-extension FastExecutor {
+extension KernelChoices {
     /// The [C, H, W] of a batch-1 rank-4 shape.
     static func planes(_ shape: [Int]) -> (channels: Int, height: Int, width: Int)? {
         guard shape.count == 4, shape[0] == 1 else { return nil }
@@ -13,7 +13,9 @@ extension FastExecutor {
     static func denseMap(_ base: UnsafePointer<Float>, channels: Int, height: Int, width: Int) -> FeatureMap {
         FeatureMap(base: UnsafeMutablePointer(mutating: base), channels: channels, layout: .dense(width: width, height: height))
     }
+}
 
+extension StepBuilder {
     /// BatchNormalization with constant parameters as one per-channel multiply-add (the factor and
     /// shift the reference kernel computes).
     func batchNormalizationStep(_ norm: BatchNormalization, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
@@ -66,8 +68,7 @@ extension FastExecutor {
     func softmaxStep(_ softmax: Softmax, _ inputs: [UnsafePointer<Float>],
                      _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         guard case .softmax = softmax.kind, softmax.type == .float32, softmax.outer == 1, softmax.length > 1, softmax.inner > 1,
-              let shape = softmax.outputShapes.first, shape.count >= 2, shape[1] == softmax.length,
-              inputs[0] != UnsafePointer(outputs[0]) else { return nil }
+              let shape = softmax.outputShapes.first, shape.count >= 2, shape[1] == softmax.length else { return nil }
         let c = softmax.length
         return SoftmaxStep(input: Self.denseMap(inputs[0], channels: c, height: 1, width: softmax.inner),
                            output: Self.denseMap(outputs[0], channels: c, height: 1, width: softmax.inner), pool: pool)
@@ -76,7 +77,6 @@ extension FastExecutor {
     /// Bilinear resizing of the last two axes by the reference's tap tables, any scales.
     func resizeTableStep(_ resize: Resize, _ inputs: [UnsafePointer<Float>],
                          _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard inputs[0] != UnsafePointer(outputs[0]) else { return nil }
         let axis = { (table: Resize.AxisTable) in ResizeAxis(first: table.first, second: table.second, weight: table.weight) }
         return ResizeTableStep(input: Self.denseMap(inputs[0], channels: resize.planes, height: resize.inH, width: resize.inW),
                                rows: axis(resize.rows), columns: axis(resize.columns),
@@ -97,8 +97,8 @@ extension FastExecutor {
 
     /// 2-D max and average pooling without dilation (float).
     func poolStep(_ p: Pool, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard p.elementType == .float32, p.indexOrder == nil, p.depth == .unit, p.height.dilation == 1, p.width.dilation == 1,
-              inputs[0] != UnsafePointer(outputs[0]) else { return nil }
+        guard p.elementType == .float32, p.indexOrder == nil, p.depth == .unit, p.height.dilation == 1,
+              p.width.dilation == 1 else { return nil }
         let kind: PoolKind
         switch p.kind {
         case .max: kind = .max
@@ -117,7 +117,7 @@ extension FastExecutor {
     }
 }
 
-extension FastExecutor {
+extension StepBuilder {
     /// A Transpose that moves whole blocks: the trailing axes it leaves in place hold at least 16
     /// elements, copied as one run each (a channel shuffle's [1, g, C/g, H, W] → [1, C/g, g, H, W]).
     func blockTransposeStep(_ t: Transpose, _ inputs: [UnsafePointer<Float>],
@@ -140,7 +140,9 @@ extension FastExecutor {
         return BlockCopyStep(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(outputs[0]),
                              sources: sources.map { $0 * bytes }, blockBytes: block * bytes)
     }
+}
 
+extension FusionRules {
     /// Transpose → Softmax → the inverse Transpose, where the softmax axis is the channel axis of
     /// the first Transpose's [1, C, H, W] input (an NHWC softmax written around an NCHW model):
     /// one softmax over channels from the first input to the last output. Returns the Softmax's
@@ -155,10 +157,12 @@ extension FastExecutor {
         let shape = t.outputShapes[0]
         guard let axis = shape.indices.first(where: { shape[$0] == softmax.length
                   && shape[..<$0].reduce(1, *) == softmax.outer && shape[($0 + 1)...].reduce(1, *) == softmax.inner }),
-              t.perm[axis] == 1, softmax.length == c, !overlap(node.inputs[0], back.outputs[0]) else { return nil }
+              t.perm[axis] == 1, softmax.length == c else { return nil }
         return (softmaxNode.outputs[0], back.outputs[0])
     }
+}
 
+extension StepBuilder {
     func channelSoftmaxStep(_ t: Transpose, output: Int, _ inputs: [UnsafePointer<Float>]) -> any Step {
         let (c, h, w) = Self.planes(t.inputShape)!
         return SoftmaxStep(input: Self.denseMap(inputs[0], channels: c, height: h, width: w),
@@ -166,16 +170,17 @@ extension FastExecutor {
     }
 }
 
-extension FastExecutor {
+extension StepBuilder {
     /// A Concat whose axis has only unit axes before it: the inputs the buffer plan placed in
     /// the output (`Slices`) are there already; the others are copied to their places.
-    func concatStep(_ concat: Concat, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+    func concatStep(_ concat: Concat, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                    _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         guard concat.outer == 1 else { return nil }
         var copies: [Copy] = []
         var offset = 0
         for (k, bytes) in concat.runs.enumerated() {
             let destination = UnsafeMutableRawPointer(outputs[0]) + offset
-            if UnsafeRawPointer(inputs[k]) != UnsafeRawPointer(destination) {
+            if !buffers.slices.isPlaced(node.inputs[k], inSlotOf: node.outputs[0]) {
                 copies.append(Copy(source: UnsafeRawPointer(inputs[k]), destination: destination, bytes: bytes))
             }
             offset += bytes
@@ -184,10 +189,8 @@ extension FastExecutor {
     }
 
     /// A Split whose outputs the buffer plan placed inside its input (`Slices`): nothing to move.
-    func splitStep(_ split: Split, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard split.outer == 1, outputs.indices.allSatisfy({ k in
-            UnsafeRawPointer(outputs[k]) == UnsafeRawPointer(inputs[0]) + split.starts[k] * split.sliceBytes
-        }) else { return nil }
+    func splitStep(_ split: Split, _ node: PlannedNode) -> (any Step)? {
+        guard split.outer == 1, node.outputs.allSatisfy({ buffers.slices.isPlaced($0, inSlotOf: node.inputs[0]) }) else { return nil }
         return NoMove()
     }
 }
@@ -217,12 +220,12 @@ struct BlockCopyStep: Step {
     }
 }
 
-extension FastExecutor {
+extension StepBuilder {
     /// A float gather of rows and columns only (nearest-neighbour resizing and Upsample, edge and
     /// reflect Pad of the spatial axes) of a [N, C, H, W] tensor: `resizeNearest` on its planes.
     func planeGatherStep(_ gather: AxisGather, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
                          _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard let graph, gather.outputTypes == [.float32], inputs[0] != UnsafePointer(outputs[0]) else { return nil }
+        guard gather.outputTypes == [.float32] else { return nil }
         let input = graph.values[node.inputs[0]].shape, output = gather.outputShapes[0]
         guard input.count == 4, output.count == 4, input[0] == output[0], input[1] == output[1] else { return nil }
         let (h, w) = (input[2], input[3])
@@ -281,7 +284,7 @@ struct PoolStep: ScratchUsingStep {
     }
 }
 
-extension FastExecutor {
+extension StepBuilder {
     /// Add, Sub, Mul or Div of float tensors with any broadcasting whose innermost run (after
     /// merging contiguous axes) reads each operand with step 0 or 1: one vector loop per run (a
     /// single run for equal shapes, one per channel for a [1, C, 1, 1] operand).
@@ -302,8 +305,7 @@ extension FastExecutor {
 
     /// Expand of a float tensor: per run of the output, a copy of the input's run or one value repeated.
     func expandStep(_ expand: Expand, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard expand.outputTypes == [.float32], inputs[0] != UnsafePointer(outputs[0]),
-              let runs = Self.runs(of: expand.loop) else { return nil }
+        guard expand.outputTypes == [.float32], let runs = Self.runs(of: expand.loop) else { return nil }
         return BroadcastCopyStep(input: inputs[0], output: outputs[0], offsets: runs.offsets, runLength: runs.length,
                                  inputStep: runs.steps[1])
     }

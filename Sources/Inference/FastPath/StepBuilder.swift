@@ -1,92 +1,84 @@
 import Kernels
 
-/// The fast path: one SIMD step from the `Kernels` module per node it recognises; nil (the
-/// reference step) for everything else, so every model the reference path runs still runs.
+/// The fast path's step builder: binds each node of the lowered graph to a SIMD step from the
+/// `Kernels` module where it has one, and to its operator's reference kernel otherwise, so
+/// every model the reference path runs still runs. The session runs the steps.
 ///
-/// Batch 1, float32. When the executor is made it plans the fusions across nodes for the whole
-/// graph (`FusionPlan`); `work(for:inputs:outputs:)` then builds each node's step from that plan. The rules are
-/// one file per concern: convolutions and what they absorb in `ConvolutionSteps.swift`,
-/// `Epilogue.swift` and `BandedSteps.swift`, the single-node layers in `LayerSteps.swift`, the
-/// matrix products and Transpose pairs in `MatrixSteps.swift`, the built-in models' multi-node
-/// blocks in `DecoderSteps.swift`. This file dispatches on the operator and holds the graph
-/// queries the rules share (readers, overlaps).
+/// Batch 1, float32. The builder is made after the rules lowered the graph (`FusionRules`,
+/// `FusionPlan`) and the buffer plan placed every value of the lowered graph in the session's
+/// arena (`BufferPlan.init(_:lowered:)`); `work(for:inputs:outputs:)` then builds each node's
+/// step from both. The builders are one file per concern beside their rules: convolutions in
+/// `Convolutions.swift`, `Epilogue.swift` and `BandedPointwiseDepthwise.swift`, the single-node layers
+/// in `SingleNodeLayers.swift`, the matrix products and Transpose pairs in `MatrixProducts.swift`, the
+/// multi-node blocks in `MultiNodeBlocks.swift`. This file dispatches on the operator.
 ///
 /// Weights are packed when the step is made (constants' buffers are filled before steps are
 /// made and never move); steps allocate nothing when they run.
 ///
-/// Fusion (when the session does not keep intermediates): a step may do the work of nodes after
-/// its own, writing their final value; those nodes get no step (`NodeWork.absorbed`). Fused
-/// values are never written to the arena, which is why inspection sessions run unfused.
-final class FastExecutor {
+/// A fused step does the work of nodes after its own, writing their final value; those nodes
+/// get no step (`NodeWork.absorbed`). Fused values are never written to the arena, which is
+/// why inspection sessions plan no fusion.
+final class StepBuilder: KernelChoices {
     let pool: WorkerPool
     /// Non-nil when the graph's single input is read only by a step that can take it straight
     /// from the caller's buffer (the NHWC→NCHW transpose); the session then skips its copy.
     private(set) var externalInput: ExternalInput? = nil
-    let graph: LoadedGraph?
-    let pointer: (Int) -> UnsafeMutablePointer<Float>
-    let constants: Set<Int>
-    /// For each value, the nodes reading it (indices into `graph.nodes`).
-    private(set) var consumers: [[Int]] = []
-    /// The index in `graph.nodes` of the node producing each value.
-    private(set) var nodeIndex: [Int: Int] = [:]
-    /// The fusions across nodes, planned for the whole graph when the executor is made (empty
-    /// without a graph).
-    private(set) var plan = FusionPlan()
+    let rules: FusionRules
+    let plan: FusionPlan
+    let buffers: BufferPlan
+    let arena: UnsafeMutablePointer<Float>
+    let constants: ConstantStore
+
+    var graph: LoadedGraph { rules.graph }
 
     /// - Parameters:
-    ///   - graph: the session's graph, to fuse across nodes; nil for no fusion.
-    ///   - leaders: when given, only fusions led by these nodes (indices into `graph.nodes`) are
-    ///     planned: the others' nodes run their single-node steps (to find which fusion changes
-    ///     a result).
-    ///   - pointer: the arena address of a value.
-    ///   - constants: the values whose contents are fixed before steps are made (weights are
-    ///     packed from them; a node whose weights are computed at run time is not taken).
-    init(threads: Int, graph: LoadedGraph? = nil, leaders: Set<Int>? = nil, constants: Set<Int> = [],
-         pointer: @escaping (Int) -> UnsafeMutablePointer<Float> = { _ in fatalError() }) {
+    ///   - plan: the lowered graph (empty: every node runs its single-node step).
+    ///   - buffers: where `plan`'s values live in `arena`.
+    ///   - constants: the model's constants (weights are packed from there).
+    init(threads: Int, rules: FusionRules, plan: FusionPlan, buffers: BufferPlan, arena: UnsafeMutablePointer<Float>,
+         constants: ConstantStore) {
         pool = WorkerPool(threads: threads)
-        self.graph = graph
+        self.rules = rules
+        self.plan = plan
+        self.buffers = buffers
+        self.arena = arena
         self.constants = constants
-        self.pointer = pointer
-        if let graph {
-            consumers = Array(repeating: [], count: graph.values.count)
-            for (index, node) in graph.nodes.enumerated() {
-                for id in node.inputs { consumers[id].append(index) }
-                for id in node.outputs { nodeIndex[id] = index }
-            }
-            plan = makePlan(graph, leaders: leaders)
-        }
     }
 
-    /// Whether every input after the first (weights, bias) is a constant: a kernel packs them
-    /// when its step is made.
-    func hasConstantWeights(_ node: PlannedNode) -> Bool {
-        node.inputs.dropFirst().allSatisfy(constants.contains)
+    /// The address of a value: a constant in the model's store (never to be written), any other in
+    /// the arena (dense; see `paddedMap` for a zero-bordered one).
+    ///
+    /// - Precondition: the value has a buffer (a value only the nodes of one fused step read has
+    ///   none: the step never writes it).
+    func pointer(_ value: Int) -> UnsafeMutablePointer<Float> {
+        if let constant = constants.pointer(value) { return constant }
+        precondition(buffers.offsets[value] >= 0, "value \(value) ('\(graph.values[value].name)') has no buffer: no step writes it")
+        return arena + buffers.offsets[value]
     }
 
-    /// The single node reading `value`, if exactly one reads it and it is not a graph output.
-    func soleConsumer(of value: Int) -> PlannedNode? {
-        guard let graph, consumers[value].count == 1, !graph.outputIDs.contains(value) else { return nil }
-        return graph.nodes[consumers[value][0]]
+    /// The zero-bordered map of a value its producer writes so for its reader, if it is one.
+    func paddedMap(_ value: Int) -> FeatureMap? {
+        guard let (channels, layout) = plan.paddedValues[value] else { return nil }
+        return FeatureMap(base: pointer(value), channels: channels, layout: layout)
     }
 
-    /// Whether two values' arena buffers overlap.
-    func overlap(_ a: Int, _ b: Int) -> Bool {
-        guard let graph else { return true }
-        let pa = pointer(a), pb = pointer(b)
-        return pa < pb + graph.values[b].elementCount && pb < pa + graph.values[a].elementCount
+    /// The buffer of the per-channel values of an attention gate (by its leading node) whose
+    /// application a banded step took over.
+    func gateValues(_ leader: Int) -> UnsafeMutablePointer<Float>? {
+        buffers.gateOffsets[leader].map { arena + $0 }
     }
+
+    func hasConstantWeights(_ node: PlannedNode) -> Bool { rules.hasConstantWeights(node) }
 
     /// What runs `node`: the step built for it (the pool's scratch grown to what the step's
     /// kernels state they need, `ScratchUsingStep`, so no kernel call of a planned step finds its
     /// scratch too small), the fused step of the node leading it, nothing for a view, or its
     /// reference kernel when no fast kernel takes it.
     func work(for node: PlannedNode, inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) -> NodeWork {
-        let index = node.outputs.first.flatMap { nodeIndex[$0] }
+        let index = node.outputs.first.flatMap { rules.nodeIndex[$0] }
         if let index, let leader = plan.absorbedBy[index] { return .absorbed(leader: leader) }
-        // A view the buffer plan laid over its input (`BufferPlan.viewSource`): nothing to move.
-        if node.operation is Reshape || node.operation is ShapeView, inputs.first == UnsafePointer(outputs[0]) {
-            return .view
-        }
+        // A view the buffer plan laid over its input: nothing to move.
+        if node.outputs.count == 1, buffers.views.contains(node.outputs[0]) { return .view }
         let step: (any Step)?
         if let index, let fusion = plan.fusions[index] {
             step = fusedStep(fusion, leader: index, node, inputs, outputs)
@@ -106,12 +98,12 @@ final class FastExecutor {
         case .convolution(let f):
             let conv = node.operation as! Conv
             return convolutionStep(conv, kind: Self.kind(of: conv)!, input: inputs[0], inputValue: node.inputs[0],
-                                   weights: inputs[1], bias: conv.hasBias ? inputs[2] : nil, output: outputs[0], fusion: f)
+                                   weights: inputs[1], bias: conv.hasBias ? inputs[2] : nil, output: nil, fusion: f)
         case .paddedConvolution(let f):
-            let convNode = graph!.nodes[f.convolutionNode]
+            let convNode = graph.nodes[f.convolutionNode]
             return convolutionStep(f.conv, kind: f.kind, input: inputs[0], inputValue: node.inputs[0],
                                    weights: pointer(convNode.inputs[1]), bias: f.conv.hasBias ? pointer(convNode.inputs[2]) : nil,
-                                   output: pointer(convNode.outputs[0]), fusion: f.convolution)
+                                   output: nil, fusion: f.convolution)
         case .pointwiseDepthwise(let f): return pointwiseDepthwiseStep(f, node, inputs)
         case .squeezeExcite(let chain): return squeezeExciteStep(chain)
         case .attentionGate(let f): return attentionGateStep(f, leader: leader)
@@ -158,9 +150,9 @@ final class FastExecutor {
         case let expand as Expand:
             return expandStep(expand, inputs, outputs)
         case let concat as Concat:
-            return concatStep(concat, inputs, outputs)
+            return concatStep(concat, node, inputs, outputs)
         case let split as Split:
-            return splitStep(split, inputs, outputs)
+            return splitStep(split, node)
         case let product as MatMul:
             return matMulStep(product, node, inputs, outputs)
         case let gemm as Gemm:
@@ -176,12 +168,6 @@ final class FastExecutor {
         }
     }
 
-    /// Whether a kernel that reads element e of `input` right before writing element e of
-    /// `output` may run with these buffers: the same buffer, or disjoint ones.
-    func elementwiseSafe(_ input: Int, _ output: Int) -> Bool {
-        pointer(input) == pointer(output) || !overlap(input, output)
-    }
-
     func resizeStep(_ resize: Resize, _ inputs: [UnsafePointer<Float>],
                             _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         guard resize.outH == 2 * resize.inH, resize.outW == 2 * resize.inW,
@@ -193,6 +179,9 @@ final class FastExecutor {
         return ResizeStep(input: input, output: output, pool: pool)
     }
 
+}
+
+extension KernelChoices {
     /// Whether the reference's table is bilinear ×2 with half-pixel centres, clamped at the edges.
     static func isHalfPixelDoubling(_ table: Resize.AxisTable, input: Int) -> Bool {
         guard table.first.count == 2 * input else { return false }
@@ -214,16 +203,20 @@ final class FastExecutor {
         // Operand 1 (the input, [1, H, W, C]) read along the output's axes: C·H·W, 1, W·C, C.
         return Array(t.loop.strides[1].suffix(3)) == [1, w * c, c] || c * h * w == 0
     }
+}
 
+extension FusionRules {
     /// The image input's NHWC → NCHW, read straight from the caller's buffer when it is the
     /// graph's single input and this is its only reader.
     func matchDeinterleave(_ t: Transpose, _ node: PlannedNode) -> DeinterleaveFusion? {
-        guard let graph, Self.isDeinterleave(t) else { return nil }
+        guard Self.isDeinterleave(t) else { return nil }
         let input = graph.inputIDs.count == 1 ? graph.inputIDs[0] : -1
         return DeinterleaveFusion(readsCallerBuffer: node.inputs.first == input && consumers[input].count == 1
                                     && !graph.outputIDs.contains(input))
     }
+}
 
+extension StepBuilder {
     /// NHWC → NCHW (maybe into the zero-bordered input of the convolution reading it).
     func deinterleaveStep(_ t: Transpose, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
                           _ outputs: [UnsafeMutablePointer<Float>], fusion: DeinterleaveFusion?) -> any Step {
@@ -240,13 +233,13 @@ final class FastExecutor {
     }
 }
 
-extension FastExecutor {
+extension StepBuilder {
     /// A float Transpose that, on the axes longer than 1, moves the leading ones behind the
     /// others (NCHW → NHWC; [1, C, N] → [1, N, C]): the transpose of a rows × columns matrix, as
     /// C = rows planes of the columns interleaved (split in rows of the input's last axis when
     /// that has all the columns' other factor).
     func interleaveStep(_ t: Transpose, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard t.outputTypes == [.float32], inputs[0] != UnsafePointer(outputs[0]) else { return nil }
+        guard t.outputTypes == [.float32] else { return nil }
         let kept = t.perm.filter { t.inputShape[$0] > 1 }
         guard let first = kept.first, let split = kept.firstIndex(where: { $0 < first }),
               kept[split...].elementsEqual(kept.sorted().prefix(kept.count - split)),

@@ -13,6 +13,8 @@ struct ConvolutionFusion {
     var target: Int
     /// The output values of the nodes it absorbs.
     var absorbed: [Int]
+    /// Whether the kernel may write `target` over its data input (`FusionPlan.Fusion.mayOverwrite`).
+    var overwritesInput = false
 }
 
 /// A zero Pad of a [1, C, H, W] map's rows and columns folded into the depthwise or dense K×K
@@ -22,19 +24,19 @@ struct PaddedConvolution {
     let convolutionNode: Int
     /// The convolution with the Pad's borders added to its pads.
     let conv: Conv
-    let kind: FastExecutor.ConvolutionKind
+    let kind: ConvolutionKind
     let convolution: ConvolutionFusion
     /// The convolution's output and the nodes its fusion absorbs.
     let absorbed: [Int]
 }
 
-extension FastExecutor {
+extension FusionRules {
     /// The Pad (an `AxisGather` that fills zeros before and after the rows and columns only) read
     /// only by the convolution right after it, when the combined borders suit a padded kernel.
     /// The step runs at the Pad's turn: the convolution copies the Pad's input into its
     /// zero-bordered buffer before it writes, so its output may take that input's buffer.
     func matchPaddedConvolution(_ gather: AxisGather, _ node: PlannedNode) -> PaddedConvolution? {
-        guard let graph, gather.outputTypes == [.float32], gather.fill == 0,
+        guard gather.outputTypes == [.float32], gather.fill == 0,
               let (c, h, w) = Self.planes(graph.values[node.inputs[0]].shape),
               let (outC, _, _) = Self.planes(gather.outputShapes[0]), outC == c,
               gather.sources[0] == [0], gather.sources[1] == (0..<c).map({ $0 * h * w }),
@@ -74,40 +76,27 @@ extension FastExecutor {
     /// it may be absorbed).
     func matchConvolution(_ conv: Conv, kind: ConvolutionKind, _ node: PlannedNode) -> ConvolutionFusion {
         let isDepthwise = if case .depthwise = kind { true } else { false }
-        return fusedOutput(of: node.outputs[0], node: node, channels: conv.outputChannels, height: conv.height.output,
-                           width: conv.width.output, absorbsResidual: kind.inputPad == nil || isDepthwise,
-                           readsArenaInput: kind.inputPad == nil,
-                           // A group's GEMM writes only its own output channels, which with as
-                           // many outputs as inputs are the channels it read.
-                           inPlace: kind.inputPad == nil && conv.inputChannels == conv.outputChannels)
+        var fusion = fusedOutput(of: node.outputs[0], channels: conv.outputChannels, height: conv.height.output,
+                                 width: conv.width.output, absorbsResidual: kind.inputPad == nil || isDepthwise)
+        // A 1x1 reads every input channel of a pixel strip (packed to scratch when a second
+        // channel tile would read it after the first wrote) before it writes that strip, and a
+        // group's GEMM writes only its own output channels, which with as many outputs as inputs
+        // are the channels it read. A depthwise or dense K×K reads a zero-bordered copy of its
+        // input, made before it writes (an input its producer writes zero-bordered has no dense
+        // buffer to write over).
+        fusion.overwritesInput = kind.inputPad != nil || conv.inputChannels == conv.outputChannels
+        return fusion
     }
 
     /// The epilogue (`Epilogue`: a BatchNormalization folded in when `foldsBatchNorm`, an
     /// activation) and residual `Add` (when `absorbsResidual`) a convolution producing `value`
-    /// may absorb, and the value it then writes.
-    ///
-    /// The chain is absorbed only when the value it ends in has a buffer that overlaps none of the
-    /// convolution's inputs: the plan gives that value a buffer free at its own node's turn, and
-    /// writing it a node or two early is safe only if nothing the convolution reads lives there
-    /// (its inputs are the only values that can be freed in between; the absorbed values in
-    /// between are never written).
-    ///
-    /// A convolution that reads a zero-bordered copy of its input (`readsArenaInput` false:
-    /// depthwise and dense K×K) has read all of it before it writes, so for it no overlap matters.
-    ///
-    /// A 1x1 convolution (`inPlace` true) may also write exactly over its data input: it reads
-    /// every input channel of a pixel strip (packed to scratch when a second channel tile would
-    /// read it after the first wrote) before it writes that strip, and writes nothing else.
-    func fusedOutput(of value: Int, node: PlannedNode, channels: Int, height: Int, width: Int,
-                     absorbsResidual: Bool = false, readsArenaInput: Bool = true, inPlace: Bool = false,
+    /// may absorb, and the value it then writes. The buffer plan keeps that value apart from
+    /// everything the convolution reads (it plans the fused step as one node).
+    func fusedOutput(of value: Int, channels: Int, height: Int, width: Int, absorbsResidual: Bool = false,
                      foldsBatchNorm: Bool = true) -> ConvolutionFusion {
-        var chain = epilogue(after: value, channels: channels, foldsBatchNorm: foldsBatchNorm)
-        if chain.output != value && !writable(chain.output, by: node, readsArenaInput: readsArenaInput, inPlace: inPlace) {
-            chain = Epilogue(output: value)
-        }
+        let chain = epilogue(after: value, channels: channels, foldsBatchNorm: foldsBatchNorm)
         var fusion = ConvolutionFusion(epilogue: chain, target: chain.output, absorbed: chain.absorbed)
-        if absorbsResidual, let add = residualAdd(after: fusion.target, node: node, shape: [1, channels, height, width],
-                                                  readsArenaInput: readsArenaInput, inPlace: inPlace) {
+        if absorbsResidual, let add = residualAdd(after: fusion.target, shape: [1, channels, height, width]) {
             fusion.residual = add.residual
             fusion.absorbed.append(add.output)
             fusion.target = add.output
@@ -116,59 +105,51 @@ extension FastExecutor {
     }
 
     /// The `Add` node right after `value`'s producer (or its absorbed activation) that adds
-    /// another value of the same shape to it, when a 1x1 convolution can do that addition in its
-    /// store: `value` has no other reader, the sum's buffer overlaps none of the convolution's
-    /// inputs (the only values that can be freed before the Add's turn), and it is the residual's
-    /// buffer exactly or does not overlap it (the kernel reads each residual element right before
-    /// writing the same output element).
-    func residualAdd(after value: Int, node: PlannedNode, shape: [Int], readsArenaInput: Bool,
-                     inPlace: Bool) -> (residual: Int, output: Int)? {
-        guard let graph, let next = follower(of: value), let binary = next.operation as? ElementwiseBinary,
+    /// another value of the same shape to it, when a convolution can do that addition in its
+    /// store: `value` has no other reader.
+    func residualAdd(after value: Int, shape: [Int]) -> (residual: Int, output: Int)? {
+        guard let next = follower(of: value), let binary = next.operation as? ElementwiseBinary,
               binary.kind == .add, next.inputs.count == 2 else { return nil }
         let residual = next.inputs[0] == value ? next.inputs[1] : next.inputs[0]
         let output = next.outputs[0]
         guard residual != value, graph.values[residual].shape == shape, graph.values[output].shape == shape,
-              graph.values[value].shape == shape,
-              writable(output, by: node, readsArenaInput: readsArenaInput, inPlace: inPlace),
-              pointer(residual) == pointer(output) || !overlap(residual, output) else { return nil }
+              graph.values[value].shape == shape else { return nil }
         return (residual, output)
     }
+}
 
-    /// Whether `node` may write `output` while it runs (see `fusedOutput`).
-    func writable(_ output: Int, by node: PlannedNode, readsArenaInput: Bool, inPlace: Bool) -> Bool {
-        guard readsArenaInput else { return true }
-        return node.inputs.enumerated().allSatisfy { index, input in
-            !overlap(input, output) || (inPlace && index == 0 && pointer(input) == pointer(output))
-        }
-    }
-
-    /// Where a step writes the map of `value`: the zero-bordered buffer the plan made for its
-    /// reader, or its arena buffer.
+extension StepBuilder {
+    /// Where a step writes the map of `value`: zero-bordered for its reader
+    /// (`FusionPlan.paddedValues`), or dense.
     func outputMap(_ value: Int, channels: Int, height: Int, width: Int) -> FeatureMap {
-        plan.paddedInputs[value]?.map
-            ?? FeatureMap(base: pointer(value), channels: channels, layout: .dense(width: width, height: height))
+        paddedMap(value) ?? FeatureMap(base: pointer(value), channels: channels, layout: .dense(width: width, height: height))
     }
+}
 
-    /// How the fast path runs a convolution, or nil when it leaves it to the reference kernel.
-    enum ConvolutionKind: Equatable {
-        /// 1x1, stride 1, no padding: one GEMM over pixels per group of channels.
-        case pointwise(groups: Int)
-        /// One K×K filter per channel (group = input channels = output channels), stride 1 or 2,
-        /// any dilation, reading a zero-bordered copy of its input with this border.
-        case depthwise(pad: Int)
-        /// K×K of any group count (one dense convolution per group), stride 1 or 2, any dilation,
-        /// reading a zero-bordered copy with this border.
-        case dense(pad: Int)
+/// How the fast path runs a convolution, or nil when it leaves it to the reference kernel.
+enum ConvolutionKind: Equatable {
+    /// 1x1, stride 1, no padding: one GEMM over pixels per group of channels.
+    case pointwise(groups: Int)
+    /// One K×K filter per channel (group = input channels = output channels), stride 1 or 2,
+    /// any dilation, reading a zero-bordered copy of its input with this border.
+    case depthwise(pad: Int)
+    /// K×K of any group count (one dense convolution per group), stride 1 or 2, any dilation,
+    /// reading a zero-bordered copy with this border.
+    case dense(pad: Int)
 
-        /// The border of the zero-bordered input the kernel reads (nil: it reads the arena).
-        var inputPad: Int? {
-            switch self {
-            case .pointwise: nil
-            case .depthwise(let pad), .dense(let pad): pad
-            }
+    /// The border of the zero-bordered input the kernel reads (nil: it reads the arena).
+    var inputPad: Int? {
+        switch self {
+        case .pointwise: nil
+        case .depthwise(let pad), .dense(let pad): pad
         }
     }
+}
 
+/// Which kernel runs a node, from its shapes alone: what the rules and the step builders share.
+protocol KernelChoices {}
+
+extension KernelChoices {
     /// The kernel that runs `conv` (batch 1, 2-D, square windows and strides): the kernel of its
     /// window trimmed to the taps that read the input (`inputWindow`), which `convolutionStep` runs.
     static func kind(of conv: Conv) -> ConvolutionKind? {
@@ -244,11 +225,11 @@ extension FastExecutor {
     }
 
     /// Output rows narrower than this run a dense K×K convolution as a patch GEMM.
-    static let narrowestDenseRow = 8
+    static var narrowestDenseRow: Int { 8 }
 
     /// Maps of fewer pixels than this may run an ungrouped 1x1 convolution as the packed GEMM
     /// (`SmallMapPointwiseStep`, `runsAsMatrixProduct`).
-    static let smallestPointwiseMap = 64
+    static var smallestPointwiseMap: Int { 64 }
 
     /// Whether an ungrouped 1x1 on a map of `pixels` runs as the GEMM over output channels: below
     /// `smallestPointwiseMap` pixels, when the GEMM's rows of pixels (4-row tiles below
@@ -288,14 +269,16 @@ extension FastExecutor {
         }
         return (weights, k, 1)
     }
+}
 
-
+extension StepBuilder {
     /// The step of a convolution: `conv` read from `input` (the value `inputValue`, when the
-    /// plan knows it), with weights and bias from their buffers, writing `output` or, when fused,
-    /// what `fusion` says.
+    /// plan knows it), with weights and bias from their buffers, writing `output` or, when fused
+    /// (`output` nil), what `fusion` says.
     func convolutionStep(_ conv: Conv, kind: ConvolutionKind, input: UnsafePointer<Float>, inputValue: Int?,
                          weights weightBuffer: UnsafePointer<Float>, bias biasBuffer: UnsafePointer<Float>?,
-                         output arenaOutput: UnsafeMutablePointer<Float>, fusion: ConvolutionFusion?) -> any Step {
+                         output arenaOutput: UnsafeMutablePointer<Float>?, fusion: ConvolutionFusion?) -> any Step {
+        precondition((arenaOutput == nil) != (fusion == nil), "a convolution step writes its output or its fusion's target")
         let window = Self.inputWindow(of: conv)
         let rawWeights = window.map { Self.windowWeights(weightBuffer, conv, rows: $0.rows, columns: $0.columns) }
             ?? Array(UnsafeBufferPointer(start: weightBuffer, count: conv.outputChannels * (conv.inputChannels / conv.group)
@@ -308,7 +291,7 @@ extension FastExecutor {
         let input = Self.denseMap(input, channels: cin, height: h.input, width: w.input)
         let activation = fusion?.epilogue.activation ?? .none
         let output = fusion.map { outputMap($0.target, channels: cout, height: h.output, width: w.output) }
-            ?? Self.denseMap(arenaOutput, channels: cout, height: h.output, width: w.output)
+            ?? Self.denseMap(arenaOutput!, channels: cout, height: h.output, width: w.output)
         let (weights, bias) = fusion?.epilogue.folded(weights: rawWeights, bias: rawBias, outputChannels: cout)
             ?? (rawWeights, rawBias)
         let denseResidual = fusion?.residual.map { Self.denseMap(pointer($0), channels: cout, height: h.output, width: w.output) }
@@ -337,8 +320,9 @@ extension FastExecutor {
             return GroupedPointwiseStep(input: input, output: output, activation: activation, residual: denseResidual,
                                         groups: parts, pool: pool)
         case .depthwise(let pad), .dense(let pad):
-            let prefilled = inputValue.flatMap { plan.paddedInputs[$0] }
-            let padded = prefilled ?? FeatureMapStorage(channels: cin, layout: .padded(width: w.input, height: h.input, pad: pad))
+            let prefilled = inputValue.flatMap(paddedMap)
+            let copy = prefilled == nil ? FeatureMapStorage(channels: cin, layout: .padded(width: w.input, height: h.input, pad: pad)) : nil
+            let padded = prefilled ?? copy!.map
             if case .dense = kind {
                 let (gin, gout, size) = (cin / conv.group, cout / conv.group, (cin / conv.group) * k * k)
                 let groups = (0..<conv.group).map { g in
@@ -347,13 +331,13 @@ extension FastExecutor {
                                        outputChannels: gout, inputChannels: gin, kernelSize: k)
                 }
                 return DenseConvolutionStep(
-                    input: input, padded: padded, copiesInput: prefilled == nil, output: output, activation: activation,
+                    input: input, padded: padded, copy: copy, output: output, activation: activation,
                     pool: pool, groups: groups, stride: stride, dilation: h.dilation, padTop: h.padBegin, padLeft: w.padBegin)
             }
             // `r + act(dw(r))` reads r from the padded copy the convolution reads anyway.
-            let residual = fusion?.residual != nil && fusion?.residual == inputValue ? padded.map : denseResidual
+            let residual = fusion?.residual != nil && fusion?.residual == inputValue ? padded : denseResidual
             let lattice = Self.compactLattice(weights, channels: cin, kernelSize: k)
-            return DepthwiseStep(input: input, padded: padded, copiesInput: prefilled == nil, output: output,
+            return DepthwiseStep(input: input, padded: padded, copy: copy, output: output,
                                  activation: activation, residual: residual, pool: pool,
                                  weights: DepthwiseWeights(weights: lattice.weights, bias: bias, channels: cin,
                                                            kernelSize: lattice.kernelSize),
@@ -362,7 +346,7 @@ extension FastExecutor {
     }
 }
 
-extension FastExecutor {
+extension StepBuilder {
     /// A 2-D convolution no direct kernel takes (stride above 2, a dense window above 7, borders
     /// above 8, unequal axes), batch 1: per group, every output pixel's window gathered into a row
     /// of a patch matrix, one GEMM with the weights, and the pixel-major result spread to planes.

@@ -5,7 +5,7 @@ import Kernels
 
 /// The decoder's attention gate `s · gate(mean(s + u)) + u`, led by its first Add `s + u`.
 struct AttentionGateFusion {
-    let chain: FastExecutor.GateChain
+    let chain: GateChain
     let skip: Int, upsampled: Int
     /// The final Add's output.
     let output: Int
@@ -19,21 +19,24 @@ struct MaskHeadFusion {
     let absorbed: [Int]
 }
 
-extension FastExecutor {
-    /// A squeeze-and-excite gate starting at the global average pool at `index`: the nodes
-    /// after it are, in order and each the only reader of the one before, a 1x1 Conv (reduce),
-    /// Relu, a 1x1 Conv (expand), Sigmoid and a Mul of the gate with a [1, C, H, W] value.
-    struct GateChain {
-        let weights: GateWeights
-        /// The value the gate multiplies, and the Mul node.
-        let gated: Int
-        let mul: PlannedNode
-        /// Output values of the nodes after the pool, up to and including the Mul.
-        let covered: [Int]
-    }
+/// A squeeze-and-excite gate starting at a global average pool: the nodes after it are, in
+/// order and each the only reader of the one before, a 1x1 Conv (reduce), Relu, a 1x1 Conv
+/// (expand), Sigmoid and a Mul of the gate with a [1, C, H, W] value.
+struct GateChain {
+    /// The reduce and expand convolutions (their weights are packed when the step is made).
+    let reduce: PlannedNode, expand: PlannedNode
+    let channels: Int, hiddenChannels: Int
+    /// The value the gate multiplies, and the Mul node.
+    let gated: Int
+    let mul: PlannedNode
+    /// Output values of the nodes after the pool, up to and including the Mul.
+    let covered: [Int]
+}
 
+extension FusionRules {
+    /// The gate chain starting at the global average pool at `i`.
     func gateChain(poolIndex i: Int) -> GateChain? {
-        guard let graph, i + 5 < graph.nodes.count else { return nil }
+        guard i + 5 < graph.nodes.count else { return nil }
         let n = graph.nodes
         guard n[i].operation is GlobalAveragePool, let pooled = n[i].outputs.first,
               let reduce = n[i + 1].operation as? Conv, soleConsumer(of: pooled)?.outputs == n[i + 1].outputs,
@@ -57,37 +60,46 @@ extension FastExecutor {
                   conv.width.padBegin == 0, conv.width.padEnd == 0 else { return nil }
         }
         guard reduce.inputChannels == c, expand.inputChannels == hidden, expand.outputChannels == c else { return nil }
-        let constants = { (node: PlannedNode, index: Int, count: Int) in
-            Array(UnsafeBufferPointer(start: self.pointer(node.inputs[index]), count: count))
-        }
-        let weights = GateWeights(
-            reduce: constants(n[i + 1], 1, hidden * c), reduceBias: reduce.hasBias ? constants(n[i + 1], 2, hidden) : nil,
-            expand: constants(n[i + 3], 1, c * hidden), expandBias: expand.hasBias ? constants(n[i + 3], 2, c) : nil,
-            channels: c, hiddenChannels: hidden)
-        return GateChain(weights: weights, gated: gated, mul: n[i + 5],
+        return GateChain(reduce: n[i + 1], expand: n[i + 3], channels: c, hiddenChannels: hidden, gated: gated, mul: n[i + 5],
                          covered: (i + 1...i + 5).map { n[$0].outputs[0] })
     }
 
     /// Squeeze-and-excite `x · gate(mean(x))` as one step (`squeezeExcite`), led by the pool at `index`.
     func matchSqueezeExcite(at index: Int) -> GateChain? {
-        guard let graph, let chain = gateChain(poolIndex: index), graph.nodes[index].inputs.first == chain.gated,
-              elementwiseSafe(chain.gated, chain.mul.outputs[0]) else { return nil }
+        guard let chain = gateChain(poolIndex: index), graph.nodes[index].inputs.first == chain.gated else { return nil }
         return chain
+    }
+}
+
+extension StepBuilder {
+    /// A gate chain's two convolutions, packed.
+    func gateWeights(_ chain: GateChain) -> GateWeights {
+        let (c, hidden) = (chain.channels, chain.hiddenChannels)
+        let constants = { (node: PlannedNode, index: Int, count: Int) in
+            Array(UnsafeBufferPointer(start: self.pointer(node.inputs[index]), count: count))
+        }
+        let reduce = chain.reduce.operation as! Conv, expand = chain.expand.operation as! Conv
+        return GateWeights(
+            reduce: constants(chain.reduce, 1, hidden * c), reduceBias: reduce.hasBias ? constants(chain.reduce, 2, hidden) : nil,
+            expand: constants(chain.expand, 1, c * hidden), expandBias: expand.hasBias ? constants(chain.expand, 2, c) : nil,
+            channels: c, hiddenChannels: hidden)
     }
 
     func squeezeExciteStep(_ chain: GateChain) -> any Step {
         let out = chain.mul.outputs[0]
-        let (c, h, w) = Self.planes(graph!.values[out].shape)!
+        let (c, h, w) = Self.planes(graph.values[out].shape)!
         return SqueezeExciteStep(input: Self.denseMap(pointer(chain.gated), channels: c, height: h, width: w),
                                  output: Self.denseMap(pointer(out), channels: c, height: h, width: w),
-                                 weights: chain.weights, pool: pool)
+                                 weights: gateWeights(chain), pool: pool)
     }
+}
 
+extension FusionRules {
     /// The decoder's attention gate `s · gate(mean(s + u)) + u` as one step (`attentionGate`),
     /// led by its first Add: `a = s + u` read only by a pool starting a gate chain over `s`, whose
     /// Mul is read only by the next node, an Add of `u`.
     func matchAttentionGate(_ binary: ElementwiseBinary, at i: Int) -> AttentionGateFusion? {
-        guard let graph, binary.kind == .add else { return nil }
+        guard binary.kind == .add else { return nil }
         let node = graph.nodes[i]
         guard node.inputs.count == 2, let sum = node.outputs.first, i + 7 < graph.nodes.count,
               soleConsumer(of: sum)?.outputs == graph.nodes[i + 1].outputs,
@@ -99,24 +111,29 @@ extension FastExecutor {
               soleConsumer(of: chain.mul.outputs[0])?.outputs == final.outputs,
               Set(final.inputs) == [chain.mul.outputs[0], u], graph.values[u].shape == graph.values[s].shape,
               graph.values[sum].shape == graph.values[s].shape, Self.planes(graph.values[s].shape) != nil,
-              let out = final.outputs.first, elementwiseSafe(s, out), elementwiseSafe(u, out) else { return nil }
+              let out = final.outputs.first else { return nil }
         return AttentionGateFusion(chain: chain, skip: s, upsampled: u, output: out,
                                    absorbed: [graph.nodes[i + 1].outputs[0]] + chain.covered + [out])
     }
 
+}
+
+extension StepBuilder {
     /// The gate's step: it applies the gate, or (when a banded step took the application over)
     /// only computes the gate's values for that step.
     func attentionGateStep(_ f: AttentionGateFusion, leader: Int) -> any Step {
-        let (c, h, w) = Self.planes(graph!.values[f.output].shape)!
+        let (c, h, w) = Self.planes(graph.values[f.output].shape)!
         let map = { (value: Int) in Self.denseMap(self.pointer(value), channels: c, height: h, width: w) }
-        if let values = plan.takenOverGates[leader] {
-            return AttentionGateValuesStep(skip: map(f.skip), upsampled: map(f.upsampled), weights: f.chain.weights,
+        if let values = gateValues(leader) {
+            return AttentionGateValuesStep(skip: map(f.skip), upsampled: map(f.upsampled), weights: gateWeights(f.chain),
                                            gate: values, pool: pool)
         }
         return AttentionGateStep(skip: map(f.skip), upsampled: map(f.upsampled), output: map(f.output),
-                                 weights: f.chain.weights, pool: pool)
+                                 weights: gateWeights(f.chain), pool: pool)
     }
+}
 
+extension FusionRules {
     /// A bilinear ×2 `Resize` whose only reader is a 1x1 convolution without activation (the
     /// decoder's upsample-then-project): both are linear per pixel and the resize weights sum to
     /// 1, so `conv(resize(x)) = resize(conv(x))` (bias included). The step convolves at the low
@@ -126,7 +143,7 @@ extension FastExecutor {
     /// the unfused order by a few ulp (the fused results are compared with onnxruntime; the
     /// node-by-node check runs unfused). Returns the convolution's output.
     func matchResizedPointwise(_ resize: Resize, at here: Int) -> Int? {
-        guard let graph, let value = graph.nodes[here].outputs.first,
+        guard let value = graph.nodes[here].outputs.first,
               resize.outH == 2 * resize.inH, resize.outW == 2 * resize.inW,
               let shape = resize.outputShapes.first, shape.count == 4, shape[0] == 1,
               Self.isHalfPixelDoubling(resize.rows, input: resize.inH),
@@ -141,8 +158,11 @@ extension FastExecutor {
         return next.outputs[0]
     }
 
+}
+
+extension StepBuilder {
     func resizedPointwiseStep(_ resize: Resize, convolutionOutput: Int, _ inputs: [UnsafePointer<Float>]) -> any Step {
-        let next = graph!.nodes[nodeIndex[convolutionOutput]!]
+        let next = graph.nodes[rules.nodeIndex[convolutionOutput]!]
         let conv = next.operation as! Conv
         let cin = conv.inputChannels, cout = conv.outputChannels
         let weights = Array(UnsafeBufferPointer(start: pointer(next.inputs[1]), count: cout * cin))
@@ -154,29 +174,36 @@ extension FastExecutor {
             weights: PointwiseWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin))
     }
 
+}
+
+extension KernelChoices {
     /// Whether `t` is a 2x2 stride-2 ConvTranspose without padding (group 1, batch 1, 2-D).
     static func isDoubling(_ t: ConvTranspose) -> Bool {
         t.outputShapes[0].count == 4 && t.batch == 1 && t.group == 1 && t.kH == 2 && t.kW == 2 && t.strideH == 2
             && t.strideW == 2 && t.dilationH == 1 && t.dilationW == 1 && t.padTop == 0 && t.padLeft == 0
             && t.outH == 2 * t.inH && t.outW == 2 * t.inW
     }
+}
 
+extension FusionRules {
     /// A 2x2 stride-2 ConvTranspose with a Sigmoid right after it (the mask), and a Reshape right
     /// after that (NCHW → NHWC of one channel: the same elements), written by one step: rows of
-    /// the output are written while later input rows are still to be read, so their buffers must
-    /// not overlap the input.
+    /// the output are written while later input rows are still to be read (the buffer plan keeps
+    /// them apart).
     func matchMaskHead(_ t: ConvTranspose, at here: Int) -> MaskHeadFusion? {
-        guard let graph, Self.isDoubling(t) else { return nil }
+        guard Self.isDoubling(t) else { return nil }
         let node = graph.nodes[here]
-        guard let next = follower(of: node.outputs[0]), let unary = next.operation as? ElementwiseUnary, unary.kind == .sigmoid,
-              !node.inputs.contains(where: { overlap($0, next.outputs[0]) }) else { return nil }
-        if let reshape = follower(of: next.outputs[0]), reshape.operation is Reshape,
-           !node.inputs.contains(where: { overlap($0, reshape.outputs[0]) }) {
+        guard let next = follower(of: node.outputs[0]), let unary = next.operation as? ElementwiseUnary,
+              unary.kind == .sigmoid else { return nil }
+        if let reshape = follower(of: next.outputs[0]), reshape.operation is Reshape {
             return MaskHeadFusion(target: reshape.outputs[0], absorbed: [next.outputs[0], reshape.outputs[0]])
         }
         return MaskHeadFusion(target: next.outputs[0], absorbed: [next.outputs[0]])
     }
 
+}
+
+extension StepBuilder {
     /// The 2x2 stride-2 ConvTranspose (`fusion` nil: alone, writing `output`).
     func doublingTransposedStep(_ t: ConvTranspose, _ inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>,
                                 fusion: MaskHeadFusion?) -> any Step {

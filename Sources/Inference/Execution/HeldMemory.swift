@@ -1,0 +1,46 @@
+import Kernels
+
+/// The heap bytes reachable from some values, each buffer counted once: what a session's steps
+/// own (packed weights, zero-bordered copies, band buffers, workspaces, the worker pool's
+/// scratch) and what a model holds (its constants, its operators' tables).
+///
+/// It walks the values' stored properties by reflection, so a buffer a new step or operator
+/// keeps is counted without that type saying so: `FloatBuffer`s by their float count, arrays of
+/// numbers by their element count, class instances once each. Pointers (into an arena, or the
+/// caller's buffers) count nothing. For diagnostics, not for the per-frame path (it allocates).
+struct HeldMemory {
+    private var seen: Set<ObjectIdentifier> = []
+    private var seenArrays: Set<UnsafeRawPointer> = []
+    /// The bytes counted so far.
+    private(set) var bytes = 0
+
+    /// An array's elements, once per storage (copies of an array share it).
+    private mutating func addArray<Element>(_ values: [Element]) {
+        guard let base = values.withUnsafeBufferPointer({ $0.baseAddress }), !values.isEmpty,
+              seenArrays.insert(UnsafeRawPointer(base)).inserted else { return }
+        bytes += values.count * MemoryLayout<Element>.stride
+    }
+
+    /// Counts what `value` holds that was not counted yet.
+    mutating func add(_ value: Any) {
+        switch value {
+        case let buffer as FloatBuffer:
+            if seen.insert(ObjectIdentifier(buffer)).inserted { bytes += buffer.count * MemoryLayout<Float>.stride }
+        case let values as [Float]: addArray(values)
+        case let values as [Int]: addArray(values)
+        case let values as [Int32]: addArray(values)
+        case let values as [Int64]: addArray(values)
+        case let values as [UInt8]: addArray(values)
+        case let values as [Int8]: addArray(values)
+        default:
+            var mirror: Mirror? = Mirror(reflecting: value)
+            if mirror?.displayStyle == .class {
+                guard seen.insert(ObjectIdentifier(value as AnyObject)).inserted else { return }
+            }
+            while let current = mirror {
+                for child in current.children { add(child.value) }
+                mirror = current.superclassMirror
+            }
+        }
+    }
+}

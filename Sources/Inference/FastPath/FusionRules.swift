@@ -1,0 +1,137 @@
+import Kernels
+
+/// The fast path's cross-node rules, run on the graph before any memory is placed: they decide
+/// which node leads a fused step and which nodes it absorbs (`FusionPlan`), from the graph alone
+/// (shapes, operators, constants, readers). No rule sees a buffer: the buffer plan is made after
+/// them, over the lowered graph (`BufferPlan.init(_:lowered:)`), and keeps every value a fused
+/// step reads apart from every value it writes, except where the fusion says its kernel may
+/// write over an input (`FusionPlan.Fusion.mayOverwrite`).
+///
+/// Each rule is a `match…` function, in the file of the kernels its step runs (convolutions
+/// and what they absorb in `Convolutions.swift`, `Epilogue.swift` and `BandedPointwiseDepthwise.swift`;
+/// multi-node blocks in `MultiNodeBlocks.swift`; Transposes in `MatrixProducts.swift`,
+/// `SingleNodeLayers.swift` and `StepBuilder.swift`). `matchFusion(at:plan:)` dispatches on the operator.
+struct FusionRules: KernelChoices {
+    let graph: LoadedGraph
+    /// The values whose contents are fixed before the graph runs (weights are packed from them;
+    /// a node whose weights are computed at run time is not taken).
+    let constants: Set<Int>
+    /// For each value, the nodes reading it (indices into `graph.nodes`).
+    let consumers: [[Int]]
+    /// The index in `graph.nodes` of the node producing each value.
+    let nodeIndex: [Int: Int]
+
+    init(_ graph: LoadedGraph) {
+        self.graph = graph
+        constants = Set(graph.values.indices.filter { graph.values[$0].constant != nil })
+        var consumers = Array(repeating: [Int](), count: graph.values.count)
+        var nodeIndex: [Int: Int] = [:]
+        for (index, node) in graph.nodes.enumerated() {
+            for id in node.inputs { consumers[id].append(index) }
+            for id in node.outputs { nodeIndex[id] = index }
+        }
+        self.consumers = consumers
+        self.nodeIndex = nodeIndex
+    }
+
+    /// Whether every input after the first (weights, bias) is a constant: a kernel packs them
+    /// when its step is made.
+    func hasConstantWeights(_ node: PlannedNode) -> Bool {
+        node.inputs.dropFirst().allSatisfy(constants.contains)
+    }
+
+    /// The single node reading `value`, if exactly one reads it and it is not a graph output.
+    func soleConsumer(of value: Int) -> PlannedNode? {
+        guard consumers[value].count == 1, !graph.outputIDs.contains(value) else { return nil }
+        return graph.nodes[consumers[value][0]]
+    }
+
+    /// The first `count` floats of a float32 constant, or nil when `value` is not one.
+    func constantFloats(_ value: Int, count: Int) -> [Float]? {
+        guard let floats = graph.values[value].constant?.floats, floats.count >= count else { return nil }
+        return Array(floats.prefix(count))
+    }
+
+    /// The plan for the graph: every node offered to the cross-node rules, in order (only the
+    /// nodes in `leaders` may lead a fusion, when it is given).
+    func plan(leaders: Set<Int>? = nil) -> FusionPlan {
+        var plan = FusionPlan()
+        for index in graph.nodes.indices where plan.absorbedBy[index] == nil && leaders?.contains(index) != false {
+            guard let fusion = matchFusion(at: index, plan: plan) else { continue }
+            plan.record(fusion, at: index, absorbing: fusion.absorbed.compactMap { nodeIndex[$0] })
+            if case .pointwiseDepthwise(let banded) = fusion, let gate = banded.gate {
+                plan.takeOver(gate: gate, channels: graph.values[graph.nodes[index].inputs[0]].shape[1])
+            }
+            if let target = paddedTarget(of: fusion, at: index),
+               let pad = paddedBorder(for: target.value, channels: target.channels, height: target.height, width: target.width) {
+                plan.writePadded(target.value, channels: target.channels,
+                                 layout: .padded(width: target.width, height: target.height, pad: pad))
+            }
+        }
+        return plan
+    }
+
+    /// The first cross-node rule that matches at node `index`, if any.
+    func matchFusion(at index: Int, plan: FusionPlan) -> FusionPlan.Fusion? {
+        let node = graph.nodes[index]
+        switch node.operation {
+        case let conv as Conv:
+            guard hasConstantWeights(node), let kind = Self.kind(of: conv) else { return nil }
+            // The banded pair reads the 1x1 weights as they are (not from a trimmed window).
+            if kind == .pointwise(groups: 1), conv.height.kernel == 1, let banded = matchPointwiseDepthwise(at: index, plan: plan) {
+                return .pointwiseDepthwise(banded)
+            }
+            return .convolution(matchConvolution(conv, kind: kind, node))
+        case is GlobalAveragePool:
+            return matchSqueezeExcite(at: index).map { .squeezeExcite($0) }
+        case let binary as ElementwiseBinary:
+            return matchAttentionGate(binary, at: index).map { .attentionGate($0) }
+        case let resize as Resize:
+            return matchResizedPointwise(resize, at: index).map { .resizedPointwise(convolutionOutput: $0) }
+        case let transposed as ConvTranspose:
+            guard hasConstantWeights(node) else { return nil }
+            return matchMaskHead(transposed, at: index).map { .maskHead($0) }
+        case let transpose as Transpose:
+            if let deinterleave = matchDeinterleave(transpose, node) { return .deinterleave(deinterleave) }
+            if let pair = matchCancelledTransposes(transpose, node) { return .cancelledTransposes(pair) }
+            return matchChannelSoftmax(transpose, node).map { .channelSoftmax(softmax: $0.softmax, output: $0.output) }
+        case let gather as AxisGather:
+            return matchPaddedConvolution(gather, node).map { .paddedConvolution($0) }
+        default:
+            return nil
+        }
+    }
+
+    /// The value a fusion writes that a producer may write zero-bordered, with its planes.
+    func paddedTarget(of fusion: FusionPlan.Fusion, at index: Int) -> (value: Int, channels: Int, height: Int, width: Int)? {
+        let value: Int
+        switch fusion {
+        case .convolution(let f): value = f.target
+        case .pointwiseDepthwise(let f): value = f.depthwise.target
+        case .resizedPointwise(let output): value = output
+        case .deinterleave: value = graph.nodes[index].outputs[0]
+        case .paddedConvolution(let f): value = f.convolution.target
+        default: return nil
+        }
+        guard let (c, h, w) = Self.planes(graph.values[value].shape) else { return nil }
+        return (value, c, h, w)
+    }
+
+    /// The border of the zero-bordered input that the depthwise or dense K×K convolution reading
+    /// `value` wants, when it is the value's only reader and runs on the fast path (so the value's
+    /// producer can write it there), or nil.
+    func paddedBorder(for value: Int, channels: Int, height: Int, width: Int) -> Int? {
+        guard let reader = soleConsumer(of: value), let conv = reader.operation as? Conv, hasConstantWeights(reader),
+              let pad = Self.kind(of: conv)?.inputPad, reader.inputs.first == value,
+              conv.inputChannels == channels, conv.height.input == height, conv.width.input == width else { return nil }
+        return pad
+    }
+
+    /// The node reading `value` when it is its only reader (and `value` is not a graph output)
+    /// and it runs right after `value`'s producer.
+    func follower(of value: Int) -> PlannedNode? {
+        guard let next = soleConsumer(of: value), let here = nodeIndex[value], here + 1 < graph.nodes.count,
+              graph.nodes[here + 1].outputs == next.outputs else { return nil }
+        return next
+    }
+}
