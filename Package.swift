@@ -70,7 +70,7 @@ struct ArchitectureChoice {
         let flags = Set(line.split(separator: " ").map(String.init))
         let known = ["avx": "AVX", "avx2": "AVX2", "fma": "FMA", "f16c": "F16C", "bmi2": "BMI2",
                      "avx512f": "AVX512F", "avx512bw": "AVX512BW", "avx512dq": "AVX512DQ",
-                     "avx512vl": "AVX512VL", "avx512cd": "AVX512CD"]
+                     "avx512vl": "AVX512VL", "avx512cd": "AVX512CD", "avx512_vnni": "AVX512_VNNI"]
         return known.filter { flags.contains($0.key) }.map(\.value).sorted()
         #else
         return []

@@ -20,6 +20,11 @@ against DISABLE_ALL). Where onnx fixes the arithmetic (QuantizeLinear, the integ
 outputs should be equal but where a float operator between a DequantizeLinear and a QuantizeLinear sums in
 another order and a value lands on the other side of a rounding boundary (one quantum).
 
+Each path is also compared with the ENABLE_ALL run (`max_abs_vs_enable_all`, `differing_vs_enable_all`):
+vbg's fast path rewrites QDQ groups into QLinearConv / QLinearMatMul as onnxruntime's optimiser does
+(`Sources/Inference/Graph/QuantizedGroupRewrite.swift`), so that is the run its QDQ results should equal;
+the reference path runs the graph as written, like DISABLE_ALL.
+
     python Tools/check_quantized_models.py --vbg .build/release/vbg [--only NAME,...] [--json FILE]
 """
 
@@ -154,9 +159,12 @@ def main():
                     row[path] = {"refused": failure}
                     continue
                 comparisons = [compare(r, e) for r, e in zip(results, expected)]
+                against_optimised = [compare(r, o) for r, o in zip(results, optimised)]
                 row[path] = {"max_abs": max(c.get("max_abs", float("inf")) for c in comparisons),
                              "differing": sum(c.get("differing", 0) for c in comparisons),
-                             "elements": sum(c.get("elements", 0) for c in comparisons)}
+                             "elements": sum(c.get("elements", 0) for c in comparisons),
+                             "max_abs_vs_enable_all": max(c.get("max_abs", float("inf")) for c in against_optimised),
+                             "differing_vs_enable_all": sum(c.get("differing", 0) for c in against_optimised)}
             rows.append(row)
             print(json.dumps(row), flush=True)
     if args.json:

@@ -57,6 +57,9 @@ package enum CPUSupport {
         #if VBG_REQUIRES_AVX512CD
         defined.insert("AVX512CD")
         #endif
+        #if VBG_REQUIRES_AVX512_VNNI
+        defined.insert("AVX512_VNNI")
+        #endif
         return compileTargetFeatures.map { name, inTarget in (name, inTarget || defined.contains(name)) }
             .filter(\.1).map(\.0)
     }()
@@ -67,7 +70,8 @@ package enum CPUSupport {
         [("AVX", VBG_TARGET_AVX != 0), ("AVX2", VBG_TARGET_AVX2 != 0), ("FMA", VBG_TARGET_FMA != 0),
          ("F16C", VBG_TARGET_F16C != 0), ("BMI2", VBG_TARGET_BMI2 != 0), ("AVX512F", VBG_TARGET_AVX512F != 0),
          ("AVX512BW", VBG_TARGET_AVX512BW != 0), ("AVX512DQ", VBG_TARGET_AVX512DQ != 0),
-         ("AVX512VL", VBG_TARGET_AVX512VL != 0), ("AVX512CD", VBG_TARGET_AVX512CD != 0)]
+         ("AVX512VL", VBG_TARGET_AVX512VL != 0), ("AVX512CD", VBG_TARGET_AVX512CD != 0),
+         ("AVX512_VNNI", VBG_TARGET_AVX512VNNI != 0)]
         #else
         []
         #endif

@@ -61,8 +61,17 @@ package final class InferenceModel: Sendable {
         held.add(graph)
         held.add(fastPath)
         held.add(bufferPlan)
-        return held.bytes + constants.byteCount
+        if let fastGraph {
+            held.add(fastGraph.graph)
+            held.add(fastGraph.fastPath)
+        }
+        return held.bytes + constants.byteCount + (fastGraph?.constants.byteCount ?? 0)
     }
+    /// The graph fast sessions that plan every fusion run when it differs from `graph`, with its
+    /// fast-path plan and constants: the QDQ groups rewritten into QLinearConv and QLinearMatMul
+    /// (`QuantizedGroupRewrite`), which the fast path runs on its integer kernel. Nil when no
+    /// group matched.
+    let fastGraph: (graph: LoadedGraph, fastPath: FastPathPlan, constants: ConstantStore)?
 
     /// Total multiply-accumulates per run.
     package var multiplyAccumulates: Int { macsByOp.values.reduce(0, +) }
@@ -123,6 +132,20 @@ package final class InferenceModel: Sendable {
         fastPath = FastPathPlan(graph, constants: constants)
         guard fastPath.buffers.totalCount <= Shapes.maximumElementCount else {
             throw ModelError(.invalidShape, "running the model needs \(fastPath.buffers.totalCount / (1 << 28)) GiB of buffers; the limit is 8 GiB")
+        }
+        // The rewrite keeps every graph input and output; a rewritten graph that does not load
+        // (it would be a bug of the rewrite) or plans more than the limit is not used.
+        if let rewritten = QuantizedGroupRewrite.rewrite(proto),
+           var fast = try? LoadedGraph(rewritten, inputShapes: inputShapes, planTimeInputs: planTimeInputs.mapValues(\.constant),
+                                       planTimeStrings: planTimeStrings),
+           fast.inputIDs.map({ TensorDescription(name: fast.values[$0].name, shape: fast.values[$0].shape, type: fast.values[$0].type) }) == inputs,
+           fast.outputIDs.map({ TensorDescription(name: fast.values[$0].name, shape: fast.values[$0].shape, type: fast.values[$0].type) }) == outputs {
+            let fastConstants = ConstantStore(fast)
+            fast.droppingConstantContents()
+            let fastPlan = FastPathPlan(fast, constants: fastConstants)
+            fastGraph = fastPlan.buffers.totalCount <= Shapes.maximumElementCount ? (fast, fastPlan, fastConstants) : nil
+        } else {
+            fastGraph = nil
         }
         peakActivationBytes = plan.activationCount * MemoryLayout<Float>.size
         opsetVersion = graph.opsetVersion

@@ -18,6 +18,10 @@ package final class InferenceSession: @unchecked Sendable {
     // cleared only while `lock` is held.
     package let model: InferenceModel
     package let path: ExecutionPath
+    /// The graph this session runs: the model's, or its fast graph (`InferenceModel.fastGraph`).
+    let graph: LoadedGraph
+    /// The constants of `graph`, read in place.
+    let constants: ConstantStore
     package let threads: Int
     package let keepsIntermediates: Bool
     /// Bytes of the arena (activations, and the fast path's zero-bordered maps and gate values;
@@ -70,7 +74,14 @@ package final class InferenceSession: @unchecked Sendable {
         self.path = path
         self.threads = threads
         self.keepsIntermediates = keepsIntermediates
-        let graph = model.graph
+        // Fast sessions that plan every fusion run the model's fast graph when it has one (QDQ
+        // groups rewritten for the integer kernels, `QuantizedGroupRewrite`); the reference path,
+        // inspection and the fusion bisection of `vbg check` run the graph as written.
+        let rewritten = path == .fast && !keepsIntermediates && fusions == .all ? model.fastGraph : nil
+        let graph = rewritten?.graph ?? model.graph
+        self.graph = graph
+        let constants = rewritten?.constants ?? model.constants
+        self.constants = constants
         // The model planned its buffers once for each path; only inspection (every value in a
         // slot of its own) and fusions led by chosen nodes plan their own.
         var fastPath: FastPathPlan? = nil
@@ -80,7 +91,7 @@ package final class InferenceSession: @unchecked Sendable {
             } else if case .ledBy(let leaders) = fusions {
                 fastPath = FastPathPlan(graph, constants: model.constants, leaders: leaders)
             } else {
-                fastPath = model.fastPath
+                fastPath = rewritten?.fastPath ?? model.fastPath
             }
         }
         let plan = fastPath?.buffers ?? (keepsIntermediates ? BufferPlan(graph, reusesBuffers: false) : model.bufferPlan)
@@ -94,11 +105,11 @@ package final class InferenceSession: @unchecked Sendable {
         arenaBytes = plan.totalCount * MemoryLayout<Float>.size
         // Fusion skips writing fused values to the arena, so inspection sessions run unfused.
         let fast = fastPath.map { StepBuilder(threads: threads, rules: $0.rules, plan: $0.fusions, buffers: $0.buffers, arena: arena,
-                                              constants: model.constants) }
+                                              constants: constants) }
         var steps: [any Step] = []
         var stepOfNode: [Int?] = []
         for node in graph.nodes {
-            let inputs = node.inputs.map { UnsafePointer(model.constants.pointer($0) ?? arena + plan.offsets[$0]) }
+            let inputs = node.inputs.map { UnsafePointer(constants.pointer($0) ?? arena + plan.offsets[$0]) }
             let outputs = node.outputs.map { arena + plan.offsets[$0] }
             switch fast?.work(for: node, inputs: inputs, outputs: outputs) ?? .reference {
             case .step(let step):
@@ -126,11 +137,11 @@ package final class InferenceSession: @unchecked Sendable {
     /// Where value `id` lives: the model's constant store for a constant (never written), the
     /// arena for any other.
     private func address(_ id: Int) -> UnsafeMutablePointer<Float> {
-        model.constants.pointer(id) ?? arena + plan.offsets[id]
+        constants.pointer(id) ?? arena + plan.offsets[id]
     }
 
     /// Bytes the session holds: its arena (activations, the fast path's zero-bordered maps and
-    /// gate values, a copy of the constants), what its steps own (packed weights, copies, band
+    /// gate values, no constants: those are the model's), what its steps own (packed weights, copies, band
     /// buffers, workspaces) and its worker pool's scratch. The model's own bytes are
     /// `InferenceModel.heldBytes`. Walks the steps (allocates): for diagnostics.
     package var heldBytes: Int {
@@ -148,10 +159,10 @@ package final class InferenceSession: @unchecked Sendable {
     /// - Throws: `ModelError(.invalidInput)` when the graph does not have exactly one input and
     ///   one output, both float32, or a buffer has the wrong size.
     package func run(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>) throws(ModelError) {
-        guard model.graph.outputIDs.count == 1 else {
+        guard self.graph.outputIDs.count == 1 else {
             throw ModelError(.invalidInput, "run(input:output:) needs a graph with one output; pick the output with run(input:output:outputAt:)")
         }
-        try run(input: input, output: output, outputID: model.graph.outputIDs[0])
+        try run(input: input, output: output, outputID: self.graph.outputIDs[0])
     }
 
     /// Runs a graph with one float32 input and writes the float32 output `model.outputs[index]`;
@@ -164,15 +175,15 @@ package final class InferenceSession: @unchecked Sendable {
     ///   input, `index` is not an output's, that output is not float32, or a buffer has the wrong size.
     package func run(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>,
                     outputAt index: Int) throws(ModelError) {
-        guard model.graph.outputIDs.indices.contains(index) else {
-            throw ModelError(.invalidInput, "the model has \(model.graph.outputIDs.count) outputs; there is no output \(index)")
+        guard self.graph.outputIDs.indices.contains(index) else {
+            throw ModelError(.invalidInput, "the model has \(self.graph.outputIDs.count) outputs; there is no output \(index)")
         }
-        try run(input: input, output: output, outputID: model.graph.outputIDs[index])
+        try run(input: input, output: output, outputID: self.graph.outputIDs[index])
     }
 
     private func run(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>,
                      outputID: Int) throws(ModelError) {
-        let graph = model.graph
+        let graph = self.graph
         guard graph.inputIDs.count == 1, model.inputs[0].type == .float32 else {
             throw ModelError(.invalidInput, "run(input:output:) needs a graph with one float32 input; use run(_:)")
         }
@@ -206,7 +217,7 @@ package final class InferenceSession: @unchecked Sendable {
     ///
     /// - Throws: `ModelError(.invalidInput)` for a missing or unknown input or a wrong size.
     package func run(inputs: [String: [Float]]) throws(ModelError) -> [String: [Float]] {
-        let graph = model.graph
+        let graph = self.graph
         for name in inputs.keys where !graph.inputIDs.contains(where: { graph.values[$0].name == name }) {
             throw ModelError(.invalidInput, "the model has no input '\(name)'")
         }
@@ -236,7 +247,7 @@ package final class InferenceSession: @unchecked Sendable {
     /// - Throws: `ModelError(.invalidInput)` for a missing or unknown input, or one whose type or
     ///   shape differs from the model's.
     package func run(_ feeds: [String: Tensor]) throws(ModelError) -> [String: Tensor] {
-        let graph = model.graph
+        let graph = self.graph
         for name in feeds.keys where !graph.inputIDs.contains(where: { graph.values[$0].name == name }) {
             throw ModelError(.invalidInput, "the model has no input '\(name)'")
         }
@@ -264,7 +275,7 @@ package final class InferenceSession: @unchecked Sendable {
     /// - Precondition: `input(i).count` is input `i`'s byte count.
     package func run(copyingInputs input: (Int) -> UnsafeRawBufferPointer,
                      readingOutputs output: (Int, UnsafeRawBufferPointer) -> Void) {
-        let graph = model.graph
+        let graph = self.graph
         lock.lock()
         defer { lock.unlock() }
         for (index, id) in graph.inputIDs.enumerated() {
@@ -279,7 +290,7 @@ package final class InferenceSession: @unchecked Sendable {
     }
 
     private func tensor(_ id: Int) -> Tensor {
-        let value = model.graph.values[id]
+        let value = self.graph.values[id]
         return Tensor(type: value.type, shape: value.shape,
                       bytes: Array(UnsafeRawBufferPointer(start: address(id), count: value.byteCount)))
     }
@@ -301,7 +312,7 @@ package final class InferenceSession: @unchecked Sendable {
     package func profileLayers(input: UnsafeBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>,
                               runs: Int) throws(ModelError) -> [LayerProfile] {
         try run(input: input, output: output)  // validates the buffers
-        let graph = model.graph
+        let graph = self.graph
         let inputID = graph.inputIDs[0], outputID = graph.outputIDs[0]
         let layers = self.layers.map { layer in
             let nodes = layer.nodes.map { graph.nodes[$0] }
@@ -379,7 +390,7 @@ package final class InferenceSession: @unchecked Sendable {
     /// nodes it has no fast kernel for (a node whose work a fused step does counts as fast). What
     /// `vbg inspect` reports as the fast path's share of the MACs.
     package var nodeKernels: [NodeKernel] {
-        model.graph.nodes.enumerated().map { index, node in
+        self.graph.nodes.enumerated().map { index, node in
             NodeKernel(name: node.name, op: node.opType, multiplyAccumulates: node.operation.multiplyAccumulates,
                        runsOnReference: stepOfNode[index].map { steps[$0] is ReferenceStep } ?? false)
         }
@@ -402,7 +413,7 @@ package final class InferenceSession: @unchecked Sendable {
     package func replay(nodeAt index: Int, readingInputsFrom source: InferenceSession) -> [Tensor] {
         precondition(source !== self && source.model === model, "replay reads another session of the same model")
         precondition(keepsIntermediates && source.keepsIntermediates, "replay needs sessions that keep their intermediates")
-        let graph = model.graph
+        let graph = self.graph
         let node = graph.nodes[index]
         let inputs = node.inputs.map { id in (id, graph.values[id].constant == nil ? source.tensor(named: graph.values[id].name) : nil) }
         lock.lock()
@@ -425,7 +436,7 @@ package final class InferenceSession: @unchecked Sendable {
     /// The tensor named `name` after the last run, under the same rules as `value(named:)`, of
     /// any element type.
     package func tensor(named name: String) -> Tensor? {
-        let graph = model.graph
+        let graph = self.graph
         guard let id = graph.values.firstIndex(where: { $0.name == name }) else { return nil }
         let value = graph.values[id]
         guard keepsIntermediates || value.constant != nil || graph.outputIDs.contains(id) else { return nil }
@@ -436,7 +447,7 @@ package final class InferenceSession: @unchecked Sendable {
 
     /// The shape of a value the session computes or reads, or nil for unknown names.
     package func shape(ofValueNamed name: String) -> [Int]? {
-        model.graph.values.first { $0.name == name }?.shape
+        self.graph.values.first { $0.name == name }?.shape
     }
 }
 

@@ -157,6 +157,10 @@ final class StepBuilder: KernelChoices {
             return matMulStep(product, node, inputs, outputs)
         case let gemm as Gemm:
             return gemmStep(gemm, node, inputs, outputs)
+        case let conv as QLinearConv:
+            return quantizedConvolutionStep(conv, node, inputs, outputs)
+        case let product as QLinearMatMul:
+            return quantizedMatrixStep(product, node, inputs, outputs)
         case let transpose as Transpose:
             if Self.isDeinterleave(transpose) { return deinterleaveStep(transpose, node, inputs, outputs, fusion: nil) }
             return interleaveStep(transpose, inputs, outputs) ?? blockTransposeStep(transpose, inputs, outputs)

@@ -63,12 +63,7 @@ struct FloatWidening {
             }
         }
         var widenedConstants: [Int: ConstantTensor] = [:]
-        for (index, value) in halfConstants {
-            let floats = value.bytes.withUnsafeBytes { raw in
-                raw.baseAddress.map { base in (0..<value.elementCount).map { Float(TensorElements.double(base, at: $0, value.type)) } } ?? []
-            }
-            widenedConstants[index] = ConstantTensor(shape: value.shape, floats: floats)
-        }
+        for (index, value) in halfConstants { widenedConstants[index] = Self.widen(value) }
         self.widened = widened
         self.widenedConstants = widenedConstants
         self.parameterTypes = parameterTypes
@@ -92,6 +87,23 @@ struct FloatWidening {
             version = next
         }
         return version
+    }
+
+    /// The data-movement operators that, reading only float16 values rounded from float32 ones
+    /// in a widened region, move the float32 values instead and round their result
+    /// (`LoadedGraph.twinInputs`): their result is the same, and the widened nodes after them read
+    /// float32, as in onnxruntime, whose inserted casts surround the whole region.
+    static let keepsFloat32: Set<String> = [
+        "Reshape", "Transpose", "Slice", "Concat", "Gather", "GatherElements", "GatherND", "Where", "Expand",
+        "Squeeze", "Unsqueeze", "Flatten", "Identity", "Split", "Tile", "Trilu", "DepthToSpace", "SpaceToDepth",
+    ]
+
+    /// The float32 copy of a float16 or bfloat16 constant (exact).
+    static func widen(_ value: ConstantTensor) -> ConstantTensor {
+        let floats = value.bytes.withUnsafeBytes { raw in
+            raw.baseAddress.map { base in (0..<value.elementCount).map { Float(TensorElements.double(base, at: $0, value.type)) } } ?? []
+        }
+        return ConstantTensor(shape: value.shape, floats: floats)
     }
 
     /// The types widened to float32: float16 and bfloat16, whose widening is exact.

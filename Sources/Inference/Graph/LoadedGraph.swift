@@ -69,6 +69,12 @@ struct LoadedGraph: Sendable {
     /// The float32 copy of each float16 value widened for a float operator, by the value's name
     /// (`FloatWidening`).
     private var widenedCopies: [String: String] = [:]
+    /// The float32 result each float16 (or bfloat16) value was rounded from, by the value's name:
+    /// the outputs of widened nodes and of the data-movement nodes between them
+    /// (`FloatWidening.keepsFloat32`). Widened nodes read these instead of the rounded values, so
+    /// a region of widened nodes computes in float32 and rounds where its values leave it, as
+    /// onnxruntime's inserted casts do.
+    private var unroundedTwins: [String: String] = [:]
     /// The version of each imported domain, by domain (`""` for the default one).
     private var opsetImports: [String: Int] = [:]
     /// Values whose shape is unknown because of a problem found earlier (a graph input that could
@@ -329,6 +335,26 @@ struct LoadedGraph: Sendable {
                             display: display, version: version)
             return
         }
+        if !isMicrosoft, node.opType == "Cast", node.outputs.count == 1, let twin = unroundedTwins[node.inputs[0]],
+           case let .runtime(_, type) = inputs[0], operation.outputTypes == [type] {
+            unroundedTwins[node.outputs[0]] = twin  // a Cast to the type it has is the identity
+        }
+        if !isMicrosoft, FloatWidening.keepsFloat32.contains(node.opType), let twins = twinInputs(operation, context) {
+            // A data-movement node inside a widened region moves the float32 values and rounds
+            // its result: the same float16 values (moving commutes with rounding), and the
+            // float32 ones stay available to the widened nodes after it.
+            var inner = node, narrowings: [NodeProto] = []
+            for (index, twin) in twins { inner.inputs[index] = twin }
+            for (index, type) in operation.outputTypes.enumerated() where FloatWidening.widenedTypes.contains(type) && !node.outputs[index].isEmpty {
+                let unrounded = FloatWidening.unroundedName(node.outputs[index])
+                narrowings.append(FloatWidening.cast(unrounded, to: node.outputs[index], type, for: node))
+                inner.outputs[index] = unrounded
+                unroundedTwins[node.outputs[index]] = unrounded
+            }
+            try plan(inner, display: display, version: version, counted: false)
+            for cast in narrowings { try plan(cast, display: display, version: FloatWidening.castVersion, counted: false) }
+            return
+        }
         macsByOp[node.opType, default: 0] += operation.multiplyAccumulates
 
         // Fold only outputs of bounded size: folding runs the node at load time, so an
@@ -361,6 +387,10 @@ struct LoadedGraph: Sendable {
         var inner = node
         for index in widening.widened.keys.sorted() {
             let name = node.inputs[index]
+            if let twin = unroundedTwins[name] {
+                inner.inputs[index] = twin
+                continue
+            }
             if widenedCopies[name] == nil {
                 let copy = FloatWidening.widenedName(name)
                 try plan(FloatWidening.cast(name, to: copy, .float32, for: node), display: display,
@@ -379,9 +409,36 @@ struct LoadedGraph: Sendable {
             let unrounded = FloatWidening.unroundedName(node.outputs[index])
             narrowings.append(FloatWidening.cast(unrounded, to: node.outputs[index], type, for: node))
             inner.outputs[index] = unrounded
+            unroundedTwins[node.outputs[index]] = unrounded
         }
         try plan(inner, display: display, version: version, counted: false)
         for cast in narrowings { try plan(cast, display: display, version: FloatWidening.castVersion, counted: false) }
+    }
+
+    /// Node input index → the float32 twin to read instead, when `operation` (a data-movement
+    /// node built as written) reads float16 or bfloat16 only from values that have one
+    /// (`unroundedTwins`); nil when it reads none, or one without a twin (a graph input, the
+    /// output of a node that computes float16 itself).
+    /// A float16 constant input is read as its float32 copy (exact), planned as a constant.
+    private mutating func twinInputs(_ operation: any Operator, _ context: NodeContext) -> [Int: String]? {
+        var twins: [Int: String] = [:]
+        for (index, input) in context.inputs.enumerated() {
+            switch input {
+            case let .runtime(_, type) where FloatWidening.widenedTypes.contains(type):
+                guard operation.dataInputs.contains(index), let twin = unroundedTwins[context.node.inputs[index]] else { return nil }
+                twins[index] = twin
+            case let .constant(value) where FloatWidening.widenedTypes.contains(value.type):
+                let name = FloatWidening.widenedName(context.node.inputs[index])
+                constants[name] = FloatWidening.widen(value)
+                twins[index] = name
+            default:
+                continue
+            }
+        }
+        let runtime = twins.keys.contains { index in
+            if case .runtime = context.inputs[index] { return true } else { return false }
+        }
+        return runtime ? twins : nil
     }
 
     /// The checks every operator's result must pass: one shape and type per output, sizes in

@@ -69,4 +69,13 @@
 #define VBG_TARGET_AVX512CD 0
 #endif
 
+// AVX512-VNNI (`vpdpwssd`, `vpdpbusd`): the quantized product's pair dot product (IntegerKernels.h).
+#if defined(__AVX512VNNI__)
+#define VBG_TARGET_AVX512VNNI 1
+#else
+#define VBG_TARGET_AVX512VNNI 0
+#endif
+
+#include "IntegerKernels.h"
+
 #endif

@@ -1,0 +1,102 @@
+import Kernels
+
+// The fast path's quantized products: QLinearConv and QLinearMatMul on the integer kernel
+// (`Kernels/QuantizedProduct.swift`): int32 sums of the zero-point-shifted 8-bit operands and
+// the requantizing epilogue, with the multiplier computed here in float32 exactly as the
+// reference computes it (x_scale · w_scale[m] / y_scale), so the outputs equal the reference's.
+
+extension StepBuilder {
+    /// QLinearConv (1-D or 2-D, any group, stride, dilation and padding) with constant weights,
+    /// scales, zero points and bias.
+    func quantizedConvolutionStep(_ q: QLinearConv, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                                  _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        let g = q.convolution
+        guard hasConstantWeights(node), g.depth == .unit else { return nil }
+        let (cin, cout, group) = (g.inputChannels, g.outputChannels, g.group)
+        let inner = cin / group * g.height.kernel * g.width.kernel
+        let weights = UnsafeRawPointer(inputs[3])
+        let xScale = q.xScale.value(inputs, 0), yScale = q.yScale.value(inputs, 0)
+        var values = [Int16](repeating: 0, count: cout * inner), multipliers = [Float](repeating: 0, count: cout)
+        for m in 0..<cout {
+            let zero = q.wZero.value(inputs, m)
+            for i in 0..<inner {
+                values[m * inner + i] = Int16(truncatingIfNeeded: Quantization.load(weights, m * inner + i, q.wType) &- zero)
+            }
+            multipliers[m] = xScale * q.wScale.value(inputs, m) / yScale
+        }
+        let bias: [Int32]? = q.hasBias ? Array(UnsafeBufferPointer(start: UnsafeRawPointer(inputs[8]).assumingMemoryBound(to: Int32.self), count: cout)) : nil
+        let packed = QuantizedConvolutionWeights(values: values, bias: bias, multipliers: multipliers, groups: group,
+                                                 inputChannels: cin, outputChannels: cout,
+                                                 kernelHeight: g.height.kernel, kernelWidth: g.width.kernel,
+                                                 pixels: g.height.output * g.width.output)
+        let window = QuantizedWindow(inputHeight: g.height.input, inputWidth: g.width.input, outputHeight: g.height.output,
+                                     outputWidth: g.width.output, strideHeight: g.height.stride, strideWidth: g.width.stride,
+                                     dilationHeight: g.height.dilation, dilationWidth: g.width.dilation,
+                                     padTop: g.height.padBegin, padLeft: g.width.padBegin)
+        let range = Quantization.range(q.outputTypes[0])
+        return QuantizedConvolutionStep(
+            input: UnsafeRawPointer(inputs[0]), inputSigned: q.xType == .int8, inputZero: q.xZero.value(inputs, 0),
+            weights: packed, window: window, patches: IntegerBuffer<Int32>(count: quantizedPatchCount(packed, window)),
+            scratch: IntegerBuffer<UInt8>(count: quantizedOutputScratchCount(packed, window)),
+            output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self),
+            outputZero: q.yZero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound,
+            batch: g.batch, inputImage: cin * g.height.input * g.width.input,
+            outputImage: cout * g.height.output * g.width.output, pool: pool)
+    }
+
+    /// QLinearMatMul of a [..., M, K] by a constant [K, N] with constant scales and zero points
+    /// (a's scale one value): all of A's rows as one product.
+    func quantizedMatrixStep(_ q: QLinearMatMul, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                             _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard hasConstantWeights(node), !q.aScale.perIndex else { return nil }
+        let a = graph.values[node.inputs[0]].shape, b = graph.values[node.inputs[3]].shape
+        let p = q.product
+        guard b.count <= 2, a.count >= 1, p.batchCount == a.dropLast(2).reduce(1, *) else { return nil }
+        let (k, n) = (p.inner, p.columns), rows = p.batchCount * p.rows
+        let bData = UnsafeRawPointer(inputs[3])
+        var values = [Int16](repeating: 0, count: k * n)
+        for j in 0..<n {
+            let zero = q.bZero.value(inputs, j)
+            for i in 0..<k { values[i * n + j] = Int16(truncatingIfNeeded: Quantization.load(bData, i * n + j, q.bType) &- zero) }
+        }
+        let aScale = q.aScale.value(inputs, 0), yScale = q.yScale.value(inputs, 0)
+        let multipliers = (0..<n).map { aScale * q.bScale.value(inputs, $0) / yScale }
+        let aZero = q.aZero.perIndex ? (0..<rows).map { q.aZero.value(inputs, $0 % p.rows) } : [q.aZero.value(inputs, 0)]
+        let range = Quantization.range(q.outputTypes[0])
+        return QuantizedMatrixStep(
+            a: UnsafeRawPointer(inputs[0]), aSigned: q.aType == .int8, aZero: aZero, rows: rows,
+            weights: QuantizedMatrixWeights(values: values, inner: k, columns: n, multipliers: multipliers),
+            shifted: IntegerBuffer<Int32>(count: rows * quantizedPairs(k)),
+            output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self),
+            outputZero: q.yZero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound, pool: pool)
+    }
+}
+
+struct QuantizedConvolutionStep: Step {
+    let input: UnsafeRawPointer, inputSigned: Bool, inputZero: Int32
+    let weights: QuantizedConvolutionWeights, window: QuantizedWindow, patches: IntegerBuffer<Int32>, scratch: IntegerBuffer<UInt8>
+    let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
+    /// Images, and bytes per input and output image.
+    let batch: Int, inputImage: Int, outputImage: Int
+    let pool: WorkerPool
+    func run() {
+        for image in 0..<batch {
+            quantizedConvolution(QuantizedConvolution(
+                input: input + image * inputImage, inputSigned: inputSigned, inputZero: inputZero, weights: weights,
+                window: window, patches: patches.baseAddress, output: output + image * outputImage,
+                outputZero: outputZero, minimum: minimum, maximum: maximum, scratch: scratch.baseAddress), pool: pool)
+        }
+    }
+}
+
+struct QuantizedMatrixStep: Step {
+    let a: UnsafeRawPointer, aSigned: Bool, aZero: [Int32], rows: Int
+    let weights: QuantizedMatrixWeights, shifted: IntegerBuffer<Int32>
+    let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
+    let pool: WorkerPool
+    func run() {
+        quantizedMatrixProduct(QuantizedMatrixProduct(
+            a: a, aSigned: aSigned, aZero: aZero, rows: rows, weights: weights, shifted: shifted.baseAddress,
+            output: output, outputZero: outputZero, minimum: minimum, maximum: maximum), pool: pool)
+    }
+}

@@ -1,0 +1,163 @@
+import ONNXFormat
+
+/// The fast path's one graph rewrite: a QDQ group — `DequantizeLinear` of an 8-bit activation
+/// and of constant 8-bit weights, into `Conv` (or `MatMul`), whose float result only a
+/// `QuantizeLinear` reads — becomes the equivalent `QLinearConv` (or `QLinearMatMul`), which the
+/// fast path runs on the integer kernel (`FastPath/QuantizedSteps.swift`). This is what
+/// onnxruntime's QDQ transformer does at `ORT_ENABLE_ALL`.
+///
+/// The two differ only in rounding: the group as written sums the dequantized values in float and
+/// quantizes that; the rewrite sums the integers exactly and requantizes once (multiplier
+/// x_scale · w_scale / y_scale in float32). So only the fast path runs the rewrite
+/// (`InferenceModel.fastGraph`); the reference path computes the graph as written, onnx's
+/// semantics, and sessions that keep intermediates (inspection) do too.
+///
+/// A group is rewritten only when all of this holds, else it is left as written:
+/// - the activation's DequantizeLinear has a scalar float32 scale and an 8-bit zero point, both
+///   initializers (per-tensor);
+/// - the weights, their scale and zero point are initializers (not also graph inputs), the
+///   weights 8-bit; the scale float32, one value or one per output channel (Conv: axis 0;
+///   MatMul: a 2-D B, axis 1, one per column), no block size;
+/// - a Conv bias, if any, is the DequantizeLinear of an int32 initializer with no zero point (or 0)
+///   and scale x_scale · w_scale[m] exactly, as onnxruntime's quantizer writes it;
+/// - the product's float output is read only by the QuantizeLinear (not by a Relu in between, not
+///   twice, not a graph output), which has a scalar float32 scale and an 8-bit zero point
+///   initializer and no `output_dtype`;
+/// - no DequantizeLinear has a `block_size`, and the default-domain opset is at least 10.
+///
+/// The activation's DequantizeLinear stays when something else reads its output.
+enum QuantizedGroupRewrite {
+    /// The rewritten model, or nil when no group matched.
+    static func rewrite(_ model: ModelProto) -> ModelProto? {
+        guard var graph = model.graph else { return nil }
+        let opset = model.opsetImports.first { $0.domain.isEmpty || $0.domain == "ai.onnx" }?.version ?? 0
+        guard opset >= 10 else { return nil }
+        let fedNames = Set(graph.inputs.map(\.name))
+        var initializers: [String: TensorProto] = [:]
+        for tensor in graph.initializers where !fedNames.contains(tensor.name) { initializers[tensor.name] = tensor }
+        var producer: [String: Int] = [:], readers: [String: Int] = [:]
+        for (index, node) in graph.nodes.enumerated() {
+            for output in node.outputs where !output.isEmpty { producer[output] = index }
+            for input in node.inputs where !input.isEmpty { readers[input, default: 0] += 1 }
+        }
+        for output in graph.outputs { readers[output.name, default: 0] += 1 }
+
+        func isDefaultDomain(_ node: NodeProto) -> Bool { node.domain.isEmpty || node.domain == "ai.onnx" }
+        func attribute(_ node: NodeProto, _ name: String) -> AttributeProto? { node.attributes.first { $0.name == name } }
+        func tensor(_ name: String) -> TensorProto? { initializers[name] }
+        func elementCount(_ t: TensorProto) -> Int { t.dims.reduce(1) { $0 * Int($1) } }
+        func isEightBit(_ t: TensorProto) -> Bool { t.dataType == .uint8 || t.dataType == .int8 }
+        func floats(_ t: TensorProto) -> [Float]? {
+            guard t.dataType == .float else { return nil }
+            if !t.floatData.isEmpty { return t.floatData }
+            guard t.rawData.count == 4 * elementCount(t) else { return nil }
+            return (0..<elementCount(t)).map { i in
+                Float(bitPattern: (0..<4).reduce(UInt32(0)) { $0 | UInt32(t.rawData[4 * i + $1]) << (8 * $1) })
+            }
+        }
+        func int32s(_ t: TensorProto) -> [Int32]? {
+            guard t.dataType == .int32 else { return nil }
+            if !t.int32Data.isEmpty || t.rawData.isEmpty { return t.int32Data }
+            guard t.rawData.count == 4 * elementCount(t) else { return nil }
+            return (0..<elementCount(t)).map { i in
+                Int32(bitPattern: (0..<4).reduce(UInt32(0)) { $0 | UInt32(t.rawData[4 * i + $1]) << (8 * $1) })
+            }
+        }
+        func isScalar(_ t: TensorProto) -> Bool { elementCount(t) == 1 && t.dims.count <= 1 }
+
+        /// The DequantizeLinear producing `name`, if it is one with no block size.
+        func dequantize(_ name: String) -> NodeProto? {
+            guard let index = producer[name] else { return nil }
+            let node = graph.nodes[index]
+            guard isDefaultDomain(node), node.opType == "DequantizeLinear", node.inputs.count >= 2,
+                  (attribute(node, "block_size")?.i ?? 0) == 0 else { return nil }
+            return node
+        }
+        /// A per-tensor 8-bit DequantizeLinear of a run-time value: its (quantized input, scale, zero point).
+        func activation(_ node: NodeProto) -> (String, String, String)? {
+            guard node.inputs.count == 3, tensor(node.inputs[0]) == nil, let scale = tensor(node.inputs[1]),
+                  let zero = tensor(node.inputs[2]), isScalar(scale), scale.dataType == .float, isScalar(zero),
+                  isEightBit(zero) else { return nil }
+            return (node.inputs[0], node.inputs[1], node.inputs[2])
+        }
+        /// Constant 8-bit weights, per tensor or one scale per index of `axis` (of `rank`).
+        func weights(_ node: NodeProto, axis wanted: Int, rank: Int) -> (scales: [Float], zeroName: String)? {
+            guard node.inputs.count == 3, let w = tensor(node.inputs[0]), isEightBit(w), w.dims.count == rank,
+                  let scale = tensor(node.inputs[1]), let zero = tensor(node.inputs[2]), zero.dataType == w.dataType,
+                  let values = floats(scale) else { return nil }
+            if isScalar(scale) && isScalar(zero) { return (values, node.inputs[2]) }
+            var axis = Int(attribute(node, "axis")?.i ?? 1)
+            if axis < 0 { axis += rank }
+            let size = w.dims[wanted]
+            guard axis == wanted, scale.dims == [size], zero.dims == [size] else { return nil }
+            return (values, node.inputs[2])
+        }
+        /// The QuantizeLinear that alone reads `name` (per tensor, 8-bit zero point initializer).
+        func quantize(readerOf name: String) -> (index: Int, node: NodeProto)? {
+            guard readers[name] == 1 else { return nil }
+            guard let index = graph.nodes.firstIndex(where: { $0.inputs.contains(name) }) else { return nil }
+            let node = graph.nodes[index]
+            guard isDefaultDomain(node), node.opType == "QuantizeLinear", node.inputs.count == 3, node.inputs[0] == name,
+                  (attribute(node, "output_dtype")?.i ?? 0) == 0, let scale = tensor(node.inputs[1]), scale.dataType == .float,
+                  isScalar(scale), let zero = tensor(node.inputs[2]), isEightBit(zero), isScalar(zero) else { return nil }
+            return (index, node)
+        }
+
+        var replaced: [Int: NodeProto] = [:], dropped: Set<Int> = []
+        var released: [String: Int] = [:]  // reads removed from each value
+        for (index, node) in graph.nodes.enumerated() where isDefaultDomain(node) {
+            let isConv = node.opType == "Conv", isMatMul = node.opType == "MatMul"
+            guard (isConv && (node.inputs.count == 2 || node.inputs.count == 3)) || (isMatMul && node.inputs.count == 2),
+                  node.outputs.count == 1, let q = quantize(readerOf: node.outputs[0]),
+                  let dqX = dequantize(node.inputs[0]), let x = activation(dqX),
+                  let dqW = dequantize(node.inputs[1]) else { continue }
+            guard let w = weights(dqW, axis: isConv ? 0 : 1, rank: isConv ? (tensor(dqW.inputs[0])?.dims.count ?? 0) : 2),
+                  !isConv || (tensor(dqW.inputs[0])?.dims.count ?? 0) >= 3 else { continue }
+            var rewritten = NodeProto()
+            rewritten.name = node.name
+            rewritten.outputs = q.node.outputs
+            var reads = [node.inputs[0], node.inputs[1]]
+            if isConv {
+                rewritten.opType = "QLinearConv"
+                rewritten.inputs = [x.0, x.1, x.2, dqW.inputs[0], dqW.inputs[1], w.zeroName, q.node.inputs[1], q.node.inputs[2]]
+                rewritten.attributes = node.attributes
+                if node.inputs.count == 3 && !node.inputs[2].isEmpty {
+                    // The bias: int32 at scale x_scale · w_scale[m], no zero point.
+                    guard let dqB = dequantize(node.inputs[2]), let b = tensor(dqB.inputs[0]), let bValues = int32s(b),
+                          let bScale = tensor(dqB.inputs[1]), let bScales = floats(bScale),
+                          let xScale = tensor(x.1).flatMap(floats)?.first else { continue }
+                    if dqB.inputs.count == 3 && !dqB.inputs[2].isEmpty {
+                        guard let zero = tensor(dqB.inputs[2]), let zeros = int32s(zero), zeros.allSatisfy({ $0 == 0 }) else { continue }
+                    }
+                    let channels = bValues.count
+                    guard b.dims.count == 1, bScales.count == 1 || bScales.count == channels,
+                          w.scales.count == 1 || w.scales.count == channels,
+                          (0..<channels).allSatisfy({ m in
+                              bScales[bScales.count == 1 ? 0 : m] == xScale * w.scales[w.scales.count == 1 ? 0 : m]
+                          }) else { continue }
+                    rewritten.inputs.append(dqB.inputs[0])
+                    reads.append(node.inputs[2])
+                }
+            } else {
+                rewritten.opType = "QLinearMatMul"
+                rewritten.inputs = [x.0, x.1, x.2, dqW.inputs[0], dqW.inputs[1], w.zeroName, q.node.inputs[1], q.node.inputs[2]]
+            }
+            replaced[index] = rewritten
+            dropped.insert(q.index)
+            for name in reads { released[name, default: 0] += 1 }
+        }
+        guard !replaced.isEmpty else { return nil }
+        // The DequantizeLinear nodes no one reads any more.
+        for (name, count) in released where readers[name] == count {
+            if let index = producer[name] { dropped.insert(index) }
+        }
+        var nodes: [NodeProto] = []
+        for (index, node) in graph.nodes.enumerated() where !dropped.contains(index) {
+            nodes.append(replaced[index] ?? node)
+        }
+        graph.nodes = nodes
+        var result = model
+        result.graph = graph
+        return result
+    }
+}

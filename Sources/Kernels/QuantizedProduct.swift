@@ -1,0 +1,540 @@
+// The integer product under the quantized convolutions and matrix products (QLinearConv,
+// QLinearMatMul): int32 sums of zero-point-shifted 8-bit operands with a requantizing epilogue
+// to 8 bits.
+//
+// C[r][n] = bias[r] + Σ_k S[r][k] · V[k][n], both operands already shifted by their zero points
+// (a uint8 or int8 value minus its zero point, −255...255, fits 16 bits), every product and sum
+// in int32 wrapping as onnxruntime's accumulators do; then
+// y = clamp(round_half_even(Float(C) · multiplier) + zero_point) to the output type, the
+// multiplier per row or per column, computed by the caller in float32. The arithmetic is
+// onnxruntime's `MlasRequantizeOutput`: the float product is clamped to
+// [minimum − zero_point, maximum − zero_point], rounded to nearest even (`cvtps2dq`), and the
+// zero point added in int32. Clamping before or after rounding gives the same integer (the
+// bounds are integers), so this equals rounding, adding and saturating.
+//
+// Integer sums are exact (modulo 2^32), so the result equals the scalar reference wherever the
+// float multiplication is the same: always, since both compute Float(C) · multiplier once.
+//
+// Layout: k in pairs. Each 32-bit element of S and V holds two 16-bit values, k = 2p in the low
+// half and k = 2p + 1 in the high half (an odd K's last high half 0): S [rows][pairs], V
+// [pairs][columnStride]. One `vbg_pair_dot_add` (TargetFeatures/IntegerKernels.h) then adds two
+// products per lane: `vpdpwssd` with AVX512-VNNI (32 multiply-adds per instruction), `vpmaddwd`
+// + `vpaddd` with AVX512BW, shifts and 32-bit multiplies elsewhere.
+//
+// Register tile: up to 6 rows × 64 columns (24 SIMD16<Int32> accumulators; per pair four 64-byte
+// loads of V and one broadcast per row), with the row count a constant in each instance so a
+// 1-row tile (a depthwise convolution's group) computes one row only. (The loads of V bound the
+// loop: six rows reuse each one six times.)
+
+import TargetFeatures
+
+/// Columns of one register tile, and the multiple the column stride of V must be padded to.
+package let quantizedTileColumns = 64
+
+/// 32-bit pairs for `inner` values of k.
+package func quantizedPairs(_ inner: Int) -> Int { (inner + 1) / 2 }
+
+/// One product: `s` rows × `pairs` (row stride `pairs`), `v` `pairs` rows of `columnStride`
+/// (columns past `columns` up to a multiple of ``quantizedTileColumns`` readable, any value),
+/// both as 16-bit pairs in 32-bit elements; bias per row (or nil); output bytes row-major with
+/// `outputStride`.
+package struct QuantizedProduct {
+    package let s: UnsafePointer<Int32>, rows: Int, pairs: Int
+    package let v: UnsafePointer<Int32>, columns: Int, columnStride: Int
+    package let bias: UnsafePointer<Int32>?
+    /// A bias per column instead (readable up to the padded column stride), or nil.
+    package let columnBias: UnsafePointer<Int32>?
+    package let output: UnsafeMutablePointer<UInt8>, outputStride: Int
+    package let multipliers: UnsafePointer<Float>, perColumn: Bool
+    package let zeroPoint: Int32, minimum: Int32, maximum: Int32
+
+    package init(s: UnsafePointer<Int32>, rows: Int, pairs: Int, v: UnsafePointer<Int32>, columns: Int, columnStride: Int,
+                 bias: UnsafePointer<Int32>?, output: UnsafeMutablePointer<UInt8>, outputStride: Int,
+                 multipliers: UnsafePointer<Float>, perColumn: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32,
+                 columnBias: UnsafePointer<Int32>? = nil) {
+        precondition(columnStride % quantizedTileColumns == 0 && columnStride >= columns, "quantized product: V's stride must be padded")
+        self.columnBias = columnBias
+        self.s = s; self.rows = rows; self.pairs = pairs
+        self.v = v; self.columns = columns; self.columnStride = columnStride
+        self.bias = bias; self.output = output; self.outputStride = outputStride
+        self.multipliers = multipliers; self.perColumn = perColumn
+        self.zeroPoint = zeroPoint; self.minimum = minimum; self.maximum = maximum
+    }
+}
+
+/// Computes `product`'s columns `columns` (whole tiles of ``quantizedTileColumns``, the last
+/// one cut at `product.columns`), every row.
+@inline(never)
+package func quantizedProduct(_ product: QuantizedProduct, columns: Range<Int>) {
+    var n = columns.lowerBound
+    while n < columns.upperBound {
+        let width = min(quantizedTileColumns, product.columns - n)
+        // Six rows need 24 accumulators: AVX-512's 32 registers; elsewhere a SIMD16 takes two or
+        // four registers, so tiles of two rows.
+        let tileRows = wideRegisterFile ? 6 : 2
+        var r = 0
+        while r < product.rows {
+            switch min(product.rows - r, tileRows) {
+            case 1: quantizedTile(product, row: r, count: 1, column: n, width: width)
+            case 2: quantizedTile(product, row: r, count: 2, column: n, width: width)
+            case 3: quantizedTile(product, row: r, count: 3, column: n, width: width)
+            case 4: quantizedTile(product, row: r, count: 4, column: n, width: width)
+            case 5: quantizedTile(product, row: r, count: 5, column: n, width: width)
+            default: quantizedTile(product, row: r, count: 6, column: n, width: width)
+            }
+            r += tileRows
+        }
+        n += quantizedTileColumns
+    }
+}
+
+typealias IntVector = SIMD16<Int32>
+
+/// 64 columns of one row as four int32 vectors.
+struct IntRow64 {
+    var a, b, c, d: IntVector
+
+    @inline(__always) init(_ value: Int32) { a = IntVector(repeating: value); b = a; c = a; d = a }
+
+    /// The first value of each row, or the 64 of `columnBias` from `column`.
+    @inline(__always) init(_ value: Int32, columnBias: UnsafePointer<Int32>?, column: Int) {
+        if let columnBias { self.init(columnBias + column) } else { self.init(value) }
+    }
+
+    /// Columns `p[0..<64]`.
+    @inline(__always) init(_ p: UnsafePointer<Int32>) {
+        let raw = UnsafeRawPointer(p)
+        a = raw.loadUnaligned(as: IntVector.self)
+        b = raw.loadUnaligned(fromByteOffset: 64, as: IntVector.self)
+        c = raw.loadUnaligned(fromByteOffset: 128, as: IntVector.self)
+        d = raw.loadUnaligned(fromByteOffset: 192, as: IntVector.self)
+    }
+
+    /// Adds the two products of pair `s` with each lane's pair of `x`.
+    @inline(__always) mutating func add(_ s: Int32, _ x: IntRow64) {
+        let w = IntVector(repeating: s)
+        a = vbg_pair_dot_add(a, x.a, w); b = vbg_pair_dot_add(b, x.b, w)
+        c = vbg_pair_dot_add(c, x.c, w); d = vbg_pair_dot_add(d, x.d, w)
+    }
+}
+
+@inline(__always)
+func quantizedTile(_ p: QuantizedProduct, row: Int, count: Int, column: Int, width: Int) {
+    let k = p.pairs
+    @inline(__always) func rowStart(_ i: Int) -> UnsafePointer<Int32> { p.s + (row + (count > i ? i : 0)) * k }
+    let s0 = rowStart(0), s1 = rowStart(1), s2 = rowStart(2), s3 = rowStart(3), s4 = rowStart(4), s5 = rowStart(5)
+    let cb = p.columnBias
+    @inline(__always) func start(_ i: Int) -> IntRow64 {
+        IntRow64(count > i ? p.bias?[row + i] ?? 0 : 0, columnBias: cb, column: column)
+    }
+    var acc0 = start(0), acc1 = start(1), acc2 = start(2), acc3 = start(3), acc4 = start(4), acc5 = start(5)
+    var vp = p.v + column
+    for kk in 0..<k {
+        let x = IntRow64(vp)
+        acc0.add(s0[kk], x)
+        if count > 1 { acc1.add(s1[kk], x) }
+        if count > 2 { acc2.add(s2[kk], x) }
+        if count > 3 { acc3.add(s3[kk], x) }
+        if count > 4 { acc4.add(s4[kk], x) }
+        if count > 5 { acc5.add(s5[kk], x) }
+        vp += p.columnStride
+    }
+    requantizeRow(acc0, p, row: row, column: column, width: width)
+    if count > 1 { requantizeRow(acc1, p, row: row + 1, column: column, width: width) }
+    if count > 2 { requantizeRow(acc2, p, row: row + 2, column: column, width: width) }
+    if count > 3 { requantizeRow(acc3, p, row: row + 3, column: column, width: width) }
+    if count > 4 { requantizeRow(acc4, p, row: row + 4, column: column, width: width) }
+    if count > 5 { requantizeRow(acc5, p, row: row + 5, column: column, width: width) }
+}
+
+@inline(__always)
+func requantizeRow(_ acc: IntRow64, _ p: QuantizedProduct, row: Int, column: Int, width: Int) {
+    let out = p.output + row * p.outputStride + column
+    let low = Float(p.minimum - p.zeroPoint), high = Float(p.maximum - p.zeroPoint)
+    @inline(__always) func put(_ v: IntVector, _ i: Int) {
+        let rest = width - i * lanes
+        guard rest > 0 else { return }
+        let multiplier = p.perColumn
+            ? (rest >= lanes ? UnsafeRawPointer(p.multipliers + column + i * lanes).loadUnaligned(as: Vector.self)
+               : partialMultipliers(p.multipliers + column + i * lanes, rest))
+            : Vector(repeating: p.multipliers[row])
+        let bytes = vbg_requantize(v, multiplier, low, high, p.zeroPoint)
+        if rest >= lanes {
+            UnsafeMutableRawPointer(out + i * lanes).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
+        } else {
+            for lane in 0..<rest { out[i * lanes + lane] = bytes[lane] }
+        }
+    }
+    put(acc.a, 0); put(acc.b, 1); put(acc.c, 2); put(acc.d, 3)
+}
+
+@inline(__always)
+func partialMultipliers(_ p: UnsafePointer<Float>, _ count: Int) -> Vector {
+    var v = Vector(repeating: 0)
+    for lane in 0..<count { v[lane] = p[lane] }
+    return v
+}
+
+/// Integer storage owned by a step (64-byte aligned, zeroed).
+package final class IntegerBuffer<Element: FixedWidthInteger> {
+    package let count: Int
+    package let baseAddress: UnsafeMutablePointer<Element>
+    package init(count: Int) {
+        self.count = count
+        baseAddress = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * MemoryLayout<Element>.stride, alignment: 64)
+            .bindMemory(to: Element.self, capacity: max(count, 1))
+        baseAddress.initialize(repeating: 0, count: max(count, 1))
+    }
+    deinit { baseAddress.deallocate() }
+}
+
+/// A quantized convolution's constant operands: the weights minus their zero points as 16-bit
+/// pairs ([outputChannels][pairs of inputChannels / groups · kernelHeight · kernelWidth]); the
+/// int32 bias and the requantization multiplier (float32, computed by the caller) of each output
+/// channel.
+package final class QuantizedConvolutionWeights {
+    package let groups: Int, inputChannels: Int, outputChannels: Int, kernelHeight: Int, kernelWidth: Int
+    let values: IntegerBuffer<Int32>
+    let bias: [Int32]
+    let multipliers: [Float]
+    /// Rows of the patch matrix: one group's input channels × taps.
+    var inner: Int { inputChannels / groups * kernelHeight * kernelWidth }
+    /// For maps whose pixels fill tiles of 64 worse than the group's output channels do (small
+    /// maps): per group, the weights transposed ([pairs][channels padded to 64]), and the bias
+    /// and multipliers padded the same way; the product then runs with pixels as rows
+    /// (``quantizedConvolution(_:pool:)``).
+    let transposed: (values: IntegerBuffer<Int32>, bias: [Int32], multipliers: [Float], stride: Int)?
+
+    /// Whether `outputsPerGroup` channels on maps of `pixels` run transposed: maps smaller than
+    /// one tile, where that pads fewer products (on larger maps the row-wise patch builder of
+    /// the untransposed layout is the faster one).
+    static func runsTransposed(outputsPerGroup: Int, pixels: Int) -> Bool {
+        let tile = quantizedTileColumns
+        return pixels < tile && (outputsPerGroup + tile - 1) / tile * tile * pixels < tile * outputsPerGroup
+    }
+
+    /// `values`: [outputChannels][inner], each minus its zero point (within ±255); `pixels`:
+    /// the output map's size.
+    package init(values: [Int16], bias: [Int32]?, multipliers: [Float], groups: Int, inputChannels: Int, outputChannels: Int,
+                 kernelHeight: Int, kernelWidth: Int, pixels: Int) {
+        let inner = inputChannels / groups * kernelHeight * kernelWidth
+        precondition(values.count == outputChannels * inner, "quantized weights: size")
+        precondition(multipliers.count == outputChannels && (bias?.count ?? outputChannels) == outputChannels, "quantized weights: channels")
+        self.groups = groups; self.inputChannels = inputChannels; self.outputChannels = outputChannels
+        self.kernelHeight = kernelHeight; self.kernelWidth = kernelWidth
+        let pairs = quantizedPairs(inner)
+        self.values = IntegerBuffer<Int32>(count: outputChannels * pairs)
+        let halves = UnsafeMutableRawPointer(self.values.baseAddress).assumingMemoryBound(to: Int16.self)
+        for m in 0..<outputChannels {
+            for k in 0..<inner { halves[2 * m * pairs + k] = values[m * inner + k] }
+        }
+        self.bias = bias ?? [Int32](repeating: 0, count: outputChannels)
+        self.multipliers = multipliers
+        let outputsPerGroup = outputChannels / groups
+        if Self.runsTransposed(outputsPerGroup: outputsPerGroup, pixels: pixels) {
+            let tile = quantizedTileColumns, stride = (outputsPerGroup + tile - 1) / tile * tile
+            let transposed = IntegerBuffer<Int32>(count: groups * pairs * stride)
+            let out = UnsafeMutableRawPointer(transposed.baseAddress).assumingMemoryBound(to: Int16.self)
+            var paddedBias = [Int32](repeating: 0, count: groups * stride), paddedMultipliers = [Float](repeating: 0, count: groups * stride)
+            for g in 0..<groups {
+                for j in 0..<outputsPerGroup {
+                    let m = g * outputsPerGroup + j
+                    for k in 0..<inner { out[2 * ((g * pairs + k / 2) * stride + j) + k % 2] = values[m * inner + k] }
+                    paddedBias[g * stride + j] = self.bias[m]
+                    paddedMultipliers[g * stride + j] = multipliers[m]
+                }
+            }
+            self.transposed = (transposed, paddedBias, paddedMultipliers, stride)
+        } else {
+            self.transposed = nil
+        }
+    }
+}
+
+/// A 2-D window's geometry for ``quantizedConvolution(_:)``.
+package struct QuantizedWindow: Sendable {
+    package let inputHeight: Int, inputWidth: Int, outputHeight: Int, outputWidth: Int
+    package let strideHeight: Int, strideWidth: Int, dilationHeight: Int, dilationWidth: Int, padTop: Int, padLeft: Int
+    package init(inputHeight: Int, inputWidth: Int, outputHeight: Int, outputWidth: Int, strideHeight: Int, strideWidth: Int,
+                 dilationHeight: Int, dilationWidth: Int, padTop: Int, padLeft: Int) {
+        self.inputHeight = inputHeight; self.inputWidth = inputWidth
+        self.outputHeight = outputHeight; self.outputWidth = outputWidth
+        self.strideHeight = strideHeight; self.strideWidth = strideWidth
+        self.dilationHeight = dilationHeight; self.dilationWidth = dilationWidth
+        self.padTop = padTop; self.padLeft = padLeft
+    }
+}
+
+/// Int32 elements of the patch matrix ``quantizedConvolution(_:)`` needs.
+package func quantizedPatchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow) -> Int {
+    let pixels = window.outputHeight * window.outputWidth
+    if weights.transposed != nil { return pixels * quantizedPairs(weights.inner) }
+    return quantizedPairs(weights.inner) * ((pixels + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns)
+}
+
+/// Bytes of the scratch output ``quantizedConvolution(_:pool:)`` needs (0 unless the weights run
+/// transposed).
+package func quantizedOutputScratchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow) -> Int {
+    weights.transposed == nil ? 0 : window.outputHeight * window.outputWidth * (weights.outputChannels / weights.groups)
+}
+
+/// One quantized convolution of one NCHW image of 8-bit values (`inputSigned`: int8, else
+/// uint8) into 8-bit outputs: per group, the patches (x − `inputZero`; a tap in the padding
+/// gives 0) as a K × pixels matrix of 16-bit pairs in `patches` (``quantizedPatchCount(_:_:)``; an
+/// odd K's last high halves stay 0 from the buffer's allocation), then
+/// ``quantizedProduct(_:columns:)`` with the weights as rows. Threads take whole tiles of
+/// columns (pixels), each building its own columns' patches, so every output is computed by the
+/// same code in the same order whatever the thread count.
+package struct QuantizedConvolution {
+    package let input: UnsafeRawPointer, inputSigned: Bool, inputZero: Int32
+    package let weights: QuantizedConvolutionWeights, window: QuantizedWindow
+    package let patches: UnsafeMutablePointer<Int32>
+    package let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
+    /// ``quantizedOutputScratchCount(_:_:)`` bytes.
+    package let scratch: UnsafeMutablePointer<UInt8>
+    package init(input: UnsafeRawPointer, inputSigned: Bool, inputZero: Int32, weights: QuantizedConvolutionWeights,
+                 window: QuantizedWindow, patches: UnsafeMutablePointer<Int32>, output: UnsafeMutablePointer<UInt8>,
+                 outputZero: Int32, minimum: Int32, maximum: Int32, scratch: UnsafeMutablePointer<UInt8>) {
+        self.scratch = scratch
+        self.input = input; self.inputSigned = inputSigned; self.inputZero = inputZero
+        self.weights = weights; self.window = window; self.patches = patches
+        self.output = output; self.outputZero = outputZero; self.minimum = minimum; self.maximum = maximum
+    }
+}
+
+///
+/// Small maps (``QuantizedConvolutionWeights/transposed``): per group, the patches as pixels ×
+/// K (built by the calling thread), the product with pixels as rows and the group's channels as
+/// columns into `scratch`, which each thread then transposes into the output for its columns.
+package func quantizedConvolution(_ convolution: QuantizedConvolution, pool: WorkerPool) {
+    guard convolution.weights.transposed != nil else {
+        pool.run(QuantizedConvolutionParts(convolution: convolution))
+        return
+    }
+    let c = convolution, w = c.weights
+    for g in 0..<w.groups {
+        transposedPatches(c, group: g)
+        pool.run(SmallMapQuantizedParts(convolution: c, group: g))
+    }
+}
+
+/// The patch matrix of group `group` as pixels × K in 16-bit pairs ([pixel][pairs]).
+@inline(never)
+func transposedPatches(_ c: QuantizedConvolution, group: Int) {
+    let w = c.weights, window = c.window
+    let channels = w.inputChannels / w.groups, pairs = quantizedPairs(w.inner)
+    let (kH, kW, inH, inW) = (w.kernelHeight, w.kernelWidth, window.inputHeight, window.inputWidth)
+    let halves = UnsafeMutableRawPointer(c.patches).assumingMemoryBound(to: Int16.self)
+    let plane = inH * inW
+    for oh in 0..<window.outputHeight {
+        for ow in 0..<window.outputWidth {
+            let row = halves + 2 * pairs * (oh * window.outputWidth + ow)
+            var k = 0
+            for channel in 0..<channels {
+                let base = (group * channels + channel) * plane
+                for kh in 0..<kH {
+                    let ih = oh * window.strideHeight - window.padTop + kh * window.dilationHeight
+                    for kw in 0..<kW {
+                        let iw = ow * window.strideWidth - window.padLeft + kw * window.dilationWidth
+                        var value: Int16 = 0
+                        if ih >= 0 && ih < inH && iw >= 0 && iw < inW {
+                            let index = base + ih * inW + iw
+                            let raw = c.inputSigned ? Int32(c.input.load(fromByteOffset: index, as: Int8.self))
+                                : Int32(c.input.load(fromByteOffset: index, as: UInt8.self))
+                            value = Int16(truncatingIfNeeded: raw &- c.inputZero)
+                        }
+                        row[k] = value
+                        k += 1
+                    }
+                }
+            }
+        }
+    }
+}
+
+struct SmallMapQuantizedParts: PoolJob {
+    let convolution: QuantizedConvolution, group: Int
+    func run(part: Int, pool: WorkerPool) {
+        let c = convolution, w = c.weights, t = w.transposed!
+        let pixels = c.window.outputHeight * c.window.outputWidth, outputsPerGroup = w.outputChannels / w.groups
+        let columns = WorkerPool.range(outputsPerGroup, part: part, of: pool.threadCount, granularity: quantizedTileColumns)
+        guard !columns.isEmpty else { return }
+        let pairs = quantizedPairs(w.inner)
+        t.multipliers.withUnsafeBufferPointer { multipliers in
+            t.bias.withUnsafeBufferPointer { bias in
+                let product = QuantizedProduct(
+                    s: UnsafePointer(c.patches), rows: pixels, pairs: pairs,
+                    v: UnsafePointer(t.values.baseAddress + group * pairs * t.stride), columns: outputsPerGroup,
+                    columnStride: t.stride, bias: nil, output: c.scratch, outputStride: outputsPerGroup,
+                    multipliers: multipliers.baseAddress! + group * t.stride, perColumn: true, zeroPoint: c.outputZero,
+                    minimum: c.minimum, maximum: c.maximum, columnBias: bias.baseAddress! + group * t.stride)
+                quantizedProduct(product, columns: columns)
+            }
+        }
+        let output = c.output + group * outputsPerGroup * pixels
+        for m in columns {
+            for pixel in 0..<pixels { output[m * pixels + pixel] = c.scratch[pixel * outputsPerGroup + m] }
+        }
+    }
+}
+
+struct QuantizedConvolutionParts: PoolJob {
+    let convolution: QuantizedConvolution
+    func run(part: Int, pool: WorkerPool) {
+        let c = convolution, w = c.weights, window = c.window
+        let pixels = window.outputHeight * window.outputWidth
+        let stride = (pixels + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns
+        let columns = WorkerPool.range(pixels, part: part, of: pool.threadCount, granularity: quantizedTileColumns)
+        guard !columns.isEmpty else { return }
+        let channelsPerGroup = w.inputChannels / w.groups, outputsPerGroup = w.outputChannels / w.groups
+        let plane = window.inputHeight * window.inputWidth
+        w.multipliers.withUnsafeBufferPointer { multipliers in
+            w.bias.withUnsafeBufferPointer { bias in
+                for g in 0..<w.groups {
+                    quantizedPatches(c, firstChannel: g * channelsPerGroup, channels: channelsPerGroup, columns: columns,
+                                     stride: stride, plane: plane)
+                    let first = g * outputsPerGroup
+                    let pairs = quantizedPairs(w.inner)
+                    let product = QuantizedProduct(
+                        s: UnsafePointer(w.values.baseAddress + first * pairs), rows: outputsPerGroup, pairs: pairs,
+                        v: UnsafePointer(c.patches), columns: pixels, columnStride: stride, bias: bias.baseAddress! + first,
+                        output: c.output + first * pixels, outputStride: pixels, multipliers: multipliers.baseAddress! + first,
+                        perColumn: false, zeroPoint: c.outputZero, minimum: c.minimum, maximum: c.maximum)
+                    quantizedProduct(product, columns: columns)
+                }
+            }
+        }
+    }
+}
+
+/// Rows (channel, tap) of the patch matrix for output pixels `columns`.
+@inline(never)
+func quantizedPatches(_ c: QuantizedConvolution, firstChannel: Int, channels: Int, columns: Range<Int>, stride: Int, plane: Int) {
+    if c.inputSigned {
+        quantizedPatches(c, Int8.self, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
+    } else {
+        quantizedPatches(c, UInt8.self, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
+    }
+}
+
+/// `a` / `b` rounded down, for `b` > 0.
+@inline(__always) func floorDivide(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
+
+@inline(__always)
+func quantizedPatches<T: FixedWidthInteger>(_ c: QuantizedConvolution, _ type: T.Type, firstChannel: Int, channels: Int,
+                                             columns: Range<Int>, stride: Int, plane: Int) {
+    let w = c.weights, window = c.window
+    let (kH, kW) = (w.kernelHeight, w.kernelWidth)
+    let (inH, inW, outW) = (window.inputHeight, window.inputWidth, window.outputWidth)
+    let (sH, sW) = (window.strideHeight, window.strideWidth)
+    let unitWindow = kH == 1 && kW == 1 && sH == 1 && sW == 1
+        && window.padTop == 0 && window.padLeft == 0 && window.outputHeight == inH && outW == inW
+    let zero = c.inputZero
+    let source = c.input.assumingMemoryBound(to: T.self)
+    let halves = UnsafeMutableRawPointer(c.patches).assumingMemoryBound(to: Int16.self)
+    // Row k of the patch matrix: the k % 2 halves of pair row k / 2, every other Int16.
+    @inline(__always) func row(_ k: Int) -> UnsafeMutablePointer<Int16> { halves + 2 * (k / 2) * stride + k % 2 }
+    @inline(__always) func shifted(_ value: T) -> Int16 { Int16(truncatingIfNeeded: Int32(value) &- zero) }
+    for channel in 0..<channels {
+        let base = source + (firstChannel + channel) * plane
+        if unitWindow {
+            let out = row(channel)
+            for n in columns { out[2 * n] = shifted(base[n]) }
+            continue
+        }
+        for kh in 0..<kH {
+            for kw in 0..<kW {
+                let out = row((channel * kH + kh) * kW + kw)
+                let offset = kw * window.dilationWidth - window.padLeft
+                // The output columns whose tap lies inside the input row: iw = ow·sW + offset in 0..<inW.
+                let first = -floorDivide(offset, sW), last = floorDivide(inW - 1 - offset, sW) + 1
+                var n = columns.lowerBound
+                while n < columns.upperBound {
+                    let oh = n / outW, start = n % outW, end = min(outW, start + columns.upperBound - n)
+                    let ih = oh * sH - window.padTop + kh * window.dilationHeight
+                    let line = out + 2 * (n - start)
+                    if ih < 0 || ih >= inH {
+                        for ow in start..<end { line[2 * ow] = 0 }
+                    } else {
+                        let lo = min(max(start, first), end), hi = max(lo, min(end, last))
+                        for ow in start..<lo { line[2 * ow] = 0 }
+                        let input = base + ih * inW + offset
+                        for ow in lo..<hi { line[2 * ow] = shifted(input[ow * sW]) }
+                        for ow in hi..<end { line[2 * ow] = 0 }
+                    }
+                    n += end - start
+                }
+            }
+        }
+    }
+}
+
+/// A quantized matrix product A (rows × inner, 8-bit, run time) · B (constant, shifted by its
+/// zero points into ``QuantizedMatrixWeights``, as 16-bit pairs) into 8-bit outputs, the
+/// multiplier per column.
+package final class QuantizedMatrixWeights {
+    package let inner: Int, columns: Int
+    let values: IntegerBuffer<Int32>
+    let stride: Int
+    let multipliers: [Float]
+    /// `values` row-major inner × columns (B minus its zero points, within ±255).
+    package init(values: [Int16], inner: Int, columns: Int, multipliers: [Float]) {
+        precondition(values.count == inner * columns && multipliers.count == columns, "quantized matrix: size")
+        self.inner = inner; self.columns = columns
+        stride = (columns + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns
+        self.values = IntegerBuffer<Int32>(count: quantizedPairs(inner) * stride)
+        let halves = UnsafeMutableRawPointer(self.values.baseAddress).assumingMemoryBound(to: Int16.self)
+        for k in 0..<inner {
+            for n in 0..<columns { halves[2 * ((k / 2) * stride + n) + k % 2] = values[k * columns + n] }
+        }
+        self.multipliers = multipliers
+    }
+}
+
+/// A (`rows` × inner) minus its zero point (one, or one per row) into `shifted` (16-bit pairs,
+/// rows × ``quantizedPairs(_:)``(inner) Int32, an odd inner's last high halves 0), then the product
+/// with `weights`; threads take tiles of columns.
+package struct QuantizedMatrixProduct {
+    package let a: UnsafeRawPointer, aSigned: Bool, aZero: [Int32], rows: Int
+    package let weights: QuantizedMatrixWeights, shifted: UnsafeMutablePointer<Int32>
+    package let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
+    package init(a: UnsafeRawPointer, aSigned: Bool, aZero: [Int32], rows: Int, weights: QuantizedMatrixWeights,
+                 shifted: UnsafeMutablePointer<Int32>, output: UnsafeMutablePointer<UInt8>, outputZero: Int32,
+                 minimum: Int32, maximum: Int32) {
+        precondition(aZero.count == 1 || aZero.count == rows, "quantized matrix: zero points")
+        self.a = a; self.aSigned = aSigned; self.aZero = aZero; self.rows = rows
+        self.weights = weights; self.shifted = shifted
+        self.output = output; self.outputZero = outputZero; self.minimum = minimum; self.maximum = maximum
+    }
+}
+
+package func quantizedMatrixProduct(_ product: QuantizedMatrixProduct, pool: WorkerPool) {
+    let k = product.weights.inner, pairs = quantizedPairs(k)
+    let halves = UnsafeMutableRawPointer(product.shifted).assumingMemoryBound(to: Int16.self)
+    for r in 0..<product.rows {
+        let zero = product.aZero.count == 1 ? product.aZero[0] : product.aZero[r]
+        let row = halves + 2 * r * pairs
+        if product.aSigned {
+            for p in 0..<k { row[p] = Int16(truncatingIfNeeded: Int32(product.a.load(fromByteOffset: r * k + p, as: Int8.self)) &- zero) }
+        } else {
+            for p in 0..<k { row[p] = Int16(truncatingIfNeeded: Int32(product.a.load(fromByteOffset: r * k + p, as: UInt8.self)) &- zero) }
+        }
+    }
+    pool.run(QuantizedMatrixParts(product: product))
+}
+
+struct QuantizedMatrixParts: PoolJob {
+    let product: QuantizedMatrixProduct
+    func run(part: Int, pool: WorkerPool) {
+        let p = product, w = p.weights
+        let columns = WorkerPool.range(w.columns, part: part, of: pool.threadCount, granularity: quantizedTileColumns)
+        guard !columns.isEmpty else { return }
+        w.multipliers.withUnsafeBufferPointer { multipliers in
+            quantizedProduct(QuantizedProduct(
+                s: UnsafePointer(p.shifted), rows: p.rows, pairs: quantizedPairs(w.inner), v: UnsafePointer(w.values.baseAddress),
+                columns: w.columns, columnStride: w.stride, bias: nil, output: p.output, outputStride: w.columns,
+                multipliers: multipliers.baseAddress!, perColumn: true, zeroPoint: p.outputZero,
+                minimum: p.minimum, maximum: p.maximum), columns: columns)
+        }
+    }
+}

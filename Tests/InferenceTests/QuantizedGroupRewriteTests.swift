@@ -1,0 +1,165 @@
+import ONNXFormat
+import Testing
+import TestSupport
+@testable import Inference
+
+/// The fast path's QDQ rewrite (`QuantizedGroupRewrite`): which groups become QLinearConv or
+/// QLinearMatMul and which near misses stay as written, and that a fast session of a rewritten
+/// model computes exactly what the explicit QLinear node computes on the reference path, while
+/// the reference path keeps the graph as written.
+@Suite("QDQ groups rewritten for the integer kernels, fast path only")
+struct QuantizedGroupRewriteTests {
+    typealias B = ONNXBuilder
+
+    struct Group {
+        var perAxisWeights = false
+        var perAxisActivation = false
+        var bias = true
+        var biasScaleMatches = true
+        /// Another node reads the activation's dequantized value.
+        var activationReadTwice = false
+        /// The Conv's float output is also a graph output.
+        var productReadTwice = false
+        var weightsFed = false
+        var reluBeforeQuantize = false
+        /// The output QuantizeLinear's zero point type (2 uint8, 3 int8, 5 int16).
+        var outputType: Int64 = 2
+        var matMul = false
+        var matMulAxis: Int64 = 1
+    }
+
+    static let (cin, cout, size) = (5, 7, 6)
+    static let xScale: Float = 0.03, yScale: Float = 0.05
+
+    static func int32Bytes(_ values: [Int32]) -> [UInt8] {
+        values.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+    }
+
+    /// x (float) → QuantizeLinear → DequantizeLinear → Conv (or MatMul) with dequantized int8
+    /// weights (and int32 bias) → QuantizeLinear → DequantizeLinear → y; or, with `explicit`,
+    /// the same with the QLinear node in the middle.
+    static func model(_ g: Group, explicit: Bool = false) -> [UInt8] {
+        var random = SeededGenerator(seed: 77)
+        let channels = g.matMul ? cout : cout
+        let wDims: [Int64] = g.matMul ? [Int64(cin), Int64(cout)] : [Int64(cout), Int64(cin), 3, 3]
+        let w = (0..<wDims.reduce(1, *)).map { _ in UInt8(truncatingIfNeeded: Int8(truncatingIfNeeded: random.next() % 255) ) }
+        let perAxis = g.perAxisWeights
+        let wScales: [Float] = perAxis ? (0..<channels).map { _ in 0.004 * (1 + Float(random.next() % 50) / 50) } : [0.006]
+        let wScaleDims: [Int64] = perAxis ? [Int64(g.matMul && g.matMulAxis == 0 ? cin : channels)] : []
+        let wScaleValues = perAxis && g.matMul && g.matMulAxis == 0 ? Array(repeating: Float(0.005), count: cin) : wScales
+        var initializers = [
+            B.floatTensor("xs", g.perAxisActivation ? [Int64(cin)] : [], g.perAxisActivation ? Array(repeating: xScale, count: cin) : [xScale]),
+            B.rawTensor("xz", elementType: 2, g.perAxisActivation ? [Int64(cin)] : [], Array(repeating: 128, count: g.perAxisActivation ? cin : 1)),
+            B.floatTensor("ws", wScaleDims, wScaleValues),
+            B.rawTensor("wz", elementType: 3, wScaleDims, Array(repeating: 0, count: wScaleValues.count)),
+            B.floatTensor("ys", [], [yScale]),
+            B.rawTensor("yz", elementType: g.outputType, [], g.outputType == 5 ? [0, 0] : [g.outputType == 2 ? 100 : 0]),
+        ]
+        if !g.weightsFed { initializers.append(B.rawTensor("w", elementType: 3, wDims, w)) }
+        let useBias = g.bias && !g.matMul
+        if useBias {
+            let b = (0..<cout).map { _ in Int32(Int64(random.next() % 2001) - 1000) }
+            initializers.append(B.rawTensor("b", elementType: 6, [Int64(cout)], int32Bytes(b)))
+            let bScales = (0..<cout).map { m in (g.biasScaleMatches ? 1 : 1.5) * xScale * wScales[perAxis ? m : 0] }
+            initializers.append(B.floatTensor("bs", perAxis ? [Int64(cout)] : [], perAxis ? bScales : [bScales[0]]))
+        }
+        let attributes: [B.Attribute] = g.matMul ? [] : [.ints("kernel_shape", [3, 3]), .ints("pads", [1, 1, 1, 1])]
+        let axis: [B.Attribute] = g.perAxisActivation ? [.int("axis", 1)] : []
+        let wAxis: [B.Attribute] = perAxis ? [.int("axis", g.matMul ? g.matMulAxis : 0)] : []
+        var nodes = [B.node("QuantizeLinear", inputs: ["x", "xs", "xz"], outputs: ["xq"], attributes: axis)]
+        if explicit {
+            nodes.append(B.node(g.matMul ? "QLinearMatMul" : "QLinearConv",
+                                inputs: ["xq", "xs", "xz", "w", "ws", "wz", "ys", "yz"] + (useBias ? ["b"] : []),
+                                outputs: ["yq"], attributes: attributes))
+        } else {
+            nodes += [
+                B.node("DequantizeLinear", inputs: ["xq", "xs", "xz"], outputs: ["xf"], attributes: axis),
+                B.node("DequantizeLinear", inputs: ["w", "ws", "wz"], outputs: ["wf"], attributes: wAxis),
+            ]
+            if useBias { nodes.append(B.node("DequantizeLinear", inputs: ["b", "bs"], outputs: ["bf"], attributes: wAxis)) }
+            nodes.append(B.node(g.matMul ? "MatMul" : "Conv", inputs: ["xf", "wf"] + (useBias ? ["bf"] : []), outputs: ["cf"],
+                                name: "product", attributes: attributes))
+            if g.reluBeforeQuantize { nodes.append(B.node("Relu", inputs: ["cf"], outputs: ["rf"])) }
+            nodes.append(B.node("QuantizeLinear", inputs: [g.reluBeforeQuantize ? "rf" : "cf", "ys", "yz"], outputs: ["yq"]))
+            if g.activationReadTwice { nodes.append(B.node("Relu", inputs: ["xf"], outputs: ["side"])) }
+        }
+        nodes.append(B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"]))
+        let xDims: [Int64] = g.matMul ? [2, Int64(size), Int64(cin)] : [1, Int64(cin), Int64(size), Int64(size)]
+        var inputs = [B.valueInfo("x", xDims)]
+        if g.weightsFed { inputs.append(B.valueInfo("w", dims: wDims.map { .value($0) }, elementType: 3)) }
+        var outputs = [B.valueInfo("y", dims: nil, elementType: 1)]
+        if g.activationReadTwice && !explicit { outputs.append(B.valueInfo("side", dims: nil, elementType: 1)) }
+        if g.productReadTwice && !explicit { outputs.append(B.valueInfo("cf", dims: nil, elementType: 1)) }
+        return B.model(nodes: nodes, initializers: initializers, inputs: inputs, outputs: outputs, opset: 13)
+    }
+
+    /// The op types of the rewritten model, or nil when nothing was rewritten.
+    static func rewrittenOps(_ g: Group) throws -> [String]? {
+        let proto = try ModelProto(serializedBytes: model(g))
+        return QuantizedGroupRewrite.rewrite(proto).map { $0.graph!.nodes.map(\.opType) }
+    }
+
+    @Test("a Conv group (per-tensor or per-channel weights, with or without the int32 bias) becomes one QLinearConv; a MatMul group with per-column weights one QLinearMatMul")
+    func matches() throws {
+        for perAxis in [false, true] {
+            for bias in [false, true] {
+                let ops = try #require(try Self.rewrittenOps(Group(perAxisWeights: perAxis, bias: bias)))
+                #expect(ops == ["QuantizeLinear", "QLinearConv", "DequantizeLinear"], "perAxis \(perAxis) bias \(bias): \(ops)")
+            }
+            let ops = try #require(try Self.rewrittenOps(Group(perAxisWeights: perAxis, matMul: true)))
+            #expect(ops == ["QuantizeLinear", "QLinearMatMul", "DequantizeLinear"], "MatMul perAxis \(perAxis): \(ops)")
+        }
+        // The activation's DequantizeLinear stays when another node reads it.
+        let ops = try #require(try Self.rewrittenOps(Group(activationReadTwice: true)))
+        #expect(ops == ["QuantizeLinear", "DequantizeLinear", "QLinearConv", "Relu", "DequantizeLinear"], "\(ops)")
+    }
+
+    @Test("near misses stay as written: per-axis activation, product read twice, fed weights, Relu before the QuantizeLinear, bias scale not x·w, int16 output, per-row MatMul weights")
+    func nearMisses() throws {
+        let misses: [(String, Group)] = [
+            ("per-axis activation scale", Group(perAxisActivation: true)),
+            ("the Conv's output also a graph output", Group(productReadTwice: true)),
+            ("weights fed as a graph input", Group(weightsFed: true)),
+            ("a Relu between the Conv and the QuantizeLinear", Group(reluBeforeQuantize: true)),
+            ("bias scale 1.5 x_scale · w_scale", Group(biasScaleMatches: false)),
+            ("int16 output zero point", Group(outputType: 5)),
+            ("MatMul weights per row (axis 0)", Group(perAxisWeights: true, matMul: true, matMulAxis: 0)),
+        ]
+        for (label, group) in misses {
+            #expect(try Self.rewrittenOps(group) == nil, "\(label): rewritten")
+            // Each still loads and runs on both paths as written.
+            let model = try InferenceModel(bytes: Self.model(group))
+            #expect(model.fastGraph == nil, "\(label): the model has a fast graph")
+        }
+    }
+
+    @Test("the fast path runs the rewritten group on its integer step and equals the explicit QLinear node exactly; the reference path computes the graph as written")
+    func fastPathEqualsExplicitNode() throws {
+        var random = SeededGenerator(seed: 78)
+        for group in [Group(), Group(perAxisWeights: true), Group(bias: false), Group(perAxisWeights: true, matMul: true),
+                      Group(outputType: 3), Group(activationReadTwice: true)] {
+            let label = "\(group)"
+            let written = try InferenceModel(bytes: Self.model(group))
+            let explicit = try InferenceModel(bytes: Self.model(group, explicit: true))
+            #expect(written.fastGraph != nil, "\(label): no fast graph")
+            let count = written.inputs[0].shape.reduce(1, *)
+            let feeds = ["x": random.floats(count, scale: 4)]
+            let want = try #require(try InferenceSession(model: explicit, path: .reference).run(inputs: feeds)["y"])
+            for threads in [1, 2] {
+                let fast = try InferenceSession(model: written, path: .fast, threads: threads)
+                let kernels = fast.nodeKernels
+                let op = group.matMul ? "QLinearMatMul" : "QLinearConv"
+                #expect(kernels.contains { $0.op == op && !$0.runsOnReference }, "\(label): \(kernels.map(\.op))")
+                let got = try #require(try fast.run(inputs: feeds)["y"])
+                #expect(got == want, "\(label), \(threads) thread(s): \(zip(got, want).filter { $0 != $1 }.count) of \(want.count) differ")
+            }
+            // The reference path runs the group as written: the float Conv between dequantize and
+            // quantize, within one output quantum of the integer result.
+            let reference = try InferenceSession(model: written, path: .reference)
+            #expect(reference.nodeKernels.contains { $0.op == (group.matMul ? "MatMul" : "Conv") }, "\(label): reference graph rewritten")
+            let asWritten = try #require(try reference.run(inputs: feeds)["y"])
+            let worst = zip(asWritten, want).map { abs($0 - $1) }.max() ?? 0
+            #expect(worst <= Self.yScale * 1.0001, "\(label): as written and rewritten differ by \(worst)")
+        }
+    }
+}

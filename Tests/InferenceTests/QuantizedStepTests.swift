@@ -1,0 +1,162 @@
+import Testing
+import TestSupport
+@testable import Inference
+
+/// The fast path's QLinearConv and QLinearMatMul steps (`FastPath/QuantizedSteps.swift`) against
+/// the reference kernels, as QuantizeLinear → the node → DequantizeLinear graphs: the integer
+/// results must be equal (so the dequantized floats are), on 1 and 2 threads, and the node must
+/// run on its fast step.
+@Suite("Quantized fast steps: QLinearConv and QLinearMatMul equal the reference kernels")
+struct QuantizedStepTests {
+    typealias B = ONNXBuilder
+
+    static func int32Bytes(_ values: [Int32]) -> [UInt8] {
+        values.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+    }
+
+    /// Quantized bytes of ONNX type `type` (2 uint8, 3 int8), uniform over the type.
+    static func bytes(_ count: Int, _ random: inout SeededGenerator) -> [UInt8] {
+        (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    }
+
+    /// Runs `bytes` on both paths and compares every output element exactly; `op` must not run
+    /// on its reference kernel on the fast path.
+    static func check(_ bytes: [UInt8], feeds: [String: [Float]], op: String, _ label: String) throws {
+        let model = try InferenceModel(bytes: bytes)
+        let expected = try InferenceSession(model: model, path: .reference).run(inputs: feeds)
+        for threads in [1, 2] {
+            let session = try InferenceSession(model: model, path: .fast, threads: threads)
+            let onReference = session.nodeKernels.filter(\.runsOnReference).map(\.op)
+            #expect(!onReference.contains(op), "\(label): \(op) on the reference kernel")
+            let actual = try session.run(inputs: feeds)
+            let want = try #require(expected["y"]), got = try #require(actual["y"])
+            let differing = zip(want, got).filter { $0 != $1 }.count
+            #expect(differing == 0, "\(label), \(threads) thread(s): \(differing) of \(want.count) outputs differ")
+            if want.count >= 16 { #expect(Set(want).count > 2, "\(label): the reference output is nearly constant") }
+        }
+    }
+
+    struct ConvCase {
+        var cin: Int, cout: Int, group: Int, kernel: (Int, Int), stride: Int, dilation: Int, pads: [Int64]
+        var height: Int, width: Int
+        var xType: Int64, wType: Int64, yType: Int64
+        var xZero: UInt8, yZero: UInt8
+        var perChannel: Bool, bias: Bool
+    }
+
+    static func convModel(_ c: ConvCase, _ random: inout SeededGenerator) -> (bytes: [UInt8], x: [Float]) {
+        let (kh, kw) = c.kernel
+        let w = bytes(c.cout * c.cin / c.group * kh * kw, &random)
+        let fanIn = Float(c.cin / c.group * kh * kw)
+        // Scales chosen so that the outputs spread over the type and some saturate.
+        let xScale: Float = 0.02, yScale: Float = 0.02 * 0.01 * fanIn.squareRoot() * 6
+        let wScales: [Float] = c.perChannel ? (0..<c.cout).map { _ in 0.01 * (0.5 + Float(random.next() % 100) / 100) } : [0.01]
+        let wZeros: [UInt8] = (0..<(c.perChannel ? c.cout : 1)).map { _ in c.wType == 3 ? 0 : UInt8(random.next() % 256) }
+        var initializers = [
+            B.floatTensor("xs", [], [xScale]), B.rawTensor("xz", elementType: c.xType, [], [c.xZero]),
+            B.rawTensor("w", elementType: c.wType, [Int64(c.cout), Int64(c.cin / c.group), Int64(kh), Int64(kw)], w),
+            B.floatTensor("ws", c.perChannel ? [Int64(c.cout)] : [], wScales),
+            B.rawTensor("wz", elementType: c.wType, c.perChannel ? [Int64(c.cout)] : [], wZeros),
+            B.floatTensor("ys", [], [yScale]), B.rawTensor("yz", elementType: c.yType, [], [c.yZero]),
+        ]
+        var convInputs = ["xq", "xs", "xz", "w", "ws", "wz", "ys", "yz"]
+        if c.bias {
+            let b = (0..<c.cout).map { _ in Int32(Int64(random.next() % 20001) - 10000) }
+            initializers.append(B.rawTensor("b", elementType: 6, [Int64(c.cout)], int32Bytes(b)))
+            convInputs.append("b")
+        }
+        let attributes: [B.Attribute] = [
+            .ints("kernel_shape", [Int64(kh), Int64(kw)]), .ints("strides", [Int64(c.stride), Int64(c.stride)]),
+            .ints("dilations", [Int64(c.dilation), Int64(c.dilation)]), .ints("pads", c.pads), .int("group", Int64(c.group)),
+        ]
+        let model = B.model(
+            nodes: [B.node("QuantizeLinear", inputs: ["x", "xs", "xz"], outputs: ["xq"]),
+                    B.node("QLinearConv", inputs: convInputs, outputs: ["yq"], name: "conv", attributes: attributes),
+                    B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"])],
+            initializers: initializers,
+            inputs: [B.valueInfo("x", [1, Int64(c.cin), Int64(c.height), Int64(c.width)])],
+            outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+        // Inputs over the whole quantized range and past it (saturating QuantizeLinear).
+        let x = random.floats(c.cin * c.height * c.width, scale: 3)
+        return (model, x)
+    }
+
+    @Test("QLinearConv: 1x1, 3x3, depthwise, grouped, strided, dilated, padded, small maps; uint8 and int8; zero points 0/128/255; per-channel and per-tensor scales")
+    func convolutions() throws {
+        var random = SeededGenerator(seed: 2501)
+        let u8: Int64 = 2, i8: Int64 = 3
+        var cases: [ConvCase] = [
+            // 1x1 around the 4-row × 64-column tile, and channels into the thousands.
+            ConvCase(cin: 3, cout: 5, group: 1, kernel: (1, 1), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 8, width: 8,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: false, bias: true),
+            ConvCase(cin: 17, cout: 65, group: 1, kernel: (1, 1), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 9, width: 7,
+                     xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 255, perChannel: true, bias: false),
+            ConvCase(cin: 1031, cout: 9, group: 1, kernel: (1, 1), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 1, width: 1,
+                     xType: u8, wType: i8, yType: u8, xZero: 255, yZero: 0, perChannel: true, bias: true),
+            ConvCase(cin: 64, cout: 4, group: 1, kernel: (1, 1), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 8, width: 16,
+                     xType: i8, wType: i8, yType: i8, xZero: 0, yZero: 0, perChannel: false, bias: true),
+            // 3x3 padded and strided, the first layer's shape.
+            ConvCase(cin: 3, cout: 16, group: 1, kernel: (3, 3), stride: 2, dilation: 1, pads: [1, 1, 1, 1], height: 33, width: 31,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            // Depthwise, and grouped with asymmetric padding and dilation.
+            ConvCase(cin: 13, cout: 13, group: 13, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 11, width: 13,
+                     xType: u8, wType: u8, yType: u8, xZero: 3, yZero: 128, perChannel: false, bias: false),
+            ConvCase(cin: 8, cout: 8, group: 8, kernel: (5, 5), stride: 2, dilation: 1, pads: [2, 2, 2, 2], height: 15, width: 9,
+                     xType: i8, wType: i8, yType: i8, xZero: UInt8(bitPattern: -128), yZero: 127, perChannel: true, bias: true),
+            ConvCase(cin: 12, cout: 6, group: 3, kernel: (3, 2), stride: 1, dilation: 2, pads: [0, 1, 2, 0], height: 10, width: 12,
+                     xType: u8, wType: i8, yType: i8, xZero: 200, yZero: UInt8(bitPattern: -128), perChannel: true, bias: true),
+            // Small maps, where the product runs with pixels as rows and channels as columns.
+            ConvCase(cin: 64, cout: 128, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 3, width: 3,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 33, cout: 70, group: 1, kernel: (3, 3), stride: 2, dilation: 1, pads: [1, 0, 1, 2], height: 9, width: 10,
+                     xType: i8, wType: i8, yType: u8, xZero: 5, yZero: 0, perChannel: false, bias: true),
+            ConvCase(cin: 32, cout: 130, group: 2, kernel: (1, 1), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 4, width: 4,
+                     xType: u8, wType: u8, yType: i8, xZero: 255, yZero: 0, perChannel: true, bias: false),
+            ConvCase(cin: 17, cout: 64, group: 1, kernel: (2, 2), stride: 1, dilation: 2, pads: [1, 1, 1, 1], height: 2, width: 7,
+                     xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 255, perChannel: true, bias: true),
+        ]
+        // A few drawn cases on top.
+        for _ in 0..<4 {
+            let cin = random.pick([1, 2, 5, 16, 31, 33]), cout = random.pick([1, 4, 5, 7, 64, 65])
+            let k = random.pick([1, 3])
+            cases.append(ConvCase(cin: cin, cout: cout, group: 1, kernel: (k, k), stride: random.pick([1, 2]), dilation: 1,
+                                  pads: k == 3 ? [1, 1, 1, 1] : [0, 0, 0, 0], height: random.pick([1, 5, 8, 17]),
+                                  width: random.pick([1, 7, 16, 63, 65]), xType: u8, wType: i8, yType: u8,
+                                  xZero: random.pick([0, 128, 255]), yZero: random.pick([0, 128, 255]),
+                                  perChannel: random.next() % 2 == 0, bias: random.next() % 2 == 0))
+        }
+        for c in cases {
+            let (model, x) = Self.convModel(c, &random)
+            try Self.check(model, feeds: ["x": x], op: "QLinearConv",
+                           "\(c.cin)->\(c.cout) g\(c.group) k\(c.kernel) s\(c.stride) d\(c.dilation) \(c.height)x\(c.width) types \(c.xType)/\(c.wType)/\(c.yType) zeros \(c.xZero)/\(c.yZero) perChannel \(c.perChannel) bias \(c.bias)")
+        }
+    }
+
+    @Test("QLinearMatMul: rows, inner and columns around the tile, batched A, per-column and per-tensor b, uint8 and int8")
+    func matrixProducts() throws {
+        var random = SeededGenerator(seed: 2502)
+        for (batch, m, k, n, perColumn, aType, bType) in [(1, 1, 1, 1, false, Int64(2), Int64(3)), (1, 5, 17, 63, true, 2, 3),
+                                                           (2, 3, 64, 65, true, 3, 3), (1, 4, 1000, 10, false, 2, 2),
+                                                           (3, 7, 33, 129, true, 2, 3), (1, 1, 512, 1000, true, 3, 2)] {
+            let b = Self.bytes(k * n, &random)
+            let bScales: [Float] = (0..<(perColumn ? n : 1)).map { _ in 0.01 * (0.5 + Float(random.next() % 100) / 100) }
+            let bZeros: [UInt8] = (0..<(perColumn ? n : 1)).map { _ in bType == 3 ? 0 : UInt8(random.next() % 256) }
+            let yScale: Float = 0.02 * 0.01 * Float(k).squareRoot() * 6
+            let model = B.model(
+                nodes: [B.node("QuantizeLinear", inputs: ["x", "as", "az"], outputs: ["aq"]),
+                        B.node("QLinearMatMul", inputs: ["aq", "as", "az", "b", "bs", "bz", "ys", "yz"], outputs: ["yq"], name: "mm"),
+                        B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"])],
+                initializers: [
+                    B.floatTensor("as", [], [0.02]), B.rawTensor("az", elementType: aType, [], [aType == 2 ? 128 : 0]),
+                    B.rawTensor("b", elementType: bType, [Int64(k), Int64(n)], b),
+                    B.floatTensor("bs", perColumn ? [Int64(n)] : [], bScales),
+                    B.rawTensor("bz", elementType: bType, perColumn ? [Int64(n)] : [], bZeros),
+                    B.floatTensor("ys", [], [yScale]), B.rawTensor("yz", elementType: 2, [], [100]),
+                ],
+                inputs: [B.valueInfo("x", [Int64(batch), Int64(m), Int64(k)])],
+                outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+            try Self.check(model, feeds: ["x": random.floats(batch * m * k, scale: 3)], op: "QLinearMatMul",
+                           "\(batch)x\(m)x\(k) · \(k)x\(n) perColumn \(perColumn) types \(aType)/\(bType)")
+        }
+    }
+}
