@@ -17,7 +17,8 @@ struct FusionPlan: Sendable {
         case convolution(ConvolutionFusion)
         /// A 1x1 convolution and the depthwise convolution reading it, in bands of rows.
         case pointwiseDepthwise(BandedFusion)
-        /// Global average pool, two 1x1 convolutions, Sigmoid and Mul as one gate.
+        /// Global average pool, two 1x1 convolutions (ReLU or SiLU between), the Sigmoid or
+        /// HardSigmoid gate and its Mul as one step (`GateChain`).
         case squeezeExcite(GateChain)
         /// `s · gate(mean(s + u)) + u` from its first Add.
         case attentionGate(AttentionGateFusion)
