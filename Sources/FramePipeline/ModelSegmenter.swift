@@ -181,6 +181,9 @@ package final class ModelSegmenter: Segmenter {
         }
         inputScale = (0..<3).map { c in (high - low) / std[c] }
         inputOffset = (0..<3).map { c in (low - mean[c]) / std[c] }
+        byteCount = session.heldBytes + session.modelHeldBytes + 4 * (sampled.count + output.count)
+            + (convertsInput ? 4 * input.count : 0) + (convertsOutput ? 4 * probability.count : 0)
+            + stateByteCounts.reduce(0, +)
     }
 
     deinit {
@@ -191,12 +194,9 @@ package final class ModelSegmenter: Segmenter {
         for storage in constantStorage { storage.deallocate() }
     }
 
-    package var byteCount: Int {
-        session.heldBytes + session.modelHeldBytes + 4 * (sampled.count + output.count)
-            + (input.baseAddress != sampled.baseAddress ? 4 * input.count : 0)
-            + (probability.baseAddress != output.baseAddress ? 4 * probability.count : 0)
-            + stateByteCounts.reduce(0, +)
-    }
+    /// Counted once when the segmenter is made (nothing it holds grows after): walking the model
+    /// and the session's steps allocates, and a caller reads it under the frame path's lock.
+    package let byteCount: Int
 
     package var maskIsAlpha: Bool { convention.outputKind == .alpha }
 

@@ -343,16 +343,12 @@ struct LoadedGraph: Sendable {
             // A data-movement node inside a widened region moves the float32 values and rounds
             // its result: the same float16 values (moving commutes with rounding), and the
             // float32 ones stay available to the widened nodes after it.
-            var inner = node, narrowings: [NodeProto] = []
+            var inner = node
             for (index, twin) in twins { inner.inputs[index] = twin }
-            for (index, type) in operation.outputTypes.enumerated() where FloatWidening.widenedTypes.contains(type) && !node.outputs[index].isEmpty {
-                let unrounded = FloatWidening.unroundedName(node.outputs[index])
-                narrowings.append(FloatWidening.cast(unrounded, to: node.outputs[index], type, for: node))
-                inner.outputs[index] = unrounded
-                unroundedTwins[node.outputs[index]] = unrounded
+            let rounded = operation.outputTypes.enumerated().filter { index, type in
+                FloatWidening.widenedTypes.contains(type) && !node.outputs[index].isEmpty
             }
-            try plan(inner, display: display, version: version, counted: false)
-            for cast in narrowings { try plan(cast, display: display, version: FloatWidening.castVersion, counted: false) }
+            try planRounding(inner, of: node, outputs: rounded.map { ($0.offset, $0.element) }, display: display, version: version)
             return
         }
         macsByOp[node.opType, default: 0] += operation.multiplyAccumulates
@@ -404,8 +400,17 @@ struct LoadedGraph: Sendable {
             constants[name] = copy
             inner.inputs[index] = name
         }
-        var narrowings: [NodeProto] = []
-        for (index, type) in narrowing.sorted(by: { $0.key < $1.key }) {
+        try planRounding(inner, of: node, outputs: narrowing.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                         display: display, version: version)
+    }
+
+    /// Plans `inner` (`node` computing in float32) with each of `outputs` written unrounded under
+    /// its twin's name (`unroundedTwins`), then the Cast rounding it to its type under the node's
+    /// own output name.
+    private mutating func planRounding(_ inner: NodeProto, of node: NodeProto, outputs: [(index: Int, type: ElementType)],
+                                       display: String, version: Int) throws(ModelError) {
+        var inner = inner, narrowings: [NodeProto] = []
+        for (index, type) in outputs {
             let unrounded = FloatWidening.unroundedName(node.outputs[index])
             narrowings.append(FloatWidening.cast(unrounded, to: node.outputs[index], type, for: node))
             inner.outputs[index] = unrounded
