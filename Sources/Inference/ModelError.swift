@@ -52,11 +52,8 @@ package struct ModelError: Error, CustomStringConvertible, Sendable {
     /// graph input that could not be bound) should have computed: they may have problems too.
     package var uncheckedNodeCount = 0
     /// The value a node needed as a plan-time constant but found computed at run time (lets the
-    /// loader fix a graph input offered at plan time, then load again).
+    /// loader compute it from graph inputs offered at plan time, and build the node again).
     var constantValue: String?
-    /// The graph inputs `constantValue` is computed from, when they were all offered at plan time
-    /// and are not fixed yet: fixing them makes it a constant.
-    var fixableInputs: Set<String> = []
 
     /// Whether the failure is a node needing, as a plan-time constant, a value computed from a
     /// graph input: planning again with that input's value offered may succeed.

@@ -207,6 +207,31 @@ struct TypedGraphTests {
         #expect(try InferenceSession(model: model).run(inputs: ["x": x])["y"] == [0, 1, 2, 3, 6, 7, 8, 9])
     }
 
+    @Test("an offered input read at run time before a node needs its value: fixed there, and read as a constant by the nodes before")
+    func planTimeValueAfterRunTimeReaders() throws {
+        // y = Reshape(x + Cast(width), Concat([-1], width)): the Add, planned first, reads width
+        // at run time; the Reshape then needs the Concat's value.
+        let bytes = B.model(
+            nodes: [B.node("Cast", inputs: ["width"], outputs: ["offset"], attributes: [.int("to", 1)]),
+                    B.node("Add", inputs: ["x", "offset"], outputs: ["shifted"]),
+                    B.node("Concat", inputs: ["minusOne", "width"], outputs: ["shape"], attributes: [.int("axis", 0)]),
+                    B.node("Reshape", inputs: ["shifted", "shape"], outputs: ["y"], name: "fold")],
+            initializers: [B.int64Tensor("minusOne", [1], [-1])],
+            inputs: [B.valueInfo("x", [2, 6]), B.valueInfo("width", dims: [.value(1)], elementType: 7)],
+            outputs: [B.valueInfo("y", dims: nil)], opset: 13)
+        let model = try InferenceModel(bytes: bytes, inputShapes: ["width": [1]], planTimeInputs: ["width": int64Tensor([1], [4])])
+        #expect(model.fixedInputs == ["width"])
+        #expect(model.inputs.map(\.name) == ["x"])
+        #expect(model.outputs.first?.shape == [3, 4])
+        // The Cast and the Add were planned before the Reshape needed width: they stay; the Concat,
+        // computed when the Reshape needed it and read by nothing else, is dropped.
+        #expect(model.runningNodes.map(\.op) == ["Cast", "Add", "Reshape"])
+        let x = (0..<12).map(Float.init)
+        for path in ExecutionPath.allCases {
+            #expect(try InferenceSession(model: model, path: path).run(inputs: ["x": x])["y"] == x.map { $0 + 4 }, "\(path)")
+        }
+    }
+
     @Test("dim names are labels: two inputs may give one name different sizes (a warning, as onnxruntime takes it)")
     func dimNamesAreLabels() throws {
         // RVM: src [batch, 3, height, width] and r1i [batch, channels, height, width], r1i at 1x1.

@@ -54,6 +54,11 @@ struct LoadedGraph: Sendable {
     /// What loading noticed but accepted: graph inputs given different sizes for one `dim_param`.
     var warnings: [String] = []
 
+    /// Values offered for graph inputs at plan time, by name; fixed only when a node needs one
+    /// (`valueOnDemand`).
+    private var offeredInputs: [String: ConstantTensor] = [:]
+    /// The planned nodes `valueOnDemand` computed at plan time, by position in `nodes`.
+    private var computedOnDemand: Set<Int> = []
     /// The values known when the plan is built, by name.
     private var constants: [String: ConstantTensor] = [:]
     /// The sequence and optional values, by name: they exist only at plan time
@@ -86,27 +91,15 @@ struct LoadedGraph: Sendable {
     /// Nodes not checked because they read an unknown value.
     private var uncheckedNodeCount = 0
 
-    /// Loads `model`, binding dynamic input dims from `inputShapes` and fixing the graph inputs in
-    /// `planTimeInputs` that a node needs as constants: a shape, scales or bounds fed as an input,
-    /// or computed from inputs (`Concat([1, 1], ratio, ratio)` as a Resize's scales), which
-    /// constant folding then computes once the inputs are fixed.
+    /// Loads `model`, binding dynamic input dims from `inputShapes`. A graph input in
+    /// `planTimeInputs` is fixed when a node needs, as a constant, a value computed from it: a
+    /// shape, scales or bounds fed as an input, or computed from inputs (`Concat([1, 1], ratio,
+    /// ratio)` as a Resize's scales). The value is then computed where that node is planned
+    /// (`valueOnDemand`), and the nodes after it fold what they can.
     /// String graph inputs take their values from `planTimeStrings` (strings exist only at plan
     /// time, `StringTensor`).
     init(_ model: ModelProto, inputShapes: [String: [Int]] = [:],
          planTimeInputs: [String: ConstantTensor] = [:], planTimeStrings: [String: StringTensor] = [:]) throws(ModelError) {
-        var fixed: Set<String> = []
-        while true {
-            do {
-                self = try LoadedGraph(model, inputShapes: inputShapes, fixing: fixed, of: planTimeInputs, strings: planTimeStrings)
-                return
-            } catch let error where !error.fixableInputs.isEmpty {
-                fixed.formUnion(error.fixableInputs)
-            }
-        }
-    }
-
-    private init(_ model: ModelProto, inputShapes: [String: [Int]], fixing fixed: Set<String>,
-                 of planTimeInputs: [String: ConstantTensor], strings planTimeStrings: [String: StringTensor]) throws(ModelError) {
         // Bytes that decode as protobuf but hold neither (a text file, an empty one) are not ONNX at all.
         guard model.graph != nil || !model.opsetImports.isEmpty else {
             throw ModelError(.malformed, "not an ONNX model: it has no graph and no opset import")
@@ -118,20 +111,22 @@ struct LoadedGraph: Sendable {
         opsetImports[""] = opsetVersion
         guard let graph = model.graph else { throw ModelError(.malformed, "the model has no graph") }
         guard graph.sparseInitializerCount == 0 else { throw ModelError(.unsupported, "sparse initializers are not supported") }
+        offeredInputs = planTimeInputs
         try readInitializers(graph)
-        try bindInputs(graph, inputShapes: inputShapes, fixing: fixed, of: planTimeInputs, strings: planTimeStrings)
+        try bindInputs(graph, inputShapes: inputShapes, strings: planTimeStrings)
         let defined = Set(constants.keys).union(valueIDs.keys).union(unknownValues).union(strings.keys)
         let order = try Self.topologicalOrder(graph.nodes, defined: defined)
         var producers: [String: Int] = [:]
         for (index, node) in graph.nodes.enumerated() { for output in node.outputs where !output.isEmpty { producers[output] = index } }
         for index in order {
-            try plan(graph.nodes[index], at: index, offered: planTimeInputs, fixed: fixed, nodes: graph.nodes, producers: producers)
+            plan(graph.nodes[index], at: index, nodes: graph.nodes, producers: producers)
         }
         try bindOutputs(graph, after: graph.nodes.count)
         if !problems.isEmpty {
             let sorted = problems.enumerated().sorted { ($0.element.order, $0.offset) < ($1.element.order, $1.offset) }
             throw ModelError(collecting: sorted.map(\.element.error), uncheckedNodeCount: uncheckedNodeCount)
         }
+        dropNodesComputedOnDemand()
     }
 
     // MARK: - Phases
@@ -147,9 +142,9 @@ struct LoadedGraph: Sendable {
     }
 
     /// Graph inputs: an input that is also an initializer is a constant with a default unless the
-    /// caller gives its shape (feeds it); an offered plan-time value that a node needed is fixed.
-    private mutating func bindInputs(_ graph: GraphProto, inputShapes: [String: [Int]], fixing fixed: Set<String>,
-                                     of planTimeInputs: [String: ConstantTensor],
+    /// caller gives its shape (feeds it). Every other one is bound as a run-time value, even when
+    /// a value is offered for it (`valueOnDemand` fixes it if a node needs it).
+    private mutating func bindInputs(_ graph: GraphProto, inputShapes: [String: [Int]],
                                      strings planTimeStrings: [String: StringTensor]) throws(ModelError) {
         for name in Set(inputShapes.keys).union(planTimeStrings.keys) where !graph.inputs.contains(where: { $0.name == name }) {
             throw ModelError(.invalidInput, "the model has no input '\(name)'")
@@ -173,11 +168,6 @@ struct LoadedGraph: Sendable {
                 unknownValues.insert(input.name)
                 continue
             }
-            if fixed.contains(input.name) {
-                constants[input.name] = planTimeInputs[input.name]!
-                fixedInputs.insert(input.name)
-                continue
-            }
             guard valueIDs[input.name] == nil, !unknownValues.contains(input.name) else {
                 throw ModelError(.invalidGraph, "graph input '\(input.name)' is declared twice")
             }
@@ -197,11 +187,8 @@ struct LoadedGraph: Sendable {
     }
 
     /// Checks one node, recording its problem (and leaving its outputs unknown) rather than
-    /// throwing, except when it needs as a constant a value computed at run time only from graph
-    /// inputs that the caller offered values for and that are not fixed yet: that error is thrown
-    /// with those inputs (`fixableInputs`), so the graph is loaded again with them fixed.
-    private mutating func plan(_ proto: NodeProto, at position: Int, offered planTimeInputs: [String: ConstantTensor],
-                               fixed: Set<String>, nodes: [NodeProto], producers: [String: Int]) throws(ModelError) {
+    /// throwing, so one pass names every node that cannot run.
+    private mutating func plan(_ proto: NodeProto, at position: Int, nodes: [NodeProto], producers: [String: Int]) {
         var node = proto
         while node.outputs.last == "" { node.outputs.removeLast() }  // omitted optional outputs
         let display = node.name.isEmpty ? (node.outputs.first ?? node.opType) : node.name
@@ -216,15 +203,10 @@ struct LoadedGraph: Sendable {
             try plan(node, display: display, version: version)
         } catch {
             var problem = error
-            if let value = error.constantValue, let sources = runtimeSources(of: value, nodes: nodes, producers: producers) {
-                if !sources.isEmpty, sources.allSatisfy({ planTimeInputs[$0] != nil && !fixed.contains($0) }) {
-                    problem.fixableInputs = sources
-                    throw problem
-                }
-                if !sources.contains(value) {
-                    let names = sources.sorted().map { "'\($0)'" }.joined(separator: ", ")
-                    problem.message += " (it is computed at run time from graph input\(sources.count == 1 ? "" : "s") \(names))"
-                }
+            if let value = error.constantValue, let sources = runtimeSources(of: value, nodes: nodes, producers: producers),
+               !sources.contains(value) {
+                let names = sources.sorted().map { "'\($0)'" }.joined(separator: ", ")
+                problem.message += " (it is computed at run time from graph input\(sources.count == 1 ? "" : "s") \(names))"
             }
             if problem.node == nil { (problem.node, problem.op) = (display, node.opType) }
             problem.domain = domain
@@ -232,6 +214,64 @@ struct LoadedGraph: Sendable {
             problems.append((position, problem))
             unknownValues.formUnion(node.outputs.filter { !$0.isEmpty })
         }
+    }
+
+    /// The value of `name`, computed now, when every graph input it is computed from was offered
+    /// at plan time (`offeredInputs`) with the shape and type it was bound to: those inputs are
+    /// fixed (they become constants and are no longer inputs), and the planned nodes between them
+    /// and `name` are run on their reference kernels. The nodes after this point then read the
+    /// value as a constant; the planned ones before it read the fixed inputs as constants.
+    /// Nil, changing nothing, when `name` is a constant already or cannot be computed so (a
+    /// graph input not offered, or a node's output too large to fold).
+    private mutating func valueOnDemand(_ name: String) -> ConstantTensor? {
+        guard constants[name] == nil, !offeredInputs.isEmpty, let target = valueIDs[name] else { return nil }
+        var producer: [Int: Int] = [:]
+        for (index, node) in nodes.enumerated() { for output in node.outputs { producer[output] = index } }
+        // The nodes and graph inputs `name` is computed from, through values that are not constants.
+        var chain: Set<Int> = [], sources: Set<Int> = [], pending = [target], visited: Set<Int> = []
+        while let id = pending.popLast() {
+            guard visited.insert(id).inserted, constants[values[id].name] == nil else { continue }
+            if let index = producer[id] {
+                let node = nodes[index]
+                guard node.operation.outputShapes.allSatisfy({ $0.reduce(1, *) <= Self.maximumFoldedElementCount }) else { return nil }
+                chain.insert(index)
+                pending.append(contentsOf: node.inputs)
+            } else {
+                guard inputIDs.contains(id), let offered = offeredInputs[values[id].name],
+                      offered.shape == values[id].shape, offered.type == values[id].type else { return nil }
+                sources.insert(id)
+            }
+        }
+        for id in sources {
+            let offered = offeredInputs[values[id].name]!
+            values[id].constant = offered
+            constants[values[id].name] = offered
+            inputIDs.removeAll { $0 == id }
+            fixedInputs.insert(values[id].name)
+        }
+        for index in chain.sorted() {  // nodes are planned in topological order
+            let node = nodes[index]
+            let folded = Self.fold(node.operation, inputs: node.inputs.map { constants[values[$0].name]! })
+            for (id, value) in zip(node.outputs, folded) { constants[values[id].name] = value }
+            computedOnDemand.insert(index)
+        }
+        return constants[name]
+    }
+
+    /// Drops the nodes `valueOnDemand` computed whose outputs nothing reads (no node that runs, no
+    /// graph output): folded, as they would have been had their inputs been constants from the start.
+    private mutating func dropNodesComputedOnDemand() {
+        guard !computedOnDemand.isEmpty else { return }
+        var readers = [Int](repeating: 0, count: values.count)
+        for node in nodes { for id in node.inputs { readers[id] += 1 } }
+        for id in outputIDs { readers[id] += 1 }
+        var dropped: Set<Int> = []
+        for index in computedOnDemand.sorted(by: >) where nodes[index].outputs.allSatisfy({ readers[$0] == 0 }) {
+            dropped.insert(index)
+            for id in nodes[index].inputs { readers[id] -= 1 }
+        }
+        nodes = nodes.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
+        computedOnDemand = []
     }
 
     /// The graph inputs a value computed at run time depends on, through the values that are not
@@ -273,10 +313,27 @@ struct LoadedGraph: Sendable {
         return try OperatorRegistry.version(of: node.opType, opset: opset, node: display)
     }
 
-    /// Builds one node's operator, then folds it (all inputs constant) or plans it.
+    /// Builds one node's operator, then folds it (all inputs constant) or plans it. When the node
+    /// needs as a constant a value computed from graph inputs offered at plan time, the value is
+    /// computed (`valueOnDemand`) and the node built again.
     /// - Parameter counted: whether the node counts in `opCounts` (false for the nodes of a float
     ///   widening, whose node was counted as written).
     private mutating func plan(_ node: NodeProto, display: String, version: Int, counted: Bool = true) throws(ModelError) {
+        while true {
+            do {
+                try build(node, display: display, version: version, counted: counted)
+                return
+            } catch {
+                // Each retry fixes a value that was not constant, so the loop ends.
+                guard let value = error.constantValue, valueOnDemand(value) != nil else { throw error }
+            }
+        }
+    }
+
+    /// `plan`'s one attempt. It changes nothing before the node's own builder succeeds (the nodes
+    /// it plans in its place are planned by `plan`, each attempted on its own), so an attempt
+    /// that throws can be made again.
+    private mutating func build(_ node: NodeProto, display: String, version: Int, counted: Bool) throws(ModelError) {
         let inputs = node.inputs.map { name -> NodeContext.Input in
             if name.isEmpty { return .absent }
             if let value = strings[name] { return .strings(value) }
