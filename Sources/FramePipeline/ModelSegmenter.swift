@@ -128,7 +128,7 @@ package final class ModelSegmenter: Segmenter {
         let model = segmentation.model
         convention = segmentation.convention
         do {
-            session = try InferenceSession(planned: model, options: .init(path: .fast, threads: threads))
+            session = try InferenceSession(planned: model, options: .init(path: .fast, threads: threads), isOnlySession: true)
         } catch {
             throw SegmenterLoadError(message: error.description)
         }

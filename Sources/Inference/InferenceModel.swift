@@ -52,10 +52,10 @@ package final class InferenceModel: Sendable {
     /// The constants, which every session of the model reads in place.
     let constants: ConstantStore
 
-    /// Bytes the model holds: its constants (in the `ConstantStore` its sessions read) and its
-    /// operators' tables (every session of the model
-    /// shares them; a session's own bytes are `InferenceSession.heldBytes`). Walks the graph
-    /// (allocates): for diagnostics.
+    /// Bytes the model holds: its constants (in the `ConstantStore` its sessions read), the
+    /// weights its fast sessions packed (`PackedWeights`) and its operators' tables (every session
+    /// of the model shares them; a session's own bytes are `InferenceSession.heldBytes`). Walks
+    /// the graph (allocates): for diagnostics.
     package var heldBytes: Int {
         var held = HeldMemory()
         held.add(graph)
@@ -273,13 +273,18 @@ struct FastPathPlan: Sendable {
     let rules: FusionRules
     let fusions: FusionPlan
     let buffers: BufferPlan
+    /// The weights the steps of `fusions` pack, shared by every session of the plan; nil for a
+    /// plan made for one session.
+    let packedWeights: PackedWeights?
 
     /// - Parameter leaders: when given, only fusions led by these nodes (indices into
-    ///   `graph.nodes`) are planned; the other nodes run their single-node steps.
+    ///   `graph.nodes`) are planned, the other nodes run their single-node steps, and the plan
+    ///   is one session's (its weights are packed for it alone).
     init(_ graph: LoadedGraph, constants: ConstantStore, leaders: Set<Int>? = nil) {
         rules = FusionRules(graph, constants: constants)
         fusions = rules.plan(leaders: leaders)
         buffers = BufferPlan(graph, lowered: fusions)
+        packedWeights = leaders == nil ? PackedWeights() : nil
     }
 
     /// No fusion, every value in a slot of its own (a session that keeps its intermediates).
@@ -287,5 +292,6 @@ struct FastPathPlan: Sendable {
         rules = FusionRules(graph, constants: constants)
         fusions = FusionPlan()
         buffers = BufferPlan(graph, reusesBuffers: false)
+        packedWeights = nil
     }
 }

@@ -48,6 +48,8 @@ package final class InferenceSession: @unchecked Sendable {
     private let fusionPlan: FusionPlan
     /// The fast path's worker pool (its threads and scratch), nil on the reference path.
     private let pool: WorkerPool?
+    /// The model's packed weights this session's steps share, nil when it packed its own.
+    private let packedWeights: PackedWeights?
 
     /// Which fusions across nodes a fast session plans.
     package enum Fusions: Sendable, Equatable {
@@ -98,6 +100,8 @@ package final class InferenceSession: @unchecked Sendable {
         guard plan.totalCount <= Shapes.maximumElementCount else {
             throw ModelError(.invalidShape, "keeping every intermediate needs \(plan.totalCount / (1 << 28)) GiB; the limit is 8 GiB")
         }
+        // The last check that may fail: from here on the session counts as a reader of the store.
+        try constants.addReader(readsPackingSources: fastPath?.packedWeights == nil)
         let arena = UnsafeMutablePointer<Float>.allocate(capacity: max(plan.totalCount, 1))
         arena.initialize(repeating: 0, count: max(plan.totalCount, 1))
         self.plan = plan
@@ -105,7 +109,7 @@ package final class InferenceSession: @unchecked Sendable {
         arenaBytes = plan.totalCount * MemoryLayout<Float>.size
         // Fusion skips writing fused values to the arena, so inspection sessions run unfused.
         let fast = fastPath.map { StepBuilder(threads: threads, rules: $0.rules, plan: $0.fusions, buffers: $0.buffers, arena: arena,
-                                              constants: constants) }
+                                              constants: constants, packedWeights: $0.packedWeights) }
         var steps: [any Step] = []
         var stepOfNode: [Int?] = []
         for node in graph.nodes {
@@ -116,6 +120,8 @@ package final class InferenceSession: @unchecked Sendable {
                 stepOfNode.append(steps.count)
                 steps.append(step)
             case .reference:
+                precondition(!node.inputs.contains(where: constants.isReleased),
+                             "node '\(node.name)' runs its reference kernel on weights the model freed after packing them")
                 stepOfNode.append(steps.count)
                 steps.append(ReferenceStep(operation: node.operation, inputs: inputs, outputs: outputs))
             case .absorbed(let leader):
@@ -129,10 +135,37 @@ package final class InferenceSession: @unchecked Sendable {
         self.stepOfNode = stepOfNode
         externalInput = fast?.externalInput
         fusionPlan = fastPath?.fusions ?? FusionPlan()
+        packedWeights = fastPath?.packedWeights
         pool = fast?.pool
     }
 
-    deinit { arena.deallocate() }
+    deinit {
+        arena.deallocate()
+        constants.removeReader()
+    }
+
+    /// Frees the model's copy of the weights this session's steps packed (the constants only the
+    /// fast path's packing reads, `ConstantStore.packingSources`), so the model holds its weights
+    /// once, packed. Done only when this is the model's only session, it runs the model's lowered
+    /// graph with every fusion (its packed weights are the model's), and none of its steps reads
+    /// those constants when it runs (a node on its reference kernel would). From then on the model
+    /// makes only sessions like this one (they take the packed weights).
+    ///
+    /// - Parameter poisoning: for tests: the freed bytes are kept, filled with NaN, so a step
+    ///   that still read them would compute NaN.
+    /// - Returns: the bytes freed (0 when nothing was).
+    @discardableResult
+    package func releasePackingSources(poisoning: Bool = false) -> Int {
+        guard let packedWeights else { return 0 }
+        let constants = self.constants, steps = self.steps
+        return constants.releasePackingSources(
+            poisoning: poisoning,
+            isPacked: {
+                var held = HeldAddresses(matching: constants.isPackingSource)
+                return !steps.contains { held.found(in: $0) }
+            },
+            seal: packedWeights.seal)
+    }
 
     /// Where value `id` lives: the model's constant store for a constant (never written), the
     /// arena for any other.
@@ -146,9 +179,12 @@ package final class InferenceSession: @unchecked Sendable {
     /// `InferenceModel.heldBytes`. Walks the steps (allocates): for diagnostics.
     package var heldBytes: Int {
         var held = HeldMemory()
+        // The packed weights the model shares are the model's bytes.
+        if let packedWeights { held.add(packedWeights) }
+        let shared = held.bytes
         for step in steps { held.add(step) }
         if let pool { held.add(pool) }
-        return arenaBytes + held.bytes
+        return arenaBytes + held.bytes - shared
     }
 
     /// Runs a single-input, single-output graph; allocates nothing.
@@ -428,7 +464,8 @@ package final class InferenceSession: @unchecked Sendable {
 
     /// The value named `name` after the last run: any value when `keepsIntermediates` is true,
     /// otherwise only graph outputs and constants; nil for unknown names, for values whose buffer
-    /// was reused, and for values folded away at plan time.
+    /// was reused, for values folded away at plan time, and for weights freed after packing
+    /// (`releasePackingSources`).
     package func value(named name: String) -> [Float]? {
         tensor(named: name)?.floats
     }
@@ -439,7 +476,7 @@ package final class InferenceSession: @unchecked Sendable {
         let graph = self.graph
         guard let id = graph.values.firstIndex(where: { $0.name == name }) else { return nil }
         let value = graph.values[id]
-        guard keepsIntermediates || value.constant != nil || graph.outputIDs.contains(id) else { return nil }
+        guard keepsIntermediates || value.constant != nil || graph.outputIDs.contains(id), !constants.isReleased(id) else { return nil }
         lock.lock()
         defer { lock.unlock() }
         return tensor(id)

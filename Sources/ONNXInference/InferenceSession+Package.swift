@@ -44,11 +44,11 @@ extension InferenceSession {
     package var heldBytes: Int { pinned?.heldBytes ?? 0 }
 
     /// Bytes the planned session's model holds, shared with every session of that model: the
-    /// engine's model (constants, operators' tables) and the decoded ONNX model kept to plan other
-    /// input shapes (its initializers' bytes).
+    /// engine's model (constants, packed weights, operators' tables) and the decoded ONNX model
+    /// kept to plan other input shapes (its initializers' bytes), if the session keeps it.
     package var modelHeldBytes: Int {
         var held = HeldMemory()
-        held.add(proto)
+        if let proto { held.add(proto) }
         return (pinned?.model.heldBytes ?? 0) + held.bytes
     }
 }

@@ -82,8 +82,10 @@ public final class InferenceSession: @unchecked Sendable {
     public let outputs: [TensorInfo]
     public let options: Options
 
-    /// The model with its outputs and the nodes they need, what every plan loads.
-    let proto: ModelProto
+    /// The model with its outputs and the nodes they need, what every plan loads; nil for a
+    /// planned model's only session (`init(planned:options:keepsIntermediates:fusions:isOnlySession:)`),
+    /// which plans nothing else.
+    let proto: ModelProto?
     private let inputIndex: [String: Int]
     private let lock = NSLock()
     private var plans: [Plan] = []
@@ -188,11 +190,16 @@ public final class InferenceSession: @unchecked Sendable {
     /// With `keepsIntermediates` every value stays readable after a run (`value(named:)`) and the
     /// fast path plans no fusion; otherwise `fusions` chooses the fusions it plans.
     ///
+    /// With `isOnlySession`, the session is the planned model's only one, now and later (the SDK's
+    /// segmenter): it keeps no decoded ONNX model, so it runs only the planned shapes and
+    /// `run(inputs:observing:)` throws, and it frees the model's copy of the weights its steps
+    /// packed (`Inference.InferenceSession.releasePackingSources`), so the weights are held once.
+    ///
     /// - Throws: `InferenceError(.invalidInput)` for a thread count out of range,
     ///   `.invalidShape` when the arena would be too large.
     package init(planned: PlannedModel, options: Options = Options(), keepsIntermediates: Bool = false,
-                 fusions: Fusions = .all) throws(InferenceError) {
-        proto = planned.proto
+                 fusions: Fusions = .all, isOnlySession: Bool = false) throws(InferenceError) {
+        proto = isOnlySession ? nil : planned.proto
         self.options = options
         planTimeInputs = planned.planTimeInputs
         inputs = planned.inputs.map { TensorInfo(name: $0.name, elementType: $0.elementType, shape: $0.shape) }
@@ -210,6 +217,7 @@ public final class InferenceSession: @unchecked Sendable {
                         shapes: Dictionary(uniqueKeysWithValues: planned.inputs.map { ($0.name, $0.shape) }), fixed: [:])
         pinned = engine
         plans = [plan]
+        if isOnlySession { engine.releasePackingSources() }
     }
 
     // MARK: - Running
@@ -267,7 +275,7 @@ public final class InferenceSession: @unchecked Sendable {
         if let inspection, inspection.matches(feeds) {
             plan = inspection
         } else {
-            plan = try Self.makePlan(proto, inputs: inputs, shapes: inputs.map { feeds[$0.name]!.shape },
+            plan = try Self.makePlan(try plannable(), inputs: inputs, shapes: inputs.map { feeds[$0.name]!.shape },
                                      offered: feeds, fixing: planTimeInputs, options: options, keepsIntermediates: true)
             inspection = plan
         }
@@ -311,11 +319,20 @@ public final class InferenceSession: @unchecked Sendable {
             if index != 0 { plans.insert(plans.remove(at: index), at: 0) }
             return plans[0]
         }
-        let plan = try Self.makePlan(proto, inputs: inputs, shapes: inputs.map { feeds[$0.name]!.shape },
+        let plan = try Self.makePlan(try plannable(), inputs: inputs, shapes: inputs.map { feeds[$0.name]!.shape },
                                      offered: feeds, fixing: planTimeInputs, options: options, keepsIntermediates: false)
         plans.insert(plan, at: 0)
         if plans.count > Self.planLimit { plans.removeLast() }
         return plan
+    }
+
+    /// The model to plan other input shapes or an inspection from.
+    /// - Throws: `InferenceError(.invalidInput)` for a planned model's only session, which keeps none.
+    private func plannable() throws(InferenceError) -> ModelProto {
+        guard let proto else {
+            throw InferenceError(.invalidInput, "this session runs only the shapes its model was planned for, and keeps no model to plan others or to inspect")
+        }
+        return proto
     }
 
     /// Inputs a node may need as plan-time constants (shapes, scales, bounds) are offered when

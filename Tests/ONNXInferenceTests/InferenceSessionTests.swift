@@ -29,6 +29,19 @@ import TestSupport
         #expect(try out["y"]!.scalars(as: Float.self) == Self.expectedScaledRelu(x))
     }
 
+    @Test func aPlannedModelsOnlySessionHoldsItsWeightsOncePackedAndPlansNothingElse() throws {
+        let bytes = [UInt8](try Data(contentsOf: Fixtures.weights("selfie_segmentation.onnx")))
+        let shared = try InferenceSession(planned: PlannedModel(modelData: bytes), options: .init(path: .fast))
+        let only = try InferenceSession(planned: PlannedModel(modelData: bytes), options: .init(path: .fast), isOnlySession: true)
+        // The shared one keeps the decoded model (to plan other shapes) and the weights as loaded,
+        // besides the packed ones; the only one keeps the packed weights alone.
+        let weightBytes = 106_401 * 4
+        #expect(only.modelHeldBytes <= shared.modelHeldBytes - 2 * weightBytes, "\(only.modelHeldBytes) against \(shared.modelHeldBytes)")
+        let x = Tensor(shape: [1, 256, 256, 3], scalars: (0..<(256 * 256 * 3)).map { Float($0 % 255) / 255 })
+        #expect(try only.run(inputs: ["input_1": x]) == shared.run(inputs: ["input_1": x]))
+        #expect(throws: InferenceError.self) { try only.run(inputs: ["input_1": x], observing: { _ in }) }
+    }
+
     @Test func aSymbolicDimTakesItsSizeFromEachRun() throws {
         let session = try InferenceSession(modelData: Self.scaledRelu)
         for batch in [1, 3, 2, 3] {

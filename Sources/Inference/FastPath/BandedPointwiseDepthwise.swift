@@ -81,15 +81,21 @@ extension StepBuilder {
         let (channels, height, width) = (conv.outputChannels, conv.height.output, conv.width.output)
         let k = dw.height.kernel
         let constant = { (value: Int, count: Int) in Array(UnsafeBufferPointer(start: self.pointer(value), count: count)) }
-        let dwFolded = f.depthwise.epilogue.folded(weights: constant(dwNode.inputs[1], channels * k * k),
-                                                   bias: dw.hasBias ? constant(dwNode.inputs[2], channels) : nil,
-                                                   outputChannels: channels)
-        let lattice = Self.compactLattice(dwFolded.weights, channels: channels, kernelSize: k)
-        let pointwiseFolded = f.pointwise.folded(weights: Array(UnsafeBufferPointer(start: inputs[1], count: channels * conv.inputChannels)),
-                                                 bias: conv.hasBias ? Array(UnsafeBufferPointer(start: inputs[2], count: channels)) : nil,
-                                                 outputChannels: channels)
-        let weights = PointwiseWeights(weights: pointwiseFolded.weights, bias: pointwiseFolded.bias, outputChannels: channels,
-                                       inputChannels: conv.inputChannels)
+        let (depthwise, latticeStep) = packed {
+            let folded = f.depthwise.epilogue.folded(weights: constant(dwNode.inputs[1], channels * k * k),
+                                                     bias: dw.hasBias ? constant(dwNode.inputs[2], channels) : nil,
+                                                     outputChannels: channels)
+            let lattice = Self.compactLattice(folded.weights, channels: channels, kernelSize: k)
+            return (DepthwiseWeights(weights: lattice.weights, bias: folded.bias, channels: channels, kernelSize: lattice.kernelSize),
+                    lattice.step)
+        }
+        let weights = packed {
+            let folded = f.pointwise.folded(weights: Array(UnsafeBufferPointer(start: inputs[1], count: channels * conv.inputChannels)),
+                                            bias: conv.hasBias ? Array(UnsafeBufferPointer(start: inputs[2], count: channels)) : nil,
+                                            outputChannels: channels)
+            return PointwiseWeights(weights: folded.weights, bias: folded.bias, outputChannels: channels,
+                                    inputChannels: conv.inputChannels)
+        }
         let pad = Self.kind(of: dw)!.inputPad!
         let bands = (0..<pool.threadCount).map { _ in
             FeatureMapStorage(channels: channels, layout: .padded(width: width, height: f.rowsIn, pad: pad))
@@ -111,9 +117,7 @@ extension StepBuilder {
         return PointwiseDepthwiseStep(
             input: Self.denseMap(inputs[0], channels: conv.inputChannels, height: height, width: width), gatedInput: gatedInput,
             pointwise: weights, pointwiseActivation: f.pointwise.activation, bands: bands, bandRows: f.bandRows,
-            depthwise: DepthwiseWeights(weights: lattice.weights, bias: dwFolded.bias, channels: channels,
-                                        kernelSize: lattice.kernelSize),
-            stride: dw.height.stride, dilation: dw.height.dilation * lattice.step,
+            depthwise: depthwise, stride: dw.height.stride, dilation: dw.height.dilation * latticeStep,
             padTop: dw.height.padBegin, padLeft: dw.width.padBegin, depthwiseActivation: f.depthwise.epilogue.activation,
             residualIsInput: f.residualIsInput, residual: residual,
             output: outputMap(f.depthwise.target, channels: channels, height: outH, width: outW), pool: pool)

@@ -279,43 +279,56 @@ extension StepBuilder {
                          weights weightBuffer: UnsafePointer<Float>, bias biasBuffer: UnsafePointer<Float>?,
                          output arenaOutput: UnsafeMutablePointer<Float>?, fusion: ConvolutionFusion?) -> any Step {
         precondition((arenaOutput == nil) != (fusion == nil), "a convolution step writes its output or its fusion's target")
+        let written = conv
         let window = Self.inputWindow(of: conv)
-        let rawWeights = window.map { Self.windowWeights(weightBuffer, conv, rows: $0.rows, columns: $0.columns) }
-            ?? Array(UnsafeBufferPointer(start: weightBuffer, count: conv.outputChannels * (conv.inputChannels / conv.group)
-                                                                        * conv.height.kernel * conv.width.kernel))
         let conv = window?.conv ?? conv
         let h = conv.height, w = conv.width
         let k = h.kernel, stride = h.stride
         let cin = conv.inputChannels, cout = conv.outputChannels
-        let rawBias = biasBuffer.map { Array(UnsafeBufferPointer(start: $0, count: cout)) }
+        // The weights cut to the window and folded with the epilogue, for the packing below.
+        let folded = { () -> (weights: [Float], bias: [Float]?) in
+            let weights = window.map { Self.windowWeights(weightBuffer, written, rows: $0.rows, columns: $0.columns) }
+                ?? Array(UnsafeBufferPointer(start: weightBuffer, count: cout * (cin / conv.group) * k * w.kernel))
+            let bias = biasBuffer.map { Array(UnsafeBufferPointer(start: $0, count: cout)) }
+            return fusion?.epilogue.folded(weights: weights, bias: bias, outputChannels: cout) ?? (weights, bias)
+        }
         let input = Self.denseMap(input, channels: cin, height: h.input, width: w.input)
         let activation = fusion?.epilogue.activation ?? .none
         let output = fusion.map { outputMap($0.target, channels: cout, height: h.output, width: w.output) }
             ?? Self.denseMap(arenaOutput!, channels: cout, height: h.output, width: w.output)
-        let (weights, bias) = fusion?.epilogue.folded(weights: rawWeights, bias: rawBias, outputChannels: cout)
-            ?? (rawWeights, rawBias)
         let denseResidual = fusion?.residual.map { Self.denseMap(pointer($0), channels: cout, height: h.output, width: w.output) }
         switch kind {
         case .pointwise(groups: 1) where Self.runsAsMatrixProduct(pixels: h.output * w.output):
             // On maps of fewer pixels than a few vectors the 1x1's pixel tiles are mostly partial:
             // the packed GEMM, vectorised over output channels, runs it, with the same fusions.
-            var columns = [Float](repeating: 0, count: cin * cout)
-            for o in 0..<cout {
-                for i in 0..<cin { columns[i * cout + o] = weights[o * cin + i] }
+            let weights = packed {
+                let (weights, bias) = folded()
+                var columns = [Float](repeating: 0, count: cin * cout)
+                for o in 0..<cout {
+                    for i in 0..<cin { columns[i * cout + o] = weights[o * cin + i] }
+                }
+                return MatrixWeights(values: columns, bias: bias, inner: cin, columns: cout)
             }
             let pixels = h.output * w.output
             return SmallMapPointwiseStep(input: input, output: output, activation: activation, residual: denseResidual,
-                                         weights: MatrixWeights(values: columns, bias: bias, inner: cin, columns: cout),
+                                         weights: weights,
                                          patches: FloatBuffer(count: smallMapPatchCount(pixels: pixels, inputChannels: cin)),
                                          products: FloatBuffer(count: pixels * cout), pool: pool)
         case .pointwise(groups: 1):
+            let weights = packed {
+                let (weights, bias) = folded()
+                return PointwiseWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin)
+            }
             return PointwiseStep(input: input, output: output, activation: activation, residual: denseResidual, pool: pool,
-                                 weights: PointwiseWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin))
+                                 weights: weights)
         case .pointwise(let groups):
             let (gin, gout) = (cin / groups, cout / groups)
-            let parts = (0..<groups).map { g in
-                PointwiseWeights(weights: Array(weights[g * gout * gin ..< (g + 1) * gout * gin]),
-                                 bias: bias.map { Array($0[g * gout ..< (g + 1) * gout]) }, outputChannels: gout, inputChannels: gin)
+            let parts = packed {
+                let (weights, bias) = folded()
+                return (0..<groups).map { g in
+                    PointwiseWeights(weights: Array(weights[g * gout * gin ..< (g + 1) * gout * gin]),
+                                     bias: bias.map { Array($0[g * gout ..< (g + 1) * gout]) }, outputChannels: gout, inputChannels: gin)
+                }
             }
             return GroupedPointwiseStep(input: input, output: output, activation: activation, residual: denseResidual,
                                         groups: parts, pool: pool)
@@ -325,10 +338,13 @@ extension StepBuilder {
             let padded = prefilled ?? copy!.map
             if case .dense = kind {
                 let (gin, gout, size) = (cin / conv.group, cout / conv.group, (cin / conv.group) * k * k)
-                let groups = (0..<conv.group).map { g in
-                    ConvolutionWeights(weights: Array(weights[g * gout * size ..< (g + 1) * gout * size]),
-                                       bias: bias.map { Array($0[g * gout ..< (g + 1) * gout]) },
-                                       outputChannels: gout, inputChannels: gin, kernelSize: k)
+                let groups = packed {
+                    let (weights, bias) = folded()
+                    return (0..<conv.group).map { g in
+                        ConvolutionWeights(weights: Array(weights[g * gout * size ..< (g + 1) * gout * size]),
+                                           bias: bias.map { Array($0[g * gout ..< (g + 1) * gout]) },
+                                           outputChannels: gout, inputChannels: gin, kernelSize: k)
+                    }
                 }
                 return DenseConvolutionStep(
                     input: input, padded: padded, copy: copy, output: output, activation: activation,
@@ -336,12 +352,15 @@ extension StepBuilder {
             }
             // `r + act(dw(r))` reads r from the padded copy the convolution reads anyway.
             let residual = fusion?.residual != nil && fusion?.residual == inputValue ? padded : denseResidual
-            let lattice = Self.compactLattice(weights, channels: cin, kernelSize: k)
+            let (weights, latticeStep) = packed {
+                let (weights, bias) = folded()
+                let lattice = Self.compactLattice(weights, channels: cin, kernelSize: k)
+                return (DepthwiseWeights(weights: lattice.weights, bias: bias, channels: cin, kernelSize: lattice.kernelSize),
+                        lattice.step)
+            }
             return DepthwiseStep(input: input, padded: padded, copy: copy, output: output,
-                                 activation: activation, residual: residual, pool: pool,
-                                 weights: DepthwiseWeights(weights: lattice.weights, bias: bias, channels: cin,
-                                                           kernelSize: lattice.kernelSize),
-                                 stride: stride, dilation: h.dilation * lattice.step, padTop: h.padBegin, padLeft: w.padBegin)
+                                 activation: activation, residual: residual, pool: pool, weights: weights,
+                                 stride: stride, dilation: h.dilation * latticeStep, padTop: h.padBegin, padLeft: w.padBegin)
         }
     }
 }
@@ -354,23 +373,26 @@ extension StepBuilder {
                               _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         // The window cut to the taps that read the input, as the direct kernels run it.
         let window = conv.depth == .unit ? Self.inputWindow(of: conv) : nil
-        let cutWeights = window.map { Self.windowWeights(inputs[1], conv, rows: $0.rows, columns: $0.columns) }
+        let written = conv
         let conv = window?.conv ?? conv
         let h = conv.height, w = conv.width
         let (cin, cout, groups) = (conv.inputChannels, conv.outputChannels, conv.group)
         let (gin, gout) = (cin / groups, cout / groups)
         let patch = gin * h.kernel * w.kernel, pixels = h.output * w.output
         guard conv.batch == 1, conv.depth == .unit, pixels > 0, patch > 0, pixels * patch <= 1 << 24 else { return nil }
-        let weights = (0..<groups).map { g in
-            var values = [Float](repeating: 0, count: patch * gout)
-            for m in 0..<gout {
-                for k in 0..<patch {
-                    let index = ((g * gout) + m) * patch + k
-                    values[k * gout + m] = cutWeights?[index] ?? inputs[1][index]
+        let weights = packed {
+            let cutWeights = window.map { Self.windowWeights(inputs[1], written, rows: $0.rows, columns: $0.columns) }
+            return (0..<groups).map { g in
+                var values = [Float](repeating: 0, count: patch * gout)
+                for m in 0..<gout {
+                    for k in 0..<patch {
+                        let index = ((g * gout) + m) * patch + k
+                        values[k * gout + m] = cutWeights?[index] ?? inputs[1][index]
+                    }
                 }
+                return MatrixWeights(values: values, bias: conv.hasBias ? (0..<gout).map { inputs[2][g * gout + $0] } : nil,
+                                     inner: patch, columns: gout)
             }
-            return MatrixWeights(values: values, bias: conv.hasBias ? (0..<gout).map { inputs[2][g * gout + $0] } : nil,
-                                 inner: patch, columns: gout)
         }
         // Per patch column (channel, ky, kx) and output row or column: the input row or column, or −1 (padding).
         let rows = (0..<h.output).map { oy in (0..<h.kernel).map { ky in

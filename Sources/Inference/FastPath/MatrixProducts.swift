@@ -12,8 +12,9 @@ extension StepBuilder {
         // B is one matrix and A's batch is the output's: A's rows are back to back, as are the output's.
         guard b.count <= 2, a.count >= 1, product.batchCount == a.dropLast(2).reduce(1, *) else { return nil }
         let (k, n) = (product.inner, product.columns)
-        let weights = MatrixWeights(values: Array(UnsafeBufferPointer(start: inputs[1], count: k * n)), bias: nil,
-                                    inner: k, columns: n)
+        let weights = packed {
+            MatrixWeights(values: Array(UnsafeBufferPointer(start: inputs[1], count: k * n)), bias: nil, inner: k, columns: n)
+        }
         return MatrixStep(a: inputs[0], rows: product.batchCount * product.rows, weights: weights, output: outputs[0],
                           pool: pool)
     }
@@ -28,13 +29,15 @@ extension StepBuilder {
         if let c = gemm.cStrides, (c.0 != 0 && m > 1) || (c.1 != 0 && c.1 != 1) { return nil }
         let (bRow, bColumn) = gemm.bStrides
         let alpha = Float(gemm.alpha), beta = Float(gemm.beta)
-        var values = [Float](repeating: 0, count: k * n)
-        for p in 0..<k {
-            for j in 0..<n { values[p * n + j] = alpha * inputs[1][p * bRow + j * bColumn] }
+        let weights = packed {
+            var values = [Float](repeating: 0, count: k * n)
+            for p in 0..<k {
+                for j in 0..<n { values[p * n + j] = alpha * inputs[1][p * bRow + j * bColumn] }
+            }
+            let bias = gemm.cStrides.map { c in (0..<n).map { beta * inputs[2][$0 * c.1] } }
+            return MatrixWeights(values: values, bias: bias, inner: k, columns: n)
         }
-        let bias = gemm.cStrides.map { c in (0..<n).map { beta * inputs[2][$0 * c.1] } }
-        return MatrixStep(a: inputs[0], rows: m, weights: MatrixWeights(values: values, bias: bias, inner: k, columns: n),
-                          output: outputs[0], pool: pool)
+        return MatrixStep(a: inputs[0], rows: m, weights: weights, output: outputs[0], pool: pool)
     }
 
     /// ConvTranspose (2-D, group 1, batch 1) of any window, stride, dilation and padding as one 1x1
@@ -43,9 +46,11 @@ extension StepBuilder {
                                       _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         guard t.outputShapes[0].count == 4, t.batch == 1, t.group == 1 else { return nil }
         let (cin, cout) = (t.inputChannels, t.outputChannels)
-        let weights = TapWeights(weights: Array(UnsafeBufferPointer(start: inputs[1], count: cin * cout * t.kH * t.kW)),
-                                 bias: t.hasBias ? Array(UnsafeBufferPointer(start: inputs[2], count: cout)) : nil,
-                                 inputChannels: cin, outputChannels: cout, kernelHeight: t.kH, kernelWidth: t.kW)
+        let weights = packed {
+            TapWeights(weights: Array(UnsafeBufferPointer(start: inputs[1], count: cin * cout * t.kH * t.kW)),
+                       bias: t.hasBias ? Array(UnsafeBufferPointer(start: inputs[2], count: cout)) : nil,
+                       inputChannels: cin, outputChannels: cout, kernelHeight: t.kH, kernelWidth: t.kW)
+        }
         return TapTransposedConvolutionStep(
             input: Self.denseMap(inputs[0], channels: cin, height: t.inH, width: t.inW), weights: weights,
             tapOutput: FeatureMapStorage(channels: cout, layout: .dense(width: t.inW, height: t.inH)),

@@ -106,10 +106,12 @@ extension StepBuilder {
             Array(UnsafeBufferPointer(start: self.pointer(node.inputs[index]), count: count))
         }
         let reduce = chain.reduce.operation as! Conv, expand = chain.expand.operation as! Conv
-        return GateWeights(
-            reduce: constants(chain.reduce, 1, hidden * c), reduceBias: reduce.hasBias ? constants(chain.reduce, 2, hidden) : nil,
-            expand: constants(chain.expand, 1, c * hidden), expandBias: expand.hasBias ? constants(chain.expand, 2, c) : nil,
-            channels: c, hiddenChannels: hidden, hiddenActivation: chain.hiddenActivation, gateActivation: chain.gateActivation)
+        return packed {
+            GateWeights(
+                reduce: constants(chain.reduce, 1, hidden * c), reduceBias: reduce.hasBias ? constants(chain.reduce, 2, hidden) : nil,
+                expand: constants(chain.expand, 1, c * hidden), expandBias: expand.hasBias ? constants(chain.expand, 2, c) : nil,
+                channels: c, hiddenChannels: hidden, hiddenActivation: chain.hiddenActivation, gateActivation: chain.gateActivation)
+        }
     }
 
     func squeezeExciteStep(_ chain: GateChain) -> any Step {
@@ -193,13 +195,16 @@ extension StepBuilder {
         let next = graph.nodes[rules.nodeIndex[convolutionOutput]!]
         let conv = next.operation as! Conv
         let cin = conv.inputChannels, cout = conv.outputChannels
-        let weights = Array(UnsafeBufferPointer(start: pointer(next.inputs[1]), count: cout * cin))
-        let bias = conv.hasBias ? Array(UnsafeBufferPointer(start: pointer(next.inputs[2]), count: cout)) : nil
+        let weights = packed {
+            PointwiseWeights(weights: Array(UnsafeBufferPointer(start: pointer(next.inputs[1]), count: cout * cin)),
+                             bias: conv.hasBias ? Array(UnsafeBufferPointer(start: pointer(next.inputs[2]), count: cout)) : nil,
+                             outputChannels: cout, inputChannels: cin)
+        }
         return ResizedPointwiseStep(
             input: Self.denseMap(inputs[0], channels: cin, height: resize.inH, width: resize.inW),
             small: FeatureMapStorage(channels: cout, layout: .dense(width: resize.inW, height: resize.inH)),
             output: outputMap(next.outputs[0], channels: cout, height: resize.outH, width: resize.outW), pool: pool,
-            weights: PointwiseWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin))
+            weights: weights)
     }
 
 }
@@ -235,13 +240,14 @@ extension StepBuilder {
     /// The 2x2 stride-2 ConvTranspose (`fusion` nil: alone, writing `output`).
     func doublingTransposedStep(_ t: ConvTranspose, _ inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>,
                                 fusion: MaskHeadFusion?) -> any Step {
-        let weights = Array(UnsafeBufferPointer(start: inputs[1], count: t.inputChannels * t.outputChannels * 4))
-        let bias = t.hasBias ? Array(UnsafeBufferPointer(start: inputs[2], count: t.outputChannels)) : nil
+        let weights = packed {
+            TransposedConvolutionWeights(weights: Array(UnsafeBufferPointer(start: inputs[1], count: t.inputChannels * t.outputChannels * 4)),
+                                         bias: t.hasBias ? Array(UnsafeBufferPointer(start: inputs[2], count: t.outputChannels)) : nil,
+                                         inputChannels: t.inputChannels, outputChannels: t.outputChannels)
+        }
         return TransposedConvolutionStep(
             input: Self.denseMap(inputs[0], channels: t.inputChannels, height: t.inH, width: t.inW),
             output: Self.denseMap(fusion.map { pointer($0.target) } ?? output, channels: t.outputChannels, height: t.outH, width: t.outW),
-            activation: fusion == nil ? .none : .sigmoid, pool: pool,
-            weights: TransposedConvolutionWeights(weights: weights, bias: bias, inputChannels: t.inputChannels,
-                                                  outputChannels: t.outputChannels))
+            activation: fusion == nil ? .none : .sigmoid, pool: pool, weights: weights)
     }
 }

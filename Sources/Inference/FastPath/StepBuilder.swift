@@ -12,8 +12,9 @@ import Kernels
 /// in `SingleNodeLayers.swift`, the matrix products and Transpose pairs in `MatrixProducts.swift`, the
 /// multi-node blocks in `MultiNodeBlocks.swift`. This file dispatches on the operator.
 ///
-/// Weights are packed when the step is made (constants' buffers are filled before steps are
-/// made and never move); steps allocate nothing when they run.
+/// Weights are packed when the step is made, from the model's constants, once per lowered graph
+/// (`PackedWeights`: every session of the model's graph shares them); steps allocate nothing
+/// when they run.
 ///
 /// A fused step does the work of nodes after its own, writing their final value; those nodes
 /// get no step (`NodeWork.absorbed`). Fused values are never written to the arena, which is
@@ -28,6 +29,11 @@ final class StepBuilder: KernelChoices {
     let buffers: BufferPlan
     let arena: UnsafeMutablePointer<Float>
     let constants: ConstantStore
+    /// The model's packed weights, shared by the sessions of its lowered graph; nil for a
+    /// session that planned its own fusions (it packs its own).
+    let packedWeights: PackedWeights?
+    /// The node whose step is being built: the key of the weights it packs.
+    private var building = -1
 
     var graph: LoadedGraph { rules.graph }
 
@@ -35,14 +41,25 @@ final class StepBuilder: KernelChoices {
     ///   - plan: the lowered graph (empty: every node runs its single-node step).
     ///   - buffers: where `plan`'s values live in `arena`.
     ///   - constants: the model's constants (weights are packed from there).
+    ///   - packedWeights: where the weights packed for `plan` are kept, if they are shared.
     init(threads: Int, rules: FusionRules, plan: FusionPlan, buffers: BufferPlan, arena: UnsafeMutablePointer<Float>,
-         constants: ConstantStore) {
+         constants: ConstantStore, packedWeights: PackedWeights?) {
         pool = WorkerPool(threads: threads)
         self.rules = rules
         self.plan = plan
         self.buffers = buffers
         self.arena = arena
         self.constants = constants
+        self.packedWeights = packedWeights
+    }
+
+    /// The weights `make` packs for the step being built, packed once per lowered graph when the
+    /// session shares them. Every read of a weight's constant (the operands a kernel packs, not
+    /// those it reads while running) is made inside `make`: once the model has released those
+    /// constants, `make` is never called.
+    func packed<W>(file: String = #fileID, line: Int = #line, _ make: () -> W) -> W {
+        guard let packedWeights, building >= 0 else { return make() }
+        return packedWeights.weights(PackedWeights.Key(node: building, site: "\(file):\(line)"), make)
     }
 
     /// The address of a value: a constant in the model's store (never to be written), any other in
@@ -77,6 +94,7 @@ final class StepBuilder: KernelChoices {
     func work(for node: PlannedNode, inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) -> NodeWork {
         let index = node.outputs.first.flatMap { rules.nodeIndex[$0] }
         if let index, let leader = plan.absorbedBy[index] { return .absorbed(leader: leader) }
+        building = index ?? -1
         // A view the buffer plan laid over its input: nothing to move.
         if node.outputs.count == 1, buffers.views.contains(node.outputs[0]) { return .view }
         let step: (any Step)?

@@ -194,15 +194,17 @@ func fastPathSummary(_ model: PlannedModel) -> [String] {
     return lines
 }
 
-/// What the model and one fast session of it hold in memory (what `Segmenter.byteCount` counts
-/// besides its frame buffers): the model's constants and tables, the session's arena, and what its
-/// steps own (packed weights, zero-bordered copies, band buffers) with the worker pool's scratch.
+/// What the model and one fast session of it hold in memory, as a segmenter holds them (what
+/// `Segmenter.byteCount` counts besides its frame buffers): the model's constants, packed weights
+/// and tables (the weights once: the session is the model's only one, which frees the copy its
+/// steps packed from), the session's arena, and what its steps own (zero-bordered copies, band
+/// buffers) with the worker pool's scratch. Later fast sessions of `model` take its packed weights.
 func memorySummary(_ model: PlannedModel) -> String {
     let session: InferenceSession
-    do { session = try InferenceSession(planned: model, options: .init(path: .fast)) } catch { return "memory: \(error)" }
+    do { session = try InferenceSession(planned: model, options: .init(path: .fast), isOnlySession: true) } catch { return "memory: \(error)" }
     let mebibytes = { (bytes: Int) in String(format: "%.2f MiB", Double(bytes) / 1_048_576) }
     let (modelBytes, sessionBytes) = (session.modelHeldBytes, session.heldBytes)
     return "memory of the model and one fast session: \(mebibytes(modelBytes + sessionBytes)) (model \(mebibytes(modelBytes)); "
-        + "session \(mebibytes(sessionBytes)): arena \(mebibytes(session.arenaBytes)), packed weights, copies and scratch "
+        + "session \(mebibytes(sessionBytes)): arena \(mebibytes(session.arenaBytes)), copies and scratch "
         + "\(mebibytes(sessionBytes - session.arenaBytes)))"
 }
