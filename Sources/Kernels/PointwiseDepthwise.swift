@@ -17,55 +17,81 @@
 /// of rows, each thread running its half's bands alone in its own band buffer; shorter maps run
 /// both threads inside each band (the 1x1 split by pixels, the depthwise by channels).
 ///
+/// The band buffer of each thread (and its gated rows) is in the pool's scratch, after its 1x1
+/// convolution's (`BandScratch`): scratch other kernels also use, so a band's zero border is
+/// written again on every call.
+///
 /// - Parameters:
 ///   - input: dense, `pointwise.inputChannels` channels, H×W.
-///   - bands: one per pool thread: a zero-bordered buffer (`pad` ≥ the depthwise pads) of
-///     `pointwise.outputChannels` planes of W columns and at least `bandInputRows(...)` rows,
-///     allocated zeroed and used by this pair alone, with the same map size, band height and
-///     thread count on every call (a thread's job of one band leaves the rows it does not write
-///     as an earlier call left them).
+///   - bandOutputRows: depthwise output rows per band; a band buffer holds the input rows they
+///     read (`bandInputRows`) with a zero border of `bandPad` (≥ the depthwise pads).
 ///   - residualIsInput: add the depthwise convolution's own input (the 1x1 output) after its
 ///     activation (stride 1 only), read from the band.
 ///   - residual: another residual, any layout, the output's size (ignored when `residualIsInput`).
 ///   - output: the depthwise output, any layout.
 ///   - gatedInput: when set, `input` is not read: the rows of it a band needs are first made
 ///     as `skip · gate + upsampled` (``applyGate(skip:upsampled:gate:output:pool:)``, the
-///     decoder's attention gate) into `rows` (one per pool thread), a dense scratch map of the
-///     input's channels and at least a band's input rows, so the gated map is never written whole.
+///     decoder's attention gate) into a dense map of a band's input rows in the scratch, so the
+///     gated map is never written whole.
+///   - pool: its scratch holds ``pointwiseThenDepthwiseScratch(_:width:bandOutputRows:stride:kernelSpan:bandPad:gated:)``.
 package func pointwiseThenDepthwise(
     _ input: FeatureMap, gatedInput: GatedInput? = nil, pointwise: PointwiseWeights, pointwiseActivation: Activation,
-    bands: [FeatureMapStorage], bandOutputRows: Int,
+    bandOutputRows: Int, bandPad: Int,
     depthwise: DepthwiseWeights, stride: Int, dilation: Int = 1, padTop: Int, padLeft: Int, depthwiseActivation: Activation,
     residualIsInput: Bool, residual: FeatureMap?, output: FeatureMap, pool: WorkerPool
 ) {
     let span = (depthwise.kernelSize - 1) * dilation + 1
-    precondition(bands.count >= pool.threadCount && (gatedInput?.rows.count ?? pool.threadCount) >= pool.threadCount,
-                 "one band buffer per thread")
-    for part in 0..<pool.threadCount {
-        // An index loop: iterating the array itself allocates in debug builds (its generic iterator).
-        let band = bands[part]
-        precondition(band.layout.width == input.layout.width && band.channels == pointwise.outputChannels
-                     && band.layout.height >= (bandOutputRows - 1) * stride + span, "band buffer too small")
-    }
+    let scratch = BandScratch(pointwise, width: input.layout.width, bandOutputRows: bandOutputRows, stride: stride,
+                              kernelSpan: span, bandPad: bandPad, gated: gatedInput != nil)
+    precondition(bandPad >= padLeft && bandPad >= padTop, "the band's border is narrower than the depthwise pads")
     precondition(!residualIsInput || stride == 1, "a residual of the input needs stride 1")
-    precondition(pool.holds(pointwiseThenDepthwiseScratch(pointwise)),
-                 "1x1 of \(pointwise.inputChannels) input channels then depthwise: pool scratch too small")
+    precondition(pool.holds(ScratchSize(perThread: scratch.count)),
+                 "1x1 of \(pointwise.inputChannels) input channels then depthwise in bands of \(scratch.band): pool scratch too small")
     let job = BandedRows(input: input, gatedInput: gatedInput, pointwise: pointwise, pointwiseActivation: pointwiseActivation,
-                         bands: bands, bandOutputRows: bandOutputRows, depthwise: depthwise, stride: stride,
+                         scratch: scratch, bandOutputRows: bandOutputRows, depthwise: depthwise, stride: stride,
                          dilation: dilation, padTop: padTop, padLeft: padLeft, depthwiseActivation: depthwiseActivation,
                          residualIsInput: residualIsInput, residual: residual, output: output)
     if pool.threadCount > 1 && output.layout.height >= pool.threadCount * minimumRowsPerThread {
         pool.run(job)
     } else {
-        job.runBands(rows: 0..<output.layout.height, part: 0, pool: pool)
+        job.runBands(rows: 0..<output.layout.height, pool: pool)
     }
 }
 
-/// Floats of pool scratch ``pointwiseThenDepthwise(_:gatedInput:pointwise:pointwiseActivation:bands:bandOutputRows:depthwise:stride:dilation:padTop:padLeft:depthwiseActivation:residualIsInput:residual:output:pool:)``
-/// uses: its 1x1 convolution's, in each thread's scratch (each thread's lane runs its own bands);
-/// the band buffers are the caller's.
-package func pointwiseThenDepthwiseScratch(_ pointwise: PointwiseWeights) -> ScratchSize {
-    pointwiseScratch(inputChannels: pointwise.inputChannels)
+/// Floats of pool scratch ``pointwiseThenDepthwise(_:gatedInput:pointwise:pointwiseActivation:bandOutputRows:bandPad:depthwise:stride:dilation:padTop:padLeft:depthwiseActivation:residualIsInput:residual:output:pool:)``
+/// uses, in each thread's scratch (each thread's lane runs its own bands): its 1x1 convolution's,
+/// then the band buffer, then (`gated`) the gated rows.
+package func pointwiseThenDepthwiseScratch(_ pointwise: PointwiseWeights, width: Int, bandOutputRows: Int, stride: Int,
+                                           kernelSpan: Int, bandPad: Int, gated: Bool) -> ScratchSize {
+    ScratchSize(perThread: BandScratch(pointwise, width: width, bandOutputRows: bandOutputRows, stride: stride,
+                                       kernelSpan: kernelSpan, bandPad: bandPad, gated: gated).count)
+}
+
+/// Where a thread's band buffer and gated rows sit in its scratch: after the 1x1 convolution's
+/// part (`pointwiseScratch`), each at a multiple of 16 floats.
+struct BandScratch {
+    /// The band buffer: the 1x1's output channels, a band's input rows, zero-bordered.
+    let band: PlaneLayout, bandChannels: Int, bandOffset: Int
+    /// The gated rows (dense, the 1x1's input channels), when the input is gated.
+    let rows: PlaneLayout?, rowsChannels: Int, rowsOffset: Int
+    /// Floats of scratch in all.
+    let count: Int
+
+    init(_ pointwise: PointwiseWeights, width: Int, bandOutputRows: Int, stride: Int, kernelSpan: Int, bandPad: Int, gated: Bool) {
+        let inputRows = bandInputRows(outputRows: bandOutputRows, stride: stride, kernelSize: kernelSpan)
+        let aligned = { (floats: Int) in (floats + 15) / 16 * 16 }
+        band = .padded(width: width, height: inputRows, pad: bandPad)
+        bandChannels = pointwise.outputChannels
+        bandOffset = aligned(pointwiseScratch(inputChannels: pointwise.inputChannels).perThread)
+        rows = gated ? .dense(width: width, height: inputRows) : nil
+        rowsChannels = pointwise.inputChannels
+        rowsOffset = aligned(bandOffset + band.storageCount(channels: bandChannels))
+        if let rows {
+            count = rowsOffset + rows.storageCount(channels: rowsChannels)
+        } else {
+            count = rowsOffset
+        }
+    }
 }
 
 /// Output rows below which a map is not split between threads by rows: each thread's share
@@ -81,41 +107,41 @@ let minimumRowsPerThread = 4
 /// band buffer, in its own cache, and one fork/join for the whole map (instead of two per band).
 struct BandedRows: PoolJob {
     let input: FeatureMap, gatedInput: GatedInput?, pointwise: PointwiseWeights, pointwiseActivation: Activation
-    let bands: [FeatureMapStorage], bandOutputRows: Int
+    let scratch: BandScratch, bandOutputRows: Int
     let depthwise: DepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation
     let residualIsInput: Bool, residual: FeatureMap?, output: FeatureMap
 
     func run(part: Int, pool: WorkerPool) {
-        runBands(rows: WorkerPool.range(output.layout.height, part: part, of: pool.threadCount), part: part, pool: pool.lane(part))
+        runBands(rows: WorkerPool.range(output.layout.height, part: part, of: pool.threadCount), pool: pool.lane(part))
     }
 
-    /// Output rows `rows`, in bands of `bandOutputRows`, with band buffer `part`; `pool` runs the
-    /// kernels of each band (both threads, or one thread's lane).
-    func runBands(rows: Range<Int>, part: Int, pool: WorkerPool) {
+    /// Output rows `rows`, in bands of `bandOutputRows`, in the band buffer of `pool`'s first
+    /// thread's scratch; `pool` runs the kernels of each band (both threads, or one thread's lane).
+    func runBands(rows: Range<Int>, pool: WorkerPool) {
         let h = input.layout.height, span = (depthwise.kernelSize - 1) * dilation + 1
-        let bandMap = bands[part].map
+        let base = pool.scratch(0).baseAddress!
+        let bandMap = FeatureMap(base: base + scratch.bandOffset, channels: scratch.bandChannels,
+                                 layout: scratch.band)
+        // The scratch holds what other kernels left there: the border is made zero again.
+        zeroBorder(bandMap)
         // Input rows the next band shares with this one: moved to the top of the buffer, not
         // recomputed (the same values either way).
         let shared = max(0, span - stride)
         var carried = 0
         var yo = rows.lowerBound
-        let singleBand = rows.count <= bandOutputRows
         while yo < rows.upperBound {
             let count = min(bandOutputRows, rows.upperBound - yo)
             let top = yo * stride - padTop
             let rowsIn = (count - 1) * stride + span
             let first = max(0, top + carried), last = min(h, top + rowsIn)
-            // Rows of the band outside the image are the zero border of the full map. A job of
-            // one band writes the same rows of its buffer on every call, so the others stay as
-            // they were allocated, zero.
-            if !singleBand {
-                zeroRows(bandMap, from: carried, count: min(rowsIn, first - top) - carried)
-                zeroRows(bandMap, from: max(carried, last - top), count: rowsIn - max(carried, last - top))
-            }
+            // Rows of the band outside the image are the zero border of the full map.
+            zeroRows(bandMap, from: carried, count: min(rowsIn, first - top) - carried)
+            zeroRows(bandMap, from: max(carried, last - top), count: rowsIn - max(carried, last - top))
             if last > first {
                 var source = input.rows(from: first, count: last - first)
-                if let gated = gatedInput {
-                    source = gated.rows[part].map.rows(from: 0, count: last - first)
+                if let gated = gatedInput, let layout = scratch.rows {
+                    source = FeatureMap(base: base + scratch.rowsOffset, channels: scratch.rowsChannels, layout: layout)
+                        .rows(from: 0, count: last - first)
                     applyGate(skip: gated.skip.rows(from: first, count: last - first),
                               upsampled: gated.upsampled.rows(from: first, count: last - first),
                               gate: gated.gate, output: source, pool: pool)
@@ -161,6 +187,28 @@ func moveRows(_ map: FeatureMap, from: Int, count: Int) {
     }
 }
 
+/// Zeroes everything of every channel's plane but its interior (the border rows, the border
+/// columns and the rest of each row's stride), and the slack after the last plane.
+@inline(never)
+func zeroBorder(_ map: FeatureMap) {
+    let l = map.layout
+    let zero = { (start: UnsafeMutablePointer<Float>, count: Int) in
+        var i = 0
+        while i + lanes <= count { store(Vector(), start + i); i += lanes }
+        while i < count { start[i] = 0; i += 1 }
+    }
+    for c in 0..<map.channels {
+        let plane = map.plane(c) - l.origin
+        // The top border and the first row's left columns, each row's right columns and the next
+        // one's left ones, the last row's right columns and the bottom border.
+        zero(plane, l.origin)
+        for y in 0..<l.height { zero(plane + l.origin + y * l.rowStride + l.width, y + 1 < l.height ? l.rowStride - l.width : 0) }
+        let end = l.origin + (l.height - 1) * l.rowStride + l.width
+        zero(plane + end, l.planeStride - end)
+    }
+    zero(map.plane(map.channels - 1) - l.origin + l.planeStride, PlaneLayout.slack)
+}
+
 /// Zeroes rows `from ..< from + count` of every channel (whole rows, border columns included:
 /// one run of memory per channel).
 @inline(never)
@@ -193,13 +241,10 @@ package struct GatedInput {
     package var skip: FeatureMap
     package var upsampled: FeatureMap
     package var gate: UnsafePointer<Float>
-    /// Dense scratch for the gated rows of one band, one per thread.
-    package var rows: [FeatureMapStorage]
 
-    package init(skip: FeatureMap, upsampled: FeatureMap, gate: UnsafePointer<Float>, rows: [FeatureMapStorage]) {
+    package init(skip: FeatureMap, upsampled: FeatureMap, gate: UnsafePointer<Float>) {
         self.skip = skip
         self.upsampled = upsampled
         self.gate = gate
-        self.rows = rows
     }
 }

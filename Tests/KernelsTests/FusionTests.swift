@@ -47,15 +47,13 @@ struct FusionTests {
                                         padLeft: padLeft, pad: pad, residualIsInput: residualIsInput,
                                         outH: outH, outW: outW, pool: pool)
                 for bandRows in [1, 3, 4, 8, outH] {
-                    let bands = (0..<threads).map { _ in
-                        FeatureMapStorage(channels: cout, layout: .padded(
-                            width: w, height: bandInputRows(outputRows: bandRows, stride: window.stride, kernelSize: span),
-                            pad: pad))
-                    }
+                    pool.reserve(pointwiseThenDepthwiseScratch(pw, width: w, bandOutputRows: bandRows, stride: window.stride,
+                                                               kernelSpan: span, bandPad: pad, gated: false))
                     let out = FeatureMapStorage(channels: cout, layout: .dense(width: outW, height: outH))
                     for frame in [earlierFrame, input] {
-                        pointwiseThenDepthwise(frame.map, pointwise: pw, pointwiseActivation: .relu, bands: bands,
-                                               bandOutputRows: bandRows, depthwise: dw, stride: window.stride,
+                        Self.dirty(pool)
+                        pointwiseThenDepthwise(frame.map, pointwise: pw, pointwiseActivation: .relu,
+                                               bandOutputRows: bandRows, bandPad: pad, depthwise: dw, stride: window.stride,
                                                dilation: window.dilation, padTop: padTop, padLeft: padLeft,
                                                depthwiseActivation: .hardSwish, residualIsInput: residualIsInput,
                                                residual: nil, output: out.map, pool: pool)
@@ -65,6 +63,12 @@ struct FusionTests {
                 }
             }
         }
+    }
+
+    /// Fills every thread's scratch with NaN: what other kernels leave there, which the band
+    /// buffers in it must not read.
+    static func dirty(_ pool: WorkerPool) {
+        for part in 0..<pool.threadCount { pool.scratch(part).update(repeating: .nan) }
     }
 
     @Test("an attention gate applied band by band into the banded 1x1 + depthwise input equals applying it whole first")
@@ -87,19 +91,15 @@ struct FusionTests {
             let expected = unbanded(gated, pw, dw, stride: 1, padTop: 1, padLeft: 1, pad: 1, residualIsInput: true,
                                     outH: h, outW: w, pool: pool)
             for bandRows in [1, 4, 8] {
-                let rowsIn = bandInputRows(outputRows: bandRows, stride: 1, kernelSize: 3)
-                let bands = (0..<threads).map { _ in
-                    FeatureMapStorage(channels: cout, layout: .padded(width: w, height: rowsIn, pad: 1))
-                }
+                pool.reserve(pointwiseThenDepthwiseScratch(pw, width: w, bandOutputRows: bandRows, stride: 1, kernelSpan: 3,
+                                                           bandPad: 1, gated: true))
+                Self.dirty(pool)
                 let out = FeatureMapStorage(channels: cout, layout: .dense(width: w, height: h))
                 gate.withUnsafeBufferPointer { g in
-                    let input = GatedInput(skip: skip.map, upsampled: upsampled.map, gate: g.baseAddress!,
-                                           rows: (0..<threads).map { _ in
-                                               FeatureMapStorage(channels: cin, layout: .dense(width: w, height: rowsIn))
-                                           })
+                    let input = GatedInput(skip: skip.map, upsampled: upsampled.map, gate: g.baseAddress!)
                     // The input map itself is never read: pass the skip map in its place.
                     pointwiseThenDepthwise(skip.map, gatedInput: input, pointwise: pw, pointwiseActivation: .relu,
-                                           bands: bands, bandOutputRows: bandRows, depthwise: dw, stride: 1, padTop: 1,
+                                           bandOutputRows: bandRows, bandPad: 1, depthwise: dw, stride: 1, padTop: 1,
                                            padLeft: 1, depthwiseActivation: .hardSwish, residualIsInput: true,
                                            residual: nil, output: out.map, pool: pool)
                 }

@@ -97,9 +97,6 @@ extension StepBuilder {
                                     inputChannels: conv.inputChannels)
         }
         let pad = Self.kind(of: dw)!.inputPad!
-        let bands = (0..<pool.threadCount).map { _ in
-            FeatureMapStorage(channels: channels, layout: .padded(width: width, height: f.rowsIn, pad: pad))
-        }
         let (outH, outW) = (dw.height.output, dw.width.output)
         let residual = f.residualIsInput ? nil : f.depthwise.residual.map {
             Self.denseMap(pointer($0), channels: channels, height: outH, width: outW)
@@ -109,14 +106,11 @@ extension StepBuilder {
             let (c, h, w) = Self.planes(graph.values[gate.output].shape)!
             gatedInput = GatedInput(skip: Self.denseMap(pointer(gate.skip), channels: c, height: h, width: w),
                                     upsampled: Self.denseMap(pointer(gate.upsampled), channels: c, height: h, width: w),
-                                    gate: UnsafePointer(values),
-                                    rows: (0..<pool.threadCount).map { _ in
-                                        FeatureMapStorage(channels: conv.inputChannels, layout: .dense(width: width, height: f.rowsIn))
-                                    })
+                                    gate: UnsafePointer(values))
         }
         return PointwiseDepthwiseStep(
             input: Self.denseMap(inputs[0], channels: conv.inputChannels, height: height, width: width), gatedInput: gatedInput,
-            pointwise: weights, pointwiseActivation: f.pointwise.activation, bands: bands, bandRows: f.bandRows,
+            pointwise: weights, pointwiseActivation: f.pointwise.activation, bandRows: f.bandRows, bandPad: pad,
             depthwise: depthwise, stride: dw.height.stride, dilation: dw.height.dilation * latticeStep,
             padTop: dw.height.padBegin, padLeft: dw.width.padBegin, depthwiseActivation: f.depthwise.epilogue.activation,
             residualIsInput: f.residualIsInput, residual: residual,

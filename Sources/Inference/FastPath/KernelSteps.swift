@@ -185,15 +185,20 @@ struct AttentionGateValuesStep: ScratchUsingStep {
 
 /// A 1x1 convolution and the depthwise convolution reading its output, in bands of rows.
 struct PointwiseDepthwiseStep: ScratchUsingStep {
-    var scratch: ScratchSize { pointwiseThenDepthwiseScratch(pointwise) }
+    var scratch: ScratchSize {
+        pointwiseThenDepthwiseScratch(pointwise, width: input.layout.width, bandOutputRows: bandRows, stride: stride,
+                                      kernelSpan: (depthwise.kernelSize - 1) * dilation + 1, bandPad: bandPad,
+                                      gated: gatedInput != nil)
+    }
     let input: FeatureMap, gatedInput: GatedInput?, pointwise: PointwiseWeights, pointwiseActivation: Activation
-    let bands: [FeatureMapStorage], bandRows: Int
+    /// Output rows per band, and the band buffer's zero border (both buffers in the pool's scratch).
+    let bandRows: Int, bandPad: Int
     let depthwise: DepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation
     let residualIsInput: Bool, residual: FeatureMap?, output: FeatureMap, pool: WorkerPool
     func run() {
-        pointwiseThenDepthwise(input, gatedInput: gatedInput, pointwise: pointwise, pointwiseActivation: pointwiseActivation, bands: bands,
-                               bandOutputRows: bandRows, depthwise: depthwise, stride: stride, dilation: dilation, padTop: padTop,
-                               padLeft: padLeft, depthwiseActivation: depthwiseActivation,
+        pointwiseThenDepthwise(input, gatedInput: gatedInput, pointwise: pointwise, pointwiseActivation: pointwiseActivation,
+                               bandOutputRows: bandRows, bandPad: bandPad, depthwise: depthwise, stride: stride,
+                               dilation: dilation, padTop: padTop, padLeft: padLeft, depthwiseActivation: depthwiseActivation,
                                residualIsInput: residualIsInput, residual: residual, output: output, pool: pool)
     }
 }
