@@ -27,8 +27,24 @@ struct ByteBoxPass {
     func run(source: UnsafePointer<UInt8>, sourceStride: Int,
              destination: UnsafeMutablePointer<UInt8>, destinationStride: Int,
              width w: Int, height h: Int, radius r: Int) {
+        seedColumnSums(source: source, sourceStride: sourceStride, width: w, height: h, radius: r)
+        let ringMask = Self.ringMask(radius: r)
+        let k = 2 * r + 1
+        let scale = SIMD16<Float>(repeating: 1 / Float(k * k))
+        var y0 = 0
+        while y0 < h {
+            var vertical = VerticalStep(columnSums: columnSums, lines: UnsafeMutableRawPointer(lines), ringMask: ringMask,
+                                        source: source, sourceStride: sourceStride, width: w, height: h, radius: r, firstRow: y0)
+            let rows = OutputRows(destination: destination, stride: destinationStride, height: h, firstRow: y0, scale: scale)
+            Self.horizontalStep(&vertical, into: rows, width: w, radius: r)
+            y0 += 4
+        }
+    }
+
+    /// Column sums of the first row: `(r + 1)·row(0) + row(1) + … + row(r)`, rows clamped.
+    @inline(always)
+    private func seedColumnSums(source: UnsafePointer<UInt8>, sourceStride: Int, width w: Int, height h: Int, radius r: Int) {
         let lanes = 4 * w
-        // Column sums of the first row: (r + 1)·row(0) + row(1) + … + row(r), rows clamped.
         for i in 0..<lanes { columnSums[i] = UInt16(r + 1) &* UInt16(source[i]) }
         if r > 0 {
             for k in 1...r {
@@ -36,82 +52,50 @@ struct ByteBoxPass {
                 for i in 0..<lanes { columnSums[i] &+= UInt16(row[i]) }
             }
         }
-        let k = 2 * r + 1
-        let scale = SIMD16<Float>(repeating: 1 / Float(k * k))
-        // The ring holds every x between x − r and the furthest produced pixel (≤ x + r + chunk + 4).
+    }
+
+    /// The mask of the smallest power-of-two ring that holds every x between `x − r` and the
+    /// furthest produced pixel (≤ `x + r + chunk + 4`).
+    /// - Precondition: that ring fits in ``ringCapacity``.
+    @inline(always)
+    private static func ringMask(radius r: Int) -> Int {
         var ringSize = 16
-        while ringSize < 2 * r + Self.chunk + 8 { ringSize *= 2 }
-        precondition(ringSize <= Self.ringCapacity, "radius too large for the ring")
-        let ringMask = ringSize - 1
-        let linesRaw = UnsafeMutableRawPointer(lines)
+        while ringSize < 2 * r + chunk + 8 { ringSize *= 2 }
+        precondition(ringSize <= ringCapacity, "radius too large for the ring")
+        return ringSize - 1
+    }
+
+    /// Horizontal running sum over the ring (four rows at once), edge clamp, for one group of four
+    /// rows; `vertical` fills the ring `r + 1` pixels ahead, a chunk at a time.
+    @inline(always)
+    private static func horizontalStep(_ vertical: inout VerticalStep, into rows: OutputRows, width w: Int, radius r: Int) {
+        let linesRaw = vertical.lines, ringMask = vertical.ringMask
         let last = w - 1
-        var y0 = 0
-        while y0 < h {
-            // Source rows added to / subtracted from the column sums after each of the four rows. Rows
-            // past the end (the last group of four may run over) only produce values that are never
-            // stored, but their rows are clamped too, so no read leaves the image (found by ASan).
-            let add0 = source + min(y0 + r + 1, h - 1) * sourceStride, sub0 = source + min(max(y0 - r, 0), h - 1) * sourceStride
-            let add1 = source + min(y0 + r + 2, h - 1) * sourceStride, sub1 = source + min(max(y0 + 1 - r, 0), h - 1) * sourceStride
-            let add2 = source + min(y0 + r + 3, h - 1) * sourceStride, sub2 = source + min(max(y0 + 2 - r, 0), h - 1) * sourceStride
-            let add3 = source + min(y0 + r + 4, h - 1) * sourceStride, sub3 = source + min(max(y0 + 3 - r, 0), h - 1) * sourceStride
-            var vertical = VerticalStep(columnSums: columnSums, lines: linesRaw, ringMask: ringMask, width: w,
-                                        add: (add0, add1, add2, add3), sub: (sub0, sub1, sub2, sub3))
-            @inline(__always) func line(_ x: Int) -> SIMD16<Float> { (linesRaw + 64 &* (x & ringMask)).load(as: SIMD16<Float>.self) }
-            // Horizontal running sum over the ring (four rows at once), edge clamp.
-            let o0 = destination + y0 * destinationStride
-            let o1 = destination + min(y0 + 1, h - 1) * destinationStride
-            let o2 = destination + min(y0 + 2, h - 1) * destinationStride
-            let o3 = destination + min(y0 + 3, h - 1) * destinationStride
-            @inline(__always) func emit(_ x: Int, _ sum: SIMD16<Float>) {
-                let bytes = FastConvert.lowBytes(FastConvert.roundedInt32(sum * scale))
-                let words = unsafeBitCast(bytes, to: SIMD4<UInt32>.self) | 0xFF00_0000
-                // Rows past the end alias the last row and are written first, so the real row wins.
-                UnsafeMutableRawPointer(o3 + 4 * x).storeBytes(of: words[3], as: UInt32.self)
-                UnsafeMutableRawPointer(o2 + 4 * x).storeBytes(of: words[2], as: UInt32.self)
-                UnsafeMutableRawPointer(o1 + 4 * x).storeBytes(of: words[1], as: UInt32.self)
-                UnsafeMutableRawPointer(o0 + 4 * x).storeBytes(of: words[0], as: UInt32.self)
+        @inline(__always) func line(_ x: Int) -> SIMD16<Float> { (linesRaw + 64 &* (x & ringMask)).load(as: SIMD16<Float>.self) }
+        vertical.produce(upTo: r + 1)
+        var sum = line(0) * Float(r + 1)
+        if r > 0 { for j in 1...r { sum += line(min(j, last)) } }
+        var x = 0
+        while x < w {
+            let chunkEnd = min(x + chunk, w)
+            vertical.produce(upTo: chunkEnd + r + 1)
+            while x + 4 <= chunkEnd {
+                let s0 = sum
+                sum += line(min(x &+ r &+ 1, last)) - line(max(x &- r, 0))
+                let s1 = sum
+                sum += line(min(x &+ r &+ 2, last)) - line(max(x &+ 1 &- r, 0))
+                let s2 = sum
+                sum += line(min(x &+ r &+ 3, last)) - line(max(x &+ 2 &- r, 0))
+                let s3 = sum
+                sum += line(min(x &+ r &+ 4, last)) - line(max(x &+ 3 &- r, 0))
+                rows.store4(x, s0, s1, s2, s3)
+                x += 4
             }
-            /// Four consecutive x: a 4×4 transpose of 32-bit pixels turns them into 16 contiguous
-            /// bytes per row (four stores instead of sixteen).
-            @inline(__always) func emit4(_ x: Int, _ s0: SIMD16<Float>, _ s1: SIMD16<Float>,
-                                         _ s2: SIMD16<Float>, _ s3: SIMD16<Float>) {
-                @inline(__always) func words(_ s: SIMD16<Float>) -> SIMD4<UInt32> {
-                    unsafeBitCast(FastConvert.lowBytes(FastConvert.roundedInt32(s * scale)), to: SIMD4<UInt32>.self)
-                }
-                let z = SIMD16<UInt32>(lowHalf: SIMD8(lowHalf: words(s0), highHalf: words(s1)),
-                                       highHalf: SIMD8(lowHalf: words(s2), highHalf: words(s3))) | 0xFF00_0000
-                @inline(__always) func row(_ j: Int) -> SIMD4<UInt32> { SIMD4(z[j], z[j + 4], z[j + 8], z[j + 12]) }
-                UnsafeMutableRawPointer(o3 + 4 * x).storeBytes(of: row(3), as: SIMD4<UInt32>.self)
-                UnsafeMutableRawPointer(o2 + 4 * x).storeBytes(of: row(2), as: SIMD4<UInt32>.self)
-                UnsafeMutableRawPointer(o1 + 4 * x).storeBytes(of: row(1), as: SIMD4<UInt32>.self)
-                UnsafeMutableRawPointer(o0 + 4 * x).storeBytes(of: row(0), as: SIMD4<UInt32>.self)
+            while x < chunkEnd {
+                rows.store(x, sum)
+                sum += line(min(x &+ r &+ 1, last)) - line(max(x &- r, 0))
+                x += 1
             }
-            vertical.produce(upTo: r + 1)
-            var sum = line(0) * Float(r + 1)
-            if r > 0 { for j in 1...r { sum += line(min(j, last)) } }
-            var x = 0
-            while x < w {
-                let chunkEnd = min(x + Self.chunk, w)
-                vertical.produce(upTo: chunkEnd + r + 1)
-                while x + 4 <= chunkEnd {
-                    let s0 = sum
-                    sum += line(min(x &+ r &+ 1, last)) - line(max(x &- r, 0))
-                    let s1 = sum
-                    sum += line(min(x &+ r &+ 2, last)) - line(max(x &+ 1 &- r, 0))
-                    let s2 = sum
-                    sum += line(min(x &+ r &+ 3, last)) - line(max(x &+ 2 &- r, 0))
-                    let s3 = sum
-                    sum += line(min(x &+ r &+ 4, last)) - line(max(x &+ 3 &- r, 0))
-                    emit4(x, s0, s1, s2, s3)
-                    x += 4
-                }
-                while x < chunkEnd {
-                    emit(x, sum)
-                    sum += line(min(x &+ r &+ 1, last)) - line(max(x &- r, 0))
-                    x += 1
-                }
-            }
-            y0 += 4
         }
     }
 
@@ -147,6 +131,18 @@ private struct VerticalStep {
     let sub: (UnsafePointer<UInt8>, UnsafePointer<UInt8>, UnsafePointer<UInt8>, UnsafePointer<UInt8>)
     /// Pixels whose four column sums are in the ring.
     var produced = 0
+
+    /// The step for rows `firstRow…firstRow + 3`. Rows past the end (the last group of four may
+    /// run over) only produce values that are never stored, but their rows are clamped too, so no
+    /// read leaves the image (found by ASan).
+    @inline(always)
+    init(columnSums: UnsafeMutablePointer<UInt16>, lines: UnsafeMutableRawPointer, ringMask: Int,
+         source: UnsafePointer<UInt8>, sourceStride: Int, width w: Int, height h: Int, radius r: Int, firstRow y0: Int) {
+        (self.columnSums, self.lines, self.ringMask, self.width) = (columnSums, lines, ringMask, w)
+        @inline(__always) func row(_ y: Int) -> UnsafePointer<UInt8> { source + min(max(y, 0), h - 1) * sourceStride }
+        add = (row(y0 + r + 1), row(y0 + r + 2), row(y0 + r + 3), row(y0 + r + 4))
+        sub = (row(y0 - r), row(y0 + 1 - r), row(y0 + 2 - r), row(y0 + 3 - r))
+    }
 
     /// Column sums for pixels `produced..<wanted` (rounded up to 4, at most the width) go into the
     /// ring (slot = row) and advance by four rows. Lanes of rows past the end get meaningless
@@ -202,5 +198,48 @@ private struct VerticalStep {
             produced += 1
         }
         self.produced = produced
+    }
+}
+
+/// The four destination rows of one group of ``ByteBoxPass``, where the horizontal step stores
+/// its rounded sums. Rows past the end alias the last row and are written first, so the real row
+/// wins.
+private struct OutputRows {
+    let o0, o1, o2, o3: UnsafeMutablePointer<UInt8>
+    /// `1/(2r+1)²` in every lane.
+    let scale: SIMD16<Float>
+
+    @inline(always)
+    init(destination: UnsafeMutablePointer<UInt8>, stride: Int, height h: Int, firstRow y0: Int, scale: SIMD16<Float>) {
+        o0 = destination + y0 * stride
+        o1 = destination + min(y0 + 1, h - 1) * stride
+        o2 = destination + min(y0 + 2, h - 1) * stride
+        o3 = destination + min(y0 + 3, h - 1) * stride
+        self.scale = scale
+    }
+
+    /// Pixel `x` of the four rows (alpha 255).
+    @inline(always) func store(_ x: Int, _ sum: SIMD16<Float>) {
+        let bytes = FastConvert.lowBytes(FastConvert.roundedInt32(sum * scale))
+        let words = unsafeBitCast(bytes, to: SIMD4<UInt32>.self) | 0xFF00_0000
+        UnsafeMutableRawPointer(o3 + 4 * x).storeBytes(of: words[3], as: UInt32.self)
+        UnsafeMutableRawPointer(o2 + 4 * x).storeBytes(of: words[2], as: UInt32.self)
+        UnsafeMutableRawPointer(o1 + 4 * x).storeBytes(of: words[1], as: UInt32.self)
+        UnsafeMutableRawPointer(o0 + 4 * x).storeBytes(of: words[0], as: UInt32.self)
+    }
+
+    /// Pixels `x…x+3` of the four rows: a 4×4 transpose of 32-bit pixels turns them into 16
+    /// contiguous bytes per row (four stores instead of sixteen).
+    @inline(always) func store4(_ x: Int, _ s0: SIMD16<Float>, _ s1: SIMD16<Float>, _ s2: SIMD16<Float>, _ s3: SIMD16<Float>) {
+        @inline(__always) func words(_ s: SIMD16<Float>) -> SIMD4<UInt32> {
+            unsafeBitCast(FastConvert.lowBytes(FastConvert.roundedInt32(s * scale)), to: SIMD4<UInt32>.self)
+        }
+        let z = SIMD16<UInt32>(lowHalf: SIMD8(lowHalf: words(s0), highHalf: words(s1)),
+                               highHalf: SIMD8(lowHalf: words(s2), highHalf: words(s3))) | 0xFF00_0000
+        @inline(__always) func row(_ j: Int) -> SIMD4<UInt32> { SIMD4(z[j], z[j + 4], z[j + 8], z[j + 12]) }
+        UnsafeMutableRawPointer(o3 + 4 * x).storeBytes(of: row(3), as: SIMD4<UInt32>.self)
+        UnsafeMutableRawPointer(o2 + 4 * x).storeBytes(of: row(2), as: SIMD4<UInt32>.self)
+        UnsafeMutableRawPointer(o1 + 4 * x).storeBytes(of: row(1), as: SIMD4<UInt32>.self)
+        UnsafeMutableRawPointer(o0 + 4 * x).storeBytes(of: row(0), as: SIMD4<UInt32>.self)
     }
 }

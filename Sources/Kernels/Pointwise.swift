@@ -155,90 +155,119 @@ func pointwiseChunks<A: ActivationFunction, T: ChannelTile, U: ChannelTile>(
     _ job: PointwiseJob, _: A.Type, _: T.Type, tail _: U.Type
 ) where U.Row == Row16 {
     assert(T.channels == pointwiseGroup && U.channels == pointwiseGroup, "tiles must read whole packed groups")
-    let weights = job.weights, input = job.input, output = job.output
-    let k = weights.inputChannels, cout = weights.outputChannels
-    let width = T.Row.width, vectors = T.Row.width / lanes
-    let planeStride = input.layout.planeStride
+    let cout = job.weights.outputChannels
     // Up to two channel tiles read the input planes directly (the second finds the strip in L1);
     // more tiles, or an output written over the input, read a packed copy.
     let directTiles = narrowRegisterFile ? 1 : 2
-    let packPanel = cout > directTiles * T.channels || (cout > T.channels && output.overlaps(input))
+    let packPanel = cout > directTiles * T.channels || (cout > T.channels && job.output.overlaps(job.input))
     precondition(T.Row.width <= pointwisePanelWidth && job.tileOffset + T.channels * pointwisePanelWidth <= job.scratch.count,
                  "1x1 convolution: thread scratch too small for the panel and the spilled tile")
-    let scratch = job.scratch.baseAddress!, tile = scratch + job.tileOffset
-    let outPlane = output.layout.planeStride
     var p = job.pixels.lowerBound
-    while p + width <= job.pixels.upperBound {
-        var panel = UnsafePointer(input.base + p), panelStride = planeStride
-        if packPanel {
-            var src = UnsafePointer(input.base + p), dst = scratch
-            for _ in 0..<k {
-                for v in 0..<vectors { store(load(src + v * lanes), dst + v * lanes) }
-                src += planeStride; dst += width
-            }
-            panel = UnsafePointer(scratch)
-            panelStride = width
-        }
-        let a0 = ChunkAddress(pixel: p, count: lanes, layout: output.layout)
-        let a1 = vectors > 1 ? ChunkAddress(pixel: p + 16, count: lanes, layout: output.layout) : a0
-        let a2 = vectors > 2 ? ChunkAddress(pixel: p + 32, count: lanes, layout: output.layout) : a0
-        // A dense residual is read at the same plane offsets in the direct store.
-        let denseResidual = job.residual.flatMap { $0.layout.isDense ? $0 : nil }
-        let direct = a0.contiguous && a1.contiguous && a2.contiguous && (job.residual == nil || denseResidual != nil)
-        var first = 0
-        while first < cout {
-            let t = pointwiseTile(T.self, panel, stride: panelStride, k: k,
-                                  weights: weights.packed.baseAddress + ChannelTilePacking.offset(firstChannel: first, perChannel: k,
-                                                                                                 group: pointwiseGroup),
-                                  bias: weights.bias.baseAddress + first)
-            let channels = min(T.channels, cout - first)
-            if direct, let residual = denseResidual {
-                t.forEachRow(channels, ActivatedStore<A, T.Row>(
-                    base: output.base + first * outPlane, planeStride: outPlane,
-                    o0: a0.offset, o1: a1.offset, o2: a2.offset,
-                    residual: UnsafePointer(residual.base + first * residual.layout.planeStride + p),
-                    residualPlane: residual.layout.planeStride, r0: 0, r1: 16, r2: 32))
-            } else if direct {
-                t.forEachRow(channels, ActivatedStore<A, T.Row>(
-                    base: output.base + first * outPlane, planeStride: outPlane,
-                    o0: a0.offset, o1: a1.offset, o2: a2.offset))
-            } else {
-                t.spill(to: tile)
-                pointwiseStoreSpilled(job, A.self, rowWidth: width, firstChannel: first, channels: channels,
-                                      pixel: p, count: width)
-            }
-            first += T.channels
-        }
-        p += width
+    while p + T.Row.width <= job.pixels.upperBound {
+        pointwiseChunk(job, A.self, T.self, pixel: p, packPanel: packPanel)
+        p += T.Row.width
     }
     while p < job.pixels.upperBound {
-        let count = min(lanes, job.pixels.upperBound - p)
-        var panel = UnsafePointer(input.base + p), panelStride = planeStride
-        if count < lanes || cout > U.channels {
-            // Copy the tail into zero-filled scratch so the micro-kernel never reads past the
-            // input, and so that an output written over the input (same buffer) cannot change
-            // what a later channel tile reads.
-            var src = UnsafePointer(input.base + p), dst = scratch
-            for _ in 0..<k {
-                store(load(src, count: count), dst)
-                src += planeStride; dst += lanes
-            }
-            panel = UnsafePointer(scratch)
-            panelStride = lanes
-        }
-        var first = 0
-        while first < cout {
-            let t = pointwiseTile(U.self, panel, stride: panelStride, k: k,
-                                  weights: weights.packed.baseAddress + ChannelTilePacking.offset(firstChannel: first, perChannel: k,
-                                                                                                 group: pointwiseGroup),
-                                  bias: weights.bias.baseAddress + first)
-            t.spill(to: tile)
-            pointwiseStoreSpilled(job, A.self, rowWidth: Row16.width, firstChannel: first,
-                                  channels: min(U.channels, cout - first), pixel: p, count: count)
-            first += U.channels
-        }
+        pointwiseTailChunk(job, A.self, U.self, pixel: p)
         p += lanes
     }
+}
+
+/// The `T.Row.width` pixels from `p` through every channel tile: stored straight into the output
+/// when the chunk is contiguous there (and a residual, if any, is dense), else through the
+/// spilled tile.
+@inline(always)
+private func pointwiseChunk<A: ActivationFunction, T: ChannelTile>(
+    _ job: PointwiseJob, _: A.Type, _: T.Type, pixel p: Int, packPanel: Bool
+) {
+    let weights = job.weights, output = job.output
+    let k = weights.inputChannels, cout = weights.outputChannels
+    let width = T.Row.width, vectors = T.Row.width / lanes
+    let outPlane = output.layout.planeStride
+    let (panel, panelStride) = packPanel
+        ? (pointwisePackedPanel(job, pixel: p, count: width, vectors: vectors), width)
+        : (UnsafePointer(job.input.base + p), job.input.layout.planeStride)
+    let a0 = ChunkAddress(pixel: p, count: lanes, layout: output.layout)
+    let a1 = vectors > 1 ? ChunkAddress(pixel: p + 16, count: lanes, layout: output.layout) : a0
+    let a2 = vectors > 2 ? ChunkAddress(pixel: p + 32, count: lanes, layout: output.layout) : a0
+    // A dense residual is read at the same plane offsets in the direct store.
+    let denseResidual = job.residual.flatMap { $0.layout.isDense ? $0 : nil }
+    let direct = a0.contiguous && a1.contiguous && a2.contiguous && (job.residual == nil || denseResidual != nil)
+    var first = 0
+    while first < cout {
+        let t = pointwiseTile(T.self, panel, stride: panelStride, k: k,
+                              weights: pointwiseTileWeights(weights, firstChannel: first), bias: weights.bias.baseAddress + first)
+        let channels = min(T.channels, cout - first)
+        if direct, let residual = denseResidual {
+            t.forEachRow(channels, ActivatedStore<A, T.Row>(
+                base: output.base + first * outPlane, planeStride: outPlane,
+                o0: a0.offset, o1: a1.offset, o2: a2.offset,
+                residual: UnsafePointer(residual.base + first * residual.layout.planeStride + p),
+                residualPlane: residual.layout.planeStride, r0: 0, r1: 16, r2: 32))
+        } else if direct {
+            t.forEachRow(channels, ActivatedStore<A, T.Row>(
+                base: output.base + first * outPlane, planeStride: outPlane,
+                o0: a0.offset, o1: a1.offset, o2: a2.offset))
+        } else {
+            t.spill(to: job.scratch.baseAddress! + job.tileOffset)
+            pointwiseStoreSpilled(job, A.self, rowWidth: width, firstChannel: first, channels: channels,
+                                  pixel: p, count: width)
+        }
+        first += T.channels
+    }
+}
+
+/// The last pixels from `p` (up to one vector) through every channel tile `U`, always through the
+/// spilled tile.
+@inline(always)
+private func pointwiseTailChunk<A: ActivationFunction, U: ChannelTile>(
+    _ job: PointwiseJob, _: A.Type, _: U.Type, pixel p: Int
+) where U.Row == Row16 {
+    let weights = job.weights
+    let k = weights.inputChannels, cout = weights.outputChannels
+    let count = min(lanes, job.pixels.upperBound - p)
+    var panel = UnsafePointer(job.input.base + p), panelStride = job.input.layout.planeStride
+    if count < lanes || cout > U.channels {
+        // Copy the tail into zero-filled scratch so the micro-kernel never reads past the
+        // input, and so that an output written over the input (same buffer) cannot change
+        // what a later channel tile reads.
+        var src = UnsafePointer(job.input.base + p), dst = job.scratch.baseAddress!
+        for _ in 0..<k {
+            store(load(src, count: count), dst)
+            src += job.input.layout.planeStride; dst += lanes
+        }
+        panel = UnsafePointer(job.scratch.baseAddress!)
+        panelStride = lanes
+    }
+    var first = 0
+    while first < cout {
+        let t = pointwiseTile(U.self, panel, stride: panelStride, k: k,
+                              weights: pointwiseTileWeights(weights, firstChannel: first), bias: weights.bias.baseAddress + first)
+        t.spill(to: job.scratch.baseAddress! + job.tileOffset)
+        pointwiseStoreSpilled(job, A.self, rowWidth: Row16.width, firstChannel: first,
+                              channels: min(U.channels, cout - first), pixel: p, count: count)
+        first += U.channels
+    }
+}
+
+/// The input panel of pixels `p..<p + count` (`vectors` whole vectors), copied from every input
+/// plane into thread scratch, rows `count` floats apart.
+@inline(always)
+private func pointwisePackedPanel(_ job: PointwiseJob, pixel p: Int, count: Int, vectors: Int) -> UnsafePointer<Float> {
+    let planeStride = job.input.layout.planeStride
+    var src = UnsafePointer(job.input.base + p), dst = job.scratch.baseAddress!
+    for _ in 0..<job.weights.inputChannels {
+        for v in 0..<vectors { store(load(src + v * lanes), dst + v * lanes) }
+        src += planeStride; dst += count
+    }
+    return UnsafePointer(job.scratch.baseAddress!)
+}
+
+/// The packed weights of the channel tile starting at output channel `first`.
+@inline(always)
+private func pointwiseTileWeights(_ weights: PointwiseWeights, firstChannel first: Int) -> UnsafePointer<Float> {
+    UnsafePointer(weights.packed.baseAddress + ChannelTilePacking.offset(firstChannel: first, perChannel: weights.inputChannels,
+                                                                          group: pointwiseGroup))
 }
 
 /// The micro-kernel: bias plus Σ_k w[k][r]·x[k] for the tile's channels r over one pixel row;

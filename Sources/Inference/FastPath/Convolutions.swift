@@ -1,7 +1,8 @@
 import Kernels
 
-// The convolution rule: 1x1, depthwise and dense K×K, with the epilogue and residual Add they
-// absorb; padded inputs written by their producers (`FusionPlan.paddedInputs`).
+// The convolution steps: 1x1, depthwise and dense K×K, with the epilogue and residual Add they
+// absorb; padded inputs written by their producers (`FusionPlan.paddedInputs`). The rules that
+// choose them are in `Rules/ConvolutionRules.swift`.
 
 /// What a convolution's step does besides its own sums, decided by the plan.
 struct ConvolutionFusion {
@@ -28,94 +29,6 @@ struct PaddedConvolution {
     let convolution: ConvolutionFusion
     /// The convolution's output and the nodes its fusion absorbs.
     let absorbed: [Int]
-}
-
-extension FusionRules {
-    /// The Pad (an `AxisGather` that fills zeros before and after the rows and columns only) read
-    /// only by the convolution right after it, when the combined borders suit a padded kernel.
-    /// The step runs at the Pad's turn: the convolution copies the Pad's input into its
-    /// zero-bordered buffer before it writes, so its output may take that input's buffer.
-    func matchPaddedConvolution(_ gather: AxisGather, _ node: PlannedNode) -> PaddedConvolution? {
-        guard gather.outputTypes == [.float32], gather.fill == 0,
-              let (c, h, w) = Self.planes(graph.values[node.inputs[0]].shape),
-              let (outC, _, _) = Self.planes(gather.outputShapes[0]), outC == c,
-              gather.sources[0] == [0], gather.sources[1] == (0..<c).map({ $0 * h * w }),
-              let rows = Self.zeroBorders(gather.sources[2], length: h, stride: w),
-              let columns = Self.zeroBorders(gather.sources[3], length: w, stride: 1),
-              let next = follower(of: node.outputs[0]), let conv = next.operation as? Conv, next.inputs.first == node.outputs[0],
-              hasConstantWeights(next), conv.depth == .unit else { return nil }
-        var height = conv.height, width = conv.width
-        height.input = h
-        height.padBegin += rows.before
-        height.padEnd += rows.after
-        width.input = w
-        width.padBegin += columns.before
-        width.padEnd += columns.after
-        let folded = Conv(dataInputs: conv.dataInputs, outputShapes: conv.outputShapes, batch: conv.batch,
-                          inputChannels: conv.inputChannels, outputChannels: conv.outputChannels, group: conv.group,
-                          depth: conv.depth, height: height, width: width, hasBias: conv.hasBias)
-        guard let kind = Self.kind(of: folded), kind.inputPad != nil else { return nil }
-        let fusion = matchConvolution(folded, kind: kind, next)
-        // The Pad's output is never written: nothing may read it.
-        guard fusion.residual != node.outputs[0] else { return nil }
-        return PaddedConvolution(convolutionNode: nodeIndex[next.outputs[0]]!, conv: folded, kind: kind, convolution: fusion,
-                                 absorbed: [next.outputs[0]] + fusion.absorbed)
-    }
-
-    /// The zeros before and after an axis whose gather table is `before` fills, the input's
-    /// `length` indices in order (times `stride`), then `after` fills.
-    static func zeroBorders(_ table: [Int], length: Int, stride: Int) -> (before: Int, after: Int)? {
-        guard let first = table.firstIndex(where: { $0 >= 0 }) else { return nil }
-        let after = table.count - first - length
-        guard after >= 0, table[..<first].allSatisfy({ $0 == -1 }), table[(first + length)...].allSatisfy({ $0 == -1 }),
-              (0..<length).allSatisfy({ table[first + $0] == $0 * stride }) else { return nil }
-        return (first, after)
-    }
-
-    /// The fusion of the convolution `node` of this kind (it absorbs nothing when no chain after
-    /// it may be absorbed).
-    func matchConvolution(_ conv: Conv, kind: ConvolutionKind, _ node: PlannedNode) -> ConvolutionFusion {
-        let isDepthwise = if case .depthwise = kind { true } else { false }
-        var fusion = fusedOutput(of: node.outputs[0], channels: conv.outputChannels, height: conv.height.output,
-                                 width: conv.width.output, absorbsResidual: kind.inputPad == nil || isDepthwise)
-        // A 1x1 reads every input channel of a pixel strip (packed to scratch when a second
-        // channel tile would read it after the first wrote) before it writes that strip, and a
-        // group's GEMM writes only its own output channels, which with as many outputs as inputs
-        // are the channels it read. A depthwise or dense K×K reads a zero-bordered copy of its
-        // input, made before it writes (an input its producer writes zero-bordered has no dense
-        // buffer to write over).
-        fusion.overwritesInput = kind.inputPad != nil || conv.inputChannels == conv.outputChannels
-        return fusion
-    }
-
-    /// The epilogue (`Epilogue`: a BatchNormalization folded in when `foldsBatchNorm`, an
-    /// activation) and residual `Add` (when `absorbsResidual`) a convolution producing `value`
-    /// may absorb, and the value it then writes. The buffer plan keeps that value apart from
-    /// everything the convolution reads (it plans the fused step as one node).
-    func fusedOutput(of value: Int, channels: Int, height: Int, width: Int, absorbsResidual: Bool = false,
-                     foldsBatchNorm: Bool = true) -> ConvolutionFusion {
-        let chain = epilogue(after: value, channels: channels, foldsBatchNorm: foldsBatchNorm)
-        var fusion = ConvolutionFusion(epilogue: chain, target: chain.output, absorbed: chain.absorbed)
-        if absorbsResidual, let add = residualAdd(after: fusion.target, shape: [1, channels, height, width]) {
-            fusion.residual = add.residual
-            fusion.absorbed.append(add.output)
-            fusion.target = add.output
-        }
-        return fusion
-    }
-
-    /// The `Add` node right after `value`'s producer (or its absorbed activation) that adds
-    /// another value of the same shape to it, when a convolution can do that addition in its
-    /// store: `value` has no other reader.
-    func residualAdd(after value: Int, shape: [Int]) -> (residual: Int, output: Int)? {
-        guard let next = follower(of: value), let binary = next.operation as? ElementwiseBinary,
-              binary.kind == .add, next.inputs.count == 2 else { return nil }
-        let residual = next.inputs[0] == value ? next.inputs[1] : next.inputs[0]
-        let output = next.outputs[0]
-        guard residual != value, graph.values[residual].shape == shape, graph.values[output].shape == shape,
-              graph.values[value].shape == shape else { return nil }
-        return (residual, output)
-    }
 }
 
 extension StepBuilder {

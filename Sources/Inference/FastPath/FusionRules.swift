@@ -7,10 +7,10 @@ import Kernels
 /// step reads apart from every value it writes, except where the fusion says its kernel may
 /// write over an input (`FusionPlan.Fusion.mayOverwrite`).
 ///
-/// Each rule is a `match…` function, in the file of the kernels its step runs (convolutions
-/// and what they absorb in `Convolutions.swift`, `Epilogue.swift` and `BandedPointwiseDepthwise.swift`;
-/// multi-node blocks in `MultiNodeBlocks.swift`; Transposes in `MatrixProducts.swift`,
-/// `SingleNodeLayers.swift` and `StepBuilder.swift`). `matchFusion(at:plan:)` dispatches on the operator.
+/// Each rule is a `match…` function in `Rules/`, one file per family (convolutions and what they
+/// absorb in `ConvolutionRules.swift`, `EpilogueRules.swift` and `BandedPointwiseDepthwiseRules.swift`;
+/// multi-node blocks in `BlockRules.swift`; Transposes in `TransposeRules.swift`); the builders of
+/// their steps stay in the `StepBuilder` files. `matchFusion(at:plan:)` dispatches on the operator.
 struct FusionRules: KernelChoices {
     let graph: LoadedGraph
     /// The values whose contents are fixed before the graph runs (weights are packed from them;

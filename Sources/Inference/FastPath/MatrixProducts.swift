@@ -60,23 +60,6 @@ extension StepBuilder {
 
 }
 
-extension FusionRules {
-    /// A Transpose whose only reader is the inverse Transpose right after it (an exporter's
-    /// NCHW → NHWC → NCHW round trip), maybe with an elementwise activation between them.
-    func matchCancelledTransposes(_ t: Transpose, _ node: PlannedNode) -> CancelledTransposes? {
-        guard let value = node.outputs.first, var next = follower(of: value) else { return nil }
-        var activation: (value: Int, kind: Activation)? = nil
-        if t.outputTypes == [.float32], let kind = Self.kernelActivation(of: next), let after = follower(of: next.outputs[0]) {
-            activation = (next.outputs[0], kind)
-            next = after
-        }
-        guard let inverse = next.operation as? Transpose, inverse.perm.count == t.perm.count,
-              inverse.perm.indices.allSatisfy({ t.perm[inverse.perm[$0]] == $0 }), let output = next.outputs.first else { return nil }
-        return CancelledTransposes(activation: activation, output: output)
-    }
-
-}
-
 extension StepBuilder {
     /// One copy from the first Transpose's input to the second's output (none when the buffer
     /// plan laid the output over the input), or the activation between them, element by element.

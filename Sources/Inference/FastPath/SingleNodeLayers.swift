@@ -142,26 +142,6 @@ extension StepBuilder {
     }
 }
 
-extension FusionRules {
-    /// Transpose → Softmax → the inverse Transpose, where the softmax axis is the channel axis of
-    /// the first Transpose's [1, C, H, W] input (an NHWC softmax written around an NCHW model):
-    /// one softmax over channels from the first input to the last output. Returns the Softmax's
-    /// and the last Transpose's outputs.
-    func matchChannelSoftmax(_ t: Transpose, _ node: PlannedNode) -> (softmax: Int, output: Int)? {
-        guard let value = node.outputs.first, let softmaxNode = follower(of: value),
-              let softmax = softmaxNode.operation as? Softmax, case .softmax = softmax.kind, softmax.type == .float32,
-              let back = follower(of: softmaxNode.outputs[0]), let inverse = back.operation as? Transpose,
-              let (c, _, _) = Self.planes(t.inputShape), c > 1,
-              inverse.perm.indices.allSatisfy({ t.perm[inverse.perm[$0]] == $0 }) else { return nil }
-        // The softmax runs over one axis of the transposed tensor: axis a with outer · length · inner.
-        let shape = t.outputShapes[0]
-        guard let axis = shape.indices.first(where: { shape[$0] == softmax.length
-                  && shape[..<$0].reduce(1, *) == softmax.outer && shape[($0 + 1)...].reduce(1, *) == softmax.inner }),
-              t.perm[axis] == 1, softmax.length == c else { return nil }
-        return (softmaxNode.outputs[0], back.outputs[0])
-    }
-}
-
 extension StepBuilder {
     func channelSoftmaxStep(_ t: Transpose, output: Int, _ inputs: [UnsafePointer<Float>]) -> any Step {
         let (c, h, w) = Self.planes(t.inputShape)!

@@ -7,10 +7,11 @@ import Kernels
 /// Batch 1, float32. The builder is made after the rules lowered the graph (`FusionRules`,
 /// `FusionPlan`) and the buffer plan placed every value of the lowered graph in the session's
 /// arena (`BufferPlan.init(_:lowered:)`); `work(for:inputs:outputs:)` then builds each node's
-/// step from both. The builders are one file per concern beside their rules: convolutions in
-/// `Convolutions.swift`, `Epilogue.swift` and `BandedPointwiseDepthwise.swift`, the single-node layers
-/// in `SingleNodeLayers.swift`, the matrix products and Transpose pairs in `MatrixProducts.swift`, the
-/// multi-node blocks in `MultiNodeBlocks.swift`. This file dispatches on the operator.
+/// step from both. The builders are one file per concern, their rules in `Rules/`: convolutions in
+/// `Convolutions.swift` and `BandedPointwiseDepthwise.swift` (the epilogue they absorb is
+/// `Epilogue.swift`), the single-node layers in `SingleNodeLayers.swift`, the matrix products and
+/// Transpose pairs in `MatrixProducts.swift`, the multi-node blocks in `MultiNodeBlocks.swift`.
+/// This file dispatches on the operator.
 ///
 /// Weights are packed when the step is made, from the model's constants, once per lowered graph
 /// (`PackedWeights`: every session of the model's graph shares them); steps allocate nothing
@@ -220,17 +221,6 @@ extension KernelChoices {
         let (c, h, w) = (shape[1], shape[2], shape[3])
         // Operand 1 (the input, [1, H, W, C]) read along the output's axes: C·H·W, 1, W·C, C.
         return Array(t.loop.strides[1].suffix(3)) == [1, w * c, c] || c * h * w == 0
-    }
-}
-
-extension FusionRules {
-    /// The image input's NHWC → NCHW, read straight from the caller's buffer when it is the
-    /// graph's single input and this is its only reader.
-    func matchDeinterleave(_ t: Transpose, _ node: PlannedNode) -> DeinterleaveFusion? {
-        guard Self.isDeinterleave(t) else { return nil }
-        let input = graph.inputIDs.count == 1 ? graph.inputIDs[0] : -1
-        return DeinterleaveFusion(readsCallerBuffer: node.inputs.first == input && consumers[input].count == 1
-                                    && !graph.outputIDs.contains(input))
     }
 }
 

@@ -130,7 +130,37 @@ enum KernelBenchmark {
         return storage
     }
 
+    /// Every case, one kernel family after another.
     static func makeCases(pool: WorkerPool) -> [Case] {
+        inputCases(pool: pool) + layerCases(pool: pool) + gateCases(pool: pool) + upsamplingCases(pool: pool)
+            + elementwiseCases(pool: pool) + resizeCases(pool: pool)
+    }
+
+    /// The model's input: the stem convolution and the transpose of RGB pixels into its planes.
+    private static func inputCases(pool: WorkerPool) -> [Case] {
+        var cases: [Case] = []
+        // The stem: 3x3 stride 2, 3→16, 256² → 128², hard-swish.
+        do {
+            let weights = ConvolutionWeights(weights: random(16 * 27, seed: 3), bias: random(16, seed: 4),
+                                             outputChannels: 16, inputChannels: 3, kernelSize: 3)
+            let input = map(3, 256, 256, pad: 1), output = FeatureMapStorage(channels: 16, layout: .dense(width: 128, height: 128))
+            cases.append(Case(name: "stem conv3x3 s2 3->16 256x256", macs: 27 * 16 * 128 * 128, elements: 16 * 128 * 128) {
+                convolution(input.map, weights: weights, stride: 2, padTop: 0, padLeft: 0, activation: .hardSwish,
+                            output: output.map, pool: pool)
+            })
+        }
+        // The input transpose: NHWC RGB pixels into the stem's zero-bordered planes.
+        do {
+            let pixels = random(3 * 256 * 256, seed: 5), output = FeatureMapStorage(channels: 3, layout: .padded(width: 256, height: 256, pad: 1))
+            cases.append(Case(name: "deinterleave 3ch 256x256 ->pad1", macs: 0, elements: 3 * 256 * 256) {
+                pixels.withUnsafeBufferPointer { deinterleaveChannels($0.baseAddress!, output: output.map, pool: pool) }
+            })
+        }
+        return cases
+    }
+
+    /// The 1x1 and depthwise convolutions on the shapes of the models' layers.
+    private static func layerCases(pool: WorkerPool) -> [Case] {
         var cases: [Case] = []
 
         func pointwise(_ cin: Int, _ cout: Int, _ h: Int, _ w: Int, activation: Activation = .relu, outputPad: Int = 0) {
@@ -154,23 +184,6 @@ enum KernelBenchmark {
             })
         }
 
-        // The stem: 3x3 stride 2, 3→16, 256² → 128², hard-swish.
-        do {
-            let weights = ConvolutionWeights(weights: random(16 * 27, seed: 3), bias: random(16, seed: 4),
-                                             outputChannels: 16, inputChannels: 3, kernelSize: 3)
-            let input = map(3, 256, 256, pad: 1), output = FeatureMapStorage(channels: 16, layout: .dense(width: 128, height: 128))
-            cases.append(Case(name: "stem conv3x3 s2 3->16 256x256", macs: 27 * 16 * 128 * 128, elements: 16 * 128 * 128) {
-                convolution(input.map, weights: weights, stride: 2, padTop: 0, padLeft: 0, activation: .hardSwish,
-                            output: output.map, pool: pool)
-            })
-        }
-        // The input transpose: NHWC RGB pixels into the stem's zero-bordered planes.
-        do {
-            let pixels = random(3 * 256 * 256, seed: 5), output = FeatureMapStorage(channels: 3, layout: .padded(width: 256, height: 256, pad: 1))
-            cases.append(Case(name: "deinterleave 3ch 256x256 ->pad1", macs: 0, elements: 3 * 256 * 256) {
-                pixels.withUnsafeBufferPointer { deinterleaveChannels($0.baseAddress!, output: output.map, pool: pool) }
-            })
-        }
         // A 16 -> 72 -> 24 expansion block at 64x64, the shape the kernels are tuned on.
         pointwise(16, 72, 64, 64)
         pointwise(72, 24, 64, 64, activation: .none)
@@ -194,8 +207,12 @@ enum KernelBenchmark {
         pointwise(16, 16, 64, 64, outputPad: 1)
         depthwise(16, 64, 64, k: 3, stride: 1)
         depthwise(16, 128, 128, k: 3, stride: 1)
+        return cases
+    }
 
-        // Gates, resize, transposed convolution.
+    /// Squeeze-excite and the attention gate.
+    private static func gateCases(pool: WorkerPool) -> [Case] {
+        var cases: [Case] = []
         do {
             let c = 96, hidden = 24
             let weights = GateWeights(reduce: random(c * hidden, seed: 5), reduceBias: random(hidden, seed: 6),
@@ -216,6 +233,12 @@ enum KernelBenchmark {
                 attentionGate(skip: s.map, upsampled: u.map, weights: weights, output: out.map, pool: pool)
             })
         }
+        return cases
+    }
+
+    /// The decoder's upsampling: bilinear x2 and the 2x2 stride-2 transposed convolution.
+    private static func upsamplingCases(pool: WorkerPool) -> [Case] {
+        var cases: [Case] = []
         for (c, h, w) in [(128, 16, 16), (24, 32, 32), (16, 64, 64)] {
             let x = map(c, h, w), out = map(c, 2 * h, 2 * w)
             cases.append(Case(name: "resize x2 \(c)ch \(h)x\(w)", macs: 0, elements: c * 4 * h * w) {
@@ -229,7 +252,12 @@ enum KernelBenchmark {
                 transposedConvolution2x2(x.map, weights: weights, activation: .sigmoid, output: out.map, pool: pool)
             })
         }
-        // Per-channel element-wise kernels, channel softmax, table resize, pooling, channel copies.
+        return cases
+    }
+
+    /// Per-channel element-wise kernels, pooling, channel copies and the channel softmax.
+    private static func elementwiseCases(pool: WorkerPool) -> [Case] {
+        var cases: [Case] = []
         do {
             let c = 48, h = 80, w = 80
             let x = map(c, h, w), out = map(c, h, w), padded = map(c, h, w, pad: 1)
@@ -265,29 +293,33 @@ enum KernelBenchmark {
                 softmaxOverChannels(x.map, output: out.map, pool: pool)
             })
         }
-        do {
-            // ONNX Resize linear half_pixel 65 → 513 (a DeepLab-style logits upscale).
-            func halfPixel(_ input: Int, _ output: Int) -> ResizeAxis {
-                var first: [Int] = [], second: [Int] = [], weight: [Float] = []
-                for o in 0..<output {
-                    let x = min(max((Double(o) + 0.5) * Double(input) / Double(output) - 0.5, 0), Double(input - 1))
-                    first.append(Int(x))
-                    second.append(min(Int(x) + 1, input - 1))
-                    weight.append(Float(x - Double(Int(x))))
-                }
-                return ResizeAxis(first: first, second: second, weight: weight)
+        return cases
+    }
+
+    /// Table-driven resize: bilinear (ONNX half_pixel) and nearest.
+    private static func resizeCases(pool: WorkerPool) -> [Case] {
+        var cases: [Case] = []
+        // ONNX Resize linear half_pixel 65 → 513 (a DeepLab-style logits upscale).
+        func halfPixel(_ input: Int, _ output: Int) -> ResizeAxis {
+            var first: [Int] = [], second: [Int] = [], weight: [Float] = []
+            for o in 0..<output {
+                let x = min(max((Double(o) + 0.5) * Double(input) / Double(output) - 0.5, 0), Double(input - 1))
+                first.append(Int(x))
+                second.append(min(Int(x) + 1, input - 1))
+                weight.append(Float(x - Double(Int(x))))
             }
-            let axis = halfPixel(65, 513)
-            let x = map(2, 65, 65), out = map(2, 513, 513)
-            cases.append(Case(name: "resize bilinear 2ch 65x65->513x513", macs: 0, elements: 2 * 513 * 513) {
-                resizeBilinear(x.map, rows: axis, columns: axis, output: out.map, pool: pool)
-            })
-            let small = map(16, 64, 64), doubled = map(16, 128, 128)
-            let indices = (0..<128).map { $0 / 2 }
-            cases.append(Case(name: "resize nearest x2 16ch 64x64", macs: 0, elements: 16 * 128 * 128) {
-                resizeNearest(small.map, rows: indices, columns: indices, output: doubled.map, pool: pool)
-            })
+            return ResizeAxis(first: first, second: second, weight: weight)
         }
+        let axis = halfPixel(65, 513)
+        let x = map(2, 65, 65), out = map(2, 513, 513)
+        cases.append(Case(name: "resize bilinear 2ch 65x65->513x513", macs: 0, elements: 2 * 513 * 513) {
+            resizeBilinear(x.map, rows: axis, columns: axis, output: out.map, pool: pool)
+        })
+        let small = map(16, 64, 64), doubled = map(16, 128, 128)
+        let indices = (0..<128).map { $0 / 2 }
+        cases.append(Case(name: "resize nearest x2 16ch 64x64", macs: 0, elements: 16 * 128 * 128) {
+            resizeNearest(small.map, rows: indices, columns: indices, output: doubled.map, pool: pool)
+        })
         return cases
     }
 }
