@@ -190,7 +190,7 @@ func moveRows(_ map: FeatureMap, from: Int, count: Int) {
 /// Zeroes everything of every channel's plane but its interior (the border rows, the border
 /// columns and the rest of each row's stride), and the slack after the last plane.
 @inline(never)
-func zeroBorder(_ map: FeatureMap) {
+package func zeroBorder(_ map: FeatureMap) {
     let l = map.layout
     let zero = { (start: UnsafeMutablePointer<Float>, count: Int) in
         var i = 0

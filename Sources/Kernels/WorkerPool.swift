@@ -122,9 +122,10 @@ package final class WorkerPool {
         UnsafeMutableBufferPointer(start: scratchBuffers[part].baseAddress, count: scratchCount)
     }
 
-    /// The scratch shared by all parts of a job (``sharedCount`` floats).
+    /// The scratch shared by all parts of a job (``sharedCount`` floats). Read it when the
+    /// kernel runs, never keep it: `reserve` may move it.
     @inline(always)
-    var shared: UnsafeMutableBufferPointer<Float> {
+    package var shared: UnsafeMutableBufferPointer<Float> {
         UnsafeMutableBufferPointer(start: sharedBuffer.baseAddress, count: sharedCount)
     }
 

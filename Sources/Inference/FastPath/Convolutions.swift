@@ -246,9 +246,8 @@ extension StepBuilder {
             return GroupedPointwiseStep(input: input, output: output, activation: activation, residual: denseResidual,
                                         groups: parts, pool: pool)
         case .depthwise(let pad), .dense(let pad):
-            let prefilled = inputValue.flatMap(paddedMap)
-            let copy = prefilled == nil ? FeatureMapStorage(channels: cin, layout: .padded(width: w.input, height: h.input, pad: pad)) : nil
-            let padded = prefilled ?? copy!.map
+            let source = inputValue.flatMap(paddedMap).map(PaddedInput.written)
+                ?? .copied(input, channels: cin, layout: .padded(width: w.input, height: h.input, pad: pad))
             if case .dense = kind {
                 let (gin, gout, size) = (cin / conv.group, cout / conv.group, (cin / conv.group) * k * k)
                 let groups = packed {
@@ -260,19 +259,20 @@ extension StepBuilder {
                     }
                 }
                 return DenseConvolutionStep(
-                    input: input, padded: padded, copy: copy, output: output, activation: activation,
+                    source: source, output: output, activation: activation,
                     pool: pool, groups: groups, stride: stride, dilation: h.dilation, padTop: h.padBegin, padLeft: w.padBegin)
             }
-            // `r + act(dw(r))` reads r from the padded copy the convolution reads anyway.
-            let residual = fusion?.residual != nil && fusion?.residual == inputValue ? padded : denseResidual
+            // `r + act(dw(r))` reads r from the zero-bordered map the convolution reads anyway.
+            let residualIsInput = fusion?.residual != nil && fusion?.residual == inputValue
             let (weights, latticeStep) = packed {
                 let (weights, bias) = folded()
                 let lattice = Self.compactLattice(weights, channels: cin, kernelSize: k)
                 return (DepthwiseWeights(weights: lattice.weights, bias: bias, channels: cin, kernelSize: lattice.kernelSize),
                         lattice.step)
             }
-            return DepthwiseStep(input: input, padded: padded, copy: copy, output: output,
-                                 activation: activation, residual: residual, pool: pool, weights: weights,
+            return DepthwiseStep(source: source, output: output, activation: activation,
+                                 residual: residualIsInput ? nil : denseResidual, residualIsInput: residualIsInput,
+                                 pool: pool, weights: weights,
                                  stride: stride, dilation: h.dilation * latticeStep, padTop: h.padBegin, padLeft: w.padBegin)
         }
     }

@@ -71,30 +71,57 @@ func copyIntoPadded(_ input: FeatureMap, _ padded: FeatureMap) {
     }
 }
 
-struct DepthwiseStep: Step {
-    /// The zero-bordered map the kernel reads: the step's own copy of `input` (`copy`), or the
-    /// map the input's producer writes zero-bordered (`copy` nil).
-    let input: FeatureMap, padded: FeatureMap, copy: FeatureMapStorage?
-    let output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool
+/// The zero-bordered map a depthwise or dense convolution step reads: the one its input's
+/// producer writes so (`written`), or a copy of its dense input the step makes on every run in
+/// the pool's shared scratch (`copied`), border included, since other kernels use that scratch.
+enum PaddedInput {
+    case written(FeatureMap)
+    case copied(FeatureMap, channels: Int, layout: PlaneLayout)
+
+    /// The pool scratch a copy takes.
+    var scratch: ScratchSize {
+        guard case let .copied(_, channels, layout) = self else { return .none }
+        return ScratchSize(shared: layout.storageCount(channels: channels))
+    }
+
+    /// The map to read, copied first when it is a copy.
+    func prepare(_ pool: WorkerPool) -> FeatureMap {
+        switch self {
+        case let .written(map):
+            return map
+        case let .copied(input, channels, layout):
+            precondition(pool.holds(scratch), "a zero-bordered copy of \(channels) channels \(layout): pool shared scratch too small")
+            let map = FeatureMap(base: pool.shared.baseAddress!, channels: channels, layout: layout)
+            zeroBorder(map)
+            copyIntoPadded(input, map)
+            return map
+        }
+    }
+}
+
+struct DepthwiseStep: ScratchUsingStep {
+    var scratch: ScratchSize { source.scratch }
+    let source: PaddedInput
+    /// `residualIsInput`: the residual is the input itself, read from the zero-bordered map.
+    let output: FeatureMap, activation: Activation, residual: FeatureMap?, residualIsInput: Bool, pool: WorkerPool
     let weights: DepthwiseWeights
     let stride: Int, dilation: Int, padTop: Int, padLeft: Int
     func run() {
-        if copy != nil { copyIntoPadded(input, padded) }
+        let padded = source.prepare(pool)
         depthwiseConvolution(padded, weights: weights, stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
-                             activation: activation, residual: residual, output: output, pool: pool)
+                             activation: activation, residual: residualIsInput ? padded : residual, output: output, pool: pool)
     }
 }
 
 /// A K×K convolution, one dense convolution per group on the group's channel slices.
-struct DenseConvolutionStep: Step {
-    /// The zero-bordered map the kernel reads: the step's own copy of `input` (`copy`), or the
-    /// map the input's producer writes zero-bordered (`copy` nil).
-    let input: FeatureMap, padded: FeatureMap, copy: FeatureMapStorage?
+struct DenseConvolutionStep: ScratchUsingStep {
+    var scratch: ScratchSize { source.scratch }
+    let source: PaddedInput
     let output: FeatureMap, activation: Activation, pool: WorkerPool
     let groups: [ConvolutionWeights]
     let stride: Int, dilation: Int, padTop: Int, padLeft: Int
     func run() {
-        if copy != nil { copyIntoPadded(input, padded) }
+        let padded = source.prepare(pool)
         var inputChannel = 0, outputChannel = 0
         for g in groups.indices {
             let weights = groups[g]
