@@ -173,6 +173,16 @@ package func packedOperandCount(rows: Int, inner: Int) -> Int {
     (rows + packedRows - 1) / packedRows * packedRows * inner
 }
 
+/// Zeroes the rows past `rows` in the last panel of a packed left operand of `inner` columns
+/// (what ``packedMatrixMultiply(_:rows:weights:output:pool:)`` needs finite), for an operand
+/// in memory other kernels also use.
+package func zeroPackedPadding(_ packed: UnsafeMutablePointer<Float>, rows: Int, inner: Int) {
+    let used = rows % packedRows
+    guard used > 0 else { return }
+    let panel = packed + (rows / packedRows) * inner * packedRows
+    for k in 0..<inner { (panel + k * packedRows + used).update(repeating: 0, count: packedRows - used) }
+}
+
 /// Where element (`row`, `k`) of a packed left operand with `inner` columns sits.
 package func packedOperandOffset(row: Int, k: Int, inner: Int) -> Int {
     ((row / packedRows) * inner + k) * packedRows + row % packedRows

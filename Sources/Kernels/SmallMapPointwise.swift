@@ -9,17 +9,22 @@
 /// activation and the one addition of the residual, as in
 /// ``pointwiseConvolution(_:weights:activation:residual:output:pool:)``: the two give the same bits.
 ///
+/// The patches and the products are in the pool's shared scratch
+/// (``smallMapPointwiseScratch(pixels:weights:)``).
+///
 /// - Precondition: `input` is dense with `weights.inner` channels; `output` (any layout, e.g.
 ///   padded for a following depthwise convolution) and `residual` (any layout) have
-///   `weights.columns` channels and the input's width and height; `patches` holds
-///   ``smallMapPatchCount(pixels:inputChannels:)`` floats whose rows past the map's pixels are
-///   finite (never written here), `products` pixels × output channels. `output` may be `input`
+///   `weights.columns` channels and the input's width and height. `output` may be `input`
 ///   itself (all of it is read before anything is written) and `residual` may be `output` itself.
 package func smallMapPointwise(
     _ input: FeatureMap, weights: MatrixWeights, activation: Activation, residual: FeatureMap?, output: FeatureMap,
-    patches: UnsafeMutablePointer<Float>, products: UnsafeMutablePointer<Float>, pool: WorkerPool
+    pool: WorkerPool
 ) {
     let pixels = input.pixels, cin = weights.inner
+    precondition(pool.holds(smallMapPointwiseScratch(pixels: pixels, weights: weights)),
+                 "small-map 1x1 of \(pixels) pixels, \(cin) → \(weights.columns) channels: pool shared scratch too small")
+    let patches = pool.shared.baseAddress!
+    let products = patches + smallMapProductsOffset(pixels: pixels, inputChannels: cin)
     precondition(input.layout.isDense && input.channels == cin && output.channels == weights.columns,
                  "small-map 1x1: channel mismatch")
     precondition(output.layout.width == input.layout.width && output.layout.height == input.layout.height,
@@ -48,6 +53,17 @@ package let smallMapPackedFrom = 5
 /// patch matrix.
 package func smallMapPatchCount(pixels: Int, inputChannels: Int) -> Int {
     pixels >= smallMapPackedFrom ? packedOperandCount(rows: pixels, inner: inputChannels) : pixels * inputChannels
+}
+
+/// Where the products start in the shared scratch: after the patches, at a multiple of 16 floats.
+func smallMapProductsOffset(pixels: Int, inputChannels: Int) -> Int {
+    (smallMapPatchCount(pixels: pixels, inputChannels: inputChannels) + 15) / 16 * 16
+}
+
+/// Pool scratch ``smallMapPointwise(_:weights:activation:residual:output:pool:)`` uses: the
+/// patches, then the pixel-major products, in the shared scratch.
+package func smallMapPointwiseScratch(pixels: Int, weights: MatrixWeights) -> ScratchSize {
+    ScratchSize(shared: smallMapProductsOffset(pixels: pixels, inputChannels: weights.inner) + pixels * weights.columns)
 }
 
 /// The pixel-major products to the output planes, output channels split between threads.
@@ -108,8 +124,9 @@ func spreadProducts<A: ActivationFunction>(_ job: SpreadParts, _ channels: Range
 
 /// `channels` planes of `pixels` floats as a packed left operand (``packedOperandOffset(row:k:inner:)``):
 /// row m, column c is pixel m of plane c. Each panel's row of 12 pixels is one contiguous run of
-/// its plane; rows past `pixels` in the last panel are left as they are (zero from allocation).
+/// its plane; rows past `pixels` in the last panel are zeroed.
 package func packTransposed(_ planes: UnsafePointer<Float>, channels: Int, pixels: Int, into packed: UnsafeMutablePointer<Float>) {
+    zeroPackedPadding(packed, rows: pixels, inner: channels)
     var first = 0
     while first < pixels {
         let count = min(packedRows, pixels - first)

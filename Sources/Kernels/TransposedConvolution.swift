@@ -144,33 +144,34 @@ package final class TapWeights {
 /// added at output (y·strideH − padTop + ky·dilationH, x·strideW − padLeft + kx·dilationW);
 /// positions outside the output are dropped.
 ///
-/// - Precondition: `input` dense with `weights.inputChannels` channels; `scratch` dense with
-///   `weights.outputChannels` channels and the input's size; `output` dense. The pool's scratch
-///   holds ``transposedConvolutionScratch(_:)``.
+/// - Precondition: `input` dense with `weights.inputChannels` channels; `output` dense. The
+///   pool's scratch holds ``transposedConvolutionScratch(_:inputPixels:)`` (each tap's output is
+///   in its shared scratch).
 package func transposedConvolution(_ input: FeatureMap, weights: TapWeights, strideHeight: Int, strideWidth: Int,
                                   dilationHeight: Int, dilationWidth: Int, padTop: Int, padLeft: Int,
-                                  scratch: FeatureMapStorage, output: FeatureMap, pool: WorkerPool) {
-    precondition(input.layout.isDense && output.layout.isDense && scratch.layout.isDense, "dense maps only")
-    precondition(scratch.channels == weights.outputChannels && scratch.layout.width == input.layout.width
-                 && scratch.layout.height == input.layout.height, "scratch must hold one tap's output")
-    precondition(pool.holds(transposedConvolutionScratch(weights)),
+                                  output: FeatureMap, pool: WorkerPool) {
+    precondition(input.layout.isDense && output.layout.isDense, "dense maps only")
+    precondition(pool.holds(transposedConvolutionScratch(weights, inputPixels: input.pixels)),
                  "transposed convolution of \(weights.inputChannels) input channels: pool scratch too small")
+    let scratch = FeatureMap(base: pool.shared.baseAddress!, channels: weights.outputChannels, layout: input.layout)
     let planeSize = output.pixels
     for o in 0..<weights.outputChannels {
         (output.base + o * planeSize).update(repeating: weights.bias.baseAddress[o], count: planeSize)
     }
     for t in 0..<weights.taps.count {
-        pointwiseConvolution(input, weights: weights.taps[t], activation: .none, output: scratch.map, pool: pool)
+        pointwiseConvolution(input, weights: weights.taps[t], activation: .none, output: scratch, pool: pool)
         let ky = t / weights.kernelWidth, kx = t % weights.kernelWidth
-        pool.run(TapScatter(source: scratch.map, output: output, strideHeight: strideHeight, strideWidth: strideWidth,
+        pool.run(TapScatter(source: scratch, output: output, strideHeight: strideHeight, strideWidth: strideWidth,
                             top: ky * dilationHeight - padTop, left: kx * dilationWidth - padLeft))
     }
 }
 
-/// Floats of pool scratch ``transposedConvolution(_:weights:strideHeight:strideWidth:dilationHeight:dilationWidth:padTop:padLeft:scratch:output:pool:)``
+/// Floats of pool scratch ``transposedConvolution(_:weights:strideHeight:strideWidth:dilationHeight:dilationWidth:padTop:padLeft:output:pool:)``
 /// uses: its taps' 1x1 convolutions'.
-package func transposedConvolutionScratch(_ weights: TapWeights) -> ScratchSize {
-    pointwiseScratch(inputChannels: weights.inputChannels)
+package func transposedConvolutionScratch(_ weights: TapWeights, inputPixels: Int) -> ScratchSize {
+    var size = pointwiseScratch(inputChannels: weights.inputChannels)
+    size.shared = weights.outputChannels * inputPixels
+    return size
 }
 
 /// Adds `source[c][y][x]` to `output[c][y·strideHeight + top][x·strideWidth + left]` where that

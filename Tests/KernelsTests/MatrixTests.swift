@@ -110,10 +110,10 @@ struct MatrixTests {
             var results: [[Float]] = []
             for threads in [1, 2] {
                 let output = FeatureMapStorage(channels: cout, layout: .dense(width: outW, height: outH))
-                let scratch = FeatureMapStorage(channels: cout, layout: .dense(width: w, height: h))
+                let pool = WorkerPool(threads: threads)
+                pool.reserve(transposedConvolutionScratch(taps, inputPixels: h * w))
                 transposedConvolution(input.map, weights: taps, strideHeight: c.s, strideWidth: c.s, dilationHeight: c.d,
-                                      dilationWidth: c.d, padTop: c.pad, padLeft: c.pad, scratch: scratch, output: output.map,
-                                      pool: WorkerPool(threads: threads))
+                                      dilationWidth: c.d, padTop: c.pad, padLeft: c.pad, output: output.map, pool: pool)
                 results.append(output.interior())
             }
             expectClose(results[0], expected, "tconv k\(c.k) s\(c.s) d\(c.d) pad \(c.pad)")

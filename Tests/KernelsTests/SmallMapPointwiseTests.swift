@@ -23,13 +23,13 @@ struct SmallMapPointwiseTests {
         for o in 0..<cout {
             for i in 0..<cin { columns[i * cout + o] = w[o * cin + i] }
         }
-        let pixels = height * width
-        let patches = FloatBuffer(count: smallMapPatchCount(pixels: pixels, inputChannels: cin))
-        let products = FloatBuffer(count: pixels * cout)
         let pool = WorkerPool(threads: threads)
-        smallMapPointwise(input.map, weights: MatrixWeights(values: columns, bias: b, inner: cin, columns: cout),
-                          activation: activation, residual: residual?.map, output: small.map,
-                          patches: patches.baseAddress, products: products.baseAddress, pool: pool)
+        let matrix = MatrixWeights(values: columns, bias: b, inner: cin, columns: cout)
+        pool.reserve(smallMapPointwiseScratch(pixels: height * width, weights: matrix))
+        // What other kernels leave in the scratch: the patches' padding rows must not read it.
+        pool.shared.update(repeating: .nan)
+        smallMapPointwise(input.map, weights: matrix,
+                          activation: activation, residual: residual?.map, output: small.map, pool: pool)
         pointwiseConvolution(input.map, weights: PointwiseWeights(weights: w, bias: b, outputChannels: cout, inputChannels: cin),
                              activation: activation, residual: residual?.map, output: direct.map, pool: pool)
         let expected = referenceConvolution(input: x, channels: cin, height: height, width: width, weights: w, bias: b,
@@ -72,17 +72,14 @@ struct SmallMapPointwiseTests {
                 let weights = MatrixWeights(values: random.array(channels * channels, scale: 0.5), bias: random.array(channels),
                                             inner: channels, columns: channels)
                 let layout = PlaneLayout.dense(width: w, height: h)
-                let patches = FloatBuffer(count: smallMapPatchCount(pixels: h * w, inputChannels: channels))
-                let products = FloatBuffer(count: h * w * channels)
                 let pool = WorkerPool(threads: 2)
+                pool.reserve(smallMapPointwiseScratch(pixels: h * w, weights: weights))
                 let input = makeMap(x, channels: channels, layout: layout)
                 let apart = FeatureMapStorage(channels: channels, layout: layout)
                 let residual = makeMap(x, channels: channels, layout: layout)
-                smallMapPointwise(input.map, weights: weights, activation: .relu, residual: residual.map, output: apart.map,
-                                  patches: patches.baseAddress, products: products.baseAddress, pool: pool)
+                smallMapPointwise(input.map, weights: weights, activation: .relu, residual: residual.map, output: apart.map, pool: pool)
                 // Input, output and residual all one buffer.
-                smallMapPointwise(input.map, weights: weights, activation: .relu, residual: input.map, output: input.map,
-                                  patches: patches.baseAddress, products: products.baseAddress, pool: pool)
+                smallMapPointwise(input.map, weights: weights, activation: .relu, residual: input.map, output: input.map, pool: pool)
                 let differing = zip(input.interior(), apart.interior()).filter { $0.bitPattern != $1.bitPattern }.count
                 #expect(differing == 0, "\(channels) channels on \(h)x\(w) in place: \(differing) values differ")
             }
@@ -96,12 +93,10 @@ struct SmallMapPointwiseTests {
         let input = makeMap(random.array(cin * h * w), channels: cin, layout: .dense(width: w, height: h))
         let weights = MatrixWeights(values: random.array(cin * cout), bias: nil, inner: cin, columns: cout)
         let output = FeatureMapStorage(channels: cout, layout: .padded(width: w, height: h, pad: 1))
-        let patches = FloatBuffer(count: smallMapPatchCount(pixels: h * w, inputChannels: cin))
-        let products = FloatBuffer(count: h * w * cout)
         let pool = WorkerPool(threads: 1)
+        pool.reserve(smallMapPointwiseScratch(pixels: h * w, weights: weights))
         let run = {
-            smallMapPointwise(input.map, weights: weights, activation: .hardSwish, residual: nil, output: output.map,
-                              patches: patches.baseAddress, products: products.baseAddress, pool: pool)
+            smallMapPointwise(input.map, weights: weights, activation: .hardSwish, residual: nil, output: output.map, pool: pool)
         }
         run()
         #expect(allocations(run) == 0)

@@ -1,8 +1,9 @@
 import Kernels
 
 /// The heap bytes reachable from some values, each buffer counted once: what a session's steps
-/// own (packed weights, zero-bordered copies, band buffers, workspaces, the worker pool's
-/// scratch) and what a model holds (its constants, its operators' tables).
+/// own (the workspaces some keep, and the worker pool's scratch, which holds the band buffers and
+/// the zero-bordered copies) and what a model holds (its constants, packed weights, operators'
+/// tables).
 ///
 /// It walks the values' stored properties by reflection, so a buffer a new step or operator
 /// keeps is counted without that type saying so: `FloatBuffer`s by their float count, arrays of

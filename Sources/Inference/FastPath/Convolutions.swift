@@ -222,11 +222,8 @@ extension StepBuilder {
                 }
                 return MatrixWeights(values: columns, bias: bias, inner: cin, columns: cout)
             }
-            let pixels = h.output * w.output
             return SmallMapPointwiseStep(input: input, output: output, activation: activation, residual: denseResidual,
-                                         weights: weights,
-                                         patches: FloatBuffer(count: smallMapPatchCount(pixels: pixels, inputChannels: cin)),
-                                         products: FloatBuffer(count: pixels * cout), pool: pool)
+                                         weights: weights, pool: pool)
         case .pointwise(groups: 1):
             let weights = packed {
                 let (weights, bias) = folded()
@@ -319,7 +316,6 @@ extension StepBuilder {
         return PatchConvolutionStep(input: inputs[0], output: outputs[0], weights: weights,
                                     geometry: PatchGeometry(inputChannels: gin, inputHeight: h.input, inputWidth: w.input,
                                                             rows: rows, columns: columns),
-                                    patches: FloatBuffer(count: PatchConvolutionStep.patchCount(pixels: pixels, inner: patch)), products: FloatBuffer(count: pixels * gout),
                                     pool: pool)
     }
 }

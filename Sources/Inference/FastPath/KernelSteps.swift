@@ -29,12 +29,12 @@ struct PointwiseStep: ScratchUsingStep {
 
 /// An ungrouped 1x1 convolution on a small map as the packed GEMM over output channels, with
 /// the pointwise step's fusions (activation, residual, any output layout) and its results.
-struct SmallMapPointwiseStep: Step {
+struct SmallMapPointwiseStep: ScratchUsingStep {
     let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?
-    let weights: MatrixWeights, patches: FloatBuffer, products: FloatBuffer, pool: WorkerPool
+    let weights: MatrixWeights, pool: WorkerPool
+    var scratch: ScratchSize { smallMapPointwiseScratch(pixels: input.pixels, weights: weights) }
     func run() {
-        smallMapPointwise(input, weights: weights, activation: activation, residual: residual, output: output,
-                          patches: patches.baseAddress, products: products.baseAddress, pool: pool)
+        smallMapPointwise(input, weights: weights, activation: activation, residual: residual, output: output, pool: pool)
     }
 }
 
@@ -178,14 +178,20 @@ final class ExternalInput {
 /// A 1x1 convolution at the low resolution, then the bilinear ×2 upsampling of its result (a
 /// `Resize` followed by a 1x1 convolution, reordered; see `matchResizedPointwise`).
 struct ResizedPointwiseStep: ScratchUsingStep {
-    let input: FeatureMap, small: FeatureMapStorage, output: FeatureMap, pool: WorkerPool
+    let input: FeatureMap, output: FeatureMap, pool: WorkerPool
     let weights: PointwiseWeights
+    /// The convolution's output at the input's size, in the pool's shared scratch (neither
+    /// kernel uses that one).
     var scratch: ScratchSize {
-        pointwiseScratch(inputChannels: weights.inputChannels).union(resizeBilinear2xScratch(inputWidth: small.layout.width))
+        var size = pointwiseScratch(inputChannels: weights.inputChannels).union(resizeBilinear2xScratch(inputWidth: input.layout.width))
+        size.shared = weights.outputChannels * input.pixels
+        return size
     }
     func run() {
-        pointwiseConvolution(input, weights: weights, activation: .none, output: small.map, pool: pool)
-        resizeBilinear2x(small.map, output: output, pool: pool)
+        precondition(pool.holds(scratch), "the resized 1x1's small map: pool shared scratch too small")
+        let small = FeatureMap(base: pool.shared.baseAddress!, channels: weights.outputChannels, layout: input.layout)
+        pointwiseConvolution(input, weights: weights, activation: .none, output: small, pool: pool)
+        resizeBilinear2x(small, output: output, pool: pool)
     }
 }
 
@@ -272,7 +278,7 @@ struct PatchGeometry {
 /// A convolution as gathered patches times the weights, per group (`patchConvolutionStep`): the
 /// patch matrix packed in panels of rows for the 12-row product from `packedFrom` output pixels
 /// on, row-major for the unpacked product (one pixel: a matrix-vector product) below.
-struct PatchConvolutionStep: Step {
+struct PatchConvolutionStep: ScratchUsingStep {
     static let packedFrom = 4
 
     /// Floats of the patch matrix of `pixels` rows of `inner` values.
@@ -281,8 +287,18 @@ struct PatchConvolutionStep: Step {
     }
 
     let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, weights: [MatrixWeights]
-    let geometry: PatchGeometry, patches: FloatBuffer, products: FloatBuffer, pool: WorkerPool
+    let geometry: PatchGeometry, pool: WorkerPool
+    /// The patch matrix, then the pixel-major products (the largest group's), in the pool's
+    /// shared scratch (no kernel the step calls uses it).
+    var scratch: ScratchSize {
+        ScratchSize(shared: productsOffset + geometry.pixels * weights.reduce(0) { max($0, $1.columns) })
+    }
+    private var productsOffset: Int {
+        (weights.reduce(0) { max($0, Self.patchCount(pixels: geometry.pixels, inner: $1.inner)) } + 15) / 16 * 16
+    }
     func run() {
+        precondition(pool.holds(scratch), "patch convolution of \(geometry.pixels) pixels: pool shared scratch too small")
+        let patches = pool.shared.baseAddress!, products = patches + productsOffset
         let g = geometry
         let plane = g.inputHeight * g.inputWidth, pixels = g.pixels
         let (outH, outW) = (g.outputHeight, g.outputWidth)
@@ -291,7 +307,7 @@ struct PatchConvolutionStep: Step {
             let matrix = weights[group], inner = matrix.inner
             let firstChannel = input + group * g.inputChannels * plane
             if packs && g.isTranspose {
-                packTransposed(firstChannel, channels: g.inputChannels, pixels: pixels, into: patches.baseAddress)
+                packTransposed(firstChannel, channels: g.inputChannels, pixels: pixels, into: patches)
             } else {
                 g.offsets.withUnsafeBufferPointer { offsets in
                     // Column k = channel · taps + tap of the patch matrix, one input plane at a time.
@@ -302,20 +318,21 @@ struct PatchConvolutionStep: Step {
                             for m in 0..<pixels {
                                 let at = packs ? packedOperandOffset(row: m, k: k, inner: inner) : m * inner + k
                                 let offset = tapOffsets[m]
-                                patches.baseAddress[at] = offset < 0 ? 0 : channel[offset]
+                                patches[at] = offset < 0 ? 0 : channel[offset]
                             }
                         }
                     }
                 }
+                if packs { zeroPackedPadding(patches, rows: pixels, inner: inner) }
             }
             if packs {
-                packedMatrixMultiply(patches.baseAddress, rows: pixels, weights: matrix, output: products.baseAddress, pool: pool)
+                packedMatrixMultiply(patches, rows: pixels, weights: matrix, output: products, pool: pool)
             } else {
-                matrixMultiply(patches.baseAddress, rows: pixels, weights: matrix, output: products.baseAddress, pool: pool)
+                matrixMultiply(patches, rows: pixels, weights: matrix, output: products, pool: pool)
             }
             let planes = FeatureMap(base: output + group * matrix.columns * outH * outW, channels: matrix.columns,
                                     layout: .dense(width: outW, height: outH))
-            deinterleaveChannels(products.baseAddress, output: planes, pool: pool)
+            deinterleaveChannels(products, output: planes, pool: pool)
         }
     }
 }

@@ -53,7 +53,6 @@ extension StepBuilder {
         }
         return TapTransposedConvolutionStep(
             input: Self.denseMap(inputs[0], channels: cin, height: t.inH, width: t.inW), weights: weights,
-            tapOutput: FeatureMapStorage(channels: cout, layout: .dense(width: t.inW, height: t.inH)),
             output: Self.denseMap(outputs[0], channels: cout, height: t.outH, width: t.outW),
             geometry: (t.strideH, t.strideW, t.dilationH, t.dilationW, t.padTop, t.padLeft), pool: pool)
     }
@@ -90,13 +89,13 @@ struct MatrixStep: Step {
 }
 
 struct TapTransposedConvolutionStep: ScratchUsingStep {
-    let input: FeatureMap, weights: TapWeights, tapOutput: FeatureMapStorage, output: FeatureMap
-    var scratch: ScratchSize { transposedConvolutionScratch(weights) }
+    let input: FeatureMap, weights: TapWeights, output: FeatureMap
+    var scratch: ScratchSize { transposedConvolutionScratch(weights, inputPixels: input.pixels) }
     let geometry: (strideH: Int, strideW: Int, dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int)
     let pool: WorkerPool
     func run() {
         transposedConvolution(input, weights: weights, strideHeight: geometry.strideH, strideWidth: geometry.strideW,
                               dilationHeight: geometry.dilationH, dilationWidth: geometry.dilationW,
-                              padTop: geometry.padTop, padLeft: geometry.padLeft, scratch: tapOutput, output: output, pool: pool)
+                              padTop: geometry.padTop, padLeft: geometry.padLeft, output: output, pool: pool)
     }
 }

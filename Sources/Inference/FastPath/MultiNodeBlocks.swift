@@ -90,7 +90,6 @@ extension StepBuilder {
         }
         return ResizedPointwiseStep(
             input: Self.denseMap(inputs[0], channels: cin, height: resize.inH, width: resize.inW),
-            small: FeatureMapStorage(channels: cout, layout: .dense(width: resize.inW, height: resize.inH)),
             output: outputMap(next.outputs[0], channels: cout, height: resize.outH, width: resize.outW), pool: pool,
             weights: weights)
     }

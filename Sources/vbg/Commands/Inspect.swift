@@ -197,8 +197,8 @@ func fastPathSummary(_ model: PlannedModel) -> [String] {
 /// What the model and one fast session of it hold in memory, as a segmenter holds them (what
 /// `Segmenter.byteCount` counts besides its frame buffers): the model's constants, packed weights
 /// and tables (the weights once: the session is the model's only one, which frees the copy its
-/// steps packed from), the session's arena, and what its steps own (zero-bordered copies, band
-/// buffers) with the worker pool's scratch. Later fast sessions of `model` take its packed weights.
+/// steps packed from), the session's arena, and what its steps own (some workspaces) with the
+/// worker pool's scratch (band buffers and zero-bordered copies among them). Later fast sessions of `model` take its packed weights.
 func memorySummary(_ model: PlannedModel) -> String {
     let session: InferenceSession
     do { session = try InferenceSession(planned: model, options: .init(path: .fast), isOnlySession: true) } catch { return "memory: \(error)" }
