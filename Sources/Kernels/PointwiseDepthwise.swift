@@ -187,26 +187,31 @@ func moveRows(_ map: FeatureMap, from: Int, count: Int) {
     }
 }
 
-/// Zeroes everything of every channel's plane but its interior (the border rows, the border
-/// columns and the rest of each row's stride), and the slack after the last plane.
+/// Zeroes every channel's border (the border rows, the border columns and the rest of each row's
+/// stride) and the slack after the last plane, in whole vectors: each run is rounded up to a
+/// vector, so up to a vector less one float of the interior after it may be zeroed too. Call it
+/// before the interior is written.
 @inline(never)
 package func zeroBorder(_ map: FeatureMap) {
     let l = map.layout
-    let zero = { (start: UnsafeMutablePointer<Float>, count: Int) in
-        var i = 0
-        while i + lanes <= count { store(Vector(), start + i); i += lanes }
-        while i < count { start[i] = 0; i += 1 }
-    }
+    let gap = l.rowStride - l.width
     for c in 0..<map.channels {
         let plane = map.plane(c) - l.origin
-        // The top border and the first row's left columns, each row's right columns and the next
-        // one's left ones, the last row's right columns and the bottom border.
-        zero(plane, l.origin)
-        for y in 0..<l.height { zero(plane + l.origin + y * l.rowStride + l.width, y + 1 < l.height ? l.rowStride - l.width : 0) }
+        // The top border with the first row's left columns; then each row's right columns with
+        // the next one's left ones; then the last row's right columns and the bottom border.
+        zeroVectors(plane, count: l.origin)
+        for y in 0..<(l.height - 1) { zeroVectors(plane + l.origin + y * l.rowStride + l.width, count: gap) }
         let end = l.origin + (l.height - 1) * l.rowStride + l.width
-        zero(plane + end, l.planeStride - end)
+        zeroVectors(plane + end, count: l.planeStride - end)
     }
-    zero(map.plane(map.channels - 1) - l.origin + l.planeStride, PlaneLayout.slack)
+    zeroVectors(map.plane(map.channels - 1) - l.origin + l.planeStride, count: PlaneLayout.slack)
+}
+
+/// Zeroes `count` floats rounded up to whole vectors.
+@inline(always)
+private func zeroVectors(_ start: UnsafeMutablePointer<Float>, count: Int) {
+    var i = 0
+    while i < count { store(Vector(), start + i); i += lanes }
 }
 
 /// Zeroes rows `from ..< from + count` of every channel (whole rows, border columns included:

@@ -108,6 +108,24 @@ struct FusionTests {
         }
     }
 
+    @Test("zeroBorder leaves every float outside the interior zero, whatever the buffer held", arguments: [
+        (1, 1, 1, 1), (3, 8, 8, 1), (5, 7, 3, 2), (2, 16, 5, 1), (4, 17, 9, 3), (116, 8, 8, 1), (1, 2, 64, 8)])
+    func zeroBorderClearsTheBorder(_ shape: (channels: Int, width: Int, height: Int, pad: Int)) {
+        let layout = PlaneLayout.padded(width: shape.width, height: shape.height, pad: shape.pad)
+        let storage = FeatureMapStorage(channels: shape.channels, layout: layout)
+        let count = layout.storageCount(channels: shape.channels)
+        storage.buffer.baseAddress.update(repeating: .nan, count: count)
+        zeroBorder(storage.map)
+        var interior = Set<Int>()
+        for c in 0..<shape.channels {
+            for y in 0..<shape.height {
+                for x in 0..<shape.width { interior.insert(layout.offset(channel: c, y: y, x: x)) }
+            }
+        }
+        let dirty = (0..<count).filter { !interior.contains($0) && storage.buffer.baseAddress[$0] != 0 }
+        #expect(dirty.isEmpty, "\(shape): \(dirty.count) border floats not zero, first at \(dirty.first ?? -1)")
+    }
+
     @Test("NHWC pixels to NCHW planes, dense or into a padded map's interior")
     func deinterleave() {
         for (c, h, w) in [(3, 5, 7), (3, 16, 33), (1, 2, 3), (4, 3, 17), (3, 2, 16), (3, 3, 47), (3, 2, 256)] {
