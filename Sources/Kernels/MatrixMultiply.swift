@@ -180,7 +180,9 @@ package func zeroPackedPadding(_ packed: UnsafeMutablePointer<Float>, rows: Int,
     let used = rows % packedRows
     guard used > 0 else { return }
     let panel = packed + (rows / packedRows) * inner * packedRows
-    for k in 0..<inner { (panel + k * packedRows + used).update(repeating: 0, count: packedRows - used) }
+    for k in 0..<inner {
+        for row in used..<packedRows { panel[k * packedRows + row] = 0 }
+    }
 }
 
 /// Where element (`row`, `k`) of a packed left operand with `inner` columns sits.

@@ -34,6 +34,7 @@ package func smallMapPointwise(
                      && residual.layout.height == input.layout.height, "small-map 1x1 residual shape mismatch")
     }
     if pixels >= smallMapPackedFrom {
+        zeroPackedPadding(patches, rows: pixels, inner: cin)
         packTransposed(input.base, channels: cin, pixels: pixels, into: patches)
         packedMatrixMultiply(patches, rows: pixels, weights: weights, output: products, pool: pool)
     } else {
@@ -124,9 +125,9 @@ func spreadProducts<A: ActivationFunction>(_ job: SpreadParts, _ channels: Range
 
 /// `channels` planes of `pixels` floats as a packed left operand (``packedOperandOffset(row:k:inner:)``):
 /// row m, column c is pixel m of plane c. Each panel's row of 12 pixels is one contiguous run of
-/// its plane; rows past `pixels` in the last panel are zeroed.
+/// its plane; rows past `pixels` in the last panel are left as they are
+/// (``zeroPackedPadding(_:rows:inner:)`` makes them zero).
 package func packTransposed(_ planes: UnsafePointer<Float>, channels: Int, pixels: Int, into packed: UnsafeMutablePointer<Float>) {
-    zeroPackedPadding(packed, rows: pixels, inner: channels)
     var first = 0
     while first < pixels {
         let count = min(packedRows, pixels - first)

@@ -303,6 +303,8 @@ struct PatchConvolutionStep: ScratchUsingStep {
         let plane = g.inputHeight * g.inputWidth, pixels = g.pixels
         let (outH, outW) = (g.outputHeight, g.outputWidth)
         let packs = pixels >= PatchConvolutionStep.packedFrom
+        // The last panel's rows past the pixels: zero once, then no group writes them.
+        if packs { zeroPackedPadding(patches, rows: pixels, inner: weights.reduce(0) { max($0, $1.inner) }) }
         for group in weights.indices {
             let matrix = weights[group], inner = matrix.inner
             let firstChannel = input + group * g.inputChannels * plane
@@ -323,7 +325,6 @@ struct PatchConvolutionStep: ScratchUsingStep {
                         }
                     }
                 }
-                if packs { zeroPackedPadding(patches, rows: pixels, inner: inner) }
             }
             if packs {
                 packedMatrixMultiply(patches, rows: pixels, weights: matrix, output: products, pool: pool)
