@@ -15,11 +15,19 @@
 // Integer sums are exact (modulo 2^32), so the result equals the scalar reference wherever the
 // float multiplication is the same: always, since both compute Float(C) · multiplier once.
 //
-// Layout: k in pairs. Each 32-bit element of S and V holds two 16-bit values, k = 2p in the low
-// half and k = 2p + 1 in the high half (an odd K's last high half 0): S [rows][pairs], V
-// [pairs][columnStride]. One `vbg_pair_dot_add` (TargetFeatures/IntegerKernels.h) then adds two
-// products per lane: `vpdpwssd` with AVX512-VNNI (32 multiply-adds per instruction), `vpmaddwd`
-// + `vpaddd` with AVX512BW, shifts and 32-bit multiplies elsewhere.
+// Layout: k in runs of 2 or 4 per 32-bit element (``QuantizedOperands``), S [rows][depth], V
+// [depth][columnStride], an element's k in ascending order from its low bits:
+// - bytes (the usual case: 8-bit weights with zero point 0, or any whose shifted values fit int8):
+//   four k per element, one operand's bytes unsigned (the activations, shifted only to make them
+//   unsigned: x, or x + 128 for int8) and the other's signed (the weights minus their zero points).
+//   One `vbg_quad_dot_add` adds four products per lane: `vpdpbusd` with AVX512-VNNI (64
+//   multiply-adds per instruction, 8-bit operands: a quarter of the 32-bit operand traffic), two
+//   `vpmaddwd` with AVX512BW. The activations' remaining shift is a constant per weight row
+//   (zero · Σ weights), folded into the bias by the callers, so the sums are the same integers.
+// - pairs (the fallback: weights minus zero points outside int8, or a zero point per row of A):
+//   two 16-bit values per element, both operands shifted by their zero points (−255...255).
+//   `vbg_pair_dot_add`: `vpdpwssd` with AVX512-VNNI, `vpmaddwd` + `vpaddd` with AVX512BW.
+// Elsewhere both are shifts and 32-bit multiplies (TargetFeatures/IntegerKernels.h).
 //
 // Register tile: up to 6 rows × 64 columns (24 SIMD16<Int32> accumulators; per pair four 64-byte
 // loads of V and one broadcast per row), with the row count a constant in each instance so a
@@ -34,12 +42,30 @@ package let quantizedTileColumns = 64
 /// 32-bit pairs for `inner` values of k.
 package func quantizedPairs(_ inner: Int) -> Int { (inner + 1) / 2 }
 
-/// One product: `s` rows × `pairs` (row stride `pairs`), `v` `pairs` rows of `columnStride`
+/// 32-bit quads (four bytes) for `inner` values of k.
+package func quantizedQuads(_ inner: Int) -> Int { (inner + 3) / 4 }
+
+/// How the product's operands pack k into their 32-bit elements.
+package enum QuantizedOperands: Sendable {
+    /// Two signed 16-bit values per element, k = 2p in the low half (both operands).
+    case pairs
+    /// Four bytes per element, k = 4q + i in byte i; V's bytes unsigned, S's signed.
+    case unsignedColumns
+    /// Four bytes per element; S's bytes unsigned, V's signed.
+    case unsignedRows
+
+    /// Values of k per 32-bit element.
+    package var perElement: Int { self == .pairs ? 2 : 4 }
+    /// 32-bit elements for `inner` values of k (the last one's unused values must be 0 in the
+    /// signed operand, or in both for pairs).
+    package func depth(_ inner: Int) -> Int { (inner + perElement - 1) / perElement }
+}
+
+/// One product: `s` rows × `depth` (row stride `depth`), `v` `depth` rows of `columnStride`
 /// (columns past `columns` up to a multiple of ``quantizedTileColumns`` readable, any value),
-/// both as 16-bit pairs in 32-bit elements; bias per row (or nil); output bytes row-major with
-/// `outputStride`.
+/// both packed as `operands`; bias per row (or nil); output bytes row-major with `outputStride`.
 package struct QuantizedProduct {
-    package let s: UnsafePointer<Int32>, rows: Int, pairs: Int
+    package let s: UnsafePointer<Int32>, rows: Int, depth: Int, operands: QuantizedOperands
     package let v: UnsafePointer<Int32>, columns: Int, columnStride: Int
     package let bias: UnsafePointer<Int32>?
     /// A bias per column instead (readable up to the padded column stride), or nil.
@@ -48,13 +74,13 @@ package struct QuantizedProduct {
     package let multipliers: UnsafePointer<Float>, perColumn: Bool
     package let zeroPoint: Int32, minimum: Int32, maximum: Int32
 
-    package init(s: UnsafePointer<Int32>, rows: Int, pairs: Int, v: UnsafePointer<Int32>, columns: Int, columnStride: Int,
-                 bias: UnsafePointer<Int32>?, output: UnsafeMutablePointer<UInt8>, outputStride: Int,
+    package init(s: UnsafePointer<Int32>, rows: Int, depth: Int, operands: QuantizedOperands = .pairs, v: UnsafePointer<Int32>,
+                 columns: Int, columnStride: Int, bias: UnsafePointer<Int32>?, output: UnsafeMutablePointer<UInt8>, outputStride: Int,
                  multipliers: UnsafePointer<Float>, perColumn: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32,
                  columnBias: UnsafePointer<Int32>? = nil) {
         precondition(columnStride % quantizedTileColumns == 0 && columnStride >= columns, "quantized product: V's stride must be padded")
         self.columnBias = columnBias
-        self.s = s; self.rows = rows; self.pairs = pairs
+        self.s = s; self.rows = rows; self.depth = depth; self.operands = operands
         self.v = v; self.columns = columns; self.columnStride = columnStride
         self.bias = bias; self.output = output; self.outputStride = outputStride
         self.multipliers = multipliers; self.perColumn = perColumn
@@ -66,6 +92,39 @@ package struct QuantizedProduct {
 /// one cut at `product.columns`), every row.
 @inline(never)
 package func quantizedProduct(_ product: QuantizedProduct, columns: Range<Int>) {
+    switch product.operands {
+    case .pairs: quantizedProduct(product, columns: columns, PairDot.self)
+    case .unsignedColumns: quantizedProduct(product, columns: columns, UnsignedColumnDot.self)
+    case .unsignedRows: quantizedProduct(product, columns: columns, UnsignedRowDot.self)
+    }
+}
+
+/// One packing's multiply-add: `acc` plus the products of each lane's values in `column` (a
+/// vector of V) and `row` (one element of S, broadcast).
+protocol IntegerDot {
+    static func add(_ acc: IntVector, column: IntVector, row: IntVector) -> IntVector
+}
+
+enum PairDot: IntegerDot {
+    @inline(__always) static func add(_ acc: IntVector, column: IntVector, row: IntVector) -> IntVector {
+        vbg_pair_dot_add(acc, column, row)
+    }
+}
+
+enum UnsignedColumnDot: IntegerDot {
+    @inline(__always) static func add(_ acc: IntVector, column: IntVector, row: IntVector) -> IntVector {
+        vbg_quad_dot_add(acc, column, row)
+    }
+}
+
+enum UnsignedRowDot: IntegerDot {
+    @inline(__always) static func add(_ acc: IntVector, column: IntVector, row: IntVector) -> IntVector {
+        vbg_quad_dot_add(acc, row, column)
+    }
+}
+
+@inline(__always)
+func quantizedProduct<D: IntegerDot>(_ product: QuantizedProduct, columns: Range<Int>, _ dot: D.Type) {
     var n = columns.lowerBound
     while n < columns.upperBound {
         let width = min(quantizedTileColumns, product.columns - n)
@@ -75,12 +134,12 @@ package func quantizedProduct(_ product: QuantizedProduct, columns: Range<Int>) 
         var r = 0
         while r < product.rows {
             switch min(product.rows - r, tileRows) {
-            case 1: quantizedTile(product, row: r, count: 1, column: n, width: width)
-            case 2: quantizedTile(product, row: r, count: 2, column: n, width: width)
-            case 3: quantizedTile(product, row: r, count: 3, column: n, width: width)
-            case 4: quantizedTile(product, row: r, count: 4, column: n, width: width)
-            case 5: quantizedTile(product, row: r, count: 5, column: n, width: width)
-            default: quantizedTile(product, row: r, count: 6, column: n, width: width)
+            case 1: quantizedTile(product, row: r, count: 1, column: n, width: width, D.self)
+            case 2: quantizedTile(product, row: r, count: 2, column: n, width: width, D.self)
+            case 3: quantizedTile(product, row: r, count: 3, column: n, width: width, D.self)
+            case 4: quantizedTile(product, row: r, count: 4, column: n, width: width, D.self)
+            case 5: quantizedTile(product, row: r, count: 5, column: n, width: width, D.self)
+            default: quantizedTile(product, row: r, count: 6, column: n, width: width, D.self)
             }
             r += tileRows
         }
@@ -110,17 +169,17 @@ struct IntRow64 {
         d = raw.loadUnaligned(fromByteOffset: 192, as: IntVector.self)
     }
 
-    /// Adds the two products of pair `s` with each lane's pair of `x`.
-    @inline(__always) mutating func add(_ s: Int32, _ x: IntRow64) {
+    /// Adds the products of element `s` of S with each lane's element of `x` (a row of V).
+    @inline(__always) mutating func add<D: IntegerDot>(_ s: Int32, _ x: IntRow64, _: D.Type) {
         let w = IntVector(repeating: s)
-        a = vbg_pair_dot_add(a, x.a, w); b = vbg_pair_dot_add(b, x.b, w)
-        c = vbg_pair_dot_add(c, x.c, w); d = vbg_pair_dot_add(d, x.d, w)
+        a = D.add(a, column: x.a, row: w); b = D.add(b, column: x.b, row: w)
+        c = D.add(c, column: x.c, row: w); d = D.add(d, column: x.d, row: w)
     }
 }
 
 @inline(__always)
-func quantizedTile(_ p: QuantizedProduct, row: Int, count: Int, column: Int, width: Int) {
-    let k = p.pairs
+func quantizedTile<D: IntegerDot>(_ p: QuantizedProduct, row: Int, count: Int, column: Int, width: Int, _: D.Type) {
+    let k = p.depth
     @inline(__always) func rowStart(_ i: Int) -> UnsafePointer<Int32> { p.s + (row + (count > i ? i : 0)) * k }
     let s0 = rowStart(0), s1 = rowStart(1), s2 = rowStart(2), s3 = rowStart(3), s4 = rowStart(4), s5 = rowStart(5)
     let cb = p.columnBias
@@ -131,12 +190,12 @@ func quantizedTile(_ p: QuantizedProduct, row: Int, count: Int, column: Int, wid
     var vp = p.v + column
     for kk in 0..<k {
         let x = IntRow64(vp)
-        acc0.add(s0[kk], x)
-        if count > 1 { acc1.add(s1[kk], x) }
-        if count > 2 { acc2.add(s2[kk], x) }
-        if count > 3 { acc3.add(s3[kk], x) }
-        if count > 4 { acc4.add(s4[kk], x) }
-        if count > 5 { acc5.add(s5[kk], x) }
+        acc0.add(s0[kk], x, D.self)
+        if count > 1 { acc1.add(s1[kk], x, D.self) }
+        if count > 2 { acc2.add(s2[kk], x, D.self) }
+        if count > 3 { acc3.add(s3[kk], x, D.self) }
+        if count > 4 { acc4.add(s4[kk], x, D.self) }
+        if count > 5 { acc5.add(s5[kk], x, D.self) }
         vp += p.columnStride
     }
     requantizeRow(acc0, p, row: row, column: column, width: width)
@@ -188,19 +247,33 @@ package final class IntegerBuffer<Element: FixedWidthInteger> {
     deinit { baseAddress.deallocate() }
 }
 
-/// A quantized convolution's constant operands: the weights minus their zero points as 16-bit
-/// pairs ([outputChannels][pairs of inputChannels / groups · kernelHeight · kernelWidth]); the
-/// int32 bias and the requantization multiplier (float32, computed by the caller) of each output
-/// channel.
+/// A quantized convolution's constant operands: the weights minus their zero points, packed as
+/// the product's signed operand ([outputChannels][depth of inputChannels / groups · kernelHeight ·
+/// kernelWidth]: bytes when every shifted value fits int8, else 16-bit pairs); the int32 bias
+/// and the requantization multiplier (float32, computed by the caller) of each output channel;
+/// and how the input's values enter the patch matrix.
+///
+/// Patch values are the input minus ``patchOffset``: with pairs that is the input's zero point
+/// (values −255...255, a padding tap 0); with bytes only what makes the value unsigned (0, or
+/// −128 for int8 input), so a padding tap is the zero point's byte ``paddingValue`` and each
+/// channel's bias carries −paddingValue · Σ weights, the same integer sums.
 package final class QuantizedConvolutionWeights {
     package let groups: Int, inputChannels: Int, outputChannels: Int, kernelHeight: Int, kernelWidth: Int
+    package let inputSigned: Bool, inputZero: Int32
+    let operands: QuantizedOperands
     let values: IntegerBuffer<Int32>
     let bias: [Int32]
     let multipliers: [Float]
     /// Rows of the patch matrix: one group's input channels × taps.
     var inner: Int { inputChannels / groups * kernelHeight * kernelWidth }
+    /// 32-bit elements of the patch matrix per pixel.
+    var depth: Int { operands.depth(inner) }
+    /// What the patch builder subtracts from the input's values, and the patch value of a tap in
+    /// the padding (the zero point minus that).
+    var patchOffset: Int32 { operands == .pairs ? inputZero : (inputSigned ? -128 : 0) }
+    var paddingValue: Int32 { inputZero &- patchOffset }
     /// For maps whose pixels fill tiles of 64 worse than the group's output channels do (small
-    /// maps): per group, the weights transposed ([pairs][channels padded to 64]), and the bias
+    /// maps): per group, the weights transposed ([depth][channels padded to 64]), and the bias
     /// and multipliers padded the same way; the product then runs with pixels as rows
     /// (``quantizedConvolution(_:pool:)``).
     let transposed: (values: IntegerBuffer<Int32>, bias: [Int32], multipliers: [Float], stride: Int)?
@@ -214,39 +287,57 @@ package final class QuantizedConvolutionWeights {
     }
 
     /// `values`: [outputChannels][inner], each minus its zero point (within ±255); `pixels`:
-    /// the output map's size.
+    /// the output map's size; `inputSigned`, `inputZero`: the input's type (int8, else uint8)
+    /// and zero point.
     package init(values: [Int16], bias: [Int32]?, multipliers: [Float], groups: Int, inputChannels: Int, outputChannels: Int,
-                 kernelHeight: Int, kernelWidth: Int, pixels: Int) {
+                 kernelHeight: Int, kernelWidth: Int, pixels: Int, inputSigned: Bool, inputZero: Int32,
+                 allowBytes: Bool = true) {
         let inner = inputChannels / groups * kernelHeight * kernelWidth
         precondition(values.count == outputChannels * inner, "quantized weights: size")
         precondition(multipliers.count == outputChannels && (bias?.count ?? outputChannels) == outputChannels, "quantized weights: channels")
         self.groups = groups; self.inputChannels = inputChannels; self.outputChannels = outputChannels
         self.kernelHeight = kernelHeight; self.kernelWidth = kernelWidth
-        let pairs = quantizedPairs(inner)
-        self.values = IntegerBuffer<Int32>(count: outputChannels * pairs)
-        let halves = UnsafeMutableRawPointer(self.values.baseAddress).assumingMemoryBound(to: Int16.self)
-        for m in 0..<outputChannels {
-            for k in 0..<inner { halves[2 * m * pairs + k] = values[m * inner + k] }
+        self.inputSigned = inputSigned; self.inputZero = inputZero
+        operands = allowBytes && values.allSatisfy({ Int16(Int8.min)...Int16(Int8.max) ~= $0 }) ? .unsignedColumns : .pairs
+        let depth = operands.depth(inner), perElement = operands.perElement
+        self.values = IntegerBuffer<Int32>(count: outputChannels * depth)
+        packSigned(values, into: self.values.baseAddress, bytes: operands != .pairs) { m, k in m * depth * perElement + k }
+        // The patches' remaining shift: −paddingValue · Σ_k w[m][k] (0 for pairs).
+        let padding = operands == .pairs ? 0 : inputZero &- (inputSigned ? -128 : 0)
+        self.bias = (0..<outputChannels).map { m in
+            let sum = (0..<inner).reduce(Int32(0)) { $0 &+ Int32(values[m * inner + $1]) }
+            return (bias?[m] ?? 0) &- padding &* sum
         }
-        self.bias = bias ?? [Int32](repeating: 0, count: outputChannels)
         self.multipliers = multipliers
         let outputsPerGroup = outputChannels / groups
         if Self.runsTransposed(outputsPerGroup: outputsPerGroup, pixels: pixels) {
             let tile = quantizedTileColumns, stride = (outputsPerGroup + tile - 1) / tile * tile
-            let transposed = IntegerBuffer<Int32>(count: groups * pairs * stride)
-            let out = UnsafeMutableRawPointer(transposed.baseAddress).assumingMemoryBound(to: Int16.self)
+            let transposed = IntegerBuffer<Int32>(count: groups * depth * stride)
             var paddedBias = [Int32](repeating: 0, count: groups * stride), paddedMultipliers = [Float](repeating: 0, count: groups * stride)
-            for g in 0..<groups {
-                for j in 0..<outputsPerGroup {
-                    let m = g * outputsPerGroup + j
-                    for k in 0..<inner { out[2 * ((g * pairs + k / 2) * stride + j) + k % 2] = values[m * inner + k] }
-                    paddedBias[g * stride + j] = self.bias[m]
-                    paddedMultipliers[g * stride + j] = multipliers[m]
-                }
+            packSigned(values, into: transposed.baseAddress, bytes: operands != .pairs) { m, k in
+                let g = m / outputsPerGroup, j = m % outputsPerGroup
+                return ((g * depth + k / perElement) * stride + j) * perElement + k % perElement
+            }
+            for m in 0..<outputChannels {
+                let g = m / outputsPerGroup, j = m % outputsPerGroup
+                paddedBias[g * stride + j] = self.bias[m]
+                paddedMultipliers[g * stride + j] = multipliers[m]
             }
             self.transposed = (transposed, paddedBias, paddedMultipliers, stride)
         } else {
             self.transposed = nil
+        }
+
+        /// `values` ([rows][inner]) as int8 or int16 at the index `place(row, k)` of `buffer`'s bytes or halves.
+        func packSigned(_ values: [Int16], into buffer: UnsafeMutablePointer<Int32>, bytes: Bool, place: (Int, Int) -> Int) {
+            let raw = UnsafeMutableRawPointer(buffer)
+            for m in 0..<outputChannels {
+                for k in 0..<inner {
+                    let value = values[m * inner + k], index = place(m, k)
+                    if bytes { raw.storeBytes(of: Int8(value), toByteOffset: index, as: Int8.self) }
+                    else { raw.storeBytes(of: value, toByteOffset: 2 * index, as: Int16.self) }
+                }
+            }
         }
     }
 }
@@ -268,8 +359,8 @@ package struct QuantizedWindow: Sendable {
 /// Int32 elements of the patch matrix ``quantizedConvolution(_:)`` needs.
 package func quantizedPatchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow) -> Int {
     let pixels = window.outputHeight * window.outputWidth
-    if weights.transposed != nil { return pixels * quantizedPairs(weights.inner) }
-    return quantizedPairs(weights.inner) * ((pixels + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns)
+    if weights.transposed != nil { return pixels * weights.depth }
+    return weights.depth * ((pixels + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns)
 }
 
 /// Bytes of the scratch output ``quantizedConvolution(_:pool:)`` needs (0 unless the weights run
@@ -278,25 +369,26 @@ package func quantizedOutputScratchCount(_ weights: QuantizedConvolutionWeights,
     weights.transposed == nil ? 0 : window.outputHeight * window.outputWidth * (weights.outputChannels / weights.groups)
 }
 
-/// One quantized convolution of one NCHW image of 8-bit values (`inputSigned`: int8, else
-/// uint8) into 8-bit outputs: per group, the patches (x − `inputZero`; a tap in the padding
-/// gives 0) as a K × pixels matrix of 16-bit pairs in `patches` (``quantizedPatchCount(_:_:)``; an
-/// odd K's last high halves stay 0 from the buffer's allocation), then
-/// ``quantizedProduct(_:columns:)`` with the weights as rows. Threads take whole tiles of
-/// columns (pixels), each building its own columns' patches, so every output is computed by the
-/// same code in the same order whatever the thread count.
+/// One quantized convolution of one NCHW image of 8-bit values (the type and zero point the
+/// weights were made for) into 8-bit outputs: per group, the patches (the input minus the
+/// weights' ``QuantizedConvolutionWeights/patchOffset``; a tap in the padding gives the
+/// ``QuantizedConvolutionWeights/paddingValue``) as a K × pixels matrix packed as the weights are
+/// in `patches` (``quantizedPatchCount(_:_:)``; K's unused last values stay as they are, the
+/// weights there are 0), then ``quantizedProduct(_:columns:)`` with the weights as rows. Threads
+/// take whole tiles of columns (pixels), each building its own columns' patches, so every output
+/// is computed by the same code in the same order whatever the thread count.
 package struct QuantizedConvolution {
-    package let input: UnsafeRawPointer, inputSigned: Bool, inputZero: Int32
+    package let input: UnsafeRawPointer
     package let weights: QuantizedConvolutionWeights, window: QuantizedWindow
     package let patches: UnsafeMutablePointer<Int32>
     package let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     /// ``quantizedOutputScratchCount(_:_:)`` bytes.
     package let scratch: UnsafeMutablePointer<UInt8>
-    package init(input: UnsafeRawPointer, inputSigned: Bool, inputZero: Int32, weights: QuantizedConvolutionWeights,
-                 window: QuantizedWindow, patches: UnsafeMutablePointer<Int32>, output: UnsafeMutablePointer<UInt8>,
+    package init(input: UnsafeRawPointer, weights: QuantizedConvolutionWeights, window: QuantizedWindow,
+                 patches: UnsafeMutablePointer<Int32>, output: UnsafeMutablePointer<UInt8>,
                  outputZero: Int32, minimum: Int32, maximum: Int32, scratch: UnsafeMutablePointer<UInt8>) {
         self.scratch = scratch
-        self.input = input; self.inputSigned = inputSigned; self.inputZero = inputZero
+        self.input = input
         self.weights = weights; self.window = window; self.patches = patches
         self.output = output; self.outputZero = outputZero; self.minimum = minimum; self.maximum = maximum
     }
@@ -318,32 +410,33 @@ package func quantizedConvolution(_ convolution: QuantizedConvolution, pool: Wor
     }
 }
 
-/// The patch matrix of group `group` as pixels × K in 16-bit pairs ([pixel][pairs]).
+/// The patch matrix of group `group` as pixels × K, packed ([pixel][depth]).
 @inline(never)
 func transposedPatches(_ c: QuantizedConvolution, group: Int) {
     let w = c.weights, window = c.window
-    let channels = w.inputChannels / w.groups, pairs = quantizedPairs(w.inner)
+    let channels = w.inputChannels / w.groups, perPixel = w.depth * w.operands.perElement
+    let bytes = w.operands != .pairs, offset = w.patchOffset, padding = w.paddingValue
     let (kH, kW, inH, inW) = (w.kernelHeight, w.kernelWidth, window.inputHeight, window.inputWidth)
-    let halves = UnsafeMutableRawPointer(c.patches).assumingMemoryBound(to: Int16.self)
+    let out = UnsafeMutableRawPointer(c.patches)
     let plane = inH * inW
     for oh in 0..<window.outputHeight {
         for ow in 0..<window.outputWidth {
-            let row = halves + 2 * pairs * (oh * window.outputWidth + ow)
-            var k = 0
+            var k = perPixel * (oh * window.outputWidth + ow)
             for channel in 0..<channels {
                 let base = (group * channels + channel) * plane
                 for kh in 0..<kH {
                     let ih = oh * window.strideHeight - window.padTop + kh * window.dilationHeight
                     for kw in 0..<kW {
                         let iw = ow * window.strideWidth - window.padLeft + kw * window.dilationWidth
-                        var value: Int16 = 0
+                        var value = padding
                         if ih >= 0 && ih < inH && iw >= 0 && iw < inW {
                             let index = base + ih * inW + iw
-                            let raw = c.inputSigned ? Int32(c.input.load(fromByteOffset: index, as: Int8.self))
+                            let raw = w.inputSigned ? Int32(c.input.load(fromByteOffset: index, as: Int8.self))
                                 : Int32(c.input.load(fromByteOffset: index, as: UInt8.self))
-                            value = Int16(truncatingIfNeeded: raw &- c.inputZero)
+                            value = raw &- offset
                         }
-                        row[k] = value
+                        if bytes { out.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: k, as: UInt8.self) }
+                        else { out.storeBytes(of: Int16(truncatingIfNeeded: value), toByteOffset: 2 * k, as: Int16.self) }
                         k += 1
                     }
                 }
@@ -359,12 +452,12 @@ struct SmallMapQuantizedParts: PoolJob {
         let pixels = c.window.outputHeight * c.window.outputWidth, outputsPerGroup = w.outputChannels / w.groups
         let columns = WorkerPool.range(outputsPerGroup, part: part, of: pool.threadCount, granularity: quantizedTileColumns)
         guard !columns.isEmpty else { return }
-        let pairs = quantizedPairs(w.inner)
+        let depth = w.depth
         t.multipliers.withUnsafeBufferPointer { multipliers in
             t.bias.withUnsafeBufferPointer { bias in
                 let product = QuantizedProduct(
-                    s: UnsafePointer(c.patches), rows: pixels, pairs: pairs,
-                    v: UnsafePointer(t.values.baseAddress + group * pairs * t.stride), columns: outputsPerGroup,
+                    s: UnsafePointer(c.patches), rows: pixels, depth: depth, operands: w.operands == .pairs ? .pairs : .unsignedRows,
+                    v: UnsafePointer(t.values.baseAddress + group * depth * t.stride), columns: outputsPerGroup,
                     columnStride: t.stride, bias: nil, output: c.scratch, outputStride: outputsPerGroup,
                     multipliers: multipliers.baseAddress! + group * t.stride, perColumn: true, zeroPoint: c.outputZero,
                     minimum: c.minimum, maximum: c.maximum, columnBias: bias.baseAddress! + group * t.stride)
@@ -394,12 +487,13 @@ struct QuantizedConvolutionParts: PoolJob {
                     quantizedPatches(c, firstChannel: g * channelsPerGroup, channels: channelsPerGroup, columns: columns,
                                      stride: stride, plane: plane)
                     let first = g * outputsPerGroup
-                    let pairs = quantizedPairs(w.inner)
+                    let depth = w.depth
                     let product = QuantizedProduct(
-                        s: UnsafePointer(w.values.baseAddress + first * pairs), rows: outputsPerGroup, pairs: pairs,
-                        v: UnsafePointer(c.patches), columns: pixels, columnStride: stride, bias: bias.baseAddress! + first,
-                        output: c.output + first * pixels, outputStride: pixels, multipliers: multipliers.baseAddress! + first,
-                        perColumn: false, zeroPoint: c.outputZero, minimum: c.minimum, maximum: c.maximum)
+                        s: UnsafePointer(w.values.baseAddress + first * depth), rows: outputsPerGroup, depth: depth,
+                        operands: w.operands, v: UnsafePointer(c.patches), columns: pixels, columnStride: stride,
+                        bias: bias.baseAddress! + first, output: c.output + first * pixels, outputStride: pixels,
+                        multipliers: multipliers.baseAddress! + first, perColumn: false, zeroPoint: c.outputZero,
+                        minimum: c.minimum, maximum: c.maximum)
                     quantizedProduct(product, columns: columns)
                 }
             }
@@ -410,57 +504,66 @@ struct QuantizedConvolutionParts: PoolJob {
 /// Rows (channel, tap) of the patch matrix for output pixels `columns`.
 @inline(never)
 func quantizedPatches(_ c: QuantizedConvolution, firstChannel: Int, channels: Int, columns: Range<Int>, stride: Int, plane: Int) {
-    if c.inputSigned {
-        quantizedPatches(c, Int8.self, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
-    } else {
-        quantizedPatches(c, UInt8.self, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
+    switch (c.weights.inputSigned, c.weights.operands == .pairs) {
+    case (true, true):
+        quantizedPatches(c, Int8.self, Int16.self, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
+    case (false, true):
+        quantizedPatches(c, UInt8.self, Int16.self, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
+    case (true, false):
+        quantizedPatches(c, Int8.self, UInt8.self, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
+    case (false, false):
+        quantizedPatches(c, UInt8.self, UInt8.self, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
     }
 }
 
 /// `a` / `b` rounded down, for `b` > 0.
 @inline(__always) func floorDivide(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
 
+/// The patch rows with input values of type `T` stored as `E` (Int16 for pairs, UInt8 for bytes).
 @inline(__always)
-func quantizedPatches<T: FixedWidthInteger>(_ c: QuantizedConvolution, _ type: T.Type, firstChannel: Int, channels: Int,
-                                             columns: Range<Int>, stride: Int, plane: Int) {
+func quantizedPatches<T: FixedWidthInteger, E: FixedWidthInteger>(
+    _ c: QuantizedConvolution, _ type: T.Type, _ element: E.Type, firstChannel: Int, channels: Int, columns: Range<Int>,
+    stride: Int, plane: Int
+) {
     let w = c.weights, window = c.window
     let (kH, kW) = (w.kernelHeight, w.kernelWidth)
     let (inH, inW, outW) = (window.inputHeight, window.inputWidth, window.outputWidth)
     let (sH, sW) = (window.strideHeight, window.strideWidth)
     let unitWindow = kH == 1 && kW == 1 && sH == 1 && sW == 1
         && window.padTop == 0 && window.padLeft == 0 && window.outputHeight == inH && outW == inW
-    let zero = c.inputZero
+    let offset = w.patchOffset, padding = E(truncatingIfNeeded: w.paddingValue)
+    let per = 4 / MemoryLayout<E>.size
     let source = c.input.assumingMemoryBound(to: T.self)
-    let halves = UnsafeMutableRawPointer(c.patches).assumingMemoryBound(to: Int16.self)
-    // Row k of the patch matrix: the k % 2 halves of pair row k / 2, every other Int16.
-    @inline(__always) func row(_ k: Int) -> UnsafeMutablePointer<Int16> { halves + 2 * (k / 2) * stride + k % 2 }
-    @inline(__always) func shifted(_ value: T) -> Int16 { Int16(truncatingIfNeeded: Int32(value) &- zero) }
+    let elements = UnsafeMutableRawPointer(c.patches).assumingMemoryBound(to: E.self)
+    // Row k of the patch matrix: value k % per of element row k / per, every per-th E.
+    @inline(__always) func row(_ k: Int) -> UnsafeMutablePointer<E> { elements + per * (k / per) * stride + k % per }
+    @inline(__always) func shifted(_ value: T) -> E { E(truncatingIfNeeded: Int32(value) &- offset) }
     for channel in 0..<channels {
         let base = source + (firstChannel + channel) * plane
         if unitWindow {
             let out = row(channel)
-            for n in columns { out[2 * n] = shifted(base[n]) }
+            for n in columns { out[per * n] = shifted(base[n]) }
             continue
         }
         for kh in 0..<kH {
             for kw in 0..<kW {
                 let out = row((channel * kH + kh) * kW + kw)
-                let offset = kw * window.dilationWidth - window.padLeft
-                // The output columns whose tap lies inside the input row: iw = ow·sW + offset in 0..<inW.
-                let first = -floorDivide(offset, sW), last = floorDivide(inW - 1 - offset, sW) + 1
+                let tapOffset = kw * window.dilationWidth - window.padLeft
+                // The output columns whose tap lies inside the input row: iw = ow·sW + tapOffset in 0..<inW.
+                let first = -floorDivide(tapOffset, sW), last = floorDivide(inW - 1 - tapOffset, sW) + 1
                 var n = columns.lowerBound
                 while n < columns.upperBound {
                     let oh = n / outW, start = n % outW, end = min(outW, start + columns.upperBound - n)
                     let ih = oh * sH - window.padTop + kh * window.dilationHeight
-                    let line = out + 2 * (n - start)
+                    let line = out + per * (n - start)
                     if ih < 0 || ih >= inH {
-                        for ow in start..<end { line[2 * ow] = 0 }
+                        for ow in start..<end { line[per * ow] = padding }
                     } else {
                         let lo = min(max(start, first), end), hi = max(lo, min(end, last))
-                        for ow in start..<lo { line[2 * ow] = 0 }
-                        let input = base + ih * inW + offset
-                        for ow in lo..<hi { line[2 * ow] = shifted(input[ow * sW]) }
-                        for ow in hi..<end { line[2 * ow] = 0 }
+                        for ow in start..<lo { line[per * ow] = padding }
+                        let input = base + ih * inW + tapOffset
+                        for ow in lo..<hi { line[per * ow] = shifted(input[ow * sW]) }
+                        for ow in hi..<end { line[per * ow] = padding }
                     }
                     n += end - start
                 }
@@ -470,54 +573,80 @@ func quantizedPatches<T: FixedWidthInteger>(_ c: QuantizedConvolution, _ type: T
 }
 
 /// A quantized matrix product A (rows × inner, 8-bit, run time) · B (constant, shifted by its
-/// zero points into ``QuantizedMatrixWeights``, as 16-bit pairs) into 8-bit outputs, the
-/// multiplier per column.
+/// zero points into ``QuantizedMatrixWeights``) into 8-bit outputs, the multiplier per column.
+///
+/// Packed as bytes (A's rows unsigned: A, or A + 128 for int8; B's values signed) when B's shifted
+/// values fit int8 and A has one zero point: the column bias then carries −(A's zero point minus
+/// that shift) · Σ_k B[k][n]. Else as 16-bit pairs of both operands minus their zero points.
 package final class QuantizedMatrixWeights {
     package let inner: Int, columns: Int
+    package let aSigned: Bool, aZero: [Int32]
+    let operands: QuantizedOperands
     let values: IntegerBuffer<Int32>
     let stride: Int
     let multipliers: [Float]
-    /// `values` row-major inner × columns (B minus its zero points, within ±255).
-    package init(values: [Int16], inner: Int, columns: Int, multipliers: [Float]) {
+    /// Per column, padded to `stride` (bytes only).
+    let columnBias: [Int32]
+    package var depth: Int { operands.depth(inner) }
+    /// What is subtracted from A's values (with pairs, per row when `aZero` is).
+    func aOffset(row: Int) -> Int32 {
+        operands == .pairs ? aZero[aZero.count == 1 ? 0 : row] : (aSigned ? -128 : 0)
+    }
+
+    /// `values` row-major inner × columns (B minus its zero points, within ±255); `aZero`: A's
+    /// zero point, one or one per row.
+    package init(values: [Int16], inner: Int, columns: Int, multipliers: [Float], aSigned: Bool, aZero: [Int32],
+                 allowBytes: Bool = true) {
         precondition(values.count == inner * columns && multipliers.count == columns, "quantized matrix: size")
         self.inner = inner; self.columns = columns
+        self.aSigned = aSigned; self.aZero = aZero
+        operands = allowBytes && aZero.count == 1 && values.allSatisfy({ Int16(Int8.min)...Int16(Int8.max) ~= $0 })
+            ? .unsignedRows : .pairs
         stride = (columns + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns
-        self.values = IntegerBuffer<Int32>(count: quantizedPairs(inner) * stride)
-        let halves = UnsafeMutableRawPointer(self.values.baseAddress).assumingMemoryBound(to: Int16.self)
+        let depth = operands.depth(inner), per = operands.perElement
+        self.values = IntegerBuffer<Int32>(count: depth * stride)
+        let raw = UnsafeMutableRawPointer(self.values.baseAddress)
+        var columnBias = [Int32](repeating: 0, count: stride)
+        let padding = operands == .pairs ? 0 : aZero[0] &- (aSigned ? -128 : 0)
         for k in 0..<inner {
-            for n in 0..<columns { halves[2 * ((k / 2) * stride + n) + k % 2] = values[k * columns + n] }
+            for n in 0..<columns {
+                let value = values[k * columns + n], index = ((k / per) * stride + n) * per + k % per
+                if operands == .pairs { raw.storeBytes(of: value, toByteOffset: 2 * index, as: Int16.self) }
+                else { raw.storeBytes(of: Int8(value), toByteOffset: index, as: Int8.self) }
+                columnBias[n] = columnBias[n] &- padding &* Int32(value)
+            }
         }
+        self.columnBias = columnBias
         self.multipliers = multipliers
     }
 }
 
-/// A (`rows` × inner) minus its zero point (one, or one per row) into `shifted` (16-bit pairs,
-/// rows × ``quantizedPairs(_:)``(inner) Int32, an odd inner's last high halves 0), then the product
-/// with `weights`; threads take tiles of columns.
+/// A (`rows` × inner) shifted into `shifted` (rows × the weights' depth Int32, packed as the
+/// weights say), then the product with `weights`; threads take tiles of columns.
 package struct QuantizedMatrixProduct {
-    package let a: UnsafeRawPointer, aSigned: Bool, aZero: [Int32], rows: Int
+    package let a: UnsafeRawPointer, rows: Int
     package let weights: QuantizedMatrixWeights, shifted: UnsafeMutablePointer<Int32>
     package let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
-    package init(a: UnsafeRawPointer, aSigned: Bool, aZero: [Int32], rows: Int, weights: QuantizedMatrixWeights,
+    package init(a: UnsafeRawPointer, rows: Int, weights: QuantizedMatrixWeights,
                  shifted: UnsafeMutablePointer<Int32>, output: UnsafeMutablePointer<UInt8>, outputZero: Int32,
                  minimum: Int32, maximum: Int32) {
-        precondition(aZero.count == 1 || aZero.count == rows, "quantized matrix: zero points")
-        self.a = a; self.aSigned = aSigned; self.aZero = aZero; self.rows = rows
+        precondition(weights.aZero.count == 1 || weights.aZero.count == rows, "quantized matrix: zero points")
+        self.a = a; self.rows = rows
         self.weights = weights; self.shifted = shifted
         self.output = output; self.outputZero = outputZero; self.minimum = minimum; self.maximum = maximum
     }
 }
 
 package func quantizedMatrixProduct(_ product: QuantizedMatrixProduct, pool: WorkerPool) {
-    let k = product.weights.inner, pairs = quantizedPairs(k)
-    let halves = UnsafeMutableRawPointer(product.shifted).assumingMemoryBound(to: Int16.self)
+    let w = product.weights, k = w.inner, perRow = w.depth * w.operands.perElement
+    let out = UnsafeMutableRawPointer(product.shifted)
     for r in 0..<product.rows {
-        let zero = product.aZero.count == 1 ? product.aZero[0] : product.aZero[r]
-        let row = halves + 2 * r * pairs
-        if product.aSigned {
-            for p in 0..<k { row[p] = Int16(truncatingIfNeeded: Int32(product.a.load(fromByteOffset: r * k + p, as: Int8.self)) &- zero) }
-        } else {
-            for p in 0..<k { row[p] = Int16(truncatingIfNeeded: Int32(product.a.load(fromByteOffset: r * k + p, as: UInt8.self)) &- zero) }
+        let offset = w.aOffset(row: r)
+        for p in 0..<k {
+            let value = (w.aSigned ? Int32(product.a.load(fromByteOffset: r * k + p, as: Int8.self))
+                : Int32(product.a.load(fromByteOffset: r * k + p, as: UInt8.self))) &- offset
+            if w.operands == .pairs { out.storeBytes(of: Int16(truncatingIfNeeded: value), toByteOffset: 2 * (r * perRow + p), as: Int16.self) }
+            else { out.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: r * perRow + p, as: UInt8.self) }
         }
     }
     pool.run(QuantizedMatrixParts(product: product))
@@ -530,11 +659,14 @@ struct QuantizedMatrixParts: PoolJob {
         let columns = WorkerPool.range(w.columns, part: part, of: pool.threadCount, granularity: quantizedTileColumns)
         guard !columns.isEmpty else { return }
         w.multipliers.withUnsafeBufferPointer { multipliers in
-            quantizedProduct(QuantizedProduct(
-                s: UnsafePointer(p.shifted), rows: p.rows, pairs: quantizedPairs(w.inner), v: UnsafePointer(w.values.baseAddress),
-                columns: w.columns, columnStride: w.stride, bias: nil, output: p.output, outputStride: w.columns,
-                multipliers: multipliers.baseAddress!, perColumn: true, zeroPoint: p.outputZero,
-                minimum: p.minimum, maximum: p.maximum), columns: columns)
+            w.columnBias.withUnsafeBufferPointer { columnBias in
+                quantizedProduct(QuantizedProduct(
+                    s: UnsafePointer(p.shifted), rows: p.rows, depth: w.depth, operands: w.operands,
+                    v: UnsafePointer(w.values.baseAddress), columns: w.columns, columnStride: w.stride, bias: nil,
+                    output: p.output, outputStride: w.columns, multipliers: multipliers.baseAddress!, perColumn: true,
+                    zeroPoint: p.outputZero, minimum: p.minimum, maximum: p.maximum,
+                    columnBias: w.operands == .pairs ? nil : columnBias.baseAddress!), columns: columns)
+            }
         }
     }
 }

@@ -28,15 +28,15 @@ extension StepBuilder {
         let packed = QuantizedConvolutionWeights(values: values, bias: bias, multipliers: multipliers, groups: group,
                                                  inputChannels: cin, outputChannels: cout,
                                                  kernelHeight: g.height.kernel, kernelWidth: g.width.kernel,
-                                                 pixels: g.height.output * g.width.output)
+                                                 pixels: g.height.output * g.width.output,
+                                                 inputSigned: q.xType == .int8, inputZero: q.xZero.value(inputs, 0))
         let window = QuantizedWindow(inputHeight: g.height.input, inputWidth: g.width.input, outputHeight: g.height.output,
                                      outputWidth: g.width.output, strideHeight: g.height.stride, strideWidth: g.width.stride,
                                      dilationHeight: g.height.dilation, dilationWidth: g.width.dilation,
                                      padTop: g.height.padBegin, padLeft: g.width.padBegin)
         let range = Quantization.range(q.outputTypes[0])
         return QuantizedConvolutionStep(
-            input: UnsafeRawPointer(inputs[0]), inputSigned: q.xType == .int8, inputZero: q.xZero.value(inputs, 0),
-            weights: packed, window: window, patches: IntegerBuffer<Int32>(count: quantizedPatchCount(packed, window)),
+            input: UnsafeRawPointer(inputs[0]), weights: packed, window: window, patches: IntegerBuffer<Int32>(count: quantizedPatchCount(packed, window)),
             scratch: IntegerBuffer<UInt8>(count: quantizedOutputScratchCount(packed, window)),
             output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self),
             outputZero: q.yZero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound,
@@ -63,17 +63,18 @@ extension StepBuilder {
         let multipliers = (0..<n).map { aScale * q.bScale.value(inputs, $0) / yScale }
         let aZero = q.aZero.perIndex ? (0..<rows).map { q.aZero.value(inputs, $0 % p.rows) } : [q.aZero.value(inputs, 0)]
         let range = Quantization.range(q.outputTypes[0])
+        let weights = QuantizedMatrixWeights(values: values, inner: k, columns: n, multipliers: multipliers,
+                                             aSigned: q.aType == .int8, aZero: aZero)
         return QuantizedMatrixStep(
-            a: UnsafeRawPointer(inputs[0]), aSigned: q.aType == .int8, aZero: aZero, rows: rows,
-            weights: QuantizedMatrixWeights(values: values, inner: k, columns: n, multipliers: multipliers),
-            shifted: IntegerBuffer<Int32>(count: rows * quantizedPairs(k)),
+            a: UnsafeRawPointer(inputs[0]), rows: rows, weights: weights,
+            shifted: IntegerBuffer<Int32>(count: rows * weights.depth),
             output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self),
             outputZero: q.yZero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound, pool: pool)
     }
 }
 
 struct QuantizedConvolutionStep: Step {
-    let input: UnsafeRawPointer, inputSigned: Bool, inputZero: Int32
+    let input: UnsafeRawPointer
     let weights: QuantizedConvolutionWeights, window: QuantizedWindow, patches: IntegerBuffer<Int32>, scratch: IntegerBuffer<UInt8>
     let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     /// Images, and bytes per input and output image.
@@ -82,7 +83,7 @@ struct QuantizedConvolutionStep: Step {
     func run() {
         for image in 0..<batch {
             quantizedConvolution(QuantizedConvolution(
-                input: input + image * inputImage, inputSigned: inputSigned, inputZero: inputZero, weights: weights,
+                input: input + image * inputImage, weights: weights,
                 window: window, patches: patches.baseAddress, output: output + image * outputImage,
                 outputZero: outputZero, minimum: minimum, maximum: maximum, scratch: scratch.baseAddress), pool: pool)
         }
@@ -90,13 +91,13 @@ struct QuantizedConvolutionStep: Step {
 }
 
 struct QuantizedMatrixStep: Step {
-    let a: UnsafeRawPointer, aSigned: Bool, aZero: [Int32], rows: Int
+    let a: UnsafeRawPointer, rows: Int
     let weights: QuantizedMatrixWeights, shifted: IntegerBuffer<Int32>
     let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     let pool: WorkerPool
     func run() {
         quantizedMatrixProduct(QuantizedMatrixProduct(
-            a: a, aSigned: aSigned, aZero: aZero, rows: rows, weights: weights, shifted: shifted.baseAddress,
+            a: a, rows: rows, weights: weights, shifted: shifted.baseAddress,
             output: output, outputZero: outputZero, minimum: minimum, maximum: maximum), pool: pool)
     }
 }
