@@ -159,4 +159,26 @@ struct QuantizedStepTests {
                            "\(batch)x\(m)x\(k) · \(k)x\(n) perColumn \(perColumn) types \(aType)/\(bType)")
         }
     }
+
+    @Test("QuantizeLinear and DequantizeLinear per tensor: every element equal to the reference kernels around the 16-lane vector (halves, NaN, infinities, saturation), uint8 and int8")
+    func quantizeDequantize() throws {
+        var random = SeededGenerator(seed: 2503)
+        for count in [1, 15, 16, 17, 33, 1000, 4099] {
+            for (type, zero) in [(Int64(2), UInt8(0)), (2, 128), (2, 255), (3, UInt8(bitPattern: -128)), (3, 0), (3, 127)] {
+                let scale: Float = [0.02, 0.5, 1, 0.1][count % 4]
+                let model = B.model(
+                    nodes: [B.node("QuantizeLinear", inputs: ["x", "s", "z"], outputs: ["q"]),
+                            B.node("DequantizeLinear", inputs: ["q", "s", "z"], outputs: ["y"])],
+                    initializers: [B.floatTensor("s", [], [scale]), B.rawTensor("z", elementType: type, [], [zero])],
+                    inputs: [B.valueInfo("x", [Int64(count)])],
+                    outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                var x = random.floats(count, scale: 300 * scale)
+                // Ties at the scale's multiples, and the values with no rounding to do.
+                let specials: [Float] = [.nan, .infinity, -.infinity, 0.5 * scale, 1.5 * scale, -2.5 * scale, 0, -0.0, 1e30, -1e30]
+                for (k, value) in specials.enumerated() where k < count { x[(k * 7) % count] = value }
+                try Self.check(model, feeds: ["x": x], op: "QuantizeLinear", "quantize \(count) type \(type) zero \(zero)")
+                try Self.check(model, feeds: ["x": x], op: "DequantizeLinear", "dequantize \(count) type \(type) zero \(zero)")
+            }
+        }
+    }
 }

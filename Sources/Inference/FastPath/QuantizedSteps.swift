@@ -101,3 +101,42 @@ struct QuantizedMatrixStep: Step {
             output: output, outputZero: outputZero, minimum: minimum, maximum: maximum), pool: pool)
     }
 }
+
+extension StepBuilder {
+    /// QuantizeLinear of float32 to uint8 or int8 with one constant float32 scale and zero point.
+    func quantizeStep(_ q: QuantizeLinear, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                      _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        let type = q.outputTypes[0]
+        guard hasConstantWeights(node), q.inputType == .float32, q.scaleType == .float32, q.layout == .perTensor,
+              type == .uint8 || type == .int8 else { return nil }
+        let range = Quantization.range(type)
+        return QuantizeStep(input: inputs[0], scale: UnsafeRawPointer(inputs[1]).load(as: Float.self),
+                            zeroPoint: q.hasZeroPoint ? Quantization.load(UnsafeRawPointer(inputs[2]), 0, type) : 0,
+                            minimum: range.lowerBound, maximum: range.upperBound,
+                            output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self), count: q.count)
+    }
+
+    /// DequantizeLinear of uint8 or int8 to float32 with one constant float32 scale and zero point.
+    func dequantizeStep(_ d: DequantizeLinear, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                        _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard hasConstantWeights(node), d.inputType == .uint8 || d.inputType == .int8, d.scaleType == .float32,
+              d.outputTypes[0] == .float32, d.layout == .perTensor else { return nil }
+        return DequantizeStep(input: UnsafeRawPointer(inputs[0]), signed: d.inputType == .int8,
+                              zeroPoint: d.hasZeroPoint ? Quantization.load(UnsafeRawPointer(inputs[2]), 0, d.inputType) : 0,
+                              scale: UnsafeRawPointer(inputs[1]).load(as: Float.self), output: outputs[0], count: d.count)
+    }
+}
+
+struct QuantizeStep: Step {
+    let input: UnsafePointer<Float>, scale: Float, zeroPoint: Int32, minimum: Int32, maximum: Int32
+    let output: UnsafeMutablePointer<UInt8>, count: Int
+    func run() {
+        quantizeLinear(input, scale: scale, zeroPoint: zeroPoint, minimum: minimum, maximum: maximum, output: output, count: count)
+    }
+}
+
+struct DequantizeStep: Step {
+    let input: UnsafeRawPointer, signed: Bool, zeroPoint: Int32, scale: Float
+    let output: UnsafeMutablePointer<Float>, count: Int
+    func run() { dequantizeLinear(input, signed: signed, zeroPoint: zeroPoint, scale: scale, output: output, count: count) }
+}

@@ -161,6 +161,10 @@ final class StepBuilder: KernelChoices {
             return quantizedConvolutionStep(conv, node, inputs, outputs)
         case let product as QLinearMatMul:
             return quantizedMatrixStep(product, node, inputs, outputs)
+        case let quantize as QuantizeLinear:
+            return quantizeStep(quantize, node, inputs, outputs)
+        case let dequantize as DequantizeLinear:
+            return dequantizeStep(dequantize, node, inputs, outputs)
         case let transpose as Transpose:
             if Self.isDeinterleave(transpose) { return deinterleaveStep(transpose, node, inputs, outputs, fusion: nil) }
             return interleaveStep(transpose, inputs, outputs) ?? blockTransposeStep(transpose, inputs, outputs)
