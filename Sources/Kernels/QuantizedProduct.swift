@@ -261,6 +261,11 @@ package final class QuantizedConvolutionWeights {
     package let groups: Int, inputChannels: Int, outputChannels: Int, kernelHeight: Int, kernelWidth: Int
     package let inputSigned: Bool, inputZero: Int32
     let operands: QuantizedOperands
+    /// The order of k: channel-minor ((tap · channels + channel), so that each 32-bit element of
+    /// bytes holds four channels of one tap, which the patch builder interleaves 16 pixels at a
+    /// time) for bytes with a multiple of 4 channels per group; else channel-major (the weights'
+    /// own order, (channel · taps + tap)).
+    let channelMinor: Bool
     let values: IntegerBuffer<Int32>
     let bias: [Int32]
     let multipliers: [Float]
@@ -300,8 +305,13 @@ package final class QuantizedConvolutionWeights {
         self.inputSigned = inputSigned; self.inputZero = inputZero
         operands = allowBytes && values.allSatisfy({ Int16(Int8.min)...Int16(Int8.max) ~= $0 }) ? .unsignedColumns : .pairs
         let depth = operands.depth(inner), perElement = operands.perElement
+        let channels = inputChannels / groups, taps = kernelHeight * kernelWidth
+        channelMinor = operands != .pairs && channels % 4 == 0
+        let minor = channelMinor
+        /// Where value k (channel-major) goes in the order of k.
+        func order(_ k: Int) -> Int { minor ? k % taps * channels + k / taps : k }
         self.values = IntegerBuffer<Int32>(count: outputChannels * depth)
-        packSigned(values, into: self.values.baseAddress, bytes: operands != .pairs) { m, k in m * depth * perElement + k }
+        packSigned(values, into: self.values.baseAddress, bytes: operands != .pairs) { m, k in m * depth * perElement + order(k) }
         // The patches' remaining shift: −paddingValue · Σ_k w[m][k] (0 for pairs).
         let padding = operands == .pairs ? 0 : inputZero &- (inputSigned ? -128 : 0)
         self.bias = (0..<outputChannels).map { m in
@@ -315,8 +325,8 @@ package final class QuantizedConvolutionWeights {
             let transposed = IntegerBuffer<Int32>(count: groups * depth * stride)
             var paddedBias = [Int32](repeating: 0, count: groups * stride), paddedMultipliers = [Float](repeating: 0, count: groups * stride)
             packSigned(values, into: transposed.baseAddress, bytes: operands != .pairs) { m, k in
-                let g = m / outputsPerGroup, j = m % outputsPerGroup
-                return ((g * depth + k / perElement) * stride + j) * perElement + k % perElement
+                let g = m / outputsPerGroup, j = m % outputsPerGroup, kk = order(k)
+                return ((g * depth + kk / perElement) * stride + j) * perElement + kk % perElement
             }
             for m in 0..<outputChannels {
                 let g = m / outputsPerGroup, j = m % outputsPerGroup
@@ -418,16 +428,18 @@ func transposedPatches(_ c: QuantizedConvolution, group: Int) {
     let bytes = w.operands != .pairs, offset = w.patchOffset, padding = w.paddingValue
     let (kH, kW, inH, inW) = (w.kernelHeight, w.kernelWidth, window.inputHeight, window.inputWidth)
     let out = UnsafeMutableRawPointer(c.patches)
-    let plane = inH * inW
+    let plane = inH * inW, taps = kH * kW
     for oh in 0..<window.outputHeight {
         for ow in 0..<window.outputWidth {
-            var k = perPixel * (oh * window.outputWidth + ow)
+            let row = perPixel * (oh * window.outputWidth + ow)
             for channel in 0..<channels {
                 let base = (group * channels + channel) * plane
                 for kh in 0..<kH {
                     let ih = oh * window.strideHeight - window.padTop + kh * window.dilationHeight
                     for kw in 0..<kW {
                         let iw = ow * window.strideWidth - window.padLeft + kw * window.dilationWidth
+                        let tap = kh * kW + kw
+                        let k = row + (w.channelMinor ? tap * channels + channel : channel * taps + tap)
                         var value = padding
                         if ih >= 0 && ih < inH && iw >= 0 && iw < inW {
                             let index = base + ih * inW + iw
@@ -437,7 +449,6 @@ func transposedPatches(_ c: QuantizedConvolution, group: Int) {
                         }
                         if bytes { out.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: k, as: UInt8.self) }
                         else { out.storeBytes(of: Int16(truncatingIfNeeded: value), toByteOffset: 2 * k, as: Int16.self) }
-                        k += 1
                     }
                 }
             }
@@ -504,6 +515,10 @@ struct QuantizedConvolutionParts: PoolJob {
 /// Rows (channel, tap) of the patch matrix for output pixels `columns`.
 @inline(never)
 func quantizedPatches(_ c: QuantizedConvolution, firstChannel: Int, channels: Int, columns: Range<Int>, stride: Int, plane: Int) {
+    if c.weights.channelMinor {
+        channelMinorPatches(c, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
+        return
+    }
     switch (c.weights.inputSigned, c.weights.operands == .pairs) {
     case (true, true):
         quantizedPatches(c, Int8.self, Int16.self, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
@@ -564,6 +579,74 @@ func quantizedPatches<T: FixedWidthInteger, E: FixedWidthInteger>(
                         let input = base + ih * inW + tapOffset
                         for ow in lo..<hi { line[per * ow] = shifted(input[ow * sW]) }
                         for ow in hi..<end { line[per * ow] = padding }
+                    }
+                    n += end - start
+                }
+            }
+        }
+    }
+}
+
+/// The patch rows of the channel-minor order (bytes, ``QuantizedConvolutionWeights/channelMinor``):
+/// element row (tap, c) holds channels 4c...4c + 3 of the tap, one byte each; where the tap's
+/// input row is contiguous (stride 1), 16 pixels at a time from the four planes
+/// (`vbg_interleave_bytes`), else one 32-bit element per pixel.
+func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels: Int, columns: Range<Int>, stride: Int, plane: Int) {
+    let w = c.weights, window = c.window
+    let (kH, kW) = (w.kernelHeight, w.kernelWidth)
+    let (inH, inW, outW) = (window.inputHeight, window.inputWidth, window.outputWidth)
+    let (sH, sW) = (window.strideHeight, window.strideWidth)
+    let unitWindow = kH == 1 && kW == 1 && sH == 1 && sW == 1
+        && window.padTop == 0 && window.padLeft == 0 && window.outputHeight == inH && outW == inW
+    // Int8 input becomes unsigned by x + 128, its top bit flipped.
+    let flip: UInt32 = w.inputSigned ? 0x8080_8080 : 0
+    let padding = Int32(bitPattern: UInt32(truncatingIfNeeded: w.paddingValue) &* 0x0101_0101)
+    let source = c.input.assumingMemoryBound(to: UInt8.self)
+    let quads = channels / 4
+    for kh in 0..<kH {
+        for kw in 0..<kW {
+            let tapOffset = kw * window.dilationWidth - window.padLeft
+            let first = -floorDivide(tapOffset, sW), last = floorDivide(inW - 1 - tapOffset, sW) + 1
+            for q in 0..<quads {
+                let out = c.patches + ((kh * kW + kw) * quads + q) * stride
+                let p0 = source + (firstChannel + 4 * q) * plane, p1 = p0 + plane, p2 = p1 + plane, p3 = p2 + plane
+                /// Pixels lo..<hi of `line` from input offset `rowOffset` + ow · sW.
+                @inline(__always) func copy(_ line: UnsafeMutablePointer<Int32>, _ lo: Int, _ hi: Int, _ rowOffset: Int) {
+                    var ow = lo
+                    if sW == 1 {
+                        while ow + 16 <= hi {
+                            let at = rowOffset + ow
+                            @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> SIMD16<UInt8> {
+                                UnsafeRawPointer(p + at).loadUnaligned(as: SIMD16<UInt8>.self)
+                            }
+                            UnsafeMutableRawPointer(line + ow).storeBytes(
+                                of: vbg_interleave_bytes(load(p0), load(p1), load(p2), load(p3), flip), as: SIMD16<Int32>.self)
+                            ow += 16
+                        }
+                    }
+                    while ow < hi {
+                        let at = rowOffset + ow * sW
+                        let word = UInt32(p0[at]) | UInt32(p1[at]) << 8 | UInt32(p2[at]) << 16 | UInt32(p3[at]) << 24
+                        line[ow] = Int32(bitPattern: word ^ flip)
+                        ow += 1
+                    }
+                }
+                if unitWindow {
+                    copy(out, columns.lowerBound, columns.upperBound, 0)
+                    continue
+                }
+                var n = columns.lowerBound
+                while n < columns.upperBound {
+                    let oh = n / outW, start = n % outW, end = min(outW, start + columns.upperBound - n)
+                    let ih = oh * sH - window.padTop + kh * window.dilationHeight
+                    let line = out + (n - start)
+                    if ih < 0 || ih >= inH {
+                        for ow in start..<end { line[ow] = padding }
+                    } else {
+                        let lo = min(max(start, first), end), hi = max(lo, min(end, last))
+                        for ow in start..<lo { line[ow] = padding }
+                        copy(line, lo, hi, ih * inW + tapOffset)
+                        for ow in hi..<end { line[ow] = padding }
                     }
                     n += end - start
                 }

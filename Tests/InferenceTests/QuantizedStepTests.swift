@@ -114,6 +114,16 @@ struct QuantizedStepTests {
                      xType: u8, wType: u8, yType: i8, xZero: 255, yZero: 0, perChannel: true, bias: false),
             ConvCase(cin: 17, cout: 64, group: 1, kernel: (2, 2), stride: 1, dilation: 2, pads: [1, 1, 1, 1], height: 2, width: 7,
                      xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 255, perChannel: true, bias: true),
+            // Bytes in the channel-minor order (channels a multiple of 4): rows of 16 pixels and
+            // their tails, stride 1 and 2, padding on every side, int8 and uint8 input.
+            ConvCase(cin: 12, cout: 20, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 19, width: 35,
+                     xType: i8, wType: i8, yType: u8, xZero: 7, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 8, cout: 16, group: 1, kernel: (3, 3), stride: 2, dilation: 1, pads: [0, 1, 2, 1], height: 21, width: 37,
+                     xType: u8, wType: i8, yType: u8, xZero: 255, yZero: 3, perChannel: false, bias: true),
+            ConvCase(cin: 32, cout: 7, group: 1, kernel: (1, 1), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 17, width: 19,
+                     xType: i8, wType: i8, yType: i8, xZero: UInt8(bitPattern: -128), yZero: 0, perChannel: true, bias: false),
+            ConvCase(cin: 16, cout: 24, group: 2, kernel: (3, 3), stride: 1, dilation: 2, pads: [2, 2, 2, 2], height: 16, width: 33,
+                     xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 128, perChannel: true, bias: true),
         ]
         // A few drawn cases on top.
         for _ in 0..<4 {

@@ -80,6 +80,15 @@ static inline __attribute__((always_inline)) vbg_u8x16 vbg_requantize(vbg_i32x16
     return vbg_quantize(__builtin_convertvector(acc, vbg_f32x16) * multiplier, low, high, zero);
 }
 
+// Four rows of 16 bytes interleaved into 16 32-bit elements (element i: a[i], b[i], c[i], d[i]
+// from its low byte), xor `flip`: the quantized convolution's patches of four channels.
+static inline __attribute__((always_inline)) vbg_i32x16 vbg_interleave_bytes(vbg_u8x16 a, vbg_u8x16 b, vbg_u8x16 c,
+                                                                            vbg_u8x16 d, unsigned flip) {
+    vbg_u32x16 w = __builtin_convertvector(a, vbg_u32x16) | __builtin_convertvector(b, vbg_u32x16) << 8
+        | __builtin_convertvector(c, vbg_u32x16) << 16 | __builtin_convertvector(d, vbg_u32x16) << 24;
+    return (vbg_i32x16)(w ^ flip);
+}
+
 // DequantizeLinear of 16 bytes: float(x − zero) · scale (one float32 rounding), `x` uint8 or int8.
 static inline __attribute__((always_inline)) vbg_f32x16 vbg_dequantize_u8(vbg_u8x16 x, int zero, float scale) {
     return __builtin_convertvector(__builtin_convertvector(x, vbg_i32x16) - zero, vbg_f32x16) * scale;
