@@ -140,3 +140,51 @@ struct DequantizeStep: Step {
     let output: UnsafeMutablePointer<Float>, count: Int
     func run() { dequantizeLinear(input, signed: signed, zeroPoint: zeroPoint, scale: scale, output: output, count: count) }
 }
+
+extension StepBuilder {
+    /// QLinearAdd and QLinearMul with constant float32 scales and zero points, the operands of one
+    /// shape or one of them one value per plane of the other ([…, C, 1, 1] against […, C, H, W]).
+    func quantizedBinaryStep(_ q: QLinearBinary, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                             _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        let parameters = node.inputs.indices.filter { $0 != q.aBuffer && $0 != q.bBuffer }
+        guard parameters.allSatisfy({ rules.constants.contains(node.inputs[$0]) }),
+              [q.a.scale, q.b.scale, q.c.scale].allSatisfy({ $0.type == .float32 }) else { return nil }
+        let shapeA = graph.values[node.inputs[q.aBuffer]].shape, shapeB = graph.values[node.inputs[q.bBuffer]].shape
+        let type = q.outputTypes[0], range = Quantization.range(type)
+        func operand(_ buffer: Int, _ scalar: QuantizedScalar) -> QuantizedOperand {
+            QuantizedOperand(values: UnsafeRawPointer(inputs[buffer]), zero: scalar.zero.value(inputs, 0), scale: scalar.scale.value(inputs, 0))
+        }
+        var a = operand(q.aBuffer, q.a), b = operand(q.bBuffer, q.b)
+        var full = shapeA, other = shapeB
+        if shapeA.reduce(1, *) < shapeB.reduce(1, *) { swap(&a, &b); swap(&full, &other) }
+        guard full == q.outputShapes[0], let (planes, planeSize) = Self.planeBroadcast(other, to: full) else { return nil }
+        let scaleC = q.c.scale.value(inputs, 0)
+        return QuantizedBinaryStep(
+            kind: q.kind == .add ? .add : .mul, a: a, b: b, bPerPlane: other != full, signed: type == .int8,
+            planes: other == full ? 1 : planes, planeSize: other == full ? full.reduce(1, *) : planeSize,
+            outputScale: scaleC, multiplier: q.a.scale.value(inputs, 0) * q.b.scale.value(inputs, 0) / scaleC,
+            outputZero: q.c.zero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound,
+            output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// For `shape` broadcast to `full` as one value per plane — its dimensions those of `full` up to
+    /// some axis (leading 1s added) and 1 after it — the planes and their size.
+    static func planeBroadcast(_ shape: [Int], to full: [Int]) -> (planes: Int, planeSize: Int)? {
+        guard shape.count <= full.count else { return nil }
+        let aligned = [Int](repeating: 1, count: full.count - shape.count) + shape
+        let last = aligned.lastIndex { $0 != 1 } ?? -1
+        guard last < 0 || (0...last).allSatisfy({ aligned[$0] == full[$0] }) else { return nil }
+        return (full[..<(last + 1)].reduce(1, *), full[(last + 1)...].reduce(1, *))
+    }
+}
+
+struct QuantizedBinaryStep: Step {
+    let kind: QuantizedBinaryKind, a: QuantizedOperand, b: QuantizedOperand, bPerPlane: Bool, signed: Bool
+    let planes: Int, planeSize: Int, outputScale: Float, multiplier: Float
+    let outputZero: Int32, minimum: Int32, maximum: Int32, output: UnsafeMutablePointer<UInt8>
+    func run() {
+        quantizedBinary(kind, a, b, bPerPlane: bPerPlane, signed: signed, planes: planes, planeSize: planeSize,
+                        outputScale: outputScale, multiplier: multiplier, outputZero: outputZero,
+                        minimum: minimum, maximum: maximum, output: output)
+    }
+}

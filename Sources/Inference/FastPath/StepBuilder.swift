@@ -165,6 +165,8 @@ final class StepBuilder: KernelChoices {
             return quantizeStep(quantize, node, inputs, outputs)
         case let dequantize as DequantizeLinear:
             return dequantizeStep(dequantize, node, inputs, outputs)
+        case let binary as QLinearBinary:
+            return quantizedBinaryStep(binary, node, inputs, outputs)
         case let transpose as Transpose:
             if Self.isDeinterleave(transpose) { return deinterleaveStep(transpose, node, inputs, outputs, fusion: nil) }
             return interleaveStep(transpose, inputs, outputs) ?? blockTransposeStep(transpose, inputs, outputs)
