@@ -369,7 +369,11 @@ package struct QuantizedWindow: Sendable {
 /// Int32 elements of the patch matrix ``quantizedConvolution(_:)`` needs.
 package func quantizedPatchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow) -> Int {
     let pixels = window.outputHeight * window.outputWidth
-    if weights.transposed != nil { return pixels * weights.depth }
+    if weights.transposed != nil {
+        // Channel-minor bytes also keep the group's input as pixels × channels after the patches.
+        let inputPixels = window.inputHeight * window.inputWidth, channels = weights.inputChannels / weights.groups
+        return pixels * weights.depth + (weights.channelMinor ? (inputPixels * channels + 3) / 4 : 0)
+    }
     return weights.depth * ((pixels + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns)
 }
 
@@ -423,6 +427,10 @@ package func quantizedConvolution(_ convolution: QuantizedConvolution, pool: Wor
 /// The patch matrix of group `group` as pixels × K, packed ([pixel][depth]).
 @inline(never)
 func transposedPatches(_ c: QuantizedConvolution, group: Int) {
+    if c.weights.channelMinor {
+        channelMinorTransposedPatches(c, group: group)
+        return
+    }
     let w = c.weights, window = c.window
     let channels = w.inputChannels / w.groups, perPixel = w.depth * w.operands.perElement
     let bytes = w.operands != .pairs, offset = w.patchOffset, padding = w.paddingValue
@@ -450,6 +458,41 @@ func transposedPatches(_ c: QuantizedConvolution, group: Int) {
                         if bytes { out.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: k, as: UInt8.self) }
                         else { out.storeBytes(of: Int16(truncatingIfNeeded: value), toByteOffset: 2 * k, as: Int16.self) }
                     }
+                }
+            }
+        }
+    }
+}
+
+/// The channel-minor patch matrix of group `group` as pixels × K (bytes): the group's input first
+/// transposed to pixels × channels (made unsigned) after the patches, then each pixel's row of
+/// patches one tap at a time, a copy of that input pixel's channels or the padding byte.
+func channelMinorTransposedPatches(_ c: QuantizedConvolution, group: Int) {
+    let w = c.weights, window = c.window
+    let channels = w.inputChannels / w.groups, perPixel = w.depth * 4
+    let (kH, kW, inH, inW) = (w.kernelHeight, w.kernelWidth, window.inputHeight, window.inputWidth)
+    let plane = inH * inW, pixels = window.outputHeight * window.outputWidth
+    let flip: UInt8 = w.inputSigned ? 0x80 : 0, padding = UInt8(truncatingIfNeeded: w.paddingValue)
+    let patches = UnsafeMutableRawPointer(c.patches).assumingMemoryBound(to: UInt8.self)
+    let transposed = patches + pixels * perPixel
+    let source = c.input.assumingMemoryBound(to: UInt8.self) + group * channels * plane
+    for channel in 0..<channels {
+        let row = source + channel * plane
+        for pixel in 0..<plane { transposed[pixel * channels + channel] = row[pixel] ^ flip }
+    }
+    for oh in 0..<window.outputHeight {
+        for ow in 0..<window.outputWidth {
+            var out = patches + perPixel * (oh * window.outputWidth + ow)
+            for kh in 0..<kH {
+                let ih = oh * window.strideHeight - window.padTop + kh * window.dilationHeight
+                for kw in 0..<kW {
+                    let iw = ow * window.strideWidth - window.padLeft + kw * window.dilationWidth
+                    if ih >= 0 && ih < inH && iw >= 0 && iw < inW {
+                        out.update(from: transposed + (ih * inW + iw) * channels, count: channels)
+                    } else {
+                        out.update(repeating: padding, count: channels)
+                    }
+                    out += channels
                 }
             }
         }
