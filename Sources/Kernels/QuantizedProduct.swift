@@ -282,6 +282,9 @@ package final class QuantizedConvolutionWeights {
     /// and multipliers padded the same way; the product then runs with pixels as rows
     /// (``quantizedConvolution(_:pool:)``).
     let transposed: (values: IntegerBuffer<Int32>, bias: [Int32], multipliers: [Float], stride: Int)?
+    /// For a depthwise convolution (one input and one output channel per group): each channel's
+    /// weights ([channel][tap]) for ``quantizedDepthwise(_:pool:)``, which needs no patch matrix.
+    let depthwiseTaps: [Int32]?
 
     /// Whether `outputsPerGroup` channels on maps of `pixels` run transposed: maps smaller than
     /// one tile, where that pads fewer products (on larger maps the row-wise patch builder of
@@ -319,6 +322,7 @@ package final class QuantizedConvolutionWeights {
             return (bias?[m] ?? 0) &- padding &* sum
         }
         self.multipliers = multipliers
+        depthwiseTaps = groups == inputChannels && groups == outputChannels ? values.map(Int32.init) : nil
         let outputsPerGroup = outputChannels / groups
         if Self.runsTransposed(outputsPerGroup: outputsPerGroup, pixels: pixels) {
             let tile = quantizedTileColumns, stride = (outputsPerGroup + tile - 1) / tile * tile
@@ -366,8 +370,9 @@ package struct QuantizedWindow: Sendable {
     }
 }
 
-/// Int32 elements of the patch matrix ``quantizedConvolution(_:)`` needs.
-package func quantizedPatchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow) -> Int {
+/// Int32 elements of the patch matrix ``quantizedConvolution(_:)`` needs on `threads` threads.
+package func quantizedPatchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow, threads: Int = 1) -> Int {
+    if weights.depthwiseTaps != nil { return threads * QuantizedDepthwisePlane(window, weights).count }
     let pixels = window.outputHeight * window.outputWidth
     if weights.transposed != nil {
         // Channel-minor bytes also keep the group's input as pixels × channels after the patches.
@@ -413,6 +418,10 @@ package struct QuantizedConvolution {
 /// K (built by the calling thread), the product with pixels as rows and the group's channels as
 /// columns into `scratch`, which each thread then transposes into the output for its columns.
 package func quantizedConvolution(_ convolution: QuantizedConvolution, pool: WorkerPool) {
+    if convolution.weights.depthwiseTaps != nil {
+        pool.run(QuantizedDepthwiseParts(convolution: convolution))
+        return
+    }
     guard convolution.weights.transposed != nil else {
         pool.run(QuantizedConvolutionParts(convolution: convolution))
         return
@@ -694,6 +703,104 @@ func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels:
                     n += end - start
                 }
             }
+        }
+    }
+}
+
+// MARK: - Depthwise
+
+/// A depthwise convolution's input channel as a zero-bordered plane of int32 patch values (the
+/// input minus the weights' patch offset; the border the padding value), wide and high enough
+/// that every output row's 16-pixel vectors, the last one past the map included, read inside it.
+struct QuantizedDepthwisePlane {
+    let width: Int, height: Int
+    var count: Int { width * height }
+    init(_ window: QuantizedWindow, _ weights: QuantizedConvolutionWeights) {
+        let paddedColumns = (window.outputWidth + lanes - 1) / lanes * lanes
+        width = max(window.padLeft + window.inputWidth,
+                    (paddedColumns - 1) * window.strideWidth + (weights.kernelWidth - 1) * window.dilationWidth + 1)
+        height = max(window.padTop + window.inputHeight,
+                     (window.outputHeight - 1) * window.strideHeight + (weights.kernelHeight - 1) * window.dilationHeight + 1)
+    }
+}
+
+/// Threads take channels; each channel is copied into the thread's ``QuantizedDepthwisePlane`` (in the
+/// patch buffer), then 16 output pixels of a row at a time sum their taps in int32 (`vpmulld`,
+/// the same integers as the product: bias + Σ patch value · weight) and are requantized.
+struct QuantizedDepthwiseParts: PoolJob {
+    let convolution: QuantizedConvolution
+    func run(part: Int, pool: WorkerPool) {
+        let c = convolution, w = c.weights, window = c.window
+        let channels = WorkerPool.range(w.outputChannels, part: part, of: pool.threadCount, granularity: 1)
+        guard !channels.isEmpty else { return }
+        let geometry = QuantizedDepthwisePlane(window, w)
+        let plane = c.patches + part * geometry.count
+        for channel in channels {
+            depthwisePlane(c, channel: channel, geometry, plane)
+            w.depthwiseTaps!.withUnsafeBufferPointer { taps in
+                quantizedDepthwise(c, channel: channel, geometry, UnsafePointer(plane), taps: taps.baseAddress! + channel * w.inner)
+            }
+        }
+    }
+}
+
+/// Channel `channel` of the input into `plane`.
+@inline(never)
+func depthwisePlane(_ c: QuantizedConvolution, channel: Int, _ geometry: QuantizedDepthwisePlane, _ plane: UnsafeMutablePointer<Int32>) {
+    let w = c.weights, window = c.window
+    plane.update(repeating: w.paddingValue, count: geometry.count)
+    let (inH, inW) = (window.inputHeight, window.inputWidth), offset = w.patchOffset
+    let source = c.input + channel * inH * inW
+    for ih in 0..<inH {
+        let row = plane + (ih + window.padTop) * geometry.width + window.padLeft, line = source + ih * inW
+        if w.inputSigned {
+            let values = line.assumingMemoryBound(to: Int8.self)
+            for iw in 0..<inW { row[iw] = Int32(values[iw]) &- offset }
+        } else {
+            let values = line.assumingMemoryBound(to: UInt8.self)
+            for iw in 0..<inW { row[iw] = Int32(values[iw]) &- offset }
+        }
+    }
+}
+
+@inline(never)
+func quantizedDepthwise(_ c: QuantizedConvolution, channel: Int, _ geometry: QuantizedDepthwisePlane, _ plane: UnsafePointer<Int32>,
+                        taps: UnsafePointer<Int32>) {
+    let w = c.weights, window = c.window
+    let (kH, kW, sH, sW) = (w.kernelHeight, w.kernelWidth, window.strideHeight, window.strideWidth)
+    let (dH, dW, outH, outW) = (window.dilationHeight, window.dilationWidth, window.outputHeight, window.outputWidth)
+    let low = Float(c.minimum - c.outputZero), high = Float(c.maximum - c.outputZero)
+    let multiplier = Vector(repeating: w.multipliers[channel]), bias = IntVector(repeating: w.bias[channel])
+    let output = c.output + channel * outH * outW
+    @inline(__always) func load(_ p: UnsafePointer<Int32>) -> IntVector {
+        switch sW {
+        case 1: return UnsafeRawPointer(p).loadUnaligned(as: IntVector.self)
+        case 2: return IntVector(p[0], p[2], p[4], p[6], p[8], p[10], p[12], p[14],
+                                 p[16], p[18], p[20], p[22], p[24], p[26], p[28], p[30])
+        default:
+            var v = IntVector()
+            for lane in 0..<lanes { v[lane] = p[lane * sW] }
+            return v
+        }
+    }
+    for oh in 0..<outH {
+        var ow = 0
+        while ow < outW {
+            var acc = bias
+            for kh in 0..<kH {
+                let row = plane + (oh * sH + kh * dH) * geometry.width + ow * sW
+                for kw in 0..<kW {
+                    acc &+= load(row + kw * dW) &* IntVector(repeating: taps[kh * kW + kw])
+                }
+            }
+            let bytes = vbg_requantize(acc, multiplier, low, high, c.outputZero)
+            let out = output + oh * outW + ow
+            if ow + lanes <= outW {
+                UnsafeMutableRawPointer(out).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
+            } else {
+                for lane in 0..<(outW - ow) { out[lane] = bytes[lane] }
+            }
+            ow += lanes
         }
     }
 }

@@ -124,6 +124,18 @@ struct QuantizedStepTests {
                      xType: i8, wType: i8, yType: i8, xZero: UInt8(bitPattern: -128), yZero: 0, perChannel: true, bias: false),
             ConvCase(cin: 16, cout: 24, group: 2, kernel: (3, 3), stride: 1, dilation: 2, pads: [2, 2, 2, 2], height: 16, width: 33,
                      xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 128, perChannel: true, bias: true),
+            // Depthwise (its own kernel): rows of 16 pixels and their tails, strides 1, 2 and 3,
+            // dilation, asymmetric padding, 1x1 maps, int8 and uint8, uint8 weights off zero.
+            ConvCase(cin: 5, cout: 5, group: 5, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 9, width: 37,
+                     xType: i8, wType: i8, yType: u8, xZero: 9, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 7, cout: 7, group: 7, kernel: (3, 3), stride: 2, dilation: 1, pads: [0, 0, 1, 1], height: 20, width: 65,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 0, perChannel: false, bias: true),
+            ConvCase(cin: 4, cout: 4, group: 4, kernel: (5, 5), stride: 3, dilation: 1, pads: [2, 1, 2, 3], height: 17, width: 50,
+                     xType: u8, wType: u8, yType: i8, xZero: 255, yZero: 0, perChannel: true, bias: false),
+            ConvCase(cin: 6, cout: 6, group: 6, kernel: (3, 3), stride: 1, dilation: 2, pads: [2, 2, 2, 2], height: 16, width: 16,
+                     xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 255, perChannel: true, bias: true),
+            ConvCase(cin: 3, cout: 3, group: 3, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 1, width: 1,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
         ]
         // A few drawn cases on top.
         for _ in 0..<4 {

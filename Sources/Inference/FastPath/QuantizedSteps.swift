@@ -36,7 +36,7 @@ extension StepBuilder {
                                      padTop: g.height.padBegin, padLeft: g.width.padBegin)
         let range = Quantization.range(q.outputTypes[0])
         return QuantizedConvolutionStep(
-            input: UnsafeRawPointer(inputs[0]), weights: packed, window: window, patches: IntegerBuffer<Int32>(count: quantizedPatchCount(packed, window)),
+            input: UnsafeRawPointer(inputs[0]), weights: packed, window: window, patches: IntegerBuffer<Int32>(count: quantizedPatchCount(packed, window, threads: pool.threadCount)),
             scratch: IntegerBuffer<UInt8>(count: quantizedOutputScratchCount(packed, window)),
             output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self),
             outputZero: q.yZero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound,
