@@ -130,10 +130,13 @@ func quantizedProduct<D: IntegerDot>(_ product: QuantizedProduct, columns: Range
         let width = min(quantizedTileColumns, product.columns - n)
         // Six rows need 24 accumulators: AVX-512's 32 registers; elsewhere a SIMD16 takes two or
         // four registers, so tiles of two rows.
+        // The rows spread evenly over the fewest tiles (25 rows: five of 5, not four of 6 and a
+        // 1-row tile that loads V for 4 multiply-adds per vector).
         let tileRows = wideRegisterFile ? 6 : 2
-        var r = 0
-        while r < product.rows {
-            switch min(product.rows - r, tileRows) {
+        let tiles = (product.rows + tileRows - 1) / tileRows
+        for t in 0..<tiles {
+            let r = t * product.rows / tiles, count = (t + 1) * product.rows / tiles - r
+            switch count {
             case 1: quantizedTile(product, row: r, count: 1, column: n, width: width, D.self)
             case 2: quantizedTile(product, row: r, count: 2, column: n, width: width, D.self)
             case 3: quantizedTile(product, row: r, count: 3, column: n, width: width, D.self)
@@ -141,7 +144,6 @@ func quantizedProduct<D: IntegerDot>(_ product: QuantizedProduct, columns: Range
             case 5: quantizedTile(product, row: r, count: 5, column: n, width: width, D.self)
             default: quantizedTile(product, row: r, count: 6, column: n, width: width, D.self)
             }
-            r += tileRows
         }
         n += quantizedTileColumns
     }
@@ -261,18 +263,21 @@ package final class QuantizedConvolutionWeights {
     package let groups: Int, inputChannels: Int, outputChannels: Int, kernelHeight: Int, kernelWidth: Int
     package let inputSigned: Bool, inputZero: Int32
     let operands: QuantizedOperands
-    /// The order of k: channel-minor ((tap · channels + channel), so that each 32-bit element of
-    /// bytes holds four channels of one tap, which the patch builder interleaves 16 pixels at a
-    /// time) for bytes with a multiple of 4 channels per group; else channel-major (the weights'
-    /// own order, (channel · taps + tap)).
+    /// The order of k: channel-minor ((tap · paddedChannels + channel), so that each 32-bit
+    /// element of bytes holds four channels of one tap, which the patch builder interleaves 16
+    /// pixels at a time) for bytes with a multiple of 4 channels per group, or 3 (a stem: one
+    /// channel of zero weights added per tap); else channel-major (the weights' own order,
+    /// (channel · taps + tap)).
     let channelMinor: Bool
+    /// A group's channels, rounded up to 4 when channel-minor.
+    let paddedChannels: Int
+    /// 32-bit elements of the patch matrix per pixel.
+    let depth: Int
     let values: IntegerBuffer<Int32>
     let bias: [Int32]
     let multipliers: [Float]
     /// Rows of the patch matrix: one group's input channels × taps.
     var inner: Int { inputChannels / groups * kernelHeight * kernelWidth }
-    /// 32-bit elements of the patch matrix per pixel.
-    var depth: Int { operands.depth(inner) }
     /// What the patch builder subtracts from the input's values, and the patch value of a tap in
     /// the padding (the zero point minus that).
     var patchOffset: Int32 { operands == .pairs ? inputZero : (inputSigned ? -128 : 0) }
@@ -307,12 +312,14 @@ package final class QuantizedConvolutionWeights {
         self.kernelHeight = kernelHeight; self.kernelWidth = kernelWidth
         self.inputSigned = inputSigned; self.inputZero = inputZero
         operands = allowBytes && values.allSatisfy({ Int16(Int8.min)...Int16(Int8.max) ~= $0 }) ? .unsignedColumns : .pairs
-        let depth = operands.depth(inner), perElement = operands.perElement
         let channels = inputChannels / groups, taps = kernelHeight * kernelWidth
-        channelMinor = operands != .pairs && channels % 4 == 0
-        let minor = channelMinor
+        channelMinor = operands != .pairs && (channels % 4 == 0 || channels == 3)
+        let minor = channelMinor, padded = minor ? (channels + 3) / 4 * 4 : channels
+        paddedChannels = padded
+        let depth = minor ? taps * padded / 4 : operands.depth(inner), perElement = operands.perElement
+        self.depth = depth
         /// Where value k (channel-major) goes in the order of k.
-        func order(_ k: Int) -> Int { minor ? k % taps * channels + k / taps : k }
+        func order(_ k: Int) -> Int { minor ? k % taps * padded + k / taps : k }
         self.values = IntegerBuffer<Int32>(count: outputChannels * depth)
         packSigned(values, into: self.values.baseAddress, bytes: operands != .pairs) { m, k in m * depth * perElement + order(k) }
         // The patches' remaining shift: −paddingValue · Σ_k w[m][k] (0 for pairs).
@@ -478,7 +485,7 @@ func transposedPatches(_ c: QuantizedConvolution, group: Int) {
 /// patches one tap at a time, a copy of that input pixel's channels or the padding byte.
 func channelMinorTransposedPatches(_ c: QuantizedConvolution, group: Int) {
     let w = c.weights, window = c.window
-    let channels = w.inputChannels / w.groups, perPixel = w.depth * 4
+    let channels = w.inputChannels / w.groups, perPixel = w.depth * 4, extra = w.paddedChannels - channels
     let (kH, kW, inH, inW) = (w.kernelHeight, w.kernelWidth, window.inputHeight, window.inputWidth)
     let plane = inH * inW, pixels = window.outputHeight * window.outputWidth
     let flip: UInt8 = w.inputSigned ? 0x80 : 0, padding = UInt8(truncatingIfNeeded: w.paddingValue)
@@ -501,7 +508,9 @@ func channelMinorTransposedPatches(_ c: QuantizedConvolution, group: Int) {
                     } else {
                         out.update(repeating: padding, count: channels)
                     }
+                    // A padded channel (zero weights): any byte.
                     out += channels
+                    if extra > 0 { out.update(repeating: 0, count: extra); out += extra }
                 }
             }
         }
@@ -654,14 +663,18 @@ func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels:
     let flip: UInt32 = w.inputSigned ? 0x8080_8080 : 0
     let padding = Int32(bitPattern: UInt32(truncatingIfNeeded: w.paddingValue) &* 0x0101_0101)
     let source = c.input.assumingMemoryBound(to: UInt8.self)
-    let quads = channels / 4
+    let quads = w.paddedChannels / 4
     for kh in 0..<kH {
         for kw in 0..<kW {
             let tapOffset = kw * window.dilationWidth - window.padLeft
             let first = -floorDivide(tapOffset, sW), last = floorDivide(inW - 1 - tapOffset, sW) + 1
             for q in 0..<quads {
                 let out = c.patches + ((kh * kW + kw) * quads + q) * stride
-                let p0 = source + (firstChannel + 4 * q) * plane, p1 = p0 + plane, p2 = p1 + plane, p3 = p2 + plane
+                // A padded channel (zero weights) reads the quad's first plane.
+                @inline(__always) func channelPlane(_ i: Int) -> UnsafePointer<UInt8> {
+                    source + (firstChannel + (4 * q + i < channels ? 4 * q + i : 4 * q)) * plane
+                }
+                let p0 = channelPlane(0), p1 = channelPlane(1), p2 = channelPlane(2), p3 = channelPlane(3)
                 /// Pixels lo..<hi of `line` from input offset `rowOffset` + ow · sW.
                 @inline(__always) func copy(_ line: UnsafeMutablePointer<Int32>, _ lo: Int, _ hi: Int, _ rowOffset: Int) {
                     var ow = lo

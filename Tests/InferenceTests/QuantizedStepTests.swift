@@ -124,6 +124,11 @@ struct QuantizedStepTests {
                      xType: i8, wType: i8, yType: i8, xZero: UInt8(bitPattern: -128), yZero: 0, perChannel: true, bias: false),
             ConvCase(cin: 16, cout: 24, group: 2, kernel: (3, 3), stride: 1, dilation: 2, pads: [2, 2, 2, 2], height: 16, width: 33,
                      xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 128, perChannel: true, bias: true),
+            // Three channels (a stem) padded to four in the channel-minor order, on a large and a small map.
+            ConvCase(cin: 3, cout: 70, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 4, width: 4,
+                     xType: i8, wType: i8, yType: u8, xZero: 3, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 3, cout: 8, group: 1, kernel: (7, 7), stride: 2, dilation: 1, pads: [3, 3, 3, 3], height: 40, width: 41,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: false, bias: true),
             // Depthwise (its own kernel): rows of 16 pixels and their tails, strides 1, 2 and 3,
             // dilation, asymmetric padding, 1x1 maps, int8 and uint8, uint8 weights off zero.
             ConvCase(cin: 5, cout: 5, group: 5, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 9, width: 37,
