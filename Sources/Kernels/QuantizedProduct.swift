@@ -761,17 +761,28 @@ struct QuantizedDepthwiseParts: PoolJob {
 @inline(never)
 func depthwisePlane(_ c: QuantizedConvolution, channel: Int, _ geometry: QuantizedDepthwisePlane, _ plane: UnsafeMutablePointer<Int32>) {
     let w = c.weights, window = c.window
-    plane.update(repeating: w.paddingValue, count: geometry.count)
-    let (inH, inW) = (window.inputHeight, window.inputWidth), offset = w.patchOffset
+    let (inH, inW, width) = (window.inputHeight, window.inputWidth, geometry.width), offset = w.patchOffset
+    let (top, left, right) = (window.padTop, window.padLeft, geometry.width - window.padLeft - inW)
+    // The border only: the rows above and below, and each input row's two ends.
+    plane.update(repeating: w.paddingValue, count: top * width)
+    (plane + (top + inH) * width).update(repeating: w.paddingValue, count: (geometry.height - top - inH) * width)
     let source = c.input + channel * inH * inW
     for ih in 0..<inH {
-        let row = plane + (ih + window.padTop) * geometry.width + window.padLeft, line = source + ih * inW
-        if w.inputSigned {
-            let values = line.assumingMemoryBound(to: Int8.self)
-            for iw in 0..<inW { row[iw] = Int32(values[iw]) &- offset }
-        } else {
-            let values = line.assumingMemoryBound(to: UInt8.self)
-            for iw in 0..<inW { row[iw] = Int32(values[iw]) &- offset }
+        let row = plane + (ih + top) * width, line = source + ih * inW
+        row.update(repeating: w.paddingValue, count: left)
+        (row + left + inW).update(repeating: w.paddingValue, count: right)
+        let out = row + left
+        var iw = 0
+        while iw + lanes <= inW {
+            let values = w.inputSigned ? vbg_widen_i8(line.loadUnaligned(fromByteOffset: iw, as: SIMD16<Int8>.self), offset)
+                : vbg_widen_u8(line.loadUnaligned(fromByteOffset: iw, as: SIMD16<UInt8>.self), offset)
+            UnsafeMutableRawPointer(out + iw).storeBytes(of: values, as: IntVector.self)
+            iw += lanes
+        }
+        while iw < inW {
+            out[iw] = (w.inputSigned ? Int32(line.load(fromByteOffset: iw, as: Int8.self))
+                : Int32(line.load(fromByteOffset: iw, as: UInt8.self))) &- offset
+            iw += 1
         }
     }
 }

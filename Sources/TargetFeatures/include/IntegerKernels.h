@@ -89,6 +89,14 @@ static inline __attribute__((always_inline)) vbg_i32x16 vbg_interleave_bytes(vbg
     return (vbg_i32x16)(w ^ flip);
 }
 
+// 16 bytes (uint8 or int8) widened to int32, minus `offset`.
+static inline __attribute__((always_inline)) vbg_i32x16 vbg_widen_u8(vbg_u8x16 x, int offset) {
+    return __builtin_convertvector(x, vbg_i32x16) - offset;
+}
+static inline __attribute__((always_inline)) vbg_i32x16 vbg_widen_i8(vbg_i8x16 x, int offset) {
+    return __builtin_convertvector(x, vbg_i32x16) - offset;
+}
+
 // DequantizeLinear of 16 bytes: float(x − zero) · scale (one float32 rounding), `x` uint8 or int8.
 static inline __attribute__((always_inline)) vbg_f32x16 vbg_dequantize_u8(vbg_u8x16 x, int zero, float scale) {
     return __builtin_convertvector(__builtin_convertvector(x, vbg_i32x16) - zero, vbg_f32x16) * scale;
