@@ -239,4 +239,26 @@ struct QuantizedStepTests {
             }
         }
     }
+
+    @Test("Pad of 8-bit maps (constant with any value, edge; negative pads crop) equals the reference kernel, uint8 and int8")
+    func bytePad() throws {
+        var random = SeededGenerator(seed: 2505)
+        let cases: [([Int64], String, UInt8)] = [
+            ([0, 0, 1, 2, 0, 0, 2, 1], "constant", 128), ([0, 0, 0, 1, 0, 0, 1, 0], "constant", 9),
+            ([0, 0, -1, 3, 0, 0, 2, -2], "constant", 0), ([0, 0, 2, 2, 0, 0, 2, 2], "edge", 0),
+        ]
+        for (pads, mode, value) in cases {
+            for type in [Int64(2), 3] {
+                let model = B.model(
+                    nodes: [B.node("QuantizeLinear", inputs: ["x", "s", "z"], outputs: ["q"]),
+                            B.node("Pad", inputs: ["q", "pads", "v"], outputs: ["p"], attributes: [.string("mode", mode)]),
+                            B.node("DequantizeLinear", inputs: ["p", "s", "z"], outputs: ["y"])],
+                    initializers: [B.floatTensor("s", [], [0.05]), B.rawTensor("z", elementType: type, [], [type == 2 ? 100 : 0]),
+                                   B.int64Tensor("pads", [8], pads), B.rawTensor("v", elementType: type, [], [value])],
+                    inputs: [B.valueInfo("x", [1, 3, 5, 19])],
+                    outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                try Self.check(model, feeds: ["x": random.floats(3 * 5 * 19, scale: 8)], op: "Pad", "Pad \(pads) \(mode) \(value) type \(type)")
+            }
+        }
+    }
 }

@@ -188,3 +188,60 @@ struct QuantizedBinaryStep: Step {
                         minimum: minimum, maximum: maximum, output: output)
     }
 }
+
+extension StepBuilder {
+    /// A 4-D AxisGather (Pad, Slice …) of 8-bit values that copies the batch and channel axes
+    /// through, every row and column one of the input's or the fill value's (constant Pad before
+    /// a quantized convolution): per plane, rows of copied runs and filled runs.
+    func bytePlaneGatherStep(_ gather: AxisGather, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                             _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard gather.outputTypes == [.uint8] || gather.outputTypes == [.int8] else { return nil }
+        let input = graph.values[node.inputs[0]].shape, output = gather.outputShapes[0]
+        guard input.count == 4, output.count == 4, input[0] == output[0], input[1] == output[1] else { return nil }
+        let (h, w) = (input[2], input[3])
+        guard gather.sources[0] == (0..<input[0]).map({ $0 * input[1] * h * w }),
+              gather.sources[1] == (0..<input[1]).map({ $0 * h * w }),
+              gather.sources[2].allSatisfy({ $0 == -1 || ($0 >= 0 && $0 % w == 0) }),
+              gather.sources[3].allSatisfy({ $0 >= -1 }) else { return nil }
+        // Output columns as runs: consecutive input columns, or the fill value (source −1).
+        var runs: [BytePlaneGatherStep.Run] = []
+        for (column, source) in gather.sources[3].enumerated() {
+            if let last = runs.last, last.output + last.count == column,
+               (source < 0 && last.source < 0) || (source >= 0 && last.source >= 0 && last.source + last.count == source) {
+                runs[runs.count - 1].count += 1
+            } else {
+                runs.append(.init(output: column, source: source, count: 1))
+            }
+        }
+        return BytePlaneGatherStep(
+            input: UnsafeRawPointer(inputs[0]).assumingMemoryBound(to: UInt8.self), planes: input[0] * input[1], inputPlane: h * w,
+            width: w, rows: gather.sources[2].map { $0 < 0 ? -1 : $0 / w }, runs: runs, outputWidth: output[3],
+            fill: UInt8(truncatingIfNeeded: gather.fill), output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self))
+    }
+}
+
+struct BytePlaneGatherStep: Step {
+    struct Run { var output: Int, source: Int, count: Int }
+    let input: UnsafePointer<UInt8>, planes: Int, inputPlane: Int, width: Int
+    /// Per output row, the input row (−1: the fill value); per output row, `runs` of columns.
+    let rows: [Int], runs: [Run], outputWidth: Int, fill: UInt8
+    let output: UnsafeMutablePointer<UInt8>
+    func run() {
+        var out = output
+        for plane in 0..<planes {
+            let source = input + plane * inputPlane
+            for row in rows {
+                if row < 0 {
+                    out.update(repeating: fill, count: outputWidth)
+                } else {
+                    let line = source + row * width
+                    for run in runs {
+                        if run.source < 0 { (out + run.output).update(repeating: fill, count: run.count) }
+                        else { (out + run.output).update(from: line + run.source, count: run.count) }
+                    }
+                }
+                out += outputWidth
+            }
+        }
+    }
+}
