@@ -73,13 +73,15 @@ package struct QuantizedProduct {
     package let output: UnsafeMutablePointer<UInt8>, outputStride: Int
     package let multipliers: UnsafePointer<Float>, perColumn: Bool
     package let zeroPoint: Int32, minimum: Int32, maximum: Int32
+    /// Float32 outputs Float(sum) · multiplier instead of bytes (QGemm without y_scale), or nil.
+    package let floatOutput: UnsafeMutablePointer<Float>?
 
     package init(s: UnsafePointer<Int32>, rows: Int, depth: Int, operands: QuantizedOperands = .pairs, v: UnsafePointer<Int32>,
                  columns: Int, columnStride: Int, bias: UnsafePointer<Int32>?, output: UnsafeMutablePointer<UInt8>, outputStride: Int,
                  multipliers: UnsafePointer<Float>, perColumn: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32,
-                 columnBias: UnsafePointer<Int32>? = nil) {
+                 columnBias: UnsafePointer<Int32>? = nil, floatOutput: UnsafeMutablePointer<Float>? = nil) {
         precondition(columnStride % quantizedTileColumns == 0 && columnStride >= columns, "quantized product: V's stride must be padded")
-        self.columnBias = columnBias
+        self.columnBias = columnBias; self.floatOutput = floatOutput
         self.s = s; self.rows = rows; self.depth = depth; self.operands = operands
         self.v = v; self.columns = columns; self.columnStride = columnStride
         self.bias = bias; self.output = output; self.outputStride = outputStride
@@ -219,6 +221,12 @@ func requantizeRow(_ acc: IntRow64, _ p: QuantizedProduct, row: Int, column: Int
             ? (rest >= lanes ? UnsafeRawPointer(p.multipliers + column + i * lanes).loadUnaligned(as: Vector.self)
                : partialMultipliers(p.multipliers + column + i * lanes, rest))
             : Vector(repeating: p.multipliers[row])
+        if let floats = p.floatOutput {
+            let values = vbg_scale_sums(v, multiplier), out = floats + row * p.outputStride + column + i * lanes
+            if rest >= lanes { UnsafeMutableRawPointer(out).storeBytes(of: values, as: Vector.self) }
+            else { for lane in 0..<rest { out[lane] = values[lane] } }
+            return
+        }
         let bytes = vbg_requantize(v, multiplier, low, high, p.zeroPoint)
         if rest >= lanes {
             UnsafeMutableRawPointer(out + i * lanes).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
@@ -842,7 +850,7 @@ package final class QuantizedMatrixWeights {
     let values: IntegerBuffer<Int32>
     let stride: Int
     let multipliers: [Float]
-    /// Per column, padded to `stride` (bytes only).
+    /// Per column, padded to `stride`: the bias, and with bytes the activations' remaining shift.
     let columnBias: [Int32]
     package var depth: Int { operands.depth(inner) }
     /// What is subtracted from A's values (with pairs, per row when `aZero` is).
@@ -851,9 +859,9 @@ package final class QuantizedMatrixWeights {
     }
 
     /// `values` row-major inner × columns (B minus its zero points, within ±255); `aZero`: A's
-    /// zero point, one or one per row.
+    /// zero point, one or one per row; `bias`: an int32 per column added to the sums, or nil.
     package init(values: [Int16], inner: Int, columns: Int, multipliers: [Float], aSigned: Bool, aZero: [Int32],
-                 allowBytes: Bool = true) {
+                 bias: [Int32]? = nil, allowBytes: Bool = true) {
         precondition(values.count == inner * columns && multipliers.count == columns, "quantized matrix: size")
         self.inner = inner; self.columns = columns
         self.aSigned = aSigned; self.aZero = aZero
@@ -864,6 +872,7 @@ package final class QuantizedMatrixWeights {
         self.values = IntegerBuffer<Int32>(count: depth * stride)
         let raw = UnsafeMutableRawPointer(self.values.baseAddress)
         var columnBias = [Int32](repeating: 0, count: stride)
+        if let bias { for n in 0..<columns { columnBias[n] = bias[n] } }
         let padding = operands == .pairs ? 0 : aZero[0] &- (aSigned ? -128 : 0)
         for k in 0..<inner {
             for n in 0..<columns {
@@ -884,9 +893,12 @@ package struct QuantizedMatrixProduct {
     package let a: UnsafeRawPointer, rows: Int
     package let weights: QuantizedMatrixWeights, shifted: UnsafeMutablePointer<Int32>
     package let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
+    /// Float32 outputs (Float(sum) · multiplier) instead of bytes, or nil.
+    package let floatOutput: UnsafeMutablePointer<Float>?
     package init(a: UnsafeRawPointer, rows: Int, weights: QuantizedMatrixWeights,
                  shifted: UnsafeMutablePointer<Int32>, output: UnsafeMutablePointer<UInt8>, outputZero: Int32,
-                 minimum: Int32, maximum: Int32) {
+                 minimum: Int32, maximum: Int32, floatOutput: UnsafeMutablePointer<Float>? = nil) {
+        self.floatOutput = floatOutput
         precondition(weights.aZero.count == 1 || weights.aZero.count == rows, "quantized matrix: zero points")
         self.a = a; self.rows = rows
         self.weights = weights; self.shifted = shifted
@@ -922,7 +934,7 @@ struct QuantizedMatrixParts: PoolJob {
                     v: UnsafePointer(w.values.baseAddress), columns: w.columns, columnStride: w.stride, bias: nil,
                     output: p.output, outputStride: w.columns, multipliers: multipliers.baseAddress!, perColumn: true,
                     zeroPoint: p.outputZero, minimum: p.minimum, maximum: p.maximum,
-                    columnBias: w.operands == .pairs ? nil : columnBias.baseAddress!), columns: columns)
+                    columnBias: columnBias.baseAddress!, floatOutput: p.floatOutput), columns: columns)
             }
         }
     }

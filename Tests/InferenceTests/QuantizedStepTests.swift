@@ -261,4 +261,45 @@ struct QuantizedStepTests {
             }
         }
     }
+
+    @Test("QGemm: float and quantized outputs, transB, per-column and scalar b, bias per column, rows and columns around the tile, uint8 and int8")
+    func quantizedGemm() throws {
+        var random = SeededGenerator(seed: 2506)
+        for (m, k, n, transB, perColumn, bias, quantizedOutput, aType, bType) in [
+            (1, 1024, 1000, true, false, true, false, Int64(2), Int64(3)), (3, 17, 65, false, true, false, true, 2, 3),
+            (2, 64, 7, true, true, true, true, 3, 3), (5, 33, 129, false, false, true, false, 2, 2),
+            (1, 9, 1, true, false, false, true, 3, 2),
+        ] {
+            let b = Self.bytes(k * n, &random)
+            let bScales: [Float] = (0..<(perColumn ? n : 1)).map { _ in 0.01 * (0.5 + Float(random.next() % 100) / 100) }
+            let bZeros: [UInt8] = (0..<(perColumn ? n : 1)).map { _ in bType == 3 ? 0 : UInt8(random.next() % 256) }
+            var initializers = [
+                B.floatTensor("as", [], [0.02]), B.rawTensor("az", elementType: aType, [], [aType == 2 ? 128 : 0]),
+                B.rawTensor("b", elementType: bType, transB ? [Int64(n), Int64(k)] : [Int64(k), Int64(n)], b),
+                B.floatTensor("bs", perColumn ? [Int64(n)] : [], bScales),
+                B.rawTensor("bz", elementType: bType, perColumn ? [Int64(n)] : [], bZeros),
+            ]
+            var gemmInputs = ["aq", "as", "az", "b", "bs", "bz", bias ? "c" : ""]
+            if bias {
+                initializers.append(B.rawTensor("c", elementType: 6, [Int64(n)],
+                                                Self.int32Bytes((0..<n).map { _ in Int32(Int64(random.next() % 20001) - 10000) })))
+            }
+            let yScale: Float = 0.02 * 0.01 * Float(k).squareRoot() * 6
+            var nodes = [B.node("QuantizeLinear", inputs: ["x", "as", "az"], outputs: ["aq"])]
+            if quantizedOutput {
+                initializers += [B.floatTensor("ys", [], [yScale]), B.rawTensor("yz", elementType: 2, [], [100])]
+                gemmInputs += ["ys", "yz"]
+                nodes.append(B.node("QGemm", inputs: gemmInputs, outputs: ["yq"], name: "gemm",
+                                    attributes: [.int("transB", transB ? 1 : 0), .float("alpha", 0.75)], domain: "com.microsoft"))
+                nodes.append(B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"]))
+            } else {
+                nodes.append(B.node("QGemm", inputs: gemmInputs, outputs: ["y"], name: "gemm",
+                                    attributes: [.int("transB", transB ? 1 : 0), .float("alpha", 0.75)], domain: "com.microsoft"))
+            }
+            let model = B.model(nodes: nodes, initializers: initializers, inputs: [B.valueInfo("x", [Int64(m), Int64(k)])],
+                                outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+            try Self.check(model, feeds: ["x": random.floats(m * k, scale: 3)], op: "QGemm",
+                           "QGemm \(m)x\(k)x\(n) transB \(transB) perColumn \(perColumn) bias \(bias) quantized \(quantizedOutput) types \(aType)/\(bType)")
+        }
+    }
 }

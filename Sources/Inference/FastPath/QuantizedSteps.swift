@@ -95,10 +95,11 @@ struct QuantizedMatrixStep: Step {
     let weights: QuantizedMatrixWeights, shifted: IntegerBuffer<Int32>
     let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     let pool: WorkerPool
+    var floatOutput: UnsafeMutablePointer<Float>? = nil
     func run() {
         quantizedMatrixProduct(QuantizedMatrixProduct(
             a: a, rows: rows, weights: weights, shifted: shifted.baseAddress,
-            output: output, outputZero: outputZero, minimum: minimum, maximum: maximum), pool: pool)
+            output: output, outputZero: outputZero, minimum: minimum, maximum: maximum, floatOutput: floatOutput), pool: pool)
     }
 }
 
@@ -243,5 +244,42 @@ struct BytePlaneGatherStep: Step {
                 out += outputWidth
             }
         }
+    }
+}
+
+extension StepBuilder {
+    /// com.microsoft QGemm with A not transposed and constant B, scales, zero points and bias (one
+    /// per column, or any for one row): the quantized matrix product, its epilogue requantizing or,
+    /// without y_scale, writing Float(sum) · alpha · a_scale · b_scale[j].
+    func quantizedGemmStep(_ q: QGemm, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                           _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard hasConstantWeights(node), !q.transposeA, q.bias == nil || q.biasStrides.row == 0 || q.rows == 1 else { return nil }
+        let (m, k, n) = (q.rows, q.inner, q.columns)
+        let b = UnsafeRawPointer(inputs[3])
+        var values = [Int16](repeating: 0, count: k * n)
+        for j in 0..<n {
+            let zero = q.bZero.value(inputs, j)
+            for p in 0..<k {
+                values[p * n + j] = Int16(truncatingIfNeeded: Quantization.load(b, q.transposeB ? j * k + p : p * n + j, q.bType) &- zero)
+            }
+        }
+        let scaleA = q.aScale.value(inputs, 0), outputScale = q.yScale?.value(inputs, 0)
+        let multipliers = (0..<n).map { j in
+            var scale = q.alpha * scaleA * q.bScale.value(inputs, j)
+            if let outputScale { scale /= outputScale }
+            return scale
+        }
+        let bias = q.bias.map { buffer in
+            let c = UnsafeRawPointer(inputs[buffer]).assumingMemoryBound(to: Int32.self)
+            return (0..<n).map { c[$0 * q.biasStrides.column] }
+        }
+        let weights = QuantizedMatrixWeights(values: values, inner: k, columns: n, multipliers: multipliers,
+                                             aSigned: q.aType == .int8, aZero: [q.aZero.value(inputs, 0)], bias: bias)
+        let type = q.outputTypes[0], range = type == .float32 ? 0...0 : Quantization.range(type)
+        return QuantizedMatrixStep(
+            a: UnsafeRawPointer(inputs[0]), rows: m, weights: weights, shifted: IntegerBuffer<Int32>(count: m * weights.depth),
+            output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self),
+            outputZero: q.yZero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound, pool: pool,
+            floatOutput: type == .float32 ? outputs[0] : nil)
     }
 }

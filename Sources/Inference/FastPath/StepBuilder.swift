@@ -167,6 +167,8 @@ final class StepBuilder: KernelChoices {
             return dequantizeStep(dequantize, node, inputs, outputs)
         case let binary as QLinearBinary:
             return quantizedBinaryStep(binary, node, inputs, outputs)
+        case let gemm as QGemm:
+            return quantizedGemmStep(gemm, node, inputs, outputs)
         case let transpose as Transpose:
             if Self.isDeinterleave(transpose) { return deinterleaveStep(transpose, node, inputs, outputs, fusion: nil) }
             return interleaveStep(transpose, inputs, outputs) ?? blockTransposeStep(transpose, inputs, outputs)

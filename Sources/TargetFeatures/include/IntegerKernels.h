@@ -97,6 +97,11 @@ static inline __attribute__((always_inline)) vbg_i32x16 vbg_widen_i8(vbg_i8x16 x
     return __builtin_convertvector(x, vbg_i32x16) - offset;
 }
 
+// float(acc) · multiplier, one float32 rounding each: QGemm's float output.
+static inline __attribute__((always_inline)) vbg_f32x16 vbg_scale_sums(vbg_i32x16 acc, vbg_f32x16 multiplier) {
+    return __builtin_convertvector(acc, vbg_f32x16) * multiplier;
+}
+
 // DequantizeLinear of 16 bytes: float(x − zero) · scale (one float32 rounding), `x` uint8 or int8.
 static inline __attribute__((always_inline)) vbg_f32x16 vbg_dequantize_u8(vbg_u8x16 x, int zero, float scale) {
     return __builtin_convertvector(__builtin_convertvector(x, vbg_i32x16) - zero, vbg_f32x16) * scale;
