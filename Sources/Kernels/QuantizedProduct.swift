@@ -738,8 +738,9 @@ struct QuantizedDepthwisePlane {
     var count: Int { width * height }
     init(_ window: QuantizedWindow, _ weights: QuantizedConvolutionWeights) {
         let paddedColumns = (window.outputWidth + lanes - 1) / lanes * lanes
+        // The last vector of a row at stride 2 loads 32 values (for its 16 even ones).
         width = max(window.padLeft + window.inputWidth,
-                    (paddedColumns - 1) * window.strideWidth + (weights.kernelWidth - 1) * window.dilationWidth + 1)
+                    paddedColumns * window.strideWidth + (weights.kernelWidth - 1) * window.dilationWidth)
         height = max(window.padTop + window.inputHeight,
                      (window.outputHeight - 1) * window.strideHeight + (weights.kernelHeight - 1) * window.dilationHeight + 1)
     }
@@ -804,35 +805,43 @@ func quantizedDepthwise(_ c: QuantizedConvolution, channel: Int, _ geometry: Qua
     let low = Float(c.minimum - c.outputZero), high = Float(c.maximum - c.outputZero)
     let multiplier = Vector(repeating: w.multipliers[channel]), bias = IntVector(repeating: w.bias[channel])
     let output = c.output + channel * outH * outW
-    @inline(__always) func load(_ p: UnsafePointer<Int32>) -> IntVector {
+    // The stride a constant in each instance, so the load's switch leaves the tap loop.
+    switch sW {
+    case 1: rows(1)
+    case 2: rows(2)
+    default: rows(sW)
+    }
+
+    @inline(__always) func load(_ p: UnsafePointer<Int32>, _ sW: Int) -> IntVector {
         switch sW {
         case 1: return UnsafeRawPointer(p).loadUnaligned(as: IntVector.self)
-        case 2: return IntVector(p[0], p[2], p[4], p[6], p[8], p[10], p[12], p[14],
-                                 p[16], p[18], p[20], p[22], p[24], p[26], p[28], p[30])
+        case 2: return vbg_load_even_i32(p)
         default:
             var v = IntVector()
             for lane in 0..<lanes { v[lane] = p[lane * sW] }
             return v
         }
     }
-    for oh in 0..<outH {
-        var ow = 0
-        while ow < outW {
-            var acc = bias
-            for kh in 0..<kH {
-                let row = plane + (oh * sH + kh * dH) * geometry.width + ow * sW
-                for kw in 0..<kW {
-                    acc &+= load(row + kw * dW) &* IntVector(repeating: taps[kh * kW + kw])
+    @inline(__always) func rows(_ sW: Int) {
+        for oh in 0..<outH {
+            var ow = 0
+            while ow < outW {
+                var acc = bias
+                for kh in 0..<kH {
+                    let row = plane + (oh * sH + kh * dH) * geometry.width + ow * sW
+                    for kw in 0..<kW {
+                        acc &+= load(row + kw * dW, sW) &* IntVector(repeating: taps[kh * kW + kw])
+                    }
                 }
+                let bytes = vbg_requantize(acc, multiplier, low, high, c.outputZero)
+                let out = output + oh * outW + ow
+                if ow + lanes <= outW {
+                    UnsafeMutableRawPointer(out).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
+                } else {
+                    for lane in 0..<(outW - ow) { out[lane] = bytes[lane] }
+                }
+                ow += lanes
             }
-            let bytes = vbg_requantize(acc, multiplier, low, high, c.outputZero)
-            let out = output + oh * outW + ow
-            if ow + lanes <= outW {
-                UnsafeMutableRawPointer(out).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
-            } else {
-                for lane in 0..<(outW - ow) { out[lane] = bytes[lane] }
-            }
-            ow += lanes
         }
     }
 }

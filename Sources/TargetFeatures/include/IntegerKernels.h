@@ -102,6 +102,15 @@ static inline __attribute__((always_inline)) vbg_f32x16 vbg_scale_sums(vbg_i32x1
     return __builtin_convertvector(acc, vbg_f32x16) * multiplier;
 }
 
+// The even elements of p[0..<32]: two loads and one `vpermt2d` (Swift's lane initialiser from
+// memory becomes 16 inserts for int32).
+static inline __attribute__((always_inline)) vbg_i32x16 vbg_load_even_i32(const int *p) {
+    vbg_i32x16 a, b;
+    __builtin_memcpy(&a, p, sizeof a);
+    __builtin_memcpy(&b, p + 16, sizeof b);
+    return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+}
+
 // DequantizeLinear of 16 bytes: float(x − zero) · scale (one float32 rounding), `x` uint8 or int8.
 static inline __attribute__((always_inline)) vbg_f32x16 vbg_dequantize_u8(vbg_u8x16 x, int zero, float scale) {
     return __builtin_convertvector(__builtin_convertvector(x, vbg_i32x16) - zero, vbg_f32x16) * scale;
