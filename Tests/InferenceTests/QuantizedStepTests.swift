@@ -240,7 +240,7 @@ struct QuantizedStepTests {
         }
     }
 
-    @Test("Pad of 8-bit maps (constant with any value, edge; negative pads crop) equals the reference kernel, uint8 and int8")
+    @Test("Pad of 8-bit and float maps (constant with any value, edge; negative pads crop) equals the reference kernel, uint8, int8 and float32")
     func bytePad() throws {
         var random = SeededGenerator(seed: 2505)
         let cases: [([Int64], String, UInt8)] = [
@@ -259,6 +259,12 @@ struct QuantizedStepTests {
                     outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
                 try Self.check(model, feeds: ["x": random.floats(3 * 5 * 19, scale: 8)], op: "Pad", "Pad \(pads) \(mode) \(value) type \(type)")
             }
+            // The same on float32 (a Pad between DequantizeLinear and QuantizeLinear).
+            let model = B.model(
+                nodes: [B.node("Pad", inputs: ["x", "pads", "v"], outputs: ["y"], attributes: [.string("mode", mode)])],
+                initializers: [B.int64Tensor("pads", [8], pads), B.floatTensor("v", [], [Float(value) / 7])],
+                inputs: [B.valueInfo("x", [1, 3, 5, 19])], outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+            try Self.check(model, feeds: ["x": random.floats(3 * 5 * 19, scale: 8)], op: "Pad", "Pad \(pads) \(mode) \(value) float")
         }
     }
 

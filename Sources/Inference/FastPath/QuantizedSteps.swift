@@ -191,12 +191,15 @@ struct QuantizedBinaryStep: Step {
 }
 
 extension StepBuilder {
-    /// A 4-D AxisGather (Pad, Slice …) of 8-bit values that copies the batch and channel axes
-    /// through, every row and column one of the input's or the fill value's (constant Pad before
-    /// a quantized convolution): per plane, rows of copied runs and filled runs.
-    func bytePlaneGatherStep(_ gather: AxisGather, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
-                             _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard gather.outputTypes == [.uint8] || gather.outputTypes == [.int8] else { return nil }
+    /// A 4-D AxisGather (Pad, Slice …) of 8-bit or float32 values that copies the batch and channel
+    /// axes through, every row and column one of the input's or the fill value's (a constant Pad
+    /// around a quantized convolution, on its bytes or between DequantizeLinear and
+    /// QuantizeLinear): per plane, rows of copied runs and filled runs. (Float maps with no fill
+    /// take `planeGatherStep` first.)
+    func runPlaneGatherStep(_ gather: AxisGather, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                            _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        let type = gather.outputTypes[0]
+        guard type == .uint8 || type == .int8 || type == .float32 else { return nil }
         let input = graph.values[node.inputs[0]].shape, output = gather.outputShapes[0]
         guard input.count == 4, output.count == 4, input[0] == output[0], input[1] == output[1] else { return nil }
         let (h, w) = (input[2], input[3])
@@ -205,43 +208,53 @@ extension StepBuilder {
               gather.sources[2].allSatisfy({ $0 == -1 || ($0 >= 0 && $0 % w == 0) }),
               gather.sources[3].allSatisfy({ $0 >= -1 }) else { return nil }
         // Output columns as runs: consecutive input columns, or the fill value (source −1).
-        var runs: [BytePlaneGatherStep.Run] = []
+        var columnRuns: [PlaneGatherRuns.Run] = []
         for (column, source) in gather.sources[3].enumerated() {
-            if let last = runs.last, last.output + last.count == column,
+            if let last = columnRuns.last, last.output + last.count == column,
                (source < 0 && last.source < 0) || (source >= 0 && last.source >= 0 && last.source + last.count == source) {
-                runs[runs.count - 1].count += 1
+                columnRuns[columnRuns.count - 1].count += 1
             } else {
-                runs.append(.init(output: column, source: source, count: 1))
+                columnRuns.append(.init(output: column, source: source, count: 1))
             }
         }
-        return BytePlaneGatherStep(
-            input: UnsafeRawPointer(inputs[0]).assumingMemoryBound(to: UInt8.self), planes: input[0] * input[1], inputPlane: h * w,
-            width: w, rows: gather.sources[2].map { $0 < 0 ? -1 : $0 / w }, runs: runs, outputWidth: output[3],
-            fill: UInt8(truncatingIfNeeded: gather.fill), output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self))
+        let layout = PlaneGatherRuns(planes: input[0] * input[1], inputPlane: h * w, width: w,
+                                     rows: gather.sources[2].map { $0 < 0 ? -1 : $0 / w }, runs: columnRuns, outputWidth: output[3])
+        if type == .float32 {
+            return PlaneGatherRunsStep<UInt32>(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(outputs[0]),
+                                               runs: layout, fill: UInt32(truncatingIfNeeded: gather.fill))
+        }
+        return PlaneGatherRunsStep<UInt8>(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(outputs[0]),
+                                          runs: layout, fill: UInt8(truncatingIfNeeded: gather.fill))
     }
 }
 
-struct BytePlaneGatherStep: Step {
+struct PlaneGatherRuns {
     struct Run { var output: Int, source: Int, count: Int }
-    let input: UnsafePointer<UInt8>, planes: Int, inputPlane: Int, width: Int
+    let planes: Int, inputPlane: Int, width: Int
     /// Per output row, the input row (−1: the fill value); per output row, `runs` of columns.
-    let rows: [Int], runs: [Run], outputWidth: Int, fill: UInt8
-    let output: UnsafeMutablePointer<UInt8>
+    let rows: [Int], runs: [Run], outputWidth: Int
+}
+
+/// ``PlaneGatherRuns`` over elements of `Element`'s size (bytes, or float32 bit patterns).
+struct PlaneGatherRunsStep<Element: FixedWidthInteger>: Step {
+    let input: UnsafeRawPointer, output: UnsafeMutableRawPointer, runs: PlaneGatherRuns, fill: Element
     func run() {
-        var out = output
-        for plane in 0..<planes {
-            let source = input + plane * inputPlane
-            for row in rows {
+        let g = runs
+        let input = self.input.assumingMemoryBound(to: Element.self)
+        var out = output.assumingMemoryBound(to: Element.self)
+        for plane in 0..<g.planes {
+            let source = input + plane * g.inputPlane
+            for row in g.rows {
                 if row < 0 {
-                    out.update(repeating: fill, count: outputWidth)
+                    out.update(repeating: fill, count: g.outputWidth)
                 } else {
-                    let line = source + row * width
-                    for run in runs {
+                    let line = source + row * g.width
+                    for run in g.runs {
                         if run.source < 0 { (out + run.output).update(repeating: fill, count: run.count) }
                         else { (out + run.output).update(from: line + run.source, count: run.count) }
                     }
                 }
-                out += outputWidth
+                out += g.outputWidth
             }
         }
     }

@@ -146,7 +146,7 @@ final class StepBuilder: KernelChoices {
             if Self.isDoubling(transposed) { return doublingTransposedStep(transposed, inputs, output: outputs[0], fusion: nil) }
             return tapTransposedConvolutionStep(transposed, inputs, outputs)
         case let gather as AxisGather:
-            return planeGatherStep(gather, node, inputs, outputs) ?? bytePlaneGatherStep(gather, node, inputs, outputs)
+            return planeGatherStep(gather, node, inputs, outputs) ?? runPlaneGatherStep(gather, node, inputs, outputs)
         case let expand as Expand:
             return expandStep(expand, inputs, outputs)
         case let concat as Concat:
