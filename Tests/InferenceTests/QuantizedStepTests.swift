@@ -308,4 +308,28 @@ struct QuantizedStepTests {
                            "QGemm \(m)x\(k)x\(n) transB \(transB) perColumn \(perColumn) bias \(bias) quantized \(quantizedOutput) types \(aType)/\(bType)")
         }
     }
+
+    @Test("MaxPool of uint8 and int8 maps: kernels 2, 3 and 5, strides 1 and 2, padding, dilation, ceil mode; equal to the reference kernel")
+    func byteMaxPool() throws {
+        var random = SeededGenerator(seed: 2507)
+        let cases: [(kernel: Int64, stride: Int64, pads: [Int64], dilation: Int64, ceil: Int64, h: Int64, w: Int64)] = [
+            (3, 2, [1, 1, 1, 1], 1, 0, 40, 40), (2, 2, [0, 0, 0, 0], 1, 0, 9, 17), (3, 1, [1, 0, 2, 1], 1, 0, 7, 33),
+            (5, 2, [2, 2, 2, 2], 1, 1, 13, 10), (3, 2, [0, 0, 0, 0], 2, 1, 15, 16), (3, 3, [1, 1, 1, 1], 1, 1, 1, 5),
+        ]
+        for c in cases {
+            for type in [Int64(2), 3] {
+                let model = B.model(
+                    nodes: [B.node("QuantizeLinear", inputs: ["x", "s", "z"], outputs: ["q"]),
+                            B.node("MaxPool", inputs: ["q"], outputs: ["p"],
+                                   attributes: [.ints("kernel_shape", [c.kernel, c.kernel]), .ints("strides", [c.stride, c.stride]),
+                                                .ints("pads", c.pads), .ints("dilations", [c.dilation, c.dilation]), .int("ceil_mode", c.ceil)]),
+                            B.node("DequantizeLinear", inputs: ["p", "s", "z"], outputs: ["y"])],
+                    initializers: [B.floatTensor("s", [], [0.05]), B.rawTensor("z", elementType: type, [], [type == 2 ? 100 : 0])],
+                    inputs: [B.valueInfo("x", [1, 3, c.h, c.w])],
+                    outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                try Self.check(model, feeds: ["x": random.floats(Int(3 * c.h * c.w), scale: 8)], op: "MaxPool",
+                               "MaxPool \(c) type \(type)")
+            }
+        }
+    }
 }

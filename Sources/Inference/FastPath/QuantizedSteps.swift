@@ -296,3 +296,32 @@ extension StepBuilder {
             floatOutput: type == .float32 ? outputs[0] : nil)
     }
 }
+
+extension StepBuilder {
+    /// MaxPool of uint8 or int8 maps (2-D, any stride, padding and dilation, no Indices output)
+    /// whose every window has a tap inside the input.
+    func byteMaxPoolStep(_ p: Pool, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard p.kind == .max, p.elementType == .uint8 || p.elementType == .int8, p.indexOrder == nil, p.depth == .unit,
+              let rows = PoolTaps(input: p.height.input, output: p.height.output, kernel: p.height.kernel, stride: p.height.stride,
+                                  dilation: p.height.dilation, padBegin: p.height.padBegin),
+              let columns = PoolTaps(input: p.width.input, output: p.width.output, kernel: p.width.kernel, stride: p.width.stride,
+                                     dilation: p.width.dilation, padBegin: p.width.padBegin) else { return nil }
+        return ByteMaxPoolStep(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(outputs[0]),
+                               signed: p.elementType == .int8, planes: p.planes, inputPlane: p.height.input * p.width.input,
+                               inputWidth: p.width.input, rows: rows, columns: columns)
+    }
+}
+
+struct ByteMaxPoolStep: Step {
+    let input: UnsafeRawPointer, output: UnsafeMutableRawPointer, signed: Bool
+    let planes: Int, inputPlane: Int, inputWidth: Int, rows: PoolTaps, columns: PoolTaps
+    func run() {
+        if signed {
+            byteMaxPool(input.assumingMemoryBound(to: Int8.self), output.assumingMemoryBound(to: Int8.self), planes: planes,
+                        inputPlane: inputPlane, inputWidth: inputWidth, rows: rows, columns: columns)
+        } else {
+            byteMaxPool(input.assumingMemoryBound(to: UInt8.self), output.assumingMemoryBound(to: UInt8.self), planes: planes,
+                        inputPlane: inputPlane, inputWidth: inputWidth, rows: rows, columns: columns)
+        }
+    }
+}

@@ -139,6 +139,7 @@ final class StepBuilder: KernelChoices {
             return AveragePoolStep(input: inputs[0], output: outputs[0], planes: gap.planes, planeSize: gap.planeSize)
         case let pool as Pool:
             return globalAveragePoolStep(pool, inputs, outputs) ?? poolStep(pool, inputs, outputs)
+                ?? byteMaxPoolStep(pool, inputs, outputs)
         case let resize as Resize:
             return resizeStep(resize, inputs, outputs) ?? resizeTableStep(resize, inputs, outputs)
         case let transposed as ConvTranspose:
