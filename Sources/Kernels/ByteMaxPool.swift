@@ -21,9 +21,23 @@ package struct PoolTaps: Sendable {
     }
 }
 
-/// `planes` planes of `inputWidth` × (rows' input height) values of `x` max-pooled into `y`.
-package func byteMaxPool<T: FixedWidthInteger>(_ x: UnsafePointer<T>, _ y: UnsafeMutablePointer<T>, planes: Int,
-                                               inputPlane: Int, inputWidth: Int, rows: PoolTaps, columns: PoolTaps) {
+/// `planes` planes of `inputPlane` values (rows of `inputWidth`) of `x` max-pooled into `y`, int8
+/// when `signed`, else uint8.
+package func byteMaxPool(_ x: UnsafeRawPointer, _ y: UnsafeMutableRawPointer, signed: Bool, planes: Int, inputPlane: Int,
+                         inputWidth: Int, rows: PoolTaps, columns: PoolTaps) {
+    // Specialised here: a generic call from another module would compare through witness tables.
+    if signed {
+        byteMaxPool(x.assumingMemoryBound(to: Int8.self), y.assumingMemoryBound(to: Int8.self), planes: planes,
+                    inputPlane: inputPlane, inputWidth: inputWidth, rows: rows, columns: columns)
+    } else {
+        byteMaxPool(x.assumingMemoryBound(to: UInt8.self), y.assumingMemoryBound(to: UInt8.self), planes: planes,
+                    inputPlane: inputPlane, inputWidth: inputWidth, rows: rows, columns: columns)
+    }
+}
+
+@inline(__always)
+func byteMaxPool<T: FixedWidthInteger>(_ x: UnsafePointer<T>, _ y: UnsafeMutablePointer<T>, planes: Int,
+                                       inputPlane: Int, inputWidth: Int, rows: PoolTaps, columns: PoolTaps) {
     let outH = rows.starts.count - 1, outW = columns.starts.count - 1
     rows.starts.withUnsafeBufferPointer { rowStarts in
     rows.taps.withUnsafeBufferPointer { rowTaps in

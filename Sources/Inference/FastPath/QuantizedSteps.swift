@@ -316,12 +316,7 @@ struct ByteMaxPoolStep: Step {
     let input: UnsafeRawPointer, output: UnsafeMutableRawPointer, signed: Bool
     let planes: Int, inputPlane: Int, inputWidth: Int, rows: PoolTaps, columns: PoolTaps
     func run() {
-        if signed {
-            byteMaxPool(input.assumingMemoryBound(to: Int8.self), output.assumingMemoryBound(to: Int8.self), planes: planes,
-                        inputPlane: inputPlane, inputWidth: inputWidth, rows: rows, columns: columns)
-        } else {
-            byteMaxPool(input.assumingMemoryBound(to: UInt8.self), output.assumingMemoryBound(to: UInt8.self), planes: planes,
-                        inputPlane: inputPlane, inputWidth: inputWidth, rows: rows, columns: columns)
-        }
+        byteMaxPool(input, output, signed: signed, planes: planes, inputPlane: inputPlane, inputWidth: inputWidth,
+                    rows: rows, columns: columns)
     }
 }
