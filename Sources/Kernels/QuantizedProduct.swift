@@ -298,6 +298,9 @@ package final class QuantizedConvolutionWeights {
     /// For a depthwise convolution (one input and one output channel per group): each channel's
     /// weights ([channel][tap]) for ``quantizedDepthwise(_:pool:)``, which needs no patch matrix.
     let depthwiseTaps: [Int32]?
+    /// The same weights, bias and multipliers with channels minor, padded to 16 ([tap][channel];
+    /// [channel]) for ``channelVectorDepthwise(_:block:_:_:)``.
+    let depthwiseVectors: (taps: [Int32], bias: [Int32], multipliers: [Float])?
 
     /// Whether `outputsPerGroup` channels on maps of `pixels` run transposed: maps smaller than
     /// one tile, where that pads fewer products (on larger maps the row-wise patch builder of
@@ -338,6 +341,15 @@ package final class QuantizedConvolutionWeights {
         }
         self.multipliers = multipliers
         depthwiseTaps = groups == inputChannels && groups == outputChannels ? values.map(Int32.init) : nil
+        if depthwiseTaps != nil {
+            let padded = (outputChannels + lanes - 1) / lanes * lanes
+            var taps = [Int32](repeating: 0, count: inner * padded)
+            for m in 0..<outputChannels { for t in 0..<inner { taps[t * padded + m] = Int32(values[m * inner + t]) } }
+            depthwiseVectors = (taps, self.bias + [Int32](repeating: 0, count: padded - outputChannels),
+                                multipliers + [Float](repeating: 0, count: padded - outputChannels))
+        } else {
+            depthwiseVectors = nil
+        }
         let outputsPerGroup = outputChannels / groups
         if Self.runsTransposed(outputsPerGroup: outputsPerGroup, pixels: pixels) {
             let tile = quantizedTileColumns, stride = (outputsPerGroup + tile - 1) / tile * tile
@@ -735,9 +747,13 @@ func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels:
 /// that every output row's 16-pixel vectors, the last one past the map included, read inside it.
 struct QuantizedDepthwisePlane {
     let width: Int, height: Int
-    var count: Int { width * height }
+    /// Whether 16 channels run together on maps too narrow for 16-pixel rows (outputs up to 8
+    /// wide): the plane then holds 16 values (channels) per position.
+    let channelsLast: Bool
+    var count: Int { width * height * (channelsLast ? lanes : 1) }
     init(_ window: QuantizedWindow, _ weights: QuantizedConvolutionWeights) {
-        let paddedColumns = (window.outputWidth + lanes - 1) / lanes * lanes
+        channelsLast = window.outputWidth <= 8
+        let paddedColumns = channelsLast ? window.outputWidth : (window.outputWidth + lanes - 1) / lanes * lanes
         // The last vector of a row at stride 2 loads 32 values (for its 16 even ones).
         width = max(window.padLeft + window.inputWidth,
                     paddedColumns * window.strideWidth + (weights.kernelWidth - 1) * window.dilationWidth)
@@ -757,10 +773,66 @@ struct QuantizedDepthwiseParts: PoolJob {
         guard !channels.isEmpty else { return }
         let geometry = QuantizedDepthwisePlane(window, w)
         let plane = c.patches + part * geometry.count
+        if geometry.channelsLast {
+            // Whole blocks of 16 channels per part.
+            let blocks = WorkerPool.range((w.outputChannels + lanes - 1) / lanes, part: part, of: pool.threadCount, granularity: 1)
+            for block in blocks { channelVectorDepthwise(c, block: block, geometry, plane) }
+            return
+        }
         for channel in channels {
             depthwisePlane(c, channel: channel, geometry, plane)
             w.depthwiseTaps!.withUnsafeBufferPointer { taps in
                 quantizedDepthwise(c, channel: channel, geometry, UnsafePointer(plane), taps: taps.baseAddress! + channel * w.inner)
+            }
+        }
+    }
+}
+
+/// Channels 16 · block ..< 16 · block + 16 (the valid ones) together, for maps under 16 pixels
+/// wide: the input as a bordered plane of 16-channel int32 vectors per position, then per output
+/// pixel bias + Σ tap vector · the taps' 16 weights, requantized with each channel's multiplier,
+/// each lane stored into its channel's plane. The same integers as ``quantizedDepthwise``.
+@inline(never)
+func channelVectorDepthwise(_ c: QuantizedConvolution, block: Int, _ geometry: QuantizedDepthwisePlane,
+                            _ plane: UnsafeMutablePointer<Int32>) {
+    let w = c.weights, window = c.window, vectors = w.depthwiseVectors!
+    let first = block * lanes, valid = min(lanes, w.outputChannels - first)
+    let (inH, inW, width) = (window.inputHeight, window.inputWidth, geometry.width), offset = w.patchOffset
+    plane.update(repeating: w.paddingValue, count: geometry.count)
+    for lane in 0..<valid {
+        let source = c.input + (first + lane) * inH * inW
+        for ih in 0..<inH {
+            let row = plane + ((ih + window.padTop) * width + window.padLeft) * lanes + lane
+            for iw in 0..<inW {
+                row[iw * lanes] = (w.inputSigned ? Int32(source.load(fromByteOffset: ih * inW + iw, as: Int8.self))
+                    : Int32(source.load(fromByteOffset: ih * inW + iw, as: UInt8.self))) &- offset
+            }
+        }
+    }
+    let (kH, kW, sH, sW) = (w.kernelHeight, w.kernelWidth, window.strideHeight, window.strideWidth)
+    let (dH, dW, outH, outW) = (window.dilationHeight, window.dilationWidth, window.outputHeight, window.outputWidth)
+    let low = Float(c.minimum - c.outputZero), high = Float(c.maximum - c.outputZero)
+    let padded = vectors.bias.count
+    vectors.taps.withUnsafeBufferPointer { taps in
+        let bias = vectors.bias.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress! + first).loadUnaligned(as: IntVector.self) }
+        let multiplier = vectors.multipliers.withUnsafeBufferPointer {
+            UnsafeRawPointer($0.baseAddress! + first).loadUnaligned(as: Vector.self)
+        }
+        let weights = taps.baseAddress! + first
+        for oh in 0..<outH {
+            for ow in 0..<outW {
+                var acc = bias
+                for kh in 0..<kH {
+                    let row = plane + ((oh * sH + kh * dH) * width + ow * sW) * lanes
+                    for kw in 0..<kW {
+                        let x = UnsafeRawPointer(row + kw * dW * lanes).loadUnaligned(as: IntVector.self)
+                        let weight = UnsafeRawPointer(weights + (kh * kW + kw) * padded).loadUnaligned(as: IntVector.self)
+                        acc &+= x &* weight
+                    }
+                }
+                let bytes = vbg_requantize(acc, multiplier, low, high, c.outputZero)
+                let out = c.output + first * outH * outW + oh * outW + ow
+                for lane in 0..<valid { out[lane * outH * outW] = bytes[lane] }
             }
         }
     }

@@ -141,6 +141,13 @@ struct QuantizedStepTests {
                      xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 255, perChannel: true, bias: true),
             ConvCase(cin: 3, cout: 3, group: 3, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 1, width: 1,
                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            // Depthwise on maps up to 8 wide: 16 channels per vector, the last block partial.
+            ConvCase(cin: 37, cout: 37, group: 37, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 6, width: 6,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 32, cout: 32, group: 32, kernel: (3, 3), stride: 2, dilation: 1, pads: [0, 0, 1, 1], height: 7, width: 7,
+                     xType: i8, wType: i8, yType: i8, xZero: 5, yZero: 0, perChannel: false, bias: true),
+            ConvCase(cin: 20, cout: 20, group: 20, kernel: (5, 5), stride: 1, dilation: 2, pads: [4, 4, 4, 3], height: 3, width: 4,
+                     xType: u8, wType: u8, yType: u8, xZero: 0, yZero: 200, perChannel: true, bias: false),
         ]
         // A few drawn cases on top.
         for _ in 0..<4 {
