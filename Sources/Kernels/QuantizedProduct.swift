@@ -15,11 +15,19 @@
 // Integer sums are exact (modulo 2^32), so the result equals the scalar reference wherever the
 // float multiplication is the same: always, since both compute Float(C) · multiplier once.
 //
-// Layout: k in pairs. Each 32-bit element of S and V holds two 16-bit values, k = 2p in the low
-// half and k = 2p + 1 in the high half (an odd K's last high half 0): S [rows][pairs], V
-// [pairs][columnStride]. One `vbg_pair_dot_add` (TargetFeatures/IntegerKernels.h) then adds two
-// products per lane: `vpdpwssd` with AVX512-VNNI (32 multiply-adds per instruction), `vpmaddwd`
-// + `vpaddd` with AVX512BW, shifts and 32-bit multiplies elsewhere.
+// Layout: k in runs of 2 or 4 per 32-bit element (``QuantizedOperands``), S [rows][depth], V
+// [depth][columnStride], an element's k in ascending order from its low bits:
+// - bytes (the usual case: 8-bit weights with zero point 0, or any whose shifted values fit int8):
+//   four k per element, one operand's bytes unsigned (the activations, shifted only to make them
+//   unsigned: x, or x + 128 for int8) and the other's signed (the weights minus their zero points).
+//   One `vbg_quad_dot_add` adds four products per lane: `vpdpbusd` with AVX512-VNNI (64
+//   multiply-adds per instruction, 8-bit operands: a quarter of the 32-bit operand traffic), two
+//   `vpmaddwd` with AVX512BW. The activations' remaining shift is a constant per weight row
+//   (zero · Σ weights), folded into the bias by the callers, so the sums are the same integers.
+// - pairs (the fallback: weights minus zero points outside int8, or a zero point per row of A):
+//   two 16-bit values per element, both operands shifted by their zero points (−255...255).
+//   `vbg_pair_dot_add`: `vpdpwssd` with AVX512-VNNI, `vpmaddwd` + `vpaddd` with AVX512BW.
+// Elsewhere both are shifts and 32-bit multiplies (TargetFeatures/IntegerKernels.h).
 //
 // Register tile: up to 6 rows × 64 columns (24 SIMD16<Int32> accumulators; per pair four 64-byte
 // loads of V and one broadcast per row), with the row count a constant in each instance so a
@@ -34,12 +42,30 @@ package let quantizedTileColumns = 64
 /// 32-bit pairs for `inner` values of k.
 package func quantizedPairs(_ inner: Int) -> Int { (inner + 1) / 2 }
 
-/// One product: `s` rows × `pairs` (row stride `pairs`), `v` `pairs` rows of `columnStride`
+/// 32-bit quads (four bytes) for `inner` values of k.
+package func quantizedQuads(_ inner: Int) -> Int { (inner + 3) / 4 }
+
+/// How the product's operands pack k into their 32-bit elements.
+package enum QuantizedOperands: Sendable {
+    /// Two signed 16-bit values per element, k = 2p in the low half (both operands).
+    case pairs
+    /// Four bytes per element, k = 4q + i in byte i; V's bytes unsigned, S's signed.
+    case unsignedColumns
+    /// Four bytes per element; S's bytes unsigned, V's signed.
+    case unsignedRows
+
+    /// Values of k per 32-bit element.
+    package var perElement: Int { self == .pairs ? 2 : 4 }
+    /// 32-bit elements for `inner` values of k (the last one's unused values must be 0 in the
+    /// signed operand, or in both for pairs).
+    package func depth(_ inner: Int) -> Int { (inner + perElement - 1) / perElement }
+}
+
+/// One product: `s` rows × `depth` (row stride `depth`), `v` `depth` rows of `columnStride`
 /// (columns past `columns` up to a multiple of ``quantizedTileColumns`` readable, any value),
-/// both as 16-bit pairs in 32-bit elements; bias per row (or nil); output bytes row-major with
-/// `outputStride`.
+/// both packed as `operands`; bias per row (or nil); output bytes row-major with `outputStride`.
 package struct QuantizedProduct {
-    package let s: UnsafePointer<Int32>, rows: Int, pairs: Int
+    package let s: UnsafePointer<Int32>, rows: Int, depth: Int, operands: QuantizedOperands
     package let v: UnsafePointer<Int32>, columns: Int, columnStride: Int
     package let bias: UnsafePointer<Int32>?
     /// A bias per column instead (readable up to the padded column stride), or nil.
@@ -47,14 +73,16 @@ package struct QuantizedProduct {
     package let output: UnsafeMutablePointer<UInt8>, outputStride: Int
     package let multipliers: UnsafePointer<Float>, perColumn: Bool
     package let zeroPoint: Int32, minimum: Int32, maximum: Int32
+    /// Float32 outputs Float(sum) · multiplier instead of bytes (QGemm without y_scale), or nil.
+    package let floatOutput: UnsafeMutablePointer<Float>?
 
-    package init(s: UnsafePointer<Int32>, rows: Int, pairs: Int, v: UnsafePointer<Int32>, columns: Int, columnStride: Int,
-                 bias: UnsafePointer<Int32>?, output: UnsafeMutablePointer<UInt8>, outputStride: Int,
+    package init(s: UnsafePointer<Int32>, rows: Int, depth: Int, operands: QuantizedOperands = .pairs, v: UnsafePointer<Int32>,
+                 columns: Int, columnStride: Int, bias: UnsafePointer<Int32>?, output: UnsafeMutablePointer<UInt8>, outputStride: Int,
                  multipliers: UnsafePointer<Float>, perColumn: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32,
-                 columnBias: UnsafePointer<Int32>? = nil) {
+                 columnBias: UnsafePointer<Int32>? = nil, floatOutput: UnsafeMutablePointer<Float>? = nil) {
         precondition(columnStride % quantizedTileColumns == 0 && columnStride >= columns, "quantized product: V's stride must be padded")
-        self.columnBias = columnBias
-        self.s = s; self.rows = rows; self.pairs = pairs
+        self.columnBias = columnBias; self.floatOutput = floatOutput
+        self.s = s; self.rows = rows; self.depth = depth; self.operands = operands
         self.v = v; self.columns = columns; self.columnStride = columnStride
         self.bias = bias; self.output = output; self.outputStride = outputStride
         self.multipliers = multipliers; self.perColumn = perColumn
@@ -66,23 +94,58 @@ package struct QuantizedProduct {
 /// one cut at `product.columns`), every row.
 @inline(never)
 package func quantizedProduct(_ product: QuantizedProduct, columns: Range<Int>) {
+    switch product.operands {
+    case .pairs: quantizedProduct(product, columns: columns, PairDot.self)
+    case .unsignedColumns: quantizedProduct(product, columns: columns, UnsignedColumnDot.self)
+    case .unsignedRows: quantizedProduct(product, columns: columns, UnsignedRowDot.self)
+    }
+}
+
+/// One packing's multiply-add: `acc` plus the products of each lane's values in `column` (a
+/// vector of V) and `row` (one element of S, broadcast).
+protocol IntegerDot {
+    static func add(_ acc: IntVector, column: IntVector, row: IntVector) -> IntVector
+}
+
+enum PairDot: IntegerDot {
+    @inline(__always) static func add(_ acc: IntVector, column: IntVector, row: IntVector) -> IntVector {
+        vbg_pair_dot_add(acc, column, row)
+    }
+}
+
+enum UnsignedColumnDot: IntegerDot {
+    @inline(__always) static func add(_ acc: IntVector, column: IntVector, row: IntVector) -> IntVector {
+        vbg_quad_dot_add(acc, column, row)
+    }
+}
+
+enum UnsignedRowDot: IntegerDot {
+    @inline(__always) static func add(_ acc: IntVector, column: IntVector, row: IntVector) -> IntVector {
+        vbg_quad_dot_add(acc, row, column)
+    }
+}
+
+@inline(__always)
+func quantizedProduct<D: IntegerDot>(_ product: QuantizedProduct, columns: Range<Int>, _ dot: D.Type) {
     var n = columns.lowerBound
     while n < columns.upperBound {
         let width = min(quantizedTileColumns, product.columns - n)
         // Six rows need 24 accumulators: AVX-512's 32 registers; elsewhere a SIMD16 takes two or
         // four registers, so tiles of two rows.
+        // The rows spread evenly over the fewest tiles (25 rows: five of 5, not four of 6 and a
+        // 1-row tile that loads V for 4 multiply-adds per vector).
         let tileRows = wideRegisterFile ? 6 : 2
-        var r = 0
-        while r < product.rows {
-            switch min(product.rows - r, tileRows) {
-            case 1: quantizedTile(product, row: r, count: 1, column: n, width: width)
-            case 2: quantizedTile(product, row: r, count: 2, column: n, width: width)
-            case 3: quantizedTile(product, row: r, count: 3, column: n, width: width)
-            case 4: quantizedTile(product, row: r, count: 4, column: n, width: width)
-            case 5: quantizedTile(product, row: r, count: 5, column: n, width: width)
-            default: quantizedTile(product, row: r, count: 6, column: n, width: width)
+        let tiles = (product.rows + tileRows - 1) / tileRows
+        for t in 0..<tiles {
+            let r = t * product.rows / tiles, count = (t + 1) * product.rows / tiles - r
+            switch count {
+            case 1: quantizedTile(product, row: r, count: 1, column: n, width: width, D.self)
+            case 2: quantizedTile(product, row: r, count: 2, column: n, width: width, D.self)
+            case 3: quantizedTile(product, row: r, count: 3, column: n, width: width, D.self)
+            case 4: quantizedTile(product, row: r, count: 4, column: n, width: width, D.self)
+            case 5: quantizedTile(product, row: r, count: 5, column: n, width: width, D.self)
+            default: quantizedTile(product, row: r, count: 6, column: n, width: width, D.self)
             }
-            r += tileRows
         }
         n += quantizedTileColumns
     }
@@ -110,17 +173,17 @@ struct IntRow64 {
         d = raw.loadUnaligned(fromByteOffset: 192, as: IntVector.self)
     }
 
-    /// Adds the two products of pair `s` with each lane's pair of `x`.
-    @inline(__always) mutating func add(_ s: Int32, _ x: IntRow64) {
+    /// Adds the products of element `s` of S with each lane's element of `x` (a row of V).
+    @inline(__always) mutating func add<D: IntegerDot>(_ s: Int32, _ x: IntRow64, _: D.Type) {
         let w = IntVector(repeating: s)
-        a = vbg_pair_dot_add(a, x.a, w); b = vbg_pair_dot_add(b, x.b, w)
-        c = vbg_pair_dot_add(c, x.c, w); d = vbg_pair_dot_add(d, x.d, w)
+        a = D.add(a, column: x.a, row: w); b = D.add(b, column: x.b, row: w)
+        c = D.add(c, column: x.c, row: w); d = D.add(d, column: x.d, row: w)
     }
 }
 
 @inline(__always)
-func quantizedTile(_ p: QuantizedProduct, row: Int, count: Int, column: Int, width: Int) {
-    let k = p.pairs
+func quantizedTile<D: IntegerDot>(_ p: QuantizedProduct, row: Int, count: Int, column: Int, width: Int, _: D.Type) {
+    let k = p.depth
     @inline(__always) func rowStart(_ i: Int) -> UnsafePointer<Int32> { p.s + (row + (count > i ? i : 0)) * k }
     let s0 = rowStart(0), s1 = rowStart(1), s2 = rowStart(2), s3 = rowStart(3), s4 = rowStart(4), s5 = rowStart(5)
     let cb = p.columnBias
@@ -131,12 +194,12 @@ func quantizedTile(_ p: QuantizedProduct, row: Int, count: Int, column: Int, wid
     var vp = p.v + column
     for kk in 0..<k {
         let x = IntRow64(vp)
-        acc0.add(s0[kk], x)
-        if count > 1 { acc1.add(s1[kk], x) }
-        if count > 2 { acc2.add(s2[kk], x) }
-        if count > 3 { acc3.add(s3[kk], x) }
-        if count > 4 { acc4.add(s4[kk], x) }
-        if count > 5 { acc5.add(s5[kk], x) }
+        acc0.add(s0[kk], x, D.self)
+        if count > 1 { acc1.add(s1[kk], x, D.self) }
+        if count > 2 { acc2.add(s2[kk], x, D.self) }
+        if count > 3 { acc3.add(s3[kk], x, D.self) }
+        if count > 4 { acc4.add(s4[kk], x, D.self) }
+        if count > 5 { acc5.add(s5[kk], x, D.self) }
         vp += p.columnStride
     }
     requantizeRow(acc0, p, row: row, column: column, width: width)
@@ -158,6 +221,12 @@ func requantizeRow(_ acc: IntRow64, _ p: QuantizedProduct, row: Int, column: Int
             ? (rest >= lanes ? UnsafeRawPointer(p.multipliers + column + i * lanes).loadUnaligned(as: Vector.self)
                : partialMultipliers(p.multipliers + column + i * lanes, rest))
             : Vector(repeating: p.multipliers[row])
+        if let floats = p.floatOutput {
+            let values = vbg_scale_sums(v, multiplier), out = floats + row * p.outputStride + column + i * lanes
+            if rest >= lanes { UnsafeMutableRawPointer(out).storeBytes(of: values, as: Vector.self) }
+            else { for lane in 0..<rest { out[lane] = values[lane] } }
+            return
+        }
         let bytes = vbg_requantize(v, multiplier, low, high, p.zeroPoint)
         if rest >= lanes {
             UnsafeMutableRawPointer(out + i * lanes).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
@@ -188,22 +257,50 @@ package final class IntegerBuffer<Element: FixedWidthInteger> {
     deinit { baseAddress.deallocate() }
 }
 
-/// A quantized convolution's constant operands: the weights minus their zero points as 16-bit
-/// pairs ([outputChannels][pairs of inputChannels / groups · kernelHeight · kernelWidth]); the
-/// int32 bias and the requantization multiplier (float32, computed by the caller) of each output
-/// channel.
+/// A quantized convolution's constant operands: the weights minus their zero points, packed as
+/// the product's signed operand ([outputChannels][depth of inputChannels / groups · kernelHeight ·
+/// kernelWidth]: bytes when every shifted value fits int8, else 16-bit pairs); the int32 bias
+/// and the requantization multiplier (float32, computed by the caller) of each output channel;
+/// and how the input's values enter the patch matrix.
+///
+/// Patch values are the input minus ``patchOffset``: with pairs that is the input's zero point
+/// (values −255...255, a padding tap 0); with bytes only what makes the value unsigned (0, or
+/// −128 for int8 input), so a padding tap is the zero point's byte ``paddingValue`` and each
+/// channel's bias carries −paddingValue · Σ weights, the same integer sums.
 package final class QuantizedConvolutionWeights {
     package let groups: Int, inputChannels: Int, outputChannels: Int, kernelHeight: Int, kernelWidth: Int
+    package let inputSigned: Bool, inputZero: Int32
+    let operands: QuantizedOperands
+    /// The order of k: channel-minor ((tap · paddedChannels + channel), so that each 32-bit
+    /// element of bytes holds four channels of one tap, which the patch builder interleaves 16
+    /// pixels at a time) for bytes with a multiple of 4 channels per group, or 3 (a stem: one
+    /// channel of zero weights added per tap); else channel-major (the weights' own order,
+    /// (channel · taps + tap)).
+    let channelMinor: Bool
+    /// A group's channels, rounded up to 4 when channel-minor.
+    let paddedChannels: Int
+    /// 32-bit elements of the patch matrix per pixel.
+    let depth: Int
     let values: IntegerBuffer<Int32>
     let bias: [Int32]
     let multipliers: [Float]
     /// Rows of the patch matrix: one group's input channels × taps.
     var inner: Int { inputChannels / groups * kernelHeight * kernelWidth }
+    /// What the patch builder subtracts from the input's values, and the patch value of a tap in
+    /// the padding (the zero point minus that).
+    var patchOffset: Int32 { operands == .pairs ? inputZero : (inputSigned ? -128 : 0) }
+    var paddingValue: Int32 { inputZero &- patchOffset }
     /// For maps whose pixels fill tiles of 64 worse than the group's output channels do (small
-    /// maps): per group, the weights transposed ([pairs][channels padded to 64]), and the bias
+    /// maps): per group, the weights transposed ([depth][channels padded to 64]), and the bias
     /// and multipliers padded the same way; the product then runs with pixels as rows
     /// (``quantizedConvolution(_:pool:)``).
     let transposed: (values: IntegerBuffer<Int32>, bias: [Int32], multipliers: [Float], stride: Int)?
+    /// For a depthwise convolution (one input and one output channel per group): each channel's
+    /// weights ([channel][tap]) for ``quantizedDepthwise(_:pool:)``, which needs no patch matrix.
+    let depthwiseTaps: [Int32]?
+    /// The same weights, bias and multipliers with channels minor, padded to 16 ([tap][channel];
+    /// [channel]) for ``channelVectorDepthwise(_:block:_:_:)``.
+    let depthwiseVectors: (taps: [Int32], bias: [Int32], multipliers: [Float])?
 
     /// Whether `outputsPerGroup` channels on maps of `pixels` run transposed: maps smaller than
     /// one tile, where that pads fewer products (on larger maps the row-wise patch builder of
@@ -214,39 +311,74 @@ package final class QuantizedConvolutionWeights {
     }
 
     /// `values`: [outputChannels][inner], each minus its zero point (within ±255); `pixels`:
-    /// the output map's size.
+    /// the output map's size; `inputSigned`, `inputZero`: the input's type (int8, else uint8)
+    /// and zero point.
     package init(values: [Int16], bias: [Int32]?, multipliers: [Float], groups: Int, inputChannels: Int, outputChannels: Int,
-                 kernelHeight: Int, kernelWidth: Int, pixels: Int) {
+                 kernelHeight: Int, kernelWidth: Int, pixels: Int, inputSigned: Bool, inputZero: Int32,
+                 allowBytes: Bool = true) {
         let inner = inputChannels / groups * kernelHeight * kernelWidth
         precondition(values.count == outputChannels * inner, "quantized weights: size")
         precondition(multipliers.count == outputChannels && (bias?.count ?? outputChannels) == outputChannels, "quantized weights: channels")
         self.groups = groups; self.inputChannels = inputChannels; self.outputChannels = outputChannels
         self.kernelHeight = kernelHeight; self.kernelWidth = kernelWidth
-        let pairs = quantizedPairs(inner)
-        self.values = IntegerBuffer<Int32>(count: outputChannels * pairs)
-        let halves = UnsafeMutableRawPointer(self.values.baseAddress).assumingMemoryBound(to: Int16.self)
-        for m in 0..<outputChannels {
-            for k in 0..<inner { halves[2 * m * pairs + k] = values[m * inner + k] }
+        self.inputSigned = inputSigned; self.inputZero = inputZero
+        operands = allowBytes && values.allSatisfy({ Int16(Int8.min)...Int16(Int8.max) ~= $0 }) ? .unsignedColumns : .pairs
+        let channels = inputChannels / groups, taps = kernelHeight * kernelWidth
+        channelMinor = operands != .pairs && (channels % 4 == 0 || channels == 3)
+        let minor = channelMinor, padded = minor ? (channels + 3) / 4 * 4 : channels
+        paddedChannels = padded
+        let depth = minor ? taps * padded / 4 : operands.depth(inner), perElement = operands.perElement
+        self.depth = depth
+        /// Where value k (channel-major) goes in the order of k.
+        func order(_ k: Int) -> Int { minor ? k % taps * padded + k / taps : k }
+        self.values = IntegerBuffer<Int32>(count: outputChannels * depth)
+        packSigned(values, into: self.values.baseAddress, bytes: operands != .pairs) { m, k in m * depth * perElement + order(k) }
+        // The patches' remaining shift: −paddingValue · Σ_k w[m][k] (0 for pairs).
+        let padding = operands == .pairs ? 0 : inputZero &- (inputSigned ? -128 : 0)
+        self.bias = (0..<outputChannels).map { m in
+            let sum = (0..<inner).reduce(Int32(0)) { $0 &+ Int32(values[m * inner + $1]) }
+            return (bias?[m] ?? 0) &- padding &* sum
         }
-        self.bias = bias ?? [Int32](repeating: 0, count: outputChannels)
         self.multipliers = multipliers
+        depthwiseTaps = groups == inputChannels && groups == outputChannels ? values.map(Int32.init) : nil
+        if depthwiseTaps != nil {
+            let padded = (outputChannels + lanes - 1) / lanes * lanes
+            var taps = [Int32](repeating: 0, count: inner * padded)
+            for m in 0..<outputChannels { for t in 0..<inner { taps[t * padded + m] = Int32(values[m * inner + t]) } }
+            depthwiseVectors = (taps, self.bias + [Int32](repeating: 0, count: padded - outputChannels),
+                                multipliers + [Float](repeating: 0, count: padded - outputChannels))
+        } else {
+            depthwiseVectors = nil
+        }
         let outputsPerGroup = outputChannels / groups
         if Self.runsTransposed(outputsPerGroup: outputsPerGroup, pixels: pixels) {
             let tile = quantizedTileColumns, stride = (outputsPerGroup + tile - 1) / tile * tile
-            let transposed = IntegerBuffer<Int32>(count: groups * pairs * stride)
-            let out = UnsafeMutableRawPointer(transposed.baseAddress).assumingMemoryBound(to: Int16.self)
+            let transposed = IntegerBuffer<Int32>(count: groups * depth * stride)
             var paddedBias = [Int32](repeating: 0, count: groups * stride), paddedMultipliers = [Float](repeating: 0, count: groups * stride)
-            for g in 0..<groups {
-                for j in 0..<outputsPerGroup {
-                    let m = g * outputsPerGroup + j
-                    for k in 0..<inner { out[2 * ((g * pairs + k / 2) * stride + j) + k % 2] = values[m * inner + k] }
-                    paddedBias[g * stride + j] = self.bias[m]
-                    paddedMultipliers[g * stride + j] = multipliers[m]
-                }
+            packSigned(values, into: transposed.baseAddress, bytes: operands != .pairs) { m, k in
+                let g = m / outputsPerGroup, j = m % outputsPerGroup, kk = order(k)
+                return ((g * depth + kk / perElement) * stride + j) * perElement + kk % perElement
+            }
+            for m in 0..<outputChannels {
+                let g = m / outputsPerGroup, j = m % outputsPerGroup
+                paddedBias[g * stride + j] = self.bias[m]
+                paddedMultipliers[g * stride + j] = multipliers[m]
             }
             self.transposed = (transposed, paddedBias, paddedMultipliers, stride)
         } else {
             self.transposed = nil
+        }
+
+        /// `values` ([rows][inner]) as int8 or int16 at the index `place(row, k)` of `buffer`'s bytes or halves.
+        func packSigned(_ values: [Int16], into buffer: UnsafeMutablePointer<Int32>, bytes: Bool, place: (Int, Int) -> Int) {
+            let raw = UnsafeMutableRawPointer(buffer)
+            for m in 0..<outputChannels {
+                for k in 0..<inner {
+                    let value = values[m * inner + k], index = place(m, k)
+                    if bytes { raw.storeBytes(of: Int8(value), toByteOffset: index, as: Int8.self) }
+                    else { raw.storeBytes(of: value, toByteOffset: 2 * index, as: Int16.self) }
+                }
+            }
         }
     }
 }
@@ -265,11 +397,16 @@ package struct QuantizedWindow: Sendable {
     }
 }
 
-/// Int32 elements of the patch matrix ``quantizedConvolution(_:)`` needs.
-package func quantizedPatchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow) -> Int {
+/// Int32 elements of the patch matrix ``quantizedConvolution(_:)`` needs on `threads` threads.
+package func quantizedPatchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow, threads: Int = 1) -> Int {
+    if weights.depthwiseTaps != nil { return threads * QuantizedDepthwisePlane(window, weights).count }
     let pixels = window.outputHeight * window.outputWidth
-    if weights.transposed != nil { return pixels * quantizedPairs(weights.inner) }
-    return quantizedPairs(weights.inner) * ((pixels + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns)
+    if weights.transposed != nil {
+        // Channel-minor bytes also keep the group's input as pixels × channels after the patches.
+        let inputPixels = window.inputHeight * window.inputWidth, channels = weights.inputChannels / weights.groups
+        return pixels * weights.depth + (weights.channelMinor ? (inputPixels * channels + 3) / 4 : 0)
+    }
+    return weights.depth * ((pixels + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns)
 }
 
 /// Bytes of the scratch output ``quantizedConvolution(_:pool:)`` needs (0 unless the weights run
@@ -278,25 +415,26 @@ package func quantizedOutputScratchCount(_ weights: QuantizedConvolutionWeights,
     weights.transposed == nil ? 0 : window.outputHeight * window.outputWidth * (weights.outputChannels / weights.groups)
 }
 
-/// One quantized convolution of one NCHW image of 8-bit values (`inputSigned`: int8, else
-/// uint8) into 8-bit outputs: per group, the patches (x − `inputZero`; a tap in the padding
-/// gives 0) as a K × pixels matrix of 16-bit pairs in `patches` (``quantizedPatchCount(_:_:)``; an
-/// odd K's last high halves stay 0 from the buffer's allocation), then
-/// ``quantizedProduct(_:columns:)`` with the weights as rows. Threads take whole tiles of
-/// columns (pixels), each building its own columns' patches, so every output is computed by the
-/// same code in the same order whatever the thread count.
+/// One quantized convolution of one NCHW image of 8-bit values (the type and zero point the
+/// weights were made for) into 8-bit outputs: per group, the patches (the input minus the
+/// weights' ``QuantizedConvolutionWeights/patchOffset``; a tap in the padding gives the
+/// ``QuantizedConvolutionWeights/paddingValue``) as a K × pixels matrix packed as the weights are
+/// in `patches` (``quantizedPatchCount(_:_:)``; K's unused last values stay as they are, the
+/// weights there are 0), then ``quantizedProduct(_:columns:)`` with the weights as rows. Threads
+/// take whole tiles of columns (pixels), each building its own columns' patches, so every output
+/// is computed by the same code in the same order whatever the thread count.
 package struct QuantizedConvolution {
-    package let input: UnsafeRawPointer, inputSigned: Bool, inputZero: Int32
+    package let input: UnsafeRawPointer
     package let weights: QuantizedConvolutionWeights, window: QuantizedWindow
     package let patches: UnsafeMutablePointer<Int32>
     package let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     /// ``quantizedOutputScratchCount(_:_:)`` bytes.
     package let scratch: UnsafeMutablePointer<UInt8>
-    package init(input: UnsafeRawPointer, inputSigned: Bool, inputZero: Int32, weights: QuantizedConvolutionWeights,
-                 window: QuantizedWindow, patches: UnsafeMutablePointer<Int32>, output: UnsafeMutablePointer<UInt8>,
+    package init(input: UnsafeRawPointer, weights: QuantizedConvolutionWeights, window: QuantizedWindow,
+                 patches: UnsafeMutablePointer<Int32>, output: UnsafeMutablePointer<UInt8>,
                  outputZero: Int32, minimum: Int32, maximum: Int32, scratch: UnsafeMutablePointer<UInt8>) {
         self.scratch = scratch
-        self.input = input; self.inputSigned = inputSigned; self.inputZero = inputZero
+        self.input = input
         self.weights = weights; self.window = window; self.patches = patches
         self.output = output; self.outputZero = outputZero; self.minimum = minimum; self.maximum = maximum
     }
@@ -307,6 +445,10 @@ package struct QuantizedConvolution {
 /// K (built by the calling thread), the product with pixels as rows and the group's channels as
 /// columns into `scratch`, which each thread then transposes into the output for its columns.
 package func quantizedConvolution(_ convolution: QuantizedConvolution, pool: WorkerPool) {
+    if convolution.weights.depthwiseTaps != nil {
+        pool.run(QuantizedDepthwiseParts(convolution: convolution))
+        return
+    }
     guard convolution.weights.transposed != nil else {
         pool.run(QuantizedConvolutionParts(convolution: convolution))
         return
@@ -318,34 +460,77 @@ package func quantizedConvolution(_ convolution: QuantizedConvolution, pool: Wor
     }
 }
 
-/// The patch matrix of group `group` as pixels × K in 16-bit pairs ([pixel][pairs]).
+/// The patch matrix of group `group` as pixels × K, packed ([pixel][depth]).
 @inline(never)
 func transposedPatches(_ c: QuantizedConvolution, group: Int) {
+    if c.weights.channelMinor {
+        channelMinorTransposedPatches(c, group: group)
+        return
+    }
     let w = c.weights, window = c.window
-    let channels = w.inputChannels / w.groups, pairs = quantizedPairs(w.inner)
+    let channels = w.inputChannels / w.groups, perPixel = w.depth * w.operands.perElement
+    let bytes = w.operands != .pairs, offset = w.patchOffset, padding = w.paddingValue
     let (kH, kW, inH, inW) = (w.kernelHeight, w.kernelWidth, window.inputHeight, window.inputWidth)
-    let halves = UnsafeMutableRawPointer(c.patches).assumingMemoryBound(to: Int16.self)
-    let plane = inH * inW
+    let out = UnsafeMutableRawPointer(c.patches)
+    let plane = inH * inW, taps = kH * kW
     for oh in 0..<window.outputHeight {
         for ow in 0..<window.outputWidth {
-            let row = halves + 2 * pairs * (oh * window.outputWidth + ow)
-            var k = 0
+            let row = perPixel * (oh * window.outputWidth + ow)
             for channel in 0..<channels {
                 let base = (group * channels + channel) * plane
                 for kh in 0..<kH {
                     let ih = oh * window.strideHeight - window.padTop + kh * window.dilationHeight
                     for kw in 0..<kW {
                         let iw = ow * window.strideWidth - window.padLeft + kw * window.dilationWidth
-                        var value: Int16 = 0
+                        let tap = kh * kW + kw
+                        let k = row + (w.channelMinor ? tap * channels + channel : channel * taps + tap)
+                        var value = padding
                         if ih >= 0 && ih < inH && iw >= 0 && iw < inW {
                             let index = base + ih * inW + iw
-                            let raw = c.inputSigned ? Int32(c.input.load(fromByteOffset: index, as: Int8.self))
+                            let raw = w.inputSigned ? Int32(c.input.load(fromByteOffset: index, as: Int8.self))
                                 : Int32(c.input.load(fromByteOffset: index, as: UInt8.self))
-                            value = Int16(truncatingIfNeeded: raw &- c.inputZero)
+                            value = raw &- offset
                         }
-                        row[k] = value
-                        k += 1
+                        if bytes { out.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: k, as: UInt8.self) }
+                        else { out.storeBytes(of: Int16(truncatingIfNeeded: value), toByteOffset: 2 * k, as: Int16.self) }
                     }
+                }
+            }
+        }
+    }
+}
+
+/// The channel-minor patch matrix of group `group` as pixels × K (bytes): the group's input first
+/// transposed to pixels × channels (made unsigned) after the patches, then each pixel's row of
+/// patches one tap at a time, a copy of that input pixel's channels or the padding byte.
+func channelMinorTransposedPatches(_ c: QuantizedConvolution, group: Int) {
+    let w = c.weights, window = c.window
+    let channels = w.inputChannels / w.groups, perPixel = w.depth * 4, extra = w.paddedChannels - channels
+    let (kH, kW, inH, inW) = (w.kernelHeight, w.kernelWidth, window.inputHeight, window.inputWidth)
+    let plane = inH * inW, pixels = window.outputHeight * window.outputWidth
+    let flip: UInt8 = w.inputSigned ? 0x80 : 0, padding = UInt8(truncatingIfNeeded: w.paddingValue)
+    let patches = UnsafeMutableRawPointer(c.patches).assumingMemoryBound(to: UInt8.self)
+    let transposed = patches + pixels * perPixel
+    let source = c.input.assumingMemoryBound(to: UInt8.self) + group * channels * plane
+    for channel in 0..<channels {
+        let row = source + channel * plane
+        for pixel in 0..<plane { transposed[pixel * channels + channel] = row[pixel] ^ flip }
+    }
+    for oh in 0..<window.outputHeight {
+        for ow in 0..<window.outputWidth {
+            var out = patches + perPixel * (oh * window.outputWidth + ow)
+            for kh in 0..<kH {
+                let ih = oh * window.strideHeight - window.padTop + kh * window.dilationHeight
+                for kw in 0..<kW {
+                    let iw = ow * window.strideWidth - window.padLeft + kw * window.dilationWidth
+                    if ih >= 0 && ih < inH && iw >= 0 && iw < inW {
+                        out.update(from: transposed + (ih * inW + iw) * channels, count: channels)
+                    } else {
+                        out.update(repeating: padding, count: channels)
+                    }
+                    // A padded channel (zero weights): any byte.
+                    out += channels
+                    if extra > 0 { out.update(repeating: 0, count: extra); out += extra }
                 }
             }
         }
@@ -359,12 +544,12 @@ struct SmallMapQuantizedParts: PoolJob {
         let pixels = c.window.outputHeight * c.window.outputWidth, outputsPerGroup = w.outputChannels / w.groups
         let columns = WorkerPool.range(outputsPerGroup, part: part, of: pool.threadCount, granularity: quantizedTileColumns)
         guard !columns.isEmpty else { return }
-        let pairs = quantizedPairs(w.inner)
+        let depth = w.depth
         t.multipliers.withUnsafeBufferPointer { multipliers in
             t.bias.withUnsafeBufferPointer { bias in
                 let product = QuantizedProduct(
-                    s: UnsafePointer(c.patches), rows: pixels, pairs: pairs,
-                    v: UnsafePointer(t.values.baseAddress + group * pairs * t.stride), columns: outputsPerGroup,
+                    s: UnsafePointer(c.patches), rows: pixels, depth: depth, operands: w.operands == .pairs ? .pairs : .unsignedRows,
+                    v: UnsafePointer(t.values.baseAddress + group * depth * t.stride), columns: outputsPerGroup,
                     columnStride: t.stride, bias: nil, output: c.scratch, outputStride: outputsPerGroup,
                     multipliers: multipliers.baseAddress! + group * t.stride, perColumn: true, zeroPoint: c.outputZero,
                     minimum: c.minimum, maximum: c.maximum, columnBias: bias.baseAddress! + group * t.stride)
@@ -394,12 +579,13 @@ struct QuantizedConvolutionParts: PoolJob {
                     quantizedPatches(c, firstChannel: g * channelsPerGroup, channels: channelsPerGroup, columns: columns,
                                      stride: stride, plane: plane)
                     let first = g * outputsPerGroup
-                    let pairs = quantizedPairs(w.inner)
+                    let depth = w.depth
                     let product = QuantizedProduct(
-                        s: UnsafePointer(w.values.baseAddress + first * pairs), rows: outputsPerGroup, pairs: pairs,
-                        v: UnsafePointer(c.patches), columns: pixels, columnStride: stride, bias: bias.baseAddress! + first,
-                        output: c.output + first * pixels, outputStride: pixels, multipliers: multipliers.baseAddress! + first,
-                        perColumn: false, zeroPoint: c.outputZero, minimum: c.minimum, maximum: c.maximum)
+                        s: UnsafePointer(w.values.baseAddress + first * depth), rows: outputsPerGroup, depth: depth,
+                        operands: w.operands, v: UnsafePointer(c.patches), columns: pixels, columnStride: stride,
+                        bias: bias.baseAddress! + first, output: c.output + first * pixels, outputStride: pixels,
+                        multipliers: multipliers.baseAddress! + first, perColumn: false, zeroPoint: c.outputZero,
+                        minimum: c.minimum, maximum: c.maximum)
                     quantizedProduct(product, columns: columns)
                 }
             }
@@ -410,57 +596,70 @@ struct QuantizedConvolutionParts: PoolJob {
 /// Rows (channel, tap) of the patch matrix for output pixels `columns`.
 @inline(never)
 func quantizedPatches(_ c: QuantizedConvolution, firstChannel: Int, channels: Int, columns: Range<Int>, stride: Int, plane: Int) {
-    if c.inputSigned {
-        quantizedPatches(c, Int8.self, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
-    } else {
-        quantizedPatches(c, UInt8.self, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
+    if c.weights.channelMinor {
+        channelMinorPatches(c, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
+        return
+    }
+    switch (c.weights.inputSigned, c.weights.operands == .pairs) {
+    case (true, true):
+        quantizedPatches(c, Int8.self, Int16.self, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
+    case (false, true):
+        quantizedPatches(c, UInt8.self, Int16.self, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
+    case (true, false):
+        quantizedPatches(c, Int8.self, UInt8.self, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
+    case (false, false):
+        quantizedPatches(c, UInt8.self, UInt8.self, firstChannel: firstChannel, channels: channels, columns: columns, stride: stride, plane: plane)
     }
 }
 
 /// `a` / `b` rounded down, for `b` > 0.
 @inline(__always) func floorDivide(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
 
+/// The patch rows with input values of type `T` stored as `E` (Int16 for pairs, UInt8 for bytes).
 @inline(__always)
-func quantizedPatches<T: FixedWidthInteger>(_ c: QuantizedConvolution, _ type: T.Type, firstChannel: Int, channels: Int,
-                                             columns: Range<Int>, stride: Int, plane: Int) {
+func quantizedPatches<T: FixedWidthInteger, E: FixedWidthInteger>(
+    _ c: QuantizedConvolution, _ type: T.Type, _ element: E.Type, firstChannel: Int, channels: Int, columns: Range<Int>,
+    stride: Int, plane: Int
+) {
     let w = c.weights, window = c.window
     let (kH, kW) = (w.kernelHeight, w.kernelWidth)
     let (inH, inW, outW) = (window.inputHeight, window.inputWidth, window.outputWidth)
     let (sH, sW) = (window.strideHeight, window.strideWidth)
     let unitWindow = kH == 1 && kW == 1 && sH == 1 && sW == 1
         && window.padTop == 0 && window.padLeft == 0 && window.outputHeight == inH && outW == inW
-    let zero = c.inputZero
+    let offset = w.patchOffset, padding = E(truncatingIfNeeded: w.paddingValue)
+    let per = 4 / MemoryLayout<E>.size
     let source = c.input.assumingMemoryBound(to: T.self)
-    let halves = UnsafeMutableRawPointer(c.patches).assumingMemoryBound(to: Int16.self)
-    // Row k of the patch matrix: the k % 2 halves of pair row k / 2, every other Int16.
-    @inline(__always) func row(_ k: Int) -> UnsafeMutablePointer<Int16> { halves + 2 * (k / 2) * stride + k % 2 }
-    @inline(__always) func shifted(_ value: T) -> Int16 { Int16(truncatingIfNeeded: Int32(value) &- zero) }
+    let elements = UnsafeMutableRawPointer(c.patches).assumingMemoryBound(to: E.self)
+    // Row k of the patch matrix: value k % per of element row k / per, every per-th E.
+    @inline(__always) func row(_ k: Int) -> UnsafeMutablePointer<E> { elements + per * (k / per) * stride + k % per }
+    @inline(__always) func shifted(_ value: T) -> E { E(truncatingIfNeeded: Int32(value) &- offset) }
     for channel in 0..<channels {
         let base = source + (firstChannel + channel) * plane
         if unitWindow {
             let out = row(channel)
-            for n in columns { out[2 * n] = shifted(base[n]) }
+            for n in columns { out[per * n] = shifted(base[n]) }
             continue
         }
         for kh in 0..<kH {
             for kw in 0..<kW {
                 let out = row((channel * kH + kh) * kW + kw)
-                let offset = kw * window.dilationWidth - window.padLeft
-                // The output columns whose tap lies inside the input row: iw = ow·sW + offset in 0..<inW.
-                let first = -floorDivide(offset, sW), last = floorDivide(inW - 1 - offset, sW) + 1
+                let tapOffset = kw * window.dilationWidth - window.padLeft
+                // The output columns whose tap lies inside the input row: iw = ow·sW + tapOffset in 0..<inW.
+                let first = -floorDivide(tapOffset, sW), last = floorDivide(inW - 1 - tapOffset, sW) + 1
                 var n = columns.lowerBound
                 while n < columns.upperBound {
                     let oh = n / outW, start = n % outW, end = min(outW, start + columns.upperBound - n)
                     let ih = oh * sH - window.padTop + kh * window.dilationHeight
-                    let line = out + 2 * (n - start)
+                    let line = out + per * (n - start)
                     if ih < 0 || ih >= inH {
-                        for ow in start..<end { line[2 * ow] = 0 }
+                        for ow in start..<end { line[per * ow] = padding }
                     } else {
                         let lo = min(max(start, first), end), hi = max(lo, min(end, last))
-                        for ow in start..<lo { line[2 * ow] = 0 }
-                        let input = base + ih * inW + offset
-                        for ow in lo..<hi { line[2 * ow] = shifted(input[ow * sW]) }
-                        for ow in hi..<end { line[2 * ow] = 0 }
+                        for ow in start..<lo { line[per * ow] = padding }
+                        let input = base + ih * inW + tapOffset
+                        for ow in lo..<hi { line[per * ow] = shifted(input[ow * sW]) }
+                        for ow in hi..<end { line[per * ow] = padding }
                     }
                     n += end - start
                 }
@@ -469,55 +668,335 @@ func quantizedPatches<T: FixedWidthInteger>(_ c: QuantizedConvolution, _ type: T
     }
 }
 
+/// The patch rows of the channel-minor order (bytes, ``QuantizedConvolutionWeights/channelMinor``):
+/// element row (tap, c) holds channels 4c...4c + 3 of the tap, one byte each; where the tap's
+/// input row is contiguous (stride 1), 16 pixels at a time from the four planes
+/// (`vbg_interleave_bytes`), else one 32-bit element per pixel.
+func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels: Int, columns: Range<Int>, stride: Int, plane: Int) {
+    let w = c.weights, window = c.window
+    let (kH, kW) = (w.kernelHeight, w.kernelWidth)
+    let (inH, inW, outW) = (window.inputHeight, window.inputWidth, window.outputWidth)
+    let (sH, sW) = (window.strideHeight, window.strideWidth)
+    let unitWindow = kH == 1 && kW == 1 && sH == 1 && sW == 1
+        && window.padTop == 0 && window.padLeft == 0 && window.outputHeight == inH && outW == inW
+    // Int8 input becomes unsigned by x + 128, its top bit flipped.
+    let flip: UInt32 = w.inputSigned ? 0x8080_8080 : 0
+    let padding = Int32(bitPattern: UInt32(truncatingIfNeeded: w.paddingValue) &* 0x0101_0101)
+    let source = c.input.assumingMemoryBound(to: UInt8.self)
+    let quads = w.paddedChannels / 4
+    for kh in 0..<kH {
+        for kw in 0..<kW {
+            let tapOffset = kw * window.dilationWidth - window.padLeft
+            let first = -floorDivide(tapOffset, sW), last = floorDivide(inW - 1 - tapOffset, sW) + 1
+            for q in 0..<quads {
+                let out = c.patches + ((kh * kW + kw) * quads + q) * stride
+                // A padded channel (zero weights) reads the quad's first plane.
+                @inline(__always) func channelPlane(_ i: Int) -> UnsafePointer<UInt8> {
+                    source + (firstChannel + (4 * q + i < channels ? 4 * q + i : 4 * q)) * plane
+                }
+                let p0 = channelPlane(0), p1 = channelPlane(1), p2 = channelPlane(2), p3 = channelPlane(3)
+                /// Pixels lo..<hi of `line` from input offset `rowOffset` + ow · sW.
+                @inline(__always) func copy(_ line: UnsafeMutablePointer<Int32>, _ lo: Int, _ hi: Int, _ rowOffset: Int) {
+                    var ow = lo
+                    if sW == 1 {
+                        while ow + 16 <= hi {
+                            let at = rowOffset + ow
+                            @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> SIMD16<UInt8> {
+                                UnsafeRawPointer(p + at).loadUnaligned(as: SIMD16<UInt8>.self)
+                            }
+                            UnsafeMutableRawPointer(line + ow).storeBytes(
+                                of: vbg_interleave_bytes(load(p0), load(p1), load(p2), load(p3), flip), as: SIMD16<Int32>.self)
+                            ow += 16
+                        }
+                    }
+                    while ow < hi {
+                        let at = rowOffset + ow * sW
+                        let word = UInt32(p0[at]) | UInt32(p1[at]) << 8 | UInt32(p2[at]) << 16 | UInt32(p3[at]) << 24
+                        line[ow] = Int32(bitPattern: word ^ flip)
+                        ow += 1
+                    }
+                }
+                if unitWindow {
+                    copy(out, columns.lowerBound, columns.upperBound, 0)
+                    continue
+                }
+                var n = columns.lowerBound
+                while n < columns.upperBound {
+                    let oh = n / outW, start = n % outW, end = min(outW, start + columns.upperBound - n)
+                    let ih = oh * sH - window.padTop + kh * window.dilationHeight
+                    let line = out + (n - start)
+                    if ih < 0 || ih >= inH {
+                        for ow in start..<end { line[ow] = padding }
+                    } else {
+                        let lo = min(max(start, first), end), hi = max(lo, min(end, last))
+                        for ow in start..<lo { line[ow] = padding }
+                        copy(line, lo, hi, ih * inW + tapOffset)
+                        for ow in hi..<end { line[ow] = padding }
+                    }
+                    n += end - start
+                }
+            }
+        }
+    }
+}
+
+// MARK: - Depthwise
+
+/// A depthwise convolution's input channel as a zero-bordered plane of int32 patch values (the
+/// input minus the weights' patch offset; the border the padding value), wide and high enough
+/// that every output row's 16-pixel vectors, the last one past the map included, read inside it.
+struct QuantizedDepthwisePlane {
+    let width: Int, height: Int
+    /// Whether 16 channels run together on maps too narrow for 16-pixel rows (outputs up to 8
+    /// wide): the plane then holds 16 values (channels) per position.
+    let channelsLast: Bool
+    var count: Int { width * height * (channelsLast ? lanes : 1) }
+    init(_ window: QuantizedWindow, _ weights: QuantizedConvolutionWeights) {
+        channelsLast = window.outputWidth <= 8
+        let paddedColumns = channelsLast ? window.outputWidth : (window.outputWidth + lanes - 1) / lanes * lanes
+        // The last vector of a row at stride 2 loads 32 values (for its 16 even ones).
+        width = max(window.padLeft + window.inputWidth,
+                    paddedColumns * window.strideWidth + (weights.kernelWidth - 1) * window.dilationWidth)
+        height = max(window.padTop + window.inputHeight,
+                     (window.outputHeight - 1) * window.strideHeight + (weights.kernelHeight - 1) * window.dilationHeight + 1)
+    }
+}
+
+/// Threads take channels; each channel is copied into the thread's ``QuantizedDepthwisePlane`` (in the
+/// patch buffer), then 16 output pixels of a row at a time sum their taps in int32 (`vpmulld`,
+/// the same integers as the product: bias + Σ patch value · weight) and are requantized.
+struct QuantizedDepthwiseParts: PoolJob {
+    let convolution: QuantizedConvolution
+    func run(part: Int, pool: WorkerPool) {
+        let c = convolution, w = c.weights, window = c.window
+        let channels = WorkerPool.range(w.outputChannels, part: part, of: pool.threadCount, granularity: 1)
+        guard !channels.isEmpty else { return }
+        let geometry = QuantizedDepthwisePlane(window, w)
+        let plane = c.patches + part * geometry.count
+        if geometry.channelsLast {
+            // Whole blocks of 16 channels per part.
+            let blocks = WorkerPool.range((w.outputChannels + lanes - 1) / lanes, part: part, of: pool.threadCount, granularity: 1)
+            for block in blocks { channelVectorDepthwise(c, block: block, geometry, plane) }
+            return
+        }
+        for channel in channels {
+            depthwisePlane(c, channel: channel, geometry, plane)
+            w.depthwiseTaps!.withUnsafeBufferPointer { taps in
+                quantizedDepthwise(c, channel: channel, geometry, UnsafePointer(plane), taps: taps.baseAddress! + channel * w.inner)
+            }
+        }
+    }
+}
+
+/// Channels 16 · block ..< 16 · block + 16 (the valid ones) together, for maps under 16 pixels
+/// wide: the input as a bordered plane of 16-channel int32 vectors per position, then per output
+/// pixel bias + Σ tap vector · the taps' 16 weights, requantized with each channel's multiplier,
+/// each lane stored into its channel's plane. The same integers as ``quantizedDepthwise``.
+@inline(never)
+func channelVectorDepthwise(_ c: QuantizedConvolution, block: Int, _ geometry: QuantizedDepthwisePlane,
+                            _ plane: UnsafeMutablePointer<Int32>) {
+    let w = c.weights, window = c.window, vectors = w.depthwiseVectors!
+    let first = block * lanes, valid = min(lanes, w.outputChannels - first)
+    let (inH, inW, width) = (window.inputHeight, window.inputWidth, geometry.width), offset = w.patchOffset
+    plane.update(repeating: w.paddingValue, count: geometry.count)
+    for lane in 0..<valid {
+        let source = c.input + (first + lane) * inH * inW
+        for ih in 0..<inH {
+            let row = plane + ((ih + window.padTop) * width + window.padLeft) * lanes + lane
+            for iw in 0..<inW {
+                row[iw * lanes] = (w.inputSigned ? Int32(source.load(fromByteOffset: ih * inW + iw, as: Int8.self))
+                    : Int32(source.load(fromByteOffset: ih * inW + iw, as: UInt8.self))) &- offset
+            }
+        }
+    }
+    let (kH, kW, sH, sW) = (w.kernelHeight, w.kernelWidth, window.strideHeight, window.strideWidth)
+    let (dH, dW, outH, outW) = (window.dilationHeight, window.dilationWidth, window.outputHeight, window.outputWidth)
+    let low = Float(c.minimum - c.outputZero), high = Float(c.maximum - c.outputZero)
+    let padded = vectors.bias.count
+    vectors.taps.withUnsafeBufferPointer { taps in
+        let bias = vectors.bias.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress! + first).loadUnaligned(as: IntVector.self) }
+        let multiplier = vectors.multipliers.withUnsafeBufferPointer {
+            UnsafeRawPointer($0.baseAddress! + first).loadUnaligned(as: Vector.self)
+        }
+        let weights = taps.baseAddress! + first
+        for oh in 0..<outH {
+            for ow in 0..<outW {
+                var acc = bias
+                for kh in 0..<kH {
+                    let row = plane + ((oh * sH + kh * dH) * width + ow * sW) * lanes
+                    for kw in 0..<kW {
+                        let x = UnsafeRawPointer(row + kw * dW * lanes).loadUnaligned(as: IntVector.self)
+                        let weight = UnsafeRawPointer(weights + (kh * kW + kw) * padded).loadUnaligned(as: IntVector.self)
+                        acc &+= x &* weight
+                    }
+                }
+                let bytes = vbg_requantize(acc, multiplier, low, high, c.outputZero)
+                let out = c.output + first * outH * outW + oh * outW + ow
+                for lane in 0..<valid { out[lane * outH * outW] = bytes[lane] }
+            }
+        }
+    }
+}
+
+/// Channel `channel` of the input into `plane`.
+@inline(never)
+func depthwisePlane(_ c: QuantizedConvolution, channel: Int, _ geometry: QuantizedDepthwisePlane, _ plane: UnsafeMutablePointer<Int32>) {
+    let w = c.weights, window = c.window
+    let (inH, inW, width) = (window.inputHeight, window.inputWidth, geometry.width), offset = w.patchOffset
+    let (top, left, right) = (window.padTop, window.padLeft, geometry.width - window.padLeft - inW)
+    // The border only: the rows above and below, and each input row's two ends.
+    plane.update(repeating: w.paddingValue, count: top * width)
+    (plane + (top + inH) * width).update(repeating: w.paddingValue, count: (geometry.height - top - inH) * width)
+    let source = c.input + channel * inH * inW
+    for ih in 0..<inH {
+        let row = plane + (ih + top) * width, line = source + ih * inW
+        row.update(repeating: w.paddingValue, count: left)
+        (row + left + inW).update(repeating: w.paddingValue, count: right)
+        let out = row + left
+        var iw = 0
+        while iw + lanes <= inW {
+            let values = w.inputSigned ? vbg_widen_i8(line.loadUnaligned(fromByteOffset: iw, as: SIMD16<Int8>.self), offset)
+                : vbg_widen_u8(line.loadUnaligned(fromByteOffset: iw, as: SIMD16<UInt8>.self), offset)
+            UnsafeMutableRawPointer(out + iw).storeBytes(of: values, as: IntVector.self)
+            iw += lanes
+        }
+        while iw < inW {
+            out[iw] = (w.inputSigned ? Int32(line.load(fromByteOffset: iw, as: Int8.self))
+                : Int32(line.load(fromByteOffset: iw, as: UInt8.self))) &- offset
+            iw += 1
+        }
+    }
+}
+
+@inline(never)
+func quantizedDepthwise(_ c: QuantizedConvolution, channel: Int, _ geometry: QuantizedDepthwisePlane, _ plane: UnsafePointer<Int32>,
+                        taps: UnsafePointer<Int32>) {
+    let w = c.weights, window = c.window
+    let (kH, kW, sH, sW) = (w.kernelHeight, w.kernelWidth, window.strideHeight, window.strideWidth)
+    let (dH, dW, outH, outW) = (window.dilationHeight, window.dilationWidth, window.outputHeight, window.outputWidth)
+    let low = Float(c.minimum - c.outputZero), high = Float(c.maximum - c.outputZero)
+    let multiplier = Vector(repeating: w.multipliers[channel]), bias = IntVector(repeating: w.bias[channel])
+    let output = c.output + channel * outH * outW
+    // The stride a constant in each instance, so the load's switch leaves the tap loop.
+    switch sW {
+    case 1: rows(1)
+    case 2: rows(2)
+    default: rows(sW)
+    }
+
+    @inline(__always) func load(_ p: UnsafePointer<Int32>, _ sW: Int) -> IntVector {
+        switch sW {
+        case 1: return UnsafeRawPointer(p).loadUnaligned(as: IntVector.self)
+        case 2: return vbg_load_even_i32(p)
+        default:
+            var v = IntVector()
+            for lane in 0..<lanes { v[lane] = p[lane * sW] }
+            return v
+        }
+    }
+    @inline(__always) func rows(_ sW: Int) {
+        for oh in 0..<outH {
+            var ow = 0
+            while ow < outW {
+                var acc = bias
+                for kh in 0..<kH {
+                    let row = plane + (oh * sH + kh * dH) * geometry.width + ow * sW
+                    for kw in 0..<kW {
+                        acc &+= load(row + kw * dW, sW) &* IntVector(repeating: taps[kh * kW + kw])
+                    }
+                }
+                let bytes = vbg_requantize(acc, multiplier, low, high, c.outputZero)
+                let out = output + oh * outW + ow
+                if ow + lanes <= outW {
+                    UnsafeMutableRawPointer(out).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
+                } else {
+                    for lane in 0..<(outW - ow) { out[lane] = bytes[lane] }
+                }
+                ow += lanes
+            }
+        }
+    }
+}
+
 /// A quantized matrix product A (rows × inner, 8-bit, run time) · B (constant, shifted by its
-/// zero points into ``QuantizedMatrixWeights``, as 16-bit pairs) into 8-bit outputs, the
-/// multiplier per column.
+/// zero points into ``QuantizedMatrixWeights``) into 8-bit outputs, the multiplier per column.
+///
+/// Packed as bytes (A's rows unsigned: A, or A + 128 for int8; B's values signed) when B's shifted
+/// values fit int8 and A has one zero point: the column bias then carries −(A's zero point minus
+/// that shift) · Σ_k B[k][n]. Else as 16-bit pairs of both operands minus their zero points.
 package final class QuantizedMatrixWeights {
     package let inner: Int, columns: Int
+    package let aSigned: Bool, aZero: [Int32]
+    let operands: QuantizedOperands
     let values: IntegerBuffer<Int32>
     let stride: Int
     let multipliers: [Float]
-    /// `values` row-major inner × columns (B minus its zero points, within ±255).
-    package init(values: [Int16], inner: Int, columns: Int, multipliers: [Float]) {
+    /// Per column, padded to `stride`: the bias, and with bytes the activations' remaining shift.
+    let columnBias: [Int32]
+    package var depth: Int { operands.depth(inner) }
+    /// What is subtracted from A's values (with pairs, per row when `aZero` is).
+    func aOffset(row: Int) -> Int32 {
+        operands == .pairs ? aZero[aZero.count == 1 ? 0 : row] : (aSigned ? -128 : 0)
+    }
+
+    /// `values` row-major inner × columns (B minus its zero points, within ±255); `aZero`: A's
+    /// zero point, one or one per row; `bias`: an int32 per column added to the sums, or nil.
+    package init(values: [Int16], inner: Int, columns: Int, multipliers: [Float], aSigned: Bool, aZero: [Int32],
+                 bias: [Int32]? = nil, allowBytes: Bool = true) {
         precondition(values.count == inner * columns && multipliers.count == columns, "quantized matrix: size")
         self.inner = inner; self.columns = columns
+        self.aSigned = aSigned; self.aZero = aZero
+        operands = allowBytes && aZero.count == 1 && values.allSatisfy({ Int16(Int8.min)...Int16(Int8.max) ~= $0 })
+            ? .unsignedRows : .pairs
         stride = (columns + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns
-        self.values = IntegerBuffer<Int32>(count: quantizedPairs(inner) * stride)
-        let halves = UnsafeMutableRawPointer(self.values.baseAddress).assumingMemoryBound(to: Int16.self)
+        let depth = operands.depth(inner), per = operands.perElement
+        self.values = IntegerBuffer<Int32>(count: depth * stride)
+        let raw = UnsafeMutableRawPointer(self.values.baseAddress)
+        var columnBias = [Int32](repeating: 0, count: stride)
+        if let bias { for n in 0..<columns { columnBias[n] = bias[n] } }
+        let padding = operands == .pairs ? 0 : aZero[0] &- (aSigned ? -128 : 0)
         for k in 0..<inner {
-            for n in 0..<columns { halves[2 * ((k / 2) * stride + n) + k % 2] = values[k * columns + n] }
+            for n in 0..<columns {
+                let value = values[k * columns + n], index = ((k / per) * stride + n) * per + k % per
+                if operands == .pairs { raw.storeBytes(of: value, toByteOffset: 2 * index, as: Int16.self) }
+                else { raw.storeBytes(of: Int8(value), toByteOffset: index, as: Int8.self) }
+                columnBias[n] = columnBias[n] &- padding &* Int32(value)
+            }
         }
+        self.columnBias = columnBias
         self.multipliers = multipliers
     }
 }
 
-/// A (`rows` × inner) minus its zero point (one, or one per row) into `shifted` (16-bit pairs,
-/// rows × ``quantizedPairs(_:)``(inner) Int32, an odd inner's last high halves 0), then the product
-/// with `weights`; threads take tiles of columns.
+/// A (`rows` × inner) shifted into `shifted` (rows × the weights' depth Int32, packed as the
+/// weights say), then the product with `weights`; threads take tiles of columns.
 package struct QuantizedMatrixProduct {
-    package let a: UnsafeRawPointer, aSigned: Bool, aZero: [Int32], rows: Int
+    package let a: UnsafeRawPointer, rows: Int
     package let weights: QuantizedMatrixWeights, shifted: UnsafeMutablePointer<Int32>
     package let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
-    package init(a: UnsafeRawPointer, aSigned: Bool, aZero: [Int32], rows: Int, weights: QuantizedMatrixWeights,
+    /// Float32 outputs (Float(sum) · multiplier) instead of bytes, or nil.
+    package let floatOutput: UnsafeMutablePointer<Float>?
+    package init(a: UnsafeRawPointer, rows: Int, weights: QuantizedMatrixWeights,
                  shifted: UnsafeMutablePointer<Int32>, output: UnsafeMutablePointer<UInt8>, outputZero: Int32,
-                 minimum: Int32, maximum: Int32) {
-        precondition(aZero.count == 1 || aZero.count == rows, "quantized matrix: zero points")
-        self.a = a; self.aSigned = aSigned; self.aZero = aZero; self.rows = rows
+                 minimum: Int32, maximum: Int32, floatOutput: UnsafeMutablePointer<Float>? = nil) {
+        self.floatOutput = floatOutput
+        precondition(weights.aZero.count == 1 || weights.aZero.count == rows, "quantized matrix: zero points")
+        self.a = a; self.rows = rows
         self.weights = weights; self.shifted = shifted
         self.output = output; self.outputZero = outputZero; self.minimum = minimum; self.maximum = maximum
     }
 }
 
 package func quantizedMatrixProduct(_ product: QuantizedMatrixProduct, pool: WorkerPool) {
-    let k = product.weights.inner, pairs = quantizedPairs(k)
-    let halves = UnsafeMutableRawPointer(product.shifted).assumingMemoryBound(to: Int16.self)
+    let w = product.weights, k = w.inner, perRow = w.depth * w.operands.perElement
+    let out = UnsafeMutableRawPointer(product.shifted)
     for r in 0..<product.rows {
-        let zero = product.aZero.count == 1 ? product.aZero[0] : product.aZero[r]
-        let row = halves + 2 * r * pairs
-        if product.aSigned {
-            for p in 0..<k { row[p] = Int16(truncatingIfNeeded: Int32(product.a.load(fromByteOffset: r * k + p, as: Int8.self)) &- zero) }
-        } else {
-            for p in 0..<k { row[p] = Int16(truncatingIfNeeded: Int32(product.a.load(fromByteOffset: r * k + p, as: UInt8.self)) &- zero) }
+        let offset = w.aOffset(row: r)
+        for p in 0..<k {
+            let value = (w.aSigned ? Int32(product.a.load(fromByteOffset: r * k + p, as: Int8.self))
+                : Int32(product.a.load(fromByteOffset: r * k + p, as: UInt8.self))) &- offset
+            if w.operands == .pairs { out.storeBytes(of: Int16(truncatingIfNeeded: value), toByteOffset: 2 * (r * perRow + p), as: Int16.self) }
+            else { out.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: r * perRow + p, as: UInt8.self) }
         }
     }
     pool.run(QuantizedMatrixParts(product: product))
@@ -530,11 +1009,14 @@ struct QuantizedMatrixParts: PoolJob {
         let columns = WorkerPool.range(w.columns, part: part, of: pool.threadCount, granularity: quantizedTileColumns)
         guard !columns.isEmpty else { return }
         w.multipliers.withUnsafeBufferPointer { multipliers in
-            quantizedProduct(QuantizedProduct(
-                s: UnsafePointer(p.shifted), rows: p.rows, pairs: quantizedPairs(w.inner), v: UnsafePointer(w.values.baseAddress),
-                columns: w.columns, columnStride: w.stride, bias: nil, output: p.output, outputStride: w.columns,
-                multipliers: multipliers.baseAddress!, perColumn: true, zeroPoint: p.outputZero,
-                minimum: p.minimum, maximum: p.maximum), columns: columns)
+            w.columnBias.withUnsafeBufferPointer { columnBias in
+                quantizedProduct(QuantizedProduct(
+                    s: UnsafePointer(p.shifted), rows: p.rows, depth: w.depth, operands: w.operands,
+                    v: UnsafePointer(w.values.baseAddress), columns: w.columns, columnStride: w.stride, bias: nil,
+                    output: p.output, outputStride: w.columns, multipliers: multipliers.baseAddress!, perColumn: true,
+                    zeroPoint: p.outputZero, minimum: p.minimum, maximum: p.maximum,
+                    columnBias: columnBias.baseAddress!, floatOutput: p.floatOutput), columns: columns)
+            }
         }
     }
 }

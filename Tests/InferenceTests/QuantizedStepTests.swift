@@ -114,6 +114,40 @@ struct QuantizedStepTests {
                      xType: u8, wType: u8, yType: i8, xZero: 255, yZero: 0, perChannel: true, bias: false),
             ConvCase(cin: 17, cout: 64, group: 1, kernel: (2, 2), stride: 1, dilation: 2, pads: [1, 1, 1, 1], height: 2, width: 7,
                      xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 255, perChannel: true, bias: true),
+            // Bytes in the channel-minor order (channels a multiple of 4): rows of 16 pixels and
+            // their tails, stride 1 and 2, padding on every side, int8 and uint8 input.
+            ConvCase(cin: 12, cout: 20, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 19, width: 35,
+                     xType: i8, wType: i8, yType: u8, xZero: 7, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 8, cout: 16, group: 1, kernel: (3, 3), stride: 2, dilation: 1, pads: [0, 1, 2, 1], height: 21, width: 37,
+                     xType: u8, wType: i8, yType: u8, xZero: 255, yZero: 3, perChannel: false, bias: true),
+            ConvCase(cin: 32, cout: 7, group: 1, kernel: (1, 1), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 17, width: 19,
+                     xType: i8, wType: i8, yType: i8, xZero: UInt8(bitPattern: -128), yZero: 0, perChannel: true, bias: false),
+            ConvCase(cin: 16, cout: 24, group: 2, kernel: (3, 3), stride: 1, dilation: 2, pads: [2, 2, 2, 2], height: 16, width: 33,
+                     xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 128, perChannel: true, bias: true),
+            // Three channels (a stem) padded to four in the channel-minor order, on a large and a small map.
+            ConvCase(cin: 3, cout: 70, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 4, width: 4,
+                     xType: i8, wType: i8, yType: u8, xZero: 3, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 3, cout: 8, group: 1, kernel: (7, 7), stride: 2, dilation: 1, pads: [3, 3, 3, 3], height: 40, width: 41,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: false, bias: true),
+            // Depthwise (its own kernel): rows of 16 pixels and their tails, strides 1, 2 and 3,
+            // dilation, asymmetric padding, 1x1 maps, int8 and uint8, uint8 weights off zero.
+            ConvCase(cin: 5, cout: 5, group: 5, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 9, width: 37,
+                     xType: i8, wType: i8, yType: u8, xZero: 9, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 7, cout: 7, group: 7, kernel: (3, 3), stride: 2, dilation: 1, pads: [0, 0, 1, 1], height: 20, width: 65,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 0, perChannel: false, bias: true),
+            ConvCase(cin: 4, cout: 4, group: 4, kernel: (5, 5), stride: 3, dilation: 1, pads: [2, 1, 2, 3], height: 17, width: 50,
+                     xType: u8, wType: u8, yType: i8, xZero: 255, yZero: 0, perChannel: true, bias: false),
+            ConvCase(cin: 6, cout: 6, group: 6, kernel: (3, 3), stride: 1, dilation: 2, pads: [2, 2, 2, 2], height: 16, width: 16,
+                     xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 255, perChannel: true, bias: true),
+            ConvCase(cin: 3, cout: 3, group: 3, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 1, width: 1,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            // Depthwise on maps up to 8 wide: 16 channels per vector, the last block partial.
+            ConvCase(cin: 37, cout: 37, group: 37, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 6, width: 6,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 32, cout: 32, group: 32, kernel: (3, 3), stride: 2, dilation: 1, pads: [0, 0, 1, 1], height: 7, width: 7,
+                     xType: i8, wType: i8, yType: i8, xZero: 5, yZero: 0, perChannel: false, bias: true),
+            ConvCase(cin: 20, cout: 20, group: 20, kernel: (5, 5), stride: 1, dilation: 2, pads: [4, 4, 4, 3], height: 3, width: 4,
+                     xType: u8, wType: u8, yType: u8, xZero: 0, yZero: 200, perChannel: true, bias: false),
         ]
         // A few drawn cases on top.
         for _ in 0..<4 {
@@ -157,6 +191,152 @@ struct QuantizedStepTests {
                 outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
             try Self.check(model, feeds: ["x": random.floats(batch * m * k, scale: 3)], op: "QLinearMatMul",
                            "\(batch)x\(m)x\(k) · \(k)x\(n) perColumn \(perColumn) types \(aType)/\(bType)")
+        }
+    }
+
+    @Test("QuantizeLinear and DequantizeLinear per tensor: every element equal to the reference kernels around the 16-lane vector (halves, NaN, infinities, saturation), uint8 and int8")
+    func quantizeDequantize() throws {
+        var random = SeededGenerator(seed: 2503)
+        for count in [1, 15, 16, 17, 33, 1000, 4099] {
+            for (type, zero) in [(Int64(2), UInt8(0)), (2, 128), (2, 255), (3, UInt8(bitPattern: -128)), (3, 0), (3, 127)] {
+                let scale: Float = [0.02, 0.5, 1, 0.1][count % 4]
+                let model = B.model(
+                    nodes: [B.node("QuantizeLinear", inputs: ["x", "s", "z"], outputs: ["q"]),
+                            B.node("DequantizeLinear", inputs: ["q", "s", "z"], outputs: ["y"])],
+                    initializers: [B.floatTensor("s", [], [scale]), B.rawTensor("z", elementType: type, [], [zero])],
+                    inputs: [B.valueInfo("x", [Int64(count)])],
+                    outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                var x = random.floats(count, scale: 300 * scale)
+                // Ties at the scale's multiples, and the values with no rounding to do.
+                let specials: [Float] = [.nan, .infinity, -.infinity, 0.5 * scale, 1.5 * scale, -2.5 * scale, 0, -0.0, 1e30, -1e30]
+                for (k, value) in specials.enumerated() where k < count { x[(k * 7) % count] = value }
+                try Self.check(model, feeds: ["x": x], op: "QuantizeLinear", "quantize \(count) type \(type) zero \(zero)")
+                try Self.check(model, feeds: ["x": x], op: "DequantizeLinear", "dequantize \(count) type \(type) zero \(zero)")
+            }
+        }
+    }
+
+    @Test("QLinearAdd and QLinearMul: one shape, one value per plane (either operand), a scalar; sizes around the 16-lane vector; uint8 and int8")
+    func quantizedBinary() throws {
+        var random = SeededGenerator(seed: 2504)
+        let shapes: [([Int64], [Int64])] = [
+            ([1, 3, 5, 7], [1, 3, 5, 7]), ([1, 2, 4, 4], [1, 2, 4, 4]), ([1, 5, 17, 3], [1, 5, 1, 1]), ([1, 4, 1, 1], [1, 4, 6, 11]),
+            ([2, 33], [1]), ([1, 16, 9, 9], [16, 1, 1]), ([1, 1000], [1, 1000]),
+        ]
+        for op in ["QLinearAdd", "QLinearMul"] {
+            for (shapeA, shapeB) in shapes {
+                for type in [Int64(2), 3] {
+                    let zeros: [UInt8] = type == 2 ? [random.pick([0, 128, 255]), random.pick([3, 128]), random.pick([0, 100, 255])]
+                        : [UInt8(bitPattern: random.pick([-128, 0, 5])), UInt8(bitPattern: random.pick([0, 127])), 0]
+                    let scales: [Float] = [0.02, 0.035, op == "QLinearAdd" ? 0.05 : 0.02 * 0.035 * 40]
+                    let model = B.model(
+                        nodes: [B.node("QuantizeLinear", inputs: ["x1", "s1", "z1"], outputs: ["q1"]),
+                                B.node("QuantizeLinear", inputs: ["x2", "s2", "z2"], outputs: ["q2"]),
+                                B.node(op, inputs: ["q1", "s1", "z1", "q2", "s2", "z2", "s3", "z3"], outputs: ["yq"], name: "binary",
+                                       domain: "com.microsoft"),
+                                B.node("DequantizeLinear", inputs: ["yq", "s3", "z3"], outputs: ["y"])],
+                        initializers: [B.floatTensor("s1", [], [scales[0]]), B.rawTensor("z1", elementType: type, [], [zeros[0]]),
+                                       B.floatTensor("s2", [], [scales[1]]), B.rawTensor("z2", elementType: type, [], [zeros[1]]),
+                                       B.floatTensor("s3", [], [scales[2]]), B.rawTensor("z3", elementType: type, [], [zeros[2]])],
+                        inputs: [B.valueInfo("x1", shapeA), B.valueInfo("x2", shapeB)],
+                        outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                    let x1 = random.floats(Int(shapeA.reduce(1, *)), scale: 4), x2 = random.floats(Int(shapeB.reduce(1, *)), scale: 4)
+                    try Self.check(model, feeds: ["x1": x1, "x2": x2], op: op, "\(op) \(shapeA) \(shapeB) type \(type) zeros \(zeros)")
+                }
+            }
+        }
+    }
+
+    @Test("Pad of 8-bit and float maps (constant with any value, edge; negative pads crop) equals the reference kernel, uint8, int8 and float32")
+    func bytePad() throws {
+        var random = SeededGenerator(seed: 2505)
+        let cases: [([Int64], String, UInt8)] = [
+            ([0, 0, 1, 2, 0, 0, 2, 1], "constant", 128), ([0, 0, 0, 1, 0, 0, 1, 0], "constant", 9),
+            ([0, 0, -1, 3, 0, 0, 2, -2], "constant", 0), ([0, 0, 2, 2, 0, 0, 2, 2], "edge", 0),
+        ]
+        for (pads, mode, value) in cases {
+            for type in [Int64(2), 3] {
+                let model = B.model(
+                    nodes: [B.node("QuantizeLinear", inputs: ["x", "s", "z"], outputs: ["q"]),
+                            B.node("Pad", inputs: ["q", "pads", "v"], outputs: ["p"], attributes: [.string("mode", mode)]),
+                            B.node("DequantizeLinear", inputs: ["p", "s", "z"], outputs: ["y"])],
+                    initializers: [B.floatTensor("s", [], [0.05]), B.rawTensor("z", elementType: type, [], [type == 2 ? 100 : 0]),
+                                   B.int64Tensor("pads", [8], pads), B.rawTensor("v", elementType: type, [], [value])],
+                    inputs: [B.valueInfo("x", [1, 3, 5, 19])],
+                    outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                try Self.check(model, feeds: ["x": random.floats(3 * 5 * 19, scale: 8)], op: "Pad", "Pad \(pads) \(mode) \(value) type \(type)")
+            }
+            // The same on float32 (a Pad between DequantizeLinear and QuantizeLinear).
+            let model = B.model(
+                nodes: [B.node("Pad", inputs: ["x", "pads", "v"], outputs: ["y"], attributes: [.string("mode", mode)])],
+                initializers: [B.int64Tensor("pads", [8], pads), B.floatTensor("v", [], [Float(value) / 7])],
+                inputs: [B.valueInfo("x", [1, 3, 5, 19])], outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+            try Self.check(model, feeds: ["x": random.floats(3 * 5 * 19, scale: 8)], op: "Pad", "Pad \(pads) \(mode) \(value) float")
+        }
+    }
+
+    @Test("QGemm: float and quantized outputs, transB, per-column and scalar b, bias per column, rows and columns around the tile, uint8 and int8")
+    func quantizedGemm() throws {
+        var random = SeededGenerator(seed: 2506)
+        for (m, k, n, transB, perColumn, bias, quantizedOutput, aType, bType) in [
+            (1, 1024, 1000, true, false, true, false, Int64(2), Int64(3)), (3, 17, 65, false, true, false, true, 2, 3),
+            (2, 64, 7, true, true, true, true, 3, 3), (5, 33, 129, false, false, true, false, 2, 2),
+            (1, 9, 1, true, false, false, true, 3, 2),
+        ] {
+            let b = Self.bytes(k * n, &random)
+            let bScales: [Float] = (0..<(perColumn ? n : 1)).map { _ in 0.01 * (0.5 + Float(random.next() % 100) / 100) }
+            let bZeros: [UInt8] = (0..<(perColumn ? n : 1)).map { _ in bType == 3 ? 0 : UInt8(random.next() % 256) }
+            var initializers = [
+                B.floatTensor("as", [], [0.02]), B.rawTensor("az", elementType: aType, [], [aType == 2 ? 128 : 0]),
+                B.rawTensor("b", elementType: bType, transB ? [Int64(n), Int64(k)] : [Int64(k), Int64(n)], b),
+                B.floatTensor("bs", perColumn ? [Int64(n)] : [], bScales),
+                B.rawTensor("bz", elementType: bType, perColumn ? [Int64(n)] : [], bZeros),
+            ]
+            var gemmInputs = ["aq", "as", "az", "b", "bs", "bz", bias ? "c" : ""]
+            if bias {
+                initializers.append(B.rawTensor("c", elementType: 6, [Int64(n)],
+                                                Self.int32Bytes((0..<n).map { _ in Int32(Int64(random.next() % 20001) - 10000) })))
+            }
+            let yScale: Float = 0.02 * 0.01 * Float(k).squareRoot() * 6
+            var nodes = [B.node("QuantizeLinear", inputs: ["x", "as", "az"], outputs: ["aq"])]
+            if quantizedOutput {
+                initializers += [B.floatTensor("ys", [], [yScale]), B.rawTensor("yz", elementType: 2, [], [100])]
+                gemmInputs += ["ys", "yz"]
+                nodes.append(B.node("QGemm", inputs: gemmInputs, outputs: ["yq"], name: "gemm",
+                                    attributes: [.int("transB", transB ? 1 : 0), .float("alpha", 0.75)], domain: "com.microsoft"))
+                nodes.append(B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"]))
+            } else {
+                nodes.append(B.node("QGemm", inputs: gemmInputs, outputs: ["y"], name: "gemm",
+                                    attributes: [.int("transB", transB ? 1 : 0), .float("alpha", 0.75)], domain: "com.microsoft"))
+            }
+            let model = B.model(nodes: nodes, initializers: initializers, inputs: [B.valueInfo("x", [Int64(m), Int64(k)])],
+                                outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+            try Self.check(model, feeds: ["x": random.floats(m * k, scale: 3)], op: "QGemm",
+                           "QGemm \(m)x\(k)x\(n) transB \(transB) perColumn \(perColumn) bias \(bias) quantized \(quantizedOutput) types \(aType)/\(bType)")
+        }
+    }
+
+    @Test("MaxPool of uint8 and int8 maps: kernels 2, 3 and 5, strides 1 and 2, padding, dilation, ceil mode; equal to the reference kernel")
+    func byteMaxPool() throws {
+        var random = SeededGenerator(seed: 2507)
+        let cases: [(kernel: Int64, stride: Int64, pads: [Int64], dilation: Int64, ceil: Int64, h: Int64, w: Int64)] = [
+            (3, 2, [1, 1, 1, 1], 1, 0, 40, 40), (2, 2, [0, 0, 0, 0], 1, 0, 9, 17), (3, 1, [1, 0, 2, 1], 1, 0, 7, 33),
+            (5, 2, [2, 2, 2, 2], 1, 1, 13, 10), (3, 2, [0, 0, 0, 0], 2, 1, 15, 16), (3, 3, [1, 1, 1, 1], 1, 1, 1, 5),
+        ]
+        for c in cases {
+            for type in [Int64(2), 3] {
+                let model = B.model(
+                    nodes: [B.node("QuantizeLinear", inputs: ["x", "s", "z"], outputs: ["q"]),
+                            B.node("MaxPool", inputs: ["q"], outputs: ["p"],
+                                   attributes: [.ints("kernel_shape", [c.kernel, c.kernel]), .ints("strides", [c.stride, c.stride]),
+                                                .ints("pads", c.pads), .ints("dilations", [c.dilation, c.dilation]), .int("ceil_mode", c.ceil)]),
+                            B.node("DequantizeLinear", inputs: ["p", "s", "z"], outputs: ["y"])],
+                    initializers: [B.floatTensor("s", [], [0.05]), B.rawTensor("z", elementType: type, [], [type == 2 ? 100 : 0])],
+                    inputs: [B.valueInfo("x", [1, 3, c.h, c.w])],
+                    outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                try Self.check(model, feeds: ["x": random.floats(Int(3 * c.h * c.w), scale: 8)], op: "MaxPool",
+                               "MaxPool \(c) type \(type)")
+            }
         }
     }
 }

@@ -26,33 +26,50 @@ struct QuantizedProductTests {
 
     /// Runs one case and compares every byte; returns how many outputs saturated at each end.
     static func check(rows: Int, inner: Int, columns: Int, signed: Bool, zeroPoint: Int32, scale: Float, bias: Bool,
-                      perColumn: Bool, seed: UInt64, wide: Bool = true) -> (low: Int, high: Int) {
+                      perColumn: Bool, seed: UInt64, wide: Bool = true,
+                      operands: QuantizedOperands = .pairs) -> (low: Int, high: Int) {
         var random = Random(seed: seed)
         // Operands as zero-point-shifted 8-bit values: −255...255 (a uint8 minus its zero point),
-        // or −128...127 when `wide` is false.
-        func value() -> Int16 {
+        // or −128...127 when `wide` is false; for bytes, one operand 0...255 and the other −128...127.
+        func value(unsigned: Bool) -> Int16 {
             let u = (random.next() + 1) / 2  // [0, 1)
+            if operands != .pairs { return unsigned ? Int16(Int(u * 256)) : Int16(Int(u * 256) - 128) }
             return wide ? Int16(Int(u * 511) - 255) : Int16(Int(u * 256) - 128)
         }
         let stride = (columns + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns
-        let s = (0..<(rows * inner)).map { _ in value() }
+        let s = (0..<(rows * inner)).map { _ in value(unsigned: operands == .unsignedRows) }
         var v = [Int32](repeating: 0, count: inner * stride)
-        for k in 0..<inner { for n in 0..<stride { v[k * stride + n] = n < columns ? Int32(value()) : 7 } }
+        for k in 0..<inner {
+            for n in 0..<stride { v[k * stride + n] = n < columns ? Int32(value(unsigned: operands == .unsignedColumns)) : 7 }
+        }
         let biases: [Int32]? = bias ? (0..<rows).map { _ in Int32(random.next() * 100_000) } : nil
         let multipliers = (0..<(perColumn ? columns : rows)).map { _ in scale * (1 + random.next() / 2) }
         let range: ClosedRange<Int32> = signed ? -128...127 : 0...255
         let want = expected(s: s, v: v, rows: rows, inner: inner, columns: columns, stride: stride, bias: biases,
                             multipliers: multipliers, perColumn: perColumn, zeroPoint: zeroPoint, range: range)
-        // The kernel's layout: k in 16-bit pairs (k even low, odd high; an odd K's last high half 0).
-        let pairs = quantizedPairs(inner)
-        var sPacked = [Int32](repeating: 0, count: rows * pairs), vPacked = [Int32](repeating: 0, count: pairs * stride)
-        func pair(_ low: Int16, _ high: Int16) -> Int32 { Int32(bitPattern: UInt32(UInt16(bitPattern: low)) | UInt32(UInt16(bitPattern: high)) << 16) }
-        for r in 0..<rows {
-            for p in 0..<pairs { sPacked[r * pairs + p] = pair(s[r * inner + 2 * p], 2 * p + 1 < inner ? s[r * inner + 2 * p + 1] : 0) }
+        // The kernel's layout: k in 16-bit pairs (k even low, odd high) or bytes (k = 4q + i in
+        // byte i); K's unused last values 0 in the signed operand, any value in the unsigned one.
+        let per = operands.perElement, depth = operands.depth(inner)
+        var sPacked = [Int32](repeating: 0, count: rows * depth), vPacked = [Int32](repeating: 0, count: depth * stride)
+        func pack(_ values: [Int16], unsigned: Bool) -> Int32 {
+            var word: UInt32 = 0
+            for (i, value) in values.enumerated() {
+                word |= per == 2 ? UInt32(UInt16(bitPattern: value)) << (16 * i) : UInt32(UInt8(truncatingIfNeeded: value)) << (8 * i)
+            }
+            // Unused values of the unsigned operand are arbitrary: 0xFF.
+            if unsigned { for i in values.count..<per { word |= 0xFF << (8 * i) } }
+            return Int32(bitPattern: word)
         }
-        for p in 0..<pairs {
+        for r in 0..<rows {
+            for q in 0..<depth {
+                sPacked[r * depth + q] = pack((per * q..<min(inner, per * q + per)).map { s[r * inner + $0] },
+                                              unsigned: operands == .unsignedRows)
+            }
+        }
+        for q in 0..<depth {
             for n in 0..<stride {
-                vPacked[p * stride + n] = pair(Int16(v[2 * p * stride + n]), 2 * p + 1 < inner ? Int16(v[(2 * p + 1) * stride + n]) : 0)
+                vPacked[q * stride + n] = pack((per * q..<min(inner, per * q + per)).map { Int16(v[$0 * stride + n]) },
+                                               unsigned: operands == .unsignedColumns)
             }
         }
         var got = [UInt8](repeating: 0xA5, count: rows * columns)
@@ -63,7 +80,7 @@ struct QuantizedProductTests {
                     biasStorage.withUnsafeBufferPointer { bp in
                         got.withUnsafeMutableBufferPointer { op in
                             let product = QuantizedProduct(
-                                s: sp.baseAddress!, rows: rows, pairs: pairs, v: vp.baseAddress!, columns: columns,
+                                s: sp.baseAddress!, rows: rows, depth: depth, operands: operands, v: vp.baseAddress!, columns: columns,
                                 columnStride: stride, bias: bias ? bp.baseAddress! : nil, output: op.baseAddress!,
                                 outputStride: columns, multipliers: mp.baseAddress!, perColumn: perColumn,
                                 zeroPoint: zeroPoint, minimum: range.lowerBound, maximum: range.upperBound)
@@ -76,7 +93,7 @@ struct QuantizedProductTests {
                 }
             }
         }
-        let label = "\(rows)x\(inner)x\(columns) signed \(signed) zero \(zeroPoint) scale \(scale) bias \(bias) perColumn \(perColumn)"
+        let label = "\(operands) \(rows)x\(inner)x\(columns) signed \(signed) zero \(zeroPoint) scale \(scale) bias \(bias) perColumn \(perColumn)"
         let wrong = zip(got, want).filter { $0 != $1 }.count
         #expect(wrong == 0, "\(label): \(wrong) of \(want.count) bytes differ")
         let lowByte = UInt8(truncatingIfNeeded: range.lowerBound), highByte = UInt8(truncatingIfNeeded: range.upperBound)
@@ -102,6 +119,32 @@ struct QuantizedProductTests {
             seed += 1
             _ = Self.check(rows: rows, inner: inner, columns: columns, signed: false, zeroPoint: 128,
                            scale: 1 / Float(inner * 3000), bias: true, perColumn: false, seed: seed)
+        }
+    }
+
+    @Test("bytes (u8 × s8, either operand unsigned) equal the scalar sums byte for byte: rows and columns around the 6 × 64 tile, inner sizes around multiples of 4, into the thousands, primes")
+    func byteSweep() {
+        var seed: UInt64 = 5000
+        for operands in [QuantizedOperands.unsignedColumns, .unsignedRows] {
+            for rows in [1, 2, 5, 6, 7, 12, 13] {
+                for columns in [1, 16, 63, 64, 65, 129] {
+                    for inner in [1, 3, 4, 5, 8, 9, 27, 97] {
+                        seed += 1
+                        _ = Self.check(rows: rows, inner: inner, columns: columns, signed: seed % 2 == 0,
+                                       zeroPoint: seed % 2 == 0 ? [-128, 0, 127][Int(seed % 3)] : [0, 128, 255][Int(seed % 3)],
+                                       scale: 1 / Float(inner * 4000), bias: seed % 3 != 0, perColumn: seed % 4 == 1,
+                                       seed: seed, operands: operands)
+                    }
+                }
+            }
+            // All products at the extremes (255 · −128 in every lane: no saturation across the
+            // four-product sum), and inner sizes into the thousands where sums pass 2^24.
+            for (rows, inner, columns) in [(6, 2304, 64), (5, 1021, 67), (3, 4099, 17), (1, 6007, 130), (7, 4608, 65)] {
+                seed += 1
+                _ = Self.check(rows: rows, inner: inner, columns: columns, signed: false, zeroPoint: 128,
+                               scale: 1 / Float(inner * 3000), bias: true, perColumn: operands == .unsignedRows, seed: seed,
+                               operands: operands)
+            }
         }
     }
 

@@ -28,15 +28,15 @@ extension StepBuilder {
         let packed = QuantizedConvolutionWeights(values: values, bias: bias, multipliers: multipliers, groups: group,
                                                  inputChannels: cin, outputChannels: cout,
                                                  kernelHeight: g.height.kernel, kernelWidth: g.width.kernel,
-                                                 pixels: g.height.output * g.width.output)
+                                                 pixels: g.height.output * g.width.output,
+                                                 inputSigned: q.xType == .int8, inputZero: q.xZero.value(inputs, 0))
         let window = QuantizedWindow(inputHeight: g.height.input, inputWidth: g.width.input, outputHeight: g.height.output,
                                      outputWidth: g.width.output, strideHeight: g.height.stride, strideWidth: g.width.stride,
                                      dilationHeight: g.height.dilation, dilationWidth: g.width.dilation,
                                      padTop: g.height.padBegin, padLeft: g.width.padBegin)
         let range = Quantization.range(q.outputTypes[0])
         return QuantizedConvolutionStep(
-            input: UnsafeRawPointer(inputs[0]), inputSigned: q.xType == .int8, inputZero: q.xZero.value(inputs, 0),
-            weights: packed, window: window, patches: IntegerBuffer<Int32>(count: quantizedPatchCount(packed, window)),
+            input: UnsafeRawPointer(inputs[0]), weights: packed, window: window, patches: IntegerBuffer<Int32>(count: quantizedPatchCount(packed, window, threads: pool.threadCount)),
             scratch: IntegerBuffer<UInt8>(count: quantizedOutputScratchCount(packed, window)),
             output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self),
             outputZero: q.yZero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound,
@@ -63,17 +63,18 @@ extension StepBuilder {
         let multipliers = (0..<n).map { aScale * q.bScale.value(inputs, $0) / yScale }
         let aZero = q.aZero.perIndex ? (0..<rows).map { q.aZero.value(inputs, $0 % p.rows) } : [q.aZero.value(inputs, 0)]
         let range = Quantization.range(q.outputTypes[0])
+        let weights = QuantizedMatrixWeights(values: values, inner: k, columns: n, multipliers: multipliers,
+                                             aSigned: q.aType == .int8, aZero: aZero)
         return QuantizedMatrixStep(
-            a: UnsafeRawPointer(inputs[0]), aSigned: q.aType == .int8, aZero: aZero, rows: rows,
-            weights: QuantizedMatrixWeights(values: values, inner: k, columns: n, multipliers: multipliers),
-            shifted: IntegerBuffer<Int32>(count: rows * quantizedPairs(k)),
+            a: UnsafeRawPointer(inputs[0]), rows: rows, weights: weights,
+            shifted: IntegerBuffer<Int32>(count: rows * weights.depth),
             output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self),
             outputZero: q.yZero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound, pool: pool)
     }
 }
 
 struct QuantizedConvolutionStep: Step {
-    let input: UnsafeRawPointer, inputSigned: Bool, inputZero: Int32
+    let input: UnsafeRawPointer
     let weights: QuantizedConvolutionWeights, window: QuantizedWindow, patches: IntegerBuffer<Int32>, scratch: IntegerBuffer<UInt8>
     let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     /// Images, and bytes per input and output image.
@@ -82,7 +83,7 @@ struct QuantizedConvolutionStep: Step {
     func run() {
         for image in 0..<batch {
             quantizedConvolution(QuantizedConvolution(
-                input: input + image * inputImage, inputSigned: inputSigned, inputZero: inputZero, weights: weights,
+                input: input + image * inputImage, weights: weights,
                 window: window, patches: patches.baseAddress, output: output + image * outputImage,
                 outputZero: outputZero, minimum: minimum, maximum: maximum, scratch: scratch.baseAddress), pool: pool)
         }
@@ -90,13 +91,232 @@ struct QuantizedConvolutionStep: Step {
 }
 
 struct QuantizedMatrixStep: Step {
-    let a: UnsafeRawPointer, aSigned: Bool, aZero: [Int32], rows: Int
+    let a: UnsafeRawPointer, rows: Int
     let weights: QuantizedMatrixWeights, shifted: IntegerBuffer<Int32>
     let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     let pool: WorkerPool
+    var floatOutput: UnsafeMutablePointer<Float>? = nil
     func run() {
         quantizedMatrixProduct(QuantizedMatrixProduct(
-            a: a, aSigned: aSigned, aZero: aZero, rows: rows, weights: weights, shifted: shifted.baseAddress,
-            output: output, outputZero: outputZero, minimum: minimum, maximum: maximum), pool: pool)
+            a: a, rows: rows, weights: weights, shifted: shifted.baseAddress,
+            output: output, outputZero: outputZero, minimum: minimum, maximum: maximum, floatOutput: floatOutput), pool: pool)
+    }
+}
+
+extension StepBuilder {
+    /// QuantizeLinear of float32 to uint8 or int8 with one constant float32 scale and zero point.
+    func quantizeStep(_ q: QuantizeLinear, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                      _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        let type = q.outputTypes[0]
+        guard hasConstantWeights(node), q.inputType == .float32, q.scaleType == .float32, q.layout == .perTensor,
+              type == .uint8 || type == .int8 else { return nil }
+        let range = Quantization.range(type)
+        return QuantizeStep(input: inputs[0], scale: UnsafeRawPointer(inputs[1]).load(as: Float.self),
+                            zeroPoint: q.hasZeroPoint ? Quantization.load(UnsafeRawPointer(inputs[2]), 0, type) : 0,
+                            minimum: range.lowerBound, maximum: range.upperBound,
+                            output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self), count: q.count)
+    }
+
+    /// DequantizeLinear of uint8 or int8 to float32 with one constant float32 scale and zero point.
+    func dequantizeStep(_ d: DequantizeLinear, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                        _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard hasConstantWeights(node), d.inputType == .uint8 || d.inputType == .int8, d.scaleType == .float32,
+              d.outputTypes[0] == .float32, d.layout == .perTensor else { return nil }
+        return DequantizeStep(input: UnsafeRawPointer(inputs[0]), signed: d.inputType == .int8,
+                              zeroPoint: d.hasZeroPoint ? Quantization.load(UnsafeRawPointer(inputs[2]), 0, d.inputType) : 0,
+                              scale: UnsafeRawPointer(inputs[1]).load(as: Float.self), output: outputs[0], count: d.count)
+    }
+}
+
+struct QuantizeStep: Step {
+    let input: UnsafePointer<Float>, scale: Float, zeroPoint: Int32, minimum: Int32, maximum: Int32
+    let output: UnsafeMutablePointer<UInt8>, count: Int
+    func run() {
+        quantizeLinear(input, scale: scale, zeroPoint: zeroPoint, minimum: minimum, maximum: maximum, output: output, count: count)
+    }
+}
+
+struct DequantizeStep: Step {
+    let input: UnsafeRawPointer, signed: Bool, zeroPoint: Int32, scale: Float
+    let output: UnsafeMutablePointer<Float>, count: Int
+    func run() { dequantizeLinear(input, signed: signed, zeroPoint: zeroPoint, scale: scale, output: output, count: count) }
+}
+
+extension StepBuilder {
+    /// QLinearAdd and QLinearMul with constant float32 scales and zero points, the operands of one
+    /// shape or one of them one value per plane of the other ([…, C, 1, 1] against […, C, H, W]).
+    func quantizedBinaryStep(_ q: QLinearBinary, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                             _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        let parameters = node.inputs.indices.filter { $0 != q.aBuffer && $0 != q.bBuffer }
+        guard parameters.allSatisfy({ rules.constants.contains(node.inputs[$0]) }),
+              [q.a.scale, q.b.scale, q.c.scale].allSatisfy({ $0.type == .float32 }) else { return nil }
+        let shapeA = graph.values[node.inputs[q.aBuffer]].shape, shapeB = graph.values[node.inputs[q.bBuffer]].shape
+        let type = q.outputTypes[0], range = Quantization.range(type)
+        func operand(_ buffer: Int, _ scalar: QuantizedScalar) -> QuantizedOperand {
+            QuantizedOperand(values: UnsafeRawPointer(inputs[buffer]), zero: scalar.zero.value(inputs, 0), scale: scalar.scale.value(inputs, 0))
+        }
+        var a = operand(q.aBuffer, q.a), b = operand(q.bBuffer, q.b)
+        var full = shapeA, other = shapeB
+        if shapeA.reduce(1, *) < shapeB.reduce(1, *) { swap(&a, &b); swap(&full, &other) }
+        guard full == q.outputShapes[0], let (planes, planeSize) = Self.planeBroadcast(other, to: full) else { return nil }
+        let scaleC = q.c.scale.value(inputs, 0)
+        return QuantizedBinaryStep(
+            kind: q.kind == .add ? .add : .mul, a: a, b: b, bPerPlane: other != full, signed: type == .int8,
+            planes: other == full ? 1 : planes, planeSize: other == full ? full.reduce(1, *) : planeSize,
+            outputScale: scaleC, multiplier: q.a.scale.value(inputs, 0) * q.b.scale.value(inputs, 0) / scaleC,
+            outputZero: q.c.zero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound,
+            output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// For `shape` broadcast to `full` as one value per plane — its dimensions those of `full` up to
+    /// some axis (leading 1s added) and 1 after it — the planes and their size.
+    static func planeBroadcast(_ shape: [Int], to full: [Int]) -> (planes: Int, planeSize: Int)? {
+        guard shape.count <= full.count else { return nil }
+        let aligned = [Int](repeating: 1, count: full.count - shape.count) + shape
+        let last = aligned.lastIndex { $0 != 1 } ?? -1
+        guard last < 0 || (0...last).allSatisfy({ aligned[$0] == full[$0] }) else { return nil }
+        return (full[..<(last + 1)].reduce(1, *), full[(last + 1)...].reduce(1, *))
+    }
+}
+
+struct QuantizedBinaryStep: Step {
+    let kind: QuantizedBinaryKind, a: QuantizedOperand, b: QuantizedOperand, bPerPlane: Bool, signed: Bool
+    let planes: Int, planeSize: Int, outputScale: Float, multiplier: Float
+    let outputZero: Int32, minimum: Int32, maximum: Int32, output: UnsafeMutablePointer<UInt8>
+    func run() {
+        quantizedBinary(kind, a, b, bPerPlane: bPerPlane, signed: signed, planes: planes, planeSize: planeSize,
+                        outputScale: outputScale, multiplier: multiplier, outputZero: outputZero,
+                        minimum: minimum, maximum: maximum, output: output)
+    }
+}
+
+extension StepBuilder {
+    /// A 4-D AxisGather (Pad, Slice …) of 8-bit or float32 values that copies the batch and channel
+    /// axes through, every row and column one of the input's or the fill value's (a constant Pad
+    /// around a quantized convolution, on its bytes or between DequantizeLinear and
+    /// QuantizeLinear): per plane, rows of copied runs and filled runs. (Float maps with no fill
+    /// take `planeGatherStep` first.)
+    func runPlaneGatherStep(_ gather: AxisGather, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                            _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        let type = gather.outputTypes[0]
+        guard type == .uint8 || type == .int8 || type == .float32 else { return nil }
+        let input = graph.values[node.inputs[0]].shape, output = gather.outputShapes[0]
+        guard input.count == 4, output.count == 4, input[0] == output[0], input[1] == output[1] else { return nil }
+        let (h, w) = (input[2], input[3])
+        guard gather.sources[0] == (0..<input[0]).map({ $0 * input[1] * h * w }),
+              gather.sources[1] == (0..<input[1]).map({ $0 * h * w }),
+              gather.sources[2].allSatisfy({ $0 == -1 || ($0 >= 0 && $0 % w == 0) }),
+              gather.sources[3].allSatisfy({ $0 >= -1 }) else { return nil }
+        // Output columns as runs: consecutive input columns, or the fill value (source −1).
+        var columnRuns: [PlaneGatherRuns.Run] = []
+        for (column, source) in gather.sources[3].enumerated() {
+            if let last = columnRuns.last, last.output + last.count == column,
+               (source < 0 && last.source < 0) || (source >= 0 && last.source >= 0 && last.source + last.count == source) {
+                columnRuns[columnRuns.count - 1].count += 1
+            } else {
+                columnRuns.append(.init(output: column, source: source, count: 1))
+            }
+        }
+        let layout = PlaneGatherRuns(planes: input[0] * input[1], inputPlane: h * w, width: w,
+                                     rows: gather.sources[2].map { $0 < 0 ? -1 : $0 / w }, runs: columnRuns, outputWidth: output[3])
+        if type == .float32 {
+            return PlaneGatherRunsStep<UInt32>(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(outputs[0]),
+                                               runs: layout, fill: UInt32(truncatingIfNeeded: gather.fill))
+        }
+        return PlaneGatherRunsStep<UInt8>(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(outputs[0]),
+                                          runs: layout, fill: UInt8(truncatingIfNeeded: gather.fill))
+    }
+}
+
+struct PlaneGatherRuns {
+    struct Run { var output: Int, source: Int, count: Int }
+    let planes: Int, inputPlane: Int, width: Int
+    /// Per output row, the input row (−1: the fill value); per output row, `runs` of columns.
+    let rows: [Int], runs: [Run], outputWidth: Int
+}
+
+/// ``PlaneGatherRuns`` over elements of `Element`'s size (bytes, or float32 bit patterns).
+struct PlaneGatherRunsStep<Element: FixedWidthInteger>: Step {
+    let input: UnsafeRawPointer, output: UnsafeMutableRawPointer, runs: PlaneGatherRuns, fill: Element
+    func run() {
+        let g = runs
+        let input = self.input.assumingMemoryBound(to: Element.self)
+        var out = output.assumingMemoryBound(to: Element.self)
+        for plane in 0..<g.planes {
+            let source = input + plane * g.inputPlane
+            for row in g.rows {
+                if row < 0 {
+                    out.update(repeating: fill, count: g.outputWidth)
+                } else {
+                    let line = source + row * g.width
+                    for run in g.runs {
+                        if run.source < 0 { (out + run.output).update(repeating: fill, count: run.count) }
+                        else { (out + run.output).update(from: line + run.source, count: run.count) }
+                    }
+                }
+                out += g.outputWidth
+            }
+        }
+    }
+}
+
+extension StepBuilder {
+    /// com.microsoft QGemm with A not transposed and constant B, scales, zero points and bias (one
+    /// per column, or any for one row): the quantized matrix product, its epilogue requantizing or,
+    /// without y_scale, writing Float(sum) · alpha · a_scale · b_scale[j].
+    func quantizedGemmStep(_ q: QGemm, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                           _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard hasConstantWeights(node), !q.transposeA, q.bias == nil || q.biasStrides.row == 0 || q.rows == 1 else { return nil }
+        let (m, k, n) = (q.rows, q.inner, q.columns)
+        let b = UnsafeRawPointer(inputs[3])
+        var values = [Int16](repeating: 0, count: k * n)
+        for j in 0..<n {
+            let zero = q.bZero.value(inputs, j)
+            for p in 0..<k {
+                values[p * n + j] = Int16(truncatingIfNeeded: Quantization.load(b, q.transposeB ? j * k + p : p * n + j, q.bType) &- zero)
+            }
+        }
+        let scaleA = q.aScale.value(inputs, 0), outputScale = q.yScale?.value(inputs, 0)
+        let multipliers = (0..<n).map { j in
+            var scale = q.alpha * scaleA * q.bScale.value(inputs, j)
+            if let outputScale { scale /= outputScale }
+            return scale
+        }
+        let bias = q.bias.map { buffer in
+            let c = UnsafeRawPointer(inputs[buffer]).assumingMemoryBound(to: Int32.self)
+            return (0..<n).map { c[$0 * q.biasStrides.column] }
+        }
+        let weights = QuantizedMatrixWeights(values: values, inner: k, columns: n, multipliers: multipliers,
+                                             aSigned: q.aType == .int8, aZero: [q.aZero.value(inputs, 0)], bias: bias)
+        let type = q.outputTypes[0], range = type == .float32 ? 0...0 : Quantization.range(type)
+        return QuantizedMatrixStep(
+            a: UnsafeRawPointer(inputs[0]), rows: m, weights: weights, shifted: IntegerBuffer<Int32>(count: m * weights.depth),
+            output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self),
+            outputZero: q.yZero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound, pool: pool,
+            floatOutput: type == .float32 ? outputs[0] : nil)
+    }
+}
+
+extension StepBuilder {
+    /// MaxPool of uint8 or int8 maps (2-D, any stride, padding and dilation, no Indices output)
+    /// whose every window has a tap inside the input.
+    func byteMaxPoolStep(_ p: Pool, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard p.kind == .max, p.elementType == .uint8 || p.elementType == .int8, p.indexOrder == nil, p.depth == .unit,
+              let rows = PoolTaps(input: p.height.input, output: p.height.output, kernel: p.height.kernel, stride: p.height.stride,
+                                  dilation: p.height.dilation, padBegin: p.height.padBegin),
+              let columns = PoolTaps(input: p.width.input, output: p.width.output, kernel: p.width.kernel, stride: p.width.stride,
+                                     dilation: p.width.dilation, padBegin: p.width.padBegin) else { return nil }
+        return ByteMaxPoolStep(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(outputs[0]),
+                               signed: p.elementType == .int8, planes: p.planes, inputPlane: p.height.input * p.width.input,
+                               inputWidth: p.width.input, rows: rows, columns: columns)
+    }
+}
+
+struct ByteMaxPoolStep: Step {
+    let input: UnsafeRawPointer, output: UnsafeMutableRawPointer, signed: Bool
+    let planes: Int, inputPlane: Int, inputWidth: Int, rows: PoolTaps, columns: PoolTaps
+    func run() {
+        byteMaxPool(input, output, signed: signed, planes: planes, inputPlane: inputPlane, inputWidth: inputWidth,
+                    rows: rows, columns: columns)
     }
 }

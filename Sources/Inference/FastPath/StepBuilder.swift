@@ -158,6 +158,7 @@ final class StepBuilder: KernelChoices {
             return AveragePoolStep(input: inputs[0], output: outputs[0], planes: gap.planes, planeSize: gap.planeSize)
         case let pool as Pool:
             return globalAveragePoolStep(pool, inputs, outputs) ?? poolStep(pool, inputs, outputs)
+                ?? byteMaxPoolStep(pool, inputs, outputs)
         case let resize as Resize:
             return resizeStep(resize, inputs, outputs) ?? resizeTableStep(resize, inputs, outputs)
         case let transposed as ConvTranspose:
@@ -165,7 +166,7 @@ final class StepBuilder: KernelChoices {
             if Self.isDoubling(transposed) { return doublingTransposedStep(transposed, inputs, output: outputs[0], fusion: nil) }
             return tapTransposedConvolutionStep(transposed, inputs, outputs)
         case let gather as AxisGather:
-            return planeGatherStep(gather, node, inputs, outputs)
+            return planeGatherStep(gather, node, inputs, outputs) ?? runPlaneGatherStep(gather, node, inputs, outputs)
         case let expand as Expand:
             return expandStep(expand, inputs, outputs)
         case let concat as Concat:
@@ -180,6 +181,14 @@ final class StepBuilder: KernelChoices {
             return quantizedConvolutionStep(conv, node, inputs, outputs)
         case let product as QLinearMatMul:
             return quantizedMatrixStep(product, node, inputs, outputs)
+        case let quantize as QuantizeLinear:
+            return quantizeStep(quantize, node, inputs, outputs)
+        case let dequantize as DequantizeLinear:
+            return dequantizeStep(dequantize, node, inputs, outputs)
+        case let binary as QLinearBinary:
+            return quantizedBinaryStep(binary, node, inputs, outputs)
+        case let gemm as QGemm:
+            return quantizedGemmStep(gemm, node, inputs, outputs)
         case let transpose as Transpose:
             if Self.isDeinterleave(transpose) { return deinterleaveStep(transpose, node, inputs, outputs, fusion: nil) }
             return interleaveStep(transpose, inputs, outputs) ?? blockTransposeStep(transpose, inputs, outputs)

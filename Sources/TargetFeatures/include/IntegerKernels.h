@@ -1,8 +1,8 @@
 #ifndef VBG_INTEGER_KERNELS_H
 #define VBG_INTEGER_KERNELS_H
 
-// The two vector operations of the quantized product (Kernels/QuantizedProduct.swift) that Swift
-// cannot express as single instructions: the 16-bit pair dot product, and the conversions of the
+// The vector operations of the quantized product (Kernels/QuantizedProduct.swift) that Swift
+// cannot express as single instructions: the 16-bit pair and the 8-bit quad dot products, and the conversions of the
 // requantizing epilogue (Swift's SIMD integer <-> float and narrowing conversions compile to
 // generic out-of-line calls). Clang's vector types import into Swift as SIMD16<Int32>,
 // SIMD16<Float> and SIMD16<UInt8>, and these inline functions are compiled into the Swift module
@@ -11,8 +11,10 @@
 typedef int vbg_i32x16 __attribute__((ext_vector_type(16)));
 typedef unsigned int vbg_u32x16 __attribute__((ext_vector_type(16)));
 typedef short vbg_i16x32 __attribute__((ext_vector_type(32)));
+typedef unsigned short vbg_u16x32 __attribute__((ext_vector_type(32)));
 typedef float vbg_f32x16 __attribute__((ext_vector_type(16)));
 typedef unsigned char vbg_u8x16 __attribute__((ext_vector_type(16)));
+typedef signed char vbg_i8x16 __attribute__((ext_vector_type(16)));
 
 // acc + lo(a)·lo(b) + hi(a)·hi(b) per 32-bit lane, where lo and hi are the lane's two 16-bit
 // halves as signed integers; wrapping in 32 bits. AVX512-VNNI: one `vpdpwssd`; AVX512BW:
@@ -31,13 +33,35 @@ static inline __attribute__((always_inline)) vbg_i32x16 vbg_pair_dot_add(vbg_i32
 #endif
 }
 
-// The requantizing epilogue, onnxruntime's MlasRequantizeOutput: f = float(acc) · multiplier
-// (one float32 rounding each), NaN → 0, clamped to [low, high] (the output range minus the zero
-// point), rounded to nearest even, plus the zero point, truncated to 8 bits (uint8, or int8's
-// two's complement). `low` and `high` must be within ±2^22 (they are within ±510).
-static inline __attribute__((always_inline)) vbg_u8x16 vbg_requantize(vbg_i32x16 acc, vbg_f32x16 multiplier, float low,
-                                                                     float high, int zero) {
-    vbg_f32x16 f = __builtin_convertvector(acc, vbg_f32x16) * multiplier;
+// acc + Σ u_i·s_i over the four bytes i of each 32-bit lane, `u`'s bytes unsigned (0...255) and
+// `s`'s signed (−128...127); wrapping in 32 bits. AVX512-VNNI: one `vpdpbusd` (64 multiply-adds,
+// no intermediate saturation: the four products are summed into the 32-bit lane exactly, unlike
+// `vpmaddubsw`, whose 16-bit pair sums saturate); AVX512BW: the even and the odd bytes widened to
+// 16 bits, two `vpmaddwd` (each pair sum within ±65280) and two `vpaddd`; elsewhere shifts,
+// multiplies and adds in unsigned (wrapping) arithmetic.
+static inline __attribute__((always_inline)) vbg_i32x16 vbg_quad_dot_add(vbg_i32x16 acc, vbg_i32x16 u, vbg_i32x16 s) {
+#if defined(__AVX512VNNI__) && defined(__AVX512F__)
+    return __builtin_ia32_vpdpbusd512(acc, u, s);
+#elif defined(__AVX512BW__)
+    vbg_i16x32 uEven = (vbg_i16x32)(u & 0x00FF00FF), uOdd = (vbg_i16x32)((vbg_i32x16)((vbg_u32x16)u >> 8) & 0x00FF00FF);
+    vbg_i16x32 sEven = (vbg_i16x32)((vbg_u16x32)s << 8) >> 8, sOdd = (vbg_i16x32)s >> 8;
+    return (vbg_i32x16)((vbg_u32x16)acc + (vbg_u32x16)__builtin_ia32_pmaddwd512(uEven, sEven)
+                        + (vbg_u32x16)__builtin_ia32_pmaddwd512(uOdd, sOdd));
+#else
+    vbg_u32x16 sum = (vbg_u32x16)acc, uu = (vbg_u32x16)u, ss = (vbg_u32x16)s;
+    sum += (uu & 0xFF) * (vbg_u32x16)((vbg_i32x16)(ss << 24) >> 24);
+    sum += ((uu >> 8) & 0xFF) * (vbg_u32x16)((vbg_i32x16)(ss << 16) >> 24);
+    sum += ((uu >> 16) & 0xFF) * (vbg_u32x16)((vbg_i32x16)(ss << 8) >> 24);
+    sum += (uu >> 24) * (vbg_u32x16)(s >> 24);
+    return (vbg_i32x16)sum;
+#endif
+}
+
+// saturate(round_half_even(f) + zero), as bytes: NaN → 0, clamped to [low, high] (the output
+// range minus the zero point), rounded to nearest even, plus the zero point, truncated to 8 bits
+// (uint8, or int8's two's complement). Clamping before rounding gives the same integer (the
+// bounds are integers). `low` and `high` must be within ±2^22 (they are within ±510).
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_quantize(vbg_f32x16 f, float low, float high, int zero) {
     f = f == f ? f : (vbg_f32x16)0.0f;
     f = f < low ? (vbg_f32x16)low : f;
     f = f > high ? (vbg_f32x16)high : f;
@@ -47,6 +71,52 @@ static inline __attribute__((always_inline)) vbg_u8x16 vbg_requantize(vbg_i32x16
     f = (f + 12582912.0f) - 12582912.0f;
     vbg_i32x16 q = __builtin_convertvector(f, vbg_i32x16) + zero;
     return __builtin_convertvector(q, vbg_u8x16);
+}
+
+// The requantizing epilogue, onnxruntime's MlasRequantizeOutput: f = float(acc) · multiplier
+// (one float32 rounding each), then `vbg_quantize`.
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_requantize(vbg_i32x16 acc, vbg_f32x16 multiplier, float low,
+                                                                     float high, int zero) {
+    return vbg_quantize(__builtin_convertvector(acc, vbg_f32x16) * multiplier, low, high, zero);
+}
+
+// Four rows of 16 bytes interleaved into 16 32-bit elements (element i: a[i], b[i], c[i], d[i]
+// from its low byte), xor `flip`: the quantized convolution's patches of four channels.
+static inline __attribute__((always_inline)) vbg_i32x16 vbg_interleave_bytes(vbg_u8x16 a, vbg_u8x16 b, vbg_u8x16 c,
+                                                                            vbg_u8x16 d, unsigned flip) {
+    vbg_u32x16 w = __builtin_convertvector(a, vbg_u32x16) | __builtin_convertvector(b, vbg_u32x16) << 8
+        | __builtin_convertvector(c, vbg_u32x16) << 16 | __builtin_convertvector(d, vbg_u32x16) << 24;
+    return (vbg_i32x16)(w ^ flip);
+}
+
+// 16 bytes (uint8 or int8) widened to int32, minus `offset`.
+static inline __attribute__((always_inline)) vbg_i32x16 vbg_widen_u8(vbg_u8x16 x, int offset) {
+    return __builtin_convertvector(x, vbg_i32x16) - offset;
+}
+static inline __attribute__((always_inline)) vbg_i32x16 vbg_widen_i8(vbg_i8x16 x, int offset) {
+    return __builtin_convertvector(x, vbg_i32x16) - offset;
+}
+
+// float(acc) · multiplier, one float32 rounding each: QGemm's float output.
+static inline __attribute__((always_inline)) vbg_f32x16 vbg_scale_sums(vbg_i32x16 acc, vbg_f32x16 multiplier) {
+    return __builtin_convertvector(acc, vbg_f32x16) * multiplier;
+}
+
+// The even elements of p[0..<32]: two loads and one `vpermt2d` (Swift's lane initialiser from
+// memory becomes 16 inserts for int32).
+static inline __attribute__((always_inline)) vbg_i32x16 vbg_load_even_i32(const int *p) {
+    vbg_i32x16 a, b;
+    __builtin_memcpy(&a, p, sizeof a);
+    __builtin_memcpy(&b, p + 16, sizeof b);
+    return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+}
+
+// DequantizeLinear of 16 bytes: float(x − zero) · scale (one float32 rounding), `x` uint8 or int8.
+static inline __attribute__((always_inline)) vbg_f32x16 vbg_dequantize_u8(vbg_u8x16 x, int zero, float scale) {
+    return __builtin_convertvector(__builtin_convertvector(x, vbg_i32x16) - zero, vbg_f32x16) * scale;
+}
+static inline __attribute__((always_inline)) vbg_f32x16 vbg_dequantize_i8(vbg_i8x16 x, int zero, float scale) {
+    return __builtin_convertvector(__builtin_convertvector(x, vbg_i32x16) - zero, vbg_f32x16) * scale;
 }
 
 #endif
