@@ -50,6 +50,11 @@ package struct PlaneLayout: Hashable, Sendable, CustomStringConvertible {
         PlaneLayout(width: width, height: height, pad: pad, rowStride: rowStride, planeStride: planeStride)
     }
 
+    /// Whether a plane's border (rows, columns and row padding) is at least its interior: a
+    /// buffer of such maps that keeps its zero border between uses (its own) is worth its memory,
+    /// where one in shared scratch would have the border written on every use.
+    package var borderOutweighsInterior: Bool { planeStride >= 2 * width * height }
+
     /// Whether pixels are back to back (pixel `p` at offset `p`).
     package var isDense: Bool { rowStride == width && pad == 0 }
 

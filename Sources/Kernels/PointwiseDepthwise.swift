@@ -19,12 +19,16 @@
 ///
 /// The band buffer of each thread (and its gated rows) is in the pool's scratch, after its 1x1
 /// convolution's (`BandScratch`): scratch other kernels also use, so a band's zero border is
-/// written again on every call.
+/// written again on every call. Narrow maps, whose band is mostly border
+/// (`PlaneLayout.borderOutweighsInterior`), pass bands of their own (`ownBands`) instead, whose
+/// border stays zero between calls.
 ///
 /// - Parameters:
 ///   - input: dense, `pointwise.inputChannels` channels, H×W.
 ///   - bandOutputRows: depthwise output rows per band; a band buffer holds the input rows they
 ///     read (`bandInputRows`) with a zero border of `bandPad` (≥ the depthwise pads).
+///   - ownBands: one per pool thread, of that layout and `pointwise.outputChannels` channels,
+///     allocated zeroed and used by this pair alone; nil: the bands are in the pool's scratch.
 ///   - residualIsInput: add the depthwise convolution's own input (the 1x1 output) after its
 ///     activation (stride 1 only), read from the band.
 ///   - residual: another residual, any layout, the output's size (ignored when `residualIsInput`).
@@ -36,35 +40,48 @@
 ///   - pool: its scratch holds ``pointwiseThenDepthwiseScratch(_:width:bandOutputRows:stride:kernelSpan:bandPad:gated:)``.
 package func pointwiseThenDepthwise(
     _ input: FeatureMap, gatedInput: GatedInput? = nil, pointwise: PointwiseWeights, pointwiseActivation: Activation,
-    bandOutputRows: Int, bandPad: Int,
+    bandOutputRows: Int, bandPad: Int, ownBands: [FeatureMapStorage]? = nil,
     depthwise: DepthwiseWeights, stride: Int, dilation: Int = 1, padTop: Int, padLeft: Int, depthwiseActivation: Activation,
     residualIsInput: Bool, residual: FeatureMap?, output: FeatureMap, pool: WorkerPool
 ) {
     let span = (depthwise.kernelSize - 1) * dilation + 1
     let scratch = BandScratch(pointwise, width: input.layout.width, bandOutputRows: bandOutputRows, stride: stride,
-                              kernelSpan: span, bandPad: bandPad, gated: gatedInput != nil)
+                              kernelSpan: span, bandPad: bandPad, gated: gatedInput != nil, ownsBands: ownBands != nil)
+    if let ownBands {
+        precondition(ownBands.count >= pool.threadCount, "one band buffer per thread")
+        for part in 0..<pool.threadCount {
+            // An index loop: iterating the array itself allocates in debug builds (its generic iterator).
+            precondition(ownBands[part].layout == scratch.band && ownBands[part].channels == scratch.bandChannels,
+                         "band buffer of the wrong layout")
+        }
+    }
     precondition(bandPad >= padLeft && bandPad >= padTop, "the band's border is narrower than the depthwise pads")
     precondition(!residualIsInput || stride == 1, "a residual of the input needs stride 1")
     precondition(pool.holds(ScratchSize(perThread: scratch.count)),
                  "1x1 of \(pointwise.inputChannels) input channels then depthwise in bands of \(scratch.band): pool scratch too small")
     let job = BandedRows(input: input, gatedInput: gatedInput, pointwise: pointwise, pointwiseActivation: pointwiseActivation,
-                         scratch: scratch, bandOutputRows: bandOutputRows, depthwise: depthwise, stride: stride,
+                         scratch: scratch, ownBands: ownBands, bandOutputRows: bandOutputRows, depthwise: depthwise, stride: stride,
                          dilation: dilation, padTop: padTop, padLeft: padLeft, depthwiseActivation: depthwiseActivation,
                          residualIsInput: residualIsInput, residual: residual, output: output)
     if pool.threadCount > 1 && output.layout.height >= pool.threadCount * minimumRowsPerThread {
         pool.run(job)
     } else {
-        job.runBands(rows: 0..<output.layout.height, pool: pool)
+        job.runBands(rows: 0..<output.layout.height, part: 0, pool: pool)
     }
 }
 
 /// Floats of pool scratch ``pointwiseThenDepthwise(_:gatedInput:pointwise:pointwiseActivation:bandOutputRows:bandPad:depthwise:stride:dilation:padTop:padLeft:depthwiseActivation:residualIsInput:residual:output:pool:)``
 /// uses, in each thread's scratch (each thread's lane runs its own bands): its 1x1 convolution's,
-/// then the band buffer, then (`gated`) the gated rows.
+/// then the band buffer (unless the caller owns the bands), then (`gated`) the gated rows.
 package func pointwiseThenDepthwiseScratch(_ pointwise: PointwiseWeights, width: Int, bandOutputRows: Int, stride: Int,
-                                           kernelSpan: Int, bandPad: Int, gated: Bool) -> ScratchSize {
+                                           kernelSpan: Int, bandPad: Int, gated: Bool, ownsBands: Bool = false) -> ScratchSize {
     ScratchSize(perThread: BandScratch(pointwise, width: width, bandOutputRows: bandOutputRows, stride: stride,
-                                       kernelSpan: kernelSpan, bandPad: bandPad, gated: gated).count)
+                                       kernelSpan: kernelSpan, bandPad: bandPad, gated: gated, ownsBands: ownsBands).count)
+}
+
+/// The layout of the band buffers of a banded pair.
+package func bandLayout(width: Int, bandOutputRows: Int, stride: Int, kernelSpan: Int, bandPad: Int) -> PlaneLayout {
+    .padded(width: width, height: bandInputRows(outputRows: bandOutputRows, stride: stride, kernelSize: kernelSpan), pad: bandPad)
 }
 
 /// Where a thread's band buffer and gated rows sit in its scratch: after the 1x1 convolution's
@@ -77,15 +94,15 @@ struct BandScratch {
     /// Floats of scratch in all.
     let count: Int
 
-    init(_ pointwise: PointwiseWeights, width: Int, bandOutputRows: Int, stride: Int, kernelSpan: Int, bandPad: Int, gated: Bool) {
-        let inputRows = bandInputRows(outputRows: bandOutputRows, stride: stride, kernelSize: kernelSpan)
+    init(_ pointwise: PointwiseWeights, width: Int, bandOutputRows: Int, stride: Int, kernelSpan: Int, bandPad: Int, gated: Bool,
+         ownsBands: Bool) {
         let aligned = { (floats: Int) in (floats + 15) / 16 * 16 }
-        band = .padded(width: width, height: inputRows, pad: bandPad)
+        band = bandLayout(width: width, bandOutputRows: bandOutputRows, stride: stride, kernelSpan: kernelSpan, bandPad: bandPad)
         bandChannels = pointwise.outputChannels
         bandOffset = aligned(pointwiseScratch(inputChannels: pointwise.inputChannels).perThread)
-        rows = gated ? .dense(width: width, height: inputRows) : nil
+        rows = gated ? .dense(width: width, height: band.height) : nil
         rowsChannels = pointwise.inputChannels
-        rowsOffset = aligned(bandOffset + band.storageCount(channels: bandChannels))
+        rowsOffset = ownsBands ? bandOffset : aligned(bandOffset + band.storageCount(channels: bandChannels))
         if let rows {
             count = rowsOffset + rows.storageCount(channels: rowsChannels)
         } else {
@@ -107,23 +124,28 @@ let minimumRowsPerThread = 4
 /// band buffer, in its own cache, and one fork/join for the whole map (instead of two per band).
 struct BandedRows: PoolJob {
     let input: FeatureMap, gatedInput: GatedInput?, pointwise: PointwiseWeights, pointwiseActivation: Activation
-    let scratch: BandScratch, bandOutputRows: Int
+    let scratch: BandScratch, ownBands: [FeatureMapStorage]?, bandOutputRows: Int
     let depthwise: DepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation
     let residualIsInput: Bool, residual: FeatureMap?, output: FeatureMap
 
     func run(part: Int, pool: WorkerPool) {
-        runBands(rows: WorkerPool.range(output.layout.height, part: part, of: pool.threadCount), pool: pool.lane(part))
+        runBands(rows: WorkerPool.range(output.layout.height, part: part, of: pool.threadCount), part: part, pool: pool.lane(part))
     }
 
-    /// Output rows `rows`, in bands of `bandOutputRows`, in the band buffer of `pool`'s first
-    /// thread's scratch; `pool` runs the kernels of each band (both threads, or one thread's lane).
-    func runBands(rows: Range<Int>, pool: WorkerPool) {
+    /// Output rows `rows`, in bands of `bandOutputRows`, in band buffer `part` (the caller's, or
+    /// the one in `pool`'s first thread's scratch); `pool` runs the kernels of each band (both
+    /// threads, or one thread's lane).
+    func runBands(rows: Range<Int>, part: Int, pool: WorkerPool) {
         let h = input.layout.height, span = (depthwise.kernelSize - 1) * dilation + 1
         let base = pool.scratch(0).baseAddress!
-        let bandMap = FeatureMap(base: base + scratch.bandOffset, channels: scratch.bandChannels,
-                                 layout: scratch.band)
-        // The scratch holds what other kernels left there: the border is made zero again.
-        zeroBorder(bandMap)
+        let bandMap: FeatureMap
+        if let ownBands {
+            bandMap = ownBands[part].map
+        } else {
+            bandMap = FeatureMap(base: base + scratch.bandOffset, channels: scratch.bandChannels, layout: scratch.band)
+            // The scratch holds what other kernels left there: the border is made zero again.
+            zeroBorder(bandMap)
+        }
         // Input rows the next band shares with this one: moved to the top of the buffer, not
         // recomputed (the same values either way).
         let shared = max(0, span - stride)

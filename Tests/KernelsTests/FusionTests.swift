@@ -47,19 +47,24 @@ struct FusionTests {
                                         padLeft: padLeft, pad: pad, residualIsInput: residualIsInput,
                                         outH: outH, outW: outW, pool: pool)
                 for bandRows in [1, 3, 4, 8, outH] {
+                  // Bands in the pool's scratch, and bands of the caller's own.
+                  for owned in [false, true] {
                     pool.reserve(pointwiseThenDepthwiseScratch(pw, width: w, bandOutputRows: bandRows, stride: window.stride,
-                                                               kernelSpan: span, bandPad: pad, gated: false))
+                                                               kernelSpan: span, bandPad: pad, gated: false, ownsBands: owned))
+                    let layout = bandLayout(width: w, bandOutputRows: bandRows, stride: window.stride, kernelSpan: span, bandPad: pad)
+                    let bands = owned ? (0..<threads).map { _ in FeatureMapStorage(channels: cout, layout: layout) } : nil
                     let out = FeatureMapStorage(channels: cout, layout: .dense(width: outW, height: outH))
                     for frame in [earlierFrame, input] {
                         Self.dirty(pool)
                         pointwiseThenDepthwise(frame.map, pointwise: pw, pointwiseActivation: .relu,
-                                               bandOutputRows: bandRows, bandPad: pad, depthwise: dw, stride: window.stride,
+                                               bandOutputRows: bandRows, bandPad: pad, ownBands: bands, depthwise: dw, stride: window.stride,
                                                dilation: window.dilation, padTop: padTop, padLeft: padLeft,
                                                depthwiseActivation: .hardSwish, residualIsInput: residualIsInput,
                                                residual: nil, output: out.map, pool: pool)
                     }
                     #expect(out.interior() == expected,
-                            "\(cin)->\(cout) \(h)x\(w) k\(window.k) s\(window.stride) d\(window.dilation) bands of \(bandRows), \(threads) thread(s)")
+                            "\(cin)->\(cout) \(h)x\(w) k\(window.k) s\(window.stride) d\(window.dilation) bands of \(bandRows), \(threads) thread(s), own bands \(owned)")
+                  }
                 }
             }
         }

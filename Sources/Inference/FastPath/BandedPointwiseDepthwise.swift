@@ -46,6 +46,11 @@ extension StepBuilder {
                                     inputChannels: conv.inputChannels)
         }
         let pad = Self.kind(of: dw)!.inputPad!
+        // The kernel's window as it runs (the compacted lattice), which sizes the band.
+        let band = bandLayout(width: width, bandOutputRows: f.bandRows, stride: dw.height.stride,
+                              kernelSpan: (depthwise.kernelSize - 1) * dw.height.dilation * latticeStep + 1, bandPad: pad)
+        let ownBands = band.borderOutweighsInterior
+            ? (0..<pool.threadCount).map { _ in FeatureMapStorage(channels: channels, layout: band) } : nil
         let (outH, outW) = (dw.height.output, dw.width.output)
         let residual = f.residualIsInput ? nil : f.depthwise.residual.map {
             Self.denseMap(pointer($0), channels: channels, height: outH, width: outW)
@@ -59,7 +64,7 @@ extension StepBuilder {
         }
         return PointwiseDepthwiseStep(
             input: Self.denseMap(inputs[0], channels: conv.inputChannels, height: height, width: width), gatedInput: gatedInput,
-            pointwise: weights, pointwiseActivation: f.pointwise.activation, bandRows: f.bandRows, bandPad: pad,
+            pointwise: weights, pointwiseActivation: f.pointwise.activation, bandRows: f.bandRows, bandPad: pad, ownBands: ownBands,
             depthwise: depthwise, stride: dw.height.stride, dilation: dw.height.dilation * latticeStep,
             padTop: dw.height.padBegin, padLeft: dw.width.padBegin, depthwiseActivation: f.depthwise.epilogue.activation,
             residualIsInput: f.residualIsInput, residual: residual,

@@ -244,7 +244,7 @@ extension StepBuilder {
                                         groups: parts, pool: pool)
         case .depthwise(let pad), .dense(let pad):
             let source = inputValue.flatMap(paddedMap).map(PaddedInput.written)
-                ?? .copied(input, channels: cin, layout: .padded(width: w.input, height: h.input, pad: pad))
+                ?? .copy(of: input, layout: .padded(width: w.input, height: h.input, pad: pad))
             if case .dense = kind {
                 let (gin, gout, size) = (cin / conv.group, cout / conv.group, (cin / conv.group) * k * k)
                 let groups = packed {

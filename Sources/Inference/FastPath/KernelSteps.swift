@@ -77,6 +77,16 @@ func copyIntoPadded(_ input: FeatureMap, _ padded: FeatureMap) {
 enum PaddedInput {
     case written(FeatureMap)
     case copied(FeatureMap, channels: Int, layout: PlaneLayout)
+    /// A copy into a buffer of the step's own, whose border stays zero: for maps that are mostly
+    /// border (`PlaneLayout.borderOutweighsInterior`), where writing the border every run costs
+    /// more than the memory it saves.
+    case copiedIntoOwn(FeatureMap, FeatureMapStorage)
+
+    /// The copy of `input` a step makes: into the pool's scratch, or into a buffer of its own.
+    static func copy(of input: FeatureMap, layout: PlaneLayout) -> PaddedInput {
+        layout.borderOutweighsInterior ? .copiedIntoOwn(input, FeatureMapStorage(channels: input.channels, layout: layout))
+            : .copied(input, channels: input.channels, layout: layout)
+    }
 
     /// The pool scratch a copy takes.
     var scratch: ScratchSize {
@@ -89,6 +99,9 @@ enum PaddedInput {
         switch self {
         case let .written(map):
             return map
+        case let .copiedIntoOwn(input, storage):
+            copyIntoPadded(input, storage.map)
+            return storage.map
         case let .copied(input, channels, layout):
             precondition(pool.holds(scratch), "a zero-bordered copy of \(channels) channels \(layout): pool shared scratch too small")
             let map = FeatureMap(base: pool.shared.baseAddress!, channels: channels, layout: layout)
@@ -221,16 +234,17 @@ struct PointwiseDepthwiseStep: ScratchUsingStep {
     var scratch: ScratchSize {
         pointwiseThenDepthwiseScratch(pointwise, width: input.layout.width, bandOutputRows: bandRows, stride: stride,
                                       kernelSpan: (depthwise.kernelSize - 1) * dilation + 1, bandPad: bandPad,
-                                      gated: gatedInput != nil)
+                                      gated: gatedInput != nil, ownsBands: ownBands != nil)
     }
     let input: FeatureMap, gatedInput: GatedInput?, pointwise: PointwiseWeights, pointwiseActivation: Activation
-    /// Output rows per band, and the band buffer's zero border (both buffers in the pool's scratch).
-    let bandRows: Int, bandPad: Int
+    /// Output rows per band, the band buffer's zero border, and the step's own band buffers (one
+    /// per thread) when the band is mostly border; nil: they are in the pool's scratch.
+    let bandRows: Int, bandPad: Int, ownBands: [FeatureMapStorage]?
     let depthwise: DepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation
     let residualIsInput: Bool, residual: FeatureMap?, output: FeatureMap, pool: WorkerPool
     func run() {
         pointwiseThenDepthwise(input, gatedInput: gatedInput, pointwise: pointwise, pointwiseActivation: pointwiseActivation,
-                               bandOutputRows: bandRows, bandPad: bandPad, depthwise: depthwise, stride: stride,
+                               bandOutputRows: bandRows, bandPad: bandPad, ownBands: ownBands, depthwise: depthwise, stride: stride,
                                dilation: dilation, padTop: padTop, padLeft: padLeft, depthwiseActivation: depthwiseActivation,
                                residualIsInput: residualIsInput, residual: residual, output: output, pool: pool)
     }
