@@ -173,16 +173,16 @@ package func packedOperandCount(rows: Int, inner: Int) -> Int {
     (rows + packedRows - 1) / packedRows * packedRows * inner
 }
 
-/// Zeroes the rows past `rows` in the last panel of a packed left operand of `inner` columns
-/// (what ``packedMatrixMultiply(_:rows:weights:output:pool:)`` needs finite), for an operand
-/// in memory other kernels also use.
+/// Zeroes the last panel of a packed left operand of `rows` rows and `inner` columns, whose rows
+/// past `rows` ``packedMatrixMultiply(_:rows:weights:output:pool:)`` needs finite: for an
+/// operand in memory other kernels also use. One contiguous run (the panel's rows are
+/// interleaved per column), so call it before the operand is packed.
 package func zeroPackedPadding(_ packed: UnsafeMutablePointer<Float>, rows: Int, inner: Int) {
-    let used = rows % packedRows
-    guard used > 0 else { return }
+    guard rows % packedRows > 0 else { return }
     let panel = packed + (rows / packedRows) * inner * packedRows
-    for k in 0..<inner {
-        for row in used..<packedRows { panel[k * packedRows + row] = 0 }
-    }
+    var i = 0, count = inner * packedRows
+    while i + lanes <= count { store(Vector(), panel + i); i += lanes }
+    while i < count { panel[i] = 0; i += 1 }
 }
 
 /// Where element (`row`, `k`) of a packed left operand with `inner` columns sits.
