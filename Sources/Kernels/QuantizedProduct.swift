@@ -615,6 +615,17 @@ func quantizedPatches(_ c: QuantizedConvolution, firstChannel: Int, channels: In
 /// `a` / `b` rounded down, for `b` > 0.
 @inline(__always) func floorDivide(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
 
+extension QuantizedConvolution {
+    /// Whether every patch row is one input pixel (a 1x1 window, stride 1, no padding, the
+    /// output the input's size): the patches are the input transposed.
+    var hasUnitWindow: Bool {
+        let w = weights
+        return w.kernelHeight == 1 && w.kernelWidth == 1 && window.strideHeight == 1 && window.strideWidth == 1
+            && window.padTop == 0 && window.padLeft == 0 && window.outputHeight == window.inputHeight
+            && window.outputWidth == window.inputWidth
+    }
+}
+
 /// The patch rows with input values of type `T` stored as `E` (Int16 for pairs, UInt8 for bytes).
 @inline(__always)
 func quantizedPatches<T: FixedWidthInteger, E: FixedWidthInteger>(
@@ -625,8 +636,7 @@ func quantizedPatches<T: FixedWidthInteger, E: FixedWidthInteger>(
     let (kH, kW) = (w.kernelHeight, w.kernelWidth)
     let (inH, inW, outW) = (window.inputHeight, window.inputWidth, window.outputWidth)
     let (sH, sW) = (window.strideHeight, window.strideWidth)
-    let unitWindow = kH == 1 && kW == 1 && sH == 1 && sW == 1
-        && window.padTop == 0 && window.padLeft == 0 && window.outputHeight == inH && outW == inW
+    let unitWindow = c.hasUnitWindow
     let offset = w.patchOffset, padding = E(truncatingIfNeeded: w.paddingValue)
     let per = 4 / MemoryLayout<E>.size
     let source = c.input.assumingMemoryBound(to: T.self)
@@ -677,8 +687,7 @@ func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels:
     let (kH, kW) = (w.kernelHeight, w.kernelWidth)
     let (inH, inW, outW) = (window.inputHeight, window.inputWidth, window.outputWidth)
     let (sH, sW) = (window.strideHeight, window.strideWidth)
-    let unitWindow = kH == 1 && kW == 1 && sH == 1 && sW == 1
-        && window.padTop == 0 && window.padLeft == 0 && window.outputHeight == inH && outW == inW
+    let unitWindow = c.hasUnitWindow
     // Int8 input becomes unsigned by x + 128, its top bit flipped.
     let flip: UInt32 = w.inputSigned ? 0x8080_8080 : 0
     let padding = Int32(bitPattern: UInt32(truncatingIfNeeded: w.paddingValue) &* 0x0101_0101)

@@ -17,8 +17,8 @@ struct BandedFusion {
     let gate: Int?
     /// That gate's two inputs, which the step reads (`FusionPlan.Fusion.extraReads`).
     let gateInputs: (skip: Int, upsampled: Int)?
-    /// Output rows per band, and the input rows a band needs.
-    let bandRows: Int, rowsIn: Int
+    /// Output rows per band.
+    let bandRows: Int
     let absorbed: [Int]
 }
 

@@ -47,7 +47,7 @@ extension FusionRules {
         guard rowsIn <= 2 * bandRows * stride else { return nil }
         return BandedFusion(pointwise: pointwiseChain, depthwiseNode: next, depthwise: fused, residualIsInput: residualIsInput,
                             gate: gate?.leader, gateInputs: gate.map { ($0.fusion.skip, $0.fusion.upsampled) },
-                            bandRows: bandRows, rowsIn: rowsIn,
+                            bandRows: bandRows,
                             absorbed: pointwiseChain.absorbed + [dwNode.outputs[0]] + fused.absorbed)
     }
 
