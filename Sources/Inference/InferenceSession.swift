@@ -47,7 +47,7 @@ package final class InferenceSession: @unchecked Sendable {
     /// intermediates).
     private let fusionPlan: FusionPlan
     /// The fast path's worker pool (its threads and scratch), nil on the reference path.
-    private let pool: WorkerPool?
+    let pool: WorkerPool?
     /// The model's packed weights this session's steps share, nil when it packed its own.
     private let packedWeights: PackedWeights?
 
@@ -148,8 +148,10 @@ package final class InferenceSession: @unchecked Sendable {
     /// fast path's packing reads, `ConstantStore.packingSources`), so the model holds its weights
     /// once, packed. Done only when this is the model's only session, it runs the model's lowered
     /// graph with every fusion (its packed weights are the model's), and none of its steps reads
-    /// those constants when it runs (a node on its reference kernel would). From then on the model
-    /// makes only sessions like this one (they take the packed weights).
+    /// those constants when it runs (a node on its reference kernel would). A session that runs
+    /// the model's fast graph (a QDQ model's rewritten one) also frees every constant of the graph
+    /// as written, which no session reads. From then on the model makes only sessions like this
+    /// one (they take the packed weights).
     ///
     /// - Parameter poisoning: for tests: the freed bytes are kept, filled with NaN, so a step
     ///   that still read them would compute NaN.
@@ -158,13 +160,17 @@ package final class InferenceSession: @unchecked Sendable {
     package func releasePackingSources(poisoning: Bool = false) -> Int {
         guard let packedWeights else { return 0 }
         let constants = self.constants, steps = self.steps
-        return constants.releasePackingSources(
+        var freed = constants.releasePackingSources(
             poisoning: poisoning,
             isPacked: {
                 var held = HeldAddresses(matching: constants.isPackingSource)
                 return !steps.contains { held.found(in: $0) }
             },
             seal: packedWeights.seal)
+        if constants !== model.constants, constants.hasOneReader {
+            freed += model.constants.releaseAll(poisoning: poisoning)
+        }
+        return freed
     }
 
     /// Where value `id` lives: the model's constant store for a constant (never written), the

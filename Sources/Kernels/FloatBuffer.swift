@@ -4,7 +4,7 @@
 /// A final class rather than an `Array`: kernels see only its pointer, so there is no
 /// copy-on-write check, bounds check or reference counting in a hot loop.
 /// The storage never moves and is freed when the buffer is released.
-package final class FloatBuffer {
+package final class FloatBuffer: OwnedStorage {
     /// Number of floats.
     package let count: Int
     /// The first float; valid for `count` elements for the buffer's lifetime.
@@ -36,4 +36,14 @@ package final class FloatBuffer {
 
     /// A copy of the contents, for tests and tools.
     package var array: [Float] { Array(UnsafeBufferPointer(start: baseAddress, count: count)) }
+}
+
+/// A class that owns heap storage (a buffer of floats or integers): what `HeldMemory` counts for it.
+package protocol OwnedStorage: AnyObject {
+    /// Bytes of the storage it owns.
+    var byteCount: Int { get }
+}
+
+extension FloatBuffer {
+    package var byteCount: Int { count * MemoryLayout<Float>.stride }
 }

@@ -245,7 +245,7 @@ func partialMultipliers(_ p: UnsafePointer<Float>, _ count: Int) -> Vector {
 }
 
 /// Integer storage owned by a step (64-byte aligned, zeroed).
-package final class IntegerBuffer<Element: FixedWidthInteger> {
+package final class IntegerBuffer<Element: FixedWidthInteger>: OwnedStorage {
     package let count: Int
     package let baseAddress: UnsafeMutablePointer<Element>
     package init(count: Int) {
@@ -254,6 +254,7 @@ package final class IntegerBuffer<Element: FixedWidthInteger> {
             .bindMemory(to: Element.self, capacity: max(count, 1))
         baseAddress.initialize(repeating: 0, count: max(count, 1))
     }
+    package var byteCount: Int { count * MemoryLayout<Element>.stride }
     deinit { baseAddress.deallocate() }
 }
 
@@ -426,16 +427,22 @@ package func quantizedOutputScratchCount(_ weights: QuantizedConvolutionWeights,
 package struct QuantizedConvolution {
     package let input: UnsafeRawPointer
     package let weights: QuantizedConvolutionWeights, window: QuantizedWindow
-    package let patches: UnsafeMutablePointer<Int32>
+    /// The patch matrix, and its Int32 elements (at least ``quantizedPatchCount(_:_:threads:)``
+    /// for the pool's threads; checked when the kernel runs).
+    let patches: UnsafeMutablePointer<Int32>, patchCount: Int
     package let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
-    /// ``quantizedOutputScratchCount(_:_:)`` bytes.
-    package let scratch: UnsafeMutablePointer<UInt8>
+    /// The transposed product, and its bytes (at least ``quantizedOutputScratchCount(_:_:)``).
+    let scratch: UnsafeMutablePointer<UInt8>, scratchCount: Int
     package init(input: UnsafeRawPointer, weights: QuantizedConvolutionWeights, window: QuantizedWindow,
-                 patches: UnsafeMutablePointer<Int32>, output: UnsafeMutablePointer<UInt8>,
-                 outputZero: Int32, minimum: Int32, maximum: Int32, scratch: UnsafeMutablePointer<UInt8>) {
-        self.scratch = scratch
+                 patches: UnsafeMutableBufferPointer<Int32>, output: UnsafeMutablePointer<UInt8>,
+                 outputZero: Int32, minimum: Int32, maximum: Int32, scratch: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(patches.baseAddress != nil && scratch.baseAddress != nil, "quantized convolution: no scratch")
+        self.scratch = scratch.baseAddress!
+        scratchCount = scratch.count
         self.input = input
-        self.weights = weights; self.window = window; self.patches = patches
+        self.weights = weights; self.window = window
+        self.patches = patches.baseAddress!
+        patchCount = patches.count
         self.output = output; self.outputZero = outputZero; self.minimum = minimum; self.maximum = maximum
     }
 }
@@ -444,7 +451,14 @@ package struct QuantizedConvolution {
 /// Small maps (``QuantizedConvolutionWeights/transposed``): per group, the patches as pixels ×
 /// K (built by the calling thread), the product with pixels as rows and the group's channels as
 /// columns into `scratch`, which each thread then transposes into the output for its columns.
+///
+/// - Precondition: `patches` and `scratch` hold what ``quantizedPatchCount(_:_:threads:)`` (for the
+///   pool's threads) and ``quantizedOutputScratchCount(_:_:)`` state.
 package func quantizedConvolution(_ convolution: QuantizedConvolution, pool: WorkerPool) {
+    precondition(convolution.patchCount >= quantizedPatchCount(convolution.weights, convolution.window, threads: pool.threadCount),
+                 "quantized convolution: \(convolution.patchCount) patch elements, fewer than the problem needs")
+    precondition(convolution.scratchCount >= quantizedOutputScratchCount(convolution.weights, convolution.window),
+                 "quantized convolution: \(convolution.scratchCount) scratch bytes, fewer than the problem needs")
     if convolution.weights.depthwiseTaps != nil {
         pool.run(QuantizedDepthwiseParts(convolution: convolution))
         return
@@ -977,21 +991,28 @@ package final class QuantizedMatrixWeights {
     }
 }
 
-/// A (`rows` × inner) shifted into `shifted` (rows × the weights' depth Int32, packed as the
-/// weights say), then the product with `weights`; threads take tiles of columns.
+/// Int32 elements of A shifted and packed for ``quantizedMatrixProduct(_:pool:)``.
+package func quantizedShiftedCount(rows: Int, _ weights: QuantizedMatrixWeights) -> Int { rows * weights.depth }
+
+/// A (`rows` × inner) shifted into `shifted` (``quantizedShiftedCount(rows:_:)`` Int32, packed as
+/// the weights say), then the product with `weights`; threads take tiles of columns.
 package struct QuantizedMatrixProduct {
     package let a: UnsafeRawPointer, rows: Int
-    package let weights: QuantizedMatrixWeights, shifted: UnsafeMutablePointer<Int32>
+    package let weights: QuantizedMatrixWeights
+    let shifted: UnsafeMutablePointer<Int32>
     package let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     /// Float32 outputs (Float(sum) · multiplier) instead of bytes, or nil.
     package let floatOutput: UnsafeMutablePointer<Float>?
+    /// - Precondition: `shifted` holds ``quantizedShiftedCount(rows:_:)`` elements.
     package init(a: UnsafeRawPointer, rows: Int, weights: QuantizedMatrixWeights,
-                 shifted: UnsafeMutablePointer<Int32>, output: UnsafeMutablePointer<UInt8>, outputZero: Int32,
+                 shifted: UnsafeMutableBufferPointer<Int32>, output: UnsafeMutablePointer<UInt8>, outputZero: Int32,
                  minimum: Int32, maximum: Int32, floatOutput: UnsafeMutablePointer<Float>? = nil) {
         self.floatOutput = floatOutput
         precondition(weights.aZero.count == 1 || weights.aZero.count == rows, "quantized matrix: zero points")
+        precondition(shifted.baseAddress != nil && shifted.count >= quantizedShiftedCount(rows: rows, weights),
+                     "quantized matrix: \(shifted.count) shifted elements for \(rows) rows of depth \(weights.depth)")
         self.a = a; self.rows = rows
-        self.weights = weights; self.shifted = shifted
+        self.weights = weights; self.shifted = shifted.baseAddress!
         self.output = output; self.outputZero = outputZero; self.minimum = minimum; self.maximum = maximum
     }
 }

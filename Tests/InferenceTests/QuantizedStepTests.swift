@@ -28,6 +28,9 @@ struct QuantizedStepTests {
             let session = try InferenceSession(model: model, path: .fast, threads: threads)
             let onReference = session.nodeKernels.filter(\.runsOnReference).map(\.op)
             #expect(!onReference.contains(op), "\(label): \(op) on the reference kernel")
+            // The integer steps' patches and products live in the pool's shared scratch: whatever
+            // an earlier step left there must not show.
+            session.pool?.shared.update(repeating: .nan)
             let actual = try session.run(inputs: feeds)
             let want = try #require(expected["y"]), got = try #require(actual["y"])
             let differing = zip(want, got).filter { $0 != $1 }.count

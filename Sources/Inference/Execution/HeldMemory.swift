@@ -6,9 +6,10 @@ import Kernels
 /// tables).
 ///
 /// It walks the values' stored properties by reflection, so a buffer a new step or operator
-/// keeps is counted without that type saying so: `FloatBuffer`s by their float count, arrays of
-/// numbers by their element count, class instances once each. Pointers (into an arena, or the
-/// caller's buffers) count nothing. For diagnostics, not for the per-frame path (it allocates).
+/// keeps is counted without that type saying so: `OwnedStorage` (float and integer buffers) by
+/// its bytes, arrays of numbers by their element count, class instances once each. Pointers
+/// (into an arena, or the caller's buffers) count nothing. For diagnostics, not for the
+/// per-frame path (it allocates).
 package struct HeldMemory {
     private var seen: Set<ObjectIdentifier> = []
     private var seenArrays: Set<UnsafeRawPointer> = []
@@ -27,9 +28,10 @@ package struct HeldMemory {
     /// Counts what `value` holds that was not counted yet.
     package mutating func add(_ value: Any) {
         switch value {
-        case let buffer as FloatBuffer:
-            if seen.insert(ObjectIdentifier(buffer)).inserted { bytes += buffer.count * MemoryLayout<Float>.stride }
+        case let buffer as any OwnedStorage:
+            if seen.insert(ObjectIdentifier(buffer)).inserted { bytes += buffer.byteCount }
         case let values as [Float]: addArray(values)
+        case let values as [Int16]: addArray(values)
         case let values as [Int]: addArray(values)
         case let values as [Int32]: addArray(values)
         case let values as [Int64]: addArray(values)

@@ -13,31 +13,32 @@ extension StepBuilder {
         let g = q.convolution
         guard hasConstantWeights(node), g.depth == .unit else { return nil }
         let (cin, cout, group) = (g.inputChannels, g.outputChannels, g.group)
-        let inner = cin / group * g.height.kernel * g.width.kernel
-        let weights = UnsafeRawPointer(inputs[3])
-        let xScale = q.xScale.value(inputs, 0), yScale = q.yScale.value(inputs, 0)
-        var values = [Int16](repeating: 0, count: cout * inner), multipliers = [Float](repeating: 0, count: cout)
-        for m in 0..<cout {
-            let zero = q.wZero.value(inputs, m)
-            for i in 0..<inner {
-                values[m * inner + i] = Int16(truncatingIfNeeded: Quantization.load(weights, m * inner + i, q.wType) &- zero)
-            }
-            multipliers[m] = xScale * q.wScale.value(inputs, m) / yScale
-        }
-        let bias: [Int32]? = q.hasBias ? Array(UnsafeBufferPointer(start: UnsafeRawPointer(inputs[8]).assumingMemoryBound(to: Int32.self), count: cout)) : nil
-        let packed = QuantizedConvolutionWeights(values: values, bias: bias, multipliers: multipliers, groups: group,
-                                                 inputChannels: cin, outputChannels: cout,
-                                                 kernelHeight: g.height.kernel, kernelWidth: g.width.kernel,
-                                                 pixels: g.height.output * g.width.output,
-                                                 inputSigned: q.xType == .int8, inputZero: q.xZero.value(inputs, 0))
         let window = QuantizedWindow(inputHeight: g.height.input, inputWidth: g.width.input, outputHeight: g.height.output,
                                      outputWidth: g.width.output, strideHeight: g.height.stride, strideWidth: g.width.stride,
                                      dilationHeight: g.height.dilation, dilationWidth: g.width.dilation,
                                      padTop: g.height.padBegin, padLeft: g.width.padBegin)
+        let weights = packed {
+            let inner = cin / group * g.height.kernel * g.width.kernel
+            let weights = UnsafeRawPointer(inputs[3])
+            let xScale = q.xScale.value(inputs, 0), yScale = q.yScale.value(inputs, 0)
+            var values = [Int16](repeating: 0, count: cout * inner), multipliers = [Float](repeating: 0, count: cout)
+            for m in 0..<cout {
+                let zero = q.wZero.value(inputs, m)
+                for i in 0..<inner {
+                    values[m * inner + i] = Int16(truncatingIfNeeded: Quantization.load(weights, m * inner + i, q.wType) &- zero)
+                }
+                multipliers[m] = xScale * q.wScale.value(inputs, m) / yScale
+            }
+            let bias: [Int32]? = q.hasBias ? Array(UnsafeBufferPointer(start: UnsafeRawPointer(inputs[8]).assumingMemoryBound(to: Int32.self), count: cout)) : nil
+            return QuantizedConvolutionWeights(values: values, bias: bias, multipliers: multipliers, groups: group,
+                                               inputChannels: cin, outputChannels: cout,
+                                               kernelHeight: g.height.kernel, kernelWidth: g.width.kernel,
+                                               pixels: g.height.output * g.width.output,
+                                               inputSigned: q.xType == .int8, inputZero: q.xZero.value(inputs, 0))
+        }
         let range = Quantization.range(q.outputTypes[0])
         return QuantizedConvolutionStep(
-            input: UnsafeRawPointer(inputs[0]), weights: packed, window: window, patches: IntegerBuffer<Int32>(count: quantizedPatchCount(packed, window, threads: pool.threadCount)),
-            scratch: IntegerBuffer<UInt8>(count: quantizedOutputScratchCount(packed, window)),
+            input: UnsafeRawPointer(inputs[0]), weights: weights, window: window,
             output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self),
             outputZero: q.yZero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound,
             batch: g.batch, inputImage: cin * g.height.input * g.width.input,
@@ -53,52 +54,70 @@ extension StepBuilder {
         let p = q.product
         guard b.count <= 2, a.count >= 1, p.batchCount == a.dropLast(2).reduce(1, *) else { return nil }
         let (k, n) = (p.inner, p.columns), rows = p.batchCount * p.rows
-        let bData = UnsafeRawPointer(inputs[3])
-        var values = [Int16](repeating: 0, count: k * n)
-        for j in 0..<n {
-            let zero = q.bZero.value(inputs, j)
-            for i in 0..<k { values[i * n + j] = Int16(truncatingIfNeeded: Quantization.load(bData, i * n + j, q.bType) &- zero) }
+        let weights = packed {
+            let bData = UnsafeRawPointer(inputs[3])
+            var values = [Int16](repeating: 0, count: k * n)
+            for j in 0..<n {
+                let zero = q.bZero.value(inputs, j)
+                for i in 0..<k { values[i * n + j] = Int16(truncatingIfNeeded: Quantization.load(bData, i * n + j, q.bType) &- zero) }
+            }
+            let aScale = q.aScale.value(inputs, 0), yScale = q.yScale.value(inputs, 0)
+            let multipliers = (0..<n).map { aScale * q.bScale.value(inputs, $0) / yScale }
+            let aZero = q.aZero.perIndex ? (0..<rows).map { q.aZero.value(inputs, $0 % p.rows) } : [q.aZero.value(inputs, 0)]
+            return QuantizedMatrixWeights(values: values, inner: k, columns: n, multipliers: multipliers,
+                                          aSigned: q.aType == .int8, aZero: aZero)
         }
-        let aScale = q.aScale.value(inputs, 0), yScale = q.yScale.value(inputs, 0)
-        let multipliers = (0..<n).map { aScale * q.bScale.value(inputs, $0) / yScale }
-        let aZero = q.aZero.perIndex ? (0..<rows).map { q.aZero.value(inputs, $0 % p.rows) } : [q.aZero.value(inputs, 0)]
         let range = Quantization.range(q.outputTypes[0])
-        let weights = QuantizedMatrixWeights(values: values, inner: k, columns: n, multipliers: multipliers,
-                                             aSigned: q.aType == .int8, aZero: aZero)
         return QuantizedMatrixStep(
             a: UnsafeRawPointer(inputs[0]), rows: rows, weights: weights,
-            shifted: IntegerBuffer<Int32>(count: rows * weights.depth),
             output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self),
             outputZero: q.yZero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound, pool: pool)
     }
 }
 
-struct QuantizedConvolutionStep: Step {
+/// A QLinearConv on the integer kernel; its patch matrix and (small maps) transposed product in
+/// the pool's shared scratch (the kernel uses no other scratch).
+struct QuantizedConvolutionStep: ScratchUsingStep {
     let input: UnsafeRawPointer
-    let weights: QuantizedConvolutionWeights, window: QuantizedWindow, patches: IntegerBuffer<Int32>, scratch: IntegerBuffer<UInt8>
+    let weights: QuantizedConvolutionWeights, window: QuantizedWindow
     let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     /// Images, and bytes per input and output image.
     let batch: Int, inputImage: Int, outputImage: Int
     let pool: WorkerPool
+    /// The patches' Int32 elements for the pool's threads, then the product's bytes, 64-byte aligned.
+    private var patchCount: Int { quantizedPatchCount(weights, window, threads: pool.threadCount) }
+    private var productOffset: Int { (patchCount + 15) / 16 * 16 }
+    private var productBytes: Int { quantizedOutputScratchCount(weights, window) }
+    var scratch: ScratchSize { ScratchSize(shared: productOffset + (productBytes + 3) / 4) }
     func run() {
+        precondition(pool.holds(scratch), "quantized convolution: pool shared scratch too small")
+        let base = UnsafeMutableRawPointer(pool.shared.baseAddress!)
+        let patches = UnsafeMutableBufferPointer(start: base.assumingMemoryBound(to: Int32.self), count: patchCount)
+        let product = UnsafeMutableBufferPointer(
+            start: (base + productOffset * MemoryLayout<Float>.stride).assumingMemoryBound(to: UInt8.self), count: productBytes)
         for image in 0..<batch {
             quantizedConvolution(QuantizedConvolution(
                 input: input + image * inputImage, weights: weights,
-                window: window, patches: patches.baseAddress, output: output + image * outputImage,
-                outputZero: outputZero, minimum: minimum, maximum: maximum, scratch: scratch.baseAddress), pool: pool)
+                window: window, patches: patches, output: output + image * outputImage,
+                outputZero: outputZero, minimum: minimum, maximum: maximum, scratch: product), pool: pool)
         }
     }
 }
 
-struct QuantizedMatrixStep: Step {
+/// A QLinearMatMul or QGemm on the integer kernel; A shifted and packed in the pool's shared scratch.
+struct QuantizedMatrixStep: ScratchUsingStep {
     let a: UnsafeRawPointer, rows: Int
-    let weights: QuantizedMatrixWeights, shifted: IntegerBuffer<Int32>
+    let weights: QuantizedMatrixWeights
     let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     let pool: WorkerPool
     var floatOutput: UnsafeMutablePointer<Float>? = nil
+    var scratch: ScratchSize { ScratchSize(shared: quantizedShiftedCount(rows: rows, weights)) }
     func run() {
+        precondition(pool.holds(scratch), "quantized matrix product: pool shared scratch too small")
+        let shifted = UnsafeMutableBufferPointer(start: UnsafeMutableRawPointer(pool.shared.baseAddress!).assumingMemoryBound(to: Int32.self),
+                                                 count: quantizedShiftedCount(rows: rows, weights))
         quantizedMatrixProduct(QuantizedMatrixProduct(
-            a: a, rows: rows, weights: weights, shifted: shifted.baseAddress,
+            a: a, rows: rows, weights: weights, shifted: shifted,
             output: output, outputZero: outputZero, minimum: minimum, maximum: maximum, floatOutput: floatOutput), pool: pool)
     }
 }
@@ -268,29 +287,31 @@ extension StepBuilder {
                            _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         guard hasConstantWeights(node), !q.transposeA, q.bias == nil || q.biasStrides.row == 0 || q.rows == 1 else { return nil }
         let (m, k, n) = (q.rows, q.inner, q.columns)
-        let b = UnsafeRawPointer(inputs[3])
-        var values = [Int16](repeating: 0, count: k * n)
-        for j in 0..<n {
-            let zero = q.bZero.value(inputs, j)
-            for p in 0..<k {
-                values[p * n + j] = Int16(truncatingIfNeeded: Quantization.load(b, q.transposeB ? j * k + p : p * n + j, q.bType) &- zero)
+        let weights = packed {
+            let b = UnsafeRawPointer(inputs[3])
+            var values = [Int16](repeating: 0, count: k * n)
+            for j in 0..<n {
+                let zero = q.bZero.value(inputs, j)
+                for p in 0..<k {
+                    values[p * n + j] = Int16(truncatingIfNeeded: Quantization.load(b, q.transposeB ? j * k + p : p * n + j, q.bType) &- zero)
+                }
             }
+            let scaleA = q.aScale.value(inputs, 0), outputScale = q.yScale?.value(inputs, 0)
+            let multipliers = (0..<n).map { j in
+                var scale = q.alpha * scaleA * q.bScale.value(inputs, j)
+                if let outputScale { scale /= outputScale }
+                return scale
+            }
+            let bias = q.bias.map { buffer in
+                let c = UnsafeRawPointer(inputs[buffer]).assumingMemoryBound(to: Int32.self)
+                return (0..<n).map { c[$0 * q.biasStrides.column] }
+            }
+            return QuantizedMatrixWeights(values: values, inner: k, columns: n, multipliers: multipliers,
+                                          aSigned: q.aType == .int8, aZero: [q.aZero.value(inputs, 0)], bias: bias)
         }
-        let scaleA = q.aScale.value(inputs, 0), outputScale = q.yScale?.value(inputs, 0)
-        let multipliers = (0..<n).map { j in
-            var scale = q.alpha * scaleA * q.bScale.value(inputs, j)
-            if let outputScale { scale /= outputScale }
-            return scale
-        }
-        let bias = q.bias.map { buffer in
-            let c = UnsafeRawPointer(inputs[buffer]).assumingMemoryBound(to: Int32.self)
-            return (0..<n).map { c[$0 * q.biasStrides.column] }
-        }
-        let weights = QuantizedMatrixWeights(values: values, inner: k, columns: n, multipliers: multipliers,
-                                             aSigned: q.aType == .int8, aZero: [q.aZero.value(inputs, 0)], bias: bias)
         let type = q.outputTypes[0], range = type == .float32 ? 0...0 : Quantization.range(type)
         return QuantizedMatrixStep(
-            a: UnsafeRawPointer(inputs[0]), rows: m, weights: weights, shifted: IntegerBuffer<Int32>(count: m * weights.depth),
+            a: UnsafeRawPointer(inputs[0]), rows: m, weights: weights,
             output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self),
             outputZero: q.yZero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound, pool: pool,
             floatOutput: type == .float32 ? outputs[0] : nil)

@@ -24,8 +24,10 @@ final class ConstantStore: @unchecked Sendable {
     /// Sessions reading the store.
     private var readers = 0
     private var released = false
-    /// Whether the released buffer was kept, filled with NaN (`releasePackingSources(poisoning:)`).
-    private var poisoned = false
+    /// Whether every constant is gone (`releaseAll`).
+    private var releasedAll = false
+    /// Whether each buffer's memory was given back (not when a release kept it, filled with NaN).
+    private var baseFreed = false, packingFreed = false
 
     init(_ graph: LoadedGraph) {
         let sources = Self.packingSources(graph)
@@ -61,19 +63,24 @@ final class ConstantStore: @unchecked Sendable {
     }
 
     deinit {
-        base.deallocate()
-        if !released || poisoned { packingBase.deallocate() }
+        if !baseFreed { base.deallocate() }
+        if !packingFreed { packingBase.deallocate() }
     }
 
     /// The constants that only a kernel's packing reads on the fast path: the weights and biases
-    /// of Conv, ConvTranspose, Gemm and MatMul, when every node reading them reads them so.
-    /// (Whether a session's steps did pack them is checked before they are freed.)
+    /// of Conv, ConvTranspose, Gemm and MatMul, and of their quantized forms (QLinearConv,
+    /// QLinearMatMul, com.microsoft QGemm), when every node reading them reads them so. (Whether
+    /// a session's steps did pack them is checked before they are freed.)
     static func packingSources(_ graph: LoadedGraph) -> Set<Int> {
         var packed: Set<Int> = [], other: Set<Int> = []
         for node in graph.nodes {
+            // By the op's input index as ONNX numbers them.
             let weightInputs: Set<Int> = switch node.operation {
             case is Conv, is ConvTranspose, is Gemm: [1, 2]
             case is MatMul: [1]
+            case is QLinearConv: [3, 8]
+            case is QLinearMatMul: [3]
+            case is QGemm: [3, 6]
             default: []
             }
             for (position, id) in node.inputs.enumerated() where graph.values[id].constant != nil {
@@ -95,7 +102,7 @@ final class ConstantStore: @unchecked Sendable {
     func isReleased(_ value: Int) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        return released && isPackingSource[value]
+        return releasedAll || (released && isPackingSource[value])
     }
 
     /// Whether `address` is in the packing sources' buffer.
@@ -108,7 +115,15 @@ final class ConstantStore: @unchecked Sendable {
     var byteCount: Int {
         lock.lock()
         defer { lock.unlock() }
+        if releasedAll { return 0 }
         return (count - (released ? packingCount : 0)) * MemoryLayout<Float>.stride
+    }
+
+    /// Whether exactly one session reads the store.
+    var hasOneReader: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return readers == 1
     }
 
     // MARK: - Readers
@@ -120,7 +135,7 @@ final class ConstantStore: @unchecked Sendable {
     func addReader(readsPackingSources: Bool) throws(ModelError) {
         lock.lock()
         defer { lock.unlock() }
-        guard !(released && readsPackingSources) else {
+        guard !releasedAll, !(released && readsPackingSources) else {
             throw ModelError(.invalidInput, "the model's session freed the weights it packed, so the model makes no reference, inspecting or partly fused session; load it again for one")
         }
         readers += 1
@@ -139,15 +154,37 @@ final class ConstantStore: @unchecked Sendable {
     func releasePackingSources(poisoning: Bool = false, isPacked: () -> Bool, seal: () -> Void) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        guard !released, readers == 1, packingCount > 0, isPacked() else { return 0 }
+        guard !released, !releasedAll, readers == 1, packingCount > 0, isPacked() else { return 0 }
         seal()
         if poisoning {
             packingBase.update(repeating: .nan, count: packingCount)
-            poisoned = true
         } else {
             packingBase.deallocate()
+            packingFreed = true
         }
         released = true
         return packingCount * MemoryLayout<Float>.stride
+    }
+
+    /// Frees every constant when no session reads the store: the store of a graph no session
+    /// runs any more (a QDQ model's graph as written, once its only session runs the rewritten
+    /// one). From then on no session of the store can be made. `poisoning` as in
+    /// `releasePackingSources`. Returns the bytes freed.
+    func releaseAll(poisoning: Bool = false) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !releasedAll, readers == 0 else { return 0 }
+        let freed = (count - (released ? packingCount : 0)) * MemoryLayout<Float>.stride
+        if poisoning {
+            base.update(repeating: .nan, count: max(count - packingCount, 1))
+            if !packingFreed { packingBase.update(repeating: .nan, count: max(packingCount, 1)) }
+        } else {
+            base.deallocate()
+            baseFreed = true
+            if !packingFreed { packingBase.deallocate() }
+            packingFreed = true
+        }
+        releasedAll = true
+        return freed
     }
 }
