@@ -11,9 +11,9 @@ import Testing
 /// attempts counts.
 @Suite("Segmenter memory", .serialized)
 struct SegmenterMemoryTests {
-    @Test("a segmenter reports the heap it takes, within 10%: both built-in models and a brought model",
+    @Test("a segmenter reports the heap it takes, within 10%: both built-in models, a brought model and an int8 (QDQ) one",
           .disabled(if: vbg_built_with_sanitizer() != 0, "a sanitizer's allocator replaces the counted malloc"),
-          arguments: ["general", "landscape", "keras_mobilenet_nhwc"])
+          arguments: ["general", "landscape", "converted/keras_mobilenet_nhwc", "quantized/general_qdq"])
     func reportsTheHeapItTakes(model: String) throws {
         try #require(vbg_allocation_counting_is_active() != 0, "the interposed allocator is not in use on this platform")
         let make: () throws -> ModelSegmenter
@@ -22,7 +22,7 @@ struct SegmenterMemoryTests {
         case "landscape": make = { try ModelSegmenter(modelBytes: BuiltinModel.landscape.bytes) }
         default:
             let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("Fixtures/converted/\(model)/model.onnx").path
+                .deletingLastPathComponent().appendingPathComponent("Fixtures/\(model)/model.onnx").path
             make = { try ModelSegmenter(modelPath: path) }
         }
         _ = try make()  // warm-up
