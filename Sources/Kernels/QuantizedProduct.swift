@@ -282,6 +282,7 @@ package final class QuantizedConvolutionWeights {
     let paddedChannels: Int
     /// 32-bit elements of the patch matrix per pixel.
     let depth: Int
+    /// The weights as the patch product's rows; empty when they run depthwise or transposed.
     let values: IntegerBuffer<Int32>
     let bias: [Int32]
     let multipliers: [Float]
@@ -332,8 +333,15 @@ package final class QuantizedConvolutionWeights {
         self.depth = depth
         /// Where value k (channel-major) goes in the order of k.
         func order(_ k: Int) -> Int { minor ? k % taps * padded + k / taps : k }
-        self.values = IntegerBuffer<Int32>(count: outputChannels * depth)
-        packSigned(values, into: self.values.baseAddress, bytes: operands != .pairs) { m, k in m * depth * perElement + order(k) }
+        // One layout of the weights, the one the kernel runs: per-channel taps (depthwise), the
+        // transposed rows (small maps), or rows of channel-major patches.
+        let isDepthwise = groups == inputChannels && groups == outputChannels
+        let outputsPerGroup = outputChannels / groups
+        let transposes = !isDepthwise && Self.runsTransposed(outputsPerGroup: outputsPerGroup, pixels: pixels)
+        self.values = IntegerBuffer<Int32>(count: isDepthwise || transposes ? 0 : outputChannels * depth)
+        if !(isDepthwise || transposes) {
+            packSigned(values, into: self.values.baseAddress, bytes: operands != .pairs) { m, k in m * depth * perElement + order(k) }
+        }
         // The patches' remaining shift: −paddingValue · Σ_k w[m][k] (0 for pairs).
         let padding = operands == .pairs ? 0 : inputZero &- (inputSigned ? -128 : 0)
         self.bias = (0..<outputChannels).map { m in
@@ -341,7 +349,7 @@ package final class QuantizedConvolutionWeights {
             return (bias?[m] ?? 0) &- padding &* sum
         }
         self.multipliers = multipliers
-        depthwiseTaps = groups == inputChannels && groups == outputChannels ? values.map(Int32.init) : nil
+        depthwiseTaps = isDepthwise ? values.map(Int32.init) : nil
         if depthwiseTaps != nil {
             let padded = (outputChannels + lanes - 1) / lanes * lanes
             var taps = [Int32](repeating: 0, count: inner * padded)
@@ -351,8 +359,7 @@ package final class QuantizedConvolutionWeights {
         } else {
             depthwiseVectors = nil
         }
-        let outputsPerGroup = outputChannels / groups
-        if Self.runsTransposed(outputsPerGroup: outputsPerGroup, pixels: pixels) {
+        if transposes {
             let tile = quantizedTileColumns, stride = (outputsPerGroup + tile - 1) / tile * tile
             let transposed = IntegerBuffer<Int32>(count: groups * depth * stride)
             var paddedBias = [Int32](repeating: 0, count: groups * stride), paddedMultipliers = [Float](repeating: 0, count: groups * stride)
