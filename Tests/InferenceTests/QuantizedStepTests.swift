@@ -45,6 +45,8 @@ struct QuantizedStepTests {
         var xType: Int64, wType: Int64, yType: Int64
         var xZero: UInt8, yZero: UInt8
         var perChannel: Bool, bias: Bool
+        /// The output scale over the one that spreads a zero-mean product over the type.
+        var yScaleFactor: Float = 1
     }
 
     static func convModel(_ c: ConvCase, _ random: inout SeededGenerator) -> (bytes: [UInt8], x: [Float]) {
@@ -52,7 +54,7 @@ struct QuantizedStepTests {
         let w = bytes(c.cout * c.cin / c.group * kh * kw, &random)
         let fanIn = Float(c.cin / c.group * kh * kw)
         // Scales chosen so that the outputs spread over the type and some saturate.
-        let xScale: Float = 0.02, yScale: Float = 0.02 * 0.01 * fanIn.squareRoot() * 6
+        let xScale: Float = 0.02, yScale: Float = 0.02 * 0.01 * fanIn.squareRoot() * 6 * c.yScaleFactor
         let wScales: [Float] = c.perChannel ? (0..<c.cout).map { _ in 0.01 * (0.5 + Float(random.next() % 100) / 100) } : [0.01]
         let wZeros: [UInt8] = (0..<(c.perChannel ? c.cout : 1)).map { _ in c.wType == 3 ? 0 : UInt8(random.next() % 256) }
         var initializers = [
@@ -151,6 +153,11 @@ struct QuantizedStepTests {
                      xType: i8, wType: i8, yType: i8, xZero: 5, yZero: 0, perChannel: false, bias: true),
             ConvCase(cin: 20, cout: 20, group: 20, kernel: (5, 5), stride: 1, dilation: 2, pads: [4, 4, 4, 3], height: 3, width: 4,
                      xType: u8, wType: u8, yType: u8, xZero: 0, yZero: 200, perChannel: true, bias: false),
+            // Depthwise windows of 256 and 289 taps, with uint8 weights off zero (16-bit pairs).
+            ConvCase(cin: 3, cout: 3, group: 3, kernel: (16, 16), stride: 1, dilation: 1, pads: [8, 8, 7, 7], height: 18, width: 33,
+                     xType: u8, wType: u8, yType: u8, xZero: 255, yZero: 128, perChannel: true, bias: true, yScaleFactor: 40),
+            ConvCase(cin: 3, cout: 3, group: 3, kernel: (17, 17), stride: 1, dilation: 1, pads: [8, 8, 8, 8], height: 18, width: 33,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true, yScaleFactor: 8),
         ]
         // A few drawn cases on top.
         for _ in 0..<4 {
