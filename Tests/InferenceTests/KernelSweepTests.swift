@@ -203,6 +203,28 @@ struct KernelSweepTests {
         }
     }
 
+    @Test("depthwise convolution on small maps (rows of at most 8 outputs run vectorised over channels): channels into the thousands, windows up to 9, strides 1 and 2, dilation, asymmetric pads")
+    func smallMapDepthwiseSweep() throws {
+        try sweep(15, "small-map depthwise") { random in
+            let k = random.pick([2, 3, 3, 3, 5, 5, 7, 9])
+            let dilation = random.pick([1, 1, 1, 2, 3])
+            let stride = random.pick([1, 2])
+            // Output widths around the routing limit (8, 9) and the 64-channel blocks ± 1.
+            let sizes = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17]
+            var dims = [random.pick(Self.channelCounts + [63, 64, 65, 127, 128, 129, 191, 192, 193, 960, 1152]),
+                        random.pick(sizes), random.pick(sizes)]
+            Self.fit(&dims, shrinkable: [0], &random) { $0.reduce(1, *) * k * k }
+            let pads = (0..<4).map { _ in random.pick(Array(0...min(8, (k - 1) * dilation))) }
+            var c = ConvolutionCase(inputChannels: dims[0], outputChannels: dims[0], group: dims[0], kernel: (k, k),
+                                    stride: (stride, stride), dilation: (dilation, dilation), pads: pads,
+                                    height: dims[1], width: dims[2])
+            c.bias = Bool.random(using: &random)
+            c.activation = random.pick(Act.allCases)
+            c.residual = c.canAddInput && Bool.random(using: &random)
+            return Self.convolution(c, &random)
+        }
+    }
+
     @Test("dense K×K convolution: windows 2…7, strides 1 and 2, dilation, asymmetric pads, groups, the 3x3 s2 stem")
     func denseSweep() throws {
         try sweep(3, "dense") { random in

@@ -126,6 +126,22 @@ struct DepthwiseStep: ScratchUsingStep {
     }
 }
 
+/// A depthwise convolution on a map of narrow rows, vectorised over channels
+/// (`KernelChoices.runsOnSmallMap(depthwise:)`); its input in any layout.
+struct SmallMapDepthwiseStep: ScratchUsingStep {
+    let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool
+    let weights: ChannelLaneDepthwiseWeights
+    let stride: Int, dilation: Int, padTop: Int, padLeft: Int
+    var scratch: ScratchSize {
+        smallMapDepthwiseScratch(inputWidth: input.layout.width, inputHeight: input.layout.height,
+                                 outputWidth: output.layout.width, outputHeight: output.layout.height)
+    }
+    func run() {
+        smallMapDepthwise(input, weights: weights, stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
+                          activation: activation, residual: residual, output: output, pool: pool)
+    }
+}
+
 /// A K×K convolution, one dense convolution per group on the group's channel slices.
 struct DenseConvolutionStep: ScratchUsingStep {
     var scratch: ScratchSize { source.scratch }
