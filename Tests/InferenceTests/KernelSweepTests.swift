@@ -419,6 +419,36 @@ extension KernelSweepTests {
         }
     }
 
+    @Test("ReduceMean: NCHW and NHWC spatial means (the fast kernel), any other run of axes, keepdims, and axes it leaves to the reference kernel")
+    func meanSweep() throws {
+        try sweep(16, "ReduceMean") { random in
+            let rank = random.pick([2, 3, 4, 4, 4, 5])
+            var dims = (0..<rank).map { _ in random.pick(Self.channelCounts + Self.spatialSizes) }
+            Self.fit(&dims, shrinkable: Array(0..<rank), &random) { $0.reduce(1, *) }
+            if rank == 4 && Bool.random(using: &random) { dims[0] = 1 }
+            // A run of axes (what the fast kernel takes), or any non-empty set.
+            let axes: [Int]
+            if random.pick([true, true, true, false]) {
+                let first = Int.random(in: 0..<rank, using: &random)
+                axes = Array(first...Int.random(in: first..<rank, using: &random))
+            } else {
+                axes = (0..<rank).filter { _ in Bool.random(using: &random) }
+                guard !axes.isEmpty else { return nil }
+            }
+            let keepdims = Bool.random(using: &random)
+            var made = Self.oneNode("ReduceMean", attributes: [.ints("axes", axes.map(Int64.init)), .int("keepdims", keepdims ? 1 : 0)],
+                                    input: dims, &random, label: "axes \(axes) keepdims \(keepdims)")
+            // Means of values in [0, 2) (see poolSweep).
+            made.feeds["x"] = made.feeds["x"]!.map { $0 + 1 }
+            // The fast kernel takes axes that are one run once axes of size 1 are left out, and
+            // means of at most 2^16 elements.
+            let reduced = axes.filter { dims[$0] > 1 }
+            made.fast = !reduced.isEmpty && (reduced.first!...reduced.last!).allSatisfy { dims[$0] == 1 || axes.contains($0) }
+                && reduced.map { dims[$0] }.reduce(1, *) <= 1 << 16
+            return made
+        }
+    }
+
     @Test("Resize: bilinear (×2 half-pixel and by tables) and nearest, every coordinate mode, scales and sizes")
     func resizeSweep() throws {
         try sweep(8, "Resize") { random in

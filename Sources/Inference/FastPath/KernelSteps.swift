@@ -176,6 +176,12 @@ struct AveragePoolStep: Step {
     }
 }
 
+/// The mean over the middle axis of [outer, count, inner] (a ReduceMean over one run of axes).
+struct MeanStep: Step {
+    let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, outer: Int, count: Int, inner: Int
+    func run() { meanOverMiddleAxis(input, outer: outer, count: count, inner: inner, output: output) }
+}
+
 struct ResizeStep: ScratchUsingStep {
     let input: FeatureMap, output: FeatureMap, pool: WorkerPool
     var scratch: ScratchSize { resizeBilinear2xScratch(inputWidth: input.layout.width) }
