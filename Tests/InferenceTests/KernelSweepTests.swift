@@ -165,11 +165,12 @@ struct KernelSweepTests {
         }
     }
 
-    @Test("convolutions on small maps (1x1 to 7x7; K×K on rows below 8 runs as the packed patch GEMM), channels into the thousands")
+    @Test("convolutions on small maps (1x1 to 9x8; K×K on rows of 8 or fewer runs as the packed patch GEMM), channels into the thousands")
     func smallMapSweep() throws {
         try sweep(14, "small-map") { random in
             // Pixel counts around the 12-row panels (11, 12, 13, 24, 25) and the one-pixel product.
-            let sides = [(1, 1), (1, 2), (2, 2), (3, 3), (3, 4), (4, 3), (2, 6), (5, 5), (1, 13), (4, 6), (7, 7), (6, 9), (5, 7)]
+            let sides = [(1, 1), (1, 2), (2, 2), (3, 3), (3, 4), (4, 3), (2, 6), (5, 5), (1, 13), (4, 6), (7, 7), (6, 9), (5, 7),
+                         (8, 8), (3, 8), (9, 8)]
             let (height, width) = random.pick(sides)
             let k = random.pick([1, 1, 3, 3, 5])
             var dims = [random.pick(Self.channelCounts), random.pick(Self.channelCounts)]

@@ -77,7 +77,7 @@ extension KernelChoices {
         if conv.group == conv.inputChannels && conv.outputChannels == conv.inputChannels && h.kernel <= 16 {
             return .depthwise(pad: pad)
         }
-        // Output rows narrower than half a vector leave most lanes of the dense kernel's pixel
+        // Output rows of half a vector or less leave most lanes of the dense kernel's pixel
         // vectors idle (ResNet's last stages on small inputs): the patch GEMM, vectorised over
         // output channels, runs them (`patchConvolutionStep`).
         guard w.output >= narrowestDenseRow || conv.outputChannels / conv.group < 16 else { return nil }
@@ -152,7 +152,7 @@ extension KernelChoices {
     static var smallMapDepthwiseWidth: Int { 8 }
 
     /// Output rows narrower than this run a dense K×K convolution as a patch GEMM.
-    static var narrowestDenseRow: Int { 8 }
+    static var narrowestDenseRow: Int { 9 }
 
     /// Maps of fewer pixels than this may run an ungrouped 1x1 convolution as the packed GEMM
     /// (`SmallMapPointwiseStep`, `runsAsMatrixProduct`).

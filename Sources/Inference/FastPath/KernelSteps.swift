@@ -353,10 +353,22 @@ struct PatchConvolutionStep: ScratchUsingStep {
                         let channel = firstChannel + c * plane
                         for t in 0..<g.taps {
                             let k = c * g.taps + t, tapOffsets = offsets.baseAddress! + t * pixels
-                            for m in 0..<pixels {
-                                let at = packs ? packedOperandOffset(row: m, k: k, inner: inner) : m * inner + k
-                                let offset = tapOffsets[m]
-                                patches[at] = offset < 0 ? 0 : channel[offset]
+                            if packs {
+                                // Panel by panel: column k of a panel's rows is one run of packedRows.
+                                var first = 0
+                                while first < pixels {
+                                    let run = patches + packedOperandOffset(row: first, k: k, inner: inner)
+                                    for r in 0..<min(packedRows, pixels - first) {
+                                        let offset = tapOffsets[first + r]
+                                        run[r] = offset < 0 ? 0 : channel[offset]
+                                    }
+                                    first += packedRows
+                                }
+                            } else {
+                                for m in 0..<pixels {
+                                    let offset = tapOffsets[m]
+                                    patches[m * inner + k] = offset < 0 ? 0 : channel[offset]
+                                }
                             }
                         }
                     }
