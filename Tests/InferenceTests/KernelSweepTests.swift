@@ -450,6 +450,39 @@ extension KernelSweepTests {
         }
     }
 
+    @Test("Pad (constant, edge pads and crops) of NCHW and of NHWC maps, and Slice of channels: the plane gather's runs")
+    func padSweep() throws {
+        try sweep(17, "Pad") { random in
+            var dims = [1, random.pick(Self.channelCounts), random.pick(Self.spatialSizes), random.pick(Self.spatialSizes)]
+            Self.fit(&dims, shrinkable: [1, 2, 3], &random) { $0.reduce(1, *) }
+            let channelsLast = Bool.random(using: &random)
+            if channelsLast { dims = [1, dims[2], dims[3], dims[1]] }
+            // Pads (negative: crops) on the two spatial axes, none on the others.
+            let spatial = channelsLast ? [1, 2] : [2, 3]
+            var pads = [Int64](repeating: 0, count: 8)
+            for axis in spatial {
+                pads[axis] = Int64(random.pick([-1, 0, 0, 1, 1, 2, 3]))
+                pads[4 + axis] = Int64(random.pick([-1, 0, 1, 1, 2]))
+                guard Int64(dims[axis]) + pads[axis] + pads[4 + axis] >= 1 else { return nil }
+            }
+            if Bool.random(using: &random) {
+                // A Slice of channels (axis 1 of NCHW, 3 of NHWC) instead.
+                let axis = channelsLast ? 3 : 1
+                guard dims[axis] > 1 else { return nil }
+                let start = Int64(random.pick(Array(0..<dims[axis])))
+                return Self.oneNode("Slice", inputs: ["x", "starts", "ends", "axes"],
+                                    initializers: [B.int64Tensor("starts", [1], [start]),
+                                                   B.int64Tensor("ends", [1], [Int64(dims[axis])]),
+                                                   B.int64Tensor("axes", [1], [Int64(axis)])],
+                                    input: dims, &random, label: "channels from \(start) on axis \(axis)")
+            }
+            let value = random.pick([Float(0), 0, 1.5])
+            return Self.oneNode("Pad", inputs: ["x", "pads", "value"],
+                                initializers: [B.int64Tensor("pads", [8], pads), B.floatTensor("value", [], [value])],
+                                input: dims, &random, label: "pads \(pads) value \(value)")
+        }
+    }
+
     @Test("Resize: bilinear (×2 half-pixel and by tables) and nearest, every coordinate mode, scales and sizes")
     func resizeSweep() throws {
         try sweep(8, "Resize") { random in
