@@ -232,6 +232,36 @@ package func globalAveragePool(_ input: FeatureMap, output: UnsafeMutablePointer
     for c in 0..<input.channels { output[c] = channelSum(input, c) / count }
 }
 
+/// The mean over the middle axis of a dense [outer, count, inner] array:
+/// `output[o·inner + i] = (Σ_r input[(o·count + r)·inner + i]) / count`. With `inner` 1 the
+/// ``globalAveragePool(_:output:)`` of `outer` planes; otherwise summed in `r` order, 16 values of
+/// `i` per vector.
+package func meanOverMiddleAxis(_ input: UnsafePointer<Float>, outer: Int, count: Int, inner: Int,
+                                output: UnsafeMutablePointer<Float>) {
+    precondition(outer >= 0 && count > 0 && inner > 0, "mean over an empty axis")
+    if inner == 1 {
+        globalAveragePool(FeatureMap(base: UnsafeMutablePointer(mutating: input), channels: outer,
+                                     layout: .dense(width: count, height: 1)), output: output)
+        return
+    }
+    let divisor = Vector(repeating: Float(count))
+    for o in 0..<outer {
+        let source = input + o * count * inner, destination = output + o * inner
+        var i = 0
+        while i < inner {
+            let n = min(lanes, inner - i)
+            var sum = Vector()
+            var p = source + i
+            for _ in 0..<count {
+                sum += n == lanes ? load(p) : load(p, count: n)
+                p += inner
+            }
+            store(sum / divisor, destination + i, count: n)
+            i += lanes
+        }
+    }
+}
+
 /// Squeeze-and-excite: `output[c] = input[c] · gate[c]` with
 /// `gate = act2(W2·act1(W1·mean(input) + b1) + b2)` (``GateWeights``). `output` may be `input`.
 ///

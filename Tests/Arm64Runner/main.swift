@@ -99,6 +99,30 @@ for k in [3, 5] {
             check(worstOutlier(depthwiseOut.interior(), depthwiseExpected, tolerance: 2e-5) == nil && borderIsZero(depthwiseOut),
                   "dw\(k)x\(k) s\(stride) \(h)x\(w) c\(channels) \(activation.description)")
 
+            // The same on the small-map kernel (channels in lanes): dense and padded maps, a
+            // residual, channel counts past a block of 64.
+            let laneChannels = channels + [0, 64, 128][pick(0...2)]
+            let lx = random.array(laneChannels * h * w)
+            let laneInput = makeMap(lx, channels: laneChannels, layout: pick(0...1) == 0 ? .dense(width: w, height: h)
+                                    : .padded(width: w, height: h, pad: 1))
+            let lw = random.array(laneChannels * k * k, scale: 0.5), lb = random.array(laneChannels)
+            let lr = random.array(laneChannels * outH * outW)
+            let withResidual = pick(0...1) == 0
+            let laneResidual = makeMap(lr, channels: laneChannels, layout: .dense(width: outW, height: outH))
+            let laneOut = FeatureMapStorage(channels: laneChannels, layout: pick(0...1) == 0 ? .dense(width: outW, height: outH)
+                                            : .padded(width: outW, height: outH, pad: outputPad))
+            pool.reserve(smallMapDepthwiseScratch(inputWidth: w, inputHeight: h, outputWidth: outW, outputHeight: outH))
+            smallMapDepthwise(laneInput.map, weights: ChannelLaneDepthwiseWeights(weights: lw, bias: lb, channels: laneChannels,
+                                                                                  kernelSize: k),
+                              stride: stride, padTop: top, padLeft: left, activation: activation,
+                              residual: withResidual ? laneResidual.map : nil, output: laneOut.map, pool: pool)
+            let laneExpected = referenceConvolution(
+                input: lx, channels: laneChannels, height: h, width: w, weights: lw, bias: lb, outputChannels: laneChannels,
+                kernelSize: k, stride: stride, padTop: top, padLeft: left, outHeight: outH, outWidth: outW,
+                groups: laneChannels, activation: activation, residual: withResidual ? lr : nil)
+            check(worstOutlier(laneOut.interior(), laneExpected, tolerance: 2e-5) == nil && borderIsZero(laneOut),
+                  "small-map dw\(k)x\(k) s\(stride) \(h)x\(w) c\(laneChannels) \(activation.description) residual \(withResidual)")
+
             let cin = min(channels, 8), cout = channelCounts[pick(0...12)]
             let denseInput = makeMap(Array(x[0..<(cin * h * w)]), channels: cin, layout: .padded(width: w, height: h, pad: inputPad))
             let cw = random.array(cout * cin * k * k, scale: 0.5), cb = random.array(cout)

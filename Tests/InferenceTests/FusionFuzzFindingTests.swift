@@ -11,7 +11,8 @@ struct FusionFuzzFindingTests {
     /// map is never written); `exposed` makes the gate's output a graph output too.
     static func gatedPair(exposed: Bool) -> FuzzCase {
         var g = FuzzGraph(seed: 7)
-        let x = g.input([1, 12, 7, 4])
+        // 9 columns: depthwise output rows of 8 or fewer run on their own, vectorised over channels.
+        let x = g.input([1, 12, 7, 9])
         let s = g.conv(x, ConvSpec(outputChannels: 12, kernel: (3, 3), pads: [1, 1, 1, 1], group: 12))
         let u = g.conv(x, ConvSpec(outputChannels: 12, kernel: (3, 3), pads: [1, 1, 1, 1], group: 12, bias: false))
         let sum = g.binary("Add", s, u)

@@ -111,9 +111,12 @@ struct FusionFuzzer {
         } else {
             let divisor = family == .resizedPointwise || family == .maskHead ? 4 : 1
             var shape = mapShape(maximumElements: size.maximumElements / divisor)
-            if family == .pointwiseDepthwise && shape[2] < 6 && chance(0.7) {
-                // Bands of rows need rows: the banded step is refused on maps of a few rows.
-                shape[2] = pick(size.sides.filter { $0 >= 6 })
+            if family == .pointwiseDepthwise && (shape[2] < 6 || shape[3] <= 16) && chance(0.7) {
+                // Bands of rows need rows: the banded step is refused on maps of a few rows, and on
+                // depthwise output rows of 8 or fewer (those run vectorised over channels), which a
+                // stride-2 depthwise convolution makes of 16 columns.
+                if shape[2] < 6 { shape[2] = pick(size.sides.filter { $0 >= 6 }) }
+                if shape[3] <= 16 { shape[3] = pick(size.sides.filter { $0 > 16 }) }
                 shape[1] = max(1, min(shape[1], size.maximumElements / (shape[2] * shape[3])))
             }
             x = g.input(shape)

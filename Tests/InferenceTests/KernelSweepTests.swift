@@ -165,11 +165,12 @@ struct KernelSweepTests {
         }
     }
 
-    @Test("convolutions on small maps (1x1 to 7x7; K×K on rows below 8 runs as the packed patch GEMM), channels into the thousands")
+    @Test("convolutions on small maps (1x1 to 9x8; K×K on rows of 8 or fewer runs as the packed patch GEMM), channels into the thousands")
     func smallMapSweep() throws {
         try sweep(14, "small-map") { random in
             // Pixel counts around the 12-row panels (11, 12, 13, 24, 25) and the one-pixel product.
-            let sides = [(1, 1), (1, 2), (2, 2), (3, 3), (3, 4), (4, 3), (2, 6), (5, 5), (1, 13), (4, 6), (7, 7), (6, 9), (5, 7)]
+            let sides = [(1, 1), (1, 2), (2, 2), (3, 3), (3, 4), (4, 3), (2, 6), (5, 5), (1, 13), (4, 6), (7, 7), (6, 9), (5, 7),
+                         (8, 8), (3, 8), (9, 8)]
             let (height, width) = random.pick(sides)
             let k = random.pick([1, 1, 3, 3, 5])
             var dims = [random.pick(Self.channelCounts), random.pick(Self.channelCounts)]
@@ -192,6 +193,28 @@ struct KernelSweepTests {
             let stride = random.pick([1, 2])
             var dims = [random.pick(Self.channelCounts), random.pick(Self.spatialSizes), random.pick(Self.spatialSizes)]
             Self.fit(&dims, shrinkable: [0, 1, 2], &random) { $0.reduce(1, *) * k * k }
+            let pads = (0..<4).map { _ in random.pick(Array(0...min(8, (k - 1) * dilation))) }
+            var c = ConvolutionCase(inputChannels: dims[0], outputChannels: dims[0], group: dims[0], kernel: (k, k),
+                                    stride: (stride, stride), dilation: (dilation, dilation), pads: pads,
+                                    height: dims[1], width: dims[2])
+            c.bias = Bool.random(using: &random)
+            c.activation = random.pick(Act.allCases)
+            c.residual = c.canAddInput && Bool.random(using: &random)
+            return Self.convolution(c, &random)
+        }
+    }
+
+    @Test("depthwise convolution on small maps (rows of at most 8 outputs run vectorised over channels): channels into the thousands, windows up to 9, strides 1 and 2, dilation, asymmetric pads")
+    func smallMapDepthwiseSweep() throws {
+        try sweep(15, "small-map depthwise") { random in
+            let k = random.pick([2, 3, 3, 3, 5, 5, 7, 9])
+            let dilation = random.pick([1, 1, 1, 2, 3])
+            let stride = random.pick([1, 2])
+            // Output widths around the routing limit (8, 9) and the 64-channel blocks ± 1.
+            let sizes = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17]
+            var dims = [random.pick(Self.channelCounts + [63, 64, 65, 127, 128, 129, 191, 192, 193, 960, 1152]),
+                        random.pick(sizes), random.pick(sizes)]
+            Self.fit(&dims, shrinkable: [0], &random) { $0.reduce(1, *) * k * k }
             let pads = (0..<4).map { _ in random.pick(Array(0...min(8, (k - 1) * dilation))) }
             var c = ConvolutionCase(inputChannels: dims[0], outputChannels: dims[0], group: dims[0], kernel: (k, k),
                                     stride: (stride, stride), dilation: (dilation, dilation), pads: pads,
@@ -394,6 +417,69 @@ extension KernelSweepTests {
             made.fast = max || !includePad || !(overhangs(h, kernel.0, stride.0, pads[0], pads[2])
                                                 || overhangs(w, kernel.1, stride.1, pads[1], pads[3]))
             return max ? made : positive(made)
+        }
+    }
+
+    @Test("ReduceMean: NCHW and NHWC spatial means (the fast kernel), any other run of axes, keepdims, and axes it leaves to the reference kernel")
+    func meanSweep() throws {
+        try sweep(16, "ReduceMean") { random in
+            let rank = random.pick([2, 3, 4, 4, 4, 5])
+            var dims = (0..<rank).map { _ in random.pick(Self.channelCounts + Self.spatialSizes) }
+            Self.fit(&dims, shrinkable: Array(0..<rank), &random) { $0.reduce(1, *) }
+            if rank == 4 && Bool.random(using: &random) { dims[0] = 1 }
+            // A run of axes (what the fast kernel takes), or any non-empty set.
+            let axes: [Int]
+            if random.pick([true, true, true, false]) {
+                let first = Int.random(in: 0..<rank, using: &random)
+                axes = Array(first...Int.random(in: first..<rank, using: &random))
+            } else {
+                axes = (0..<rank).filter { _ in Bool.random(using: &random) }
+                guard !axes.isEmpty else { return nil }
+            }
+            let keepdims = Bool.random(using: &random)
+            var made = Self.oneNode("ReduceMean", attributes: [.ints("axes", axes.map(Int64.init)), .int("keepdims", keepdims ? 1 : 0)],
+                                    input: dims, &random, label: "axes \(axes) keepdims \(keepdims)")
+            // Means of values in [0, 2) (see poolSweep).
+            made.feeds["x"] = made.feeds["x"]!.map { $0 + 1 }
+            // The fast kernel takes axes that are one run once axes of size 1 are left out, and
+            // means of at most 2^16 elements.
+            let reduced = axes.filter { dims[$0] > 1 }
+            made.fast = !reduced.isEmpty && (reduced.first!...reduced.last!).allSatisfy { dims[$0] == 1 || axes.contains($0) }
+                && reduced.map { dims[$0] }.reduce(1, *) <= 1 << 16
+            return made
+        }
+    }
+
+    @Test("Pad (constant, edge pads and crops) of NCHW and of NHWC maps, and Slice of channels: the plane gather's runs")
+    func padSweep() throws {
+        try sweep(17, "Pad") { random in
+            var dims = [1, random.pick(Self.channelCounts), random.pick(Self.spatialSizes), random.pick(Self.spatialSizes)]
+            Self.fit(&dims, shrinkable: [1, 2, 3], &random) { $0.reduce(1, *) }
+            let channelsLast = Bool.random(using: &random)
+            if channelsLast { dims = [1, dims[2], dims[3], dims[1]] }
+            // Pads (negative: crops) on the two spatial axes, none on the others.
+            let spatial = channelsLast ? [1, 2] : [2, 3]
+            var pads = [Int64](repeating: 0, count: 8)
+            for axis in spatial {
+                pads[axis] = Int64(random.pick([-1, 0, 0, 1, 1, 2, 3]))
+                pads[4 + axis] = Int64(random.pick([-1, 0, 1, 1, 2]))
+                guard Int64(dims[axis]) + pads[axis] + pads[4 + axis] >= 1 else { return nil }
+            }
+            if Bool.random(using: &random) {
+                // A Slice of channels (axis 1 of NCHW, 3 of NHWC) instead.
+                let axis = channelsLast ? 3 : 1
+                guard dims[axis] > 1 else { return nil }
+                let start = Int64(random.pick(Array(0..<dims[axis])))
+                return Self.oneNode("Slice", inputs: ["x", "starts", "ends", "axes"],
+                                    initializers: [B.int64Tensor("starts", [1], [start]),
+                                                   B.int64Tensor("ends", [1], [Int64(dims[axis])]),
+                                                   B.int64Tensor("axes", [1], [Int64(axis)])],
+                                    input: dims, &random, label: "channels from \(start) on axis \(axis)")
+            }
+            let value = random.pick([Float(0), 0, 1.5])
+            return Self.oneNode("Pad", inputs: ["x", "pads", "value"],
+                                initializers: [B.int64Tensor("pads", [8], pads), B.floatTensor("value", [], [value])],
+                                input: dims, &random, label: "pads \(pads) value \(value)")
         }
     }
 

@@ -221,6 +221,71 @@ struct DepthwiseTests {
         }
     }
 
+    @Test("small maps vectorised over channels: bias then one multiply-add per tap in (ky, kx) order, bit for bit; channels 1 to 1153 (blocks of 64 ± 1), windows 1 to 7, strides 1 to 3, dilation, asymmetric pads, dense and padded maps, residual, 1 and 2 threads")
+    func smallMapChannelLanes() {
+        var seed: UInt64 = 1200
+        let shapes: [(k: Int, s: Int, d: Int, pads: (Int, Int, Int, Int))] = [
+            (3, 1, 1, (1, 1, 1, 1)), (3, 2, 1, (0, 0, 1, 1)), (5, 1, 1, (2, 2, 2, 2)), (5, 2, 1, (1, 1, 2, 2)),
+            (3, 1, 2, (2, 2, 2, 2)), (7, 1, 1, (3, 3, 3, 3)), (3, 1, 1, (0, 0, 0, 0)), (1, 1, 1, (0, 0, 0, 0)),
+            (3, 3, 1, (1, 0, 2, 1)), (5, 1, 3, (4, 1, 0, 6)),
+        ]
+        for shape in shapes {
+            for (height, width) in [(1, 1), (2, 2), (3, 3), (2, 5), (6, 6), (7, 7), (8, 8), (9, 4), (12, 12), (16, 16)] {
+                for channels in [1, 15, 16, 17, 63, 64, 65, 129, 577, 1153] where channels * height * width <= 150_000 {
+                    seed += 1
+                    let (top, left, bottom, right) = shape.pads
+                    let span = (shape.k - 1) * shape.d + 1
+                    guard height + top + bottom >= span, width + left + right >= span else { continue }
+                    let outH = (height + top + bottom - span) / shape.s + 1, outW = (width + left + right - span) / shape.s + 1
+                    var random = Random(seed: seed)
+                    let x = random.array(channels * height * width)
+                    let w = random.array(channels * shape.k * shape.k, scale: 0.5)
+                    let b = random.array(channels)
+                    let res = seed % 3 == 0 ? random.array(channels * outH * outW) : nil
+                    let activation = [Activation.none, .relu, .relu6, .hardSwish, .sigmoid][Int(seed % 5)]
+                    let input = makeMap(x, channels: channels,
+                                        layout: seed % 2 == 0 ? .dense(width: width, height: height) : .padded(width: width, height: height, pad: 2))
+                    let output = FeatureMapStorage(channels: channels, layout: seed % 4 < 2 ? .dense(width: outW, height: outH)
+                                                   : .padded(width: outW, height: outH, pad: 1))
+                    let residual = res.map { makeMap($0, channels: channels, layout: .padded(width: outW, height: outH, pad: 1)) }
+                    let pool = WorkerPool(threads: 1 + Int(seed / 2 % 2))
+                    pool.reserve(smallMapDepthwiseScratch(inputWidth: width, inputHeight: height, outputWidth: outW, outputHeight: outH))
+                    smallMapDepthwise(input.map, weights: ChannelLaneDepthwiseWeights(weights: w, bias: b, channels: channels,
+                                                                                      kernelSize: shape.k),
+                                      stride: shape.s, dilation: shape.d, padTop: top, padLeft: left, activation: activation,
+                                      residual: residual?.map, output: output.map, pool: pool)
+                    var expected = Self.tapOrderReference(x, weights: w, bias: b, channels: channels, height: height, width: width,
+                                                          k: shape.k, stride: shape.s, dilation: shape.d, top: top, left: left,
+                                                          outHeight: outH, outWidth: outW).map { activation.apply($0) }
+                    if let res { expected = zip(expected, res).map { $0 + $1 } }
+                    let what = "small-map dw\(shape.k) s\(shape.s) d\(shape.d) pads \(shape.pads) \(channels) channels \(height)x\(width) \(activation) residual \(res != nil)"
+                    #expect(output.interior() == expected, "\(what)")
+                    #expect(borderIsZero(output), "\(what): border written")
+                }
+            }
+        }
+    }
+
+    @Test("small maps vectorised over channels: the output may be the input itself")
+    func smallMapInPlace() {
+        for (channels, size, k) in [(577, 3, 5), (70, 6, 3), (1, 1, 3), (130, 8, 5)] {
+            var random = Random(seed: UInt64(channels))
+            let x = random.array(channels * size * size)
+            let w = random.array(channels * k * k, scale: 0.5)
+            let b = random.array(channels)
+            for threads in [1, 2] {
+                let map = makeMap(x, channels: channels, layout: .dense(width: size, height: size))
+                let pool = WorkerPool(threads: threads)
+                smallMapDepthwise(map.map, weights: ChannelLaneDepthwiseWeights(weights: w, bias: b, channels: channels, kernelSize: k),
+                                  stride: 1, padTop: k / 2, padLeft: k / 2, activation: .relu, output: map.map, pool: pool)
+                let expected = Self.tapOrderReference(x, weights: w, bias: b, channels: channels, height: size, width: size, k: k,
+                                                      stride: 1, dilation: 1, top: k / 2, left: k / 2, outHeight: size,
+                                                      outWidth: size).map { Activation.relu.apply($0) }
+                #expect(map.interior() == expected, "in place: \(channels) channels \(size)x\(size) dw\(k), \(threads) threads")
+            }
+        }
+    }
+
     @Test("is bit-identical on 1 and 2 threads")
     func threadsAgree() {
         for (k, s, pads) in [(3, 1, (1, 1, 1, 1)), (3, 2, (0, 0, 1, 1)), (5, 1, (2, 2, 2, 2)), (5, 2, (1, 1, 2, 2))] {

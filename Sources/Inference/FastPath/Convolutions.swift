@@ -77,7 +77,7 @@ extension KernelChoices {
         if conv.group == conv.inputChannels && conv.outputChannels == conv.inputChannels && h.kernel <= 16 {
             return .depthwise(pad: pad)
         }
-        // Output rows narrower than half a vector leave most lanes of the dense kernel's pixel
+        // Output rows of half a vector or less leave most lanes of the dense kernel's pixel
         // vectors idle (ResNet's last stages on small inputs): the patch GEMM, vectorised over
         // output channels, runs them (`patchConvolutionStep`).
         guard w.output >= narrowestDenseRow || conv.outputChannels / conv.group < 16 else { return nil }
@@ -137,8 +137,22 @@ extension KernelChoices {
         return cut
     }
 
+    /// Whether a depthwise convolution (`kind(of:)` is `.depthwise`) runs vectorised over channels
+    /// (`SmallMapDepthwiseStep`): output rows of at most `smallMapDepthwiseWidth` columns, which
+    /// fill at most half the lanes of the pixel-vectorised kernel's vectors, and an input small
+    /// enough that a block of its channels fits a thread's scratch. It reads its input in any
+    /// layout, so no producer writes that input zero-bordered for it.
+    static func runsOnSmallMap(depthwise conv: Conv) -> Bool {
+        conv.width.output <= smallMapDepthwiseWidth
+            && smallMapDepthwiseScratch(inputWidth: conv.width.input, inputHeight: conv.height.input,
+                                        outputWidth: conv.width.output, outputHeight: conv.height.output).perThread <= 1 << 16
+    }
+
+    /// The widest output rows a depthwise convolution runs vectorised over channels.
+    static var smallMapDepthwiseWidth: Int { 8 }
+
     /// Output rows narrower than this run a dense K×K convolution as a patch GEMM.
-    static var narrowestDenseRow: Int { 8 }
+    static var narrowestDenseRow: Int { 9 }
 
     /// Maps of fewer pixels than this may run an ungrouped 1x1 convolution as the packed GEMM
     /// (`SmallMapPointwiseStep`, `runsAsMatrixProduct`).
@@ -243,6 +257,20 @@ extension StepBuilder {
             return GroupedPointwiseStep(input: input, output: output, activation: activation, residual: denseResidual,
                                         groups: parts, pool: pool)
         case .depthwise(let pad), .dense(let pad):
+            if case .depthwise = kind, Self.runsOnSmallMap(depthwise: conv) {
+                // Rows of few columns: vectorised over channels, reading the input where it is.
+                let map = inputValue.flatMap(paddedMap) ?? input
+                let weights = packed {
+                    let (weights, bias) = folded()
+                    let lattice = Self.compactLattice(weights, channels: cin, kernelSize: k)
+                    return (ChannelLaneDepthwiseWeights(weights: lattice.weights, bias: bias, channels: cin,
+                                                        kernelSize: lattice.kernelSize), lattice.step)
+                }
+                let residual = fusion?.residual != nil && fusion?.residual == inputValue ? map : denseResidual
+                return SmallMapDepthwiseStep(input: map, output: output, activation: activation, residual: residual,
+                                             pool: pool, weights: weights.0, stride: stride,
+                                             dilation: h.dilation * weights.1, padTop: h.padBegin, padLeft: w.padBegin)
+            }
             let source = inputValue.flatMap(paddedMap).map(PaddedInput.written)
                 ?? .copy(of: input, layout: .padded(width: w.input, height: h.input, pad: pad))
             if case .dense = kind {

@@ -68,8 +68,9 @@ struct FusionPlan: Sendable {
                 // A 1x1 reads every input channel of a pixel strip before it writes that strip; a
                 // depthwise or dense K×K reads a zero-bordered copy made before it writes.
                 return [(f.target, node.inputs[0])]
-            case .paddedConvolution(let f):
-                // The convolution copies the Pad's input into its zero-bordered buffer first.
+            case .paddedConvolution(let f) where f.convolution.overwritesInput:
+                // The convolution copies the Pad's input into its zero-bordered buffer first (the
+                // small-map depthwise kernel reads it in place: `matchConvolution`).
                 return [(f.convolution.target, node.inputs[0])]
             case .squeezeExcite(let chain):
                 // The gate's mean is taken before any element is scaled, each in place.

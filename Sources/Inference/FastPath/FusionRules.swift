@@ -126,7 +126,8 @@ struct FusionRules: KernelChoices {
     /// producer can write it there), or nil.
     func paddedBorder(for value: Int, channels: Int, height: Int, width: Int) -> Int? {
         guard let reader = soleConsumer(of: value), let conv = reader.operation as? Conv, hasConstantWeights(reader),
-              let pad = Self.kind(of: conv)?.inputPad, reader.inputs.first == value,
+              let kind = Self.kind(of: conv), let pad = kind.inputPad, reader.inputs.first == value,
+              !(kind == .depthwise(pad: pad) && Self.runsOnSmallMap(depthwise: conv)),
               conv.inputChannels == channels, conv.height.input == height, conv.width.input == width else { return nil }
         return pad
     }

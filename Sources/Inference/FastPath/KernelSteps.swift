@@ -126,6 +126,22 @@ struct DepthwiseStep: ScratchUsingStep {
     }
 }
 
+/// A depthwise convolution on a map of narrow rows, vectorised over channels
+/// (`KernelChoices.runsOnSmallMap(depthwise:)`); its input in any layout.
+struct SmallMapDepthwiseStep: ScratchUsingStep {
+    let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool
+    let weights: ChannelLaneDepthwiseWeights
+    let stride: Int, dilation: Int, padTop: Int, padLeft: Int
+    var scratch: ScratchSize {
+        smallMapDepthwiseScratch(inputWidth: input.layout.width, inputHeight: input.layout.height,
+                                 outputWidth: output.layout.width, outputHeight: output.layout.height)
+    }
+    func run() {
+        smallMapDepthwise(input, weights: weights, stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
+                          activation: activation, residual: residual, output: output, pool: pool)
+    }
+}
+
 /// A K×K convolution, one dense convolution per group on the group's channel slices.
 struct DenseConvolutionStep: ScratchUsingStep {
     var scratch: ScratchSize { source.scratch }
@@ -158,6 +174,12 @@ struct AveragePoolStep: Step {
         globalAveragePool(FeatureMap(base: UnsafeMutablePointer(mutating: input), channels: planes,
                                      layout: .dense(width: planeSize, height: 1)), output: output)
     }
+}
+
+/// The mean over the middle axis of [outer, count, inner] (a ReduceMean over one run of axes).
+struct MeanStep: Step {
+    let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, outer: Int, count: Int, inner: Int
+    func run() { meanOverMiddleAxis(input, outer: outer, count: count, inner: inner, output: output) }
 }
 
 struct ResizeStep: ScratchUsingStep {
@@ -331,10 +353,22 @@ struct PatchConvolutionStep: ScratchUsingStep {
                         let channel = firstChannel + c * plane
                         for t in 0..<g.taps {
                             let k = c * g.taps + t, tapOffsets = offsets.baseAddress! + t * pixels
-                            for m in 0..<pixels {
-                                let at = packs ? packedOperandOffset(row: m, k: k, inner: inner) : m * inner + k
-                                let offset = tapOffsets[m]
-                                patches[at] = offset < 0 ? 0 : channel[offset]
+                            if packs {
+                                // Panel by panel: column k of a panel's rows is one run of packedRows.
+                                var first = 0
+                                while first < pixels {
+                                    let run = patches + packedOperandOffset(row: first, k: k, inner: inner)
+                                    for r in 0..<min(packedRows, pixels - first) {
+                                        let offset = tapOffsets[first + r]
+                                        run[r] = offset < 0 ? 0 : channel[offset]
+                                    }
+                                    first += packedRows
+                                }
+                            } else {
+                                for m in 0..<pixels {
+                                    let offset = tapOffsets[m]
+                                    patches[m * inner + k] = offset < 0 ? 0 : channel[offset]
+                                }
                             }
                         }
                     }

@@ -219,16 +219,28 @@ extension StepBuilder {
                             _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         let type = gather.outputTypes[0]
         guard type == .uint8 || type == .int8 || type == .float32 else { return nil }
-        let input = graph.values[node.inputs[0]].shape, output = gather.outputShapes[0]
-        guard input.count == 4, output.count == 4, input[0] == output[0], input[1] == output[1] else { return nil }
+        var input = graph.values[node.inputs[0]].shape, output = gather.outputShapes[0]
+        guard input.count == 4, output.count == 4, input[0] == output[0] else { return nil }
+        var sources = gather.sources
+        // Channels last ([N, H, W, C] with C copied through, as tf2onnx's Pad of NHWC): the same
+        // gather on [N, 1, H, W·C], each output column's source W-index spread over its C values.
+        let c = input[3]
+        if input[1] != output[1] || sources[1] != (0..<input[1]).map({ $0 * input[2] * input[3] }),
+           output[3] == c, sources[3] == Array(0..<c) {
+            sources = [sources[0], [0], sources[1],
+                       sources[2].flatMap { column in (0..<c).map { column < 0 ? -1 : column + $0 } }]
+            input = [input[0], 1, input[1], input[2] * c]
+            output = [output[0], 1, output[1], output[2] * c]
+        }
+        guard input[1] == output[1] else { return nil }
         let (h, w) = (input[2], input[3])
-        guard gather.sources[0] == (0..<input[0]).map({ $0 * input[1] * h * w }),
-              gather.sources[1] == (0..<input[1]).map({ $0 * h * w }),
-              gather.sources[2].allSatisfy({ $0 == -1 || ($0 >= 0 && $0 % w == 0) }),
-              gather.sources[3].allSatisfy({ $0 >= -1 }) else { return nil }
+        guard sources[0] == (0..<input[0]).map({ $0 * input[1] * h * w }),
+              sources[1] == (0..<input[1]).map({ $0 * h * w }),
+              sources[2].allSatisfy({ $0 == -1 || ($0 >= 0 && $0 % w == 0) }),
+              sources[3].allSatisfy({ $0 >= -1 }) else { return nil }
         // Output columns as runs: consecutive input columns, or the fill value (source −1).
         var columnRuns: [PlaneGatherRuns.Run] = []
-        for (column, source) in gather.sources[3].enumerated() {
+        for (column, source) in sources[3].enumerated() {
             if let last = columnRuns.last, last.output + last.count == column,
                (source < 0 && last.source < 0) || (source >= 0 && last.source >= 0 && last.source + last.count == source) {
                 columnRuns[columnRuns.count - 1].count += 1
@@ -237,7 +249,7 @@ extension StepBuilder {
             }
         }
         let layout = PlaneGatherRuns(planes: input[0] * input[1], inputPlane: h * w, width: w,
-                                     rows: gather.sources[2].map { $0 < 0 ? -1 : $0 / w }, runs: columnRuns, outputWidth: output[3])
+                                     rows: sources[2].map { $0 < 0 ? -1 : $0 / w }, runs: columnRuns, outputWidth: output[3])
         if type == .float32 {
             return PlaneGatherRunsStep<UInt32>(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(outputs[0]),
                                                runs: layout, fill: UInt32(truncatingIfNeeded: gather.fill))

@@ -95,6 +95,26 @@ extension StepBuilder {
                                planeSize: pool.height.input * pool.width.input)
     }
 
+    /// A float ReduceMean over axes that are one run of the input's (axes of size 1 aside) and at
+    /// most 2^16 elements per mean: a spatial mean of NCHW (axes 2, 3: the global average pool)
+    /// or of NHWC (axes 1, 2, as tf2onnx writes a Keras squeeze-excite's), viewed as
+    /// [outer, reduced, inner].
+    func meanStep(_ reduce: Reduce, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                  _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        // Float sums (the reference path sums in Double): up to 2^16 terms per mean, which any
+        // spatial mean of a feature map is well within.
+        guard reduce.kind == .mean, reduce.type == .float32, reduce.geometry.count > 0,
+              reduce.geometry.count <= 1 << 16 else { return nil }
+        let x = graph.values[node.inputs[0]].shape, kept = reduce.geometry.keptShape
+        guard kept.count == x.count else { return nil }
+        let reduced = x.indices.filter { x[$0] > 1 && kept[$0] == 1 }
+        guard let first = reduced.first, let last = reduced.last,
+              (first...last).allSatisfy({ x[$0] == 1 || kept[$0] == 1 }) else { return nil }
+        let outer = x[..<first].reduce(1, *), inner = x[(last + 1)...].reduce(1, *)
+        guard outer * reduce.geometry.count * inner == x.reduce(1, *) else { return nil }
+        return MeanStep(input: inputs[0], output: outputs[0], outer: outer, count: reduce.geometry.count, inner: inner)
+    }
+
     /// 2-D max and average pooling without dilation (float).
     func poolStep(_ p: Pool, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         guard p.elementType == .float32, p.indexOrder == nil, p.depth == .unit, p.height.dilation == 1,

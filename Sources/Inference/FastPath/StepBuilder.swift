@@ -156,6 +156,8 @@ final class StepBuilder: KernelChoices {
             return softmaxStep(softmax, inputs, outputs)
         case let gap as GlobalAveragePool:
             return AveragePoolStep(input: inputs[0], output: outputs[0], planes: gap.planes, planeSize: gap.planeSize)
+        case let reduce as Reduce:
+            return meanStep(reduce, node, inputs, outputs)
         case let pool as Pool:
             return globalAveragePoolStep(pool, inputs, outputs) ?? poolStep(pool, inputs, outputs)
                 ?? byteMaxPoolStep(pool, inputs, outputs)

@@ -16,7 +16,7 @@ extension FusionRules {
               consumers[v].count <= 2 else { return nil }
         let dwNode = graph.nodes[next]
         guard let dw = dwNode.operation as? Conv, dwNode.inputs.first == v, hasConstantWeights(dwNode),
-              case .depthwise(let pad) = Self.kind(of: dw), dw.height.kernel <= 9,
+              case .depthwise(let pad) = Self.kind(of: dw), dw.height.kernel <= 9, !Self.runsOnSmallMap(depthwise: dw),
               dw.inputChannels == channels, dw.height.input == height, dw.width.input == width else { return nil }
         let stride = dw.height.stride
         let fused = fusedOutput(of: dwNode.outputs[0], channels: channels, height: dw.height.output,

@@ -58,6 +58,11 @@ extension FusionRules {
         // input, made before it writes (an input its producer writes zero-bordered has no dense
         // buffer to write over).
         fusion.overwritesInput = kind.inputPad != nil || conv.inputChannels == conv.outputChannels
+        // The small-map depthwise kernel reads its input where it is, a block of channels before
+        // it writes their planes: the same planes only when the output has the input's size.
+        if isDepthwise && Self.runsOnSmallMap(depthwise: conv) {
+            fusion.overwritesInput = conv.height.output == conv.height.input && conv.width.output == conv.width.input
+        }
         return fusion
     }
 

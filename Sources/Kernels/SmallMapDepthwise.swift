@@ -1,0 +1,437 @@
+/// Depthwise weights with the channels in the lanes: tap `t`'s weights of channels `c ..< c + 16`
+/// are one vector at `t · paddedChannels + c` (channels rounded up to 16, zero past the last, and a
+/// block of zeros after the last tap), the bias likewise.
+package final class ChannelLaneDepthwiseWeights {
+    package let channels: Int
+    package let kernelSize: Int
+    /// `channels` rounded up to a multiple of 16.
+    package let paddedChannels: Int
+    let weights: FloatBuffer
+    let bias: FloatBuffer
+
+    /// `weights` as ONNX's [C, 1, K, K] (row-major), `bias` C values or zero when nil.
+    package init(weights: [Float], bias: [Float]?, channels: Int, kernelSize: Int) {
+        precondition(channels > 0 && kernelSize > 0, "empty depthwise convolution")
+        precondition(weights.count == channels * kernelSize * kernelSize, "depthwise weights: expected \(channels)x\(kernelSize)x\(kernelSize)")
+        precondition(bias == nil || bias!.count == channels, "depthwise bias: expected \(channels)")
+        self.channels = channels
+        self.kernelSize = kernelSize
+        let padded = (channels + lanes - 1) / lanes * lanes
+        paddedChannels = padded
+        let taps = kernelSize * kernelSize
+        // A block of zeros past the last tap and bias: the kernel reads whole blocks of 64.
+        var lanesFirst = [Float](repeating: 0, count: taps * padded + smallMapDepthwiseBlock)
+        for c in 0..<channels {
+            for t in 0..<taps { lanesFirst[t * padded + c] = weights[c * taps + t] }
+        }
+        self.weights = FloatBuffer(lanesFirst)
+        var b = [Float](repeating: 0, count: padded + smallMapDepthwiseBlock)
+        if let bias { b.replaceSubrange(0..<channels, with: bias) }
+        self.bias = FloatBuffer(b)
+    }
+}
+
+/// Channels a block of ``smallMapDepthwise(_:weights:stride:dilation:padTop:padLeft:activation:residual:output:pool:)``
+/// gathers and computes at a time: four vectors, four independent multiply-add chains per pixel.
+let smallMapDepthwiseBlock = 4 * lanes
+
+/// Pool scratch ``smallMapDepthwise(_:weights:stride:dilation:padTop:padLeft:activation:residual:output:pool:)``
+/// uses: one block of channels of the input and of the output, pixel-major, in each thread's
+/// scratch.
+package func smallMapDepthwiseScratch(inputWidth: Int, inputHeight: Int, outputWidth: Int, outputHeight: Int) -> ScratchSize {
+    ScratchSize(perThread: (smallMapStagedRows(inputWidth * inputHeight) + smallMapStagedRows(outputWidth * outputHeight))
+                    * smallMapDepthwiseBlock)
+}
+
+/// Pixel rows of a block's gathered input or staged output: whole squares of 16.
+func smallMapStagedRows(_ pixels: Int) -> Int { (pixels + lanes - 1) / lanes * lanes }
+
+/// Depthwise K×K convolution on a small map, vectorised over channels instead of pixels (whose
+/// rows fill few lanes of a vector there): `output[c] = act(bias[c] + Σ w[c]·window) + residual[c]`,
+/// any window, stride, dilation and pads.
+///
+/// Per block of 64 channels, the block's input planes are gathered pixel-major (16 channels of a
+/// pixel one vector; dense planes by 16 × 16 transposes in registers) into the thread's scratch;
+/// each output pixel is then the bias plus one multiply-add per tap that reads an input pixel, in
+/// (ky, kx) order, 16 channels per vector (four chains), activated, staged pixel-major, and moved
+/// to its planes plus its residual (by transposes again where those are dense). Taps in the padding are
+/// skipped: they add w·0 in the kernels that read a zero border, so each output is the same value
+/// (only the sign of a zero sum can differ). Channels are split between threads in blocks of 16.
+///
+/// The input and output may be any layouts (the padding is never read). A block writes its output
+/// planes only after it read its input planes, so the output may be the input itself (the same
+/// planes), as the fast path's buffer plan allows for a convolution whose output has its input's
+/// shape.
+///
+/// - Precondition: `input`, `output` and `residual` have `weights.channels` channels; `output`
+///   and `residual` the output size; the pool holds
+///   ``smallMapDepthwiseScratch(inputWidth:inputHeight:outputWidth:outputHeight:)``.
+package func smallMapDepthwise(
+    _ input: FeatureMap, weights: ChannelLaneDepthwiseWeights, stride: Int, dilation: Int = 1, padTop: Int, padLeft: Int,
+    activation: Activation, residual: FeatureMap? = nil, output: FeatureMap, pool: WorkerPool
+) {
+    precondition(input.channels == weights.channels && output.channels == weights.channels, "small-map depthwise channel mismatch")
+    precondition(stride >= 1 && dilation >= 1 && padTop >= 0 && padLeft >= 0, "small-map depthwise: bad window")
+    precondition(pool.holds(smallMapDepthwiseScratch(inputWidth: input.layout.width, inputHeight: input.layout.height,
+                                                     outputWidth: output.layout.width, outputHeight: output.layout.height)),
+                 "small-map depthwise on \(input.layout.width)x\(input.layout.height): pool scratch too small")
+    if let residual {
+        precondition(residual.channels == output.channels && residual.layout.width == output.layout.width
+                     && residual.layout.height == output.layout.height, "small-map depthwise residual shape mismatch")
+    }
+    pool.run(SmallMapDepthwiseParts(input: input, weights: weights, stride: stride, dilation: dilation, padTop: padTop,
+                                    padLeft: padLeft, activation: activation, residual: residual, output: output))
+}
+
+struct SmallMapDepthwiseParts: PoolJob {
+    let input: FeatureMap, weights: ChannelLaneDepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int
+    let activation: Activation, residual: FeatureMap?, output: FeatureMap
+    func run(part: Int, pool: WorkerPool) {
+        let channels = WorkerPool.range(weights.channels, part: part, of: pool.threadCount, granularity: lanes)
+        guard !channels.isEmpty else { return }
+        let scratch = pool.scratch(part).baseAddress!
+        switch activation {
+        case .none: smallMapDepthwiseChannels(self, channels, scratch, Identity.self)
+        case .relu: smallMapDepthwiseChannels(self, channels, scratch, ReLU.self)
+        case .relu6: smallMapDepthwiseChannels(self, channels, scratch, ReLU6.self)
+        case .hardSwish: smallMapDepthwiseChannels(self, channels, scratch, HardSwish.self)
+        case .sigmoid: smallMapDepthwiseChannels(self, channels, scratch, Sigmoid.self)
+        }
+    }
+}
+
+/// One output pixel's window: the taps (ky, kx) that read an input pixel are `rows` × `columns`.
+struct PixelWindow {
+    var rows: Range<Int>, columns: Range<Int>
+
+    /// The taps `0 ..< k` of output `o` (stride `s`, dilation `d`, `pad` before) that land in `0 ..< size`.
+    @inline(always)
+    static func taps(_ o: Int, size: Int, k: Int, s: Int, d: Int, pad: Int) -> Range<Int> {
+        let origin = o * s - pad
+        // First tap with origin + t·d >= 0, last with origin + t·d <= size − 1.
+        let first = origin >= 0 ? 0 : (-origin + d - 1) / d
+        let last = origin > size - 1 ? -1 : min(k - 1, (size - 1 - origin) / d)
+        return first <= last ? first..<(last + 1) : 0..<0
+    }
+}
+
+@inline(never)
+func smallMapDepthwiseChannels<A: ActivationFunction>(
+    _ job: SmallMapDepthwiseParts, _ channels: Range<Int>, _ scratch: UnsafeMutablePointer<Float>, _: A.Type
+) {
+    let inL = job.input.layout, outL = job.output.layout
+    let (inW, inH, outW, outH) = (inL.width, inL.height, outL.width, outL.height)
+    let k = job.weights.kernelSize, padded = job.weights.paddedChannels
+    let (s, d) = (job.stride, job.dilation)
+    let block = smallMapDepthwiseBlock
+    let gathered = scratch, staged = scratch + smallMapStagedRows(inW * inH) * block
+    // Whole 16 × 16 transposes where the planes are dense (pixels one run per plane).
+    let transposesIn = inL.isDense
+    let transposesOut = outL.isDense && (job.residual?.layout.isDense ?? true)
+    var c0 = channels.lowerBound
+    while c0 < channels.upperBound {
+        let n = min(block, channels.upperBound - c0)
+        // The block's planes, pixel-major: pixel p's channel c0 + j at p·block + j.
+        if transposesIn {
+            gatherTransposed(job.input, channel: c0, count: n, into: gathered)
+        } else {
+            for j in 0..<n {
+                let plane = UnsafePointer(job.input.plane(c0 + j))
+                var destination = gathered + j
+                for y in 0..<inH {
+                    let row = plane + y * inL.rowStride
+                    for x in 0..<inW {
+                        destination.pointee = row[x]
+                        destination += block
+                    }
+                }
+            }
+        }
+        let w = UnsafePointer(job.weights.weights.baseAddress) + c0
+        let bias = UnsafePointer(job.weights.bias.baseAddress) + c0
+        var out = staged
+        for yo in 0..<outH {
+            let rows = PixelWindow.taps(yo, size: inH, k: k, s: s, d: d, pad: job.padTop)
+            for xo in 0..<outW {
+                let columns = PixelWindow.taps(xo, size: inW, k: k, s: s, d: d, pad: job.padLeft)
+                // Four vectors whatever the block's channel count: lanes past it read zero weights
+                // (the packed weights run a block past the last channel) and are never stored.
+                var a0 = load(bias), a1 = load(bias + lanes), a2 = load(bias + 2 * lanes), a3 = load(bias + 3 * lanes)
+                var inputRow = UnsafePointer(gathered)
+                    + ((yo * s - job.padTop + rows.lowerBound * d) * inW + (xo * s - job.padLeft + columns.lowerBound * d)) * block
+                var tapRow = w + (rows.lowerBound * k + columns.lowerBound) * padded
+                for _ in rows {
+                    var x = inputRow, t = tapRow
+                    for _ in columns {
+                        a0 = multiplyAdd(a0, load(t), load(x))
+                        a1 = multiplyAdd(a1, load(t + lanes), load(x + lanes))
+                        a2 = multiplyAdd(a2, load(t + 2 * lanes), load(x + 2 * lanes))
+                        a3 = multiplyAdd(a3, load(t + 3 * lanes), load(x + 3 * lanes))
+                        x += d * block
+                        t += padded
+                    }
+                    inputRow += d * inW * block
+                    tapRow += k * padded
+                }
+                store(A.apply(a0), out); store(A.apply(a1), out + lanes)
+                store(A.apply(a2), out + 2 * lanes); store(A.apply(a3), out + 3 * lanes)
+                if !transposesOut { scatterPixel(out, count: n, job, channel: c0, y: yo, x: xo) }
+                out += block
+            }
+        }
+        if transposesOut { scatterTransposed(staged, count: n, job, channel: c0) }
+        c0 += block
+    }
+}
+
+/// Channels `c0 ..< c0 + count` (at most a block) of a dense map, pixel-major into `gathered`
+/// (pixel p's channel c0 + j at p·block + j) by 16 × 16 transposes in registers. Whole 16-pixel
+/// vectors are loaded where they stay within the map (lanes past a plane's last pixel become
+/// pixels past the last, never read), so pixel rows up to the next multiple of 16 are written;
+/// lanes of channels past `count` hold copies of the last channel.
+@inline(never)
+func gatherTransposed(_ input: FeatureMap, channel c0: Int, count: Int, into gathered: UnsafeMutablePointer<Float>) {
+    let pixels = input.pixels, plane = input.layout.planeStride
+    let extent = input.channels * plane
+    let first = UnsafePointer(input.plane(c0))
+    var j0 = 0
+    while j0 < count {
+        let rows = min(lanes, count - j0)
+        var p = 0
+        while p < pixels {
+            let m = min(lanes, pixels - p)
+            let source = first + j0 * plane + p
+            if m == lanes || (c0 + j0 + rows - 1) * plane + p + lanes <= extent {
+                gatherSquare(source, plane: plane, last: rows - 1, gathered + p * smallMapDepthwiseBlock + j0)
+            } else {
+                for j in 0..<rows {
+                    var destination = gathered + p * smallMapDepthwiseBlock + j0 + j
+                    for x in 0..<m {
+                        destination.pointee = source[j * plane + x]
+                        destination += smallMapDepthwiseBlock
+                    }
+                }
+            }
+            p += lanes
+        }
+        j0 += lanes
+    }
+}
+
+/// One 16 × 16 square of ``gatherTransposed(_:channel:count:into:)``: rows (planes) `0 ... last`
+/// at `source`, `plane` floats apart (rows past `last` repeat it), stored as 16 pixel vectors
+/// `block` floats apart.
+@inline(always)
+func gatherSquare(_ source: UnsafePointer<Float>, plane: Int, last: Int, _ destination: UnsafeMutablePointer<Float>) {
+    let block = smallMapDepthwiseBlock
+    var square = Square16()
+        square.r0 = load(source + min(0, last) * plane)
+        square.r1 = load(source + min(1, last) * plane)
+        square.r2 = load(source + min(2, last) * plane)
+        square.r3 = load(source + min(3, last) * plane)
+        square.r4 = load(source + min(4, last) * plane)
+        square.r5 = load(source + min(5, last) * plane)
+        square.r6 = load(source + min(6, last) * plane)
+        square.r7 = load(source + min(7, last) * plane)
+        square.r8 = load(source + min(8, last) * plane)
+        square.r9 = load(source + min(9, last) * plane)
+        square.r10 = load(source + min(10, last) * plane)
+        square.r11 = load(source + min(11, last) * plane)
+        square.r12 = load(source + min(12, last) * plane)
+        square.r13 = load(source + min(13, last) * plane)
+        square.r14 = load(source + min(14, last) * plane)
+        square.r15 = load(source + min(15, last) * plane)
+    square.transpose()
+        store(square.r0, destination + 0 * block)
+        store(square.r1, destination + 1 * block)
+        store(square.r2, destination + 2 * block)
+        store(square.r3, destination + 3 * block)
+        store(square.r4, destination + 4 * block)
+        store(square.r5, destination + 5 * block)
+        store(square.r6, destination + 6 * block)
+        store(square.r7, destination + 7 * block)
+        store(square.r8, destination + 8 * block)
+        store(square.r9, destination + 9 * block)
+        store(square.r10, destination + 10 * block)
+        store(square.r11, destination + 11 * block)
+        store(square.r12, destination + 12 * block)
+        store(square.r13, destination + 13 * block)
+        store(square.r14, destination + 14 * block)
+        store(square.r15, destination + 15 * block)
+}
+
+/// Where the rows of a transposed square of staged outputs go: channel `row`'s 16 pixels at
+/// `destination + row · plane`, plus its residual; whole vectors when `whole`, else `count` lanes.
+struct PlaneRowSink {
+    var destination: UnsafeMutablePointer<Float>, plane: Int
+    var residual: UnsafePointer<Float>?, residualPlane: Int
+    var count: Int, whole: Bool
+
+    @inline(always) func put(_ v: Vector, row: Int) {
+        var y = v
+        if whole {
+            if let residual { y += load(residual + row * residualPlane) }
+            store(y, destination + row * plane)
+        } else {
+            if let residual { y += load(residual + row * residualPlane, count: count) }
+            store(y, destination + row * plane, count: count)
+        }
+    }
+}
+
+/// The staged outputs of channels `c0 ..< c0 + count` (pixel-major, as gathered; pixel rows up to
+/// the next multiple of 16 readable) to their dense planes, plus their dense residual, by 16 × 16
+/// transposes. A plane's last, partial vector is stored whole when the planes it runs into are
+/// this block's and stored after it (one 16-pixel vector per plane, no residual: the lanes past the
+/// plane land on the next planes' first pixels, which their own rows then store), else lane by lane.
+@inline(never)
+func scatterTransposed(_ staged: UnsafeMutablePointer<Float>, count: Int, _ job: SmallMapDepthwiseParts, channel c0: Int) {
+    let pixels = job.output.pixels, plane = job.output.layout.planeStride
+    let destination = job.output.plane(c0)
+    let residual = job.residual.map { UnsafePointer($0.plane(c0)) }
+    let residualPlane = job.residual?.layout.planeStride ?? 0
+    var j0 = 0
+    while j0 < count {
+        let rows = min(lanes, count - j0)
+        var p = 0
+        while p < pixels {
+            let m = min(lanes, pixels - p)
+            let whole = m == lanes || (residual == nil && pixels <= lanes && (j0 + rows - 1) * plane + lanes <= count * plane)
+            let sink = PlaneRowSink(destination: destination + j0 * plane + p, plane: plane,
+                                    residual: residual.map { $0 + j0 * residualPlane + p }, residualPlane: residualPlane,
+                                    count: m, whole: whole)
+            scatterSquare(staged + p * smallMapDepthwiseBlock + j0, rows: rows, sink)
+            p += lanes
+        }
+        j0 += lanes
+    }
+}
+
+@inline(always)
+func scatterSquare(_ source: UnsafePointer<Float>, rows: Int, _ sink: PlaneRowSink) {
+    let block = smallMapDepthwiseBlock
+    var square = Square16()
+        square.r0 = load(source + 0 * block)
+        square.r1 = load(source + 1 * block)
+        square.r2 = load(source + 2 * block)
+        square.r3 = load(source + 3 * block)
+        square.r4 = load(source + 4 * block)
+        square.r5 = load(source + 5 * block)
+        square.r6 = load(source + 6 * block)
+        square.r7 = load(source + 7 * block)
+        square.r8 = load(source + 8 * block)
+        square.r9 = load(source + 9 * block)
+        square.r10 = load(source + 10 * block)
+        square.r11 = load(source + 11 * block)
+        square.r12 = load(source + 12 * block)
+        square.r13 = load(source + 13 * block)
+        square.r14 = load(source + 14 * block)
+        square.r15 = load(source + 15 * block)
+    square.transpose()
+        if rows > 0 { sink.put(square.r0, row: 0) }
+        if rows > 1 { sink.put(square.r1, row: 1) }
+        if rows > 2 { sink.put(square.r2, row: 2) }
+        if rows > 3 { sink.put(square.r3, row: 3) }
+        if rows > 4 { sink.put(square.r4, row: 4) }
+        if rows > 5 { sink.put(square.r5, row: 5) }
+        if rows > 6 { sink.put(square.r6, row: 6) }
+        if rows > 7 { sink.put(square.r7, row: 7) }
+        if rows > 8 { sink.put(square.r8, row: 8) }
+        if rows > 9 { sink.put(square.r9, row: 9) }
+        if rows > 10 { sink.put(square.r10, row: 10) }
+        if rows > 11 { sink.put(square.r11, row: 11) }
+        if rows > 12 { sink.put(square.r12, row: 12) }
+        if rows > 13 { sink.put(square.r13, row: 13) }
+        if rows > 14 { sink.put(square.r14, row: 14) }
+        if rows > 15 { sink.put(square.r15, row: 15) }
+}
+
+
+/// The first `count` channels of one staged output pixel (plus their residual) to their planes.
+@inline(never)
+func scatterPixel(_ values: UnsafeMutablePointer<Float>, count: Int, _ job: SmallMapDepthwiseParts, channel c0: Int, y: Int, x: Int) {
+    let outL = job.output.layout
+    var destination = job.output.base + outL.offset(channel: c0, y: y, x: x)
+    if let residual = job.residual {
+        let resL = residual.layout
+        var source = UnsafePointer(residual.base + resL.offset(channel: c0, y: y, x: x))
+        for j in 0..<count {
+            destination.pointee = values[j] + source.pointee
+            destination += outL.planeStride
+            source += resL.planeStride
+        }
+    } else {
+        for j in 0..<count {
+            destination.pointee = values[j]
+            destination += outL.planeStride
+        }
+    }
+}
+
+/// A 16 × 16 block of floats in 16 vectors (row `i` is `r[i]`), transposed in registers by
+/// four stages of two-source lane selections (each one `vpermt2ps` with AVX-512): a stage of
+/// stride `s` swaps the off-diagonal `s × s` blocks of every `2s × 2s` block.
+struct Square16 {
+    var r0 = Vector(), r1 = Vector(), r2 = Vector(), r3 = Vector(), r4 = Vector(), r5 = Vector(), r6 = Vector(), r7 = Vector()
+    var r8 = Vector(), r9 = Vector(), r10 = Vector(), r11 = Vector(), r12 = Vector(), r13 = Vector(), r14 = Vector(), r15 = Vector()
+
+    @inline(always) mutating func transpose() {
+        Square16.swap(&r0, &r8, stride: 8)
+        Square16.swap(&r1, &r9, stride: 8)
+        Square16.swap(&r2, &r10, stride: 8)
+        Square16.swap(&r3, &r11, stride: 8)
+        Square16.swap(&r4, &r12, stride: 8)
+        Square16.swap(&r5, &r13, stride: 8)
+        Square16.swap(&r6, &r14, stride: 8)
+        Square16.swap(&r7, &r15, stride: 8)
+        Square16.swap(&r0, &r4, stride: 4)
+        Square16.swap(&r1, &r5, stride: 4)
+        Square16.swap(&r2, &r6, stride: 4)
+        Square16.swap(&r3, &r7, stride: 4)
+        Square16.swap(&r8, &r12, stride: 4)
+        Square16.swap(&r9, &r13, stride: 4)
+        Square16.swap(&r10, &r14, stride: 4)
+        Square16.swap(&r11, &r15, stride: 4)
+        Square16.swap(&r0, &r2, stride: 2)
+        Square16.swap(&r1, &r3, stride: 2)
+        Square16.swap(&r4, &r6, stride: 2)
+        Square16.swap(&r5, &r7, stride: 2)
+        Square16.swap(&r8, &r10, stride: 2)
+        Square16.swap(&r9, &r11, stride: 2)
+        Square16.swap(&r12, &r14, stride: 2)
+        Square16.swap(&r13, &r15, stride: 2)
+        Square16.swap(&r0, &r1, stride: 1)
+        Square16.swap(&r2, &r3, stride: 1)
+        Square16.swap(&r4, &r5, stride: 1)
+        Square16.swap(&r6, &r7, stride: 1)
+        Square16.swap(&r8, &r9, stride: 1)
+        Square16.swap(&r10, &r11, stride: 1)
+        Square16.swap(&r12, &r13, stride: 1)
+        Square16.swap(&r14, &r15, stride: 1)
+    }
+
+    /// Lanes `l` with bit `stride` set of `a` and lanes `l` without it of `b`, exchanged across.
+    @inline(always) static func swap(_ a: inout Vector, _ b: inout Vector, stride s: Int) {
+        switch s {
+        case 8:
+            let x = Vector(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7])
+            let y = Vector(a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
+            a = x; b = y
+        case 4:
+            let x = Vector(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], a[8], a[9], a[10], a[11], b[8], b[9], b[10], b[11])
+            let y = Vector(a[4], a[5], a[6], a[7], b[4], b[5], b[6], b[7], a[12], a[13], a[14], a[15], b[12], b[13], b[14], b[15])
+            a = x; b = y
+        case 2:
+            let x = Vector(a[0], a[1], b[0], b[1], a[4], a[5], b[4], b[5], a[8], a[9], b[8], b[9], a[12], a[13], b[12], b[13])
+            let y = Vector(a[2], a[3], b[2], b[3], a[6], a[7], b[6], b[7], a[10], a[11], b[10], b[11], a[14], a[15], b[14], b[15])
+            a = x; b = y
+        case 1:
+            let x = Vector(a[0], b[0], a[2], b[2], a[4], b[4], a[6], b[6], a[8], b[8], a[10], b[10], a[12], b[12], a[14], b[14])
+            let y = Vector(a[1], b[1], a[3], b[3], a[5], b[5], a[7], b[7], a[9], b[9], a[11], b[11], a[13], b[13], a[15], b[15])
+            a = x; b = y
+        default:
+            preconditionFailure("Square16.swap takes strides 8, 4, 2 and 1")
+        }
+    }
+}
+
