@@ -117,6 +117,37 @@ def build_cases(rng, Case):
     average("qlinearaveragepool_int8_1d_same_upper", np.int8, (2, 4, 11), {"kernel_shape": [4], "strides": [3], "auto_pad": "SAME_UPPER"})
     average("qlinearaveragepool_uint8_whole_plane", np.uint8, (1, 5, 4, 6), {"kernel_shape": [4, 6]},
             what="a window over the whole plane: onnxruntime's global average on the integer sums")
+    # QLinearAdd where onnxruntime's arithmetic (MLAS: fma(a, a_s/c_s, fma(b, b_s/c_s, c_z - ...))) and the plain
+    # formula ((a_s (a - a_z) + b_s (b - b_z)) / c_s) round apart (appended last; no random draws). Same shape: the
+    # pairs (a, b) where they differ for these parameters, found by search, and the pairs around them.
+    pairs = [(66 + 3 * k + d, 191 - 4 * k + e) for k in range(6) for d in (-1, 0, 1) for e in (-1, 0, 1)]
+    cases.append(Case("qlinearadd_uint8_mlas_rounding", "QLinearAdd",
+                      [data("A", np.array([p[0] for p in pairs], np.uint8)), param("A_scale", np.float32(0.05999263748526573)),
+                       param("A_zero", np.array(53, np.uint8)), data("B", np.array([p[1] for p in pairs], np.uint8)),
+                       param("B_scale", np.float32(0.06922557204961777)), param("B_zero", np.array(194, np.uint8)),
+                       param("C_scale", np.float32(0.0037278663367033005)), param("C_zero", np.array(20, np.uint8))],
+                      output_type=U8, what="values where MLAS's fused arithmetic and the plain formula round apart"))
+    # A one value per channel, B varying within it: onnxruntime passes B to its kernel first. Each channel's B holds
+    # the values where the two operand orders round apart (float32 fma emulated in float64), then others.
+    f32 = np.float32
+
+    def fma(x, y, z):
+        return (np.float64(x) * np.float64(y) + np.float64(z)).astype(np.float32)
+    ra, rb = f32(f32(0.08601665496826172) / f32(0.08947182446718216)), f32(f32(0.02809642069041729) / f32(0.08947182446718216))
+    values = np.arange(256, dtype=np.float32)
+    rows = []
+    for c in range(256):
+        b_first = np.rint(fma(values, rb, fma(f32(c), ra, f32(f32(181) - fma(rb, f32(78), ra * f32(211))))))
+        a_first = np.rint(fma(f32(c), ra, fma(values, rb, f32(f32(181) - fma(ra, f32(211), rb * f32(78))))))
+        apart = [int(v) for v in np.nonzero(b_first != a_first)[0]][:12]
+        rows.append(apart + [(c * 37 + 11 * j) % 256 for j in range(12 - len(apart))])
+    cases.append(Case("qlinearadd_uint8_per_channel_a_first", "QLinearAdd",
+                      [data("A", np.arange(256, dtype=np.uint8).reshape(1, 256, 1, 1)), param("A_scale", np.float32(0.08601665496826172)),
+                       param("A_zero", np.array(211, np.uint8)),
+                       data("B", np.array(rows, np.uint8).reshape(1, 256, 1, 12)),
+                       param("B_scale", np.float32(0.02809642069041729)), param("B_zero", np.array(78, np.uint8)),
+                       param("C_scale", np.float32(0.08947182446718216)), param("C_zero", np.array(181, np.uint8))],
+                      output_type=U8, what="a per-channel A: the operands swap roles in onnxruntime's kernel"))
     for case in cases:
         case.domain = "com.microsoft"
     return cases
