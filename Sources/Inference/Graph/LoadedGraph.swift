@@ -87,6 +87,9 @@ struct LoadedGraph: Sendable {
     private var readByCastsOnly: Set<String> = []
     /// The float16 (or bfloat16) outputs of widened nodes: where onnxruntime inserts its narrowing Cast.
     private var widenedOutputs: Set<String> = []
+    /// The outputs of the Casts that round widened and data-movement results to their narrow type
+    /// (`planRounding`), dropped when nothing reads them (`dropUnreadNarrowings`).
+    private var narrowingOutputs: Set<String> = []
     /// The model's Casts of a float32 run-time value to float16 or bfloat16: output → input. A
     /// widened node reads the float32 input (`planWidened`), as onnxruntime's does: its
     /// RemoveDuplicateCastTransformer cancels such a Cast against the widening Cast it inserts.
@@ -147,6 +150,7 @@ struct LoadedGraph: Sendable {
             throw ModelError(collecting: sorted.map(\.element.error), uncheckedNodeCount: uncheckedNodeCount)
         }
         dropNodesComputedOnDemand()
+        dropUnreadNarrowings()
     }
 
     // MARK: - Phases
@@ -292,6 +296,23 @@ struct LoadedGraph: Sendable {
         }
         nodes = nodes.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
         computedOnDemand = []
+    }
+
+    /// Drops the Casts whose result nothing reads (no node, no graph output): those that round a
+    /// widened result to its float16 (or bfloat16) type when every reader takes the float32 twin,
+    /// which would round every widened layer's output for nothing (in a converted float16 model,
+    /// most of the run time), and the model's own Casts that the twins left unread. Until none is
+    /// left, since a dropped Cast may have been another's only reader.
+    private mutating func dropUnreadNarrowings() {
+        guard !narrowingOutputs.isEmpty || !narrowingCasts.isEmpty || !widenedOutputs.isEmpty else { return }
+        while true {
+            var readers = [Int](repeating: 0, count: values.count)
+            for node in nodes { for id in node.inputs { readers[id] += 1 } }
+            for id in outputIDs { readers[id] += 1 }
+            let kept = nodes.filter { node in !(node.opType == "Cast" && node.outputs.count == 1 && readers[node.outputs[0]] == 0) }
+            if kept.count == nodes.count { return }
+            nodes = kept
+        }
     }
 
     /// The graph inputs a value computed at run time depends on, through the values that are not
@@ -512,6 +533,7 @@ struct LoadedGraph: Sendable {
         for (index, type) in outputs {
             let unrounded = FloatWidening.unroundedName(node.outputs[index])
             narrowings.append(FloatWidening.cast(unrounded, to: node.outputs[index], type, for: node))
+            narrowingOutputs.insert(node.outputs[index])
             inner.outputs[index] = unrounded
             unroundedTwins[node.outputs[index]] = unrounded
         }
