@@ -1,6 +1,9 @@
 // com.microsoft QLinearAdd and QLinearMul of 8-bit tensors, 16 elements at a time, with the
 // reference's float32 arithmetic (Inference's QLinearBinary, onnxruntime's kernels):
-// - add: c = quantize((scaleA · (a − zeroA) + scaleB · (b − zeroB)) / scaleC);
+// - add: c = saturate(round(fma(a, a.scale, fma(b, b.scale, addConstant)))) on the raw values, as
+//   MLAS's QLinearAdd computes it: the caller passes each operand's scale / scaleC as its scale and
+//   the zero points folded into `addConstant` (Inference's `QLinearBinary.addConstant`); a is the
+//   operand MLAS takes first (the one that varies within a plane);
 // - mul: c = quantize(float((a − zeroA) · (b − zeroB)) · multiplier), the product exact in
 //   float32 (|product| ≤ 255², below 2^24), multiplier = scaleA · scaleB / scaleC;
 // quantize: round half to even, plus zeroC, saturated to the type (NaN → zeroC).
@@ -18,14 +21,18 @@ package struct QuantizedOperand {
 package enum QuantizedBinaryKind: Sendable { case add, mul }
 
 /// `a` (`planes` × `planeSize` values) with `b`, which has the same shape (`bPerPlane` false) or one
-/// value per plane; both int8 when `signed`, else uint8; into `output` with `outputZero`, scale
-/// `outputScale` (add) or `multiplier` (mul), saturated to minimum...maximum.
+/// value per plane; both int8 when `signed`, else uint8; into `output`: add with the operands'
+/// ratios and `addConstant` (which holds the zero points), mul with `outputZero` and `multiplier`;
+/// saturated to minimum...maximum.
 package func quantizedBinary(_ kind: QuantizedBinaryKind, _ a: QuantizedOperand, _ b: QuantizedOperand, bPerPlane: Bool,
-                             signed: Bool, planes: Int, planeSize: Int, outputScale: Float, multiplier: Float,
+                             signed: Bool, planes: Int, planeSize: Int, multiplier: Float, addConstant: Float,
                              outputZero: Int32, minimum: Int32, maximum: Int32, output: UnsafeMutablePointer<UInt8>) {
-    let low = Float(minimum - outputZero), high = Float(maximum - outputZero)
-    // add: Float(x − zero) · scale per operand; mul: Float(x − zero) (scale 1, exact).
-    let aScale = kind == .add ? a.scale : 1, bScale = kind == .add ? b.scale : 1
+    // add: the raw values (the zero points are in addConstant, outputZero too); mul: Float(x − zero) (exact).
+    let zero = kind == .add ? 0 : outputZero
+    let low = Float(minimum - zero), high = Float(maximum - zero)
+    let aZero = kind == .add ? 0 : a.zero, bZero = kind == .add ? 0 : b.zero
+    let aScale: Float = 1, bScale: Float = 1
+    let constant = Vector(repeating: addConstant), ratioA = Vector(repeating: a.scale), ratioB = Vector(repeating: b.scale)
     @inline(__always) func load(_ values: UnsafeRawPointer, _ at: Int, _ zero: Int32, _ scale: Float) -> Vector {
         signed ? vbg_dequantize_i8(values.loadUnaligned(fromByteOffset: at, as: SIMD16<Int8>.self), zero, scale)
             : vbg_dequantize_u8(values.loadUnaligned(fromByteOffset: at, as: SIMD16<UInt8>.self), zero, scale)
@@ -35,24 +42,24 @@ package func quantizedBinary(_ kind: QuantizedBinaryKind, _ a: QuantizedOperand,
         return Float(q &- zero) * scale
     }
     @inline(__always) func combine(_ x: Vector, _ y: Vector) -> SIMD16<UInt8> {
-        kind == .add ? vbg_quantize((x + y) / Vector(repeating: outputScale), low, high, outputZero)
+        kind == .add ? vbg_quantize(constant.addingProduct(y, ratioB).addingProduct(x, ratioA), low, high, 0)
             : vbg_quantize((x * y) * Vector(repeating: multiplier), low, high, outputZero)
     }
     for plane in 0..<planes {
         let first = plane * planeSize
-        let bPlane = bPerPlane ? Vector(repeating: scalar(b.values, plane, b.zero, bScale)) : Vector(repeating: 0)
+        let bPlane = bPerPlane ? Vector(repeating: scalar(b.values, plane, bZero, bScale)) : Vector(repeating: 0)
         var i = 0
         while i + lanes <= planeSize {
-            let x = load(a.values, first + i, a.zero, aScale)
-            let y = bPerPlane ? bPlane : load(b.values, first + i, b.zero, bScale)
+            let x = load(a.values, first + i, aZero, aScale)
+            let y = bPerPlane ? bPlane : load(b.values, first + i, bZero, bScale)
             UnsafeMutableRawPointer(output + first + i).storeBytes(of: combine(x, y), as: SIMD16<UInt8>.self)
             i += lanes
         }
         guard i < planeSize else { continue }
         var x = Vector(repeating: 0), y = bPlane
         for lane in 0..<(planeSize - i) {
-            x[lane] = scalar(a.values, first + i + lane, a.zero, aScale)
-            if !bPerPlane { y[lane] = scalar(b.values, first + i + lane, b.zero, bScale) }
+            x[lane] = scalar(a.values, first + i + lane, aZero, aScale)
+            if !bPerPlane { y[lane] = scalar(b.values, first + i + lane, bZero, bScale) }
         }
         let bytes = combine(x, y)
         for lane in 0..<(planeSize - i) { output[first + i + lane] = bytes[lane] }

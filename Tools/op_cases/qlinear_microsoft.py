@@ -1,5 +1,5 @@
 """onnxruntime's com.microsoft QOperator cases: QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu,
-QLinearGlobalAveragePool, QLinearConcat, QGemm (the contrib ops its quantizer writes). Integer operands are uniform
+QLinearGlobalAveragePool, QLinearConcat, QGemm, QLinearSoftmax, QLinearAveragePool (the contrib ops its quantizer writes). Integer operands are uniform
 over their type's range; scales are a few hundredths, as a quantizer picks them for unit-sized activations."""
 
 import numpy as np
@@ -82,6 +82,72 @@ def build_cases(rng, Case):
                        param("B", ints(np.int8, 7, 5)), param("b_scale", scale()), param("b_zero", zero(np.int8)),
                        param("C", ints(np.int32, 4, 1) // 10000000)],
                       {"transA": 1, "alpha": 0.5}, output_type=TensorProto.FLOAT, what="no y_scale: a float Y; a [M, 1] bias"))
+    # QLinearSoftmax (appended after QGemm, so the cases above keep their data): the output parameters the
+    # quantizer fixes (1/256 with zero point 0 or -128) and two others.
+    def softmax(name, dtype, shape, attrs, x_scale, y_scale, y_zero, what=""):
+        cases.append(Case(name, "QLinearSoftmax",
+                          [data("X", ints(dtype, *shape)), param("X_scale", np.float32(x_scale)), param("X_zero", zero(dtype)),
+                           param("Y_scale", np.float32(y_scale)), param("Y_zero", np.array(y_zero, dtype))],
+                          attrs, output_type=U8 if dtype == np.uint8 else I8, what=what))
+
+    softmax("qlinearsoftmax_uint8_opset13_last_axis", np.uint8, (3, 1000), {"opset": 13}, 0.07, 1 / 256, 0,
+            what="a classifier's softmax as the quantizer writes it")
+    softmax("qlinearsoftmax_int8_opset13_axis1", np.int8, (2, 7, 3, 4), {"opset": 13, "axis": 1}, 0.05, 1 / 256, -128,
+            what="along a middle axis")
+    softmax("qlinearsoftmax_uint8_opset12_default_axis", np.uint8, (2, 3, 5), {"opset": 12}, 0.03, 0.0045, 17,
+            what="opset 12 without axis: the schema's default -1 (rows of 5); an output scale whose reciprocal is not whole (floored)")
+    softmax("qlinearsoftmax_uint8_opset12_axis1", np.uint8, (2, 3, 5), {"opset": 12, "axis": 1}, 0.03, 0.0045, 17,
+            what="below opset 13 the rows are the dims from axis flattened: [2, 15]")
+    softmax("qlinearsoftmax_int8_opset13_dominant", np.int8, (6, 9), {"opset": 13, "axis": -1}, 0.25, 1 / 256, -128,
+            what="a wide input scale: a row's top element can take the whole mass, 256 + (-128), which onnxruntime saturates to 127")
+    # QLinearAveragePool (appended after QLinearSoftmax).
+    def average(name, dtype, shape, attrs, what=""):
+        cases.append(Case(name, "QLinearAveragePool",
+                          [data("X", ints(dtype, *shape)), param("x_scale", scale()), param("x_zero", zero(dtype)),
+                           param("y_scale", scale(0.01, 0.05)), param("y_zero", zero(dtype))],
+                          attrs, output_type=U8 if dtype == np.uint8 else I8, what=what))
+
+    average("qlinearaveragepool_uint8_2x2_stride2", np.uint8, (1, 6, 8, 10), {"kernel_shape": [2, 2], "strides": [2, 2]},
+            what="a DenseNet transition's pool as the quantizer writes it")
+    average("qlinearaveragepool_int8_3x3_pads_count_include_pad", np.int8, (2, 3, 7, 6),
+            {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "count_include_pad": 1})
+    average("qlinearaveragepool_uint8_channels_last_ceil", np.uint8, (1, 7, 9, 5),
+            {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 0, 1, 1], "ceil_mode": 1, "channels_last": 1},
+            what="NHWC, ceil_mode, windows cut by the edges (divided by their taps inside)")
+    average("qlinearaveragepool_int8_1d_same_upper", np.int8, (2, 4, 11), {"kernel_shape": [4], "strides": [3], "auto_pad": "SAME_UPPER"})
+    average("qlinearaveragepool_uint8_whole_plane", np.uint8, (1, 5, 4, 6), {"kernel_shape": [4, 6]},
+            what="a window over the whole plane: onnxruntime's global average on the integer sums")
+    # QLinearAdd where onnxruntime's arithmetic (MLAS: fma(a, a_s/c_s, fma(b, b_s/c_s, c_z - ...))) and the plain
+    # formula ((a_s (a - a_z) + b_s (b - b_z)) / c_s) round apart (appended last; no random draws). Same shape: the
+    # pairs (a, b) where they differ for these parameters, found by search, and the pairs around them.
+    pairs = [(66 + 3 * k + d, 191 - 4 * k + e) for k in range(6) for d in (-1, 0, 1) for e in (-1, 0, 1)]
+    cases.append(Case("qlinearadd_uint8_mlas_rounding", "QLinearAdd",
+                      [data("A", np.array([p[0] for p in pairs], np.uint8)), param("A_scale", np.float32(0.05999263748526573)),
+                       param("A_zero", np.array(53, np.uint8)), data("B", np.array([p[1] for p in pairs], np.uint8)),
+                       param("B_scale", np.float32(0.06922557204961777)), param("B_zero", np.array(194, np.uint8)),
+                       param("C_scale", np.float32(0.0037278663367033005)), param("C_zero", np.array(20, np.uint8))],
+                      output_type=U8, what="values where MLAS's fused arithmetic and the plain formula round apart"))
+    # A one value per channel, B varying within it: onnxruntime passes B to its kernel first. Each channel's B holds
+    # the values where the two operand orders round apart (float32 fma emulated in float64), then others.
+    f32 = np.float32
+
+    def fma(x, y, z):
+        return (np.float64(x) * np.float64(y) + np.float64(z)).astype(np.float32)
+    ra, rb = f32(f32(0.08601665496826172) / f32(0.08947182446718216)), f32(f32(0.02809642069041729) / f32(0.08947182446718216))
+    values = np.arange(256, dtype=np.float32)
+    rows = []
+    for c in range(256):
+        b_first = np.rint(fma(values, rb, fma(f32(c), ra, f32(f32(181) - fma(rb, f32(78), ra * f32(211))))))
+        a_first = np.rint(fma(f32(c), ra, fma(values, rb, f32(f32(181) - fma(ra, f32(211), rb * f32(78))))))
+        apart = [int(v) for v in np.nonzero(b_first != a_first)[0]][:12]
+        rows.append(apart + [(c * 37 + 11 * j) % 256 for j in range(12 - len(apart))])
+    cases.append(Case("qlinearadd_uint8_per_channel_a_first", "QLinearAdd",
+                      [data("A", np.arange(256, dtype=np.uint8).reshape(1, 256, 1, 1)), param("A_scale", np.float32(0.08601665496826172)),
+                       param("A_zero", np.array(211, np.uint8)),
+                       data("B", np.array(rows, np.uint8).reshape(1, 256, 1, 12)),
+                       param("B_scale", np.float32(0.02809642069041729)), param("B_zero", np.array(78, np.uint8)),
+                       param("C_scale", np.float32(0.08947182446718216)), param("C_zero", np.array(181, np.uint8))],
+                      output_type=U8, what="a per-channel A: the operands swap roles in onnxruntime's kernel"))
     for case in cases:
         case.domain = "com.microsoft"
     return cases

@@ -179,10 +179,17 @@ extension StepBuilder {
         if shapeA.reduce(1, *) < shapeB.reduce(1, *) { swap(&a, &b); swap(&full, &other) }
         guard full == q.outputShapes[0], let (planes, planeSize) = Self.planeBroadcast(other, to: full) else { return nil }
         let scaleC = q.c.scale.value(inputs, 0)
+        if q.kind == .add {
+            // MLAS's arithmetic (`QLinearBinary`): scales as ratios to C's, the zero points in the constant.
+            a = QuantizedOperand(values: a.values, zero: a.zero, scale: a.scale / scaleC)
+            b = QuantizedOperand(values: b.values, zero: b.zero, scale: b.scale / scaleC)
+        }
+        let constant = QLinearBinary.addConstant(ratioFirst: a.scale, zeroFirst: a.zero, ratioSecond: b.scale, zeroSecond: b.zero,
+                                                 zeroC: q.c.zero.value(inputs, 0))
         return QuantizedBinaryStep(
             kind: q.kind == .add ? .add : .mul, a: a, b: b, bPerPlane: other != full, signed: type == .int8,
             planes: other == full ? 1 : planes, planeSize: other == full ? full.reduce(1, *) : planeSize,
-            outputScale: scaleC, multiplier: q.a.scale.value(inputs, 0) * q.b.scale.value(inputs, 0) / scaleC,
+            addConstant: constant, multiplier: q.a.scale.value(inputs, 0) * q.b.scale.value(inputs, 0) / scaleC,
             outputZero: q.c.zero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound,
             output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self))
     }
@@ -200,11 +207,11 @@ extension StepBuilder {
 
 struct QuantizedBinaryStep: Step {
     let kind: QuantizedBinaryKind, a: QuantizedOperand, b: QuantizedOperand, bPerPlane: Bool, signed: Bool
-    let planes: Int, planeSize: Int, outputScale: Float, multiplier: Float
+    let planes: Int, planeSize: Int, addConstant: Float, multiplier: Float
     let outputZero: Int32, minimum: Int32, maximum: Int32, output: UnsafeMutablePointer<UInt8>
     func run() {
         quantizedBinary(kind, a, b, bPerPlane: bPerPlane, signed: signed, planes: planes, planeSize: planeSize,
-                        outputScale: outputScale, multiplier: multiplier, outputZero: outputZero,
+                        multiplier: multiplier, addConstant: addConstant, outputZero: outputZero,
                         minimum: minimum, maximum: maximum, output: output)
     }
 }

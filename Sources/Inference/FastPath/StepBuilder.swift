@@ -191,6 +191,10 @@ final class StepBuilder: KernelChoices {
             return quantizedBinaryStep(binary, node, inputs, outputs)
         case let gemm as QGemm:
             return quantizedGemmStep(gemm, node, inputs, outputs)
+        case let cast as Cast:
+            return halfCastStep(cast, inputs, outputs)
+        case let concat as QLinearConcat:
+            return quantizedConcatStep(concat, node, inputs, outputs)
         case let transpose as Transpose:
             if Self.isDeinterleave(transpose) { return deinterleaveStep(transpose, node, inputs, outputs, fusion: nil) }
             return interleaveStep(transpose, inputs, outputs) ?? blockTransposeStep(transpose, inputs, outputs)

@@ -80,6 +80,20 @@ struct LoadedGraph: Sendable {
     /// a region of widened nodes computes in float32 and rounds where its values leave it, as
     /// onnxruntime's inserted casts do.
     private var unroundedTwins: [String: String] = [:]
+    /// The graph's output names, and the values every reader of which is a `Cast` (not a graph
+    /// output): where onnxruntime's `RemoveDuplicateCastTransformer` drops the Cast its
+    /// InsertCastTransformer put after a widened node (`castReadsTwin`).
+    private var graphOutputNames: Set<String> = []
+    private var readByCastsOnly: Set<String> = []
+    /// The float16 (or bfloat16) outputs of widened nodes: where onnxruntime inserts its narrowing Cast.
+    private var widenedOutputs: Set<String> = []
+    /// The outputs of the Casts that round widened and data-movement results to their narrow type
+    /// (`planRounding`), dropped when nothing reads them (`dropUnreadNarrowings`).
+    private var narrowingOutputs: Set<String> = []
+    /// The model's Casts of a float32 run-time value to float16 or bfloat16: output → input. A
+    /// widened node reads the float32 input (`planWidened`), as onnxruntime's does: its
+    /// RemoveDuplicateCastTransformer cancels such a Cast against the widening Cast it inserts.
+    private var narrowingCasts: [String: String] = [:]
     /// The version of each imported domain, by domain (`""` for the default one).
     private var opsetImports: [String: Int] = [:]
     /// Values whose shape is unknown because of a problem found earlier (a graph input that could
@@ -118,6 +132,15 @@ struct LoadedGraph: Sendable {
         let order = try Self.topologicalOrder(graph.nodes, defined: defined)
         var producers: [String: Int] = [:]
         for (index, node) in graph.nodes.enumerated() { for output in node.outputs where !output.isEmpty { producers[output] = index } }
+        graphOutputNames = Set(graph.outputs.map(\.name))
+        var readers: [String: (casts: Int, others: Int)] = [:]
+        for node in graph.nodes {
+            let isCast = node.opType == "Cast" && (node.domain.isEmpty || node.domain == "ai.onnx")
+            for input in node.inputs where !input.isEmpty {
+                if isCast { readers[input, default: (0, 0)].casts += 1 } else { readers[input, default: (0, 0)].others += 1 }
+            }
+        }
+        readByCastsOnly = Set(readers.filter { $0.value.others == 0 && !graphOutputNames.contains($0.key) }.keys)
         for index in order {
             plan(graph.nodes[index], at: index, nodes: graph.nodes, producers: producers)
         }
@@ -127,6 +150,7 @@ struct LoadedGraph: Sendable {
             throw ModelError(collecting: sorted.map(\.element.error), uncheckedNodeCount: uncheckedNodeCount)
         }
         dropNodesComputedOnDemand()
+        dropUnreadNarrowings()
     }
 
     // MARK: - Phases
@@ -274,6 +298,23 @@ struct LoadedGraph: Sendable {
         computedOnDemand = []
     }
 
+    /// Drops the Casts whose result nothing reads (no node, no graph output): those that round a
+    /// widened result to its float16 (or bfloat16) type when every reader takes the float32 twin,
+    /// which would round every widened layer's output for nothing (in a converted float16 model,
+    /// most of the run time), and the model's own Casts that the twins left unread. Until none is
+    /// left, since a dropped Cast may have been another's only reader.
+    private mutating func dropUnreadNarrowings() {
+        guard !narrowingOutputs.isEmpty || !narrowingCasts.isEmpty || !widenedOutputs.isEmpty else { return }
+        while true {
+            var readers = [Int](repeating: 0, count: values.count)
+            for node in nodes { for id in node.inputs { readers[id] += 1 } }
+            for id in outputIDs { readers[id] += 1 }
+            let kept = nodes.filter { node in !(node.opType == "Cast" && node.outputs.count == 1 && readers[node.outputs[0]] == 0) }
+            if kept.count == nodes.count { return }
+            nodes = kept
+        }
+    }
+
     /// The graph inputs a value computed at run time depends on, through the values that are not
     /// constants; nil when it depends on a value whose shape is unknown (a problem found earlier).
     private func runtimeSources(of value: String, nodes: [NodeProto], producers: [String: Int]) -> Set<String>? {
@@ -396,6 +437,23 @@ struct LoadedGraph: Sendable {
            case let .runtime(_, type) = inputs[0], operation.outputTypes == [type] {
             unroundedTwins[node.outputs[0]] = twin  // a Cast to the type it has is the identity
         }
+        if !isMicrosoft, node.opType == "Cast", node.outputs.count == 1, case .runtime(_, .float32) = inputs[0],
+           let type = operation.outputTypes.first, FloatWidening.widenedTypes.contains(type) {
+            narrowingCasts[node.outputs[0]] = node.inputs[0]
+        }
+        if !isMicrosoft, node.opType == "Cast", node.outputs.count == 1, widenedOutputs.contains(node.inputs[0]),
+           let twin = unroundedTwins[node.inputs[0]], case let .runtime(_, type) = inputs[0], type != .float32,
+           operation.outputTypes == [.float32],
+           !graphOutputNames.contains(node.outputs[0]) || readByCastsOnly.contains(node.inputs[0]) {
+            // A Cast back to float32 of a widened result reads the float32 value it was rounded from,
+            // as onnxruntime's does: its RemoveDuplicateCastTransformer cancels this Cast against the
+            // narrowing Cast it inserted after the node (not when this Cast writes a graph output and
+            // the rounded value has other readers than Casts, or is a graph output itself).
+            var inner = node
+            inner.inputs[0] = twin
+            try plan(inner, display: display, version: version, counted: false)
+            return
+        }
         if !isMicrosoft, FloatWidening.keepsFloat32.contains(node.opType), let twins = twinInputs(operation, context) {
             // A data-movement node inside a widened region moves the float32 values and rounds
             // its result: the same float16 values (moving commutes with rounding), and the
@@ -440,6 +498,10 @@ struct LoadedGraph: Sendable {
         var inner = node
         for index in widening.widened.keys.sorted() {
             let name = node.inputs[index]
+            if let source = narrowingCasts[name] {
+                inner.inputs[index] = source
+                continue
+            }
             if let twin = unroundedTwins[name] {
                 inner.inputs[index] = twin
                 continue
@@ -459,6 +521,7 @@ struct LoadedGraph: Sendable {
         }
         try planRounding(inner, of: node, outputs: narrowing.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
                          display: display, version: version)
+        for index in narrowing.keys { widenedOutputs.insert(node.outputs[index]) }
     }
 
     /// Plans `inner` (`node` computing in float32) with each of `outputs` written unrounded under
@@ -470,6 +533,7 @@ struct LoadedGraph: Sendable {
         for (index, type) in outputs {
             let unrounded = FloatWidening.unroundedName(node.outputs[index])
             narrowings.append(FloatWidening.cast(unrounded, to: node.outputs[index], type, for: node))
+            narrowingOutputs.insert(node.outputs[index])
             inner.outputs[index] = unrounded
             unroundedTwins[node.outputs[index]] = unrounded
         }

@@ -4,7 +4,7 @@
 ///   ceil on a shrinking axis) or linear, asymmetric coordinates.
 /// - Resize-11/13: constant `roi`, `scales` or `sizes` inputs; `mode` nearest (any element
 ///   type; `nearest_mode` round_prefer_floor, round_prefer_ceil, floor, ceil), linear or cubic
-///   (float; `cubic_coeff_a`, `exclude_outside`); `coordinate_transformation_mode` half_pixel,
+///   (float; linear also on uint8 and int8: `ByteResize`; `cubic_coeff_a`, `exclude_outside`); `coordinate_transformation_mode` half_pixel,
 ///   align_corners, asymmetric, pytorch_half_pixel, tf_crop_and_resize (`roi`,
 ///   `extrapolation_value`). Resize-18 adds `axes` (any order), `antialias` (linear and cubic)
 ///   and `keep_aspect_ratio_policy` (stretch, not_larger, not_smaller, with `sizes`);
@@ -140,6 +140,9 @@ struct Resize: Operator {
             let type = try context.requireType(ofInput: 0, in: ElementCopy.anyType)
             return AxisGather(input: x, outputShape: output, type: type, sourceIndices: taps.map(\.index),
                               fill: AxisGather.pattern(extrapolation, as: type))
+        }
+        if case .linear = mode.kind, case let type = try context.type(ofInput: 0), type == .uint8 || type == .int8 {
+            return try ByteResize.make(context, geometry, mode, type: type, extrapolation: extrapolation)
         }
         _ = try context.requireType(ofInput: 0, in: [.float32])
         if case .linear = mode.kind, !mode.antialias, mode.transform != "tf_crop_and_resize", x.count == 4, !resized[0], !resized[1] {

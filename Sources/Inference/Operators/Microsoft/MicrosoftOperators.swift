@@ -8,11 +8,13 @@ enum MicrosoftOperators {
     static let builders: [String: OperatorBuilder] = [
         "QGemm": QGemm.build,
         "QLinearAdd": QLinearBinary.buildAdd,
+        "QLinearAveragePool": QLinearAveragePool.build,
         "QLinearConcat": QLinearConcat.build,
         "QLinearGlobalAveragePool": QLinearGlobalAveragePool.build,
         "QLinearLeakyRelu": QLinearLookup.buildLeakyRelu,
         "QLinearMul": QLinearBinary.buildMul,
         "QLinearSigmoid": QLinearLookup.buildSigmoid,
+        "QLinearSoftmax": QLinearSoftmax.build,
     ]
 
     /// The one version of the domain whose definitions the builders implement.
