@@ -47,4 +47,19 @@ struct QuantizedScalar: Sendable {
                                                       perIndexCount: 1, role: "\(role)_zero_point")
         return (QuantizedScalar(scale: scale, zero: zero), context.hasInput(scaleInput + 1) ? [scaleInput, scaleInput + 1] : [scaleInput])
     }
+
+    /// The inputs of a QLinear op of one tensor (X, x_scale, x_zero_point, y_scale, y_zero_point;
+    /// the zero points may be omitted): X's type (int8 or uint8, Y's too), X's and Y's parameters,
+    /// and the data inputs (X's buffer first).
+    static func readOneInput(_ context: NodeContext, roles: (x: String, y: String) = ("x", "y"))
+        throws(ModelError) -> (type: ElementType, x: QuantizedScalar, y: QuantizedScalar, dataInputs: [Int]) {
+        try MicrosoftOperators.checkInputs(context, count: 4...5, required: [0, 1, 3])
+        let type = try context.requireType(ofInput: 0, in: [.int8, .uint8])
+        var dataInputs = [0]
+        let (x, xInputs) = try read(context, scaleInput: 1, type: type, buffer: dataInputs.count, role: roles.x)
+        dataInputs += xInputs
+        let (y, yInputs) = try read(context, scaleInput: 3, type: type, buffer: dataInputs.count, role: roles.y)
+        dataInputs += yInputs
+        return (type, x, y, dataInputs)
+    }
 }

@@ -23,17 +23,11 @@ struct QLinearAveragePool: Operator {
     let countIncludesPad: Bool, channelsLast: Bool
 
     static let build: OperatorBuilder = { context throws(ModelError) in
-        try MicrosoftOperators.checkInputs(context, count: 4...5, required: [0, 1, 3])
+        let (type, x, y, dataInputs) = try QuantizedScalar.readOneInput(context)
         try context.checkAttributes(["auto_pad", "ceil_mode", "channels_last", "count_include_pad", "kernel_shape", "pads", "strides"])
         let channelsLast = try context.int("channels_last", default: 0, in: 0...1) == 1
         let countIncludesPad = try context.int("count_include_pad", default: 0, in: 0...1) == 1
         let ceilMode = try context.int("ceil_mode", default: 0, in: 0...1) == 1
-        let type = try context.requireType(ofInput: 0, in: [.int8, .uint8])
-        var dataInputs = [0]
-        let (x, xInputs) = try QuantizedScalar.read(context, scaleInput: 1, type: type, buffer: dataInputs.count, role: "x")
-        dataInputs += xInputs
-        let (y, yInputs) = try QuantizedScalar.read(context, scaleInput: 3, type: type, buffer: dataInputs.count, role: "y")
-        dataInputs += yInputs
         let shape = try context.shape(ofInput: 0)
         guard (3...5).contains(shape.count) else {
             throw context.error(.unsupported, "only 1-D, 2-D and 3-D pooling (rank 3 to 5 input) is supported, input has rank \(shape.count)")

@@ -14,15 +14,9 @@ struct QLinearGlobalAveragePool: Operator {
     let channelsLast: Bool
 
     static let build: OperatorBuilder = { context throws(ModelError) in
-        try MicrosoftOperators.checkInputs(context, count: 4...5, required: [0, 1, 3])
+        let (type, x, y, dataInputs) = try QuantizedScalar.readOneInput(context)
         try context.checkAttributes(["channels_last"])
         let channelsLast = try context.int("channels_last", default: 0, in: 0...1) == 1
-        let type = try context.requireType(ofInput: 0, in: [.int8, .uint8])
-        var dataInputs = [0]
-        let (x, xInputs) = try QuantizedScalar.read(context, scaleInput: 1, type: type, buffer: dataInputs.count, role: "x")
-        dataInputs += xInputs
-        let (y, yInputs) = try QuantizedScalar.read(context, scaleInput: 3, type: type, buffer: dataInputs.count, role: "y")
-        dataInputs += yInputs
         let shape = try context.shape(ofInput: 0)
         guard shape.count >= 3 else { throw context.error(.invalidShape, "X must have rank ≥ 3, got \(shape)") }
         let channels = channelsLast ? shape[shape.count - 1] : shape[1]

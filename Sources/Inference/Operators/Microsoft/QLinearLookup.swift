@@ -27,13 +27,7 @@ struct QLinearLookup: Operator {
     }
 
     private static func make(_ context: NodeContext, _ function: Function) throws(ModelError) -> QLinearLookup {
-        try MicrosoftOperators.checkInputs(context, count: 4...5, required: [0, 1, 3])
-        let type = try context.requireType(ofInput: 0, in: [.int8, .uint8])
-        var dataInputs = [0]
-        let (x, xInputs) = try QuantizedScalar.read(context, scaleInput: 1, type: type, buffer: dataInputs.count, role: "X")
-        dataInputs += xInputs
-        let (y, yInputs) = try QuantizedScalar.read(context, scaleInput: 3, type: type, buffer: dataInputs.count, role: "Y")
-        dataInputs += yInputs
+        let (type, x, y, dataInputs) = try QuantizedScalar.readOneInput(context, roles: ("X", "Y"))
         let shape = try context.shape(ofInput: 0)
         return QLinearLookup(function: function, dataInputs: dataInputs, outputShapes: [shape], outputTypes: [type],
                              x: x, y: y, count: shape.reduce(1, *))
