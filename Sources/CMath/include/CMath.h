@@ -48,6 +48,7 @@ double erf(double x);
 
 // Remainders and rounding.
 float fmodf(float x, float y);
+double fmod(double x, double y);
 double round(double x);
 
 #ifdef __cplusplus

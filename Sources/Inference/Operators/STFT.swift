@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 /// ONNX `STFT` (STFT-17): the short-time Fourier transform of `signal` [batch, n, 1] (real) or
 /// [batch, n, 2] (complex); float32, double or float16.

@@ -1,4 +1,4 @@
-import Foundation
+import CMath
 
 /// Element-wise kernels over element types other than float32, and over float32 where the result is
 /// another type: one generic operator per arity, instantiated once per element type when the node
@@ -42,9 +42,9 @@ extension Float: FloatScalar {
 }
 
 extension Double: FloatScalar {
-    static func exp(_ x: Double) -> Double { Foundation.exp(x) }
-    static func log(_ x: Double) -> Double { Foundation.log(x) }
-    static func fmod(_ x: Double, _ y: Double) -> Double { Foundation.fmod(x, y) }
+    static func exp(_ x: Double) -> Double { CMath.exp(x) }
+    static func log(_ x: Double) -> Double { CMath.log(x) }
+    static func fmod(_ x: Double, _ y: Double) -> Double { CMath.fmod(x, y) }
 }
 
 /// An integer element, computed with as Int64. Every type in `ElementSets.integers` fits exactly;
