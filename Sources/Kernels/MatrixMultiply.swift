@@ -230,36 +230,93 @@ func packedMatrixPanels(_ job: PackedMatrixParts, rowPanels: Range<Int>, panels:
     }
 }
 
-/// 12 rows × one panel; stores `rows` rows of `width` columns.
+/// 12 rows × one panel; stores `rows` rows of `width` columns. A panel's last rows take a tile
+/// of 4 or 8 rows (the 12-row tile would compute its empty rows too).
 @inline(never)
 func packedMatrixTile(a: UnsafePointer<Float>, inner: Int, rows: Int, b: UnsafePointer<Float>, bias: UnsafePointer<Float>,
                       output: UnsafeMutablePointer<Float>, outputStride: Int, width: Int) {
     guard wideRegisterFile else {
         // 16 vector registers or fewer: four rows at a time (as the unpacked tile).
         for first in stride(from: 0, to: rows, by: 4) {
-            var acc = PackedTile4(bias)
-            var ap = a + first, bp = b
-            for _ in 0..<inner {
-                acc.accumulate(ap, bp)
-                ap += packedRows
-                bp += MatrixWeights.panelWidth
-            }
-            acc.store(output + first * outputStride, stride: outputStride, rows: min(4, rows - first), width: width)
+            packedMatrixTile(PackedTile4.self, a: a + first, inner: inner, rows: min(4, rows - first), b: b, bias: bias,
+                             output: output + first * outputStride, outputStride: outputStride, width: width)
         }
         return
     }
-    var acc = PackedTile(bias)
+    switch rows {
+    case ...4:
+        packedMatrixTile(PackedTile4.self, a: a, inner: inner, rows: rows, b: b, bias: bias, output: output,
+                         outputStride: outputStride, width: width)
+    case ...8:
+        packedMatrixTile(PackedTile8.self, a: a, inner: inner, rows: rows, b: b, bias: bias, output: output,
+                         outputStride: outputStride, width: width)
+    default:
+        packedMatrixTile(PackedTile.self, a: a, inner: inner, rows: rows, b: b, bias: bias, output: output,
+                         outputStride: outputStride, width: width)
+    }
+}
+
+/// The first `rows` rows (at most `T`'s) of a packed panel with the tile `T`.
+@inline(always)
+func packedMatrixTile<T: PackedRowTile>(_: T.Type, a: UnsafePointer<Float>, inner: Int, rows: Int, b: UnsafePointer<Float>,
+                                        bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, outputStride: Int,
+                                        width: Int) {
+    var acc = T(bias)
     var ap = a, bp = b
     for _ in 0..<inner {
-        acc.accumulate(ap, bp)
+        acc.accumulate(ap, step: 1, bp)
         ap += packedRows
         bp += MatrixWeights.panelWidth
     }
     acc.store(output, stride: outputStride, rows: rows, width: width)
 }
 
-/// 4 rows × 32 columns of accumulators, for register files of 16 vectors or fewer.
-struct PackedTile4 {
+/// A register tile of rows × 32 columns over a packed left operand's panel.
+protocol PackedRowTile {
+    init(_ bias: UnsafePointer<Float>)
+    /// One k: row r's value at `x[r · step]`, `w` the weight panel's row k.
+    mutating func accumulate(_ x: UnsafePointer<Float>, step: Int, _ w: UnsafePointer<Float>)
+    /// The first `rows` rows, `width` columns each.
+    func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int)
+}
+
+/// 8 rows × 32 columns of accumulators: a panel's last 5 to 8 rows.
+struct PackedTile8: PackedRowTile {
+    var a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7: Vector
+
+    @inline(always) init(_ bias: UnsafePointer<Float>) {
+        let l = load(bias), h = load(bias + lanes)
+        (a0, a1, a2, a3, a4, a5, a6, a7) = (l, l, l, l, l, l, l, l)
+        (b0, b1, b2, b3, b4, b5, b6, b7) = (h, h, h, h, h, h, h, h)
+    }
+
+    @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, step: Int, _ w: UnsafePointer<Float>) {
+        let l = load(w), h = load(w + lanes)
+        a0 = multiplyAdd(a0, x[0 * step], l); b0 = multiplyAdd(b0, x[0 * step], h)
+        a1 = multiplyAdd(a1, x[1 * step], l); b1 = multiplyAdd(b1, x[1 * step], h)
+        a2 = multiplyAdd(a2, x[2 * step], l); b2 = multiplyAdd(b2, x[2 * step], h)
+        a3 = multiplyAdd(a3, x[3 * step], l); b3 = multiplyAdd(b3, x[3 * step], h)
+        a4 = multiplyAdd(a4, x[4 * step], l); b4 = multiplyAdd(b4, x[4 * step], h)
+        a5 = multiplyAdd(a5, x[5 * step], l); b5 = multiplyAdd(b5, x[5 * step], h)
+        a6 = multiplyAdd(a6, x[6 * step], l); b6 = multiplyAdd(b6, x[6 * step], h)
+        a7 = multiplyAdd(a7, x[7 * step], l); b7 = multiplyAdd(b7, x[7 * step], h)
+    }
+
+    @inline(always) func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int) {
+        let first = min(width, lanes), second = width - first
+        @inline(always) func put(_ l: Vector, _ h: Vector, _ r: Int) {
+            guard r < rows else { return }
+            Kernels.store(l, p + r * stride, count: first)
+            if second > 0 { Kernels.store(h, p + r * stride + lanes, count: second) }
+        }
+        put(a0, b0, 0); put(a1, b1, 1); put(a2, b2, 2); put(a3, b3, 3); put(a4, b4, 4); put(a5, b5, 5)
+        put(a6, b6, 6); put(a7, b7, 7)
+    }
+}
+
+/// 4 rows × 32 columns of accumulators: a panel's last 1 to 4 rows, and every panel on register
+/// files of 16 vectors or fewer.
+struct PackedTile4: PackedRowTile {
     var a0, a1, a2, a3, b0, b1, b2, b3: Vector
 
     @inline(always) init(_ bias: UnsafePointer<Float>) {
@@ -268,12 +325,12 @@ struct PackedTile4 {
         (b0, b1, b2, b3) = (h, h, h, h)
     }
 
-    @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>) {
+    @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, step: Int, _ w: UnsafePointer<Float>) {
         let l = load(w), h = load(w + lanes)
-        a0 = multiplyAdd(a0, x[0], l); b0 = multiplyAdd(b0, x[0], h)
-        a1 = multiplyAdd(a1, x[1], l); b1 = multiplyAdd(b1, x[1], h)
-        a2 = multiplyAdd(a2, x[2], l); b2 = multiplyAdd(b2, x[2], h)
-        a3 = multiplyAdd(a3, x[3], l); b3 = multiplyAdd(b3, x[3], h)
+        a0 = multiplyAdd(a0, x[0 * step], l); b0 = multiplyAdd(b0, x[0 * step], h)
+        a1 = multiplyAdd(a1, x[1 * step], l); b1 = multiplyAdd(b1, x[1 * step], h)
+        a2 = multiplyAdd(a2, x[2 * step], l); b2 = multiplyAdd(b2, x[2 * step], h)
+        a3 = multiplyAdd(a3, x[3 * step], l); b3 = multiplyAdd(b3, x[3 * step], h)
     }
 
     @inline(always) func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int) {
@@ -288,7 +345,7 @@ struct PackedTile4 {
 }
 
 /// 12 rows × 32 columns of accumulators.
-struct PackedTile {
+struct PackedTile: PackedRowTile {
     var a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11: Vector
     var b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11: Vector
 
@@ -298,21 +355,20 @@ struct PackedTile {
         (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11) = (h, h, h, h, h, h, h, h, h, h, h, h)
     }
 
-    /// One k: `x` the 12 rows' values, `w` the panel's row.
-    @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>) {
+    @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, step: Int, _ w: UnsafePointer<Float>) {
         let l = load(w), h = load(w + lanes)
-        a0 = multiplyAdd(a0, x[0], l); b0 = multiplyAdd(b0, x[0], h)
-        a1 = multiplyAdd(a1, x[1], l); b1 = multiplyAdd(b1, x[1], h)
-        a2 = multiplyAdd(a2, x[2], l); b2 = multiplyAdd(b2, x[2], h)
-        a3 = multiplyAdd(a3, x[3], l); b3 = multiplyAdd(b3, x[3], h)
-        a4 = multiplyAdd(a4, x[4], l); b4 = multiplyAdd(b4, x[4], h)
-        a5 = multiplyAdd(a5, x[5], l); b5 = multiplyAdd(b5, x[5], h)
-        a6 = multiplyAdd(a6, x[6], l); b6 = multiplyAdd(b6, x[6], h)
-        a7 = multiplyAdd(a7, x[7], l); b7 = multiplyAdd(b7, x[7], h)
-        a8 = multiplyAdd(a8, x[8], l); b8 = multiplyAdd(b8, x[8], h)
-        a9 = multiplyAdd(a9, x[9], l); b9 = multiplyAdd(b9, x[9], h)
-        a10 = multiplyAdd(a10, x[10], l); b10 = multiplyAdd(b10, x[10], h)
-        a11 = multiplyAdd(a11, x[11], l); b11 = multiplyAdd(b11, x[11], h)
+        a0 = multiplyAdd(a0, x[0 * step], l); b0 = multiplyAdd(b0, x[0 * step], h)
+        a1 = multiplyAdd(a1, x[1 * step], l); b1 = multiplyAdd(b1, x[1 * step], h)
+        a2 = multiplyAdd(a2, x[2 * step], l); b2 = multiplyAdd(b2, x[2 * step], h)
+        a3 = multiplyAdd(a3, x[3 * step], l); b3 = multiplyAdd(b3, x[3 * step], h)
+        a4 = multiplyAdd(a4, x[4 * step], l); b4 = multiplyAdd(b4, x[4 * step], h)
+        a5 = multiplyAdd(a5, x[5 * step], l); b5 = multiplyAdd(b5, x[5 * step], h)
+        a6 = multiplyAdd(a6, x[6 * step], l); b6 = multiplyAdd(b6, x[6 * step], h)
+        a7 = multiplyAdd(a7, x[7 * step], l); b7 = multiplyAdd(b7, x[7 * step], h)
+        a8 = multiplyAdd(a8, x[8 * step], l); b8 = multiplyAdd(b8, x[8 * step], h)
+        a9 = multiplyAdd(a9, x[9 * step], l); b9 = multiplyAdd(b9, x[9 * step], h)
+        a10 = multiplyAdd(a10, x[10 * step], l); b10 = multiplyAdd(b10, x[10 * step], h)
+        a11 = multiplyAdd(a11, x[11 * step], l); b11 = multiplyAdd(b11, x[11 * step], h)
     }
 
     @inline(always) func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int) {
