@@ -61,14 +61,21 @@ struct ConvolutionWindowTests {
 
 @Suite("Dense convolutions on narrow maps")
 struct NarrowDenseConvolutionTests {
-    @Test("output rows narrower than FusionRules.narrowestDenseRow run as the patch GEMM, unless a group has under 16 outputs")
-    func narrowRowsUsePatches() {
-        let narrow = FusionRules.narrowestDenseRow - 1
-        let conv = { (size: Int, channels: Int) in
-            ConvolutionWindowTests.conv(size: size, kernel: 3, dilation: 1, pads: (1, 1), channels: channels)
-        }
-        #expect(FusionRules.kind(of: conv(narrow, 64)) == nil)
-        #expect(FusionRules.kind(of: conv(narrow + 1, 64)) == .dense(pad: 1))
-        #expect(FusionRules.kind(of: conv(narrow, 8)) == .dense(pad: 1))
+    static func conv(_ size: Int, _ channels: Int) -> Conv {
+        ConvolutionWindowTests.conv(size: size, kernel: 3, dilation: 1, pads: (1, 1), channels: channels)
+    }
+
+    @Test("a dense K×K convolution is the dense kind whatever its width (a 1x1 map cuts a 3x3 to its centre tap)")
+    func narrowRowsAreDense() {
+        for size in [2, 3, 8, 17, 64] { #expect(FusionRules.kind(of: Self.conv(size, 64)) == .dense(pad: 1)) }
+    }
+
+    @Test("rows that leave the pixel vectors' lanes idle run vectorised over output channels, unless the channels leave more idle")
+    func narrowRowsRunOverChannels() {
+        // Rows of 1–8, 12 and 17 fill 6–50%, 75% and 53% of the pixel tiles' lanes; multiples of 16 fill them all.
+        for size in [1, 3, 4, 8, 12, 17] { #expect(FusionRules.runsOverChannels(dense: Self.conv(size, 64)), "\(size)") }
+        for size in [16, 32, 48, 64] { #expect(!FusionRules.runsOverChannels(dense: Self.conv(size, 64)), "\(size)") }
+        // 8 output channels fill a quarter of a 32-channel tile.
+        #expect(!FusionRules.runsOverChannels(dense: Self.conv(8, 8)))
     }
 }

@@ -77,10 +77,6 @@ extension KernelChoices {
         if conv.group == conv.inputChannels && conv.outputChannels == conv.inputChannels && h.kernel <= 16 {
             return .depthwise(pad: pad)
         }
-        // Output rows of half a vector or less leave most lanes of the dense kernel's pixel
-        // vectors idle (ResNet's last stages on small inputs): the patch GEMM, vectorised over
-        // output channels, runs them (`patchConvolutionStep`).
-        guard w.output >= narrowestDenseRow || conv.outputChannels / conv.group < 16 else { return nil }
         return h.kernel <= 7 ? .dense(pad: pad) : nil
     }
 
@@ -151,8 +147,23 @@ extension KernelChoices {
     /// The widest output rows a depthwise convolution runs vectorised over channels.
     static var smallMapDepthwiseWidth: Int { 8 }
 
-    /// Output rows narrower than this run a dense K×K convolution as a patch GEMM.
-    static var narrowestDenseRow: Int { 9 }
+    /// Whether a dense convolution (`kind(of:)` is `.dense`) runs vectorised over output channels
+    /// (`SmallMapConvolutionStep`: tiles of up to 12 pixels of a row, the last of 4, 8 or 12, ×
+    /// 32 channels) rather than over pixels (`DenseConvolutionStep`: 8 channels × 32 or 16
+    /// pixels): when its tiles fill at least a tenth more of their lanes. Rows of 8 or fewer
+    /// leave the pixel vectors half idle or worse (ResNet's last stages on small inputs), and so
+    /// do rows just past a vector (SqueezeNet's rows of 17).
+    static func runsOverChannels(dense conv: Conv) -> Bool {
+        let width = conv.width.output, perGroup = conv.outputChannels / conv.group
+        func filled(_ used: Int, of tiles: Int) -> Double { Double(used) / Double(max(tiles, 1)) }
+        let overPixels = filled(width, of: width / 32 * 32 + (width % 32 + 15) / 16 * 16)
+            * filled(perGroup, of: (perGroup + 7) / 8 * 8)
+        let overChannels = filled(width, of: width / packedRows * packedRows + (width % packedRows + 3) / 4 * 4)
+            * filled(perGroup, of: (perGroup + 31) / 32 * 32)
+        return overChannels >= overPixels + channelTileMargin
+    }
+
+    static var channelTileMargin: Double { 0.1 }
 
     /// Maps of fewer pixels than this may run an ungrouped 1x1 convolution as the packed GEMM
     /// (`SmallMapPointwiseStep`, `runsAsMatrixProduct`).
@@ -273,6 +284,23 @@ extension StepBuilder {
             }
             let source = inputValue.flatMap(paddedMap).map(PaddedInput.written)
                 ?? .copy(of: input, layout: .padded(width: w.input, height: h.input, pad: pad))
+            if case .dense = kind, Self.runsOverChannels(dense: conv) {
+                let (gout, size) = (cout / conv.group, (cin / conv.group) * k * k)
+                let groups = packed {
+                    let (weights, bias) = folded()
+                    return (0..<conv.group).map { g in
+                        var columns = [Float](repeating: 0, count: size * gout)
+                        for m in 0..<gout {
+                            for i in 0..<size { columns[i * gout + m] = weights[(g * gout + m) * size + i] }
+                        }
+                        return MatrixWeights(values: columns, bias: bias.map { Array($0[g * gout ..< (g + 1) * gout]) },
+                                             inner: size, columns: gout)
+                    }
+                }
+                return SmallMapConvolutionStep(source: source, output: output, activation: activation, pool: pool,
+                                               groups: groups, kernelSize: k, stride: stride, dilation: h.dilation,
+                                               padTop: h.padBegin, padLeft: w.padBegin)
+            }
             if case .dense = kind {
                 let (gin, gout, size) = (cin / conv.group, cout / conv.group, (cin / conv.group) * k * k)
                 let groups = packed {

@@ -163,6 +163,35 @@ struct DenseConvolutionStep: ScratchUsingStep {
     }
 }
 
+/// A dense convolution vectorised over output channels, per group (`smallMapConvolution`).
+struct SmallMapConvolutionStep: ScratchUsingStep {
+    let source: PaddedInput
+    let output: FeatureMap, activation: Activation, pool: WorkerPool
+    let groups: [MatrixWeights]
+    let kernelSize: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int
+    /// The zero-bordered copy when the step makes one, then one group's pixel-major products,
+    /// in the pool's shared scratch.
+    var scratch: ScratchSize {
+        ScratchSize(shared: productsOffset + output.pixels * groups.reduce(0) { max($0, $1.columns) })
+    }
+    private var productsOffset: Int { (source.scratch.shared + 15) / 16 * 16 }
+    func run() {
+        precondition(pool.holds(scratch), "small-map convolution of \(output.pixels) pixels: pool shared scratch too small")
+        let padded = source.prepare(pool)
+        let products = pool.shared.baseAddress! + productsOffset, productCount = scratch.shared - productsOffset
+        let taps = kernelSize * kernelSize
+        var inputChannel = 0, outputChannel = 0
+        for weights in groups {
+            smallMapConvolution(padded.channels(inputChannel, count: weights.inner / taps), weights: weights,
+                                kernelSize: kernelSize, stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
+                                activation: activation, output: output.channels(outputChannel, count: weights.columns),
+                                products: products, productCount: productCount, pool: pool)
+            inputChannel += weights.inner / taps
+            outputChannel += weights.columns
+        }
+    }
+}
+
 struct ActivationStep: Step {
     let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, activation: Activation
     func run() { activate(input, activation: activation, output: output, count: count) }

@@ -1,0 +1,116 @@
+import Testing
+@testable import Kernels
+
+@Suite("Dense K×K convolution vectorised over output channels")
+struct SmallMapConvolutionTests {
+    struct Case: CustomStringConvertible {
+        var cin: Int, cout: Int, height: Int, width: Int, k: Int, stride: Int = 1, dilation: Int = 1
+        var pads: (top: Int, left: Int, bottom: Int, right: Int)
+        var activation: Activation = .relu, outputPad: Int = 0, threads: Int = 1
+
+        var span: Int { (k - 1) * dilation + 1 }
+        var outHeight: Int { (height + pads.top + pads.bottom - span) / stride + 1 }
+        var outWidth: Int { (width + pads.left + pads.right - span) / stride + 1 }
+        var description: String {
+            "\(cin)->\(cout) k\(k) s\(stride) d\(dilation) pads \(pads) on \(height)x\(width) → \(outHeight)x\(outWidth), "
+                + "\(activation), output pad \(outputPad), \(threads) thread(s)"
+        }
+    }
+
+    /// `smallMapConvolution` and the direct `convolution` on the same zero-bordered input (products
+    /// scratch filled with NaN first); returns both interiors, whether the small-map output's
+    /// border stayed zero, and the naive loop's result.
+    static func run(_ c: Case, seed: UInt64) -> (small: [Float], direct: [Float], border: Bool, expected: [Expected]) {
+        var random = Random(seed: seed)
+        let x = random.array(c.cin * c.height * c.width)
+        let w = random.array(c.cout * c.cin * c.k * c.k, scale: 0.5)
+        let b = random.array(c.cout)
+        let border = max(c.pads.top, c.pads.left, c.pads.bottom, c.pads.right)
+        let input = makeMap(x, channels: c.cin, layout: .padded(width: c.width, height: c.height, pad: border))
+        let layout = PlaneLayout.padded(width: c.outWidth, height: c.outHeight, pad: c.outputPad)
+        let small = FeatureMapStorage(channels: c.cout, layout: layout), direct = FeatureMapStorage(channels: c.cout, layout: layout)
+        let inner = c.cin * c.k * c.k
+        var columns = [Float](repeating: 0, count: inner * c.cout)
+        for o in 0..<c.cout {
+            for i in 0..<inner { columns[i * c.cout + o] = w[o * inner + i] }
+        }
+        let pool = WorkerPool(threads: c.threads)
+        let productCount = c.outHeight * c.outWidth * c.cout
+        pool.reserve(ScratchSize(shared: productCount))
+        pool.shared.update(repeating: .nan)
+        smallMapConvolution(input.map, weights: MatrixWeights(values: columns, bias: b, inner: inner, columns: c.cout),
+                            kernelSize: c.k, stride: c.stride, dilation: c.dilation, padTop: c.pads.top, padLeft: c.pads.left,
+                            activation: c.activation, output: small.map, products: pool.shared.baseAddress!,
+                            productCount: productCount, pool: pool)
+        convolution(input.map, weights: ConvolutionWeights(weights: w, bias: b, outputChannels: c.cout, inputChannels: c.cin,
+                                                           kernelSize: c.k),
+                    stride: c.stride, dilation: c.dilation, padTop: c.pads.top, padLeft: c.pads.left,
+                    activation: c.activation, output: direct.map, pool: pool)
+        let expected = referenceConvolution(input: x, channels: c.cin, height: c.height, width: c.width, weights: w, bias: b,
+                                            outputChannels: c.cout, kernelSize: c.k, stride: c.stride, padTop: c.pads.top,
+                                            padLeft: c.pads.left, outHeight: c.outHeight, outWidth: c.outWidth, groups: 1,
+                                            activation: c.activation, dilation: c.dilation)
+        return (small.interior(), direct.interior(), borderIsZero(small), expected)
+    }
+
+    static func check(_ c: Case, seed: UInt64) {
+        let r = run(c, seed: seed)
+        // The same sums in the same order; a tap the direct kernel skips in the padding adds ±0 here.
+        let differing = zip(r.small, r.direct).filter { $0 != $1 }.count
+        #expect(differing == 0, "\(c): \(differing) values differ from the direct kernel")
+        #expect(r.border, "\(c): border of the padded output written")
+        expectClose(r.small, r.expected, "\(c)")
+    }
+
+    @Test("equals the direct kernel: output rows of 1 to 20 pixels (the 4-, 8- and 12-pixel tiles ± 1), 3x3 and 5x5, strides 1 and 2")
+    func rowWidths() {
+        var seed: UInt64 = 100
+        for width in [1, 2, 3, 4, 5, 7, 8, 9, 11, 12, 13, 16, 17, 20] {
+            for (k, stride) in [(3, 1), (3, 2), (5, 1), (5, 2)] {
+                seed += 1
+                let pad = k / 2, input = (width - 1) * stride + 1
+                let c = Case(cin: 5, cout: 33, height: 3 + Int(seed % 3), width: input, k: k, stride: stride,
+                             pads: (pad, pad, pad, pad), activation: [.none, .relu, .relu6, .hardSwish, .sigmoid][Int(seed) % 5],
+                             outputPad: Int(seed) % 3)
+                Self.check(c, seed: seed)
+            }
+        }
+    }
+
+    @Test("equals the direct kernel: channels from 1 to 2048 (the 32-channel panels ± 1), one and two threads")
+    func channelCounts() {
+        var seed: UInt64 = 200
+        for (cin, cout) in [(1, 1), (3, 64), (16, 64), (17, 31), (32, 32), (33, 65), (64, 256), (96, 17), (512, 33), (2048, 16)] {
+            for (h, w) in [(1, 1), (4, 4), (3, 17), (8, 8)] where cin * cout * h * w <= 1 << 20 {
+                seed += 1
+                Self.check(Case(cin: cin, cout: cout, height: h, width: w, k: 3, pads: (1, 1, 1, 1), threads: 1 + Int(seed % 2)),
+                           seed: seed)
+            }
+        }
+    }
+
+    @Test("equals the direct kernel: dilation, asymmetric and zero pads, windows 2 to 7")
+    func windows() {
+        var seed: UInt64 = 300
+        for (k, dilation, pads) in [(3, 2, (2, 2, 2, 2)), (3, 3, (3, 1, 0, 3)), (2, 1, (0, 0, 1, 1)), (4, 1, (1, 2, 2, 1)),
+                                    (7, 1, (3, 3, 3, 3)), (3, 1, (0, 0, 0, 0)), (5, 2, (4, 4, 4, 4))] {
+            for stride in [1, 2] {
+                seed += 1
+                let c = Case(cin: 7, cout: 40, height: 9, width: 11, k: k, stride: stride, dilation: dilation, pads: pads,
+                             activation: .hardSwish, outputPad: 1)
+                guard c.outHeight >= 1, c.outWidth >= 1 else { continue }
+                Self.check(c, seed: seed)
+            }
+        }
+    }
+
+    @Test("one and two threads give the same bits: rows split, and panels split when there are fewer rows than threads")
+    func threadsAgree() {
+        for (h, w, cout) in [(8, 8, 128), (1, 7, 96), (17, 17, 64)] {
+            let c = Case(cin: 16, cout: cout, height: h, width: w, k: 3, pads: (1, 1, 1, 1))
+            var two = c
+            two.threads = 2
+            #expect(Self.run(c, seed: 9).small == Self.run(two, seed: 9).small, "\(c)")
+        }
+    }
+}
