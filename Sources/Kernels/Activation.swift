@@ -10,6 +10,9 @@ package enum Activation: Sendable, Hashable, CustomStringConvertible {
     case hardSwish
     /// 1 / (1 + e^−x), saturating to exactly 0 and 1.
     case sigmoid
+    /// x · sigmoid(x) (SiLU, swish: ONNX Sigmoid then Mul by its input), the sigmoid rounded
+    /// before the product, as the two nodes compute it.
+    case silu
 
     package var description: String {
         switch self {
@@ -18,6 +21,7 @@ package enum Activation: Sendable, Hashable, CustomStringConvertible {
         case .relu6: "relu6"
         case .hardSwish: "hardswish"
         case .sigmoid: "sigmoid"
+        case .silu: "silu"
         }
     }
 
@@ -34,6 +38,8 @@ package enum Activation: Sendable, Hashable, CustomStringConvertible {
             return x * t * (1 / 6 as Float)
         case .sigmoid:
             return fastSigmoid(x)
+        case .silu:
+            return x * fastSigmoid(x)
         }
     }
 }
@@ -47,6 +53,7 @@ extension Activation {
         case .relu6: return ReLU6.apply(v)
         case .hardSwish: return HardSwish.apply(v)
         case .sigmoid: return Sigmoid.apply(v)
+        case .silu: return SiLU.apply(v)
         }
     }
 }
@@ -104,6 +111,12 @@ enum Sigmoid: ActivationFunction {
         sigmoidInPlace(&result)
         return result
     }
+}
+
+/// Inline, unlike ``Sigmoid``: a call in a kernel's store spills every accumulator (all vector
+/// registers are caller-saved), and SiLU is fused into the wide layers of the models that use it.
+enum SiLU: ActivationFunction {
+    @inline(always) static func apply(_ v: Vector) -> Vector { v * sigmoidVector(v) }
 }
 
 /// Out of line so that fusing a sigmoid does not bloat every kernel; the vector travels by

@@ -68,6 +68,7 @@ struct ConvolutionParts: PoolJob {
         case .relu6: convolutionPart(self, rows: rows, ReLU6.self)
         case .hardSwish: convolutionPart(self, rows: rows, HardSwish.self)
         case .sigmoid: convolutionPart(self, rows: rows, Sigmoid.self)
+        case .silu: convolutionPart(self, rows: rows, SiLU.self)
         }
     }
 }

@@ -63,6 +63,7 @@ struct DepthwiseParts: PoolJob {
         case .relu6: depthwiseDispatch(job, ReLU6.self, k: k, stride: stride)
         case .hardSwish: depthwiseDispatch(job, HardSwish.self, k: k, stride: stride)
         case .sigmoid: depthwiseDispatch(job, Sigmoid.self, k: k, stride: stride)
+        case .silu: depthwiseDispatch(job, SiLU.self, k: k, stride: stride)
         }
     }
 }

@@ -106,6 +106,7 @@ struct PointwiseParts: PoolJob {
         case .relu6: pointwiseRange(job, ReLU6.self)
         case .hardSwish: pointwiseRange(job, HardSwish.self)
         case .sigmoid: pointwiseRange(job, Sigmoid.self)
+        case .silu: pointwiseRange(job, SiLU.self)
         }
     }
 }

@@ -96,6 +96,7 @@ struct SmallMapDepthwiseParts: PoolJob {
         case .relu6: smallMapDepthwiseChannels(self, channels, scratch, ReLU6.self)
         case .hardSwish: smallMapDepthwiseChannels(self, channels, scratch, HardSwish.self)
         case .sigmoid: smallMapDepthwiseChannels(self, channels, scratch, Sigmoid.self)
+        case .silu: smallMapDepthwiseChannels(self, channels, scratch, SiLU.self)
         }
     }
 }

@@ -79,12 +79,13 @@ struct SpreadParts: PoolJob {
         case .relu6: spreadProducts(self, channels, ReLU6.self)
         case .hardSwish: spreadProducts(self, channels, HardSwish.self)
         case .sigmoid: spreadProducts(self, channels, Sigmoid.self)
+        case .silu: spreadProducts(self, channels, SiLU.self)
         }
     }
 }
 
-/// Per pixel, the activation of 16 channels' products at a time, then each lane (plus its
-/// residual) stored to its plane.
+/// Per pixel, the activation of 16 channels' products at a time, written back over them, then
+/// each lane (plus its residual) stored to its plane.
 @inline(never)
 func spreadProducts<A: ActivationFunction>(_ job: SpreadParts, _ channels: Range<Int>, _: A.Type) {
     guard !channels.isEmpty else { return }
@@ -94,12 +95,22 @@ func spreadProducts<A: ActivationFunction>(_ job: SpreadParts, _ channels: Range
     let outBase = output.base + output.layout.origin
     var y = 0, x = 0
     for m in 0..<job.pixels {
-        let row = UnsafePointer(job.products + m * cout)
+        let row = job.products + m * cout
         let at = y * outRow + x
+        // A pass of its own: applied to a vector whose lanes are then stored one by one, an
+        // inlined activation (SiLU's exponential) is scalarised lane by lane.
+        if A.self != Identity.self {
+            var c = channels.lowerBound
+            while c < channels.upperBound {
+                let n = min(lanes, channels.upperBound - c)
+                store(A.apply(n == lanes ? load(row + c) : load(row + c, count: n)), row + c, count: n)
+                c += lanes
+            }
+        }
         var c = channels.lowerBound
         while c < channels.upperBound {
             let n = min(lanes, channels.upperBound - c)
-            let v = A.apply(n == lanes ? load(row + c) : load(row + c, count: n))
+            let v = n == lanes ? load(row + c) : load(row + c, count: n)
             var destination = outBase + c * outPlane + at
             if let residual = job.residual {
                 let resPlane = residual.layout.planeStride

@@ -96,9 +96,12 @@ struct FusionFuzzer {
     /// Whether this case has its patterns without near misses (`miss` is always false), so that
     /// many cases fuse; the others draw every near miss with its own probability.
     private var clean = false
+    /// The SiLU draws, apart from the graph's stream so that the graphs without one are the
+    /// graphs the seed drew before SiLU was fused.
+    private var siluDraws: SeededGenerator
 
     static func make(_ family: FusionFamily, seed: UInt64, size: FuzzSize) -> FuzzCase {
-        var fuzzer = FusionFuzzer(g: FuzzGraph(seed: seed), size: size)
+        var fuzzer = FusionFuzzer(g: FuzzGraph(seed: seed), size: size, siluDraws: SeededGenerator(seed: seed ^ 0x5111))
         fuzzer.clean = fuzzer.chance(0.4)
         fuzzer.build(family)
         return FuzzCase(family: family, seed: seed, graph: fuzzer.g)
@@ -295,11 +298,24 @@ struct FusionFuzzer {
             expose(y)
         }
         if chance(0.7) {
-            y = g.activation(y, anyActivation())
+            let activation = anyActivation()
+            y = siluDraws.chance(0.2) ? silu(y) : g.activation(y, activation)
             expose(y)
         }
         if miss(0.08) { y = g.activation(y, anyActivation()) }
         return y
+    }
+
+    /// x · sigmoid(x) as exporters write it (a Sigmoid, then a Mul of its input by it in either
+    /// order), and near misses: the sigmoid of another value, the sigmoid read elsewhere, a Mul by
+    /// another value, an Add instead of the Mul.
+    private mutating func silu(_ y: String) -> String {
+        func miss(_ p: Double) -> Bool { !clean && siluDraws.chance(p) }
+        let s = g.activation(miss(0.1) ? g.activation(y, .relu) : y, .sigmoid)
+        if miss(0.1) { lateReaders.append(s) }
+        let other = miss(0.1) ? g.uniform(g.shapes[y]!, -1, 1, prefix: "full") : y
+        let op = miss(0.06) ? "Add" : "Mul"
+        return siluDraws.chance(0.5) ? g.binary(op, other, s) : g.binary(op, s, other)
     }
 
     /// A residual Add (or Sub, Mul) of `y` with something of its shape or broadcast to it, in

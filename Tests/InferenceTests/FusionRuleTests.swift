@@ -72,6 +72,45 @@ struct FusionRuleTests {
         #expect(!profile[0].runsOnReference)
     }
 
+    /// Conv → Sigmoid → Mul (of `mulInputs`: "c" the convolution, "s" the sigmoid), then an Add
+    /// of the sigmoid (`extraSigmoidReader`) or a depthwise 3x3, on a [1, 8, 32, 32] input.
+    static func siluModel(mulInputs: [String], extraSigmoidReader: Bool = false, depthwise: Bool = false) -> [UInt8] {
+        var nodes = [B.node("Conv", inputs: ["x", "w", "b"], outputs: ["c"], attributes: [.ints("kernel_shape", [1, 1])]),
+                     B.node("Sigmoid", inputs: ["c"], outputs: ["s"]),
+                     B.node("Mul", inputs: mulInputs, outputs: [depthwise || extraSigmoidReader ? "m" : "y"])]
+        if extraSigmoidReader { nodes.append(B.node("Add", inputs: ["m", "s"], outputs: ["y"])) }
+        var initializers = [Self.tensor("w", [8, 8, 1, 1], seed: 2), Self.tensor("b", [8], seed: 3)]
+        if depthwise {
+            nodes.append(B.node("Conv", inputs: ["m", "dw"], outputs: ["y"],
+                                attributes: [.ints("kernel_shape", [3, 3]), .ints("pads", [1, 1, 1, 1]), .int("group", 8)]))
+            initializers.append(Self.tensor("dw", [8, 1, 3, 3], seed: 4))
+        }
+        return B.model(nodes: nodes, initializers: initializers, inputs: [B.valueInfo("x", [1, 8, 32, 32])],
+                       outputs: [B.valueInfo("y", [1, 8, 32, 32])])
+    }
+
+    @Test("Conv → Sigmoid → Mul of the two (SiLU, either operand order): the sigmoid and the product fuse into the convolution's store")
+    func siluEpilogue() throws {
+        for order in [["c", "s"], ["s", "c"]] {
+            let profile = try layers(Self.siluModel(mulInputs: order), input: [1, 8, 32, 32])
+            #expect(profile.map(\.operators) == [["Conv", "Sigmoid", "Mul"]], "Mul(\(order))")
+        }
+    }
+
+    @Test("SiLU near misses stay separate nodes: the Mul of the sigmoid by itself, the sigmoid also read by a later Add")
+    func siluNearMisses() throws {
+        let squared = try layers(Self.siluModel(mulInputs: ["s", "s"]), input: [1, 8, 32, 32])
+        #expect(squared.map(\.operators) == [["Conv"], ["Sigmoid"], ["Mul"]])
+        let shared = try layers(Self.siluModel(mulInputs: ["c", "s"], extraSigmoidReader: true), input: [1, 8, 32, 32])
+        #expect(!shared.contains { $0.operators.contains("Sigmoid") && $0.operators.contains("Conv") })
+    }
+
+    @Test("1x1 → SiLU → depthwise: the banded pair takes the 1x1's SiLU as its epilogue")
+    func siluBeforeDepthwise() throws {
+        let profile = try layers(Self.siluModel(mulInputs: ["c", "s"], depthwise: true), input: [1, 8, 32, 32])
+        #expect(profile.map(\.operators) == [["Conv", "Sigmoid", "Mul", "Conv"]])
+    }
+
     @Test("a 9x9 depthwise filter with taps only on every 4th row and column runs as a 3x3 of dilation 4, BatchNormalization folded")
     func latticeFilter() throws {
         let c = 6

@@ -49,7 +49,7 @@ struct KernelSweepTests {
 
     /// An activation the convolution steps absorb (or run after), as the nodes after `value`.
     enum Act: CaseIterable {
-        case none, relu, relu6, hardSwish, sigmoid
+        case none, relu, relu6, hardSwish, sigmoid, silu
 
         func nodes(_ input: String, _ output: String) -> [[UInt8]] {
             switch self {
@@ -58,6 +58,8 @@ struct KernelSweepTests {
             case .relu6: [B.node("Clip", inputs: [input, "zero", "six"], outputs: [output])]
             case .hardSwish: [B.node("HardSwish", inputs: [input], outputs: [output])]
             case .sigmoid: [B.node("Sigmoid", inputs: [input], outputs: [output])]
+            case .silu: [B.node("Sigmoid", inputs: [input], outputs: [output + "_sigmoid"]),
+                         B.node("Mul", inputs: [input, output + "_sigmoid"], outputs: [output])]
             }
         }
 

@@ -213,7 +213,7 @@ struct DepthwiseTests {
         }
         // With activations and residuals, against the naive loop.
         for (channels, h, w) in [(9, 2, 2), (24, 3, 3), (577, 1, 1), (33, 2, 7)] {
-            for activation in [Activation.relu6, .hardSwish, .sigmoid] {
+            for activation in [Activation.relu6, .hardSwish, .sigmoid, .silu] {
                 let r = depthwise(channels: channels, height: h, width: w, k: 5, stride: 1, pads: (2, 2, 2, 2), activation: activation,
                                   withResidual: true, outputPad: 1, threads: 2, seed: UInt64(channels + h))
                 expectClose(r.actual, r.expected, "dw5 short \(channels) \(h)x\(w) \(activation)")
@@ -242,7 +242,7 @@ struct DepthwiseTests {
                     let w = random.array(channels * shape.k * shape.k, scale: 0.5)
                     let b = random.array(channels)
                     let res = seed % 3 == 0 ? random.array(channels * outH * outW) : nil
-                    let activation = [Activation.none, .relu, .relu6, .hardSwish, .sigmoid][Int(seed % 5)]
+                    let activation = [Activation.none, .relu, .relu6, .hardSwish, .sigmoid, .silu][Int(seed % 6)]
                     let input = makeMap(x, channels: channels,
                                         layout: seed % 2 == 0 ? .dense(width: width, height: height) : .padded(width: width, height: height, pad: 2))
                     let output = FeatureMapStorage(channels: channels, layout: seed % 4 < 2 ? .dense(width: outW, height: outH)

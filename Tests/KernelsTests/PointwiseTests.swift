@@ -67,7 +67,7 @@ struct PointwiseTests {
             for (h, w) in [(1, 1), (3, 1), (7, 2), (5, 3), (6, 5), (11, 7), (4, 12), (9, 13), (3, 15), (5, 16), (4, 17), (13, 20), (24, 12)] {
                 seed += 1
                 let pad = 1 + Int(seed % 3), threads = 1 + Int(seed / 3 % 2)
-                let activation = [Activation.none, .relu, .relu6, .hardSwish, .sigmoid][Int(seed % 5)]
+                let activation = [Activation.none, .relu, .relu6, .hardSwish, .sigmoid, .silu][Int(seed % 6)]
                 var random = Random(seed: seed)
                 let x = random.array(cin * h * w)
                 let weights = PointwiseWeights(weights: random.array(cin * cout, scale: 0.5), bias: random.array(cout),

@@ -41,6 +41,7 @@ func applyActivation(_ activation: Activation, _ x: Double) -> Double {
     case .relu6: return min(max(x, 0), 6)
     case .hardSwish: return x * min(max(x + 3, 0), 6) / 6
     case .sigmoid: return 1 / (1 + exp(-x))
+    case .silu: return x / (1 + exp(-x))
     }
 }
 

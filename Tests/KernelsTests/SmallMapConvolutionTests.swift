@@ -70,7 +70,7 @@ struct SmallMapConvolutionTests {
                 seed += 1
                 let pad = k / 2, input = (width - 1) * stride + 1
                 let c = Case(cin: 5, cout: 33, height: 3 + Int(seed % 3), width: input, k: k, stride: stride,
-                             pads: (pad, pad, pad, pad), activation: [.none, .relu, .relu6, .hardSwish, .sigmoid][Int(seed) % 5],
+                             pads: (pad, pad, pad, pad), activation: [.none, .relu, .relu6, .hardSwish, .sigmoid, .silu][Int(seed) % 6],
                              outputPad: Int(seed) % 3)
                 Self.check(c, seed: seed)
             }

@@ -48,7 +48,7 @@ struct SmallMapPointwiseTests {
         for (index, (h, w)) in sides.enumerated() {
             for (cin, cout) in channels where cin * cout * h * w <= 1 << 21 {
                 seed += 1
-                let activations: [Activation] = [.none, .relu, .relu6, .hardSwish, .sigmoid]
+                let activations: [Activation] = [.none, .relu, .relu6, .hardSwish, .sigmoid, .silu]
                 let activation = activations[Int(seed) % activations.count]
                 let outputPad = [0, 1, 2][index % 3]
                 let residualPad: Int? = [nil, 0, 2][Int(seed) % 3]

@@ -20,10 +20,7 @@ extension FusionRules {
            soleConsumer(of: reduced)?.outputs == n[e].outputs {
             hiddenActivation = .relu
             e += 1
-        } else if let sigmoid = n[e].operation as? ElementwiseUnary, sigmoid.kind == .sigmoid, n[e].inputs.first == reduced,
-                  let mul = n[e + 1].operation as? ElementwiseBinary, mul.kind == .mul, n[e + 1].inputs.count == 2,
-                  Set(n[e + 1].inputs) == [reduced, n[e].outputs[0]], !graph.outputIDs.contains(reduced),
-                  Set(consumers[reduced]) == [e, e + 1], soleConsumer(of: n[e].outputs[0])?.outputs == n[e + 1].outputs {
+        } else if silu(after: reduced) != nil {
             hiddenActivation = .silu
             e += 2
         } else {

@@ -22,7 +22,27 @@ extension FusionRules {
             chain.activation = activation
             chain.output = next.outputs[0]
             chain.absorbed.append(chain.output)
+        } else if let silu = silu(after: chain.output) {
+            chain.activation = .silu
+            chain.output = silu.output
+            chain.absorbed += silu.absorbed
         }
         return chain
+    }
+
+    /// x · sigmoid(x) of `value` (SiLU, swish, as PyTorch and tf2onnx write it): the two nodes
+    /// right after the one writing `value` are a Sigmoid of it and a Mul of it by the Sigmoid's
+    /// output (in either order, no broadcast), and nothing else reads `value` or the sigmoid, nor
+    /// is either a graph output. The Mul's output, and the values of the two nodes.
+    func silu(after value: Int) -> (output: Int, absorbed: [Int])? {
+        guard let here = nodeIndex[value], here + 2 < graph.nodes.count, !graph.outputIDs.contains(value) else { return nil }
+        let sigmoidNode = graph.nodes[here + 1], mulNode = graph.nodes[here + 2]
+        guard let sigmoid = sigmoidNode.operation as? ElementwiseUnary, sigmoid.kind == .sigmoid,
+              sigmoidNode.inputs.first == value, let mul = mulNode.operation as? ElementwiseBinary, mul.kind == .mul,
+              mulNode.inputs.count == 2, Set(mulNode.inputs) == [value, sigmoidNode.outputs[0]],
+              Set(consumers[value]) == [here + 1, here + 2],
+              soleConsumer(of: sigmoidNode.outputs[0])?.outputs == mulNode.outputs,
+              graph.values[mulNode.outputs[0]].shape == graph.values[value].shape else { return nil }
+        return (mulNode.outputs[0], [sigmoidNode.outputs[0], mulNode.outputs[0]])
     }
 }
