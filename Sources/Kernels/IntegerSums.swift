@@ -23,8 +23,9 @@ package struct IntegerSumsOutput {
     package var output: UnsafeMutableRawPointer
     /// Σ_k of each channel's (shifted) weights, and the zero point's change since packing.
     package var weightSums: UnsafePointer<Int32>, zeroShift: Int32
-    /// Nil: the int32 sums. Else Float(sum) · scale (+ bias), then `activation`.
-    package var scales: UnsafePointer<Float>?, scalePerChannel: Bool
+    /// Nil: the int32 sums. Else Float(sum) · (scale · scaleFactor) (+ bias), then `activation`
+    /// (the factor 1 unless the graph's scale is a product the step computes).
+    package var scales: UnsafePointer<Float>?, scalePerChannel: Bool, scaleFactor: Float
     package var bias: UnsafePointer<Float>?, biasPerChannel: Bool
     package var activation: Activation
     /// Elements between the outputs of consecutive rows and columns of the product (set by the
@@ -32,10 +33,10 @@ package struct IntegerSumsOutput {
     var rowStride = 0, columnStride = 1
 
     package init(output: UnsafeMutableRawPointer, weightSums: UnsafePointer<Int32>, zeroShift: Int32 = 0,
-                 scales: UnsafePointer<Float>?, scalePerChannel: Bool, bias: UnsafePointer<Float>?, biasPerChannel: Bool,
-                 activation: Activation) {
+                 scales: UnsafePointer<Float>?, scalePerChannel: Bool, scaleFactor: Float = 1, bias: UnsafePointer<Float>?,
+                 biasPerChannel: Bool, activation: Activation) {
         self.output = output; self.weightSums = weightSums; self.zeroShift = zeroShift
-        self.scales = scales; self.scalePerChannel = scalePerChannel
+        self.scales = scales; self.scalePerChannel = scalePerChannel; self.scaleFactor = scaleFactor
         self.bias = bias; self.biasPerChannel = biasPerChannel; self.activation = activation
     }
 
@@ -64,7 +65,7 @@ package struct IntegerSumsOutput {
         }
         if let scales {
             let scale = scalePerChannel ? channelFloats(scales, channel, count, lanesAreChannels) : Vector(repeating: scales[0])
-            var floats = vbg_scale_sums(values, scale)
+            var floats = vbg_scale_sums(values, scale * Vector(repeating: scaleFactor))
             if let bias { floats = floats + (biasPerChannel ? channelFloats(bias, channel, count, lanesAreChannels) : Vector(repeating: bias[0])) }
             values = unsafeBitCast(activation.apply(floats), to: IntVector.self)
         }

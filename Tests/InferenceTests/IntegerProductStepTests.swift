@@ -80,14 +80,15 @@ struct IntegerProductStepTests {
         case scalarBiasClip
         /// Near misses: a scale along another axis, a Sub instead of the Add, the Mul's output
         /// read twice (also a graph output), a Cast to float16, the Cast read twice, a residual
-        /// Add of a full tensor.
-        case otherAxisScale, sub, twoReaders, castToHalf, castReadTwice, residual
+        /// Add of a full tensor, the scale x_scale · w_scale also a graph output, a scale made by
+        /// an Add (x_scale + w_scale) instead of a Mul.
+        case otherAxisScale, sub, twoReaders, castToHalf, castReadTwice, residual, scaleAlsoOutput, scaleSum
     }
 
     /// The nodes, initializers and outputs from the int32 value "yi" of `shape` (channel axis
     /// `axis`, `channels`), with the scale the value "sc" (per channel when `perChannel`, shaped
     /// `scaleShape`).
-    static func chain(_ chain: Chain, shape: [Int], axis: Int, channels: Int, _ random: inout SeededGenerator)
+    static func chain(_ chain: Chain, shape: [Int], axis: Int, channels: Int, weightScale: String, _ random: inout SeededGenerator)
         -> (nodes: [[UInt8]], initializers: [[UInt8]], outputs: [[UInt8]], feeds: [String: Tensor]) {
         let perChannelShape = shape.indices.map { $0 == axis ? Int64(channels) : 1 }
         let bias = B.floatTensor("b", perChannelShape, random.floats(channels, scale: 2))
@@ -104,9 +105,9 @@ struct IntegerProductStepTests {
             return ([cast, mul, B.node("Add", inputs: ["ym", "b"], outputs: ["ya"]), B.node("Relu", inputs: ["ya"], outputs: ["y"])],
                     [bias], out, [:])
         case .scalarBiasClip:
-            return ([cast, mul, B.node("Add", inputs: ["bs", "ym"], outputs: ["ya"]),
+            return ([cast, mul, B.node("Add", inputs: ["bsc", "ym"], outputs: ["ya"]),
                      B.node("Clip", inputs: ["ya", "zero", "six"], outputs: ["y"])],
-                    [B.floatTensor("bs", [], [0.25]), zero, six], out, [:])
+                    [B.floatTensor("bsc", [], [0.25]), zero, six], out, [:])
         case .otherAxisScale:
             // One value per element of another axis: a map's width (broadcast from a [W] scale,
             // as a [C] one would be), a matrix product's rows.
@@ -124,6 +125,12 @@ struct IntegerProductStepTests {
                      B.node("Cast", inputs: ["yh"], outputs: ["y"], attributes: [.int("to", 1)])], [], out, [:])
         case .castReadTwice:
             return ([cast, mul, B.node("Add", inputs: ["ym", "yc"], outputs: ["y"])], [], out, [:])
+        case .scaleAlsoOutput:
+            return ([cast, mul, B.node("Add", inputs: ["ym", "b"], outputs: ["y"])], [bias],
+                    out + [B.valueInfo("sc", dims: nil, elementType: 1)], [:])
+        case .scaleSum:
+            return ([cast, B.node("Add", inputs: ["xs", weightScale], outputs: ["sa"]), B.node("Mul", inputs: ["yc", "sa"], outputs: ["ym"]),
+                     B.node("Add", inputs: ["ym", "b"], outputs: ["y"])], [bias], out, [:])
         case .residual:
             let count = shape.reduce(1, *)
             return ([cast, mul, B.node("Add", inputs: ["ym", "r"], outputs: ["y"])], [], out,
@@ -161,8 +168,10 @@ struct IntegerProductStepTests {
     }
 
     struct ConvCase: CustomStringConvertible {
-        var cin: Int, cout: Int, group = 1, kernel = (1, 1), stride = 1, dilation = 1, pads: [Int64] = [0, 0, 0, 0]
-        var height: Int, width: Int, batch = 1
+        var cin: Int, cout: Int
+        var group = 1, kernel = (1, 1), stride = 1, dilation = 1, pads: [Int64] = [0, 0, 0, 0]
+        var height: Int, width: Int
+        var batch = 1
         var source: Source = .dynamic(low: -2, high: 3)
         var wType: Int64 = 3, perChannel = false
         var chain: Chain = .biasRelu
@@ -178,7 +187,7 @@ struct IntegerProductStepTests {
         let outW = (c.width + Int(c.pads[1] + c.pads[3]) - c.dilation * (kw - 1) - 1) / c.stride + 1
         let shape = [c.batch, c.cout, outH, outW]
         let input = source(c.source, weightScale: "ws")
-        let tail = chain(c.chain, shape: shape, axis: 1, channels: c.cout, &random)
+        let tail = chain(c.chain, shape: shape, axis: 1, channels: c.cout, weightScale: "ws", &random)
         let wScales = (0..<(c.perChannel ? c.cout : 1)).map { _ in 0.001 * (0.5 + Float(random.next() % 100) / 100) }
         let attributes: [B.Attribute] = [
             .ints("kernel_shape", [Int64(kh), Int64(kw)]), .ints("strides", [Int64(c.stride), Int64(c.stride)]),
@@ -276,7 +285,8 @@ struct IntegerProductStepTests {
     }
 
     struct MatrixCase: CustomStringConvertible {
-        var batch = 1, m: Int, k: Int, n: Int
+        var batch = 1
+        var m: Int, k: Int, n: Int
         var source: Source = .dynamic(low: -2, high: 3)
         var bType: Int64 = 3, perColumn = false
         var chain: Chain = .biasRelu
@@ -287,12 +297,12 @@ struct IntegerProductStepTests {
         let b = weights(c.k * c.n, type: c.bType, zeros: c.perColumn ? c.n : 1, &random)
         let shape = [c.batch, c.m, c.n]
         let input = source(c.source, weightScale: "bs")
-        let tail = chain(c.chain, shape: shape, axis: 2, channels: c.n, &random)
+        let tail = chain(c.chain, shape: shape, axis: 2, channels: c.n, weightScale: "bs", &random)
         let bScales = (0..<(c.perColumn ? c.n : 1)).map { _ in 0.001 * (0.5 + Float(random.next() % 100) / 100) }
         let model = B.model(
-            nodes: input.nodes + [B.node("MatMulInteger", inputs: ["xq", "b", "xz", "bz"], outputs: ["yi"], name: "mm")] + tail.nodes,
+            nodes: input.nodes + [B.node("MatMulInteger", inputs: ["xq", "bw", "xz", "bz"], outputs: ["yi"], name: "mm")] + tail.nodes,
             initializers: input.initializers + tail.initializers + [
-                B.rawTensor("b", elementType: c.bType, [Int64(c.k), Int64(c.n)], b.values),
+                B.rawTensor("bw", elementType: c.bType, [Int64(c.k), Int64(c.n)], b.values),
                 B.rawTensor("bz", elementType: c.bType, c.perColumn ? [Int64(c.n)] : [], b.zeros),
                 B.floatTensor("bs", c.perColumn ? [Int64(c.n)] : [], bScales),
             ],

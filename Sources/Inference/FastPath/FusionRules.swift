@@ -104,7 +104,7 @@ struct FusionRules: KernelChoices {
             return matchPaddedConvolution(gather, node).map { .paddedConvolution($0) }
         case is ConvInteger, is MatMulInteger:
             guard integerProductRunsFast(node) else { return nil }
-            return matchIntegerSums(node).map { .integerSums($0) }
+            return matchIntegerSums(node, at: index).map { .integerSums($0) }
         default:
             return nil
         }

@@ -31,7 +31,7 @@ extension FusionRules {
 struct DynamicSums {
     let zeroPoint: UnsafeRawPointer?, signed: Bool
     let output: UnsafeMutableRawPointer
-    let scales: UnsafePointer<Float>?, scalePerChannel: Bool
+    let scales: UnsafePointer<Float>?, scalePerChannel: Bool, scaleFactor: UnsafePointer<Float>?
     let bias: UnsafePointer<Float>?, biasPerChannel: Bool
     let activation: Activation
 
@@ -44,7 +44,7 @@ struct DynamicSums {
     /// The kernel's output from element `offset` on, with `weightSums`.
     func output(_ weightSums: UnsafePointer<Int32>, offset: Int = 0) -> IntegerSumsOutput {
         IntegerSumsOutput(output: output + 4 * offset, weightSums: weightSums, scales: scales, scalePerChannel: scalePerChannel,
-                          bias: bias, biasPerChannel: biasPerChannel, activation: activation)
+                          scaleFactor: scaleFactor?.pointee ?? 1, bias: bias, biasPerChannel: biasPerChannel, activation: activation)
     }
 }
 
@@ -56,6 +56,7 @@ extension StepBuilder {
         DynamicSums(zeroPoint: zero.buffer.map { UnsafeRawPointer(inputs[$0]) }, signed: zero.type == .int8,
                     output: UnsafeMutableRawPointer(fusion.map { pointer($0.target) } ?? output),
                     scales: fusion.map { UnsafePointer(pointer($0.scale)) }, scalePerChannel: fusion?.scalePerChannel ?? false,
+                    scaleFactor: fusion?.scaleFactor.map { UnsafePointer(pointer($0)) },
                     bias: fusion?.bias.map { UnsafePointer(pointer($0)) }, biasPerChannel: fusion?.biasPerChannel ?? false,
                     activation: fusion?.activation ?? .none)
     }
