@@ -370,4 +370,21 @@ struct IntegerProductStepTests {
             }
         }
     }
+
+    @Test("GlobalAveragePool before DynamicQuantizeLinear (a squeeze-excite's input in the dynamic form): the means equal the reference kernel's, so the bytes do; dense and 1x1 maps, planes around the vector sizes")
+    func averageBeforeQuantize() throws {
+        var random = SeededGenerator(seed: Self.seed &+ 4)
+        for (c, h, w) in [(1, 1, 1), (3, 7, 7), (17, 5, 3), (64, 56, 56), (40, 17, 33), (120, 14, 14), (7, 1, 9)] {
+            let model = B.model(
+                nodes: [B.node("GlobalAveragePool", inputs: ["x"], outputs: ["m"]),
+                        B.node("DynamicQuantizeLinear", inputs: ["m"], outputs: ["q", "s", "z"])],
+                inputs: [B.valueInfo("x", [1, Int64(c), Int64(h), Int64(w)])],
+                outputs: [B.valueInfo("m", dims: nil, elementType: 1), B.valueInfo("q", dims: nil, elementType: 2),
+                          B.valueInfo("s", dims: nil, elementType: 1), B.valueInfo("z", dims: nil, elementType: 2)], opset: 13)
+            // Post-activation values: many exact zeros, the rest over a few orders of magnitude.
+            let x = (0..<(c * h * w)).map { _ in max(0, Float.random(in: -1..<3, using: &random)) * Float.random(in: 0.01..<1, using: &random) }
+            try Self.check(model, feeds: ["x": Self.floatTensor([1, c, h, w], x)], fastOps: ["GlobalAveragePool", "DynamicQuantizeLinear"],
+                           "GlobalAveragePool \(c)x\(h)x\(w)")
+        }
+    }
 }
