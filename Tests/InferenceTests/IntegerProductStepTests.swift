@@ -1,3 +1,4 @@
+import AllocationCounter
 import Testing
 import TestSupport
 @testable import Inference
@@ -386,5 +387,52 @@ struct IntegerProductStepTests {
             try Self.check(model, feeds: ["x": Self.floatTensor([1, c, h, w], x)], fastOps: ["GlobalAveragePool", "DynamicQuantizeLinear"],
                            "GlobalAveragePool \(c)x\(h)x\(w)")
         }
+    }
+
+    /// The dynamic form as `quantize_dynamic` writes it (a convolution, a pool, a classifier)
+    /// runs its fused steps allocating nothing after the warm-up: packed weights, scratch in the
+    /// pool, the zero point and scale read in place.
+    @Test("20 runs of a dynamic-form graph (ConvInteger and MatMulInteger chains) allocate nothing on the calling thread",
+          .disabled(if: vbg_built_with_sanitizer() != 0, "a sanitizer's allocator replaces the counted malloc"),
+          arguments: [1, 2])
+    func noAllocation(threads: Int) throws {
+        try #require(vbg_allocation_counting_is_active() == 1, "the allocation counter is not interposed on this platform")
+        var random = SeededGenerator(seed: Self.seed &+ 5)
+        let w = Self.weights(16 * 8 * 9, type: 3, zeros: 1, &random), b = Self.weights(16 * 10, type: 3, zeros: 1, &random)
+        let bytes = B.model(
+            nodes: [B.node("DynamicQuantizeLinear", inputs: ["x"], outputs: ["xq", "xs", "xz"]),
+                    B.node("Mul", inputs: ["xs", "ws"], outputs: ["sc"]),
+                    B.node("ConvInteger", inputs: ["xq", "w", "xz", "wz"], outputs: ["yi"],
+                           attributes: [.ints("kernel_shape", [3, 3]), .ints("pads", [1, 1, 1, 1])]),
+                    B.node("Cast", inputs: ["yi"], outputs: ["yc"], attributes: [.int("to", 1)]),
+                    B.node("Mul", inputs: ["yc", "sc"], outputs: ["ym"]), B.node("Add", inputs: ["ym", "cb"], outputs: ["ya"]),
+                    B.node("Relu", inputs: ["ya"], outputs: ["yr"]), B.node("GlobalAveragePool", inputs: ["yr"], outputs: ["p"]),
+                    B.node("Flatten", inputs: ["p"], outputs: ["f"]),
+                    B.node("DynamicQuantizeLinear", inputs: ["f"], outputs: ["fq", "fs", "fz"]),
+                    B.node("Mul", inputs: ["fs", "bs"], outputs: ["fsc"]),
+                    B.node("MatMulInteger", inputs: ["fq", "bw", "fz", "bz"], outputs: ["mi"]),
+                    B.node("Cast", inputs: ["mi"], outputs: ["mc"], attributes: [.int("to", 1)]),
+                    B.node("Mul", inputs: ["mc", "fsc"], outputs: ["mm"]), B.node("Add", inputs: ["mm", "mb"], outputs: ["y"])],
+            initializers: [B.rawTensor("w", elementType: 3, [16, 8, 3, 3], w.values), B.rawTensor("wz", elementType: 3, [], w.zeros),
+                           B.floatTensor("ws", [], [0.002]), B.floatTensor("cb", [1, 16, 1, 1], random.floats(16)),
+                           B.rawTensor("bw", elementType: 3, [16, 10], b.values), B.rawTensor("bz", elementType: 3, [], b.zeros),
+                           B.floatTensor("bs", [], [0.003]), B.floatTensor("mb", [10], random.floats(10))],
+            inputs: [B.valueInfo("x", [1, 8, 9, 9])], outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+        let session = try InferenceSession(model: try InferenceModel(bytes: bytes), path: .fast, threads: threads)
+        let onReference = session.nodeKernels.filter(\.runsOnReference).map(\.op)
+        #expect(onReference.isEmpty, "on reference kernels: \(onReference)")
+        let input = random.floats(8 * 9 * 9, scale: 2)
+        var output = [Float](repeating: 0, count: 10)
+        var count = 0
+        try input.withUnsafeBufferPointer { source in
+            try output.withUnsafeMutableBufferPointer { destination in
+                try session.run(input: source, output: destination)  // warm-up
+                let before = vbg_thread_allocation_count()
+                for _ in 0..<20 { try session.run(input: source, output: destination) }
+                count = Int(vbg_thread_allocation_count() - before)
+            }
+        }
+        #expect(count == 0, "\(count) allocations in 20 runs on \(threads) thread(s)")
+        #expect(Set(output).count > 1, "the classifier's outputs are constant")
     }
 }
