@@ -9,7 +9,7 @@ import TestSupport
 /// store (`Rules/IntegerProductRules.swift`), and DynamicQuantizeLinear, against the reference
 /// kernels: int32 and uint8 outputs byte for byte, float outputs value for value (the epilogue is
 /// the graph's float32 operations in its order), on 1 and 2 threads. Chains that almost match
-/// (a scale along another axis, a Sub, a second reader, a Cast to float16, a residual Add) must
+/// (a scale along another axis, a Sub, a second reader, a Cast to float64, a residual Add) must
 /// still equal the reference, fused or not.
 ///
 /// Fixed cases hold the tile sizes ± 1, channels into the thousands, primes, 1x1 maps and the
@@ -80,10 +80,10 @@ struct IntegerProductStepTests {
         /// Cast, Mul, Add of a scalar bias, Clip(0, 6).
         case scalarBiasClip
         /// Near misses: a scale along another axis, a Sub instead of the Add, the Mul's output
-        /// read twice (also a graph output), a Cast to float16, the Cast read twice, a residual
+        /// read twice (also a graph output), a Cast to float64, the Cast read twice, a residual
         /// Add of a full tensor, the scale x_scale · w_scale also a graph output, a scale made by
         /// an Add (x_scale + w_scale) instead of a Mul.
-        case otherAxisScale, sub, twoReaders, castToHalf, castReadTwice, residual, scaleAlsoOutput, scaleSum
+        case otherAxisScale, sub, twoReaders, castToDouble, castReadTwice, residual, scaleAlsoOutput, scaleSum
     }
 
     /// The nodes, initializers and outputs from the int32 value "yi" of `shape` (channel axis
@@ -92,7 +92,7 @@ struct IntegerProductStepTests {
     static func chain(_ chain: Chain, shape: [Int], axis: Int, channels: Int, weightScale: String, _ random: inout SeededGenerator)
         -> (nodes: [[UInt8]], initializers: [[UInt8]], outputs: [[UInt8]], feeds: [String: Tensor]) {
         let perChannelShape = shape.indices.map { $0 == axis ? Int64(channels) : 1 }
-        let bias = B.floatTensor("b", perChannelShape, random.floats(channels, scale: 2))
+        let bias = B.floatTensor("b", perChannelShape, random.floats(channels, scale: 0.5))
         let out = [B.valueInfo("y", dims: nil, elementType: 1)]
         let cast = B.node("Cast", inputs: ["yi"], outputs: ["yc"], attributes: [.int("to", 1)])
         let mul = B.node("Mul", inputs: ["yc", "sc"], outputs: ["ym"])
@@ -121,9 +121,9 @@ struct IntegerProductStepTests {
         case .twoReaders:
             return ([cast, mul, B.node("Add", inputs: ["ym", "b"], outputs: ["y"])], [bias],
                     out + [B.valueInfo("ym", dims: nil, elementType: 1)], [:])
-        case .castToHalf:
-            return ([B.node("Cast", inputs: ["yi"], outputs: ["yh"], attributes: [.int("to", 10)]),
-                     B.node("Cast", inputs: ["yh"], outputs: ["y"], attributes: [.int("to", 1)])], [], out, [:])
+        case .castToDouble:
+            return ([B.node("Cast", inputs: ["yi"], outputs: ["yd"], attributes: [.int("to", 11)]),
+                     B.node("Cast", inputs: ["yd"], outputs: ["y"], attributes: [.int("to", 1)])], [], out, [:])
         case .castReadTwice:
             return ([cast, mul, B.node("Add", inputs: ["ym", "yc"], outputs: ["y"])], [], out, [:])
         case .scaleAlsoOutput:
@@ -155,17 +155,32 @@ struct IntegerProductStepTests {
     static func inputs(_ source: Source, _ count: Int, _ random: inout SeededGenerator) -> [Float] {
         switch source {
         case .dynamic(let low, let high): return (0..<count).map { _ in Float.random(in: low..<high, using: &random) }
-        case .fixed: return random.floats(count, scale: 3)
+        case .fixed(let type, let zero):
+            // The quantized range, and a tenth past each end (saturation).
+            let z = type == 3 ? Float(Int8(bitPattern: zero)) : Float(zero), (low, high): (Float, Float) = type == 3 ? (-128, 127) : (0, 255)
+            let a = (low - z) * 0.02, b = (high - z) * 0.02, margin = 0.1 * (b - a)
+            return (0..<count).map { _ in Float.random(in: (a - margin)..<(b + margin), using: &random) }
         }
     }
 
     /// Weights of ONNX type `type`, zero points per channel (or one) of that type: int8 weights
-    /// zero-centred with zero point 0 (as `quantize_dynamic` writes them), or any bytes with any
-    /// zero points (shifted values outside int8: the kernel's 16-bit pairs).
+    /// zero-centred with zero point 0 (as `quantize_dynamic` writes them), or uint8 values spread
+    /// ±150 around zero points in 100...156 (shifted values outside int8: the kernel's 16-bit
+    /// pairs; centred, so that sums of either sign survive a Relu).
     static func weights(_ count: Int, type: Int64, zeros: Int, _ random: inout SeededGenerator) -> (values: [UInt8], zeros: [UInt8]) {
-        let values = (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-        let zeroPoints = (0..<zeros).map { _ in type == 3 ? UInt8(0) : UInt8(truncatingIfNeeded: random.next()) }
+        let zeroPoints = (0..<zeros).map { _ in type == 3 ? UInt8(0) : UInt8(100 + random.next() % 57) }
+        let values = (0..<count).map { i in
+            type == 3 ? UInt8(truncatingIfNeeded: random.next())
+                : UInt8(min(255, max(0, Int(zeroPoints[i * zeros / count]) + Int(random.next() % 301) - 150)))
+        }
         return (values, zeroPoints)
+    }
+
+    /// Weight scales that make the float outputs of order 1 (sums of `inner` products of
+    /// zero-centred values, about 128 · √inner weight steps), so that a Relu or Clip(0, 6) after
+    /// them leaves values of both kinds.
+    static func weightScales(_ count: Int, inner: Int, _ random: inout SeededGenerator) -> [Float] {
+        (0..<count).map { _ in (0.5 + Float(random.next() % 100) / 100) / (128 * Float(inner).squareRoot()) }
     }
 
     struct ConvCase: CustomStringConvertible {
@@ -189,7 +204,7 @@ struct IntegerProductStepTests {
         let shape = [c.batch, c.cout, outH, outW]
         let input = source(c.source, weightScale: "ws")
         let tail = chain(c.chain, shape: shape, axis: 1, channels: c.cout, weightScale: "ws", &random)
-        let wScales = (0..<(c.perChannel ? c.cout : 1)).map { _ in 0.001 * (0.5 + Float(random.next() % 100) / 100) }
+        let wScales = Self.weightScales(c.perChannel ? c.cout : 1, inner: c.cin / c.group * kh * kw, &random)
         let attributes: [B.Attribute] = [
             .ints("kernel_shape", [Int64(kh), Int64(kw)]), .ints("strides", [Int64(c.stride), Int64(c.stride)]),
             .ints("dilations", [Int64(c.dilation), Int64(c.dilation)]), .ints("pads", c.pads), .int("group", Int64(c.group)),
@@ -299,7 +314,7 @@ struct IntegerProductStepTests {
         let shape = [c.batch, c.m, c.n]
         let input = source(c.source, weightScale: "bs")
         let tail = chain(c.chain, shape: shape, axis: 2, channels: c.n, weightScale: "bs", &random)
-        let bScales = (0..<(c.perColumn ? c.n : 1)).map { _ in 0.001 * (0.5 + Float(random.next() % 100) / 100) }
+        let bScales = Self.weightScales(c.perColumn ? c.n : 1, inner: c.k, &random)
         let model = B.model(
             nodes: input.nodes + [B.node("MatMulInteger", inputs: ["xq", "bw", "xz", "bz"], outputs: ["yi"], name: "mm")] + tail.nodes,
             initializers: input.initializers + tail.initializers + [
