@@ -42,3 +42,34 @@ package func dequantizeLinear(_ x: UnsafeRawPointer, signed: Bool, zeroPoint: In
         i += 1
     }
 }
+
+/// DynamicQuantizeLinear of `count` floats into uint8 `output`, with onnx's scale and zero point
+/// of their own range (as the reference computes them): lo = min(0, min x), hi = max(0, max x)
+/// over the non-NaN values, scale = (hi − lo) / 255 (1 when hi = lo), zero =
+/// round_half_even(clamp(−lo / scale, 0, 255)); then ``quantizeLinear``. Returns the scale and
+/// zero point.
+package func dynamicQuantizeLinear(_ x: UnsafePointer<Float>, count: Int, output: UnsafeMutablePointer<UInt8>) -> (scale: Float, zeroPoint: Int32) {
+    // Four vectors of minima and maxima; a NaN compares false and leaves them as they are.
+    var lo0 = Vector(repeating: 0), lo1 = lo0, hi0 = lo0, hi1 = lo0
+    var i = 0
+    while i + 2 * lanes <= count {
+        let a = UnsafeRawPointer(x + i).loadUnaligned(as: Vector.self)
+        let b = UnsafeRawPointer(x + i + lanes).loadUnaligned(as: Vector.self)
+        lo0 = lo0.replacing(with: a, where: a .< lo0); hi0 = hi0.replacing(with: a, where: a .> hi0)
+        lo1 = lo1.replacing(with: b, where: b .< lo1); hi1 = hi1.replacing(with: b, where: b .> hi1)
+        i += 2 * lanes
+    }
+    var lo: Float = 0, hi: Float = 0
+    for lane in 0..<lanes {
+        lo = min(lo, lo0[lane], lo1[lane])
+        hi = max(hi, hi0[lane], hi1[lane])
+    }
+    while i < count {
+        if !x[i].isNaN { lo = min(lo, x[i]); hi = max(hi, x[i]) }
+        i += 1
+    }
+    let scale: Float = hi == lo ? 1 : (hi - lo) / 255
+    let zero = Int32(max(0, min(255, 0 - lo / scale)).rounded(.toNearestOrEven))
+    quantizeLinear(x, scale: scale, zeroPoint: zero, minimum: 0, maximum: 255, output: output, count: count)
+    return (scale, zero)
+}

@@ -75,13 +75,17 @@ package struct QuantizedProduct {
     package let zeroPoint: Int32, minimum: Int32, maximum: Int32
     /// Float32 outputs Float(sum) · multiplier instead of bytes (QGemm without y_scale), or nil.
     package let floatOutput: UnsafeMutablePointer<Float>?
+    /// The int32 sums or their float epilogue instead of bytes (the dynamic form; its channels
+    /// are the rows, or the columns when `perColumn`), or nil.
+    package let sums: IntegerSumsOutput?
 
     package init(s: UnsafePointer<Int32>, rows: Int, depth: Int, operands: QuantizedOperands = .pairs, v: UnsafePointer<Int32>,
                  columns: Int, columnStride: Int, bias: UnsafePointer<Int32>?, output: UnsafeMutablePointer<UInt8>, outputStride: Int,
                  multipliers: UnsafePointer<Float>, perColumn: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32,
-                 columnBias: UnsafePointer<Int32>? = nil, floatOutput: UnsafeMutablePointer<Float>? = nil) {
+                 columnBias: UnsafePointer<Int32>? = nil, floatOutput: UnsafeMutablePointer<Float>? = nil,
+                 sums: IntegerSumsOutput? = nil) {
         precondition(columnStride % quantizedTileColumns == 0 && columnStride >= columns, "quantized product: V's stride must be padded")
-        self.columnBias = columnBias; self.floatOutput = floatOutput
+        self.columnBias = columnBias; self.floatOutput = floatOutput; self.sums = sums
         self.s = s; self.rows = rows; self.depth = depth; self.operands = operands
         self.v = v; self.columns = columns; self.columnStride = columnStride
         self.bias = bias; self.output = output; self.outputStride = outputStride
@@ -217,6 +221,12 @@ func requantizeRow(_ acc: IntRow64, _ p: QuantizedProduct, row: Int, column: Int
     @inline(__always) func put(_ v: IntVector, _ i: Int) {
         let rest = width - i * lanes
         guard rest > 0 else { return }
+        if let sums = p.sums {
+            let first = column + i * lanes
+            sums.store(v, row: row, column: first, count: min(rest, lanes), channel: p.perColumn ? first : row,
+                       lanesAreChannels: p.perColumn)
+            return
+        }
         let multiplier = p.perColumn
             ? (rest >= lanes ? UnsafeRawPointer(p.multipliers + column + i * lanes).loadUnaligned(as: Vector.self)
                : partialMultipliers(p.multipliers + column + i * lanes, rest))
@@ -286,6 +296,9 @@ package final class QuantizedConvolutionWeights {
     let values: IntegerBuffer<Int32>
     let bias: [Int32]
     let multipliers: [Float]
+    /// Σ_k of each output channel's weights (minus their zero points): what a change of the
+    /// input's zero point takes from its sums (``IntegerSumsOutput``).
+    package let weightSums: [Int32]
     /// Rows of the patch matrix: one group's input channels × taps.
     var inner: Int { inputChannels / groups * kernelHeight * kernelWidth }
     /// What the patch builder subtracts from the input's values, and the patch value of a tap in
@@ -344,10 +357,11 @@ package final class QuantizedConvolutionWeights {
         }
         // The patches' remaining shift: −paddingValue · Σ_k w[m][k] (0 for pairs).
         let padding = operands == .pairs ? 0 : inputZero &- (inputSigned ? -128 : 0)
-        self.bias = (0..<outputChannels).map { m in
-            let sum = (0..<inner).reduce(Int32(0)) { $0 &+ Int32(values[m * inner + $1]) }
-            return (bias?[m] ?? 0) &- padding &* sum
+        let weightSums = (0..<outputChannels).map { m in
+            (0..<inner).reduce(Int32(0)) { $0 &+ Int32(values[m * inner + $1]) }
         }
+        self.weightSums = weightSums
+        self.bias = (0..<outputChannels).map { m in (bias?[m] ?? 0) &- padding &* weightSums[m] }
         self.multipliers = multipliers
         depthwiseTaps = isDepthwise ? values.map(Int32.init) : nil
         if depthwiseTaps != nil {
@@ -440,10 +454,28 @@ package struct QuantizedConvolution {
     package let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     /// The transposed product, and its bytes (at least ``quantizedOutputScratchCount(_:_:)``).
     let scratch: UnsafeMutablePointer<UInt8>, scratchCount: Int
+    /// The input's zero point (the weights' ``QuantizedConvolutionWeights/inputZero`` unless it
+    /// is known only at run time), and the sums or their float epilogue written instead of bytes
+    /// (nil: requantized bytes, which need the weights' zero point).
+    package let inputZero: Int32, sums: IntegerSumsOutput?
+    /// What the patch builders subtract from the input's values, and the patch value of a tap in
+    /// the padding (the weights' ``QuantizedConvolutionWeights/patchOffset`` and
+    /// ``QuantizedConvolutionWeights/paddingValue`` for this zero point).
+    var patchOffset: Int32 { weights.operands == .pairs ? inputZero : (weights.inputSigned ? -128 : 0) }
+    var paddingValue: Int32 { inputZero &- patchOffset }
     package init(input: UnsafeRawPointer, weights: QuantizedConvolutionWeights, window: QuantizedWindow,
                  patches: UnsafeMutableBufferPointer<Int32>, output: UnsafeMutablePointer<UInt8>,
-                 outputZero: Int32, minimum: Int32, maximum: Int32, scratch: UnsafeMutableBufferPointer<UInt8>) {
+                 outputZero: Int32, minimum: Int32, maximum: Int32, scratch: UnsafeMutableBufferPointer<UInt8>,
+                 inputZero: Int32? = nil, sums: IntegerSumsOutput? = nil) {
         precondition(patches.baseAddress != nil && scratch.baseAddress != nil, "quantized convolution: no scratch")
+        precondition(sums != nil || inputZero == nil || inputZero == weights.inputZero,
+                     "quantized convolution: requantized bytes need the zero point the weights were packed for")
+        self.inputZero = inputZero ?? weights.inputZero
+        var sums = sums
+        // The change of zero point the sums are corrected for (none on pairs, whose patches
+        // subtract `inputZero` itself).
+        if sums != nil { sums!.zeroShift = weights.operands == .pairs ? 0 : self.inputZero &- weights.inputZero }
+        self.sums = sums
         self.scratch = scratch.baseAddress!
         scratchCount = scratch.count
         self.input = input
@@ -490,7 +522,7 @@ func transposedPatches(_ c: QuantizedConvolution, group: Int) {
     }
     let w = c.weights, window = c.window
     let channels = w.inputChannels / w.groups, perPixel = w.depth * w.operands.perElement
-    let bytes = w.operands != .pairs, offset = w.patchOffset, padding = w.paddingValue
+    let bytes = w.operands != .pairs, offset = c.patchOffset, padding = c.paddingValue
     let (kH, kW, inH, inW) = (w.kernelHeight, w.kernelWidth, window.inputHeight, window.inputWidth)
     let out = UnsafeMutableRawPointer(c.patches)
     let plane = inH * inW, taps = kH * kW
@@ -529,7 +561,7 @@ func channelMinorTransposedPatches(_ c: QuantizedConvolution, group: Int) {
     let channels = w.inputChannels / w.groups, perPixel = w.depth * 4, extra = w.paddedChannels - channels
     let (kH, kW, inH, inW) = (w.kernelHeight, w.kernelWidth, window.inputHeight, window.inputWidth)
     let plane = inH * inW, pixels = window.outputHeight * window.outputWidth
-    let flip: UInt8 = w.inputSigned ? 0x80 : 0, padding = UInt8(truncatingIfNeeded: w.paddingValue)
+    let flip: UInt8 = w.inputSigned ? 0x80 : 0, padding = UInt8(truncatingIfNeeded: c.paddingValue)
     let patches = UnsafeMutableRawPointer(c.patches).assumingMemoryBound(to: UInt8.self)
     let transposed = patches + pixels * perPixel
     let source = c.input.assumingMemoryBound(to: UInt8.self) + group * channels * plane
@@ -573,10 +605,14 @@ struct SmallMapQuantizedParts: PoolJob {
                     v: UnsafePointer(t.values.baseAddress + group * depth * t.stride), columns: outputsPerGroup,
                     columnStride: t.stride, bias: nil, output: c.scratch, outputStride: outputsPerGroup,
                     multipliers: multipliers.baseAddress! + group * t.stride, perColumn: true, zeroPoint: c.outputZero,
-                    minimum: c.minimum, maximum: c.maximum, columnBias: bias.baseAddress! + group * t.stride)
+                    minimum: c.minimum, maximum: c.maximum, columnBias: bias.baseAddress! + group * t.stride,
+                    // Sums go straight to their channels' planes (a pixel's channels `pixels` apart).
+                    sums: c.sums?.advanced(channels: group * outputsPerGroup, elements: group * outputsPerGroup * pixels,
+                                           rowStride: 1, columnStride: pixels))
                 quantizedProduct(product, columns: columns)
             }
         }
+        guard c.sums == nil else { return }
         let output = c.output + group * outputsPerGroup * pixels
         for m in columns {
             for pixel in 0..<pixels { output[m * pixels + pixel] = c.scratch[pixel * outputsPerGroup + m] }
@@ -606,7 +642,8 @@ struct QuantizedConvolutionParts: PoolJob {
                         operands: w.operands, v: UnsafePointer(c.patches), columns: pixels, columnStride: stride,
                         bias: bias.baseAddress! + first, output: c.output + first * pixels, outputStride: pixels,
                         multipliers: multipliers.baseAddress! + first, perColumn: false, zeroPoint: c.outputZero,
-                        minimum: c.minimum, maximum: c.maximum)
+                        minimum: c.minimum, maximum: c.maximum,
+                        sums: c.sums?.advanced(channels: first, elements: first * pixels, rowStride: pixels, columnStride: 1))
                     quantizedProduct(product, columns: columns)
                 }
             }
@@ -658,7 +695,7 @@ func quantizedPatches<T: FixedWidthInteger, E: FixedWidthInteger>(
     let (inH, inW, outW) = (window.inputHeight, window.inputWidth, window.outputWidth)
     let (sH, sW) = (window.strideHeight, window.strideWidth)
     let unitWindow = c.hasUnitWindow
-    let offset = w.patchOffset, padding = E(truncatingIfNeeded: w.paddingValue)
+    let offset = c.patchOffset, padding = E(truncatingIfNeeded: c.paddingValue)
     let per = 4 / MemoryLayout<E>.size
     let source = c.input.assumingMemoryBound(to: T.self)
     let elements = UnsafeMutableRawPointer(c.patches).assumingMemoryBound(to: E.self)
@@ -711,7 +748,7 @@ func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels:
     let unitWindow = c.hasUnitWindow
     // Int8 input becomes unsigned by x + 128, its top bit flipped.
     let flip: UInt32 = w.inputSigned ? 0x8080_8080 : 0
-    let padding = Int32(bitPattern: UInt32(truncatingIfNeeded: w.paddingValue) &* 0x0101_0101)
+    let padding = Int32(bitPattern: UInt32(truncatingIfNeeded: c.paddingValue) &* 0x0101_0101)
     let source = c.input.assumingMemoryBound(to: UInt8.self)
     let quads = w.paddedChannels / 4
     for kh in 0..<kH {
@@ -827,8 +864,8 @@ func channelVectorDepthwise(_ c: QuantizedConvolution, block: Int, _ geometry: Q
                             _ plane: UnsafeMutablePointer<Int32>) {
     let w = c.weights, window = c.window, vectors = w.depthwiseVectors!
     let first = block * lanes, valid = min(lanes, w.outputChannels - first)
-    let (inH, inW, width) = (window.inputHeight, window.inputWidth, geometry.width), offset = w.patchOffset
-    plane.update(repeating: w.paddingValue, count: geometry.count)
+    let (inH, inW, width) = (window.inputHeight, window.inputWidth, geometry.width), offset = c.patchOffset
+    plane.update(repeating: c.paddingValue, count: geometry.count)
     for lane in 0..<valid {
         let source = c.input + (first + lane) * inH * inW
         for ih in 0..<inH {
@@ -843,6 +880,7 @@ func channelVectorDepthwise(_ c: QuantizedConvolution, block: Int, _ geometry: Q
     let (dH, dW, outH, outW) = (window.dilationHeight, window.dilationWidth, window.outputHeight, window.outputWidth)
     let low = Float(c.minimum - c.outputZero), high = Float(c.maximum - c.outputZero)
     let padded = vectors.bias.count
+    let sums = c.sums?.advanced(channels: 0, elements: 0, rowStride: 1, columnStride: outH * outW)
     vectors.taps.withUnsafeBufferPointer { taps in
         let bias = vectors.bias.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress! + first).loadUnaligned(as: IntVector.self) }
         let multiplier = vectors.multipliers.withUnsafeBufferPointer {
@@ -860,6 +898,10 @@ func channelVectorDepthwise(_ c: QuantizedConvolution, block: Int, _ geometry: Q
                         acc &+= x &* weight
                     }
                 }
+                if let sums {
+                    sums.store(acc, row: oh * outW + ow, column: first, count: valid, channel: first, lanesAreChannels: true)
+                    continue
+                }
                 let bytes = vbg_requantize(acc, multiplier, low, high, c.outputZero)
                 let out = c.output + first * outH * outW + oh * outW + ow
                 for lane in 0..<valid { out[lane * outH * outW] = bytes[lane] }
@@ -872,16 +914,16 @@ func channelVectorDepthwise(_ c: QuantizedConvolution, block: Int, _ geometry: Q
 @inline(never)
 func depthwisePlane(_ c: QuantizedConvolution, channel: Int, _ geometry: QuantizedDepthwisePlane, _ plane: UnsafeMutablePointer<Int32>) {
     let w = c.weights, window = c.window
-    let (inH, inW, width) = (window.inputHeight, window.inputWidth, geometry.width), offset = w.patchOffset
+    let (inH, inW, width) = (window.inputHeight, window.inputWidth, geometry.width), offset = c.patchOffset
     let (top, left, right) = (window.padTop, window.padLeft, geometry.width - window.padLeft - inW)
     // The border only: the rows above and below, and each input row's two ends.
-    plane.update(repeating: w.paddingValue, count: top * width)
-    (plane + (top + inH) * width).update(repeating: w.paddingValue, count: (geometry.height - top - inH) * width)
+    plane.update(repeating: c.paddingValue, count: top * width)
+    (plane + (top + inH) * width).update(repeating: c.paddingValue, count: (geometry.height - top - inH) * width)
     let source = c.input + channel * inH * inW
     for ih in 0..<inH {
         let row = plane + (ih + top) * width, line = source + ih * inW
-        row.update(repeating: w.paddingValue, count: left)
-        (row + left + inW).update(repeating: w.paddingValue, count: right)
+        row.update(repeating: c.paddingValue, count: left)
+        (row + left + inW).update(repeating: c.paddingValue, count: right)
         let out = row + left
         var iw = 0
         while iw + lanes <= inW {
@@ -907,6 +949,7 @@ func quantizedDepthwise(_ c: QuantizedConvolution, channel: Int, _ geometry: Qua
     let low = Float(c.minimum - c.outputZero), high = Float(c.maximum - c.outputZero)
     let multiplier = Vector(repeating: w.multipliers[channel]), bias = IntVector(repeating: w.bias[channel])
     let output = c.output + channel * outH * outW
+    let sums = c.sums?.advanced(channels: 0, elements: 0, rowStride: outW, columnStride: 1)
     // The stride a constant in each instance, so the load's switch leaves the tap loop.
     switch sW {
     case 1: rows(1)
@@ -934,6 +977,12 @@ func quantizedDepthwise(_ c: QuantizedConvolution, channel: Int, _ geometry: Qua
                     for kw in 0..<kW {
                         acc &+= load(row + kw * dW, sW) &* IntVector(repeating: taps[kh * kW + kw])
                     }
+                }
+                if let sums {
+                    sums.store(acc, row: channel * outH + oh, column: ow, count: min(lanes, outW - ow), channel: channel,
+                               lanesAreChannels: false)
+                    ow += lanes
+                    continue
                 }
                 let bytes = vbg_requantize(acc, multiplier, low, high, c.outputZero)
                 let out = output + oh * outW + ow
@@ -963,6 +1012,9 @@ package final class QuantizedMatrixWeights {
     let multipliers: [Float]
     /// Per column, padded to `stride`: the bias, and with bytes the activations' remaining shift.
     let columnBias: [Int32]
+    /// Σ_k B[k][n] (B minus its zero points) per column: what a change of A's zero point takes
+    /// from the sums (``IntegerSumsOutput``).
+    package let weightSums: [Int32]
     package var depth: Int { operands.depth(inner) }
     /// What is subtracted from A's values (with pairs, per row when `aZero` is).
     func aOffset(row: Int) -> Int32 {
@@ -982,7 +1034,7 @@ package final class QuantizedMatrixWeights {
         let depth = operands.depth(inner), per = operands.perElement
         self.values = IntegerBuffer<Int32>(count: depth * stride)
         let raw = UnsafeMutableRawPointer(self.values.baseAddress)
-        var columnBias = [Int32](repeating: 0, count: stride)
+        var columnBias = [Int32](repeating: 0, count: stride), weightSums = [Int32](repeating: 0, count: columns)
         if let bias { for n in 0..<columns { columnBias[n] = bias[n] } }
         let padding = operands == .pairs ? 0 : aZero[0] &- (aSigned ? -128 : 0)
         for k in 0..<inner {
@@ -991,9 +1043,11 @@ package final class QuantizedMatrixWeights {
                 if operands == .pairs { raw.storeBytes(of: value, toByteOffset: 2 * index, as: Int16.self) }
                 else { raw.storeBytes(of: Int8(value), toByteOffset: index, as: Int8.self) }
                 columnBias[n] = columnBias[n] &- padding &* Int32(value)
+                weightSums[n] = weightSums[n] &+ Int32(value)
             }
         }
         self.columnBias = columnBias
+        self.weightSums = weightSums
         self.multipliers = multipliers
     }
 }
@@ -1010,11 +1064,27 @@ package struct QuantizedMatrixProduct {
     package let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     /// Float32 outputs (Float(sum) · multiplier) instead of bytes, or nil.
     package let floatOutput: UnsafeMutablePointer<Float>?
-    /// - Precondition: `shifted` holds ``quantizedShiftedCount(rows:_:)`` elements.
+    /// A's zero point known only at run time (one for every row; nil: the weights' `aZero`), and
+    /// the sums or their float epilogue written instead of bytes (output row-major).
+    let aZero: Int32?, sums: IntegerSumsOutput?
+    /// What is subtracted from A's values in row `row`.
+    func aOffset(row: Int) -> Int32 {
+        guard let aZero else { return weights.aOffset(row: row) }
+        return weights.operands == .pairs ? aZero : (weights.aSigned ? -128 : 0)
+    }
+    /// - Precondition: `shifted` holds ``quantizedShiftedCount(rows:_:)`` elements; a run-time
+    ///   `aZero` comes with `sums`, for weights made with one zero point.
     package init(a: UnsafeRawPointer, rows: Int, weights: QuantizedMatrixWeights,
                  shifted: UnsafeMutableBufferPointer<Int32>, output: UnsafeMutablePointer<UInt8>, outputZero: Int32,
-                 minimum: Int32, maximum: Int32, floatOutput: UnsafeMutablePointer<Float>? = nil) {
+                 minimum: Int32, maximum: Int32, floatOutput: UnsafeMutablePointer<Float>? = nil,
+                 aZero: Int32? = nil, sums: IntegerSumsOutput? = nil) {
+        precondition(aZero == nil || (sums != nil && weights.aZero.count == 1), "quantized matrix: a run-time zero point needs the sums' output")
         self.floatOutput = floatOutput
+        self.aZero = aZero
+        var sums = sums
+        // The change of zero point the sums are corrected for (none on pairs, which subtract it).
+        if let aZero, sums != nil { sums!.zeroShift = weights.operands == .pairs ? 0 : aZero &- weights.aZero[0] }
+        self.sums = sums?.advanced(channels: 0, elements: 0, rowStride: weights.columns, columnStride: 1)
         precondition(weights.aZero.count == 1 || weights.aZero.count == rows, "quantized matrix: zero points")
         precondition(shifted.baseAddress != nil && shifted.count >= quantizedShiftedCount(rows: rows, weights),
                      "quantized matrix: \(shifted.count) shifted elements for \(rows) rows of depth \(weights.depth)")
@@ -1028,7 +1098,7 @@ package func quantizedMatrixProduct(_ product: QuantizedMatrixProduct, pool: Wor
     let w = product.weights, k = w.inner, perRow = w.depth * w.operands.perElement
     let out = UnsafeMutableRawPointer(product.shifted)
     for r in 0..<product.rows {
-        let offset = w.aOffset(row: r)
+        let offset = product.aOffset(row: r)
         for p in 0..<k {
             let value = (w.aSigned ? Int32(product.a.load(fromByteOffset: r * k + p, as: Int8.self))
                 : Int32(product.a.load(fromByteOffset: r * k + p, as: UInt8.self))) &- offset
@@ -1052,7 +1122,7 @@ struct QuantizedMatrixParts: PoolJob {
                     v: UnsafePointer(w.values.baseAddress), columns: w.columns, columnStride: w.stride, bias: nil,
                     output: p.output, outputStride: w.columns, multipliers: multipliers.baseAddress!, perColumn: true,
                     zeroPoint: p.outputZero, minimum: p.minimum, maximum: p.maximum,
-                    columnBias: columnBias.baseAddress!, floatOutput: p.floatOutput), columns: columns)
+                    columnBias: columnBias.baseAddress!, floatOutput: p.floatOutput, sums: p.sums), columns: columns)
             }
         }
     }

@@ -225,11 +225,32 @@ private func accumulateRow(_ row: UnsafePointer<Float>, _ otherRow: UnsafePointe
     }
 }
 
-/// Global average pool: `output[c]` = mean of channel c's interior.
+/// Global average pool: `output[c]` = mean of channel c's interior, summed in float64 and
+/// rounded once, as the reference kernel (and onnxruntime) compute it: a float64 sum of float32
+/// values is exact whatever its order unless they span more than ~29 binary orders of magnitude,
+/// so the means are the reference's. (A float32 sum was a few ulps off, enough to move a value
+/// DynamicQuantizeLinear quantizes after it across a rounding boundary.)
 @inline(never)
 package func globalAveragePool(_ input: FeatureMap, output: UnsafeMutablePointer<Float>) {
-    let count = Float(input.pixels)
-    for c in 0..<input.channels { output[c] = channelSum(input, c) / count }
+    let count = Double(input.pixels)
+    for c in 0..<input.channels {
+        // Eight independent float64 sums (the lanes of one vector).
+        var acc = SIMD8<Double>()
+        let width = input.layout.isDense ? input.pixels : input.layout.width
+        for y in 0..<(input.layout.isDense ? 1 : input.layout.height) {
+            let row = UnsafePointer(input.plane(c) + y * input.layout.rowStride)
+            var x = 0
+            while x + 8 <= width {
+                for i in 0..<8 { acc[i] += Double(row[x + i]) }
+                x += 8
+            }
+            while x < width {
+                acc[0] += Double(row[x])
+                x += 1
+            }
+        }
+        output[c] = Float(acc.sum() / count)
+    }
 }
 
 /// The mean over the middle axis of a dense [outer, count, inner] array:

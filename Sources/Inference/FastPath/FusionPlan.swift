@@ -34,6 +34,8 @@ struct FusionPlan: Sendable {
         case deinterleave(DeinterleaveFusion)
         /// A zero Pad of the spatial axes, folded into the convolution reading it.
         case paddedConvolution(PaddedConvolution)
+        /// A ConvInteger or MatMulInteger with the Cast, Mul, Add and activation after it.
+        case integerSums(IntegerSumsFusion)
 
         /// The output values of the nodes after the leader whose work its step does.
         var absorbed: [Int] {
@@ -48,6 +50,7 @@ struct FusionPlan: Sendable {
             case .channelSoftmax(let softmax, let output): [softmax, output]
             case .deinterleave: []
             case .paddedConvolution(let f): f.absorbed
+            case .integerSums(let f): f.absorbed
             }
         }
 

@@ -9,7 +9,8 @@ import Kernels
 ///
 /// Each rule is a `match…` function in `Rules/`, one file per family (convolutions and what they
 /// absorb in `ConvolutionRules.swift`, `EpilogueRules.swift` and `BandedPointwiseDepthwiseRules.swift`;
-/// multi-node blocks in `BlockRules.swift`; Transposes in `TransposeRules.swift`); the builders of
+/// multi-node blocks in `BlockRules.swift`; Transposes in `TransposeRules.swift`; the dynamic form's
+/// integer products in `IntegerProductRules.swift`); the builders of
 /// their steps stay in the `StepBuilder` files. `matchFusion(at:plan:)` dispatches on the operator.
 struct FusionRules: KernelChoices {
     let graph: LoadedGraph
@@ -101,6 +102,9 @@ struct FusionRules: KernelChoices {
             return matchChannelSoftmax(transpose, node).map { .channelSoftmax(softmax: $0.softmax, output: $0.output) }
         case let gather as AxisGather:
             return matchPaddedConvolution(gather, node).map { .paddedConvolution($0) }
+        case is ConvInteger, is MatMulInteger:
+            guard integerProductRunsFast(node) else { return nil }
+            return matchIntegerSums(node, at: index).map { .integerSums($0) }
         default:
             return nil
         }

@@ -75,15 +75,18 @@ extension StepBuilder {
     }
 }
 
-/// A QLinearConv on the integer kernel; its patch matrix and (small maps) transposed product in
-/// the pool's shared scratch (the kernel uses no other scratch).
+/// A QLinearConv (or, with `dynamic`, a ConvInteger) on the integer kernel; its patch matrix and
+/// (small maps) transposed product in the pool's shared scratch (the kernel uses no other scratch).
 struct QuantizedConvolutionStep: ScratchUsingStep {
     let input: UnsafeRawPointer
     let weights: QuantizedConvolutionWeights, window: QuantizedWindow
     let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
-    /// Images, and bytes per input and output image.
+    /// Images, and bytes per input image and elements per output image.
     let batch: Int, inputImage: Int, outputImage: Int
     let pool: WorkerPool
+    /// The input's zero point read at run time and the int32 sums or their float epilogue
+    /// written instead of bytes (`IntegerProductSteps.swift`), or nil.
+    var dynamic: DynamicSums? = nil
     /// The patches' Int32 elements for the pool's threads, then the product's bytes, 64-byte aligned.
     private var patchCount: Int { quantizedPatchCount(weights, window, threads: pool.threadCount) }
     private var productOffset: Int { (patchCount + 15) / 16 * 16 }
@@ -95,30 +98,41 @@ struct QuantizedConvolutionStep: ScratchUsingStep {
         let patches = UnsafeMutableBufferPointer(start: base.assumingMemoryBound(to: Int32.self), count: patchCount)
         let product = UnsafeMutableBufferPointer(
             start: (base + productOffset * MemoryLayout<Float>.stride).assumingMemoryBound(to: UInt8.self), count: productBytes)
-        for image in 0..<batch {
-            quantizedConvolution(QuantizedConvolution(
-                input: input + image * inputImage, weights: weights,
-                window: window, patches: patches, output: output + image * outputImage,
-                outputZero: outputZero, minimum: minimum, maximum: maximum, scratch: product), pool: pool)
+        let zero = dynamic?.zero
+        weights.weightSums.withUnsafeBufferPointer { weightSums in
+            for image in 0..<batch {
+                quantizedConvolution(QuantizedConvolution(
+                    input: input + image * inputImage, weights: weights,
+                    window: window, patches: patches, output: output + image * outputImage,
+                    outputZero: outputZero, minimum: minimum, maximum: maximum, scratch: product,
+                    inputZero: zero, sums: dynamic?.output(weightSums.baseAddress!, offset: image * outputImage)), pool: pool)
+            }
         }
     }
 }
 
-/// A QLinearMatMul or QGemm on the integer kernel; A shifted and packed in the pool's shared scratch.
+/// A QLinearMatMul or QGemm (or, with `dynamic`, a MatMulInteger) on the integer kernel; A
+/// shifted and packed in the pool's shared scratch.
 struct QuantizedMatrixStep: ScratchUsingStep {
     let a: UnsafeRawPointer, rows: Int
     let weights: QuantizedMatrixWeights
     let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     let pool: WorkerPool
     var floatOutput: UnsafeMutablePointer<Float>? = nil
+    /// A's zero point read at run time and the int32 sums or their float epilogue written
+    /// instead of bytes (`IntegerProductSteps.swift`), or nil.
+    var dynamic: DynamicSums? = nil
     var scratch: ScratchSize { ScratchSize(shared: quantizedShiftedCount(rows: rows, weights)) }
     func run() {
         precondition(pool.holds(scratch), "quantized matrix product: pool shared scratch too small")
         let shifted = UnsafeMutableBufferPointer(start: UnsafeMutableRawPointer(pool.shared.baseAddress!).assumingMemoryBound(to: Int32.self),
                                                  count: quantizedShiftedCount(rows: rows, weights))
-        quantizedMatrixProduct(QuantizedMatrixProduct(
-            a: a, rows: rows, weights: weights, shifted: shifted,
-            output: output, outputZero: outputZero, minimum: minimum, maximum: maximum, floatOutput: floatOutput), pool: pool)
+        weights.weightSums.withUnsafeBufferPointer { weightSums in
+            quantizedMatrixProduct(QuantizedMatrixProduct(
+                a: a, rows: rows, weights: weights, shifted: shifted,
+                output: output, outputZero: outputZero, minimum: minimum, maximum: maximum, floatOutput: floatOutput,
+                aZero: dynamic?.zero, sums: dynamic?.output(weightSums.baseAddress!)), pool: pool)
+        }
     }
 }
 

@@ -131,6 +131,10 @@ final class StepBuilder: KernelChoices {
         case .cancelledTransposes(let f): return cancelledTransposesStep(node.operation as! Transpose, f, node, inputs)
         case .channelSoftmax(_, let output): return channelSoftmaxStep(node.operation as! Transpose, output: output, inputs)
         case .deinterleave(let f): return deinterleaveStep(node.operation as! Transpose, node, inputs, outputs, fusion: f)
+        case .integerSums(let f):
+            // The rule matched only what these steps take (`integerProductRunsFast`).
+            if let conv = node.operation as? ConvInteger { return integerConvolutionStep(conv, node, inputs, outputs, fusion: f)! }
+            return integerMatrixStep(node.operation as! MatMulInteger, node, inputs, outputs, fusion: f)!
         }
     }
 
@@ -195,6 +199,12 @@ final class StepBuilder: KernelChoices {
             return halfCastStep(cast, inputs, outputs)
         case let concat as QLinearConcat:
             return quantizedConcatStep(concat, node, inputs, outputs)
+        case let conv as ConvInteger:
+            return integerConvolutionStep(conv, node, inputs, outputs, fusion: nil)
+        case let product as MatMulInteger:
+            return integerMatrixStep(product, node, inputs, outputs, fusion: nil)
+        case let quantize as DynamicQuantizeLinear:
+            return dynamicQuantizeStep(quantize, inputs, outputs)
         case let transpose as Transpose:
             if Self.isDeinterleave(transpose) { return deinterleaveStep(transpose, node, inputs, outputs, fusion: nil) }
             return interleaveStep(transpose, inputs, outputs) ?? blockTransposeStep(transpose, inputs, outputs)

@@ -69,7 +69,8 @@ final class ConstantStore: @unchecked Sendable {
 
     /// The constants that only a kernel's packing reads on the fast path: the weights and biases
     /// of Conv, ConvTranspose, Gemm and MatMul, and of their quantized forms (QLinearConv,
-    /// QLinearMatMul, com.microsoft QGemm), when every node reading them reads them so. (Whether
+    /// QLinearMatMul, com.microsoft QGemm, and the weights and weight zero points of ConvInteger
+    /// and MatMulInteger), when every node reading them reads them so. (Whether
     /// a session's steps did pack them is checked before they are freed.)
     static func packingSources(_ graph: LoadedGraph) -> Set<Int> {
         var packed: Set<Int> = [], other: Set<Int> = []
@@ -81,6 +82,7 @@ final class ConstantStore: @unchecked Sendable {
             case is QLinearConv: [3, 8]
             case is QLinearMatMul: [3]
             case is QGemm: [3, 6]
+            case is ConvInteger, is MatMulInteger: [1, 3]
             default: []
             }
             for (position, id) in node.inputs.enumerated() where graph.values[id].constant != nil {
