@@ -52,6 +52,7 @@ package final class InferenceModel: Sendable {
     /// The constants, which every session of the model reads in place.
     let constants: ConstantStore
 
+    #if !hasFeature(Embedded)
     /// Bytes the model holds: its constants (in the `ConstantStore` its sessions read), the
     /// weights its fast sessions packed (`PackedWeights`) and its operators' tables (every session
     /// of the model shares them; a session's own bytes are `InferenceSession.heldBytes`). Walks
@@ -67,6 +68,7 @@ package final class InferenceModel: Sendable {
         }
         return held.bytes + constants.byteCount + (fastGraph?.constants.byteCount ?? 0)
     }
+    #endif
     /// The graph fast sessions that plan every fusion run when it differs from `graph`, with its
     /// fast-path plan and constants: the QDQ groups rewritten into QLinearConv and QLinearMatMul
     /// (`QuantizedGroupRewrite`), which the fast path runs on its integer kernel. Nil when no

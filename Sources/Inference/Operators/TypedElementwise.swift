@@ -169,7 +169,7 @@ extension NodeContext {
         var shape: [Int] = []
         for next in shapes {
             guard let joined = Shapes.broadcast(shape, next) else {
-                throw error(.invalidShape, "shapes \(shapes.map(\.description).joined(separator: ", ")) cannot be broadcast")
+                throw error(.invalidShape, "shapes \(shapes) cannot be broadcast")
             }
             shape = joined
         }
