@@ -200,16 +200,20 @@ struct Copy {
     let source: UnsafeRawPointer, destination: UnsafeMutableRawPointer, bytes: Int
 }
 
-struct CopiesStep: Step {
+final class CopiesStep: Step {
     let copies: [Copy]
     func run() {
         for copy in copies { copy.destination.copyMemory(from: copy.source, byteCount: copy.bytes) }
+    }
+
+    init(copies: [Copy]) {
+        self.copies = copies
     }
 }
 
 /// Copies blocks of bytes from the given source offsets, one after another into the output
 /// (`copyMemory` moves, so a single block may overlap its source).
-struct BlockCopyStep: Step {
+final class BlockCopyStep: Step {
     let input: UnsafeRawPointer, output: UnsafeMutableRawPointer, sources: [Int], blockBytes: Int
     func run() {
         var destination = output
@@ -217,6 +221,13 @@ struct BlockCopyStep: Step {
             destination.copyMemory(from: input + sources[index], byteCount: blockBytes)
             destination += blockBytes
         }
+    }
+
+    init(input: UnsafeRawPointer, output: UnsafeMutableRawPointer, sources: [Int], blockBytes: Int) {
+        self.input = input
+        self.output = output
+        self.sources = sources
+        self.blockBytes = blockBytes
     }
 }
 
@@ -241,38 +252,84 @@ extension StepBuilder {
     }
 }
 
-struct PlaneGatherStep: Step {
+final class PlaneGatherStep: Step {
     let input: FeatureMap, rows: [Int], columns: [Int], output: FeatureMap, pool: WorkerPool
     func run() { resizeNearest(input, rows: rows, columns: columns, output: output, pool: pool) }
+
+    init(input: FeatureMap, rows: [Int], columns: [Int], output: FeatureMap, pool: WorkerPool) {
+        self.input = input
+        self.rows = rows
+        self.columns = columns
+        self.output = output
+        self.pool = pool
+    }
 }
 
-struct ChannelAffineStep: Step {
+final class ChannelAffineStep: Step {
     let input: FeatureMap, output: FeatureMap, factor: FloatBuffer, shift: FloatBuffer, pool: WorkerPool
     func run() { channelAffine(input, scale: factor.baseAddress, shift: shift.baseAddress, output: output, pool: pool) }
+
+    init(input: FeatureMap, output: FeatureMap, factor: FloatBuffer, shift: FloatBuffer, pool: WorkerPool) {
+        self.input = input
+        self.output = output
+        self.factor = factor
+        self.shift = shift
+        self.pool = pool
+    }
 }
 
-struct ParametricReLUStep: Step {
+final class ParametricReLUStep: Step {
     let input: FeatureMap, slope: UnsafePointer<Float>, perChannel: Bool, output: FeatureMap, pool: WorkerPool
     func run() { parametricReLU(input, slope: slope, slopeIsPerChannel: perChannel, output: output, pool: pool) }
+
+    init(input: FeatureMap, slope: UnsafePointer<Float>, perChannel: Bool, output: FeatureMap, pool: WorkerPool) {
+        self.input = input
+        self.slope = slope
+        self.perChannel = perChannel
+        self.output = output
+        self.pool = pool
+    }
 }
 
-struct ClampStep: Step {
+final class ClampStep: Step {
     let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, lower: Float, upper: Float
     func run() { clamp(input, lower: lower, upper: upper, output: output, count: count) }
+
+    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, lower: Float, upper: Float) {
+        self.input = input
+        self.output = output
+        self.count = count
+        self.lower = lower
+        self.upper = upper
+    }
 }
 
-struct SoftmaxStep: Step {
+final class SoftmaxStep: Step {
     let input: FeatureMap, output: FeatureMap, pool: WorkerPool
     func run() { softmaxOverChannels(input, output: output, pool: pool) }
+
+    init(input: FeatureMap, output: FeatureMap, pool: WorkerPool) {
+        self.input = input
+        self.output = output
+        self.pool = pool
+    }
 }
 
-struct ResizeTableStep: ScratchUsingStep {
+final class ResizeTableStep: ScratchUsingStep {
     let input: FeatureMap, rows: ResizeAxis, columns: ResizeAxis, output: FeatureMap, pool: WorkerPool
     var scratch: ScratchSize { resizeBilinearScratch(outputWidth: columns.count) }
     func run() { resizeBilinear(input, rows: rows, columns: columns, output: output, pool: pool) }
+
+    init(input: FeatureMap, rows: ResizeAxis, columns: ResizeAxis, output: FeatureMap, pool: WorkerPool) {
+        self.input = input
+        self.rows = rows
+        self.columns = columns
+        self.output = output
+        self.pool = pool
+    }
 }
 
-struct PoolStep: ScratchUsingStep {
+final class PoolStep: ScratchUsingStep {
     let input: FeatureMap, kind: PoolKind, height: WindowAxis, width: WindowAxis, output: FeatureMap, pool: WorkerPool
     var scratch: ScratchSize {
         pool2DScratch(input: input.layout, output: output.layout, kernelHeight: height.kernel, kernelWidth: width.kernel,
@@ -281,6 +338,15 @@ struct PoolStep: ScratchUsingStep {
     func run() {
         pool2D(input, kind: kind, kernelHeight: height.kernel, kernelWidth: width.kernel, strideHeight: height.stride,
                strideWidth: width.stride, padTop: height.padBegin, padLeft: width.padBegin, output: output, pool: pool)
+    }
+
+    init(input: FeatureMap, kind: PoolKind, height: WindowAxis, width: WindowAxis, output: FeatureMap, pool: WorkerPool) {
+        self.input = input
+        self.kind = kind
+        self.height = height
+        self.width = width
+        self.output = output
+        self.pool = pool
     }
 }
 
@@ -347,7 +413,7 @@ extension StepBuilder {
 
 /// Runs of a broadcast copy, one per row of `offsets` (output, input, unused): the input's run,
 /// or (`inputStep` 0) its first value repeated.
-struct BroadcastCopyStep: Step {
+final class BroadcastCopyStep: Step {
     let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, offsets: [Int], runLength: Int, inputStep: Int
     func run() {
         var row = 0
@@ -361,10 +427,18 @@ struct BroadcastCopyStep: Step {
             row += 3
         }
     }
+
+    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, offsets: [Int], runLength: Int, inputStep: Int) {
+        self.input = input
+        self.output = output
+        self.offsets = offsets
+        self.runLength = runLength
+        self.inputStep = inputStep
+    }
 }
 
 /// Runs of a broadcast binary operation, one per row of `offsets` (output, a, b).
-struct BroadcastBinaryStep: Step {
+final class BroadcastBinaryStep: Step {
     let a: UnsafePointer<Float>, b: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>
     let operation: BinaryOperation, offsets: [Int], runLength: Int, aStep: Int, bStep: Int
     func run() {
@@ -374,5 +448,16 @@ struct BroadcastBinaryStep: Step {
                     output: output + offsets[row], count: runLength)
             row += 3
         }
+    }
+
+    init(a: UnsafePointer<Float>, b: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, operation: BinaryOperation, offsets: [Int], runLength: Int, aStep: Int, bStep: Int) {
+        self.a = a
+        self.b = b
+        self.output = output
+        self.operation = operation
+        self.offsets = offsets
+        self.runLength = runLength
+        self.aStep = aStep
+        self.bStep = bStep
     }
 }

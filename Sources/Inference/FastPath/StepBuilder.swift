@@ -275,9 +275,15 @@ extension StepBuilder {
     }
 }
 
-struct InterleaveStep: Step {
+final class InterleaveStep: Step {
     let input: FeatureMap, output: UnsafeMutablePointer<Float>, pool: WorkerPool
     func run() { interleaveChannels(input, output: output, pool: pool) }
+
+    init(input: FeatureMap, output: UnsafeMutablePointer<Float>, pool: WorkerPool) {
+        self.input = input
+        self.output = output
+        self.pool = pool
+    }
 }
 
 /// The image input's NHWC → NCHW.

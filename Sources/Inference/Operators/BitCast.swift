@@ -3,7 +3,7 @@
 /// any stored type (bool is one byte). A float16 or double initializer is held as float32
 /// (`ConstantTensor`), so BitCast of one is refused as a width mismatch rather than cast wrongly.
 /// The 4- and 2-bit types are refused: the engine holds them one per byte, not as their bits.
-struct BitCast: Operator {
+final class BitCast: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
@@ -30,5 +30,11 @@ struct BitCast: Operator {
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         UnsafeMutableRawPointer(outputs[0]).copyMemory(from: inputs[0], byteCount: byteCount)
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], byteCount: Int) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.byteCount = byteCount
     }
 }

@@ -12,7 +12,7 @@
 ///
 /// (onnxruntime resizes other layouts of bytes differently: a 4-D tensor resized on its middle
 /// axes with integer weights, 3-D and 5-D ones trilinearly; those are refused by name.)
-struct ByteResize: Operator {
+final class ByteResize: Operator {
     /// Per output row or column: the two source indices, their weights, and whether the
     /// coordinate is outside the input (extrapolated).
     struct AxisTable: Sendable {
@@ -98,5 +98,18 @@ struct ByteResize: Operator {
                 }
             }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], planes: Int, inH: Int, inW: Int, outH: Int, outW: Int, rows: AxisTable, columns: AxisTable, fill: Int32?) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.planes = planes
+        self.inH = inH
+        self.inW = inW
+        self.outH = outH
+        self.outW = outW
+        self.rows = rows
+        self.columns = columns
+        self.fill = fill
     }
 }

@@ -11,7 +11,7 @@
 /// the default, `down`, `nearest`) and `saturate` apply as onnx's `to_float8e8m0` computes them
 /// (`E8M0`). bfloat16 overflows to ±infinity and float4e2m1 (no infinity) to ±6, whatever
 /// `saturate` says.
-struct Cast: Operator {
+final class Cast: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
@@ -59,6 +59,15 @@ struct Cast: Operator {
                 TensorElements.setDouble(TensorElements.double(x, at: i, source), y, at: i, target, saturate: saturate, rounding: rounding)
             }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], source: ElementType, count: Int, saturate: Bool, rounding: E8M0.Rounding) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.source = source
+        self.count = count
+        self.saturate = saturate
+        self.rounding = rounding
     }
 }
 

@@ -1,6 +1,6 @@
 /// ONNX `ConstantOfShape` (9, 20, 21): a tensor of the constant int64 `input` shape filled with
 /// the one-element `value` tensor (float32 0 when absent), of `value`'s type.
-struct ConstantOfShape: Operator {
+final class ConstantOfShape: Operator {
     let dataInputs: [Int] = []
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
@@ -34,5 +34,11 @@ struct ConstantOfShape: Operator {
         element.withUnsafeBytes { bytes in
             for i in 0..<outputShapes[0].reduce(1, *) { (y + i * size).copyMemory(from: bytes.baseAddress!, byteCount: size) }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], element: [UInt8]) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.element = element
     }
 }

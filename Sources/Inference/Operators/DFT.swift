@@ -14,7 +14,7 @@ import CMath
 ///
 /// Computed in double by the direct sum (twiddles from one table of L points), then rounded to
 /// the input's type.
-struct DFT: Operator {
+final class DFT: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
@@ -124,5 +124,21 @@ struct DFT: Operator {
                 }
             }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], type: ElementType, outer: Int, length: Int, inner: Int, components: Int, transformLength: Int, bins: Int, inverse: Bool, onesided: Bool, cosines: [Double], sines: [Double]) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.type = type
+        self.outer = outer
+        self.length = length
+        self.inner = inner
+        self.components = components
+        self.transformLength = transformLength
+        self.bins = bins
+        self.inverse = inverse
+        self.onesided = onesided
+        self.cosines = cosines
+        self.sines = sines
     }
 }

@@ -9,7 +9,7 @@
 ///
 /// with f Sigmoid and g Tanh by default (`activations`: f, g per direction). The inputs, outputs
 /// and shared attributes are described in `Recurrent.swift`.
-struct GRU: Operator {
+final class GRU: Operator {
     let common: Recurrent.Common
     let linearBeforeReset: Bool
     static var checksInputTypes: Bool { true }
@@ -52,5 +52,10 @@ struct GRU: Operator {
                 h[j] = (1 - zt) * ht + zt * h[j]
             }
         }
+    }
+
+    init(common: Recurrent.Common, linearBeforeReset: Bool) {
+        self.common = common
+        self.linearBeforeReset = linearBeforeReset
     }
 }

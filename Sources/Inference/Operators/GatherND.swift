@@ -52,7 +52,7 @@ struct TupleIndexing: Sendable {
 ///
 /// A tuple with a coordinate outside [−dim, dim) at run time (which the spec leaves undefined)
 /// gives a slice of zeros.
-struct GatherND: Operator {
+final class GatherND: Operator {
     let dataInputs = [0, 1]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
@@ -82,5 +82,12 @@ struct GatherND: Operator {
             }
             destination += bytes
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], indexType: ElementType, indexing: TupleIndexing) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.indexType = indexType
+        self.indexing = indexing
     }
 }

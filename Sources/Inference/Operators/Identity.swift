@@ -1,6 +1,6 @@
 /// Dropout's kernel with its mask output: a copy of input 0 of any stored type, and a second
 /// output every byte of which is `maskByte`.
-struct MaskedCopy: Operator {
+final class MaskedCopy: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]

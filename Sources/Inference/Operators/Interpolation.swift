@@ -2,7 +2,7 @@
 /// over the product of its per-axis taps (`ResizeGeometry.Taps`), or the extrapolation value
 /// when a coordinate falls outside the input. What `Resize` and `Upsample` build for the cases
 /// the 2-D `Resize` kernel does not cover (other axes or ranks, cubic, antialiasing, crops).
-struct Interpolation: Operator {
+final class Interpolation: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     /// Per axis: taps per output index, and per output index and tap the input offset (index

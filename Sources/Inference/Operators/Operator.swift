@@ -8,7 +8,7 @@
 /// Buffers are passed as `Float` pointers because float32 is what nearly every kernel reads; an
 /// operator that takes or makes other element types views its buffers through
 /// `UnsafeRawPointer` (every buffer is 64-byte aligned and sized for its own type).
-protocol Operator: Sendable {
+protocol Operator: AnyObject, Sendable {
     /// The node inputs the kernel reads at run time, as indices into the node's input list, in
     /// the order `run` receives them. Inputs read only at plan time (a Reshape's shape, a Resize's
     /// sizes, a Slice's starts) are not listed.

@@ -14,7 +14,7 @@
 /// The operator built is this struct, the bilinear kernel on the last two axes of a 4-D float
 /// tensor, for linear resizing of only those axes without antialiasing or cropping (what the
 /// fast path recognises); nearest is an `AxisGather` and everything else an `Interpolation`.
-struct Resize: Operator {
+final class Resize: Operator {
     /// For each output row or column, the two source indices and the second one's weight.
     struct AxisTable: Sendable {
         var first: [Int] = []
@@ -175,5 +175,16 @@ struct Resize: Operator {
                 }
             }
         }
+    }
+
+    init(outputShapes: [[Int]], planes: Int, inH: Int, inW: Int, outH: Int, outW: Int, rows: AxisTable, columns: AxisTable) {
+        self.outputShapes = outputShapes
+        self.planes = planes
+        self.inH = inH
+        self.inW = inW
+        self.outH = outH
+        self.outW = outW
+        self.rows = rows
+        self.columns = columns
     }
 }

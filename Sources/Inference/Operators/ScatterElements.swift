@@ -5,7 +5,7 @@
 ///
 /// An update whose index lies outside [−dim, dim) at run time (which the spec leaves undefined)
 /// is skipped.
-struct ScatterElements: Operator {
+final class ScatterElements: Operator {
     let dataInputs = [0, 1, 2]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
@@ -37,5 +37,13 @@ struct ScatterElements: Operator {
                 reduction.apply(y, offset, updates, k, type)
             }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], indexType: ElementType, indexing: ElementIndexing, reduction: ScatterReduction) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.indexType = indexType
+        self.indexing = indexing
+        self.reduction = reduction
     }
 }

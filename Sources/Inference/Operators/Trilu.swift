@@ -2,7 +2,7 @@
 /// the last two dims' matrices of x, the rest zeros. The optional constant input `k` (a scalar or
 /// one-element int64 tensor, default 0) moves the diagonal: upper keeps column − row ≥ k, lower
 /// keeps column − row ≤ k. Any element type.
-struct Trilu: Operator {
+final class Trilu: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
@@ -43,5 +43,12 @@ struct Trilu: Operator {
                 }
             }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], upper: Bool, k: Int) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.upper = upper
+        self.k = k
     }
 }

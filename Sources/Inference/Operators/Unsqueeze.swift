@@ -1,6 +1,6 @@
 /// A reshape whose output shape the builder fixes: `Unsqueeze`, `Squeeze` and `Flatten`. The
 /// elements do not move; any element type.
-struct ShapeView: Operator {
+final class ShapeView: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]

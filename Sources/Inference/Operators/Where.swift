@@ -17,7 +17,7 @@ enum Where {
 }
 
 /// `Where`'s kernel, moving elements of `Element`'s size.
-struct Selection<Element: Sendable>: Operator {
+final class Selection<Element: Sendable>: Operator {
     let dataInputs = [0, 1, 2]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
