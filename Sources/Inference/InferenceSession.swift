@@ -365,7 +365,7 @@ package final class InferenceSession: @unchecked Sendable {
         let inputID = graph.inputIDs[0], outputID = graph.outputIDs[0]
         let layers = self.layers.map { layer in
             let nodes = layer.nodes.map { graph.nodes[$0] }
-            let profile = LayerProfile(nodes: nodes.map(\.name), operators: nodes.map(\.opType),
+            let profile = LayerProfile(nodes: nodes.map { $0.name }, operators: nodes.map { $0.opType },
                                        multiplyAccumulates: nodes.reduce(0) { $0 + $1.operation.multiplyAccumulates },
                                        seconds: 0, runsOnReference: layer.step.map { steps[$0] is ReferenceStep } ?? false)
             return (step: layer.step, profile: profile)

@@ -1,8 +1,18 @@
+import Kernels
+
 /// One planned node bound to its buffers, ready to run: the unit an execution path provides.
 ///
 /// Steps are made once per session; `run()` must not allocate.
 protocol Step: AnyObject {
     func run()
+    /// The worker pool's scratch the step's kernels need for its problem (from the kernels' own
+    /// statements, e.g. `pointwiseScratch(inputChannels:)`), read once when the step is planned
+    /// (`StepBuilder.work(for:inputs:outputs:)` reserves it in the pool); none by default.
+    var scratch: ScratchSize { get }
+}
+
+extension Step {
+    var scratch: ScratchSize { .none }
 }
 
 /// Runs a node with its operator's reference (scalar, spec-derived) kernel: the reference path's

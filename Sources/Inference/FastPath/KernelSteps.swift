@@ -3,13 +3,6 @@ import Kernels
 // The steps of the fast path: each binds a kernel to the node's arena buffers once, and runs it
 // without allocating.
 
-/// A step whose kernels use the worker pool's scratch: `scratch` is what they need for the
-/// step's problem (from the kernels' own statements, e.g. `pointwiseScratch(inputChannels:)`),
-/// read once when the step is planned (`StepBuilder.work(for:inputs:outputs:)` reserves it in the pool).
-protocol ScratchUsingStep: Step {
-    var scratch: ScratchSize { get }
-}
-
 /// A builder's answer for a node that moves nothing: its outputs already lie where the buffer
 /// plan put its inputs (a Concat or Split in place, Transposes that cancel into one buffer). The
 /// session makes no step for it (`NodeWork.view`).
@@ -20,7 +13,7 @@ final class NoMove: Step {
     }
 }
 
-final class PointwiseStep: ScratchUsingStep {
+final class PointwiseStep: Step {
     let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool
     let weights: PointwiseWeights
     var scratch: ScratchSize { pointwiseScratch(inputChannels: weights.inputChannels) }
@@ -41,7 +34,7 @@ final class PointwiseStep: ScratchUsingStep {
 
 /// An ungrouped 1x1 convolution on a small map as the packed GEMM over output channels, with
 /// the pointwise step's fusions (activation, residual, any output layout) and its results.
-final class SmallMapPointwiseStep: ScratchUsingStep {
+final class SmallMapPointwiseStep: Step {
     let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?
     let weights: MatrixWeights, pool: WorkerPool
     var scratch: ScratchSize { smallMapPointwiseScratch(pixels: input.pixels, weights: weights) }
@@ -61,7 +54,7 @@ final class SmallMapPointwiseStep: ScratchUsingStep {
 
 /// A grouped 1x1 convolution: one GEMM per group, on the group's slices of the input, output
 /// and residual channels.
-final class GroupedPointwiseStep: ScratchUsingStep {
+final class GroupedPointwiseStep: Step {
     let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?
     let groups: [PointwiseWeights], pool: WorkerPool
     var scratch: ScratchSize {
@@ -142,7 +135,7 @@ enum PaddedInput {
     }
 }
 
-final class DepthwiseStep: ScratchUsingStep {
+final class DepthwiseStep: Step {
     var scratch: ScratchSize { source.scratch }
     let source: PaddedInput
     /// `residualIsInput`: the residual is the input itself, read from the zero-bordered map.
@@ -172,7 +165,7 @@ final class DepthwiseStep: ScratchUsingStep {
 
 /// A depthwise convolution on a map of narrow rows, vectorised over channels
 /// (`KernelChoices.runsOnSmallMap(depthwise:)`); its input in any layout.
-final class SmallMapDepthwiseStep: ScratchUsingStep {
+final class SmallMapDepthwiseStep: Step {
     let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool
     let weights: ChannelLaneDepthwiseWeights
     let stride: Int, dilation: Int, padTop: Int, padLeft: Int
@@ -200,7 +193,7 @@ final class SmallMapDepthwiseStep: ScratchUsingStep {
 }
 
 /// A K×K convolution, one dense convolution per group on the group's channel slices.
-final class DenseConvolutionStep: ScratchUsingStep {
+final class DenseConvolutionStep: Step {
     var scratch: ScratchSize { source.scratch }
     let source: PaddedInput
     let output: FeatureMap, activation: Activation, pool: WorkerPool
@@ -273,7 +266,7 @@ final class MeanStep: Step {
     }
 }
 
-final class ResizeStep: ScratchUsingStep {
+final class ResizeStep: Step {
     let input: FeatureMap, output: FeatureMap, pool: WorkerPool
     var scratch: ScratchSize { resizeBilinear2xScratch(inputWidth: input.layout.width) }
     func run() { resizeBilinear2x(input, output: output, pool: pool) }
@@ -324,7 +317,7 @@ final class ExternalInput {
 
 /// A 1x1 convolution at the low resolution, then the bilinear ×2 upsampling of its result (a
 /// `Resize` followed by a 1x1 convolution, reordered; see `matchResizedPointwise`).
-final class ResizedPointwiseStep: ScratchUsingStep {
+final class ResizedPointwiseStep: Step {
     let input: FeatureMap, output: FeatureMap, pool: WorkerPool
     let weights: PointwiseWeights
     /// The convolution's output at the input's size, in the pool's shared scratch (neither
@@ -350,7 +343,7 @@ final class ResizedPointwiseStep: ScratchUsingStep {
 }
 
 /// Squeeze-and-excite (pool, two 1x1 convolutions on the means, sigmoid, channel multiply).
-final class SqueezeExciteStep: ScratchUsingStep {
+final class SqueezeExciteStep: Step {
     let input: FeatureMap, output: FeatureMap, weights: GateWeights, pool: WorkerPool
     var scratch: ScratchSize { gateScratch(weights) }
     func run() { squeezeExcite(input, weights: weights, output: output, pool: pool) }
@@ -364,7 +357,7 @@ final class SqueezeExciteStep: ScratchUsingStep {
 }
 
 /// The decoder's attention gate `s · gate(mean(s + u)) + u`.
-final class AttentionGateStep: ScratchUsingStep {
+final class AttentionGateStep: Step {
     let skip: FeatureMap, upsampled: FeatureMap, output: FeatureMap, weights: GateWeights, pool: WorkerPool
     var scratch: ScratchSize { gateScratch(weights) }
     func run() { attentionGate(skip: skip, upsampled: upsampled, weights: weights, output: output, pool: pool) }
@@ -379,7 +372,7 @@ final class AttentionGateStep: ScratchUsingStep {
 }
 
 /// An attention gate's values only, for the banded step that applies the gate.
-final class AttentionGateValuesStep: ScratchUsingStep {
+final class AttentionGateValuesStep: Step {
     let skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights, gate: UnsafeMutablePointer<Float>, pool: WorkerPool
     var scratch: ScratchSize { gateValuesScratch(weights) }
     func run() { attentionGateValues(skip: skip, upsampled: upsampled, weights: weights, gate: gate, pool: pool) }
@@ -394,7 +387,7 @@ final class AttentionGateValuesStep: ScratchUsingStep {
 }
 
 /// A 1x1 convolution and the depthwise convolution reading its output, in bands of rows.
-final class PointwiseDepthwiseStep: ScratchUsingStep {
+final class PointwiseDepthwiseStep: Step {
     var scratch: ScratchSize {
         pointwiseThenDepthwiseScratch(pointwise, width: input.layout.width, bandOutputRows: bandRows, stride: stride,
                                       kernelSpan: (depthwise.kernelSize - 1) * dilation + 1, bandPad: bandPad,
@@ -476,7 +469,7 @@ struct PatchGeometry {
 /// A convolution as gathered patches times the weights, per group (`patchConvolutionStep`): the
 /// patch matrix packed in panels of rows for the 12-row product from `packedFrom` output pixels
 /// on, row-major for the unpacked product (one pixel: a matrix-vector product) below.
-final class PatchConvolutionStep: ScratchUsingStep {
+final class PatchConvolutionStep: Step {
     static let packedFrom = 4
 
     /// Floats of the patch matrix of `pixels` rows of `inner` values.

@@ -52,8 +52,8 @@ extension StepBuilder {
                        inputChannels: cin, outputChannels: cout, kernelHeight: t.kH, kernelWidth: t.kW)
         }
         return TapTransposedConvolutionStep(
-            input: Self.denseMap(inputs[0], channels: cin, height: t.inH, width: t.inW), weights: weights,
-            output: Self.denseMap(outputs[0], channels: cout, height: t.outH, width: t.outW),
+            input: StepBuilder.denseMap(inputs[0], channels: cin, height: t.inH, width: t.inW), weights: weights,
+            output: StepBuilder.denseMap(outputs[0], channels: cout, height: t.outH, width: t.outW),
             geometry: (t.strideH, t.strideW, t.dilationH, t.dilationW, t.padTop, t.padLeft), pool: pool)
     }
 
@@ -96,7 +96,7 @@ final class MatrixStep: Step {
     }
 }
 
-final class TapTransposedConvolutionStep: ScratchUsingStep {
+final class TapTransposedConvolutionStep: Step {
     let input: FeatureMap, weights: TapWeights, output: FeatureMap
     var scratch: ScratchSize { transposedConvolutionScratch(weights, inputPixels: input.pixels) }
     let geometry: (strideH: Int, strideW: Int, dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int)

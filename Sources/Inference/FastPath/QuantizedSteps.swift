@@ -77,7 +77,7 @@ extension StepBuilder {
 
 /// A QLinearConv on the integer kernel; its patch matrix and (small maps) transposed product in
 /// the pool's shared scratch (the kernel uses no other scratch).
-final class QuantizedConvolutionStep: ScratchUsingStep {
+final class QuantizedConvolutionStep: Step {
     let input: UnsafeRawPointer
     let weights: QuantizedConvolutionWeights, window: QuantizedWindow
     let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
@@ -119,7 +119,7 @@ final class QuantizedConvolutionStep: ScratchUsingStep {
 }
 
 /// A QLinearMatMul or QGemm on the integer kernel; A shifted and packed in the pool's shared scratch.
-final class QuantizedMatrixStep: ScratchUsingStep {
+final class QuantizedMatrixStep: Step {
     let a: UnsafeRawPointer, rows: Int
     let weights: QuantizedMatrixWeights
     let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
@@ -222,7 +222,7 @@ extension StepBuilder {
         var a = operand(q.aBuffer, q.a), b = operand(q.bBuffer, q.b)
         var full = shapeA, other = shapeB
         if shapeA.reduce(1, *) < shapeB.reduce(1, *) { swap(&a, &b); swap(&full, &other) }
-        guard full == q.outputShapes[0], let (planes, planeSize) = Self.planeBroadcast(other, to: full) else { return nil }
+        guard full == q.outputShapes[0], let (planes, planeSize) = StepBuilder.planeBroadcast(other, to: full) else { return nil }
         let scaleC = q.c.scale.value(inputs, 0)
         if q.kind == .add {
             // MLAS's arithmetic (`QLinearBinary`): scales as ratios to C's, the zero points in the constant.

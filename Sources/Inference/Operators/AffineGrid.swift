@@ -7,7 +7,7 @@
 /// centres `−1 + (2i + 1)/s` (one point: −1 with `align_corners`, else 0). The output is
 /// [N, H, W, 2] or [N, D, H, W, 3] of theta's type, computed in double.
 final class AffineGrid: Operator {
-    static let checksInputTypes = true
+    var checksInputTypes: Bool { true }
 
     let dataInputs = [0]
     let outputShapes: [[Int]]

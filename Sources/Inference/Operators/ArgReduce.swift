@@ -9,7 +9,7 @@ final class ArgReduce: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [.int64] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let outer: Int, length: Int, inner: Int
 
     /// A builder for ArgMax (`largest`) or ArgMin.

@@ -48,7 +48,7 @@ final class Attention: Operator {
     let leftWindow: Int, rightWindow: Int
     let scoresMode: Int
     let doubleSoftmax: Bool
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     var totalLength: Int { pastLength + kvLength }
     var multiplyAccumulates: Int { batch * queryHeads * queryLength * totalLength * (headSize + valueHeadSize) }

@@ -5,7 +5,7 @@ import HalfPrecision
 /// when that is −1 on any axis. Pad, Tile and nearest-neighbour resizing are this gather with
 /// different tables; it moves elements of any type by their size.
 final class AxisGather: Operator {
-    static let checksInputTypes = true
+    var checksInputTypes: Bool { true }
 
     let dataInputs = [0]
     let outputShapes: [[Int]]

@@ -8,14 +8,14 @@ final class BitCast: Operator {
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let byteCount: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)
         try context.checkAttributes(["to"])
         guard let code = context.attribute("to")?.i else { throw context.error(.malformed, "attribute is required", attribute: "to") }
         guard let target = ElementType(onnxCode: Int(code)) else {
-            throw context.error(.unsupported, "target type \(code) is not supported (supported: \(ElementType.allCases.map(\.description).joined(separator: ", ")))", attribute: "to")
+            throw context.error(.unsupported, "target type \(code) is not supported (supported: \(ElementType.allCases.map { $0.description }.joined(separator: ", ")))", attribute: "to")
         }
         let source = try context.type(ofInput: 0)
         for type in [source, target] where type.bitWidth < 8 {

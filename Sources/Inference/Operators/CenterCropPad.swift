@@ -3,7 +3,7 @@
 /// centred: a crop of d elements drops ⌊d/2⌋ at the start and the rest at the end, a pad of d adds
 /// ⌊d/2⌋ zeros at the start and the rest at the end. Any element type; rank ≤ 6.
 final class CenterCropPad: Operator {
-    static let checksInputTypes = true
+    var checksInputTypes: Bool { true }
 
     let dataInputs = [0]
     let outputShapes: [[Int]]

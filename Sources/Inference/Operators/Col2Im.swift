@@ -6,7 +6,7 @@
 /// is [N, C, image_shape...], float32, double or float16, each sum rounded to that type as it goes
 /// (tap by tap of the block, each over every window).
 final class Col2Im: Operator {
-    static let checksInputTypes = true
+    var checksInputTypes: Bool { true }
 
     let dataInputs = [0]
     let outputShapes: [[Int]]

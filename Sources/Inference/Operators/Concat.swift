@@ -4,7 +4,7 @@ final class Concat: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     /// Product of the dimensions before the axis.
     let outer: Int
     /// Per input, the contiguous bytes copied for each outer index (its axis length × inner size).

@@ -6,7 +6,7 @@ final class ConstantOfShape: Operator {
     let outputTypes: [ElementType]
     /// The fill element's bytes.
     let element: [UInt8]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)

@@ -6,7 +6,7 @@ final class ConvInteger: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [.int32] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let convolution: ConvolutionGeometry
     let xType: ElementType, wType: ElementType
     let xZero: ZeroPoint, wZero: ZeroPoint

@@ -13,7 +13,7 @@ final class CumulativeScan: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [type] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let outer: Int, length: Int, inner: Int
     let exclusive: Bool, reverse: Bool
 

@@ -28,7 +28,7 @@ final class DFT: Operator {
     /// cos(2π·j/L) and ±sin(2π·j/L) (− forward, + inverse) for j in 0..<L; the exponent kt is
     /// taken modulo L.
     let cosines: [Double], sines: [Double]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         let version = context.opVersion

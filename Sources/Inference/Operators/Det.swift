@@ -2,7 +2,7 @@
 /// float16), by Gaussian elimination with partial pivoting in double; the output has X's leading
 /// dims (a scalar for one matrix). A singular matrix gives 0 (or the rounding residue).
 final class Det: Operator {
-    static let checksInputTypes = true
+    var checksInputTypes: Bool { true }
 
     let dataInputs = [0]
     let outputShapes: [[Int]]

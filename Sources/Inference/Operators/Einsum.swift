@@ -5,7 +5,7 @@
 /// float32, double or float16; the products are summed in double over every combination of the
 /// summed labels, then rounded once.
 final class Einsum: Operator {
-    static let checksInputTypes = true
+    var checksInputTypes: Bool { true }
 
     let dataInputs: [Int]
     let outputShapes: [[Int]]

@@ -5,7 +5,7 @@ final class Expand: Operator {
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let loop: StridedLoop
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 2)

@@ -6,7 +6,7 @@ final class EyeLike: Operator {
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let k: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)

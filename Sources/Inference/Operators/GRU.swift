@@ -12,7 +12,7 @@
 final class GRU: Operator {
     let common: Recurrent.Common
     let linearBeforeReset: Bool
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     var dataInputs: [Int] { common.dataInputs }
     var outputShapes: [[Int]] { common.outputShapes }
     var multiplyAccumulates: Int { 3 * common.multiplyAccumulates }

@@ -11,7 +11,7 @@ final class Gather: Operator {
     /// What `run` walks: the product of data's dims before the axis, the axis length, the bytes
     /// of one entry along it, and the number of indices.
     let outer: Int, axisLength: Int, entryBytes: Int, indexCount: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 2)

@@ -49,7 +49,7 @@ final class GatherElements: Operator {
     let outputTypes: [ElementType]
     let indexType: ElementType
     let indexing: ElementIndexing
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 2)

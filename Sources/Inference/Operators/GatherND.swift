@@ -58,7 +58,7 @@ final class GatherND: Operator {
     let outputTypes: [ElementType]
     let indexType: ElementType
     let indexing: TupleIndexing
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 2)

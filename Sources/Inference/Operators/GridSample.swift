@@ -22,7 +22,7 @@ final class GridSample: Operator {
     let dataInputs = [0, 1]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [type] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     /// X's spatial dims D1…Dr, and the number of output points per (n, c).
     let spatial: [Int]
     let points: Int

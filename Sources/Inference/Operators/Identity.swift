@@ -7,7 +7,7 @@ final class MaskedCopy: Operator {
     let byteCount: Int
     let maskByte: UInt8
     let maskByteCount: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     init(_ context: NodeContext, maskType: ElementType, maskByte: UInt8) throws(ModelError) {
         let shape = try context.shape(ofInput: 0), type = try context.type(ofInput: 0)

@@ -15,9 +15,9 @@ final class Interpolation: Operator {
     init(input: [Int], output: [Int], taps: [ResizeGeometry.Taps], extrapolation: Float) {
         let strides = Shapes.strides(input)
         outputShapes = [output]
-        tapCounts = taps.map(\.count)
+        tapCounts = taps.map { $0.count }
         offsets = zip(taps, strides).map { axis, stride in axis.index.map { $0 < 0 ? -1 : $0 * stride } }
-        weights = taps.map(\.weight)
+        weights = taps.map { $0.weight }
         self.extrapolation = extrapolation
     }
 

@@ -16,7 +16,7 @@
 final class LSTM: Operator {
     let common: Recurrent.Common
     let inputForget: Bool
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     var dataInputs: [Int] { common.dataInputs }
     var outputShapes: [[Int]] { common.outputShapes }
     var multiplyAccumulates: Int { 4 * common.multiplyAccumulates }

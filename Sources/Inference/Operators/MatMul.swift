@@ -8,7 +8,7 @@ final class MatMul: Operator {
     let dataInputs = [0, 1]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [type] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let rows: Int, inner: Int, columns: Int
     /// Over the broadcast batch: the first element of each output, A and B matrix.
     let batches: StridedLoop

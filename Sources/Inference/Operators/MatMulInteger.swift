@@ -6,7 +6,7 @@ final class MatMulInteger: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [.int32] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let product: MatrixProductShape
     let aType: ElementType, bType: ElementType
     let aZero: ZeroPoint, bZero: ZeroPoint

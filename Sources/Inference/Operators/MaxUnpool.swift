@@ -5,7 +5,7 @@
 /// as onnx.reference places it. An index outside the unpooled tensor is skipped. Float32, double
 /// or float16; up to 3 spatial axes.
 final class MaxUnpool: Operator {
-    static let checksInputTypes = true
+    var checksInputTypes: Bool { true }
 
     let dataInputs = [0, 1]
     let outputShapes: [[Int]]

@@ -102,7 +102,7 @@ final class NegativeLogLikelihoodLoss: Operator {
     let dataInputs: [Int]
     var outputShapes: [[Int]] { [loss.lossShape] }
     var outputTypes: [ElementType] { [loss.type] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 3)

@@ -10,7 +10,7 @@ final class NonZero: Operator {
     let outputShapes: [[Int]]
     let outputTypes: [ElementType] = [.int64]
     let indices: [Int64]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)

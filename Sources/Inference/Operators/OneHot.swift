@@ -13,7 +13,7 @@ final class OneHot: Operator {
     /// Product of the indices' dims before the new axis, the depth, product of those after.
     let outer: Int, depth: Int, inner: Int
     let negativeCountsFromEnd: Bool
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 3, 3)

@@ -21,7 +21,7 @@ protocol Operator: AnyObject, Sendable {
     var multiplyAccumulates: Int { get }
     /// Whether the builder checked the element types of the data inputs itself. When false (the
     /// default), the loader requires every data input to be float32.
-    static var checksInputTypes: Bool { get }
+    var checksInputTypes: Bool { get }
     /// Computes the outputs from the inputs.
     ///
     /// - Precondition: `inputs[i]` holds the elements of data input `i`; `outputs[j]` has room
@@ -32,7 +32,7 @@ protocol Operator: AnyObject, Sendable {
 extension Operator {
     var outputTypes: [ElementType] { outputShapes.map { _ in .float32 } }
     var multiplyAccumulates: Int { 0 }
-    static var checksInputTypes: Bool { false }
+    var checksInputTypes: Bool { false }
 }
 
 /// Builds an `Operator` for one node, or throws a `ModelError` naming the node, op and attribute.

@@ -27,7 +27,7 @@ final class Pool: Operator {
     /// float32, or int8 / uint8 for MaxPool-12.
     let elementType: ElementType
 
-    static let checksInputTypes = true
+    var checksInputTypes: Bool { true }
     var outputTypes: [ElementType] { indexOrder == nil ? [elementType] : [elementType, .int64] }
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {

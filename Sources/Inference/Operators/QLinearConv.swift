@@ -8,7 +8,7 @@ final class QLinearConv: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let convolution: ConvolutionGeometry
     let xType: ElementType, wType: ElementType
     let xScale: ScaleParameter, wScale: ScaleParameter, yScale: ScaleParameter

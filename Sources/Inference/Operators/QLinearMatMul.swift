@@ -7,7 +7,7 @@ final class QLinearMatMul: Operator {
     let dataInputs = [0, 1, 2, 3, 4, 5, 6, 7]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let product: MatrixProductShape
     let aType: ElementType, bType: ElementType
     let aScale: ScaleParameter, bScale: ScaleParameter, yScale: ScaleParameter

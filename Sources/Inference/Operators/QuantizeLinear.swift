@@ -13,7 +13,7 @@ final class QuantizeLinear: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let inputType: ElementType, scaleType: ElementType
     let layout: QuantizationLayout
     let hasZeroPoint: Bool

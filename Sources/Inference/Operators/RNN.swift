@@ -8,7 +8,7 @@
 /// `Recurrent.swift`.
 final class RNN: Operator {
     let common: Recurrent.Common
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     var dataInputs: [Int] { common.dataInputs }
     var outputShapes: [[Int]] { common.outputShapes }
     var multiplyAccumulates: Int { common.multiplyAccumulates }

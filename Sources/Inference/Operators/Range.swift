@@ -13,7 +13,7 @@ final class Range: Operator {
     let integerStart: Int64, integerDelta: Int64
     /// For float16 and bfloat16: whether the sum is kept in double (else float32).
     let stashesDouble: Bool
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 3, 3)

@@ -1,7 +1,7 @@
 /// A permutation of elements described by a `StridedLoop` over the output (operand 0) and the
 /// input (operand 1), for any element type: DepthToSpace and SpaceToDepth.
 final class Rearrangement: Operator {
-    static let checksInputTypes = true
+    var checksInputTypes: Bool { true }
 
     let dataInputs = [0]
     let outputShapes: [[Int]]

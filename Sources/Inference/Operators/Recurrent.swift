@@ -1,4 +1,5 @@
 import CMath
+import ONNXFormat
 
 /// What ONNX `RNN`, `GRU` and `LSTM` (versions 7, 14; 22 only added bfloat16) share: the inputs
 /// X, W, R, B, sequence_lens and initial_h, the attributes `direction`, `hidden_size`,

@@ -53,7 +53,7 @@ final class Reduce: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [type] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let geometry: ReductionGeometry
 
     /// A builder for `kind`; `axesInputSince` is the version that made `axes` an input.

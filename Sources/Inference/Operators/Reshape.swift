@@ -7,7 +7,7 @@ final class Reshape: Operator {
     let outputTypes: [ElementType]
     /// Bytes moved.
     let count: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 2)

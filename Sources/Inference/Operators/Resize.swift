@@ -126,7 +126,7 @@ final class Resize: Operator {
     /// tensor, an `Interpolation` otherwise (float).
     static func make(_ context: NodeContext, _ geometry: [ResizeGeometry.Axis], _ mode: ResizeGeometry.Mode,
                      extrapolation: Float) throws(ModelError) -> any Operator {
-        let x = geometry.map(\.input), output = geometry.map(\.output)
+        let x = geometry.map { $0.input }, output = geometry.map { $0.output }
         guard Shapes.elementCount(output) != nil else { throw context.error(.invalidShape, "output \(output) has more than 2^31 elements") }
         let resized = geometry.map { $0.output != $0.input || $0.scale != 1 || mode.transform == "tf_crop_and_resize" }
         for (axis, isResized) in zip(geometry, resized) where isResized {
@@ -138,7 +138,7 @@ final class Resize: Operator {
         let taps = zip(geometry, resized).map { $1 ? ResizeGeometry.taps($0, mode) : .identity($0.input) }
         if case .nearest = mode.kind {
             let type = try context.requireType(ofInput: 0, in: ElementCopy.anyType)
-            return AxisGather(input: x, outputShape: output, type: type, sourceIndices: taps.map(\.index),
+            return AxisGather(input: x, outputShape: output, type: type, sourceIndices: taps.map { $0.index },
                               fill: AxisGather.pattern(extrapolation, as: type))
         }
         if case .linear = mode.kind, case let type = try context.type(ofInput: 0), type == .uint8 || type == .int8 {

@@ -10,7 +10,7 @@ final class ReverseSequence: Operator {
     let outputTypes: [ElementType]
     let lengthType: ElementType
     let timeAxis: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 2)

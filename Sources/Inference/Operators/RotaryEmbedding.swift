@@ -19,7 +19,7 @@ final class RotaryEmbedding: Operator {
     let interleaved: Bool
     /// The rows of the caches when `position_ids` selects them; nil when the caches are per token.
     let positions: Int?
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 3, 4)

@@ -21,7 +21,7 @@ final class STFT: Operator {
     let frames: Int, step: Int, frameLength: Int, bins: Int
     /// cos(2π·j/L) and −sin(2π·j/L) for j in 0..<L; the exponent kt is taken modulo L.
     let cosines: [Double], sines: [Double]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 4)

@@ -12,7 +12,7 @@ final class ScatterElements: Operator {
     let indexType: ElementType
     let indexing: ElementIndexing
     let reduction: ScatterReduction
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 3, 3)

@@ -13,7 +13,7 @@ final class ScatterND: Operator {
     let indexType: ElementType
     let indexing: TupleIndexing
     let reduction: ScatterReduction
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 3, 3)

@@ -6,7 +6,7 @@ final class Shape: Operator {
     let outputShapes: [[Int]]
     let outputTypes: [ElementType] = [.int64]
     let dims: [Int64]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)
@@ -37,7 +37,7 @@ final class Size: Operator {
     let outputShapes: [[Int]] = [[]]
     let outputTypes: [ElementType] = [.int64]
     let count: Int64
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)

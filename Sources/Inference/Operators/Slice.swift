@@ -8,7 +8,7 @@ final class Slice: Operator {
     let outputTypes: [ElementType]
     let loop: StridedLoop
     let start: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         let starts: [Int64], ends: [Int64], axes: [Int64], steps: [Int64]

@@ -10,7 +10,7 @@ final class SoftmaxCrossEntropyLoss: Operator {
     let writesLogProbabilities: Bool
     var outputShapes: [[Int]] { writesLogProbabilities ? [loss.lossShape, scoresShape] : [loss.lossShape] }
     var outputTypes: [ElementType] { outputShapes.map { _ in loss.type } }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         let outputs = context.node.outputs.count

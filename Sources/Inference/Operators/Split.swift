@@ -5,7 +5,7 @@
 ///   constant `split` input; without them the axis is cut into equal pieces.
 /// - Split-18: or `num_outputs` pieces of ceil(length / num_outputs), the last one shorter.
 final class Split: Operator {
-    static let checksInputTypes = true
+    var checksInputTypes: Bool { true }
 
     let dataInputs = [0]
     let outputShapes: [[Int]]

@@ -14,7 +14,7 @@ final class TensorScatter: Operator {
     /// Positions before the axis (batch included), entries per batch, the cache's and the
     /// update's lengths along the axis, and bytes per slice (the elements after the axis).
     let outer: Int, perBatch: Int, maximum: Int, sequence: Int, sliceBytes: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 3)

@@ -9,7 +9,7 @@ final class TopK: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [type, .int64] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let outer: Int, length: Int, inner: Int, k: Int
 
     static let build: OperatorBuilder = { context throws(ModelError) in

@@ -7,7 +7,7 @@ final class Transpose: Operator {
     let loop: StridedLoop
     /// Output axis i is input axis perm[i]; the input's shape.
     let perm: [Int], inputShape: [Int]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)

@@ -7,7 +7,7 @@ final class Trilu: Operator {
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let upper: Bool, k: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 2)

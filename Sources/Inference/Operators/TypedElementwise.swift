@@ -1,4 +1,5 @@
 import CMath
+import ONNXFormat
 
 /// Element-wise kernels over element types other than float32, and over float32 where the result is
 /// another type: one generic operator per arity, instantiated once per element type when the node
@@ -141,7 +142,7 @@ final class TypedUnary<X: TensorScalar, Y: TensorScalar>: Operator {
     let outputShapes: [[Int]]
     let count: Int
     var outputTypes: [ElementType] { [Y.elementType] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     /// The operator for input 0 of `context` (whose type the caller checked).
     init(_ context: NodeContext, _ function: @escaping @Sendable (X.Value) -> Y.Value) throws(ModelError) {
@@ -165,7 +166,7 @@ final class TypedBinary<A: TensorScalar, B: TensorScalar, Y: TensorScalar>: Oper
     let outputShapes: [[Int]]
     let loop: StridedLoop
     var outputTypes: [ElementType] { [Y.elementType] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     /// The operator for inputs 0 and 1 of `context` (whose types the caller checked).
     init(_ context: NodeContext, _ function: @escaping @Sendable (A.Value, B.Value) -> Y.Value) throws(ModelError) {

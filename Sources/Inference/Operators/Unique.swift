@@ -14,7 +14,7 @@ final class Unique: Operator {
     let outputTypes: [ElementType]
     /// Each output's bytes.
     let values: [[UInt8]]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         let outputCount = context.node.outputs.count

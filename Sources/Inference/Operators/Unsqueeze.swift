@@ -6,7 +6,7 @@ final class ShapeView: Operator {
     let outputTypes: [ElementType]
     /// Bytes copied.
     let byteCount: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     init(_ context: NodeContext, shape: [Int]) throws(ModelError) {
         let type = try context.type(ofInput: 0)

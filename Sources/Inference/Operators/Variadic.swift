@@ -1,3 +1,5 @@
+import ONNXFormat
+
 /// An element-wise fold over one or more inputs of one type, all broadcast (numpy rules) to the
 /// output: the output starts as input 0 and `combine` merges each further input into it in
 /// order; `finish`, if any, then maps every output element (Mean's division).
@@ -10,7 +12,7 @@ final class Variadic<T: TensorScalar>: Operator {
     let loops: [StridedLoop]
     let count: Int
     var outputTypes: [ElementType] { [T.elementType] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     init(_ context: NodeContext, combine: @escaping @Sendable (T.Value, T.Value) -> T.Value,
          finish: (@Sendable (T.Value) -> T.Value)? = nil) throws(ModelError) {

@@ -25,7 +25,7 @@ final class Selection<Element: Sendable>: Operator {
     let copy: StridedLoop
     /// Output ← Y where the condition is false (operand 1 the condition, 2 Y).
     let select: StridedLoop
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     init(_ context: NodeContext, _ type: ElementType) throws(ModelError) {
         precondition(MemoryLayout<Element>.size == type.byteSize)

@@ -19,7 +19,7 @@ final class Window: Operator {
     let outputTypes: [ElementType]
     /// The N the phase is divided by (`size` or `size` − 1).
     let period: Double
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static func builder(_ kind: Kind) -> OperatorBuilder {
         return { context throws(ModelError) in

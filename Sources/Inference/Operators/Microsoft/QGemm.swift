@@ -11,7 +11,7 @@ final class QGemm: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let rows: Int, inner: Int, columns: Int
     let transposeA: Bool, transposeB: Bool
     let alpha: Float

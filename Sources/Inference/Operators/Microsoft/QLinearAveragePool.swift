@@ -16,7 +16,7 @@ final class QLinearAveragePool: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let x: QuantizedScalar, y: QuantizedScalar
     let batch: Int, channels: Int
     let depth: WindowAxis, height: WindowAxis, width: WindowAxis

@@ -17,7 +17,7 @@ final class QLinearBinary: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let a: QuantizedScalar, b: QuantizedScalar, c: QuantizedScalar
     /// Buffer positions of A and B.
     let aBuffer: Int, bBuffer: Int

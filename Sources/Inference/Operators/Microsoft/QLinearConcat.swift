@@ -7,7 +7,7 @@ final class QLinearConcat: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     /// The size of each input along the axis, the product of the dimensions before it and after it.
     let sizes: [Int]
     let outer: Int, inner: Int

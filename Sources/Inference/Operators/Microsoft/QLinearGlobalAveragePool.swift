@@ -8,7 +8,7 @@ final class QLinearGlobalAveragePool: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let x: QuantizedScalar, y: QuantizedScalar
     let batch: Int, channels: Int, planeSize: Int
     let channelsLast: Bool

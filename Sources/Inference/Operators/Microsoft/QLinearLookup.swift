@@ -12,7 +12,7 @@ final class QLinearLookup: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let x: QuantizedScalar, y: QuantizedScalar
     let count: Int
 

@@ -24,7 +24,7 @@ final class QLinearSoftmax: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let xScale: ScaleParameter
     let y: QuantizedScalar
     /// The rows: `outer` blocks of `inner` interleaved rows of `length` elements each.
