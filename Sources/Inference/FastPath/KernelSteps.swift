@@ -9,8 +9,7 @@ import Kernels
 final class NoMove: Step {
     func run() {}
 
-    init() {
-    }
+    init() {}
 }
 
 final class PointwiseStep: Step {
@@ -22,7 +21,8 @@ final class PointwiseStep: Step {
                              pool: pool)
     }
 
-    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool, weights: PointwiseWeights) {
+    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool,
+         weights: PointwiseWeights) {
         self.input = input
         self.output = output
         self.activation = activation
@@ -42,7 +42,8 @@ final class SmallMapPointwiseStep: Step {
         smallMapPointwise(input, weights: weights, activation: activation, residual: residual, output: output, pool: pool)
     }
 
-    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, weights: MatrixWeights, pool: WorkerPool) {
+    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, weights: MatrixWeights,
+         pool: WorkerPool) {
         self.input = input
         self.output = output
         self.activation = activation
@@ -72,7 +73,8 @@ final class GroupedPointwiseStep: Step {
         }
     }
 
-    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, groups: [PointwiseWeights], pool: WorkerPool) {
+    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?,
+         groups: [PointwiseWeights], pool: WorkerPool) {
         self.input = input
         self.output = output
         self.activation = activation
@@ -148,7 +150,8 @@ final class DepthwiseStep: Step {
                              activation: activation, residual: residualIsInput ? padded : residual, output: output, pool: pool)
     }
 
-    init(source: PaddedInput, output: FeatureMap, activation: Activation, residual: FeatureMap?, residualIsInput: Bool, pool: WorkerPool, weights: DepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
+    init(source: PaddedInput, output: FeatureMap, activation: Activation, residual: FeatureMap?, residualIsInput: Bool,
+         pool: WorkerPool, weights: DepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
         self.source = source
         self.output = output
         self.activation = activation
@@ -178,7 +181,8 @@ final class SmallMapDepthwiseStep: Step {
                           activation: activation, residual: residual, output: output, pool: pool)
     }
 
-    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool, weights: ChannelLaneDepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
+    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool,
+         weights: ChannelLaneDepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
         self.input = input
         self.output = output
         self.activation = activation
@@ -212,7 +216,8 @@ final class DenseConvolutionStep: Step {
         }
     }
 
-    init(source: PaddedInput, output: FeatureMap, activation: Activation, pool: WorkerPool, groups: [ConvolutionWeights], stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
+    init(source: PaddedInput, output: FeatureMap, activation: Activation, pool: WorkerPool,
+         groups: [ConvolutionWeights], stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
         self.source = source
         self.output = output
         self.activation = activation
@@ -283,7 +288,8 @@ final class TransposedConvolutionStep: Step {
     let weights: TransposedConvolutionWeights
     func run() { transposedConvolution2x2(input, weights: weights, activation: activation, output: output, pool: pool) }
 
-    init(input: FeatureMap, output: FeatureMap, activation: Activation, pool: WorkerPool, weights: TransposedConvolutionWeights) {
+    init(input: FeatureMap, output: FeatureMap, activation: Activation, pool: WorkerPool,
+         weights: TransposedConvolutionWeights) {
         self.input = input
         self.output = output
         self.activation = activation
@@ -377,7 +383,8 @@ final class AttentionGateValuesStep: Step {
     var scratch: ScratchSize { gateValuesScratch(weights) }
     func run() { attentionGateValues(skip: skip, upsampled: upsampled, weights: weights, gate: gate, pool: pool) }
 
-    init(skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights, gate: UnsafeMutablePointer<Float>, pool: WorkerPool) {
+    init(skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights, gate: UnsafeMutablePointer<Float>,
+         pool: WorkerPool) {
         self.skip = skip
         self.upsampled = upsampled
         self.weights = weights
@@ -406,7 +413,10 @@ final class PointwiseDepthwiseStep: Step {
                                residualIsInput: residualIsInput, residual: residual, output: output, pool: pool)
     }
 
-    init(input: FeatureMap, gatedInput: GatedInput?, pointwise: PointwiseWeights, pointwiseActivation: Activation, bandRows: Int, bandPad: Int, ownBands: [FeatureMapStorage]?, depthwise: DepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation, residualIsInput: Bool, residual: FeatureMap?, output: FeatureMap, pool: WorkerPool) {
+    init(input: FeatureMap, gatedInput: GatedInput?, pointwise: PointwiseWeights, pointwiseActivation: Activation,
+         bandRows: Int, bandPad: Int, ownBands: [FeatureMapStorage]?, depthwise: DepthwiseWeights, stride: Int,
+         dilation: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation, residualIsInput: Bool,
+         residual: FeatureMap?, output: FeatureMap, pool: WorkerPool) {
         self.input = input
         self.gatedInput = gatedInput
         self.pointwise = pointwise
@@ -540,7 +550,8 @@ final class PatchConvolutionStep: Step {
         }
     }
 
-    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, weights: [MatrixWeights], geometry: PatchGeometry, pool: WorkerPool) {
+    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, weights: [MatrixWeights],
+         geometry: PatchGeometry, pool: WorkerPool) {
         self.input = input
         self.output = output
         self.weights = weights

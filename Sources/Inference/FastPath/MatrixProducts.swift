@@ -87,7 +87,8 @@ final class MatrixStep: Step {
     let a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights, output: UnsafeMutablePointer<Float>, pool: WorkerPool
     func run() { matrixMultiply(a, rows: rows, weights: weights, output: output, pool: pool) }
 
-    init(a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights, output: UnsafeMutablePointer<Float>, pool: WorkerPool) {
+    init(a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights, output: UnsafeMutablePointer<Float>,
+         pool: WorkerPool) {
         self.a = a
         self.rows = rows
         self.weights = weights
@@ -107,7 +108,9 @@ final class TapTransposedConvolutionStep: Step {
                               padTop: geometry.padTop, padLeft: geometry.padLeft, output: output, pool: pool)
     }
 
-    init(input: FeatureMap, weights: TapWeights, output: FeatureMap, geometry: (strideH: Int, strideW: Int, dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int), pool: WorkerPool) {
+    init(input: FeatureMap, weights: TapWeights, output: FeatureMap,
+         geometry: (strideH: Int, strideW: Int, dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int),
+         pool: WorkerPool) {
         self.input = input
         self.weights = weights
         self.output = output

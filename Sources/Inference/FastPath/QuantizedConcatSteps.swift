@@ -57,7 +57,8 @@ final class QuantizedConcatStep: Step {
         }
     }
 
-    init(sources: [UnsafePointer<UInt8>], tables: [[UInt8]?], sizes: [Int], outer: Int, inner: Int, output: UnsafeMutablePointer<UInt8>) {
+    init(sources: [UnsafePointer<UInt8>], tables: [[UInt8]?], sizes: [Int], outer: Int, inner: Int,
+         output: UnsafeMutablePointer<UInt8>) {
         self.sources = sources
         self.tables = tables
         self.sizes = sizes

@@ -103,7 +103,9 @@ final class QuantizedConvolutionStep: Step {
         }
     }
 
-    init(input: UnsafeRawPointer, weights: QuantizedConvolutionWeights, window: QuantizedWindow, output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32, batch: Int, inputImage: Int, outputImage: Int, pool: WorkerPool) {
+    init(input: UnsafeRawPointer, weights: QuantizedConvolutionWeights, window: QuantizedWindow,
+         output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32, batch: Int,
+         inputImage: Int, outputImage: Int, pool: WorkerPool) {
         self.input = input
         self.weights = weights
         self.window = window
@@ -135,7 +137,9 @@ final class QuantizedMatrixStep: Step {
             output: output, outputZero: outputZero, minimum: minimum, maximum: maximum, floatOutput: floatOutput), pool: pool)
     }
 
-    init(a: UnsafeRawPointer, rows: Int, weights: QuantizedMatrixWeights, output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32, pool: WorkerPool, floatOutput: UnsafeMutablePointer<Float>? = nil) {
+    init(a: UnsafeRawPointer, rows: Int, weights: QuantizedMatrixWeights, output: UnsafeMutablePointer<UInt8>,
+         outputZero: Int32, minimum: Int32, maximum: Int32, pool: WorkerPool,
+         floatOutput: UnsafeMutablePointer<Float>? = nil) {
         self.a = a
         self.rows = rows
         self.weights = weights
@@ -180,7 +184,8 @@ final class QuantizeStep: Step {
         quantizeLinear(input, scale: scale, zeroPoint: zeroPoint, minimum: minimum, maximum: maximum, output: output, count: count)
     }
 
-    init(input: UnsafePointer<Float>, scale: Float, zeroPoint: Int32, minimum: Int32, maximum: Int32, output: UnsafeMutablePointer<UInt8>, count: Int) {
+    init(input: UnsafePointer<Float>, scale: Float, zeroPoint: Int32, minimum: Int32, maximum: Int32,
+         output: UnsafeMutablePointer<UInt8>, count: Int) {
         self.input = input
         self.scale = scale
         self.zeroPoint = zeroPoint
@@ -196,7 +201,8 @@ final class DequantizeStep: Step {
     let output: UnsafeMutablePointer<Float>, count: Int
     func run() { dequantizeLinear(input, signed: signed, zeroPoint: zeroPoint, scale: scale, output: output, count: count) }
 
-    init(input: UnsafeRawPointer, signed: Bool, zeroPoint: Int32, scale: Float, output: UnsafeMutablePointer<Float>, count: Int) {
+    init(input: UnsafeRawPointer, signed: Bool, zeroPoint: Int32, scale: Float, output: UnsafeMutablePointer<Float>,
+         count: Int) {
         self.input = input
         self.signed = signed
         self.zeroPoint = zeroPoint
@@ -260,7 +266,9 @@ final class QuantizedBinaryStep: Step {
                         minimum: minimum, maximum: maximum, output: output)
     }
 
-    init(kind: QuantizedBinaryKind, a: QuantizedOperand, b: QuantizedOperand, bPerPlane: Bool, signed: Bool, planes: Int, planeSize: Int, addConstant: Float, multiplier: Float, outputZero: Int32, minimum: Int32, maximum: Int32, output: UnsafeMutablePointer<UInt8>) {
+    init(kind: QuantizedBinaryKind, a: QuantizedOperand, b: QuantizedOperand, bPerPlane: Bool, signed: Bool,
+         planes: Int, planeSize: Int, addConstant: Float, multiplier: Float, outputZero: Int32, minimum: Int32,
+         maximum: Int32, output: UnsafeMutablePointer<UInt8>) {
         self.kind = kind
         self.a = a
         self.b = b
@@ -428,7 +436,8 @@ final class ByteMaxPoolStep: Step {
                     rows: rows, columns: columns)
     }
 
-    init(input: UnsafeRawPointer, output: UnsafeMutableRawPointer, signed: Bool, planes: Int, inputPlane: Int, inputWidth: Int, rows: PoolTaps, columns: PoolTaps) {
+    init(input: UnsafeRawPointer, output: UnsafeMutableRawPointer, signed: Bool, planes: Int, inputPlane: Int,
+         inputWidth: Int, rows: PoolTaps, columns: PoolTaps) {
         self.input = input
         self.output = output
         self.signed = signed

@@ -340,7 +340,8 @@ final class PoolStep: Step {
                strideWidth: width.stride, padTop: height.padBegin, padLeft: width.padBegin, output: output, pool: pool)
     }
 
-    init(input: FeatureMap, kind: PoolKind, height: WindowAxis, width: WindowAxis, output: FeatureMap, pool: WorkerPool) {
+    init(input: FeatureMap, kind: PoolKind, height: WindowAxis, width: WindowAxis, output: FeatureMap,
+         pool: WorkerPool) {
         self.input = input
         self.kind = kind
         self.height = height
@@ -428,7 +429,8 @@ final class BroadcastCopyStep: Step {
         }
     }
 
-    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, offsets: [Int], runLength: Int, inputStep: Int) {
+    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, offsets: [Int], runLength: Int,
+         inputStep: Int) {
         self.input = input
         self.output = output
         self.offsets = offsets
@@ -450,7 +452,8 @@ final class BroadcastBinaryStep: Step {
         }
     }
 
-    init(a: UnsafePointer<Float>, b: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, operation: BinaryOperation, offsets: [Int], runLength: Int, aStep: Int, bStep: Int) {
+    init(a: UnsafePointer<Float>, b: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+         operation: BinaryOperation, offsets: [Int], runLength: Int, aStep: Int, bStep: Int) {
         self.a = a
         self.b = b
         self.output = output

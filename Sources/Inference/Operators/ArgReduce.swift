@@ -60,7 +60,8 @@ final class ArgReduce: Operator {
         }
     }
 
-    init(largest: Bool, type: ElementType, selectLast: Bool, outputShapes: [[Int]], outer: Int, length: Int, inner: Int) {
+    init(largest: Bool, type: ElementType, selectLast: Bool, outputShapes: [[Int]], outer: Int, length: Int,
+         inner: Int) {
         self.largest = largest
         self.type = type
         self.selectLast = selectLast

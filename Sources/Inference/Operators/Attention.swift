@@ -284,7 +284,10 @@ final class Attention: Operator {
         for j in 0..<count { x[j] = Float(exp(Real(x[j]) - maximum) / sum) }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], batch: Int, queryHeads: Int, kvHeads: Int, queryLength: Int, kvLength: Int, pastLength: Int, headSize: Int, valueHeadSize: Int, threeDimensional: Bool, mask: Mask?, maskSlot: Int?, pastSlot: Int?, nonpadSlot: Int?, rootScale: Float, softcap: Float, isCausal: Bool, leftWindow: Int, rightWindow: Int, scoresMode: Int, doubleSoftmax: Bool) {
+    init(dataInputs: [Int], outputShapes: [[Int]], batch: Int, queryHeads: Int, kvHeads: Int, queryLength: Int,
+         kvLength: Int, pastLength: Int, headSize: Int, valueHeadSize: Int, threeDimensional: Bool, mask: Mask?,
+         maskSlot: Int?, pastSlot: Int?, nonpadSlot: Int?, rootScale: Float, softcap: Float, isCausal: Bool,
+         leftWindow: Int, rightWindow: Int, scoresMode: Int, doubleSoftmax: Bool) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.batch = batch

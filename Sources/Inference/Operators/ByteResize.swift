@@ -100,7 +100,8 @@ final class ByteResize: Operator {
         }
     }
 
-    init(outputShapes: [[Int]], outputTypes: [ElementType], planes: Int, inH: Int, inW: Int, outH: Int, outW: Int, rows: AxisTable, columns: AxisTable, fill: Int32?) {
+    init(outputShapes: [[Int]], outputTypes: [ElementType], planes: Int, inH: Int, inW: Int, outH: Int, outW: Int,
+         rows: AxisTable, columns: AxisTable, fill: Int32?) {
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes
         self.planes = planes

@@ -61,7 +61,8 @@ final class Cast: Operator {
         }
     }
 
-    init(outputShapes: [[Int]], outputTypes: [ElementType], source: ElementType, count: Int, saturate: Bool, rounding: E8M0.Rounding) {
+    init(outputShapes: [[Int]], outputTypes: [ElementType], source: ElementType, count: Int, saturate: Bool,
+         rounding: E8M0.Rounding) {
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes
         self.source = source

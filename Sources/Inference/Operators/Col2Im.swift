@@ -80,7 +80,8 @@ final class Col2Im: Operator {
         }
     }
 
-    init(outputShapes: [[Int]], outputTypes: [ElementType], channels: Int, image: [Int], block: [Int], positions: [Int], dilations: [Int], strides: [Int], padsBegin: [Int]) {
+    init(outputShapes: [[Int]], outputTypes: [ElementType], channels: Int, image: [Int], block: [Int], positions: [Int],
+         dilations: [Int], strides: [Int], padsBegin: [Int]) {
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes
         self.channels = channels

@@ -80,7 +80,8 @@ final class Conv: Operator {
         }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], batch: Int, inputChannels: Int, outputChannels: Int, group: Int, depth: WindowAxis, height: WindowAxis, width: WindowAxis, hasBias: Bool) {
+    init(dataInputs: [Int], outputShapes: [[Int]], batch: Int, inputChannels: Int, outputChannels: Int, group: Int,
+         depth: WindowAxis, height: WindowAxis, width: WindowAxis, hasBias: Bool) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.batch = batch

@@ -37,7 +37,8 @@ final class ConvInteger: Operator {
         }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], convolution: ConvolutionGeometry, xType: ElementType, wType: ElementType, xZero: ZeroPoint, wZero: ZeroPoint) {
+    init(dataInputs: [Int], outputShapes: [[Int]], convolution: ConvolutionGeometry, xType: ElementType,
+         wType: ElementType, xZero: ZeroPoint, wZero: ZeroPoint) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.convolution = convolution

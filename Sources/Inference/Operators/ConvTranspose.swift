@@ -153,7 +153,10 @@ final class ConvTranspose: Operator {
         }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], batch: Int, inputChannels: Int, outputChannels: Int, group: Int, inH: Int, inW: Int, outH: Int, outW: Int, kH: Int, kW: Int, strideH: Int, strideW: Int, dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int, hasBias: Bool, inD: Int, outD: Int, kD: Int, strideD: Int, dilationD: Int, padFront: Int) {
+    init(dataInputs: [Int], outputShapes: [[Int]], batch: Int, inputChannels: Int, outputChannels: Int, group: Int,
+         inH: Int, inW: Int, outH: Int, outW: Int, kH: Int, kW: Int, strideH: Int, strideW: Int, dilationH: Int,
+         dilationW: Int, padTop: Int, padLeft: Int, hasBias: Bool, inD: Int, outD: Int, kD: Int, strideD: Int,
+         dilationD: Int, padFront: Int) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.batch = batch

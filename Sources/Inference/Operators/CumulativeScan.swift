@@ -68,7 +68,8 @@ final class CumulativeScan: Operator {
         }
     }
 
-    init(type: ElementType, combination: Combination, outputShapes: [[Int]], outer: Int, length: Int, inner: Int, exclusive: Bool, reverse: Bool) {
+    init(type: ElementType, combination: Combination, outputShapes: [[Int]], outer: Int, length: Int, inner: Int,
+         exclusive: Bool, reverse: Bool) {
         self.type = type
         self.combination = combination
         self.outputShapes = outputShapes

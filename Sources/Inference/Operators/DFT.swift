@@ -126,7 +126,9 @@ final class DFT: Operator {
         }
     }
 
-    init(outputShapes: [[Int]], outputTypes: [ElementType], type: ElementType, outer: Int, length: Int, inner: Int, components: Int, transformLength: Int, bins: Int, inverse: Bool, onesided: Bool, cosines: [Double], sines: [Double]) {
+    init(outputShapes: [[Int]], outputTypes: [ElementType], type: ElementType, outer: Int, length: Int, inner: Int,
+         components: Int, transformLength: Int, bins: Int, inverse: Bool, onesided: Bool, cosines: [Double],
+         sines: [Double]) {
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes
         self.type = type

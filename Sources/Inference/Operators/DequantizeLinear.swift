@@ -76,7 +76,8 @@ final class DequantizeLinear: Operator {
         }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], inputType: ElementType, scaleType: ElementType, layout: QuantizationLayout, hasZeroPoint: Bool, count: Int) {
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], inputType: ElementType,
+         scaleType: ElementType, layout: QuantizationLayout, hasZeroPoint: Bool, count: Int) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes

@@ -161,7 +161,8 @@ final class Einsum: Operator {
         }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], sizes: [Int], outputLabels: Int, strides: [[Int]]) {
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], sizes: [Int], outputLabels: Int,
+         strides: [[Int]]) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes

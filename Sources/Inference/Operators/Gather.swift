@@ -44,7 +44,8 @@ final class Gather: Operator {
         }
     }
 
-    init(outputShapes: [[Int]], outputTypes: [ElementType], indexType: ElementType, outer: Int, axisLength: Int, entryBytes: Int, indexCount: Int) {
+    init(outputShapes: [[Int]], outputTypes: [ElementType], indexType: ElementType, outer: Int, axisLength: Int,
+         entryBytes: Int, indexCount: Int) {
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes
         self.indexType = indexType

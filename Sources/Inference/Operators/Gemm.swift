@@ -54,7 +54,8 @@ final class Gemm: Operator {
         }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], rows: Int, inner: Int, columns: Int, alpha: Double, beta: Double, aStrides: (Int, Int), bStrides: (Int, Int), cStrides: (Int, Int)?) {
+    init(dataInputs: [Int], outputShapes: [[Int]], rows: Int, inner: Int, columns: Int, alpha: Double, beta: Double,
+         aStrides: (Int, Int), bStrides: (Int, Int), cStrides: (Int, Int)?) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.rows = rows

@@ -169,7 +169,8 @@ final class GridSample: Operator {
         c[3] = ((a * (2 - x) - 5 * a) * (2 - x) + 8 * a) * (2 - x) - 4 * a
     }
 
-    init(type: ElementType, gridType: ElementType, mode: Mode, padding: Padding, alignCorners: Bool, outputShapes: [[Int]], spatial: [Int], points: Int, batch: Int, channels: Int) {
+    init(type: ElementType, gridType: ElementType, mode: Mode, padding: Padding, alignCorners: Bool,
+         outputShapes: [[Int]], spatial: [Int], points: Int, batch: Int, channels: Int) {
         self.type = type
         self.gridType = gridType
         self.mode = mode

@@ -42,7 +42,8 @@ final class LRN: Operator {
         }
     }
 
-    init(outputShapes: [[Int]], batch: Int, channels: Int, spatial: Int, size: Int, alpha: Double, beta: Double, bias: Double) {
+    init(outputShapes: [[Int]], batch: Int, channels: Int, spatial: Int, size: Int, alpha: Double, beta: Double,
+         bias: Double) {
         self.outputShapes = outputShapes
         self.batch = batch
         self.channels = channels

@@ -69,7 +69,8 @@ final class MatMul: Operator {
         }
     }
 
-    init(type: ElementType, outputShapes: [[Int]], rows: Int, inner: Int, columns: Int, batches: StridedLoop, batchCount: Int) {
+    init(type: ElementType, outputShapes: [[Int]], rows: Int, inner: Int, columns: Int, batches: StridedLoop,
+         batchCount: Int) {
         self.type = type
         self.outputShapes = outputShapes
         self.rows = rows

@@ -37,7 +37,8 @@ final class MatMulInteger: Operator {
         }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], product: MatrixProductShape, aType: ElementType, bType: ElementType, aZero: ZeroPoint, bZero: ZeroPoint) {
+    init(dataInputs: [Int], outputShapes: [[Int]], product: MatrixProductShape, aType: ElementType, bType: ElementType,
+         aZero: ZeroPoint, bZero: ZeroPoint) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.product = product

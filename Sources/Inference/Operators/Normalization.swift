@@ -64,7 +64,8 @@ final class Normalization: Operator {
         return StridedLoop(shape: view, strides: strides)
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], geometry: ReductionGeometry, epsilon: Epsilon, affine: StridedLoop?, hasBias: Bool, subtractsMean: Bool = true) {
+    init(dataInputs: [Int], outputShapes: [[Int]], geometry: ReductionGeometry, epsilon: Epsilon, affine: StridedLoop?,
+         hasBias: Bool, subtractsMean: Bool = true) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.geometry = geometry

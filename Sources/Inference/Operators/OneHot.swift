@@ -52,7 +52,8 @@ final class OneHot: Operator {
         }
     }
 
-    init(outputShapes: [[Int]], outputTypes: [ElementType], indexType: ElementType, outer: Int, depth: Int, inner: Int, negativeCountsFromEnd: Bool) {
+    init(outputShapes: [[Int]], outputTypes: [ElementType], indexType: ElementType, outer: Int, depth: Int, inner: Int,
+         negativeCountsFromEnd: Bool) {
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes
         self.indexType = indexType

@@ -114,7 +114,8 @@ final class Pool: Operator {
                     planes: x[0] * x[1], depth: axes[0], height: axes[1], width: axes[2], indexOrder: indexOrder, elementType: type)
     }
 
-    init(kind: Kind, outputShapes: [[Int]], planes: Int, depth: WindowAxis, height: WindowAxis, width: WindowAxis, indexOrder: IndexOrder?, elementType: ElementType) {
+    init(kind: Kind, outputShapes: [[Int]], planes: Int, depth: WindowAxis, height: WindowAxis, width: WindowAxis,
+         indexOrder: IndexOrder?, elementType: ElementType) {
         self.kind = kind
         self.outputShapes = outputShapes
         self.planes = planes

@@ -54,7 +54,9 @@ final class QLinearConv: Operator {
         }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], convolution: ConvolutionGeometry, xType: ElementType, wType: ElementType, xScale: ScaleParameter, wScale: ScaleParameter, yScale: ScaleParameter, xZero: ZeroPoint, wZero: ZeroPoint, yZero: ZeroPoint, hasBias: Bool) {
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], convolution: ConvolutionGeometry,
+         xType: ElementType, wType: ElementType, xScale: ScaleParameter, wScale: ScaleParameter, yScale: ScaleParameter,
+         xZero: ZeroPoint, wZero: ZeroPoint, yZero: ZeroPoint, hasBias: Bool) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes

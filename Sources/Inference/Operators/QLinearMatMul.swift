@@ -44,7 +44,9 @@ final class QLinearMatMul: Operator {
         }
     }
 
-    init(outputShapes: [[Int]], outputTypes: [ElementType], product: MatrixProductShape, aType: ElementType, bType: ElementType, aScale: ScaleParameter, bScale: ScaleParameter, yScale: ScaleParameter, aZero: ZeroPoint, bZero: ZeroPoint, yZero: ZeroPoint) {
+    init(outputShapes: [[Int]], outputTypes: [ElementType], product: MatrixProductShape, aType: ElementType,
+         bType: ElementType, aScale: ScaleParameter, bScale: ScaleParameter, yScale: ScaleParameter, aZero: ZeroPoint,
+         bZero: ZeroPoint, yZero: ZeroPoint) {
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes
         self.product = product

@@ -86,7 +86,8 @@ final class QuantizeLinear: Operator {
         }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], inputType: ElementType, scaleType: ElementType, layout: QuantizationLayout, hasZeroPoint: Bool, count: Int, saturate: Bool) {
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], inputType: ElementType,
+         scaleType: ElementType, layout: QuantizationLayout, hasZeroPoint: Bool, count: Int, saturate: Bool) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes

@@ -62,7 +62,8 @@ final class Range: Operator {
         }
     }
 
-    init(outputShapes: [[Int]], outputTypes: [ElementType], start: Double, delta: Double, integerStart: Int64, integerDelta: Int64, stashesDouble: Bool) {
+    init(outputShapes: [[Int]], outputTypes: [ElementType], start: Double, delta: Double, integerStart: Int64,
+         integerDelta: Int64, stashesDouble: Bool) {
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes
         self.start = start

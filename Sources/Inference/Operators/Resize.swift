@@ -177,7 +177,8 @@ final class Resize: Operator {
         }
     }
 
-    init(outputShapes: [[Int]], planes: Int, inH: Int, inW: Int, outH: Int, outW: Int, rows: AxisTable, columns: AxisTable) {
+    init(outputShapes: [[Int]], planes: Int, inH: Int, inW: Int, outH: Int, outW: Int, rows: AxisTable,
+         columns: AxisTable) {
         self.outputShapes = outputShapes
         self.planes = planes
         self.inH = inH

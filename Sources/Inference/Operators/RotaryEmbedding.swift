@@ -103,7 +103,8 @@ final class RotaryEmbedding: Operator {
         }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], batch: Int, sequence: Int, heads: Int, headSize: Int, batchStride: Int, sequenceStride: Int, headStride: Int, half: Int, interleaved: Bool, positions: Int?) {
+    init(dataInputs: [Int], outputShapes: [[Int]], batch: Int, sequence: Int, heads: Int, headSize: Int,
+         batchStride: Int, sequenceStride: Int, headStride: Int, half: Int, interleaved: Bool, positions: Int?) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.batch = batch

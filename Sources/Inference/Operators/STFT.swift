@@ -103,7 +103,9 @@ final class STFT: Operator {
         }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], type: ElementType, windowType: ElementType?, batch: Int, length: Int, components: Int, frames: Int, step: Int, frameLength: Int, bins: Int, cosines: [Double], sines: [Double]) {
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], type: ElementType,
+         windowType: ElementType?, batch: Int, length: Int, components: Int, frames: Int, step: Int, frameLength: Int,
+         bins: Int, cosines: [Double], sines: [Double]) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes

@@ -39,7 +39,8 @@ final class ScatterElements: Operator {
         }
     }
 
-    init(outputShapes: [[Int]], outputTypes: [ElementType], indexType: ElementType, indexing: ElementIndexing, reduction: ScatterReduction) {
+    init(outputShapes: [[Int]], outputTypes: [ElementType], indexType: ElementType, indexing: ElementIndexing,
+         reduction: ScatterReduction) {
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes
         self.indexType = indexType

@@ -39,7 +39,8 @@ final class ScatterND: Operator {
         }
     }
 
-    init(outputShapes: [[Int]], outputTypes: [ElementType], indexType: ElementType, indexing: TupleIndexing, reduction: ScatterReduction) {
+    init(outputShapes: [[Int]], outputTypes: [ElementType], indexType: ElementType, indexing: TupleIndexing,
+         reduction: ScatterReduction) {
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes
         self.indexType = indexType

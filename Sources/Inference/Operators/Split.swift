@@ -66,7 +66,8 @@ final class Split: Operator {
         }
     }
 
-    init(outputShapes: [[Int]], outputTypes: [ElementType], outer: Int, sliceBytes: Int, axisLength: Int, starts: [Int], lengths: [Int]) {
+    init(outputShapes: [[Int]], outputTypes: [ElementType], outer: Int, sliceBytes: Int, axisLength: Int, starts: [Int],
+         lengths: [Int]) {
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes
         self.outer = outer

@@ -60,7 +60,8 @@ final class TensorScatter: Operator {
         }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], circular: Bool, outer: Int, perBatch: Int, maximum: Int, sequence: Int, sliceBytes: Int) {
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], circular: Bool, outer: Int,
+         perBatch: Int, maximum: Int, sequence: Int, sliceBytes: Int) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes

@@ -98,7 +98,10 @@ final class QGemm: Operator {
         }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], rows: Int, inner: Int, columns: Int, transposeA: Bool, transposeB: Bool, alpha: Float, aType: ElementType, bType: ElementType, aScale: ScaleParameter, bScale: ScaleParameter, yScale: ScaleParameter?, aZero: ZeroPoint, bZero: ZeroPoint, yZero: ZeroPoint, bias: Int?, biasStrides: (row: Int, column: Int)) {
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], rows: Int, inner: Int, columns: Int,
+         transposeA: Bool, transposeB: Bool, alpha: Float, aType: ElementType, bType: ElementType,
+         aScale: ScaleParameter, bScale: ScaleParameter, yScale: ScaleParameter?, aZero: ZeroPoint, bZero: ZeroPoint,
+         yZero: ZeroPoint, bias: Int?, biasStrides: (row: Int, column: Int)) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes

@@ -99,7 +99,9 @@ final class QLinearAveragePool: Operator {
         }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], x: QuantizedScalar, y: QuantizedScalar, batch: Int, channels: Int, depth: WindowAxis, height: WindowAxis, width: WindowAxis, countIncludesPad: Bool, channelsLast: Bool) {
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], x: QuantizedScalar, y: QuantizedScalar,
+         batch: Int, channels: Int, depth: WindowAxis, height: WindowAxis, width: WindowAxis, countIncludesPad: Bool,
+         channelsLast: Bool) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes

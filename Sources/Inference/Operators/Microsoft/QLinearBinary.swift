@@ -94,7 +94,8 @@ final class QLinearBinary: Operator {
         Float(zeroC) - (ratioSecond * Float(zeroSecond)).addingProduct(ratioFirst, Float(zeroFirst))
     }
 
-    init(kind: Kind, dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], a: QuantizedScalar, b: QuantizedScalar, c: QuantizedScalar, aBuffer: Int, bBuffer: Int, loop: StridedLoop) {
+    init(kind: Kind, dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], a: QuantizedScalar,
+         b: QuantizedScalar, c: QuantizedScalar, aBuffer: Int, bBuffer: Int, loop: StridedLoop) {
         self.kind = kind
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes

@@ -70,7 +70,8 @@ final class QLinearConcat: Operator {
         }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], sizes: [Int], outer: Int, inner: Int, yScale: ScaleParameter, yZero: ZeroPoint, xScales: [ScaleParameter], xZeros: [ZeroPoint]) {
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], sizes: [Int], outer: Int, inner: Int,
+         yScale: ScaleParameter, yZero: ZeroPoint, xScales: [ScaleParameter], xZeros: [ZeroPoint]) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes

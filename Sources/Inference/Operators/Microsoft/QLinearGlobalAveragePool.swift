@@ -45,7 +45,8 @@ final class QLinearGlobalAveragePool: Operator {
         }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], x: QuantizedScalar, y: QuantizedScalar, batch: Int, channels: Int, planeSize: Int, channelsLast: Bool) {
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], x: QuantizedScalar, y: QuantizedScalar,
+         batch: Int, channels: Int, planeSize: Int, channelsLast: Bool) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes

@@ -52,7 +52,8 @@ final class QLinearLookup: Operator {
         }
     }
 
-    init(function: Function, dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], x: QuantizedScalar, y: QuantizedScalar, count: Int) {
+    init(function: Function, dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], x: QuantizedScalar,
+         y: QuantizedScalar, count: Int) {
         self.function = function
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes

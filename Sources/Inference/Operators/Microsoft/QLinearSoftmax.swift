@@ -99,7 +99,8 @@ final class QLinearSoftmax: Operator {
         }
     }
 
-    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], xScale: ScaleParameter, y: QuantizedScalar, outer: Int, length: Int, inner: Int) {
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], xScale: ScaleParameter,
+         y: QuantizedScalar, outer: Int, length: Int, inner: Int) {
         self.dataInputs = dataInputs
         self.outputShapes = outputShapes
         self.outputTypes = outputTypes
