@@ -199,6 +199,11 @@ let package = Package(
             dependencies: ["Inference", "ONNXFormat", "NumpyFormat", "TestSupport", "AllocationCounter"],
             swiftSettings: commonSettings),
         .testTarget(name: "vbgTests", dependencies: ["vbg", "SRTC", "ONNXInference", "NumpyFormat", "PNGCodec", "Imaging", "TestSupport", "Y4MFormat"], swiftSettings: commonSettings),
+        // The x86-64 results the arm64 runner (.ci/arm64.sh) compares with: Arm64Cases.swift is
+        // compiled into the runner too.
+        .testTarget(
+            name: "Arm64FixtureTests", dependencies: ["Inference", "Imaging", "FramePipeline", "PNGCodec", "TestSupport"],
+            swiftSettings: commonSettings),
         .testTarget(name: "ONNXInferenceTests", dependencies: ["ONNXInference", "TestSupport"], swiftSettings: commonSettings),
         .testTarget(name: "BuiltinModelsTests", dependencies: ["BuiltinModels"], swiftSettings: commonSettings),
         // Bad-input tables at the API level and for the vbg binary (run as a subprocess).

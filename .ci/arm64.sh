@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # arm64 (issue 29): compiles the Foundation-free core (Kernels, Imaging, HalfPrecision,
-# ONNXFormat) in Embedded Swift for arm64-apple-ios18.0 (Mach-O objects: the Apple-only
+# ONNXFormat, Inference) in Embedded Swift for arm64-apple-ios18.0 (Mach-O objects: the Apple-only
 # conditions Linux never takes) and for aarch64-none-none-elf, links the arm64 test runner
 # (Tests/Arm64Runner) statically against Debian's aarch64 glibc with lld, and runs it under
 # qemu-aarch64-static. Fails if any compile fails or any runner case fails.
@@ -22,9 +22,10 @@ out="${1:-.build/arm64}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 
-# TargetFeatures is a C header; SwiftPM makes its module map, here we write one.
+# TargetFeatures and CMath are C headers; SwiftPM makes their module maps, here we write one.
 cat > "$out/module.modulemap" <<MAP
 module TargetFeatures { header "$PWD/Sources/TargetFeatures/include/TargetFeatures.h" export * }
+module CMath { header "$PWD/Sources/CMath/include/CMath.h" export * }
 MAP
 
 embedded=(-enable-experimental-feature Embedded -wmo -O -package-name swift_virtual_background
@@ -36,10 +37,10 @@ compile() {
     mkdir -p "$out/$target"
     "$bin/swiftc" -c -target "$target" "${embedded[@]}" -parse-as-library -module-name "$module" \
         -I "$out/$target" -emit-module -emit-module-path "$out/$target/$module.swiftmodule" \
-        Sources/"$module"/*.swift -o "$out/$target/$module.o"
+        $(find Sources/"$module" -name '*.swift' | sort) -o "$out/$target/$module.o"
 }
 
-modules=(Kernels Imaging HalfPrecision ONNXFormat)
+modules=(Kernels Imaging HalfPrecision ONNXFormat Inference)
 for target in arm64-apple-ios18.0 aarch64-none-none-elf; do
     for module in "${modules[@]}"; do
         echo "arm64: $module for $target"
@@ -59,16 +60,20 @@ echo "arm64: fmla per kernel in Kernels.o (arm64-apple-ios18.0): count, speciali
            END { for (k in total) printf "%6d %3d  %s\n", total[k], variants[k], k; printf "%6d      all of Kernels.o\n", all }' \
     | sort -rn
 
-# The runner: the shared references compiled into one module with its main.swift.
+# The runner: the shared references, the model and whole-frame cases (and FramePipeline's
+# MaskSmoother, which they use: FramePipeline itself needs Foundation) compiled into one module
+# with its main.swift.
 elf="$out/aarch64-none-none-elf"
 echo "arm64: the test runner"
 "$bin/swiftc" -c -target aarch64-none-none-elf "${embedded[@]}" -enable-experimental-feature Extern \
     -module-name Arm64Runner -I "$elf" \
     Tests/Arm64Runner/main.swift Tests/KernelsTests/ScalarReference.swift Tests/ImagingTests/ImagingReference.swift \
+    Tests/Arm64FixtureTests/Arm64Cases.swift Sources/FramePipeline/MaskSmoother.swift \
     -o "$elf/Arm64Runner.o"
 # GNU ld refuses the Embedded objects ("copy relocation against non-copyable protected symbol"): lld.
 aarch64-linux-gnu-gcc -static -fuse-ld=lld -B"$bin" -o "$out/arm64-runner" \
-    "$elf/Arm64Runner.o" "$elf/Kernels.o" "$elf/Imaging.o" \
+    "$elf/Arm64Runner.o" "$elf/Kernels.o" "$elf/Imaging.o" "$elf/Inference.o" "$elf/ONNXFormat.o" "$elf/HalfPrecision.o" \
     "$(dirname "$bin")/lib/swift/embedded/aarch64-none-none-elf/libswiftUnicodeDataTables.a" -lm
 
-qemu-aarch64-static "$out/arm64-runner"
+# Run from the repository root: the runner reads Weights/ and Fixtures/arm64/.
+time qemu-aarch64-static "$out/arm64-runner"

@@ -52,6 +52,7 @@ package final class InferenceModel: Sendable {
     /// The constants, which every session of the model reads in place.
     let constants: ConstantStore
 
+    #if !hasFeature(Embedded)
     /// Bytes the model holds: its constants (in the `ConstantStore` its sessions read), the
     /// weights its fast sessions packed (`PackedWeights`) and its operators' tables (every session
     /// of the model shares them; a session's own bytes are `InferenceSession.heldBytes`). Walks
@@ -67,6 +68,7 @@ package final class InferenceModel: Sendable {
         }
         return held.bytes + constants.byteCount + (fastGraph?.constants.byteCount ?? 0)
     }
+    #endif
     /// The graph fast sessions that plan every fusion run when it differs from `graph`, with its
     /// fast-path plan and constants: the QDQ groups rewritten into QLinearConv and QLinearMatMul
     /// (`QuantizedGroupRewrite`), which the fast path runs on its integer kernel. Nil when no
@@ -107,7 +109,7 @@ package final class InferenceModel: Sendable {
     /// decoding.
     package init(proto: ModelProto, inputShapes: [String: [Int]] = [:], planTimeInputs: [String: Tensor] = [:],
                  planTimeStrings: [String: StringTensor] = [:]) throws(ModelError) {
-        var graph = try LoadedGraph(proto, inputShapes: inputShapes, planTimeInputs: planTimeInputs.mapValues(\.constant),
+        var graph = try LoadedGraph(proto, inputShapes: inputShapes, planTimeInputs: planTimeInputs.mapValues { $0.constant },
                                     planTimeStrings: planTimeStrings)
         // The constants' bytes move to the store every session reads; the graph keeps their
         // shapes and types (loading was the last reader of the bytes).
@@ -136,7 +138,7 @@ package final class InferenceModel: Sendable {
         // The rewrite keeps every graph input and output; a rewritten graph that does not load
         // (it would be a bug of the rewrite) or plans more than the limit is not used.
         if let rewritten = QuantizedGroupRewrite.rewrite(proto),
-           var fast = try? LoadedGraph(rewritten, inputShapes: inputShapes, planTimeInputs: planTimeInputs.mapValues(\.constant),
+           var fast = try? LoadedGraph(rewritten, inputShapes: inputShapes, planTimeInputs: planTimeInputs.mapValues { $0.constant },
                                        planTimeStrings: planTimeStrings),
            fast.inputIDs.map({ TensorDescription(name: fast.values[$0].name, shape: fast.values[$0].shape, type: fast.values[$0].type) }) == inputs,
            fast.outputIDs.map({ TensorDescription(name: fast.values[$0].name, shape: fast.values[$0].shape, type: fast.values[$0].type) }) == outputs {
@@ -149,7 +151,9 @@ package final class InferenceModel: Sendable {
         }
         peakActivationBytes = plan.activationCount * MemoryLayout<Float>.size
         opsetVersion = graph.opsetVersion
-        metadata = Dictionary(proto.metadata.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+        var metadata: [String: String] = [:]
+        for entry in proto.metadata { metadata[entry.key] = entry.value }  // a key given twice: the last value
+        self.metadata = metadata
         var producers: [String: (op: String, input: String?)] = [:]
         for node in proto.graph?.nodes ?? [] { for output in node.outputs { producers[output] = (node.opType, node.inputs.first) } }
         self.producers = producers
@@ -188,8 +192,8 @@ package final class InferenceModel: Sendable {
         } catch {
             throw ModelError(.malformed, "not a valid ONNX model: \(error.description)")
         }
-        let initializers = includingInitializers ? [] : Set(proto.graph?.initializers.map(\.name) ?? [])
-        return (proto.graph?.inputs ?? []).map(\.name).filter { !initializers.contains($0) }
+        let initializers = includingInitializers ? [] : Set(proto.graph?.initializers.map { $0.name } ?? [])
+        return (proto.graph?.inputs ?? []).map { $0.name }.filter { !initializers.contains($0) }
     }
 
     /// The op types this engine implements (default domain).
@@ -254,10 +258,12 @@ package struct ParsedModel: Sendable {
     /// The declarations of a decoded model.
     package init(proto: ModelProto) {
         self.proto = proto
-        let initializers = Set(proto.graph?.initializers.map(\.name) ?? [])
+        let initializers = Set(proto.graph?.initializers.map { $0.name } ?? [])
         inputs = (proto.graph?.inputs ?? []).filter { !initializers.contains($0.name) }.map(DeclaredTensor.init)
         outputs = (proto.graph?.outputs ?? []).map(DeclaredTensor.init)
-        metadata = Dictionary(proto.metadata.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+        var metadata: [String: String] = [:]
+        for entry in proto.metadata { metadata[entry.key] = entry.value }  // a key given twice: the last value
+        self.metadata = metadata
     }
 
     /// The model validated and planned, as `InferenceModel(bytes:inputShapes:planTimeInputs:planTimeStrings:)`.

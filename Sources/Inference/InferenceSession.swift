@@ -163,8 +163,12 @@ package final class InferenceSession: @unchecked Sendable {
         var freed = constants.releasePackingSources(
             poisoning: poisoning,
             isPacked: {
+                #if hasFeature(Embedded)
+                return false  // no reflection to look into the steps with: keep every constant
+                #else
                 var held = HeldAddresses(matching: constants.isPackingSource)
                 return !steps.contains { held.found(in: $0) }
+                #endif
             },
             seal: packedWeights.seal)
         if constants !== model.constants, constants.hasOneReader {
@@ -179,6 +183,7 @@ package final class InferenceSession: @unchecked Sendable {
         constants.pointer(id) ?? arena + plan.offsets[id]
     }
 
+    #if !hasFeature(Embedded)
     /// Bytes the session holds: its arena (activations, the fast path's zero-bordered maps and
     /// gate values, no constants: those are the model's), what its steps own (packed weights, copies, band
     /// buffers, workspaces) and its worker pool's scratch. The model's own bytes are
@@ -192,6 +197,7 @@ package final class InferenceSession: @unchecked Sendable {
         if let pool { held.add(pool) }
         return arenaBytes + held.bytes - shared
     }
+    #endif
 
     /// Runs a single-input, single-output graph; allocates nothing.
     ///
@@ -344,6 +350,7 @@ package final class InferenceSession: @unchecked Sendable {
         for index in steps.indices { steps[index].run() }
     }
 
+    #if !hasFeature(Embedded)
     /// Runs a single-input, single-output graph `runs` times and times every layer: each step
     /// the session runs, with the ONNX nodes whose work it does (a fused activation's node is
     /// listed with the convolution that computes it). Allocates (for tools such as
@@ -358,7 +365,7 @@ package final class InferenceSession: @unchecked Sendable {
         let inputID = graph.inputIDs[0], outputID = graph.outputIDs[0]
         let layers = self.layers.map { layer in
             let nodes = layer.nodes.map { graph.nodes[$0] }
-            let profile = LayerProfile(nodes: nodes.map(\.name), operators: nodes.map(\.opType),
+            let profile = LayerProfile(nodes: nodes.map { $0.name }, operators: nodes.map { $0.opType },
                                        multiplyAccumulates: nodes.reduce(0) { $0 + $1.operation.multiplyAccumulates },
                                        seconds: 0, runsOnReference: layer.step.map { steps[$0] is ReferenceStep } ?? false)
             return (step: layer.step, profile: profile)
@@ -385,6 +392,7 @@ package final class InferenceSession: @unchecked Sendable {
             return profile
         }
     }
+    #endif
 
     /// The session's layers in execution order: each step with the node it was built for, then
     /// the nodes after it that have no step of their own (the ones it absorbed, and views). A
@@ -405,6 +413,7 @@ package final class InferenceSession: @unchecked Sendable {
         return layers
     }
 
+    #if !hasFeature(Embedded)
     /// The graph as the session runs it, in order: each step with its kernel (the step's type:
     /// `ReferenceStep` is an operator's reference kernel) and the nodes whose work it does, the
     /// first the node it was built for; a view (a node that moves nothing) is an entry of its
@@ -426,6 +435,7 @@ package final class InferenceSession: @unchecked Sendable {
         }
         return entries
     }
+    #endif
 
     /// Each node the session runs (folded ones excluded), in execution order, with its
     /// multiply-accumulates and whether its step is the reference kernel: on the fast path, the

@@ -3,14 +3,21 @@
 // qemu-aarch64-static). It checks the fast kernels against the scalar references of
 // Tests/KernelsTests/ScalarReference.swift and the exact imaging ops against
 // Tests/ImagingTests/ImagingReference.swift (the same files the x86-64 tests use, compiled into
-// this module), with the same tolerances, prints `N passed, M failed` and exits 1 on any failure.
-// Embedded Swift has one thread here (WorkerPool), so every pool is a 1-thread pool.
+// this module), with the same tolerances; then runs the built-in models' forward pass on both
+// paths and one whole frame (Tests/Arm64FixtureTests/Arm64Cases.swift, also compiled into this
+// module) against the x86-64 results in Fixtures/arm64/. It prints `N passed, M failed` and exits
+// 1 on any failure. Embedded Swift has one thread here (WorkerPool), so every pool is a 1-thread
+// pool. Run from the repository root (it reads Weights/ and Fixtures/arm64/).
 import Imaging
+import Inference
 import Kernels
 
 @_extern(c, "exp") func exp(_ x: Double) -> Double
 @_extern(c, "getenv") func getenv(_ name: UnsafePointer<CChar>) -> UnsafeMutablePointer<CChar>?
 @_extern(c, "exit") func exit(_ status: Int32)
+@_extern(c, "fopen") func fopen(_ path: UnsafePointer<CChar>, _ mode: UnsafePointer<CChar>) -> OpaquePointer?
+@_extern(c, "fread") func fread(_ buffer: UnsafeMutableRawPointer, _ size: Int, _ count: Int, _ file: OpaquePointer) -> Int
+@_extern(c, "fclose") func fclose(_ file: OpaquePointer) -> Int32
 
 var passed = 0, failed = 0
 
@@ -163,6 +170,63 @@ for (w, h, W, H, bgra) in [(97, 61, 40, 30, false), (30, 20, 77, 41, false), (12
     let format: PixelFormat = bgra ? .bgra8 : .rgba8
     check(CoverCrop.fit(picture, width: W, height: H, format: format).bytes == referenceCoverCrop(picture, width: W, height: H, format: format),
           "cover-crop \(w)x\(h) -> \(W)x\(H) bgra \(bgra)")
+}
+
+/// The bytes of the file at `path` (relative to the working directory), nil when it cannot be opened.
+func readFile(_ path: String) -> [UInt8]? {
+    let name = path.utf8.map { CChar(bitPattern: $0) } + [0], mode: [CChar] = [114, 98, 0]  // "rb"
+    guard let file = fopen(name, mode) else { return nil }
+    defer { _ = fclose(file) }
+    var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let read = chunk.withUnsafeMutableBytes { fread($0.baseAddress!, 1, $0.count, file) }
+        bytes += chunk[0..<read]
+        if read < chunk.count { return bytes }
+    }
+}
+
+/// A fixture of raw little-endian float32 values (empty when missing: every comparison then fails).
+func floats(_ name: String) -> [Float] {
+    guard let bytes = readFile("Fixtures/arm64/" + name) else { return [] }
+    return bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+}
+
+/// A difference as a whole number of 1e-9 (Embedded Swift prints no floats).
+func nanoUnits(_ difference: Float) -> String { difference.isFinite ? "\(Int(difference * 1e9))e-9" : "infinite" }
+
+// The built-in models' forward pass on the reference and fast paths, each against the x86-64
+// output of the same path, and one whole frame: segment (fast path), smooth, blur, composite.
+if let frameBytes = readFile("Fixtures/arm64/frame_320x240.rgba") {
+    let frame = Arm64Cases.frame(frameBytes)
+    for entry in Arm64Cases.models {
+        guard let bytes = readFile("Weights/" + entry.file) else { check(false, "read Weights/\(entry.file)"); continue }
+        do throws(ModelError) {
+            let model = try InferenceModel(bytes: bytes)
+            let input = Arm64Cases.tensor(frame, width: entry.width, height: entry.height)
+            for path in [ExecutionPath.reference, .fast] {
+                let session = try InferenceSession(model: model, path: path)
+                let output = try Arm64Cases.forward(session, input, outputCount: entry.width * entry.height)
+                let difference = Arm64Cases.largestDifference(output, floats("\(entry.name)_\(path.rawValue).f32"))
+                check(difference <= Arm64Cases.tolerance, "\(entry.name) forward pass, \(path.rawValue) path: largest difference \(nanoUnits(difference))")
+            }
+            if entry.name == Arm64Cases.models[Arm64Cases.frameModel].name {
+                let session = try InferenceSession(model: model, path: .fast)
+                let mask = try Arm64Cases.smoothedMask(frame, session)
+                let difference = Arm64Cases.largestDifference(mask, floats("frame_mask.f32"))
+                check(difference <= Arm64Cases.tolerance, "whole frame: smoothed mask, largest difference \(nanoUnits(difference))")
+                // The imaging from the stored x86-64 mask, so that the bytes compare exactly.
+                let output = Arm64Cases.composite(frame, mask: floats("frame_mask.f32"))
+                let expected = readFile("Fixtures/arm64/frame_output.rgba") ?? []
+                var differing = output.count == expected.count ? 0 : output.count
+                if differing == 0 { for i in output.indices where output[i] != expected[i] { differing += 1 } }
+                check(differing == 0, "whole frame: blurred and composited bytes, \(differing) differ")
+            }
+        } catch {
+            check(false, "\(entry.name): \(error.message)")
+        }
+    }
+} else {
+    check(false, "read Fixtures/arm64/frame_320x240.rgba")
 }
 
 print("\(passed) passed, \(failed) failed")

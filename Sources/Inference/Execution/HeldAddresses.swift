@@ -1,3 +1,6 @@
+// Reflection (Mirror, Any), which Embedded Swift lacks: the diagnostics that use it are not in
+// an Embedded build.
+#if !hasFeature(Embedded)
 import Kernels
 
 /// Whether some values hold an address that `matches`, anywhere in their stored properties: a
@@ -39,3 +42,4 @@ struct HeldAddresses {
         withUnsafeBytes(of: pointer) { UnsafeRawPointer(bitPattern: $0.load(as: UInt.self))! }
     }
 }
+#endif

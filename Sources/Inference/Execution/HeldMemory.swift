@@ -1,3 +1,6 @@
+// Reflection (Mirror, Any), which Embedded Swift lacks: the diagnostics that use it are not in
+// an Embedded build.
+#if !hasFeature(Embedded)
 import Kernels
 
 /// The heap bytes reachable from some values, each buffer counted once: what a session's steps
@@ -81,3 +84,4 @@ extension Set: HeldCollection {
         return (storageWord(self), buckets == 0 ? 0 : 64 + buckets * MemoryLayout<Element>.stride + buckets / 8, !_isPOD(Element.self))
     }
 }
+#endif

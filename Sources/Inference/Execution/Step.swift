@@ -1,18 +1,34 @@
+import Kernels
+
 /// One planned node bound to its buffers, ready to run: the unit an execution path provides.
 ///
 /// Steps are made once per session; `run()` must not allocate.
-protocol Step {
+protocol Step: AnyObject {
     func run()
+    /// The worker pool's scratch the step's kernels need for its problem (from the kernels' own
+    /// statements, e.g. `pointwiseScratch(inputChannels:)`), read once when the step is planned
+    /// (`StepBuilder.work(for:inputs:outputs:)` reserves it in the pool); none by default.
+    var scratch: ScratchSize { get }
+}
+
+extension Step {
+    var scratch: ScratchSize { .none }
 }
 
 /// Runs a node with its operator's reference (scalar, spec-derived) kernel: the reference path's
 /// step for every node, and the fast path's for a node it has no kernel for.
-struct ReferenceStep: Step {
+final class ReferenceStep: Step {
     let operation: any Operator
     let inputs: [UnsafePointer<Float>]
     let outputs: [UnsafeMutablePointer<Float>]
 
     func run() { operation.run(inputs: inputs, outputs: outputs) }
+
+    init(operation: any Operator, inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
+        self.operation = operation
+        self.inputs = inputs
+        self.outputs = outputs
+    }
 }
 
 /// What a session runs for one node, as the fast path plans it.

@@ -34,7 +34,7 @@ extension StepBuilder {
             let folded = f.depthwise.epilogue.folded(weights: constant(dwNode.inputs[1], channels * k * k),
                                                      bias: dw.hasBias ? constant(dwNode.inputs[2], channels) : nil,
                                                      outputChannels: channels)
-            let lattice = Self.compactLattice(folded.weights, channels: channels, kernelSize: k)
+            let lattice = StepBuilder.compactLattice(folded.weights, channels: channels, kernelSize: k)
             return (DepthwiseWeights(weights: lattice.weights, bias: folded.bias, channels: channels, kernelSize: lattice.kernelSize),
                     lattice.step)
         }
@@ -45,7 +45,7 @@ extension StepBuilder {
             return PointwiseWeights(weights: folded.weights, bias: folded.bias, outputChannels: channels,
                                     inputChannels: conv.inputChannels)
         }
-        let pad = Self.kind(of: dw)!.inputPad!
+        let pad = StepBuilder.kind(of: dw)!.inputPad!
         // The kernel's window as it runs (the compacted lattice), which sizes the band.
         let band = bandLayout(width: width, bandOutputRows: f.bandRows, stride: dw.height.stride,
                               kernelSpan: (depthwise.kernelSize - 1) * dw.height.dilation * latticeStep + 1, bandPad: pad)
@@ -53,17 +53,17 @@ extension StepBuilder {
             ? (0..<pool.threadCount).map { _ in FeatureMapStorage(channels: channels, layout: band) } : nil
         let (outH, outW) = (dw.height.output, dw.width.output)
         let residual = f.residualIsInput ? nil : f.depthwise.residual.map {
-            Self.denseMap(pointer($0), channels: channels, height: outH, width: outW)
+            StepBuilder.denseMap(pointer($0), channels: channels, height: outH, width: outW)
         }
         var gatedInput: GatedInput? = nil
         if let leader = f.gate, case .attentionGate(let gate)? = plan.fusions[leader], let values = gateValues(leader) {
-            let (c, h, w) = Self.planes(graph.values[gate.output].shape)!
-            gatedInput = GatedInput(skip: Self.denseMap(pointer(gate.skip), channels: c, height: h, width: w),
-                                    upsampled: Self.denseMap(pointer(gate.upsampled), channels: c, height: h, width: w),
+            let (c, h, w) = StepBuilder.planes(graph.values[gate.output].shape)!
+            gatedInput = GatedInput(skip: StepBuilder.denseMap(pointer(gate.skip), channels: c, height: h, width: w),
+                                    upsampled: StepBuilder.denseMap(pointer(gate.upsampled), channels: c, height: h, width: w),
                                     gate: UnsafePointer(values))
         }
         return PointwiseDepthwiseStep(
-            input: Self.denseMap(inputs[0], channels: conv.inputChannels, height: height, width: width), gatedInput: gatedInput,
+            input: StepBuilder.denseMap(inputs[0], channels: conv.inputChannels, height: height, width: width), gatedInput: gatedInput,
             pointwise: weights, pointwiseActivation: f.pointwise.activation, bandRows: f.bandRows, bandPad: pad, ownBands: ownBands,
             depthwise: depthwise, stride: dw.height.stride, dilation: dw.height.dilation * latticeStep,
             padTop: dw.height.padBegin, padLeft: dw.width.padBegin, depthwiseActivation: f.depthwise.epilogue.activation,

@@ -218,25 +218,25 @@ extension StepBuilder {
                          output arenaOutput: UnsafeMutablePointer<Float>?, fusion: ConvolutionFusion?) -> any Step {
         precondition((arenaOutput == nil) != (fusion == nil), "a convolution step writes its output or its fusion's target")
         let written = conv
-        let window = Self.inputWindow(of: conv)
+        let window = StepBuilder.inputWindow(of: conv)
         let conv = window?.conv ?? conv
         let h = conv.height, w = conv.width
         let k = h.kernel, stride = h.stride
         let cin = conv.inputChannels, cout = conv.outputChannels
         // The weights cut to the window and folded with the epilogue, for the packing below.
         let folded = { () -> (weights: [Float], bias: [Float]?) in
-            let weights = window.map { Self.windowWeights(weightBuffer, written, rows: $0.rows, columns: $0.columns) }
+            let weights = window.map { StepBuilder.windowWeights(weightBuffer, written, rows: $0.rows, columns: $0.columns) }
                 ?? Array(UnsafeBufferPointer(start: weightBuffer, count: cout * (cin / conv.group) * k * w.kernel))
             let bias = biasBuffer.map { Array(UnsafeBufferPointer(start: $0, count: cout)) }
             return fusion?.epilogue.folded(weights: weights, bias: bias, outputChannels: cout) ?? (weights, bias)
         }
-        let input = Self.denseMap(input, channels: cin, height: h.input, width: w.input)
+        let input = StepBuilder.denseMap(input, channels: cin, height: h.input, width: w.input)
         let activation = fusion?.epilogue.activation ?? .none
         let output = fusion.map { outputMap($0.target, channels: cout, height: h.output, width: w.output) }
-            ?? Self.denseMap(arenaOutput!, channels: cout, height: h.output, width: w.output)
-        let denseResidual = fusion?.residual.map { Self.denseMap(pointer($0), channels: cout, height: h.output, width: w.output) }
+            ?? StepBuilder.denseMap(arenaOutput!, channels: cout, height: h.output, width: w.output)
+        let denseResidual = fusion?.residual.map { StepBuilder.denseMap(pointer($0), channels: cout, height: h.output, width: w.output) }
         switch kind {
-        case .pointwise(groups: 1) where Self.runsAsMatrixProduct(pixels: h.output * w.output):
+        case .pointwise(groups: 1) where StepBuilder.runsAsMatrixProduct(pixels: h.output * w.output):
             // On maps of fewer pixels than a few vectors the 1x1's pixel tiles are mostly partial:
             // the packed GEMM, vectorised over output channels, runs it, with the same fusions.
             let weights = packed {
@@ -268,12 +268,12 @@ extension StepBuilder {
             return GroupedPointwiseStep(input: input, output: output, activation: activation, residual: denseResidual,
                                         groups: parts, pool: pool)
         case .depthwise(let pad), .dense(let pad):
-            if case .depthwise = kind, Self.runsOnSmallMap(depthwise: conv) {
+            if case .depthwise = kind, StepBuilder.runsOnSmallMap(depthwise: conv) {
                 // Rows of few columns: vectorised over channels, reading the input where it is.
                 let map = inputValue.flatMap(paddedMap) ?? input
                 let weights = packed {
                     let (weights, bias) = folded()
-                    let lattice = Self.compactLattice(weights, channels: cin, kernelSize: k)
+                    let lattice = StepBuilder.compactLattice(weights, channels: cin, kernelSize: k)
                     return (ChannelLaneDepthwiseWeights(weights: lattice.weights, bias: bias, channels: cin,
                                                         kernelSize: lattice.kernelSize), lattice.step)
                 }
@@ -284,7 +284,7 @@ extension StepBuilder {
             }
             let source = inputValue.flatMap(paddedMap).map(PaddedInput.written)
                 ?? .copy(of: input, layout: .padded(width: w.input, height: h.input, pad: pad))
-            if case .dense = kind, Self.runsOverChannels(dense: conv) {
+            if case .dense = kind, StepBuilder.runsOverChannels(dense: conv) {
                 let (gout, size) = (cout / conv.group, (cin / conv.group) * k * k)
                 let groups = packed {
                     let (weights, bias) = folded()
@@ -319,7 +319,7 @@ extension StepBuilder {
             let residualIsInput = fusion?.residual != nil && fusion?.residual == inputValue
             let (weights, latticeStep) = packed {
                 let (weights, bias) = folded()
-                let lattice = Self.compactLattice(weights, channels: cin, kernelSize: k)
+                let lattice = StepBuilder.compactLattice(weights, channels: cin, kernelSize: k)
                 return (DepthwiseWeights(weights: lattice.weights, bias: bias, channels: cin, kernelSize: lattice.kernelSize),
                         lattice.step)
             }
@@ -338,7 +338,7 @@ extension StepBuilder {
     func patchConvolutionStep(_ conv: Conv, _ inputs: [UnsafePointer<Float>],
                               _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         // The window cut to the taps that read the input, as the direct kernels run it.
-        let window = conv.depth == .unit ? Self.inputWindow(of: conv) : nil
+        let window = conv.depth == .unit ? StepBuilder.inputWindow(of: conv) : nil
         let written = conv
         let conv = window?.conv ?? conv
         let h = conv.height, w = conv.width
@@ -347,7 +347,7 @@ extension StepBuilder {
         let patch = gin * h.kernel * w.kernel, pixels = h.output * w.output
         guard conv.batch == 1, conv.depth == .unit, pixels > 0, patch > 0, pixels * patch <= 1 << 24 else { return nil }
         let weights = packed {
-            let cutWeights = window.map { Self.windowWeights(inputs[1], written, rows: $0.rows, columns: $0.columns) }
+            let cutWeights = window.map { StepBuilder.windowWeights(inputs[1], written, rows: $0.rows, columns: $0.columns) }
             return (0..<groups).map { g in
                 var values = [Float](repeating: 0, count: patch * gout)
                 for m in 0..<gout {

@@ -106,7 +106,7 @@ struct FusionPlan: Sendable {
     /// Each fusion as the indices (into `graph.nodes`) of its leader and the nodes it absorbs,
     /// in the leaders' order.
     var spans: [[Int]] {
-        fusions.keys.sorted().map { leader in [leader] + absorbedBy.filter { $0.value == leader }.map(\.key).sorted() }
+        fusions.keys.sorted().map { leader in [leader] + absorbedBy.filter { $0.value == leader }.map { $0.key }.sorted() }
     }
 
     mutating func record(_ fusion: Fusion, at leader: Int, absorbing nodes: [Int]) {

@@ -20,12 +20,24 @@ extension StepBuilder {
     }
 }
 
-struct WidenHalvesStep: Step {
+final class WidenHalvesStep: Step {
     let source: UnsafePointer<UInt16>, target: UnsafeMutablePointer<Float>, count: Int
     func run() { widenHalves(source, target, count: count) }
+
+    init(source: UnsafePointer<UInt16>, target: UnsafeMutablePointer<Float>, count: Int) {
+        self.source = source
+        self.target = target
+        self.count = count
+    }
 }
 
-struct NarrowToHalvesStep: Step {
+final class NarrowToHalvesStep: Step {
     let source: UnsafePointer<Float>, target: UnsafeMutablePointer<UInt16>, count: Int
     func run() { narrowToHalves(source, target, count: count) }
+
+    init(source: UnsafePointer<Float>, target: UnsafeMutablePointer<UInt16>, count: Int) {
+        self.source = source
+        self.target = target
+        self.count = count
+    }
 }

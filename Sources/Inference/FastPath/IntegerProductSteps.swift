@@ -128,12 +128,22 @@ extension StepBuilder {
     }
 }
 
-struct DynamicQuantizeStep: Step {
+/// DynamicQuantizeLinear of float32 to uint8: the bytes, their scale and their zero point.
+final class DynamicQuantizeStep: Step {
     let input: UnsafePointer<Float>, count: Int
     let output: UnsafeMutablePointer<UInt8>, scale: UnsafeMutablePointer<Float>, zeroPoint: UnsafeMutablePointer<UInt8>
     func run() {
         let (s, z) = dynamicQuantizeLinear(input, count: count, output: output)
         scale.pointee = s
         zeroPoint.pointee = UInt8(z)
+    }
+
+    init(input: UnsafePointer<Float>, count: Int, output: UnsafeMutablePointer<UInt8>, scale: UnsafeMutablePointer<Float>,
+         zeroPoint: UnsafeMutablePointer<UInt8>) {
+        self.input = input
+        self.count = count
+        self.output = output
+        self.scale = scale
+        self.zeroPoint = zeroPoint
     }
 }

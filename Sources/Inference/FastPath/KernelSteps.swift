@@ -3,21 +3,16 @@ import Kernels
 // The steps of the fast path: each binds a kernel to the node's arena buffers once, and runs it
 // without allocating.
 
-/// A step whose kernels use the worker pool's scratch: `scratch` is what they need for the
-/// step's problem (from the kernels' own statements, e.g. `pointwiseScratch(inputChannels:)`),
-/// read once when the step is planned (`StepBuilder.work(for:inputs:outputs:)` reserves it in the pool).
-protocol ScratchUsingStep: Step {
-    var scratch: ScratchSize { get }
-}
-
 /// A builder's answer for a node that moves nothing: its outputs already lie where the buffer
 /// plan put its inputs (a Concat or Split in place, Transposes that cancel into one buffer). The
 /// session makes no step for it (`NodeWork.view`).
-struct NoMove: Step {
+final class NoMove: Step {
     func run() {}
+
+    init() {}
 }
 
-struct PointwiseStep: ScratchUsingStep {
+final class PointwiseStep: Step {
     let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool
     let weights: PointwiseWeights
     var scratch: ScratchSize { pointwiseScratch(inputChannels: weights.inputChannels) }
@@ -25,22 +20,42 @@ struct PointwiseStep: ScratchUsingStep {
         pointwiseConvolution(input, weights: weights, activation: activation, residual: residual, output: output,
                              pool: pool)
     }
+
+    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool,
+         weights: PointwiseWeights) {
+        self.input = input
+        self.output = output
+        self.activation = activation
+        self.residual = residual
+        self.pool = pool
+        self.weights = weights
+    }
 }
 
 /// An ungrouped 1x1 convolution on a small map as the packed GEMM over output channels, with
 /// the pointwise step's fusions (activation, residual, any output layout) and its results.
-struct SmallMapPointwiseStep: ScratchUsingStep {
+final class SmallMapPointwiseStep: Step {
     let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?
     let weights: MatrixWeights, pool: WorkerPool
     var scratch: ScratchSize { smallMapPointwiseScratch(pixels: input.pixels, weights: weights) }
     func run() {
         smallMapPointwise(input, weights: weights, activation: activation, residual: residual, output: output, pool: pool)
     }
+
+    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, weights: MatrixWeights,
+         pool: WorkerPool) {
+        self.input = input
+        self.output = output
+        self.activation = activation
+        self.residual = residual
+        self.weights = weights
+        self.pool = pool
+    }
 }
 
 /// A grouped 1x1 convolution: one GEMM per group, on the group's slices of the input, output
 /// and residual channels.
-struct GroupedPointwiseStep: ScratchUsingStep {
+final class GroupedPointwiseStep: Step {
     let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?
     let groups: [PointwiseWeights], pool: WorkerPool
     var scratch: ScratchSize {
@@ -56,6 +71,16 @@ struct GroupedPointwiseStep: ScratchUsingStep {
             inputChannel += weights.inputChannels
             outputChannel += weights.outputChannels
         }
+    }
+
+    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?,
+         groups: [PointwiseWeights], pool: WorkerPool) {
+        self.input = input
+        self.output = output
+        self.activation = activation
+        self.residual = residual
+        self.groups = groups
+        self.pool = pool
     }
 }
 
@@ -112,7 +137,7 @@ enum PaddedInput {
     }
 }
 
-struct DepthwiseStep: ScratchUsingStep {
+final class DepthwiseStep: Step {
     var scratch: ScratchSize { source.scratch }
     let source: PaddedInput
     /// `residualIsInput`: the residual is the input itself, read from the zero-bordered map.
@@ -124,11 +149,26 @@ struct DepthwiseStep: ScratchUsingStep {
         depthwiseConvolution(padded, weights: weights, stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
                              activation: activation, residual: residualIsInput ? padded : residual, output: output, pool: pool)
     }
+
+    init(source: PaddedInput, output: FeatureMap, activation: Activation, residual: FeatureMap?, residualIsInput: Bool,
+         pool: WorkerPool, weights: DepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
+        self.source = source
+        self.output = output
+        self.activation = activation
+        self.residual = residual
+        self.residualIsInput = residualIsInput
+        self.pool = pool
+        self.weights = weights
+        self.stride = stride
+        self.dilation = dilation
+        self.padTop = padTop
+        self.padLeft = padLeft
+    }
 }
 
 /// A depthwise convolution on a map of narrow rows, vectorised over channels
 /// (`KernelChoices.runsOnSmallMap(depthwise:)`); its input in any layout.
-struct SmallMapDepthwiseStep: ScratchUsingStep {
+final class SmallMapDepthwiseStep: Step {
     let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool
     let weights: ChannelLaneDepthwiseWeights
     let stride: Int, dilation: Int, padTop: Int, padLeft: Int
@@ -140,10 +180,24 @@ struct SmallMapDepthwiseStep: ScratchUsingStep {
         smallMapDepthwise(input, weights: weights, stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
                           activation: activation, residual: residual, output: output, pool: pool)
     }
+
+    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool,
+         weights: ChannelLaneDepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
+        self.input = input
+        self.output = output
+        self.activation = activation
+        self.residual = residual
+        self.pool = pool
+        self.weights = weights
+        self.stride = stride
+        self.dilation = dilation
+        self.padTop = padTop
+        self.padLeft = padLeft
+    }
 }
 
 /// A K×K convolution, one dense convolution per group on the group's channel slices.
-struct DenseConvolutionStep: ScratchUsingStep {
+final class DenseConvolutionStep: Step {
     var scratch: ScratchSize { source.scratch }
     let source: PaddedInput
     let output: FeatureMap, activation: Activation, pool: WorkerPool
@@ -161,10 +215,23 @@ struct DenseConvolutionStep: ScratchUsingStep {
             outputChannel += weights.outputChannels
         }
     }
+
+    init(source: PaddedInput, output: FeatureMap, activation: Activation, pool: WorkerPool,
+         groups: [ConvolutionWeights], stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
+        self.source = source
+        self.output = output
+        self.activation = activation
+        self.pool = pool
+        self.groups = groups
+        self.stride = stride
+        self.dilation = dilation
+        self.padTop = padTop
+        self.padLeft = padLeft
+    }
 }
 
 /// A dense convolution vectorised over output channels, per group (`smallMapConvolution`).
-struct SmallMapConvolutionStep: ScratchUsingStep {
+final class SmallMapConvolutionStep: Step {
     let source: PaddedInput
     let output: FeatureMap, activation: Activation, pool: WorkerPool
     let groups: [MatrixWeights]
@@ -190,47 +257,105 @@ struct SmallMapConvolutionStep: ScratchUsingStep {
             outputChannel += weights.columns
         }
     }
+
+    init(source: PaddedInput, output: FeatureMap, activation: Activation, pool: WorkerPool, groups: [MatrixWeights],
+         kernelSize: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
+        self.source = source
+        self.output = output
+        self.activation = activation
+        self.pool = pool
+        self.groups = groups
+        self.kernelSize = kernelSize
+        self.stride = stride
+        self.dilation = dilation
+        self.padTop = padTop
+        self.padLeft = padLeft
+    }
 }
 
-struct ActivationStep: Step {
+final class ActivationStep: Step {
     let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, activation: Activation
     func run() { activate(input, activation: activation, output: output, count: count) }
+
+    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, activation: Activation) {
+        self.input = input
+        self.output = output
+        self.count = count
+        self.activation = activation
+    }
 }
 
-struct AveragePoolStep: Step {
+final class AveragePoolStep: Step {
     let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, planes: Int, planeSize: Int
     func run() {
         globalAveragePool(FeatureMap(base: UnsafeMutablePointer(mutating: input), channels: planes,
                                      layout: .dense(width: planeSize, height: 1)), output: output)
     }
+
+    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, planes: Int, planeSize: Int) {
+        self.input = input
+        self.output = output
+        self.planes = planes
+        self.planeSize = planeSize
+    }
 }
 
 /// The mean over the middle axis of [outer, count, inner] (a ReduceMean over one run of axes).
-struct MeanStep: Step {
+final class MeanStep: Step {
     let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, outer: Int, count: Int, inner: Int
     func run() { meanOverMiddleAxis(input, outer: outer, count: count, inner: inner, output: output) }
+
+    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, outer: Int, count: Int, inner: Int) {
+        self.input = input
+        self.output = output
+        self.outer = outer
+        self.count = count
+        self.inner = inner
+    }
 }
 
-struct ResizeStep: ScratchUsingStep {
+final class ResizeStep: Step {
     let input: FeatureMap, output: FeatureMap, pool: WorkerPool
     var scratch: ScratchSize { resizeBilinear2xScratch(inputWidth: input.layout.width) }
     func run() { resizeBilinear2x(input, output: output, pool: pool) }
+
+    init(input: FeatureMap, output: FeatureMap, pool: WorkerPool) {
+        self.input = input
+        self.output = output
+        self.pool = pool
+    }
 }
 
-struct TransposedConvolutionStep: Step {
+final class TransposedConvolutionStep: Step {
     let input: FeatureMap, output: FeatureMap, activation: Activation, pool: WorkerPool
     let weights: TransposedConvolutionWeights
     func run() { transposedConvolution2x2(input, weights: weights, activation: activation, output: output, pool: pool) }
+
+    init(input: FeatureMap, output: FeatureMap, activation: Activation, pool: WorkerPool,
+         weights: TransposedConvolutionWeights) {
+        self.input = input
+        self.output = output
+        self.activation = activation
+        self.pool = pool
+        self.weights = weights
+    }
 }
 
 /// NHWC → NCHW (a model's image input), possibly into a convolution's zero-bordered input.
-struct DeinterleaveStep: Step {
+final class DeinterleaveStep: Step {
     let input: UnsafePointer<Float>
     /// The caller's input buffer for this run, when the session passes it instead of copying it
     /// into the arena at `input`.
     let external: ExternalInput?
     let output: FeatureMap, pool: WorkerPool
     func run() { deinterleaveChannels(external?.pointer ?? input, output: output, pool: pool) }
+
+    init(input: UnsafePointer<Float>, external: ExternalInput?, output: FeatureMap, pool: WorkerPool) {
+        self.input = input
+        self.external = external
+        self.output = output
+        self.pool = pool
+    }
 }
 
 /// The graph input's buffer for the current run (set and cleared by the session around the
@@ -241,7 +366,7 @@ final class ExternalInput {
 
 /// A 1x1 convolution at the low resolution, then the bilinear ×2 upsampling of its result (a
 /// `Resize` followed by a 1x1 convolution, reordered; see `matchResizedPointwise`).
-struct ResizedPointwiseStep: ScratchUsingStep {
+final class ResizedPointwiseStep: Step {
     let input: FeatureMap, output: FeatureMap, pool: WorkerPool
     let weights: PointwiseWeights
     /// The convolution's output at the input's size, in the pool's shared scratch (neither
@@ -257,31 +382,62 @@ struct ResizedPointwiseStep: ScratchUsingStep {
         pointwiseConvolution(input, weights: weights, activation: .none, output: small, pool: pool)
         resizeBilinear2x(small, output: output, pool: pool)
     }
+
+    init(input: FeatureMap, output: FeatureMap, pool: WorkerPool, weights: PointwiseWeights) {
+        self.input = input
+        self.output = output
+        self.pool = pool
+        self.weights = weights
+    }
 }
 
 /// Squeeze-and-excite (pool, two 1x1 convolutions on the means, sigmoid, channel multiply).
-struct SqueezeExciteStep: ScratchUsingStep {
+final class SqueezeExciteStep: Step {
     let input: FeatureMap, output: FeatureMap, weights: GateWeights, pool: WorkerPool
     var scratch: ScratchSize { gateScratch(weights) }
     func run() { squeezeExcite(input, weights: weights, output: output, pool: pool) }
+
+    init(input: FeatureMap, output: FeatureMap, weights: GateWeights, pool: WorkerPool) {
+        self.input = input
+        self.output = output
+        self.weights = weights
+        self.pool = pool
+    }
 }
 
 /// The decoder's attention gate `s · gate(mean(s + u)) + u`.
-struct AttentionGateStep: ScratchUsingStep {
+final class AttentionGateStep: Step {
     let skip: FeatureMap, upsampled: FeatureMap, output: FeatureMap, weights: GateWeights, pool: WorkerPool
     var scratch: ScratchSize { gateScratch(weights) }
     func run() { attentionGate(skip: skip, upsampled: upsampled, weights: weights, output: output, pool: pool) }
+
+    init(skip: FeatureMap, upsampled: FeatureMap, output: FeatureMap, weights: GateWeights, pool: WorkerPool) {
+        self.skip = skip
+        self.upsampled = upsampled
+        self.output = output
+        self.weights = weights
+        self.pool = pool
+    }
 }
 
 /// An attention gate's values only, for the banded step that applies the gate.
-struct AttentionGateValuesStep: ScratchUsingStep {
+final class AttentionGateValuesStep: Step {
     let skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights, gate: UnsafeMutablePointer<Float>, pool: WorkerPool
     var scratch: ScratchSize { gateValuesScratch(weights) }
     func run() { attentionGateValues(skip: skip, upsampled: upsampled, weights: weights, gate: gate, pool: pool) }
+
+    init(skip: FeatureMap, upsampled: FeatureMap, weights: GateWeights, gate: UnsafeMutablePointer<Float>,
+         pool: WorkerPool) {
+        self.skip = skip
+        self.upsampled = upsampled
+        self.weights = weights
+        self.gate = gate
+        self.pool = pool
+    }
 }
 
 /// A 1x1 convolution and the depthwise convolution reading its output, in bands of rows.
-struct PointwiseDepthwiseStep: ScratchUsingStep {
+final class PointwiseDepthwiseStep: Step {
     var scratch: ScratchSize {
         pointwiseThenDepthwiseScratch(pointwise, width: input.layout.width, bandOutputRows: bandRows, stride: stride,
                                       kernelSpan: (depthwise.kernelSize - 1) * dilation + 1, bandPad: bandPad,
@@ -298,6 +454,29 @@ struct PointwiseDepthwiseStep: ScratchUsingStep {
                                bandOutputRows: bandRows, bandPad: bandPad, ownBands: ownBands, depthwise: depthwise, stride: stride,
                                dilation: dilation, padTop: padTop, padLeft: padLeft, depthwiseActivation: depthwiseActivation,
                                residualIsInput: residualIsInput, residual: residual, output: output, pool: pool)
+    }
+
+    init(input: FeatureMap, gatedInput: GatedInput?, pointwise: PointwiseWeights, pointwiseActivation: Activation,
+         bandRows: Int, bandPad: Int, ownBands: [FeatureMapStorage]?, depthwise: DepthwiseWeights, stride: Int,
+         dilation: Int, padTop: Int, padLeft: Int, depthwiseActivation: Activation, residualIsInput: Bool,
+         residual: FeatureMap?, output: FeatureMap, pool: WorkerPool) {
+        self.input = input
+        self.gatedInput = gatedInput
+        self.pointwise = pointwise
+        self.pointwiseActivation = pointwiseActivation
+        self.bandRows = bandRows
+        self.bandPad = bandPad
+        self.ownBands = ownBands
+        self.depthwise = depthwise
+        self.stride = stride
+        self.dilation = dilation
+        self.padTop = padTop
+        self.padLeft = padLeft
+        self.depthwiseActivation = depthwiseActivation
+        self.residualIsInput = residualIsInput
+        self.residual = residual
+        self.output = output
+        self.pool = pool
     }
 }
 
@@ -343,7 +522,7 @@ struct PatchGeometry {
 /// A convolution as gathered patches times the weights, per group (`patchConvolutionStep`): the
 /// patch matrix packed in panels of rows for the 12-row product from `packedFrom` output pixels
 /// on, row-major for the unpacked product (one pixel: a matrix-vector product) below.
-struct PatchConvolutionStep: ScratchUsingStep {
+final class PatchConvolutionStep: Step {
     static let packedFrom = 4
 
     /// Floats of the patch matrix of `pixels` rows of `inner` values.
@@ -412,6 +591,15 @@ struct PatchConvolutionStep: ScratchUsingStep {
                                     layout: .dense(width: outW, height: outH))
             deinterleaveChannels(products, output: planes, pool: pool)
         }
+    }
+
+    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, weights: [MatrixWeights],
+         geometry: PatchGeometry, pool: WorkerPool) {
+        self.input = input
+        self.output = output
+        self.weights = weights
+        self.geometry = geometry
+        self.pool = pool
     }
 }
 

@@ -52,8 +52,8 @@ extension StepBuilder {
                        inputChannels: cin, outputChannels: cout, kernelHeight: t.kH, kernelWidth: t.kW)
         }
         return TapTransposedConvolutionStep(
-            input: Self.denseMap(inputs[0], channels: cin, height: t.inH, width: t.inW), weights: weights,
-            output: Self.denseMap(outputs[0], channels: cout, height: t.outH, width: t.outW),
+            input: StepBuilder.denseMap(inputs[0], channels: cin, height: t.inH, width: t.inW), weights: weights,
+            output: StepBuilder.denseMap(outputs[0], channels: cout, height: t.outH, width: t.outW),
             geometry: (t.strideH, t.strideW, t.dilationH, t.dilationW, t.padTop, t.padLeft), pool: pool)
     }
 
@@ -83,12 +83,21 @@ struct CancelledTransposes {
     var absorbed: [Int] { (activation.map { [$0.value] } ?? []) + [output] }
 }
 
-struct MatrixStep: Step {
+final class MatrixStep: Step {
     let a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights, output: UnsafeMutablePointer<Float>, pool: WorkerPool
     func run() { matrixMultiply(a, rows: rows, weights: weights, output: output, pool: pool) }
+
+    init(a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights, output: UnsafeMutablePointer<Float>,
+         pool: WorkerPool) {
+        self.a = a
+        self.rows = rows
+        self.weights = weights
+        self.output = output
+        self.pool = pool
+    }
 }
 
-struct TapTransposedConvolutionStep: ScratchUsingStep {
+final class TapTransposedConvolutionStep: Step {
     let input: FeatureMap, weights: TapWeights, output: FeatureMap
     var scratch: ScratchSize { transposedConvolutionScratch(weights, inputPixels: input.pixels) }
     let geometry: (strideH: Int, strideW: Int, dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int)
@@ -97,5 +106,15 @@ struct TapTransposedConvolutionStep: ScratchUsingStep {
         transposedConvolution(input, weights: weights, strideHeight: geometry.strideH, strideWidth: geometry.strideW,
                               dilationHeight: geometry.dilationH, dilationWidth: geometry.dilationW,
                               padTop: geometry.padTop, padLeft: geometry.padLeft, output: output, pool: pool)
+    }
+
+    init(input: FeatureMap, weights: TapWeights, output: FeatureMap,
+         geometry: (strideH: Int, strideW: Int, dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int),
+         pool: WorkerPool) {
+        self.input = input
+        self.weights = weights
+        self.output = output
+        self.geometry = geometry
+        self.pool = pool
     }
 }

@@ -56,9 +56,9 @@ extension StepBuilder {
 
     func squeezeExciteStep(_ chain: GateChain) -> any Step {
         let out = chain.mul.outputs[0]
-        let (c, h, w) = Self.planes(graph.values[out].shape)!
-        return SqueezeExciteStep(input: Self.denseMap(pointer(chain.gated), channels: c, height: h, width: w),
-                                 output: Self.denseMap(pointer(out), channels: c, height: h, width: w),
+        let (c, h, w) = StepBuilder.planes(graph.values[out].shape)!
+        return SqueezeExciteStep(input: StepBuilder.denseMap(pointer(chain.gated), channels: c, height: h, width: w),
+                                 output: StepBuilder.denseMap(pointer(out), channels: c, height: h, width: w),
                                  weights: gateWeights(chain), pool: pool)
     }
 }
@@ -67,8 +67,8 @@ extension StepBuilder {
     /// The gate's step: it applies the gate, or (when a banded step took the application over)
     /// only computes the gate's values for that step.
     func attentionGateStep(_ f: AttentionGateFusion, leader: Int) -> any Step {
-        let (c, h, w) = Self.planes(graph.values[f.output].shape)!
-        let map = { (value: Int) in Self.denseMap(self.pointer(value), channels: c, height: h, width: w) }
+        let (c, h, w) = StepBuilder.planes(graph.values[f.output].shape)!
+        let map = { (value: Int) in StepBuilder.denseMap(self.pointer(value), channels: c, height: h, width: w) }
         if let values = gateValues(leader) {
             return AttentionGateValuesStep(skip: map(f.skip), upsampled: map(f.upsampled), weights: gateWeights(f.chain),
                                            gate: values, pool: pool)
@@ -89,7 +89,7 @@ extension StepBuilder {
                              outputChannels: cout, inputChannels: cin)
         }
         return ResizedPointwiseStep(
-            input: Self.denseMap(inputs[0], channels: cin, height: resize.inH, width: resize.inW),
+            input: StepBuilder.denseMap(inputs[0], channels: cin, height: resize.inH, width: resize.inW),
             output: outputMap(next.outputs[0], channels: cout, height: resize.outH, width: resize.outW), pool: pool,
             weights: weights)
     }
@@ -115,8 +115,8 @@ extension StepBuilder {
                                          inputChannels: t.inputChannels, outputChannels: t.outputChannels)
         }
         return TransposedConvolutionStep(
-            input: Self.denseMap(inputs[0], channels: t.inputChannels, height: t.inH, width: t.inW),
-            output: Self.denseMap(fusion.map { pointer($0.target) } ?? output, channels: t.outputChannels, height: t.outH, width: t.outW),
+            input: StepBuilder.denseMap(inputs[0], channels: t.inputChannels, height: t.inH, width: t.inW),
+            output: StepBuilder.denseMap(fusion.map { pointer($0.target) } ?? output, channels: t.outputChannels, height: t.outH, width: t.outW),
             activation: fusion == nil ? .none : .sigmoid, pool: pool, weights: weights)
     }
 }

@@ -9,8 +9,15 @@ final class PackedWeights: @unchecked Sendable {
     // @unchecked Sendable is safe: `entries` and `isSealed` are read and written only under `lock`;
     // the entries themselves are never written after they are made.
     private let lock = SessionLock()
-    private var entries: [Key: Any] = [:]
+    private var entries: [Key: AnyObject] = [:]
     private var isSealed = false
+
+    /// One entry's weights, in a class so that the entries are objects (Embedded Swift has no
+    /// `Any`) and one cast gives them back.
+    private final class Entry<W> {
+        let value: W
+        init(_ value: W) { self.value = value }
+    }
 
     struct Key: Hashable {
         /// The index in the graph's nodes of the node whose step packs (a fused step's leader).
@@ -26,10 +33,10 @@ final class PackedWeights: @unchecked Sendable {
     func weights<W>(_ key: Key, _ make: () -> W) -> W {
         lock.lock()
         defer { lock.unlock() }
-        if let made = entries[key] { return made as! W }
+        if let made = entries[key] { return (made as! Entry<W>).value }
         precondition(!isSealed, "the weights of node \(key.node) (\(key.site)) were not packed before the model released the constants they are packed from")
         let made = make()
-        entries[key] = made
+        entries[key] = Entry(made)
         return made
     }
 

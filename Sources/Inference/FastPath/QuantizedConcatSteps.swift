@@ -32,7 +32,7 @@ extension StepBuilder {
     }
 }
 
-struct QuantizedConcatStep: Step {
+final class QuantizedConcatStep: Step {
     let sources: [UnsafePointer<UInt8>]
     let tables: [[UInt8]?]
     let sizes: [Int], outer: Int, inner: Int
@@ -55,5 +55,15 @@ struct QuantizedConcatStep: Step {
             }
             offset += sizes[k]
         }
+    }
+
+    init(sources: [UnsafePointer<UInt8>], tables: [[UInt8]?], sizes: [Int], outer: Int, inner: Int,
+         output: UnsafeMutablePointer<UInt8>) {
+        self.sources = sources
+        self.tables = tables
+        self.sizes = sizes
+        self.outer = outer
+        self.inner = inner
+        self.output = output
     }
 }

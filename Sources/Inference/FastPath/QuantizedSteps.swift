@@ -77,7 +77,7 @@ extension StepBuilder {
 
 /// A QLinearConv (or, with `dynamic`, a ConvInteger) on the integer kernel; its patch matrix and
 /// (small maps) transposed product in the pool's shared scratch (the kernel uses no other scratch).
-struct QuantizedConvolutionStep: ScratchUsingStep {
+final class QuantizedConvolutionStep: Step {
     let input: UnsafeRawPointer
     let weights: QuantizedConvolutionWeights, window: QuantizedWindow
     let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
@@ -86,7 +86,7 @@ struct QuantizedConvolutionStep: ScratchUsingStep {
     let pool: WorkerPool
     /// The input's zero point read at run time and the int32 sums or their float epilogue
     /// written instead of bytes (`IntegerProductSteps.swift`), or nil.
-    var dynamic: DynamicSums? = nil
+    let dynamic: DynamicSums?
     /// The patches' Int32 elements for the pool's threads, then the product's bytes, 64-byte aligned.
     private var patchCount: Int { quantizedPatchCount(weights, window, threads: pool.threadCount) }
     private var productOffset: Int { (patchCount + 15) / 16 * 16 }
@@ -109,19 +109,36 @@ struct QuantizedConvolutionStep: ScratchUsingStep {
             }
         }
     }
+
+    init(input: UnsafeRawPointer, weights: QuantizedConvolutionWeights, window: QuantizedWindow,
+         output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32, batch: Int,
+         inputImage: Int, outputImage: Int, pool: WorkerPool, dynamic: DynamicSums? = nil) {
+        self.dynamic = dynamic
+        self.input = input
+        self.weights = weights
+        self.window = window
+        self.output = output
+        self.outputZero = outputZero
+        self.minimum = minimum
+        self.maximum = maximum
+        self.batch = batch
+        self.inputImage = inputImage
+        self.outputImage = outputImage
+        self.pool = pool
+    }
 }
 
 /// A QLinearMatMul or QGemm (or, with `dynamic`, a MatMulInteger) on the integer kernel; A
 /// shifted and packed in the pool's shared scratch.
-struct QuantizedMatrixStep: ScratchUsingStep {
+final class QuantizedMatrixStep: Step {
     let a: UnsafeRawPointer, rows: Int
     let weights: QuantizedMatrixWeights
     let output: UnsafeMutablePointer<UInt8>, outputZero: Int32, minimum: Int32, maximum: Int32
     let pool: WorkerPool
-    var floatOutput: UnsafeMutablePointer<Float>? = nil
+    let floatOutput: UnsafeMutablePointer<Float>?
     /// A's zero point read at run time and the int32 sums or their float epilogue written
     /// instead of bytes (`IntegerProductSteps.swift`), or nil.
-    var dynamic: DynamicSums? = nil
+    let dynamic: DynamicSums?
     var scratch: ScratchSize { ScratchSize(shared: quantizedShiftedCount(rows: rows, weights)) }
     func run() {
         precondition(pool.holds(scratch), "quantized matrix product: pool shared scratch too small")
@@ -133,6 +150,21 @@ struct QuantizedMatrixStep: ScratchUsingStep {
                 output: output, outputZero: outputZero, minimum: minimum, maximum: maximum, floatOutput: floatOutput,
                 aZero: dynamic?.zero, sums: dynamic?.output(weightSums.baseAddress!)), pool: pool)
         }
+    }
+
+    init(a: UnsafeRawPointer, rows: Int, weights: QuantizedMatrixWeights, output: UnsafeMutablePointer<UInt8>,
+         outputZero: Int32, minimum: Int32, maximum: Int32, pool: WorkerPool,
+         floatOutput: UnsafeMutablePointer<Float>? = nil, dynamic: DynamicSums? = nil) {
+        self.dynamic = dynamic
+        self.a = a
+        self.rows = rows
+        self.weights = weights
+        self.output = output
+        self.outputZero = outputZero
+        self.minimum = minimum
+        self.maximum = maximum
+        self.pool = pool
+        self.floatOutput = floatOutput
     }
 }
 
@@ -161,18 +193,39 @@ extension StepBuilder {
     }
 }
 
-struct QuantizeStep: Step {
+final class QuantizeStep: Step {
     let input: UnsafePointer<Float>, scale: Float, zeroPoint: Int32, minimum: Int32, maximum: Int32
     let output: UnsafeMutablePointer<UInt8>, count: Int
     func run() {
         quantizeLinear(input, scale: scale, zeroPoint: zeroPoint, minimum: minimum, maximum: maximum, output: output, count: count)
     }
+
+    init(input: UnsafePointer<Float>, scale: Float, zeroPoint: Int32, minimum: Int32, maximum: Int32,
+         output: UnsafeMutablePointer<UInt8>, count: Int) {
+        self.input = input
+        self.scale = scale
+        self.zeroPoint = zeroPoint
+        self.minimum = minimum
+        self.maximum = maximum
+        self.output = output
+        self.count = count
+    }
 }
 
-struct DequantizeStep: Step {
+final class DequantizeStep: Step {
     let input: UnsafeRawPointer, signed: Bool, zeroPoint: Int32, scale: Float
     let output: UnsafeMutablePointer<Float>, count: Int
     func run() { dequantizeLinear(input, signed: signed, zeroPoint: zeroPoint, scale: scale, output: output, count: count) }
+
+    init(input: UnsafeRawPointer, signed: Bool, zeroPoint: Int32, scale: Float, output: UnsafeMutablePointer<Float>,
+         count: Int) {
+        self.input = input
+        self.signed = signed
+        self.zeroPoint = zeroPoint
+        self.scale = scale
+        self.output = output
+        self.count = count
+    }
 }
 
 extension StepBuilder {
@@ -191,7 +244,7 @@ extension StepBuilder {
         var a = operand(q.aBuffer, q.a), b = operand(q.bBuffer, q.b)
         var full = shapeA, other = shapeB
         if shapeA.reduce(1, *) < shapeB.reduce(1, *) { swap(&a, &b); swap(&full, &other) }
-        guard full == q.outputShapes[0], let (planes, planeSize) = Self.planeBroadcast(other, to: full) else { return nil }
+        guard full == q.outputShapes[0], let (planes, planeSize) = StepBuilder.planeBroadcast(other, to: full) else { return nil }
         let scaleC = q.c.scale.value(inputs, 0)
         if q.kind == .add {
             // MLAS's arithmetic (`QLinearBinary`): scales as ratios to C's, the zero points in the constant.
@@ -219,7 +272,7 @@ extension StepBuilder {
     }
 }
 
-struct QuantizedBinaryStep: Step {
+final class QuantizedBinaryStep: Step {
     let kind: QuantizedBinaryKind, a: QuantizedOperand, b: QuantizedOperand, bPerPlane: Bool, signed: Bool
     let planes: Int, planeSize: Int, addConstant: Float, multiplier: Float
     let outputZero: Int32, minimum: Int32, maximum: Int32, output: UnsafeMutablePointer<UInt8>
@@ -227,6 +280,24 @@ struct QuantizedBinaryStep: Step {
         quantizedBinary(kind, a, b, bPerPlane: bPerPlane, signed: signed, planes: planes, planeSize: planeSize,
                         multiplier: multiplier, addConstant: addConstant, outputZero: outputZero,
                         minimum: minimum, maximum: maximum, output: output)
+    }
+
+    init(kind: QuantizedBinaryKind, a: QuantizedOperand, b: QuantizedOperand, bPerPlane: Bool, signed: Bool,
+         planes: Int, planeSize: Int, addConstant: Float, multiplier: Float, outputZero: Int32, minimum: Int32,
+         maximum: Int32, output: UnsafeMutablePointer<UInt8>) {
+        self.kind = kind
+        self.a = a
+        self.b = b
+        self.bPerPlane = bPerPlane
+        self.signed = signed
+        self.planes = planes
+        self.planeSize = planeSize
+        self.addConstant = addConstant
+        self.multiplier = multiplier
+        self.outputZero = outputZero
+        self.minimum = minimum
+        self.maximum = maximum
+        self.output = output
     }
 }
 
@@ -288,7 +359,7 @@ struct PlaneGatherRuns {
 }
 
 /// ``PlaneGatherRuns`` over elements of `Element`'s size (bytes, or float32 bit patterns).
-struct PlaneGatherRunsStep<Element: FixedWidthInteger>: Step {
+final class PlaneGatherRunsStep<Element: FixedWidthInteger>: Step {
     let input: UnsafeRawPointer, output: UnsafeMutableRawPointer, runs: PlaneGatherRuns, fill: Element
     func run() {
         let g = runs
@@ -309,6 +380,13 @@ struct PlaneGatherRunsStep<Element: FixedWidthInteger>: Step {
                 out += g.outputWidth
             }
         }
+    }
+
+    init(input: UnsafeRawPointer, output: UnsafeMutableRawPointer, runs: PlaneGatherRuns, fill: Element) {
+        self.input = input
+        self.output = output
+        self.runs = runs
+        self.fill = fill
     }
 }
 
@@ -366,11 +444,23 @@ extension StepBuilder {
     }
 }
 
-struct ByteMaxPoolStep: Step {
+final class ByteMaxPoolStep: Step {
     let input: UnsafeRawPointer, output: UnsafeMutableRawPointer, signed: Bool
     let planes: Int, inputPlane: Int, inputWidth: Int, rows: PoolTaps, columns: PoolTaps
     func run() {
         byteMaxPool(input, output, signed: signed, planes: planes, inputPlane: inputPlane, inputWidth: inputWidth,
                     rows: rows, columns: columns)
+    }
+
+    init(input: UnsafeRawPointer, output: UnsafeMutableRawPointer, signed: Bool, planes: Int, inputPlane: Int,
+         inputWidth: Int, rows: PoolTaps, columns: PoolTaps) {
+        self.input = input
+        self.output = output
+        self.signed = signed
+        self.planes = planes
+        self.inputPlane = inputPlane
+        self.inputWidth = inputWidth
+        self.rows = rows
+        self.columns = columns
     }
 }

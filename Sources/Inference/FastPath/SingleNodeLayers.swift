@@ -26,8 +26,8 @@ extension StepBuilder {
         let scale = parameter(1), bias = parameter(2), mean = parameter(3), variance = parameter(4)
         let factor = (0..<c).map { scale[$0] / (variance[$0] + norm.epsilon).squareRoot() }
         let shift = (0..<c).map { bias[$0] - mean[$0] * factor[$0] }
-        return ChannelAffineStep(input: Self.denseMap(inputs[0], channels: c, height: 1, width: norm.planeSize),
-                                 output: Self.denseMap(outputs[0], channels: c, height: 1, width: norm.planeSize),
+        return ChannelAffineStep(input: StepBuilder.denseMap(inputs[0], channels: c, height: 1, width: norm.planeSize),
+                                 output: StepBuilder.denseMap(outputs[0], channels: c, height: 1, width: norm.planeSize),
                                  factor: FloatBuffer(factor), shift: FloatBuffer(shift), pool: pool)
     }
 
@@ -52,9 +52,9 @@ extension StepBuilder {
         } else {
             return nil
         }
-        return ParametricReLUStep(input: Self.denseMap(inputs[0], channels: c, height: 1, width: plane),
+        return ParametricReLUStep(input: StepBuilder.denseMap(inputs[0], channels: c, height: 1, width: plane),
                                   slope: inputs[1], perChannel: perChannel,
-                                  output: Self.denseMap(outputs[0], channels: c, height: 1, width: plane), pool: pool)
+                                  output: StepBuilder.denseMap(outputs[0], channels: c, height: 1, width: plane), pool: pool)
     }
 
     /// Clip with other bounds than ReLU6's.
@@ -70,17 +70,17 @@ extension StepBuilder {
         guard case .softmax = softmax.kind, softmax.type == .float32, softmax.outer == 1, softmax.length > 1, softmax.inner > 1,
               let shape = softmax.outputShapes.first, shape.count >= 2, shape[1] == softmax.length else { return nil }
         let c = softmax.length
-        return SoftmaxStep(input: Self.denseMap(inputs[0], channels: c, height: 1, width: softmax.inner),
-                           output: Self.denseMap(outputs[0], channels: c, height: 1, width: softmax.inner), pool: pool)
+        return SoftmaxStep(input: StepBuilder.denseMap(inputs[0], channels: c, height: 1, width: softmax.inner),
+                           output: StepBuilder.denseMap(outputs[0], channels: c, height: 1, width: softmax.inner), pool: pool)
     }
 
     /// Bilinear resizing of the last two axes by the reference's tap tables, any scales.
     func resizeTableStep(_ resize: Resize, _ inputs: [UnsafePointer<Float>],
                          _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         let axis = { (table: Resize.AxisTable) in ResizeAxis(first: table.first, second: table.second, weight: table.weight) }
-        return ResizeTableStep(input: Self.denseMap(inputs[0], channels: resize.planes, height: resize.inH, width: resize.inW),
+        return ResizeTableStep(input: StepBuilder.denseMap(inputs[0], channels: resize.planes, height: resize.inH, width: resize.inW),
                                rows: axis(resize.rows), columns: axis(resize.columns),
-                               output: Self.denseMap(outputs[0], channels: resize.planes, height: resize.outH, width: resize.outW),
+                               output: StepBuilder.denseMap(outputs[0], channels: resize.planes, height: resize.outH, width: resize.outW),
                                pool: pool)
     }
 
@@ -130,9 +130,9 @@ extension StepBuilder {
             kind = .average(countIncludesPad: countIncludesPad)
         case .lp: return nil
         }
-        return PoolStep(input: Self.denseMap(inputs[0], channels: p.planes, height: p.height.input, width: p.width.input),
+        return PoolStep(input: StepBuilder.denseMap(inputs[0], channels: p.planes, height: p.height.input, width: p.width.input),
                         kind: kind, height: p.height, width: p.width,
-                        output: Self.denseMap(outputs[0], channels: p.planes, height: p.height.output, width: p.width.output),
+                        output: StepBuilder.denseMap(outputs[0], channels: p.planes, height: p.height.output, width: p.width.output),
                         pool: pool)
     }
 }
@@ -164,9 +164,9 @@ extension StepBuilder {
 
 extension StepBuilder {
     func channelSoftmaxStep(_ t: Transpose, output: Int, _ inputs: [UnsafePointer<Float>]) -> any Step {
-        let (c, h, w) = Self.planes(t.inputShape)!
-        return SoftmaxStep(input: Self.denseMap(inputs[0], channels: c, height: h, width: w),
-                           output: Self.denseMap(pointer(output), channels: c, height: h, width: w), pool: pool)
+        let (c, h, w) = StepBuilder.planes(t.inputShape)!
+        return SoftmaxStep(input: StepBuilder.denseMap(inputs[0], channels: c, height: h, width: w),
+                           output: StepBuilder.denseMap(pointer(output), channels: c, height: h, width: w), pool: pool)
     }
 }
 
@@ -200,16 +200,20 @@ struct Copy {
     let source: UnsafeRawPointer, destination: UnsafeMutableRawPointer, bytes: Int
 }
 
-struct CopiesStep: Step {
+final class CopiesStep: Step {
     let copies: [Copy]
     func run() {
         for copy in copies { copy.destination.copyMemory(from: copy.source, byteCount: copy.bytes) }
+    }
+
+    init(copies: [Copy]) {
+        self.copies = copies
     }
 }
 
 /// Copies blocks of bytes from the given source offsets, one after another into the output
 /// (`copyMemory` moves, so a single block may overlap its source).
-struct BlockCopyStep: Step {
+final class BlockCopyStep: Step {
     let input: UnsafeRawPointer, output: UnsafeMutableRawPointer, sources: [Int], blockBytes: Int
     func run() {
         var destination = output
@@ -217,6 +221,13 @@ struct BlockCopyStep: Step {
             destination.copyMemory(from: input + sources[index], byteCount: blockBytes)
             destination += blockBytes
         }
+    }
+
+    init(input: UnsafeRawPointer, output: UnsafeMutableRawPointer, sources: [Int], blockBytes: Int) {
+        self.input = input
+        self.output = output
+        self.sources = sources
+        self.blockBytes = blockBytes
     }
 }
 
@@ -234,45 +245,91 @@ extension StepBuilder {
               gather.sources[1] == (0..<input[1]).map({ $0 * h * w }),
               gather.sources[2].allSatisfy({ $0 >= 0 && $0 % w == 0 }), gather.sources[3].allSatisfy({ $0 >= 0 }) else { return nil }
         let planes = input[0] * input[1]
-        return PlaneGatherStep(input: Self.denseMap(inputs[0], channels: planes, height: h, width: w),
+        return PlaneGatherStep(input: StepBuilder.denseMap(inputs[0], channels: planes, height: h, width: w),
                                rows: gather.sources[2].map { $0 / w }, columns: gather.sources[3],
-                               output: Self.denseMap(outputs[0], channels: planes, height: output[2], width: output[3]),
+                               output: StepBuilder.denseMap(outputs[0], channels: planes, height: output[2], width: output[3]),
                                pool: pool)
     }
 }
 
-struct PlaneGatherStep: Step {
+final class PlaneGatherStep: Step {
     let input: FeatureMap, rows: [Int], columns: [Int], output: FeatureMap, pool: WorkerPool
     func run() { resizeNearest(input, rows: rows, columns: columns, output: output, pool: pool) }
+
+    init(input: FeatureMap, rows: [Int], columns: [Int], output: FeatureMap, pool: WorkerPool) {
+        self.input = input
+        self.rows = rows
+        self.columns = columns
+        self.output = output
+        self.pool = pool
+    }
 }
 
-struct ChannelAffineStep: Step {
+final class ChannelAffineStep: Step {
     let input: FeatureMap, output: FeatureMap, factor: FloatBuffer, shift: FloatBuffer, pool: WorkerPool
     func run() { channelAffine(input, scale: factor.baseAddress, shift: shift.baseAddress, output: output, pool: pool) }
+
+    init(input: FeatureMap, output: FeatureMap, factor: FloatBuffer, shift: FloatBuffer, pool: WorkerPool) {
+        self.input = input
+        self.output = output
+        self.factor = factor
+        self.shift = shift
+        self.pool = pool
+    }
 }
 
-struct ParametricReLUStep: Step {
+final class ParametricReLUStep: Step {
     let input: FeatureMap, slope: UnsafePointer<Float>, perChannel: Bool, output: FeatureMap, pool: WorkerPool
     func run() { parametricReLU(input, slope: slope, slopeIsPerChannel: perChannel, output: output, pool: pool) }
+
+    init(input: FeatureMap, slope: UnsafePointer<Float>, perChannel: Bool, output: FeatureMap, pool: WorkerPool) {
+        self.input = input
+        self.slope = slope
+        self.perChannel = perChannel
+        self.output = output
+        self.pool = pool
+    }
 }
 
-struct ClampStep: Step {
+final class ClampStep: Step {
     let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, lower: Float, upper: Float
     func run() { clamp(input, lower: lower, upper: upper, output: output, count: count) }
+
+    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, lower: Float, upper: Float) {
+        self.input = input
+        self.output = output
+        self.count = count
+        self.lower = lower
+        self.upper = upper
+    }
 }
 
-struct SoftmaxStep: Step {
+final class SoftmaxStep: Step {
     let input: FeatureMap, output: FeatureMap, pool: WorkerPool
     func run() { softmaxOverChannels(input, output: output, pool: pool) }
+
+    init(input: FeatureMap, output: FeatureMap, pool: WorkerPool) {
+        self.input = input
+        self.output = output
+        self.pool = pool
+    }
 }
 
-struct ResizeTableStep: ScratchUsingStep {
+final class ResizeTableStep: Step {
     let input: FeatureMap, rows: ResizeAxis, columns: ResizeAxis, output: FeatureMap, pool: WorkerPool
     var scratch: ScratchSize { resizeBilinearScratch(outputWidth: columns.count) }
     func run() { resizeBilinear(input, rows: rows, columns: columns, output: output, pool: pool) }
+
+    init(input: FeatureMap, rows: ResizeAxis, columns: ResizeAxis, output: FeatureMap, pool: WorkerPool) {
+        self.input = input
+        self.rows = rows
+        self.columns = columns
+        self.output = output
+        self.pool = pool
+    }
 }
 
-struct PoolStep: ScratchUsingStep {
+final class PoolStep: Step {
     let input: FeatureMap, kind: PoolKind, height: WindowAxis, width: WindowAxis, output: FeatureMap, pool: WorkerPool
     var scratch: ScratchSize {
         pool2DScratch(input: input.layout, output: output.layout, kernelHeight: height.kernel, kernelWidth: width.kernel,
@@ -281,6 +338,16 @@ struct PoolStep: ScratchUsingStep {
     func run() {
         pool2D(input, kind: kind, kernelHeight: height.kernel, kernelWidth: width.kernel, strideHeight: height.stride,
                strideWidth: width.stride, padTop: height.padBegin, padLeft: width.padBegin, output: output, pool: pool)
+    }
+
+    init(input: FeatureMap, kind: PoolKind, height: WindowAxis, width: WindowAxis, output: FeatureMap,
+         pool: WorkerPool) {
+        self.input = input
+        self.kind = kind
+        self.height = height
+        self.width = width
+        self.output = output
+        self.pool = pool
     }
 }
 
@@ -298,14 +365,14 @@ extension StepBuilder {
         case .div: operation = .divide
         case .prelu: return nil
         }
-        guard let runs = Self.runs(of: binary.loop) else { return nil }
+        guard let runs = StepBuilder.runs(of: binary.loop) else { return nil }
         return BroadcastBinaryStep(a: inputs[0], b: inputs[1], output: outputs[0], operation: operation, offsets: runs.offsets,
                                    runLength: runs.length, aStep: runs.steps[1], bStep: runs.steps[2])
     }
 
     /// Expand of a float tensor: per run of the output, a copy of the input's run or one value repeated.
     func expandStep(_ expand: Expand, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard expand.outputTypes == [.float32], let runs = Self.runs(of: expand.loop) else { return nil }
+        guard expand.outputTypes == [.float32], let runs = StepBuilder.runs(of: expand.loop) else { return nil }
         return BroadcastCopyStep(input: inputs[0], output: outputs[0], offsets: runs.offsets, runLength: runs.length,
                                  inputStep: runs.steps[1])
     }
@@ -329,7 +396,7 @@ extension StepBuilder {
         let run = merged.last ?? (extent: 1, strides: [1, 0, 0])
         guard run.strides[0] == 1, (0...1).contains(run.strides[1]), (0...1).contains(run.strides[2]) else { return nil }
         let outer = Array(merged.dropLast())
-        let extents = outer.map(\.extent)
+        let extents = outer.map { $0.extent }
         let rows = extents.reduce(1, *)
         guard rows <= 1 << 20 else { return nil }
         var offsets: [Int] = []
@@ -347,7 +414,7 @@ extension StepBuilder {
 
 /// Runs of a broadcast copy, one per row of `offsets` (output, input, unused): the input's run,
 /// or (`inputStep` 0) its first value repeated.
-struct BroadcastCopyStep: Step {
+final class BroadcastCopyStep: Step {
     let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, offsets: [Int], runLength: Int, inputStep: Int
     func run() {
         var row = 0
@@ -361,10 +428,19 @@ struct BroadcastCopyStep: Step {
             row += 3
         }
     }
+
+    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, offsets: [Int], runLength: Int,
+         inputStep: Int) {
+        self.input = input
+        self.output = output
+        self.offsets = offsets
+        self.runLength = runLength
+        self.inputStep = inputStep
+    }
 }
 
 /// Runs of a broadcast binary operation, one per row of `offsets` (output, a, b).
-struct BroadcastBinaryStep: Step {
+final class BroadcastBinaryStep: Step {
     let a: UnsafePointer<Float>, b: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>
     let operation: BinaryOperation, offsets: [Int], runLength: Int, aStep: Int, bStep: Int
     func run() {
@@ -374,5 +450,17 @@ struct BroadcastBinaryStep: Step {
                     output: output + offsets[row], count: runLength)
             row += 3
         }
+    }
+
+    init(a: UnsafePointer<Float>, b: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+         operation: BinaryOperation, offsets: [Int], runLength: Int, aStep: Int, bStep: Int) {
+        self.a = a
+        self.b = b
+        self.output = output
+        self.operation = operation
+        self.offsets = offsets
+        self.runLength = runLength
+        self.aStep = aStep
+        self.bStep = bStep
     }
 }

@@ -89,7 +89,7 @@ final class StepBuilder: KernelChoices {
     func hasConstantWeights(_ node: PlannedNode) -> Bool { rules.hasConstantWeights(node) }
 
     /// What runs `node`: the step built for it (the pool's scratch grown to what the step's
-    /// kernels state they need, `ScratchUsingStep`, so no kernel call of a planned step finds its
+    /// kernels state they need, `Step.scratch`, so no kernel call of a planned step finds its
     /// scratch too small), the fused step of the node leading it, nothing for a view, or its
     /// reference kernel when no fast kernel takes it.
     func work(for node: PlannedNode, inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) -> NodeWork {
@@ -106,7 +106,7 @@ final class StepBuilder: KernelChoices {
         }
         guard let step else { return .reference }
         if step is NoMove { return .view }
-        if let user = step as? any ScratchUsingStep { pool.reserve(user.scratch) }
+        pool.reserve(step.scratch)
         return .step(step)
     }
 
@@ -116,7 +116,7 @@ final class StepBuilder: KernelChoices {
         switch fusion {
         case .convolution(let f):
             let conv = node.operation as! Conv
-            return convolutionStep(conv, kind: Self.kind(of: conv)!, input: inputs[0], inputValue: node.inputs[0],
+            return convolutionStep(conv, kind: StepBuilder.kind(of: conv)!, input: inputs[0], inputValue: node.inputs[0],
                                    weights: inputs[1], bias: conv.hasBias ? inputs[2] : nil, output: nil, fusion: f)
         case .paddedConvolution(let f):
             let convNode = graph.nodes[f.convolutionNode]
@@ -144,11 +144,11 @@ final class StepBuilder: KernelChoices {
         switch node.operation {
         case let conv as Conv:
             guard hasConstantWeights(node) else { return nil }
-            guard let kind = Self.kind(of: conv) else { return patchConvolutionStep(conv, inputs, outputs) }
+            guard let kind = StepBuilder.kind(of: conv) else { return patchConvolutionStep(conv, inputs, outputs) }
             return convolutionStep(conv, kind: kind, input: inputs[0], inputValue: nil, weights: inputs[1],
                                    bias: conv.hasBias ? inputs[2] : nil, output: outputs[0], fusion: nil)
         case let unary as ElementwiseUnary:
-            guard let activation = Self.kernelActivation(of: node) ?? (unary.kind == .sigmoid ? .sigmoid : nil) else {
+            guard let activation = StepBuilder.kernelActivation(of: node) ?? (unary.kind == .sigmoid ? .sigmoid : nil) else {
                 return clampStep(unary, inputs, outputs)
             }
             return ActivationStep(input: inputs[0], output: outputs[0], count: unary.count, activation: activation)
@@ -169,7 +169,7 @@ final class StepBuilder: KernelChoices {
             return resizeStep(resize, inputs, outputs) ?? resizeTableStep(resize, inputs, outputs)
         case let transposed as ConvTranspose:
             guard hasConstantWeights(node) else { return nil }
-            if Self.isDoubling(transposed) { return doublingTransposedStep(transposed, inputs, output: outputs[0], fusion: nil) }
+            if StepBuilder.isDoubling(transposed) { return doublingTransposedStep(transposed, inputs, output: outputs[0], fusion: nil) }
             return tapTransposedConvolutionStep(transposed, inputs, outputs)
         case let gather as AxisGather:
             return planeGatherStep(gather, node, inputs, outputs) ?? runPlaneGatherStep(gather, node, inputs, outputs)
@@ -206,7 +206,7 @@ final class StepBuilder: KernelChoices {
         case let quantize as DynamicQuantizeLinear:
             return dynamicQuantizeStep(quantize, inputs, outputs)
         case let transpose as Transpose:
-            if Self.isDeinterleave(transpose) { return deinterleaveStep(transpose, node, inputs, outputs, fusion: nil) }
+            if StepBuilder.isDeinterleave(transpose) { return deinterleaveStep(transpose, node, inputs, outputs, fusion: nil) }
             return interleaveStep(transpose, inputs, outputs) ?? blockTransposeStep(transpose, inputs, outputs)
         default: return nil
         }
@@ -215,8 +215,8 @@ final class StepBuilder: KernelChoices {
     func resizeStep(_ resize: Resize, _ inputs: [UnsafePointer<Float>],
                             _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         guard resize.outH == 2 * resize.inH, resize.outW == 2 * resize.inW,
-              Self.isHalfPixelDoubling(resize.rows, input: resize.inH),
-              Self.isHalfPixelDoubling(resize.columns, input: resize.inW) else { return nil }
+              StepBuilder.isHalfPixelDoubling(resize.rows, input: resize.inH),
+              StepBuilder.isHalfPixelDoubling(resize.columns, input: resize.inW) else { return nil }
         let input = FeatureMap(base: UnsafeMutablePointer(mutating: inputs[0]), channels: resize.planes,
                                layout: .dense(width: resize.inW, height: resize.inH))
         let output = FeatureMap(base: outputs[0], channels: resize.planes, layout: .dense(width: resize.outW, height: resize.outH))
@@ -255,7 +255,7 @@ extension StepBuilder {
                           _ outputs: [UnsafeMutablePointer<Float>], fusion: DeinterleaveFusion?) -> any Step {
         let shape = t.outputShapes[0]
         let (c, h, w) = (shape[1], shape[2], shape[3])
-        let output = fusion == nil ? Self.denseMap(outputs[0], channels: c, height: h, width: w)
+        let output = fusion == nil ? StepBuilder.denseMap(outputs[0], channels: c, height: h, width: w)
             : outputMap(node.outputs[0], channels: c, height: h, width: w)
         var external: ExternalInput? = nil
         if fusion?.readsCallerBuffer == true {
@@ -280,14 +280,20 @@ extension StepBuilder {
         let rows = kept[split...].reduce(1) { $0 * t.inputShape[$1] }
         let columns = kept[..<split].reduce(1) { $0 * t.inputShape[$1] }
         let width = t.inputShape.last!, height = columns % width == 0 ? columns / width : 1
-        return InterleaveStep(input: Self.denseMap(inputs[0], channels: rows, height: height, width: columns / height),
+        return InterleaveStep(input: StepBuilder.denseMap(inputs[0], channels: rows, height: height, width: columns / height),
                               output: outputs[0], pool: pool)
     }
 }
 
-struct InterleaveStep: Step {
+final class InterleaveStep: Step {
     let input: FeatureMap, output: UnsafeMutablePointer<Float>, pool: WorkerPool
     func run() { interleaveChannels(input, output: output, pool: pool) }
+
+    init(input: FeatureMap, output: UnsafeMutablePointer<Float>, pool: WorkerPool) {
+        self.input = input
+        self.output = output
+        self.pool = pool
+    }
 }
 
 /// The image input's NHWC → NCHW.

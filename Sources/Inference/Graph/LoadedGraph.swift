@@ -132,7 +132,7 @@ struct LoadedGraph: Sendable {
         let order = try Self.topologicalOrder(graph.nodes, defined: defined)
         var producers: [String: Int] = [:]
         for (index, node) in graph.nodes.enumerated() { for output in node.outputs where !output.isEmpty { producers[output] = index } }
-        graphOutputNames = Set(graph.outputs.map(\.name))
+        graphOutputNames = Set(graph.outputs.map { $0.name })
         var readers: [String: (casts: Int, others: Int)] = [:]
         for node in graph.nodes {
             let isCast = node.opType == "Cast" && (node.domain.isEmpty || node.domain == "ai.onnx")
@@ -147,7 +147,7 @@ struct LoadedGraph: Sendable {
         try bindOutputs(graph, after: graph.nodes.count)
         if !problems.isEmpty {
             let sorted = problems.enumerated().sorted { ($0.element.order, $0.offset) < ($1.element.order, $1.offset) }
-            throw ModelError(collecting: sorted.map(\.element.error), uncheckedNodeCount: uncheckedNodeCount)
+            throw ModelError(collecting: sorted.map { $0.element.error }, uncheckedNodeCount: uncheckedNodeCount)
         }
         dropNodesComputedOnDemand()
         dropUnreadNarrowings()
@@ -294,7 +294,7 @@ struct LoadedGraph: Sendable {
             dropped.insert(index)
             for id in nodes[index].inputs { readers[id] -= 1 }
         }
-        nodes = nodes.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
+        nodes = nodes.enumerated().filter { !dropped.contains($0.offset) }.map { $0.element }
         computedOnDemand = []
     }
 
@@ -577,7 +577,7 @@ struct LoadedGraph: Sendable {
         for (name, shape) in zip(node.outputs, operation.outputShapes) where Shapes.elementCount(shape) == nil {
             throw context.error(.invalidShape, "output '\(name)' would have shape \(shape): negative, or more than 2^31 elements")
         }
-        guard !type(of: operation).checksInputTypes else { return }
+        guard !operation.checksInputTypes else { return }
         for input in operation.dataInputs {
             let type = try context.type(ofInput: input)
             guard type == .float32 else {

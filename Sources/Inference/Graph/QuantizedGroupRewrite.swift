@@ -32,7 +32,7 @@ enum QuantizedGroupRewrite {
         guard var graph = model.graph else { return nil }
         let opset = model.opsetImports.first { $0.domain.isEmpty || $0.domain == "ai.onnx" }?.version ?? 0
         guard opset >= 10 else { return nil }
-        let fedNames = Set(graph.inputs.map(\.name))
+        let fedNames = Set(graph.inputs.map { $0.name })
         var initializers: [String: TensorProto] = [:]
         for tensor in graph.initializers where !fedNames.contains(tensor.name) { initializers[tensor.name] = tensor }
         var producer: [String: Int] = [:], readers: [String: Int] = [:]

@@ -6,8 +6,8 @@
 /// normalised coordinates of the points: `−1 + 2i/(s − 1)` with `align_corners`, else the pixel
 /// centres `−1 + (2i + 1)/s` (one point: −1 with `align_corners`, else 0). The output is
 /// [N, H, W, 2] or [N, D, H, W, 3] of theta's type, computed in double.
-struct AffineGrid: Operator {
-    static let checksInputTypes = true
+final class AffineGrid: Operator {
+    var checksInputTypes: Bool { true }
 
     let dataInputs = [0]
     let outputShapes: [[Int]]
@@ -69,5 +69,12 @@ struct AffineGrid: Operator {
                 }
             }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], spatial: [Int], alignCorners: Bool) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.spatial = spatial
+        self.alignCorners = alignCorners
     }
 }

@@ -2,14 +2,14 @@
 /// along `axis` (default 0, negative counts from the end), the first one unless
 /// `select_last_index` = 1 (version 12+); `keepdims` (default 1) keeps the axis as 1. Inputs
 /// float32, int8, uint8, int32, uint32 or int64.
-struct ArgReduce: Operator {
+final class ArgReduce: Operator {
     let largest: Bool
     let type: ElementType
     let selectLast: Bool
     let dataInputs = [0]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [.int64] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let outer: Int, length: Int, inner: Int
 
     /// A builder for ArgMax (`largest`) or ArgMin.
@@ -58,5 +58,16 @@ struct ArgReduce: Operator {
                 y[o * inner + i] = Int64(index)
             }
         }
+    }
+
+    init(largest: Bool, type: ElementType, selectLast: Bool, outputShapes: [[Int]], outer: Int, length: Int,
+         inner: Int) {
+        self.largest = largest
+        self.type = type
+        self.selectLast = selectLast
+        self.outputShapes = outputShapes
+        self.outer = outer
+        self.length = length
+        self.inner = inner
     }
 }

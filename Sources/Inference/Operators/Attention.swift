@@ -24,7 +24,7 @@ import CMath
 ///   softcapped scores (1), the scores with the bias (2) or the probabilities (3).
 ///
 /// A `nonpad_kv_seqlen` value outside [0, keys] at run time is taken as clamped to that range.
-struct Attention: Operator {
+final class Attention: Operator {
     struct Mask: Sendable {
         let isBool: Bool
         /// Element strides of the mask along batch, query head, query and key (0 where broadcast).
@@ -48,7 +48,7 @@ struct Attention: Operator {
     let leftWindow: Int, rightWindow: Int
     let scoresMode: Int
     let doubleSoftmax: Bool
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     var totalLength: Int { pastLength + kvLength }
     var multiplyAccumulates: Int { batch * queryHeads * queryLength * totalLength * (headSize + valueHeadSize) }
@@ -282,5 +282,33 @@ struct Attention: Operator {
         for j in 0..<count { sum += exp(Real(x[j]) - maximum) }
         if sum == 0 { sum = 1 }
         for j in 0..<count { x[j] = Float(exp(Real(x[j]) - maximum) / sum) }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], batch: Int, queryHeads: Int, kvHeads: Int, queryLength: Int,
+         kvLength: Int, pastLength: Int, headSize: Int, valueHeadSize: Int, threeDimensional: Bool, mask: Mask?,
+         maskSlot: Int?, pastSlot: Int?, nonpadSlot: Int?, rootScale: Float, softcap: Float, isCausal: Bool,
+         leftWindow: Int, rightWindow: Int, scoresMode: Int, doubleSoftmax: Bool) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.batch = batch
+        self.queryHeads = queryHeads
+        self.kvHeads = kvHeads
+        self.queryLength = queryLength
+        self.kvLength = kvLength
+        self.pastLength = pastLength
+        self.headSize = headSize
+        self.valueHeadSize = valueHeadSize
+        self.threeDimensional = threeDimensional
+        self.mask = mask
+        self.maskSlot = maskSlot
+        self.pastSlot = pastSlot
+        self.nonpadSlot = nonpadSlot
+        self.rootScale = rootScale
+        self.softcap = softcap
+        self.isCausal = isCausal
+        self.leftWindow = leftWindow
+        self.rightWindow = rightWindow
+        self.scoresMode = scoresMode
+        self.doubleSoftmax = doubleSoftmax
     }
 }

@@ -4,8 +4,8 @@ import HalfPrecision
 /// along each axis: output index o on axis a reads input index `sources[a][o]`, or the fill value
 /// when that is −1 on any axis. Pad, Tile and nearest-neighbour resizing are this gather with
 /// different tables; it moves elements of any type by their size.
-struct AxisGather: Operator {
-    static let checksInputTypes = true
+final class AxisGather: Operator {
+    var checksInputTypes: Bool { true }
 
     let dataInputs = [0]
     let outputShapes: [[Int]]

@@ -1,7 +1,7 @@
 /// ONNX `BatchNormalization` in inference mode (BatchNormalization-15, also -14):
 /// y = scale · (x − mean) / sqrt(var + epsilon) + B per channel (dimension 1); `momentum` only
 /// matters in training (`BatchNormalizationTraining`, `training_mode` = 1).
-struct BatchNormalization: Operator {
+final class BatchNormalization: Operator {
     let dataInputs = [0, 1, 2, 3, 4]
     let outputShapes: [[Int]]
     let batch: Int, channels: Int, planeSize: Int
@@ -36,6 +36,14 @@ struct BatchNormalization: Operator {
             }
         }
     }
+
+    init(outputShapes: [[Int]], batch: Int, channels: Int, planeSize: Int, epsilon: Float) {
+        self.outputShapes = outputShapes
+        self.batch = batch
+        self.channels = channels
+        self.planeSize = planeSize
+        self.epsilon = epsilon
+    }
 }
 
 /// ONNX `BatchNormalization` with `training_mode` = 1 (BatchNormalization-14, -15): each channel
@@ -44,7 +52,7 @@ struct BatchNormalization: Operator {
 /// (required in training mode, as onnx's checker has it) are the updated running statistics
 /// input_mean · momentum + mean_b · (1 − momentum) and input_var · momentum + var_b · (1 − momentum)
 /// (`momentum` default 0.9). Float32.
-struct BatchNormalizationTraining: Operator {
+final class BatchNormalizationTraining: Operator {
     let dataInputs = [0, 1, 2, 3, 4]
     let outputShapes: [[Int]]
     let batch: Int, channels: Int, planeSize: Int

@@ -3,19 +3,19 @@
 /// any stored type (bool is one byte). A float16 or double initializer is held as float32
 /// (`ConstantTensor`), so BitCast of one is refused as a width mismatch rather than cast wrongly.
 /// The 4- and 2-bit types are refused: the engine holds them one per byte, not as their bits.
-struct BitCast: Operator {
+final class BitCast: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let byteCount: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)
         try context.checkAttributes(["to"])
         guard let code = context.attribute("to")?.i else { throw context.error(.malformed, "attribute is required", attribute: "to") }
         guard let target = ElementType(onnxCode: Int(code)) else {
-            throw context.error(.unsupported, "target type \(code) is not supported (supported: \(ElementType.allCases.map(\.description).joined(separator: ", ")))", attribute: "to")
+            throw context.error(.unsupported, "target type \(code) is not supported (supported: \(ElementType.allCases.map { $0.description }.joined(separator: ", ")))", attribute: "to")
         }
         let source = try context.type(ofInput: 0)
         for type in [source, target] where type.bitWidth < 8 {
@@ -30,5 +30,11 @@ struct BitCast: Operator {
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         UnsafeMutableRawPointer(outputs[0]).copyMemory(from: inputs[0], byteCount: byteCount)
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], byteCount: Int) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.byteCount = byteCount
     }
 }

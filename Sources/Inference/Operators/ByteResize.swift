@@ -12,7 +12,7 @@
 ///
 /// (onnxruntime resizes other layouts of bytes differently: a 4-D tensor resized on its middle
 /// axes with integer weights, 3-D and 5-D ones trilinearly; those are refused by name.)
-struct ByteResize: Operator {
+final class ByteResize: Operator {
     /// Per output row or column: the two source indices, their weights, and whether the
     /// coordinate is outside the input (extrapolated).
     struct AxisTable: Sendable {
@@ -24,7 +24,7 @@ struct ByteResize: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let planes: Int, inH: Int, inW: Int, outH: Int, outW: Int
     let rows: AxisTable, columns: AxisTable
     /// The extrapolated value, as stored (nil without `tf_crop_and_resize`).
@@ -57,13 +57,13 @@ struct ByteResize: Operator {
         }
         guard rank == 2 || (rank == 4 && !resized[0] && !resized[1]) else {
             throw context.error(.unsupported, "linear resizing of \(type) is supported on both axes of a 2-D tensor or the last two of a 4-D one "
-                                + "(onnxruntime's bilinear kernel); got \(geometry.map(\.input)) → \(geometry.map(\.output))")
+                                + "(onnxruntime's bilinear kernel); got \(geometry.map { $0.input }) → \(geometry.map { $0.output })")
         }
         let h = geometry[rank - 2], w = geometry[rank - 1]
         let range = Quantization.range(type)
         let crops = mode.transform == "tf_crop_and_resize"
         let fill = crops ? Int32(min(max(extrapolation.rounded(.towardZero), Float(range.lowerBound)), Float(range.upperBound))) : nil
-        return ByteResize(outputShapes: [geometry.map(\.output)], outputTypes: [type], planes: rank == 4 ? geometry[0].input * geometry[1].input : 1,
+        return ByteResize(outputShapes: [geometry.map { $0.output }], outputTypes: [type], planes: rank == 4 ? geometry[0].input * geometry[1].input : 1,
                           inH: h.input, inW: w.input, outH: h.output, outW: w.output,
                           rows: table(h, transform: mode.transform), columns: table(w, transform: mode.transform), fill: fill)
     }
@@ -98,5 +98,19 @@ struct ByteResize: Operator {
                 }
             }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], planes: Int, inH: Int, inW: Int, outH: Int, outW: Int,
+         rows: AxisTable, columns: AxisTable, fill: Int32?) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.planes = planes
+        self.inH = inH
+        self.inW = inW
+        self.outH = outH
+        self.outW = outW
+        self.rows = rows
+        self.columns = columns
+        self.fill = fill
     }
 }

@@ -11,7 +11,7 @@
 /// the default, `down`, `nearest`) and `saturate` apply as onnx's `to_float8e8m0` computes them
 /// (`E8M0`). bfloat16 overflows to ±infinity and float4e2m1 (no infinity) to ±6, whatever
 /// `saturate` says.
-struct Cast: Operator {
+final class Cast: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
@@ -19,14 +19,14 @@ struct Cast: Operator {
     let count: Int
     let saturate: Bool
     let rounding: E8M0.Rounding
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)
         try context.checkAttributes(["to", "saturate", "round_mode"])
         guard let code = context.attribute("to")?.i else { throw context.error(.malformed, "attribute is required", attribute: "to") }
         guard let target = ElementType(onnxCode: Int(code)) else {
-            throw context.error(.unsupported, "target type \(code) is not supported (supported: \(ElementType.allCases.map(\.description).joined(separator: ", ")))", attribute: "to")
+            throw context.error(.unsupported, "target type \(code) is not supported (supported: \(ElementType.allCases.map { $0.description }.joined(separator: ", ")))", attribute: "to")
         }
         return try make(context, target: target)
     }
@@ -39,7 +39,7 @@ struct Cast: Operator {
 
     private static func make(_ context: NodeContext, target: ElementType) throws(ModelError) -> Cast {
         let saturate = try context.int("saturate", default: 1, in: 0...1) == 1
-        let rounding = E8M0.Rounding(rawValue: try context.choice("round_mode", E8M0.Rounding.allCases.map(\.rawValue), default: "up"))!
+        let rounding = E8M0.Rounding(rawValue: try context.choice("round_mode", E8M0.Rounding.allCases.map { $0.rawValue }, default: "up"))!
         let shape = try context.shape(ofInput: 0)
         return Cast(outputShapes: [shape], outputTypes: [target], source: try context.type(ofInput: 0), count: shape.reduce(1, *),
                     saturate: saturate, rounding: rounding)
@@ -59,6 +59,16 @@ struct Cast: Operator {
                 TensorElements.setDouble(TensorElements.double(x, at: i, source), y, at: i, target, saturate: saturate, rounding: rounding)
             }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], source: ElementType, count: Int, saturate: Bool,
+         rounding: E8M0.Rounding) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.source = source
+        self.count = count
+        self.saturate = saturate
+        self.rounding = rounding
     }
 }
 

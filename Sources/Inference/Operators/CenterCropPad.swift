@@ -2,8 +2,8 @@
 /// zero-padded to the length `shape` gives it (a constant int32 / int64 input, one per axis),
 /// centred: a crop of d elements drops ⌊d/2⌋ at the start and the rest at the end, a pad of d adds
 /// ⌊d/2⌋ zeros at the start and the rest at the end. Any element type; rank ≤ 6.
-struct CenterCropPad: Operator {
-    static let checksInputTypes = true
+final class CenterCropPad: Operator {
+    var checksInputTypes: Bool { true }
 
     let dataInputs = [0]
     let outputShapes: [[Int]]
@@ -60,5 +60,13 @@ struct CenterCropPad: Operator {
         let y = UnsafeMutableRawPointer(outputs[0])
         y.initializeMemory(as: UInt8.self, repeating: 0, count: outputShapes[0].reduce(1, *) * size)
         ElementCopy.copy(loop, from: UnsafeRawPointer(inputs[0]) + inputOffset * size, to: y + outputOffset * size, byteSize: size)
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], loop: StridedLoop, inputOffset: Int, outputOffset: Int) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.loop = loop
+        self.inputOffset = inputOffset
+        self.outputOffset = outputOffset
     }
 }

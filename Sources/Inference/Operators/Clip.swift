@@ -6,21 +6,25 @@ enum Clip {
     static let build: OperatorBuilder = { context throws(ModelError) in
         guard context.opVersion >= 11 else { return try attributeBounds(context) }
         let types = context.opVersion >= 12 ? ElementSets.floatAndIntegers : [.float32]
-        guard let scalar = try context.requireType(ofInput: 0, in: types).integerScalar else { return try inputBounds(context) }
+        let type = try context.requireType(ofInput: 0, in: types)
+        guard type.isIntegerScalar else { return try inputBounds(context) }
         try context.checkArity(inputs: 1, 3)
         try context.checkAttributes([])
-        func make<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator {
-            func bound(_ index: Int, _ role: String, _ fallback: T) throws(ModelError) -> Int64 {
-                guard let values = try context.constantIntegers(index, role) else { return fallback.elementValue }
-                guard try context.type(ofInput: index) == T.elementType, values.count == 1 else {
-                    throw context.error(.invalidValue, "input '\(role)' must be a scalar of the input's type \(T.elementType)")
+        struct Make: IntegerScalarFunction {
+            let context: NodeContext
+            func callAsFunction<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator {
+                func bound(_ index: Int, _ role: String, _ fallback: T) throws(ModelError) -> Int64 {
+                    guard let values = try context.constantIntegers(index, role) else { return fallback.elementValue }
+                    guard try context.type(ofInput: index) == T.elementType, values.count == 1 else {
+                        throw context.error(.invalidValue, "input '\(role)' must be a scalar of the input's type \(T.elementType)")
+                    }
+                    return values[0]
                 }
-                return values[0]
+                let low = try bound(1, "min", T.min), high = try bound(2, "max", T.max)
+                return try TypedUnary<T, T>(context) { x in min(max(x, low), high) }
             }
-            let low = try bound(1, "min", T.min), high = try bound(2, "max", T.max)
-            return try TypedUnary<T, T>(context) { x in min(max(x, low), high) }
         }
-        return try make(scalar)
+        return try type.withIntegerScalar(Make(context: context))!
     }
 
     private static let attributeBounds = ElementwiseUnary.builder(attributes: ["min", "max"]) { context throws(ModelError) in

@@ -5,8 +5,8 @@
 /// end per axis) and `strides` as in `Conv`. L must be the number of window positions. The output
 /// is [N, C, image_shape...], float32, double or float16, each sum rounded to that type as it goes
 /// (tap by tap of the block, each over every window).
-struct Col2Im: Operator {
-    static let checksInputTypes = true
+final class Col2Im: Operator {
+    var checksInputTypes: Bool { true }
 
     let dataInputs = [0]
     let outputShapes: [[Int]]
@@ -78,5 +78,18 @@ struct Col2Im: Operator {
                 }
             }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], channels: Int, image: [Int], block: [Int], positions: [Int],
+         dilations: [Int], strides: [Int], padsBegin: [Int]) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.channels = channels
+        self.image = image
+        self.block = block
+        self.positions = positions
+        self.dilations = dilations
+        self.strides = strides
+        self.padsBegin = padsBegin
     }
 }

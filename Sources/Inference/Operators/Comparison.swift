@@ -25,15 +25,18 @@ enum Comparison {
             if context.opVersion >= integerSince { types.formUnion(ElementSets.allIntegers) }
             let type = try context.commonType(ofInputs: [0, 1], in: types)
             if type == .float32 { return try TypedBinary<Float, Float, BoolScalar>(context) { relation.holds($0, $1) } }
-            guard let scalar = type.integerScalar else { return try TypedBinary<BoolScalar, BoolScalar, BoolScalar>(context) { $0 == $1 } }
+            guard type.isIntegerScalar else { return try TypedBinary<BoolScalar, BoolScalar, BoolScalar>(context) { $0 == $1 } }
             if type == .uint64 {
                 // Held by bit pattern: ordered as unsigned.
                 return try TypedBinary<UInt64, UInt64, BoolScalar>(context) { relation.holds(UInt64(bitPattern: $0), UInt64(bitPattern: $1)) }
             }
-            func make<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator {
-                try TypedBinary<T, T, BoolScalar>(context) { relation.holds($0, $1) }
+            struct Make: IntegerScalarFunction {
+                let context: NodeContext, relation: Comparison
+                func callAsFunction<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator {
+                    try TypedBinary<T, T, BoolScalar>(context) { [relation] in relation.holds($0, $1) }
+                }
             }
-            return try make(scalar)
+            return try type.withIntegerScalar(Make(context: context, relation: relation))!
         }
     }
 }

@@ -1,10 +1,10 @@
 /// ONNX `Concat` (4, 11, 13): joins the inputs along `axis` (negative counts from the end);
 /// every other dimension and the element type must match. Any element type.
-struct Concat: Operator {
+final class Concat: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     /// Product of the dimensions before the axis.
     let outer: Int
     /// Per input, the contiguous bytes copied for each outer index (its axis length × inner size).
@@ -42,5 +42,13 @@ struct Concat: Operator {
                 destination += run
             }
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], outer: Int, runs: [Int]) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.outer = outer
+        self.runs = runs
     }
 }

@@ -1,12 +1,12 @@
 /// ONNX `ConstantOfShape` (9, 20, 21): a tensor of the constant int64 `input` shape filled with
 /// the one-element `value` tensor (float32 0 when absent), of `value`'s type.
-struct ConstantOfShape: Operator {
+final class ConstantOfShape: Operator {
     let dataInputs: [Int] = []
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     /// The fill element's bytes.
     let element: [UInt8]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)
@@ -34,5 +34,11 @@ struct ConstantOfShape: Operator {
         element.withUnsafeBytes { bytes in
             for i in 0..<outputShapes[0].reduce(1, *) { (y + i * size).copyMemory(from: bytes.baseAddress!, byteCount: size) }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], element: [UInt8]) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.element = element
     }
 }

@@ -3,7 +3,7 @@
 /// dilation, explicit or automatic padding, and grouping (group = C is depthwise). 1-D
 /// ([N, C, W], weights [M, C/group, kW]) and 3-D ([N, C, D, H, W], weights [M, C/group, kD, kH,
 /// kW]) convolutions run through the same kernel, with the unit axis for the missing ones.
-struct Conv: Operator {
+final class Conv: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let batch: Int, inputChannels: Int, outputChannels: Int, group: Int
@@ -78,5 +78,19 @@ struct Conv: Operator {
                 }
             }
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], batch: Int, inputChannels: Int, outputChannels: Int, group: Int,
+         depth: WindowAxis, height: WindowAxis, width: WindowAxis, hasBias: Bool) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.batch = batch
+        self.inputChannels = inputChannels
+        self.outputChannels = outputChannels
+        self.group = group
+        self.depth = depth
+        self.height = height
+        self.width = width
+        self.hasBias = hasBias
     }
 }

@@ -2,11 +2,11 @@
 /// into int32 without bias: y = Σ (x − x_zero_point) · (w − w_zero_point[m]), the padding adding
 /// nothing. x_zero_point is a scalar; w_zero_point a scalar or one per output channel; each has
 /// its operand's type. Conv's attributes and geometry (1-D to 3-D). The sums wrap in int32.
-struct ConvInteger: Operator {
+final class ConvInteger: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [.int32] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let convolution: ConvolutionGeometry
     let xType: ElementType, wType: ElementType
     let xZero: ZeroPoint, wZero: ZeroPoint
@@ -35,5 +35,16 @@ struct ConvInteger: Operator {
         convolution.forEachSum(inputs, x: 0, xType: xType, xZero: xZero, w: 1, wType: wType, wZero: wZero) { _, index, sum in
             y.storeBytes(of: sum, toByteOffset: 4 * index, as: Int32.self)
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], convolution: ConvolutionGeometry, xType: ElementType,
+         wType: ElementType, xZero: ZeroPoint, wZero: ZeroPoint) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.convolution = convolution
+        self.xType = xType
+        self.wType = wType
+        self.xZero = xZero
+        self.wZero = wZero
     }
 }

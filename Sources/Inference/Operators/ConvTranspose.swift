@@ -12,7 +12,7 @@
 ///   An `output_shape` beyond n (by less than the stride) adds end positions that only the bias
 ///   reaches; SAME beyond n
 ///   (a kernel shorter than the stride) is refused, as onnxruntime and the spec disagree there.
-struct ConvTranspose: Operator {
+final class ConvTranspose: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let batch: Int, inputChannels: Int, outputChannels: Int, group: Int
@@ -151,5 +151,36 @@ struct ConvTranspose: Operator {
                 }
             }
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], batch: Int, inputChannels: Int, outputChannels: Int, group: Int,
+         inH: Int, inW: Int, outH: Int, outW: Int, kH: Int, kW: Int, strideH: Int, strideW: Int, dilationH: Int,
+         dilationW: Int, padTop: Int, padLeft: Int, hasBias: Bool, inD: Int, outD: Int, kD: Int, strideD: Int,
+         dilationD: Int, padFront: Int) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.batch = batch
+        self.inputChannels = inputChannels
+        self.outputChannels = outputChannels
+        self.group = group
+        self.inH = inH
+        self.inW = inW
+        self.outH = outH
+        self.outW = outW
+        self.kH = kH
+        self.kW = kW
+        self.strideH = strideH
+        self.strideW = strideW
+        self.dilationH = dilationH
+        self.dilationW = dilationW
+        self.padTop = padTop
+        self.padLeft = padLeft
+        self.hasBias = hasBias
+        self.inD = inD
+        self.outD = outD
+        self.kD = kD
+        self.strideD = strideD
+        self.dilationD = dilationD
+        self.padFront = padFront
     }
 }

@@ -3,7 +3,7 @@
 /// element out of its own result (which starts at 0 for sums, 1 for products), `reverse` = 1
 /// scans from the end. Float32 and double accumulate in Double; int32, uint32, int64 and uint64
 /// wrap as the type does.
-struct CumulativeScan: Operator {
+final class CumulativeScan: Operator {
     enum Combination: Sendable {
         case sum, product
     }
@@ -13,7 +13,7 @@ struct CumulativeScan: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [type] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let outer: Int, length: Int, inner: Int
     let exclusive: Bool, reverse: Bool
 
@@ -66,6 +66,18 @@ struct CumulativeScan: Operator {
                 }
             }
         }
+    }
+
+    init(type: ElementType, combination: Combination, outputShapes: [[Int]], outer: Int, length: Int, inner: Int,
+         exclusive: Bool, reverse: Bool) {
+        self.type = type
+        self.combination = combination
+        self.outputShapes = outputShapes
+        self.outer = outer
+        self.length = length
+        self.inner = inner
+        self.exclusive = exclusive
+        self.reverse = reverse
     }
 }
 

@@ -14,7 +14,7 @@ import CMath
 ///
 /// Computed in double by the direct sum (twiddles from one table of L points), then rounded to
 /// the input's type.
-struct DFT: Operator {
+final class DFT: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
@@ -28,7 +28,7 @@ struct DFT: Operator {
     /// cos(2π·j/L) and ±sin(2π·j/L) (− forward, + inverse) for j in 0..<L; the exponent kt is
     /// taken modulo L.
     let cosines: [Double], sines: [Double]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         let version = context.opVersion
@@ -124,5 +124,23 @@ struct DFT: Operator {
                 }
             }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], type: ElementType, outer: Int, length: Int, inner: Int,
+         components: Int, transformLength: Int, bins: Int, inverse: Bool, onesided: Bool, cosines: [Double],
+         sines: [Double]) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.type = type
+        self.outer = outer
+        self.length = length
+        self.inner = inner
+        self.components = components
+        self.transformLength = transformLength
+        self.bins = bins
+        self.inverse = inverse
+        self.onesided = onesided
+        self.cosines = cosines
+        self.sines = sines
     }
 }

@@ -9,11 +9,11 @@
 /// holding them is refused where they are read. x_scale is float32 or float16; y has the scale's
 /// type, or `output_dtype`'s (23: FLOAT or FLOAT16). A float16 initializer is float32 once the
 /// engine has read it, so its y is float32.
-struct DequantizeLinear: Operator {
+final class DequantizeLinear: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let inputType: ElementType, scaleType: ElementType
     let layout: QuantizationLayout
     let hasZeroPoint: Bool
@@ -74,5 +74,17 @@ struct DequantizeLinear: Operator {
             let value = Float(Quantization.load(x, i, inputType) &- zero) * Quantization.loadFloat(scale, p, scaleType)
             Quantization.storeFloat(value, y, i, outputType)
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], inputType: ElementType,
+         scaleType: ElementType, layout: QuantizationLayout, hasZeroPoint: Bool, count: Int) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.inputType = inputType
+        self.scaleType = scaleType
+        self.layout = layout
+        self.hasZeroPoint = hasZeroPoint
+        self.count = count
     }
 }

@@ -1,8 +1,8 @@
 /// ONNX `Det` (11): the determinant of each square matrix of `X` [..., M, M] (float32, double or
 /// float16), by Gaussian elimination with partial pivoting in double; the output has X's leading
 /// dims (a scalar for one matrix). A singular matrix gives 0 (or the rounding residue).
-struct Det: Operator {
-    static let checksInputTypes = true
+final class Det: Operator {
+    var checksInputTypes: Bool { true }
 
     let dataInputs = [0]
     let outputShapes: [[Int]]
@@ -55,5 +55,12 @@ struct Det: Operator {
             }
             TensorElements.setDouble(determinant, y, at: matrix, type)
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], size: Int, count: Int) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.size = size
+        self.count = count
     }
 }

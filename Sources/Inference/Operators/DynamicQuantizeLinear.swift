@@ -4,7 +4,7 @@
 /// onnx's formula divides by zero); y_zero_point = round_half_even(clamp(0 − lo / y_scale, 0,
 /// 255)); y = saturate(round_half_even(x / y_scale) + y_zero_point). NaN elements are skipped by
 /// the range.
-struct DynamicQuantizeLinear: Operator {
+final class DynamicQuantizeLinear: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [.uint8, .float32, .uint8] }
@@ -32,5 +32,10 @@ struct DynamicQuantizeLinear: Operator {
         }
         outputs[1].pointee = scale
         UnsafeMutableRawPointer(outputs[2]).storeBytes(of: UInt8(zero), as: UInt8.self)
+    }
+
+    init(outputShapes: [[Int]], count: Int) {
+        self.outputShapes = outputShapes
+        self.count = count
     }
 }

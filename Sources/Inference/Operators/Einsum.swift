@@ -4,8 +4,8 @@
 /// ellipsis dims, then the labels that appear once, in alphabetical order. Every operand one type,
 /// float32, double or float16; the products are summed in double over every combination of the
 /// summed labels, then rounded once.
-struct Einsum: Operator {
-    static let checksInputTypes = true
+final class Einsum: Operator {
+    var checksInputTypes: Bool { true }
 
     let dataInputs: [Int]
     let outputShapes: [[Int]]
@@ -159,5 +159,15 @@ struct Einsum: Operator {
                 TensorElements.setDouble(sum, y, at: out, type)
             }
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], sizes: [Int], outputLabels: Int,
+         strides: [[Int]]) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.sizes = sizes
+        self.outputLabels = outputLabels
+        self.strides = strides
     }
 }

@@ -2,7 +2,7 @@
 ///
 /// The output has the broadcast shape; each operand is read through strides that are 0 along
 /// its broadcast dimensions.
-struct ElementwiseBinary: Operator {
+final class ElementwiseBinary: Operator {
     enum Kind: Sendable, Equatable { case add, sub, mul, div, prelu }
 
     let kind: Kind
@@ -56,5 +56,12 @@ struct ElementwiseBinary: Operator {
             return try TypedElementwise.binary(context, integerTypes: integerTypes, float: nil, double: double, integer: integer,
                                                unsigned64: unsigned64)
         }
+    }
+
+    init(kind: Kind, function: @escaping @Sendable (Float, Float) -> Float, outputShapes: [[Int]], loop: StridedLoop) {
+        self.kind = kind
+        self.function = function
+        self.outputShapes = outputShapes
+        self.loop = loop
     }
 }

@@ -3,7 +3,7 @@
 /// `kind` names the ONNX op when a fast path may pick a vector kernel for it (`other` for the ops
 /// it has none for) and `function` is the scalar definition from the spec, used by the reference
 /// kernel.
-struct ElementwiseUnary: Operator {
+final class ElementwiseUnary: Operator {
     enum Kind: Sendable, Equatable {
         case relu
         case sigmoid
@@ -34,5 +34,12 @@ struct ElementwiseUnary: Operator {
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let x = inputs[0], y = outputs[0]
         for i in 0..<count { y[i] = function(x[i]) }
+    }
+
+    init(kind: Kind, function: @escaping @Sendable (Float) -> Float, outputShapes: [[Int]], count: Int) {
+        self.kind = kind
+        self.function = function
+        self.outputShapes = outputShapes
+        self.count = count
     }
 }

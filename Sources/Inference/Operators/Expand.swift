@@ -1,11 +1,11 @@
 /// ONNX `Expand` (8, 13): `input` broadcast (numpy rules, both ways) with the constant int64
 /// `shape`; rank up to 6; any element type.
-struct Expand: Operator {
+final class Expand: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let loop: StridedLoop
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 2)
@@ -25,5 +25,11 @@ struct Expand: Operator {
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         ElementCopy.copy(loop, from: UnsafeRawPointer(inputs[0]), to: UnsafeMutableRawPointer(outputs[0]), byteSize: outputTypes[0].byteSize)
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], loop: StridedLoop) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.loop = loop
     }
 }

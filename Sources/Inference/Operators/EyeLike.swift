@@ -1,12 +1,12 @@
 /// ONNX `EyeLike` (version 9): a matrix of the 2-D input's shape with ones on the diagonal moved
 /// by `k` (default 0; column − row = k) and zeros elsewhere, of the type `dtype` names (default:
 /// the input's). Only the input's shape is read.
-struct EyeLike: Operator {
+final class EyeLike: Operator {
     let dataInputs: [Int] = []
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let k: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)
@@ -30,5 +30,11 @@ struct EyeLike: Operator {
         for row in 0..<rows where row + k >= 0 && row + k < columns {
             TensorElements.setInteger(1, y, at: row * columns + row + k, type)
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], k: Int) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.k = k
     }
 }

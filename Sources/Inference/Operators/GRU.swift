@@ -9,10 +9,10 @@
 ///
 /// with f Sigmoid and g Tanh by default (`activations`: f, g per direction). The inputs, outputs
 /// and shared attributes are described in `Recurrent.swift`.
-struct GRU: Operator {
+final class GRU: Operator {
     let common: Recurrent.Common
     let linearBeforeReset: Bool
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     var dataInputs: [Int] { common.dataInputs }
     var outputShapes: [[Int]] { common.outputShapes }
     var multiplyAccumulates: Int { 3 * common.multiplyAccumulates }
@@ -52,5 +52,10 @@ struct GRU: Operator {
                 h[j] = (1 - zt) * ht + zt * h[j]
             }
         }
+    }
+
+    init(common: Recurrent.Common, linearBeforeReset: Bool) {
+        self.common = common
+        self.linearBeforeReset = linearBeforeReset
     }
 }

@@ -3,7 +3,7 @@
 /// indices' dims, then data's dims after the axis. Any element type for `data`.
 ///
 /// An index outside [−dim, dim) at run time (which the spec leaves undefined) gives zeros.
-struct Gather: Operator {
+final class Gather: Operator {
     let dataInputs = [0, 1]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
@@ -11,7 +11,7 @@ struct Gather: Operator {
     /// What `run` walks: the product of data's dims before the axis, the axis length, the bytes
     /// of one entry along it, and the number of indices.
     let outer: Int, axisLength: Int, entryBytes: Int, indexCount: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 2)
@@ -42,5 +42,16 @@ struct Gather: Operator {
                 destination += entryBytes
             }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], indexType: ElementType, outer: Int, axisLength: Int,
+         entryBytes: Int, indexCount: Int) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.indexType = indexType
+        self.outer = outer
+        self.axisLength = axisLength
+        self.entryBytes = entryBytes
+        self.indexCount = indexCount
     }
 }

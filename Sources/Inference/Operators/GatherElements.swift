@@ -43,13 +43,13 @@ struct ElementIndexing: Sendable {
 /// (negative counts from the end). Any element type for `data`.
 ///
 /// An index outside [−dim, dim) at run time (which the spec leaves undefined) gives a zero.
-struct GatherElements: Operator {
+final class GatherElements: Operator {
     let dataInputs = [0, 1]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let indexType: ElementType
     let indexing: ElementIndexing
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 2)
@@ -70,5 +70,12 @@ struct GatherElements: Operator {
                 (y + k * size).initializeMemory(as: UInt8.self, repeating: 0, count: size)
             }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], indexType: ElementType, indexing: ElementIndexing) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.indexType = indexType
+        self.indexing = indexing
     }
 }

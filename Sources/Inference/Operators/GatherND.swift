@@ -52,13 +52,13 @@ struct TupleIndexing: Sendable {
 ///
 /// A tuple with a coordinate outside [−dim, dim) at run time (which the spec leaves undefined)
 /// gives a slice of zeros.
-struct GatherND: Operator {
+final class GatherND: Operator {
     let dataInputs = [0, 1]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let indexType: ElementType
     let indexing: TupleIndexing
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 2)
@@ -82,5 +82,12 @@ struct GatherND: Operator {
             }
             destination += bytes
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], indexType: ElementType, indexing: TupleIndexing) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.indexType = indexType
+        self.indexing = indexing
     }
 }

@@ -2,7 +2,7 @@
 /// transpose when `transA` = 1) and B′ is B `[K, N]` (or its transpose when `transB` = 1); C
 /// broadcasts unidirectionally to `[M, N]` and is optional from version 11 (required before).
 /// Float32; each output is computed in Double.
-struct Gemm: Operator {
+final class Gemm: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let rows: Int, inner: Int, columns: Int
@@ -52,5 +52,19 @@ struct Gemm: Operator {
                 y[i * n + j] = Float(alpha * sum + bias)
             }
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], rows: Int, inner: Int, columns: Int, alpha: Double, beta: Double,
+         aStrides: (Int, Int), bStrides: (Int, Int), cStrides: (Int, Int)?) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.rows = rows
+        self.inner = inner
+        self.columns = columns
+        self.alpha = alpha
+        self.beta = beta
+        self.aStrides = aStrides
+        self.bStrides = bStrides
+        self.cStrides = cStrides
     }
 }

@@ -1,6 +1,6 @@
 /// ONNX `GlobalAveragePool` (GlobalAveragePool-1): the mean over all spatial dimensions;
 /// `[N, C, d1, d2, ...]` → `[N, C, 1, 1, ...]`.
-struct GlobalAveragePool: Operator {
+final class GlobalAveragePool: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let planes: Int
@@ -25,5 +25,11 @@ struct GlobalAveragePool: Operator {
             for i in 0..<planeSize { sum += Double(plane[i]) }
             y[p] = Float(sum / Double(planeSize))
         }
+    }
+
+    init(outputShapes: [[Int]], planes: Int, planeSize: Int) {
+        self.outputShapes = outputShapes
+        self.planes = planes
+        self.planeSize = planeSize
     }
 }

@@ -3,7 +3,7 @@ import CMath
 /// A reduction of each [N, C] plane over all spatial dimensions, `[N, C, d1, d2, ...]` →
 /// `[N, C, 1, 1, ...]`: GlobalMaxPool and GlobalLpPool. (GlobalAveragePool is its own operator,
 /// which the fast path recognises.)
-struct GlobalPool: Operator {
+final class GlobalPool: Operator {
     enum Kind: Sendable, Equatable {
         case max
         /// (Σ |x|^p)^(1/p).
@@ -45,5 +45,12 @@ struct GlobalPool: Operator {
                 y[p] = Float(pow(sum, 1 / Double(exponent)))
             }
         }
+    }
+
+    init(kind: Kind, outputShapes: [[Int]], planes: Int, planeSize: Int) {
+        self.kind = kind
+        self.outputShapes = outputShapes
+        self.planes = planes
+        self.planeSize = planeSize
     }
 }

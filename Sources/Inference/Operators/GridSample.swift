@@ -13,7 +13,7 @@
 /// PyTorch's rule. Arithmetic is in X's type (float32 or double; `grid` float32 or double); a
 /// coordinate that is not finite gives NaN, and a position beyond ±2^22 (float32) or ±2^51 (double)
 /// is first clamped there.
-struct GridSample: Operator {
+final class GridSample: Operator {
     enum Mode: Sendable { case nearest, linear, cubic }
     enum Padding: String, Sendable { case zeros, border, reflection }
 
@@ -22,7 +22,7 @@ struct GridSample: Operator {
     let dataInputs = [0, 1]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [type] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     /// X's spatial dims D1…Dr, and the number of output points per (n, c).
     let spatial: [Int]
     let points: Int
@@ -167,5 +167,19 @@ struct GridSample: Operator {
         c[1] = ((a + 2) * x - (a + 3)) * x * x + 1
         c[2] = ((a + 2) * (1 - x) - (a + 3)) * (1 - x) * (1 - x) + 1
         c[3] = ((a * (2 - x) - 5 * a) * (2 - x) + 8 * a) * (2 - x) - 4 * a
+    }
+
+    init(type: ElementType, gridType: ElementType, mode: Mode, padding: Padding, alignCorners: Bool,
+         outputShapes: [[Int]], spatial: [Int], points: Int, batch: Int, channels: Int) {
+        self.type = type
+        self.gridType = gridType
+        self.mode = mode
+        self.padding = padding
+        self.alignCorners = alignCorners
+        self.outputShapes = outputShapes
+        self.spatial = spatial
+        self.points = points
+        self.batch = batch
+        self.channels = channels
     }
 }

@@ -1,13 +1,13 @@
 /// Dropout's kernel with its mask output: a copy of input 0 of any stored type, and a second
 /// output every byte of which is `maskByte`.
-struct MaskedCopy: Operator {
+final class MaskedCopy: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let byteCount: Int
     let maskByte: UInt8
     let maskByteCount: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     init(_ context: NodeContext, maskType: ElementType, maskByte: UInt8) throws(ModelError) {
         let shape = try context.shape(ofInput: 0), type = try context.type(ofInput: 0)

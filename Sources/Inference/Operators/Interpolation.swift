@@ -2,7 +2,7 @@
 /// over the product of its per-axis taps (`ResizeGeometry.Taps`), or the extrapolation value
 /// when a coordinate falls outside the input. What `Resize` and `Upsample` build for the cases
 /// the 2-D `Resize` kernel does not cover (other axes or ranks, cubic, antialiasing, crops).
-struct Interpolation: Operator {
+final class Interpolation: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     /// Per axis: taps per output index, and per output index and tap the input offset (index
@@ -15,9 +15,9 @@ struct Interpolation: Operator {
     init(input: [Int], output: [Int], taps: [ResizeGeometry.Taps], extrapolation: Float) {
         let strides = Shapes.strides(input)
         outputShapes = [output]
-        tapCounts = taps.map(\.count)
+        tapCounts = taps.map { $0.count }
         offsets = zip(taps, strides).map { axis, stride in axis.index.map { $0 < 0 ? -1 : $0 * stride } }
-        weights = taps.map(\.weight)
+        weights = taps.map { $0.weight }
         self.extrapolation = extrapolation
     }
 

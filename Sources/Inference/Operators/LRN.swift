@@ -4,7 +4,7 @@ import CMath
 /// X `[N, C, D…]`: y = x / (bias + alpha / size · Σ x²)^beta, the sum over the channels
 /// c − ⌊(size − 1) / 2⌋ … c + ⌈(size − 1) / 2⌉ that exist, in Double. `size` is required;
 /// `alpha` (1e-4), `beta` (0.75) and `bias` (1) have the spec's defaults.
-struct LRN: Operator {
+final class LRN: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let batch: Int, channels: Int, spatial: Int
@@ -40,5 +40,17 @@ struct LRN: Operator {
                 }
             }
         }
+    }
+
+    init(outputShapes: [[Int]], batch: Int, channels: Int, spatial: Int, size: Int, alpha: Double, beta: Double,
+         bias: Double) {
+        self.outputShapes = outputShapes
+        self.batch = batch
+        self.channels = channels
+        self.spatial = spatial
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.bias = bias
     }
 }

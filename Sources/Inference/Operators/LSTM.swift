@@ -13,10 +13,10 @@
 /// the inputs of f and g (not Ct, h's input, as onnxruntime). Inputs 6 and 7 are initial_c
 /// (`[num_directions, batch_size, hidden_size]`, batch first with layout 1) and P; the third
 /// output Y_c is the last cell state, shaped as Y_h. The rest is described in `Recurrent.swift`.
-struct LSTM: Operator {
+final class LSTM: Operator {
     let common: Recurrent.Common
     let inputForget: Bool
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     var dataInputs: [Int] { common.dataInputs }
     var outputShapes: [[Int]] { common.outputShapes }
     var multiplyAccumulates: Int { 4 * common.multiplyAccumulates }
@@ -50,5 +50,10 @@ struct LSTM: Operator {
                 h[j] = ot * hAct(cell)
             }
         }
+    }
+
+    init(common: Recurrent.Common, inputForget: Bool) {
+        self.common = common
+        self.inputForget = inputForget
     }
 }

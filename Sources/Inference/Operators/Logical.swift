@@ -76,8 +76,7 @@ enum BitwiseNot {
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)
         try context.checkAttributes([])
-        let scalar = try context.requireType(ofInput: 0, in: ElementSets.allIntegers).integerScalar!
-        func make<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator { try TypedUnary<T, T>(context) { ~$0 } }
-        return try make(scalar)
+        let type = try context.requireType(ofInput: 0, in: ElementSets.allIntegers)
+        return try type.withIntegerScalar(IntegerUnaryBuilder(context: context) { ~$0 })!
     }
 }

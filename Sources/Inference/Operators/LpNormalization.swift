@@ -1,7 +1,7 @@
 /// ONNX `LpNormalization` (versions 1 and 22, float32, rank ≤ 6): x divided by its L1 (`p` = 1)
 /// or L2 (`p` = 2, the default) norm along `axis` (default −1); a zero norm gives 0. The norm is
 /// summed in Double.
-struct LpNormalization: Operator {
+final class LpNormalization: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let geometry: ReductionGeometry
@@ -28,5 +28,11 @@ struct LpNormalization: Operator {
             let norm = squares ? sum.squareRoot() : sum
             geometry.inner.forEach { r, _, _ in y[base + r] = norm == 0 ? 0 : Float(Double(x[base + r]) / norm) }
         }
+    }
+
+    init(outputShapes: [[Int]], geometry: ReductionGeometry, squares: Bool) {
+        self.outputShapes = outputShapes
+        self.geometry = geometry
+        self.squares = squares
     }
 }

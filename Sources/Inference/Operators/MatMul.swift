@@ -3,12 +3,12 @@
 /// dimensions (all but the last two, rank ≤ 6) broadcast as numpy does. Float32 and double sum
 /// each output in Double; int32, uint32, int64 and uint64 multiply and add wrapping as the type
 /// does.
-struct MatMul: Operator {
+final class MatMul: Operator {
     let type: ElementType
     let dataInputs = [0, 1]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [type] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let rows: Int, inner: Int, columns: Int
     /// Over the broadcast batch: the first element of each output, A and B matrix.
     let batches: StridedLoop
@@ -67,5 +67,16 @@ struct MatMul: Operator {
                 }
             }
         }
+    }
+
+    init(type: ElementType, outputShapes: [[Int]], rows: Int, inner: Int, columns: Int, batches: StridedLoop,
+         batchCount: Int) {
+        self.type = type
+        self.outputShapes = outputShapes
+        self.rows = rows
+        self.inner = inner
+        self.columns = columns
+        self.batches = batches
+        self.batchCount = batchCount
     }
 }

@@ -2,11 +2,11 @@
 /// zero points, into int32: y[i, j] = Σ_p (a[i, p] − a_zero_point[i]) · (b[p, j] − b_zero_point[j]).
 /// a_zero_point is a scalar or one per row of A, b_zero_point a scalar or one per column of B;
 /// each has its operand's type. The sums wrap in int32.
-struct MatMulInteger: Operator {
+final class MatMulInteger: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [.int32] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let product: MatrixProductShape
     let aType: ElementType, bType: ElementType
     let aZero: ZeroPoint, bZero: ZeroPoint
@@ -35,5 +35,16 @@ struct MatMulInteger: Operator {
         product.forEachSum(inputs, a: 0, aType: aType, aZero: aZero, b: 1, bType: bType, bZero: bZero) { index, _, sum in
             y.storeBytes(of: sum, toByteOffset: 4 * index, as: Int32.self)
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], product: MatrixProductShape, aType: ElementType, bType: ElementType,
+         aZero: ZeroPoint, bZero: ZeroPoint) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.product = product
+        self.aType = aType
+        self.bType = bType
+        self.aZero = aZero
+        self.bZero = bZero
     }
 }

@@ -4,8 +4,8 @@
 /// `output_shape` (a constant input) that tensor is the top-left corner of a larger zero output,
 /// as onnx.reference places it. An index outside the unpooled tensor is skipped. Float32, double
 /// or float16; up to 3 spatial axes.
-struct MaxUnpool: Operator {
-    static let checksInputTypes = true
+final class MaxUnpool: Operator {
+    var checksInputTypes: Bool { true }
 
     let dataInputs = [0, 1]
     let outputShapes: [[Int]]
@@ -72,5 +72,12 @@ struct MaxUnpool: Operator {
             scale *= output[axis]
         }
         return offset
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], unpooled: [Int], elements: Int) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.unpooled = unpooled
+        self.elements = elements
     }
 }

@@ -97,12 +97,12 @@ struct ClassLoss: Sendable {
 
 /// ONNX `NegativeLogLikelihoodLoss` (12, 13): the loss of `ClassLoss` with s the input itself
 /// (log-probabilities, (N, C, d1…dk)). Float32 and double.
-struct NegativeLogLikelihoodLoss: Operator {
+final class NegativeLogLikelihoodLoss: Operator {
     let loss: ClassLoss
     let dataInputs: [Int]
     var outputShapes: [[Int]] { [loss.lossShape] }
     var outputTypes: [ElementType] { [loss.type] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 3)
@@ -117,5 +117,10 @@ struct NegativeLogLikelihoodLoss: Operator {
         loss.run(score: { n, c, p in TensorElements.double(x, at: (n * classes + c) * positions + p, type) },
                  target: UnsafeRawPointer(inputs[1]), weight: inputs.count > 2 ? UnsafeRawPointer(inputs[2]) : nil,
                  loss: UnsafeMutableRawPointer(outputs[0]))
+    }
+
+    init(loss: ClassLoss, dataInputs: [Int]) {
+        self.loss = loss
+        self.dataInputs = dataInputs
     }
 }

@@ -163,7 +163,7 @@ struct NodeContext {
     func requireType(ofInput index: Int, in types: Set<ElementType>) throws(ModelError) -> ElementType {
         let type = try type(ofInput: index)
         guard types.contains(type) else {
-            throw error(.unsupported, "input \(index) ('\(node.inputs[index])') has element type \(type); supported: \(types.map(\.description).sorted().joined(separator: ", "))")
+            throw error(.unsupported, "input \(index) ('\(node.inputs[index])') has element type \(type); supported: \(types.map { $0.description }.sorted().joined(separator: ", "))")
         }
         return type
     }

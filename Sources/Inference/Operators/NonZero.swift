@@ -5,12 +5,12 @@
 /// a constant computation, or a graph input fixed into the plan); its indices are then computed
 /// when the plan is built. A scalar X is refused (numpy, onnx's reference, has no nonzero of a
 /// 0-d array).
-struct NonZero: Operator {
+final class NonZero: Operator {
     let dataInputs: [Int] = []
     let outputShapes: [[Int]]
     let outputTypes: [ElementType] = [.int64]
     let indices: [Int64]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)
@@ -35,5 +35,10 @@ struct NonZero: Operator {
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let y = UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: Int64.self)
         for (index, value) in indices.enumerated() { y[index] = value }
+    }
+
+    init(outputShapes: [[Int]], indices: [Int64]) {
+        self.outputShapes = outputShapes
+        self.indices = indices
     }
 }

@@ -9,7 +9,7 @@
 /// The geometry and the affine loop may view the input under different shapes (GroupNormalization
 /// reduces over `[N, G, C/G · spatial]` but scales per channel over `[N, C, spatial]`); both are
 /// C-order views of the same elements.
-struct Normalization: Operator {
+final class Normalization: Operator {
     enum Epsilon: Sendable {
         /// 1 / √(variance + ε).
         case insideRoot(Double)
@@ -24,7 +24,7 @@ struct Normalization: Operator {
     /// Over the output: the offsets of y (operand 0), scale (1) and bias (2).
     let affine: StridedLoop?
     let hasBias: Bool
-    var subtractsMean = true
+    let subtractsMean: Bool
 
     /// How many of each set's mean and inverse standard deviation the node also outputs (0, 1 or
     /// 2: LayerNormalization's optional outputs), at the outer loop's output offsets.
@@ -62,6 +62,17 @@ struct Normalization: Operator {
         var strides = [Shapes.strides(view), Shapes.broadcastStrides(scale, to: view)]
         if let bias { strides.append(Shapes.broadcastStrides(bias, to: view)) }
         return StridedLoop(shape: view, strides: strides)
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], geometry: ReductionGeometry, epsilon: Epsilon, affine: StridedLoop?,
+         hasBias: Bool, subtractsMean: Bool = true) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.geometry = geometry
+        self.epsilon = epsilon
+        self.affine = affine
+        self.hasBias = hasBias
+        self.subtractsMean = subtractsMean
     }
 }
 

@@ -5,7 +5,7 @@
 /// of any type, which is the output's. From version 11 a negative index counts from the end.
 ///
 /// An index outside the range (negative ones before version 11) gives a line of `values[0]`.
-struct OneHot: Operator {
+final class OneHot: Operator {
     let dataInputs = [0, 2]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
@@ -13,7 +13,7 @@ struct OneHot: Operator {
     /// Product of the indices' dims before the new axis, the depth, product of those after.
     let outer: Int, depth: Int, inner: Int
     let negativeCountsFromEnd: Bool
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 3, 3)
@@ -50,5 +50,16 @@ struct OneHot: Operator {
                 }
             }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], indexType: ElementType, outer: Int, depth: Int, inner: Int,
+         negativeCountsFromEnd: Bool) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.indexType = indexType
+        self.outer = outer
+        self.depth = depth
+        self.inner = inner
+        self.negativeCountsFromEnd = negativeCountsFromEnd
     }
 }

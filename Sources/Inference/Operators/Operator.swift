@@ -8,7 +8,7 @@
 /// Buffers are passed as `Float` pointers because float32 is what nearly every kernel reads; an
 /// operator that takes or makes other element types views its buffers through
 /// `UnsafeRawPointer` (every buffer is 64-byte aligned and sized for its own type).
-protocol Operator: Sendable {
+protocol Operator: AnyObject, Sendable {
     /// The node inputs the kernel reads at run time, as indices into the node's input list, in
     /// the order `run` receives them. Inputs read only at plan time (a Reshape's shape, a Resize's
     /// sizes, a Slice's starts) are not listed.
@@ -21,7 +21,7 @@ protocol Operator: Sendable {
     var multiplyAccumulates: Int { get }
     /// Whether the builder checked the element types of the data inputs itself. When false (the
     /// default), the loader requires every data input to be float32.
-    static var checksInputTypes: Bool { get }
+    var checksInputTypes: Bool { get }
     /// Computes the outputs from the inputs.
     ///
     /// - Precondition: `inputs[i]` holds the elements of data input `i`; `outputs[j]` has room
@@ -32,7 +32,7 @@ protocol Operator: Sendable {
 extension Operator {
     var outputTypes: [ElementType] { outputShapes.map { _ in .float32 } }
     var multiplyAccumulates: Int { 0 }
-    static var checksInputTypes: Bool { false }
+    var checksInputTypes: Bool { false }
 }
 
 /// Builds an `Operator` for one node, or throws a `ModelError` naming the node, op and attribute.

@@ -2,7 +2,7 @@ import CMath
 
 /// Sliding-window pooling over [N, C, W], [N, C, H, W] or [N, C, D, H, W] (fewer spatial axes
 /// run as unit depth and height), shared by `AveragePool`, `MaxPool` and `LpPool`.
-struct Pool: Operator {
+final class Pool: Operator {
     enum Kind: Sendable, Equatable {
         /// `countIncludesPad`: divide by the window's taps inside the padded input (true) or inside
         /// the input itself (false).
@@ -27,7 +27,7 @@ struct Pool: Operator {
     /// float32, or int8 / uint8 for MaxPool-12.
     let elementType: ElementType
 
-    static let checksInputTypes = true
+    var checksInputTypes: Bool { true }
     var outputTypes: [ElementType] { indexOrder == nil ? [elementType] : [elementType, .int64] }
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
@@ -112,6 +112,18 @@ struct Pool: Operator {
         let output = [x[0], x[1]] + WindowGeometry.spatialOutput(axes, rank: x.count - 2)
         return Pool(kind: kind, outputShapes: indexOrder == nil ? [output] : [output, output],
                     planes: x[0] * x[1], depth: axes[0], height: axes[1], width: axes[2], indexOrder: indexOrder, elementType: type)
+    }
+
+    init(kind: Kind, outputShapes: [[Int]], planes: Int, depth: WindowAxis, height: WindowAxis, width: WindowAxis,
+         indexOrder: IndexOrder?, elementType: ElementType) {
+        self.kind = kind
+        self.outputShapes = outputShapes
+        self.planes = planes
+        self.depth = depth
+        self.height = height
+        self.width = width
+        self.indexOrder = indexOrder
+        self.elementType = elementType
     }
 }
 

@@ -16,23 +16,33 @@ enum Pow {
         // An integer exponent's value: uint64 is held by its bit pattern (`IntegerScalar`).
         let unsignedExponent = exponent == .uint64
         @Sendable func power(_ x: Double, _ y: Int64) -> Double { pow(x, unsignedExponent ? Double(UInt64(bitPattern: y)) : Double(y)) }
-        func make<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator {
-            guard let e = exponent.integerScalar else { return try TypedBinary<T, Float, T>(context) { x, y in truncated(pow(Double(x), Double(y))) } }
-            func with<E: IntegerScalar>(_: E.Type) throws(ModelError) -> any Operator {
-                try TypedBinary<T, E, T>(context) { x, y in truncated(power(Double(x), y)) }
+        // The generic builders, for the integer base and exponent types.
+        struct IntegerBase: IntegerScalarFunction {
+            let context: NodeContext, exponent: ElementType, power: @Sendable (Double, Int64) -> Double
+            func callAsFunction<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator {
+                guard exponent.isIntegerScalar else { return try TypedBinary<T, Float, T>(context) { x, y in Pow.truncated(pow(Double(x), Double(y))) } }
+                return try exponent.withIntegerScalar(IntegerExponent<T>(context: context, power: power))!
             }
-            return try with(e)
         }
-        if let scalar = base.integerScalar { return try make(scalar) }
-        guard let e = exponent.integerScalar else { return try TypedBinary<Float, Float, Float>(context) { powf($0, $1) } }
-        func floatBase<E: IntegerScalar>(_: E.Type) throws(ModelError) -> any Operator {
-            try TypedBinary<Float, E, Float>(context) { x, y in Float(power(Double(x), y)) }
+        struct IntegerExponent<T: IntegerScalar>: IntegerScalarFunction {
+            let context: NodeContext, power: @Sendable (Double, Int64) -> Double
+            func callAsFunction<E: IntegerScalar>(_: E.Type) throws(ModelError) -> any Operator {
+                try TypedBinary<T, E, T>(context) { [power] x, y in Pow.truncated(power(Double(x), y)) }
+            }
         }
-        return try floatBase(e)
+        struct FloatBase: IntegerScalarFunction {
+            let context: NodeContext, power: @Sendable (Double, Int64) -> Double
+            func callAsFunction<E: IntegerScalar>(_: E.Type) throws(ModelError) -> any Operator {
+                try TypedBinary<Float, E, Float>(context) { [power] x, y in Float(power(Double(x), y)) }
+            }
+        }
+        if base.isIntegerScalar { return try base.withIntegerScalar(IntegerBase(context: context, exponent: exponent, power: power))! }
+        guard exponent.isIntegerScalar else { return try TypedBinary<Float, Float, Float>(context) { powf($0, $1) } }
+        return try exponent.withIntegerScalar(FloatBase(context: context, power: power))!
     }
 
     /// `value` truncated toward zero to Int64, saturating beyond its range; NaN is 0.
-    private static func truncated(_ value: Double) -> Int64 {
+    fileprivate static func truncated(_ value: Double) -> Int64 {
         guard !value.isNaN else { return 0 }
         guard value > -0x1p63 else { return .min }
         guard value < 0x1p63 else { return .max }

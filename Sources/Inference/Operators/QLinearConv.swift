@@ -4,11 +4,11 @@
 /// padding adds nothing. x's and y's scales and zero points are scalars, w's scalars or one per
 /// output channel; the scales float32 or float16; y has y_zero_point's type. Conv's attributes and
 /// geometry (1-D to 3-D). The sums wrap in int32.
-struct QLinearConv: Operator {
+final class QLinearConv: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let convolution: ConvolutionGeometry
     let xType: ElementType, wType: ElementType
     let xScale: ScaleParameter, wScale: ScaleParameter, yScale: ScaleParameter
@@ -52,5 +52,23 @@ struct QLinearConv: Operator {
             let total = sum &+ (bias?[m] ?? 0)
             Quantization.store(Quantization.requantize(total, multiplier: multiplier, zeroPoint: outputZero, range), y, index, type)
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], convolution: ConvolutionGeometry,
+         xType: ElementType, wType: ElementType, xScale: ScaleParameter, wScale: ScaleParameter, yScale: ScaleParameter,
+         xZero: ZeroPoint, wZero: ZeroPoint, yZero: ZeroPoint, hasBias: Bool) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.convolution = convolution
+        self.xType = xType
+        self.wType = wType
+        self.xScale = xScale
+        self.wScale = wScale
+        self.yScale = yScale
+        self.xZero = xZero
+        self.wZero = wZero
+        self.yZero = yZero
+        self.hasBias = hasBias
     }
 }

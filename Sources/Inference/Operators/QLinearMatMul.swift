@@ -3,11 +3,11 @@
 /// m = a_scale[i] · b_scale[j] / y_scale in float32, as onnxruntime computes it. a's scale and
 /// zero point are scalars or one per row, b's scalars or one per column, y's scalars; the scales
 /// float32 or float16 (21); y has y_zero_point's type. The sums wrap in int32.
-struct QLinearMatMul: Operator {
+final class QLinearMatMul: Operator {
     let dataInputs = [0, 1, 2, 3, 4, 5, 6, 7]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let product: MatrixProductShape
     let aType: ElementType, bType: ElementType
     let aScale: ScaleParameter, bScale: ScaleParameter, yScale: ScaleParameter
@@ -42,5 +42,21 @@ struct QLinearMatMul: Operator {
             let multiplier = aScale.value(inputs, row) * bScale.value(inputs, column) / outputScale
             Quantization.store(Quantization.requantize(sum, multiplier: multiplier, zeroPoint: outputZero, range), y, index, type)
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], product: MatrixProductShape, aType: ElementType,
+         bType: ElementType, aScale: ScaleParameter, bScale: ScaleParameter, yScale: ScaleParameter, aZero: ZeroPoint,
+         bZero: ZeroPoint, yZero: ZeroPoint) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.product = product
+        self.aType = aType
+        self.bType = bType
+        self.aScale = aScale
+        self.bScale = bScale
+        self.yScale = yScale
+        self.aZero = aZero
+        self.bZero = bZero
+        self.yZero = yZero
     }
 }

@@ -9,11 +9,11 @@
 /// whether what is beyond the largest finite value becomes ±maximum or, with 0, NaN (±infinity
 /// for float8e5m2), as `Cast` does; float4e2m1 always saturates. The float6 types are refused by
 /// name. `precision` (23) may name float32 only, the type the division uses.
-struct QuantizeLinear: Operator {
+final class QuantizeLinear: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let inputType: ElementType, scaleType: ElementType
     let layout: QuantizationLayout
     let hasZeroPoint: Bool
@@ -84,5 +84,18 @@ struct QuantizeLinear: Operator {
                                           zeroPoint: zero, range)
             Quantization.store(q, y, i, type)
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], inputType: ElementType,
+         scaleType: ElementType, layout: QuantizationLayout, hasZeroPoint: Bool, count: Int, saturate: Bool) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.inputType = inputType
+        self.scaleType = scaleType
+        self.layout = layout
+        self.hasZeroPoint = hasZeroPoint
+        self.count = count
+        self.saturate = saturate
     }
 }

@@ -6,9 +6,9 @@
 /// the attributes it shares with GRU and LSTM (`direction`, `hidden_size`, `layout` from 14,
 /// `clip`, `activation_alpha` / `activation_beta`, sequence_lens and initial_h) are described in
 /// `Recurrent.swift`.
-struct RNN: Operator {
+final class RNN: Operator {
     let common: Recurrent.Common
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     var dataInputs: [Int] { common.dataInputs }
     var outputShapes: [[Int]] { common.outputShapes }
     var multiplyAccumulates: Int { common.multiplyAccumulates }
@@ -30,5 +30,9 @@ struct RNN: Operator {
             Recurrent.accumulate(gate, r + d * hidden * hidden, rows: hidden, columns: hidden, h)  // Ht−1·Riᵀ
             for j in 0..<hidden { h[j] = f(common.clipped(gate[j])) }
         }
+    }
+
+    init(common: Recurrent.Common) {
+        self.common = common
     }
 }

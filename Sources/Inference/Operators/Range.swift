@@ -4,7 +4,7 @@
 /// shape, so the inputs must be known at plan time. For float16 and bfloat16 the elements are
 /// accumulated in `stash_type`'s precision (FLOAT, the default, or DOUBLE) and each rounded to the
 /// type; other types ignore it.
-struct Range: Operator {
+final class Range: Operator {
     let dataInputs: [Int] = []
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
@@ -13,7 +13,7 @@ struct Range: Operator {
     let integerStart: Int64, integerDelta: Int64
     /// For float16 and bfloat16: whether the sum is kept in double (else float32).
     let stashesDouble: Bool
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 3, 3)
@@ -60,5 +60,16 @@ struct Range: Operator {
             single += Float(delta)
             double += delta
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], start: Double, delta: Double, integerStart: Int64,
+         integerDelta: Int64, stashesDouble: Bool) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.start = start
+        self.delta = delta
+        self.integerStart = integerStart
+        self.integerDelta = integerDelta
+        self.stashesDouble = stashesDouble
     }
 }

@@ -1,7 +1,7 @@
 /// A permutation of elements described by a `StridedLoop` over the output (operand 0) and the
 /// input (operand 1), for any element type: DepthToSpace and SpaceToDepth.
-struct Rearrangement: Operator {
-    static let checksInputTypes = true
+final class Rearrangement: Operator {
+    var checksInputTypes: Bool { true }
 
     let dataInputs = [0]
     let outputShapes: [[Int]]
@@ -21,5 +21,11 @@ struct Rearrangement: Operator {
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         ElementCopy.copy(loop, from: UnsafeRawPointer(inputs[0]), to: UnsafeMutableRawPointer(outputs[0]), byteSize: outputTypes[0].byteSize)
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], loop: StridedLoop) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.loop = loop
     }
 }

@@ -1,4 +1,5 @@
 import CMath
+import ONNXFormat
 
 /// What ONNX `RNN`, `GRU` and `LSTM` (versions 7, 14; 22 only added bfloat16) share: the inputs
 /// X, W, R, B, sequence_lens and initial_h, the attributes `direction`, `hidden_size`,
@@ -191,7 +192,7 @@ enum Recurrent {
             throw context.error(.invalidShape, "W \(w) must be [num_directions, \(gates)·hidden_size, input_size] = \([directions, gates * hiddenSize, inputSize])")
         }
         var dataInputs = [0, 1, 2]
-        func slot(_ index: Int, shape expected: [Int], _ role: String, types: Set<ElementType> = [.float32]) throws(ModelError) -> Int? {
+        func slot(_ index: Int, shape expected: [Int], _ role: String) throws(ModelError) -> Int? {
             guard context.hasInput(index) else { return nil }
             let shape = try context.shape(ofInput: index)
             guard shape == expected else { throw context.error(.invalidShape, "\(role) \(shape) must be \(expected)") }

@@ -45,7 +45,7 @@ struct ReductionGeometry: Sendable {
 /// Every reduction takes float32 and double; both accumulate in Double. ReduceMax / ReduceMin also
 /// take int8, uint8, int32, uint32, int64 and (version 20) bool; ReduceSum / ReduceProd int32,
 /// uint32, int64 and uint64 (wrapping as the type does).
-struct Reduce: Operator {
+final class Reduce: Operator {
     enum Kind: Sendable { case max, min, sum, prod, mean, l1, l2, sumSquare, logSum, logSumExp }
 
     let kind: Kind
@@ -53,7 +53,7 @@ struct Reduce: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [type] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let geometry: ReductionGeometry
 
     /// A builder for `kind`; `axesInputSince` is the version that made `axes` an input.
@@ -148,5 +148,12 @@ struct Reduce: Operator {
         case .uint32: (0, Int64(UInt32.max))
         default: (Int64.min, Int64.max)
         }
+    }
+
+    init(kind: Kind, type: ElementType, outputShapes: [[Int]], geometry: ReductionGeometry) {
+        self.kind = kind
+        self.type = type
+        self.outputShapes = outputShapes
+        self.geometry = geometry
     }
 }

@@ -1,13 +1,13 @@
 /// ONNX `Reshape` (5, 13, 14): the same elements under a new shape read from a constant
 /// `shape` input (folded at plan time). 0 copies the input's dimension (unless `allowzero` = 1,
 /// from version 14), −1 is inferred from the element count. Any element type.
-struct Reshape: Operator {
+final class Reshape: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     /// Bytes moved.
     let count: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 2)
@@ -45,5 +45,11 @@ struct Reshape: Operator {
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         UnsafeMutableRawPointer(outputs[0]).copyMemory(from: inputs[0], byteCount: count)
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], count: Int) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.count = count
     }
 }

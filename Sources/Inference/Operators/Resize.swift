@@ -14,7 +14,7 @@
 /// The operator built is this struct, the bilinear kernel on the last two axes of a 4-D float
 /// tensor, for linear resizing of only those axes without antialiasing or cropping (what the
 /// fast path recognises); nearest is an `AxisGather` and everything else an `Interpolation`.
-struct Resize: Operator {
+final class Resize: Operator {
     /// For each output row or column, the two source indices and the second one's weight.
     struct AxisTable: Sendable {
         var first: [Int] = []
@@ -126,7 +126,7 @@ struct Resize: Operator {
     /// tensor, an `Interpolation` otherwise (float).
     static func make(_ context: NodeContext, _ geometry: [ResizeGeometry.Axis], _ mode: ResizeGeometry.Mode,
                      extrapolation: Float) throws(ModelError) -> any Operator {
-        let x = geometry.map(\.input), output = geometry.map(\.output)
+        let x = geometry.map { $0.input }, output = geometry.map { $0.output }
         guard Shapes.elementCount(output) != nil else { throw context.error(.invalidShape, "output \(output) has more than 2^31 elements") }
         let resized = geometry.map { $0.output != $0.input || $0.scale != 1 || mode.transform == "tf_crop_and_resize" }
         for (axis, isResized) in zip(geometry, resized) where isResized {
@@ -138,7 +138,7 @@ struct Resize: Operator {
         let taps = zip(geometry, resized).map { $1 ? ResizeGeometry.taps($0, mode) : .identity($0.input) }
         if case .nearest = mode.kind {
             let type = try context.requireType(ofInput: 0, in: ElementCopy.anyType)
-            return AxisGather(input: x, outputShape: output, type: type, sourceIndices: taps.map(\.index),
+            return AxisGather(input: x, outputShape: output, type: type, sourceIndices: taps.map { $0.index },
                               fill: AxisGather.pattern(extrapolation, as: type))
         }
         if case .linear = mode.kind, case let type = try context.type(ofInput: 0), type == .uint8 || type == .int8 {
@@ -175,5 +175,17 @@ struct Resize: Operator {
                 }
             }
         }
+    }
+
+    init(outputShapes: [[Int]], planes: Int, inH: Int, inW: Int, outH: Int, outW: Int, rows: AxisTable,
+         columns: AxisTable) {
+        self.outputShapes = outputShapes
+        self.planes = planes
+        self.inH = inH
+        self.inW = inW
+        self.outH = outH
+        self.outW = outW
+        self.rows = rows
+        self.columns = columns
     }
 }

@@ -153,7 +153,7 @@ enum ResizeGeometry {
             if index.isEmpty { index = [0]; weight = [0] }
             rows.append((index, weight))
         }
-        var taps = Taps(count: rows.map(\.index.count).max() ?? 1)
+        var taps = Taps(count: rows.map { $0.index.count }.max() ?? 1)
         for row in rows {
             taps.index += row.index + Array(repeating: 0, count: taps.count - row.index.count)
             taps.weight += row.weight + Array(repeating: 0, count: taps.count - row.weight.count)

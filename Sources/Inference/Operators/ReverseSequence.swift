@@ -4,13 +4,13 @@
 /// tensor of one length per batch entry, read at run time. Any element type for the input.
 ///
 /// A length outside [0, time length] at run time is clamped to it.
-struct ReverseSequence: Operator {
+final class ReverseSequence: Operator {
     let dataInputs = [0, 1]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let lengthType: ElementType
     let timeAxis: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 2)
@@ -41,5 +41,12 @@ struct ReverseSequence: Operator {
                                                                             byteCount: bytes)
             }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], lengthType: ElementType, timeAxis: Int) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.lengthType = lengthType
+        self.timeAxis = timeAxis
     }
 }

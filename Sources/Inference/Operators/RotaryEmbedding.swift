@@ -8,7 +8,7 @@
 /// With the int64 `position_ids` `(batch, sequence)` the caches are 2-D `(positions, dim/2)` and
 /// the row of a token is its position; without them the caches are 3-D `(batch, sequence, dim/2)`.
 /// A position outside the cache at run time (which the spec leaves undefined) reads zeros.
-struct RotaryEmbedding: Operator {
+final class RotaryEmbedding: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let batch: Int, sequence: Int, heads: Int, headSize: Int
@@ -19,7 +19,7 @@ struct RotaryEmbedding: Operator {
     let interleaved: Bool
     /// The rows of the caches when `position_ids` selects them; nil when the caches are per token.
     let positions: Int?
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 3, 4)
@@ -101,5 +101,21 @@ struct RotaryEmbedding: Operator {
                 }
             }
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], batch: Int, sequence: Int, heads: Int, headSize: Int,
+         batchStride: Int, sequenceStride: Int, headStride: Int, half: Int, interleaved: Bool, positions: Int?) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.batch = batch
+        self.sequence = sequence
+        self.heads = heads
+        self.headSize = headSize
+        self.batchStride = batchStride
+        self.sequenceStride = sequenceStride
+        self.headStride = headStride
+        self.half = half
+        self.interleaved = interleaved
+        self.positions = positions
     }
 }

@@ -11,7 +11,7 @@ import CMath
 /// `onesided` (default 1) keeps the first ⌊L/2⌋ + 1 bins, which a complex signal does not allow.
 /// The output is [batch, frames, bins, 2], computed in double by the direct sum and rounded to the
 /// signal's type.
-struct STFT: Operator {
+final class STFT: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
@@ -21,7 +21,7 @@ struct STFT: Operator {
     let frames: Int, step: Int, frameLength: Int, bins: Int
     /// cos(2π·j/L) and −sin(2π·j/L) for j in 0..<L; the exponent kt is taken modulo L.
     let cosines: [Double], sines: [Double]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 4)
@@ -101,5 +101,24 @@ struct STFT: Operator {
                 }
             }
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], type: ElementType,
+         windowType: ElementType?, batch: Int, length: Int, components: Int, frames: Int, step: Int, frameLength: Int,
+         bins: Int, cosines: [Double], sines: [Double]) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.type = type
+        self.windowType = windowType
+        self.batch = batch
+        self.length = length
+        self.components = components
+        self.frames = frames
+        self.step = step
+        self.frameLength = frameLength
+        self.bins = bins
+        self.cosines = cosines
+        self.sines = sines
     }
 }

@@ -5,14 +5,14 @@
 ///
 /// An update whose index lies outside [−dim, dim) at run time (which the spec leaves undefined)
 /// is skipped.
-struct ScatterElements: Operator {
+final class ScatterElements: Operator {
     let dataInputs = [0, 1, 2]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let indexType: ElementType
     let indexing: ElementIndexing
     let reduction: ScatterReduction
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 3, 3)
@@ -37,5 +37,14 @@ struct ScatterElements: Operator {
                 reduction.apply(y, offset, updates, k, type)
             }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], indexType: ElementType, indexing: ElementIndexing,
+         reduction: ScatterReduction) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.indexType = indexType
+        self.indexing = indexing
+        self.reduction = reduction
     }
 }

@@ -6,14 +6,14 @@
 ///
 /// A tuple with a coordinate outside [−dim, dim) at run time (which the spec leaves undefined)
 /// is skipped.
-struct ScatterND: Operator {
+final class ScatterND: Operator {
     let dataInputs = [0, 1, 2]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let indexType: ElementType
     let indexing: TupleIndexing
     let reduction: ScatterReduction
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 3, 3)
@@ -37,5 +37,14 @@ struct ScatterND: Operator {
             guard let offset = indexing.offset(ofTuple: t, indices, indexType) else { continue }
             for e in 0..<slice { reduction.apply(y, offset + e, updates, t * slice + e, type) }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], indexType: ElementType, indexing: TupleIndexing,
+         reduction: ScatterReduction) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.indexType = indexType
+        self.indexing = indexing
+        self.reduction = reduction
     }
 }

@@ -1,12 +1,12 @@
 /// ONNX `Shape` (1, 13, 15): the input's dims as int64, from version 15 those in
 /// [`start`, `end`) (negative values count from the end, both clamped to [0, rank]). Shapes are
 /// static, so the value is always a plan-time constant.
-struct Shape: Operator {
+final class Shape: Operator {
     let dataInputs: [Int] = []
     let outputShapes: [[Int]]
     let outputTypes: [ElementType] = [.int64]
     let dims: [Int64]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)
@@ -24,15 +24,20 @@ struct Shape: Operator {
         let y = UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: Int64.self)
         for (index, dim) in dims.enumerated() { y[index] = dim }
     }
+
+    init(outputShapes: [[Int]], dims: [Int64]) {
+        self.outputShapes = outputShapes
+        self.dims = dims
+    }
 }
 
 /// ONNX `Size` (1, 13): the input's element count as an int64 scalar (a plan-time constant).
-struct Size: Operator {
+final class Size: Operator {
     let dataInputs: [Int] = []
     let outputShapes: [[Int]] = [[]]
     let outputTypes: [ElementType] = [.int64]
     let count: Int64
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)
@@ -42,5 +47,9 @@ struct Size: Operator {
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         UnsafeMutableRawPointer(outputs[0]).storeBytes(of: count, as: Int64.self)
+    }
+
+    init(count: Int64) {
+        self.count = count
     }
 }

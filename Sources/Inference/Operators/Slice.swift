@@ -2,13 +2,13 @@
 /// constant inputs with optional `steps` (10, 11, 13). Negative starts/ends count from the end;
 /// they are clamped to [0, dim] for positive steps and [−1, dim − 1] for negative steps. Any
 /// element type.
-struct Slice: Operator {
+final class Slice: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let loop: StridedLoop
     let start: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         let starts: [Int64], ends: [Int64], axes: [Int64], steps: [Int64]
@@ -70,5 +70,12 @@ struct Slice: Operator {
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let size = outputTypes[0].byteSize
         ElementCopy.copy(loop, from: UnsafeRawPointer(inputs[0]) + start * size, to: UnsafeMutableRawPointer(outputs[0]), byteSize: size)
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], loop: StridedLoop, start: Int) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.loop = loop
+        self.start = start
     }
 }

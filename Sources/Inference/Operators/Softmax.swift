@@ -5,7 +5,7 @@ import CMath
 /// flattened trailing dimensions. Softmax and LogSoftmax subtract the maximum first for
 /// stability; Hardmax writes 1 at the first maximum and 0 elsewhere. Float32 is computed in
 /// float32, double in double.
-struct Softmax: Operator {
+final class Softmax: Operator {
     enum Kind: Sendable { case softmax, logSoftmax, hardmax }
 
     let kind: Kind
@@ -13,7 +13,7 @@ struct Softmax: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [type] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let outer: Int, length: Int, inner: Int
 
     /// A builder for `kind`.
@@ -73,5 +73,14 @@ struct Softmax: Operator {
                 }
             }
         }
+    }
+
+    init(kind: Kind, type: ElementType, outputShapes: [[Int]], outer: Int, length: Int, inner: Int) {
+        self.kind = kind
+        self.type = type
+        self.outputShapes = outputShapes
+        self.outer = outer
+        self.length = length
+        self.inner = inner
     }
 }

@@ -3,14 +3,14 @@ import CMath
 /// ONNX `SoftmaxCrossEntropyLoss` (12, 13): the loss of `ClassLoss` with s the log-softmax of
 /// the scores over C (dim 1): x − max − log Σ exp(x − max), in Double. The optional second
 /// output is that log-probability tensor (the scores' shape). Float32 and double.
-struct SoftmaxCrossEntropyLoss: Operator {
+final class SoftmaxCrossEntropyLoss: Operator {
     let loss: ClassLoss
     let dataInputs: [Int]
     let scoresShape: [Int]
     let writesLogProbabilities: Bool
     var outputShapes: [[Int]] { writesLogProbabilities ? [loss.lossShape, scoresShape] : [loss.lossShape] }
     var outputTypes: [ElementType] { outputShapes.map { _ in loss.type } }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         let outputs = context.node.outputs.count
@@ -49,5 +49,12 @@ struct SoftmaxCrossEntropyLoss: Operator {
         loss.run(score: { n, c, p in TensorElements.double(x, at: (n * classes + c) * positions + p, type) - shift(n, p) },
                  target: UnsafeRawPointer(inputs[1]), weight: inputs.count > 2 ? UnsafeRawPointer(inputs[2]) : nil,
                  loss: UnsafeMutableRawPointer(outputs[0]))
+    }
+
+    init(loss: ClassLoss, dataInputs: [Int], scoresShape: [Int], writesLogProbabilities: Bool) {
+        self.loss = loss
+        self.dataInputs = dataInputs
+        self.scoresShape = scoresShape
+        self.writesLogProbabilities = writesLogProbabilities
     }
 }

@@ -4,8 +4,8 @@
 /// - Split-2/11 (opsets 7–12): lengths from the `split` attribute; Split-13: from the optional
 ///   constant `split` input; without them the axis is cut into equal pieces.
 /// - Split-18: or `num_outputs` pieces of ceil(length / num_outputs), the last one shorter.
-struct Split: Operator {
-    static let checksInputTypes = true
+final class Split: Operator {
+    var checksInputTypes: Bool { true }
 
     let dataInputs = [0]
     let outputShapes: [[Int]]
@@ -64,5 +64,16 @@ struct Split: Operator {
                 (y + o * run).copyMemory(from: x + (o * axisLength + starts[k]) * sliceBytes, byteCount: run)
             }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], outer: Int, sliceBytes: Int, axisLength: Int, starts: [Int],
+         lengths: [Int]) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.outer = outer
+        self.sliceBytes = sliceBytes
+        self.axisLength = axisLength
+        self.starts = starts
+        self.lengths = lengths
     }
 }

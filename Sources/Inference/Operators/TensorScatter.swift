@@ -6,7 +6,7 @@
 /// shape but along `axis`, where its length is at most the cache's. Any stored element type.
 ///
 /// A linear write past the cache's end (which the spec forbids and leaves undefined) is skipped.
-struct TensorScatter: Operator {
+final class TensorScatter: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
@@ -14,7 +14,7 @@ struct TensorScatter: Operator {
     /// Positions before the axis (batch included), entries per batch, the cache's and the
     /// update's lengths along the axis, and bytes per slice (the elements after the axis).
     let outer: Int, perBatch: Int, maximum: Int, sequence: Int, sliceBytes: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 2, 3)
@@ -58,5 +58,18 @@ struct TensorScatter: Operator {
                 (y + (o * maximum + target) * sliceBytes).copyMemory(from: update + (o * sequence + s) * sliceBytes, byteCount: sliceBytes)
             }
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], circular: Bool, outer: Int,
+         perBatch: Int, maximum: Int, sequence: Int, sliceBytes: Int) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.circular = circular
+        self.outer = outer
+        self.perBatch = perBatch
+        self.maximum = maximum
+        self.sequence = sequence
+        self.sliceBytes = sliceBytes
     }
 }

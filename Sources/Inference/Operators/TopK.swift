@@ -3,13 +3,13 @@
 /// lower index first. Version 1 takes `k` as an attribute, versions 10+ as a constant one-element
 /// int64 input; `largest` and `sorted` exist from version 11. Output is always sorted, which
 /// `sorted` = 0 (order unspecified) also allows. Float32, double, int32, uint32, int64 or uint64 input.
-struct TopK: Operator {
+final class TopK: Operator {
     let type: ElementType
     let largest: Bool
     let dataInputs = [0]
     let outputShapes: [[Int]]
     var outputTypes: [ElementType] { [type, .int64] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let outer: Int, length: Int, inner: Int, k: Int
 
     static let build: OperatorBuilder = { context throws(ModelError) in
@@ -85,5 +85,15 @@ struct TopK: Operator {
                 }
             }
         }
+    }
+
+    init(type: ElementType, largest: Bool, outputShapes: [[Int]], outer: Int, length: Int, inner: Int, k: Int) {
+        self.type = type
+        self.largest = largest
+        self.outputShapes = outputShapes
+        self.outer = outer
+        self.length = length
+        self.inner = inner
+        self.k = k
     }
 }

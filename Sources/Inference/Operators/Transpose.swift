@@ -1,13 +1,13 @@
 /// ONNX `Transpose` (1, 13): output dimension i is input dimension perm[i] (reversed when
 /// `perm` is absent); rank up to 6; any element type.
-struct Transpose: Operator {
+final class Transpose: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let loop: StridedLoop
     /// Output axis i is input axis perm[i]; the input's shape.
     let perm: [Int], inputShape: [Int]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 1)
@@ -25,5 +25,13 @@ struct Transpose: Operator {
 
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         ElementCopy.copy(loop, from: UnsafeRawPointer(inputs[0]), to: UnsafeMutableRawPointer(outputs[0]), byteSize: outputTypes[0].byteSize)
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], loop: StridedLoop, perm: [Int], inputShape: [Int]) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.loop = loop
+        self.perm = perm
+        self.inputShape = inputShape
     }
 }

@@ -2,12 +2,12 @@
 /// the last two dims' matrices of x, the rest zeros. The optional constant input `k` (a scalar or
 /// one-element int64 tensor, default 0) moves the diagonal: upper keeps column − row ≥ k, lower
 /// keeps column − row ≤ k. Any element type.
-struct Trilu: Operator {
+final class Trilu: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     let upper: Bool, k: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         try context.checkArity(inputs: 1, 2)
@@ -43,5 +43,12 @@ struct Trilu: Operator {
                 }
             }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], upper: Bool, k: Int) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.upper = upper
+        self.k = k
     }
 }

@@ -1,4 +1,5 @@
 import CMath
+import ONNXFormat
 
 /// Element-wise kernels over element types other than float32, and over float32 where the result is
 /// another type: one generic operator per arity, instantiated once per element type when the node
@@ -76,19 +77,50 @@ struct BoolScalar: TensorScalar {
 extension ElementType {
     /// The Swift type of an integer type's elements; nil for the float types, bool and the narrow
     /// types (the 4- and 2-bit integers are storage types only).
-    var integerScalar: (any IntegerScalar.Type)? {
+    var isIntegerScalar: Bool {
         switch self {
-        case .int8: Int8.self
-        case .int16: Int16.self
-        case .int32: Int32.self
-        case .int64: Int64.self
-        case .uint8: UInt8.self
-        case .uint16: UInt16.self
-        case .uint32: UInt32.self
-        case .uint64: UInt64.self
+        case .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32, .uint64: true
+        default: false
+        }
+    }
+
+    /// `function` called with the Swift type of an integer type's elements; nil for the types
+    /// `isIntegerScalar` excludes.
+    func withIntegerScalar<F: IntegerScalarFunction>(_ function: F) throws(ModelError) -> F.Result? {
+        switch self {
+        case .int8: try function(Int8.self)
+        case .int16: try function(Int16.self)
+        case .int32: try function(Int32.self)
+        case .int64: try function(Int64.self)
+        case .uint8: try function(UInt8.self)
+        case .uint16: try function(UInt16.self)
+        case .uint32: try function(UInt32.self)
+        case .uint64: try function(UInt64.self)
         default: nil
         }
     }
+}
+
+/// A function generic over the integer element types, which `ElementType.withIntegerScalar`
+/// calls with the type's Swift scalar: the type is chosen by a switch, since Embedded Swift has no
+/// metatype existentials (`any IntegerScalar.Type`) to hand it over in.
+protocol IntegerScalarFunction {
+    associatedtype Result
+    func callAsFunction<T: IntegerScalar>(_: T.Type) throws(ModelError) -> Result
+}
+
+/// Builds a `TypedUnary<T, T>` computing `integer` (in Int64) for the integer type T.
+struct IntegerUnaryBuilder: IntegerScalarFunction {
+    let context: NodeContext
+    let integer: @Sendable (Int64) -> Int64
+    func callAsFunction<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator { try TypedUnary<T, T>(context, integer) }
+}
+
+/// Builds a `TypedBinary<T, T, T>` computing `integer` (in Int64) for the integer type T.
+struct IntegerBinaryBuilder: IntegerScalarFunction {
+    let context: NodeContext
+    let integer: @Sendable (Int64, Int64) -> Int64
+    func callAsFunction<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator { try TypedBinary<T, T, T>(context, integer) }
 }
 
 /// The element-type sets the typed builders accept.
@@ -104,13 +136,13 @@ enum ElementSets {
 }
 
 /// `Y = f(X)` element by element, `X` and `Y` of any stored types.
-struct TypedUnary<X: TensorScalar, Y: TensorScalar>: Operator {
+final class TypedUnary<X: TensorScalar, Y: TensorScalar>: Operator {
     let function: @Sendable (X.Value) -> Y.Value
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let count: Int
     var outputTypes: [ElementType] { [Y.elementType] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     /// The operator for input 0 of `context` (whose type the caller checked).
     init(_ context: NodeContext, _ function: @escaping @Sendable (X.Value) -> Y.Value) throws(ModelError) {
@@ -128,13 +160,13 @@ struct TypedUnary<X: TensorScalar, Y: TensorScalar>: Operator {
 }
 
 /// `Y = f(A, B)` with numpy broadcasting (up to rank 6), each operand of its own stored type.
-struct TypedBinary<A: TensorScalar, B: TensorScalar, Y: TensorScalar>: Operator {
+final class TypedBinary<A: TensorScalar, B: TensorScalar, Y: TensorScalar>: Operator {
     let function: @Sendable (A.Value, B.Value) -> Y.Value
     let dataInputs = [0, 1]
     let outputShapes: [[Int]]
     let loop: StridedLoop
     var outputTypes: [ElementType] { [Y.elementType] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     /// The operator for inputs 0 and 1 of `context` (whose types the caller checked).
     init(_ context: NodeContext, _ function: @escaping @Sendable (A.Value, B.Value) -> Y.Value) throws(ModelError) {
@@ -169,7 +201,7 @@ extension NodeContext {
         var shape: [Int] = []
         for next in shapes {
             guard let joined = Shapes.broadcast(shape, next) else {
-                throw error(.invalidShape, "shapes \(shapes.map(\.description).joined(separator: ", ")) cannot be broadcast")
+                throw error(.invalidShape, "shapes \(shapes) cannot be broadcast")
             }
             shape = joined
         }
@@ -201,12 +233,10 @@ enum TypedElementwise {
         let floatBuilder = ElementwiseUnary.builder { _ in (.other, float) }
         return { context throws(ModelError) in
             try context.checkArity(inputs: 1, 1)
-            guard let scalar = try context.requireType(ofInput: 0, in: integerTypes.union([.float32])).integerScalar else {
-                return try floatBuilder(context)
-            }
+            let type = try context.requireType(ofInput: 0, in: integerTypes.union([.float32]))
+            guard type.isIntegerScalar else { return try floatBuilder(context) }
             try context.checkAttributes([])
-            func make<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator { try TypedUnary<T, T>(context, integer) }
-            return try make(scalar)
+            return try type.withIntegerScalar(IntegerUnaryBuilder(context: context, integer: integer))!
         }
     }
 
@@ -228,8 +258,7 @@ enum TypedElementwise {
             return try TypedBinary<UInt64, UInt64, UInt64>(context) { Int64(bitPattern: unsigned64(UInt64(bitPattern: $0), UInt64(bitPattern: $1))) }
         }
         if type == .double, let double { return try TypedBinary<Double, Double, Double>(context, double) }
-        guard let scalar = type.integerScalar else { return try TypedBinary<Float, Float, Float>(context, float!) }
-        func make<T: IntegerScalar>(_: T.Type) throws(ModelError) -> any Operator { try TypedBinary<T, T, T>(context, integer) }
-        return try make(scalar)
+        guard type.isIntegerScalar else { return try TypedBinary<Float, Float, Float>(context, float!) }
+        return try type.withIntegerScalar(IntegerBinaryBuilder(context: context, integer: integer))!
     }
 }

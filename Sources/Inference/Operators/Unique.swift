@@ -8,13 +8,13 @@
 /// The outputs' shapes depend on X's values, so X must be a plan-time constant (an initializer,
 /// a constant computation, or a graph input fixed into the plan), and Unique is computed when the
 /// plan is built.
-struct Unique: Operator {
+final class Unique: Operator {
     let dataInputs: [Int] = []
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     /// Each output's bytes.
     let values: [[UInt8]]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static let build: OperatorBuilder = { context throws(ModelError) in
         let outputCount = context.node.outputs.count
@@ -70,5 +70,11 @@ struct Unique: Operator {
         for (output, bytes) in zip(outputs, values) {
             bytes.withUnsafeBytes { if let base = $0.baseAddress { UnsafeMutableRawPointer(output).copyMemory(from: base, byteCount: $0.count) } }
         }
+    }
+
+    init(outputShapes: [[Int]], outputTypes: [ElementType], values: [[UInt8]]) {
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.values = values
     }
 }

@@ -1,12 +1,12 @@
 /// A reshape whose output shape the builder fixes: `Unsqueeze`, `Squeeze` and `Flatten`. The
 /// elements do not move; any element type.
-struct ShapeView: Operator {
+final class ShapeView: Operator {
     let dataInputs = [0]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
     /// Bytes copied.
     let byteCount: Int
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     init(_ context: NodeContext, shape: [Int]) throws(ModelError) {
         let type = try context.type(ofInput: 0)

@@ -1,7 +1,9 @@
+import ONNXFormat
+
 /// An element-wise fold over one or more inputs of one type, all broadcast (numpy rules) to the
 /// output: the output starts as input 0 and `combine` merges each further input into it in
 /// order; `finish`, if any, then maps every output element (Mean's division).
-struct Variadic<T: TensorScalar>: Operator {
+final class Variadic<T: TensorScalar>: Operator {
     let combine: @Sendable (T.Value, T.Value) -> T.Value
     let finish: (@Sendable (T.Value) -> T.Value)?
     let dataInputs: [Int]
@@ -10,7 +12,7 @@ struct Variadic<T: TensorScalar>: Operator {
     let loops: [StridedLoop]
     let count: Int
     var outputTypes: [ElementType] { [T.elementType] }
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     init(_ context: NodeContext, combine: @escaping @Sendable (T.Value, T.Value) -> T.Value,
          finish: (@Sendable (T.Value) -> T.Value)? = nil) throws(ModelError) {
@@ -61,14 +63,17 @@ extension TypedElementwise {
             if type == .uint64, let unsigned64 {
                 return try Variadic<UInt64>(context) { Int64(bitPattern: unsigned64(UInt64(bitPattern: $0), UInt64(bitPattern: $1))) }
             }
-            guard let scalar = type.integerScalar, let integer else {
+            guard type.isIntegerScalar, let integer else {
                 let count = inputs.count
                 var last: (@Sendable (Float) -> Float)? = nil
                 if let finish { last = { finish($0, count) } }
                 return try Variadic<Float>(context, combine: float, finish: last)
             }
-            func make<I: IntegerScalar>(_: I.Type) throws(ModelError) -> any Operator { try Variadic<I>(context, combine: integer) }
-            return try make(scalar)
+            struct Make: IntegerScalarFunction {
+                let context: NodeContext, integer: @Sendable (Int64, Int64) -> Int64
+                func callAsFunction<I: IntegerScalar>(_: I.Type) throws(ModelError) -> any Operator { try Variadic<I>(context, combine: integer) }
+            }
+            return try type.withIntegerScalar(Make(context: context, integer: integer))!
         }
     }
 }

@@ -17,7 +17,7 @@ enum Where {
 }
 
 /// `Where`'s kernel, moving elements of `Element`'s size.
-struct Selection<Element: Sendable>: Operator {
+final class Selection<Element: Sendable>: Operator {
     let dataInputs = [0, 1, 2]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
@@ -25,7 +25,7 @@ struct Selection<Element: Sendable>: Operator {
     let copy: StridedLoop
     /// Output ← Y where the condition is false (operand 1 the condition, 2 Y).
     let select: StridedLoop
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     init(_ context: NodeContext, _ type: ElementType) throws(ModelError) {
         precondition(MemoryLayout<Element>.size == type.byteSize)

@@ -98,5 +98,5 @@ enum WindowGeometry {
     }
 
     /// The output's spatial dimensions for `rank` (1 to 3) spatial axes of `resolveSpatial`'s axes.
-    static func spatialOutput(_ axes: [WindowAxis], rank: Int) -> [Int] { axes.suffix(rank).map(\.output) }
+    static func spatialOutput(_ axes: [WindowAxis], rank: Int) -> [Int] { axes.suffix(rank).map { $0.output } }
 }

@@ -10,7 +10,7 @@ import CMath
 /// Computed in double and stored as `output_datatype` (default FLOAT; any number type onnx
 /// allows there, rounded or truncated as `Cast` would). The output depends only on constants,
 /// so the loader folds it.
-struct Window: Operator {
+final class Window: Operator {
     enum Kind: Sendable { case hann, hamming, blackman }
 
     let kind: Kind
@@ -19,7 +19,7 @@ struct Window: Operator {
     let outputTypes: [ElementType]
     /// The N the phase is divided by (`size` or `size` − 1).
     let period: Double
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
 
     static func builder(_ kind: Kind) -> OperatorBuilder {
         return { context throws(ModelError) in
@@ -61,6 +61,13 @@ struct Window: Operator {
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let y = UnsafeMutableRawPointer(outputs[0]), type = outputTypes[0]
         for n in 0..<outputShapes[0][0] { TensorElements.setDouble(value(n), y, at: n, type) }
+    }
+
+    init(kind: Kind, outputShapes: [[Int]], outputTypes: [ElementType], period: Double) {
+        self.kind = kind
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.period = period
     }
 }
 

@@ -1,3 +1,5 @@
+import Kernels
+
 /// Where each value lives in one float arena, decided once before any step is built.
 ///
 /// The plan runs over the graph's nodes (the reference path, and sessions that keep their
@@ -84,7 +86,7 @@ struct BufferPlan: Sendable {
                                   mayBeView: node.operation is Reshape || node.operation is ShapeView))
                 continue
             }
-            let span = [index] + plan.absorbedBy.filter { $0.value == index }.map(\.key).sorted()
+            let span = [index] + plan.absorbedBy.filter { $0.value == index }.map { $0.key }.sorted()
             var reads: [Int] = [], produced: [Int] = []
             for member in span {
                 reads += graph.nodes[member].inputs.filter { !produced.contains($0) && !reads.contains($0) }
@@ -303,7 +305,7 @@ struct Slices: Sendable {
             }
             guard !taken.isEmpty else { continue }
             for (value, offset) in taken { place[value] = (root, offset) }
-            members[root, default: []] += taken.map(\.value)
+            members[root, default: []] += taken.map { $0.value }
         }
     }
 

@@ -1,3 +1,5 @@
+import ONNXFormat
+
 /// The `com.microsoft` operators this engine implements (version 1 of that domain, the one
 /// onnxruntime defines): the QOperator ops onnxruntime's quantizer writes beside the standard
 /// `QLinearConv` and `QLinearMatMul`. Each is implemented as onnxruntime's CPU kernel computes it;

@@ -7,11 +7,11 @@
 /// saturated, y_zero's type), without them it is float32. `beta` is read and, as in onnxruntime,
 /// not applied. Inputs: A, a_scale, a_zero_point, B, b_scale, b_zero_point, C, y_scale,
 /// y_zero_point; a's parameters scalars, b's scalars or one per column.
-struct QGemm: Operator {
+final class QGemm: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let rows: Int, inner: Int, columns: Int
     let transposeA: Bool, transposeB: Bool
     let alpha: Float
@@ -96,5 +96,30 @@ struct QGemm: Operator {
                 }
             }
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], rows: Int, inner: Int, columns: Int,
+         transposeA: Bool, transposeB: Bool, alpha: Float, aType: ElementType, bType: ElementType,
+         aScale: ScaleParameter, bScale: ScaleParameter, yScale: ScaleParameter?, aZero: ZeroPoint, bZero: ZeroPoint,
+         yZero: ZeroPoint, bias: Int?, biasStrides: (row: Int, column: Int)) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.rows = rows
+        self.inner = inner
+        self.columns = columns
+        self.transposeA = transposeA
+        self.transposeB = transposeB
+        self.alpha = alpha
+        self.aType = aType
+        self.bType = bType
+        self.aScale = aScale
+        self.bScale = bScale
+        self.yScale = yScale
+        self.aZero = aZero
+        self.bZero = bZero
+        self.yZero = yZero
+        self.bias = bias
+        self.biasStrides = biasStrides
     }
 }

@@ -12,11 +12,11 @@
 /// `channels_last` (0: [N, C, spatial...], 1: [N, spatial..., C]); 1-D to 3-D windows, no
 /// dilations (the schema has none). Inputs: X, x_scale, x_zero_point, y_scale, y_zero_point
 /// (scalars; the zero points may be omitted: 0).
-struct QLinearAveragePool: Operator {
+final class QLinearAveragePool: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let x: QuantizedScalar, y: QuantizedScalar
     let batch: Int, channels: Int
     let depth: WindowAxis, height: WindowAxis, width: WindowAxis
@@ -97,5 +97,22 @@ struct QLinearAveragePool: Operator {
                 }
             }
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], x: QuantizedScalar, y: QuantizedScalar,
+         batch: Int, channels: Int, depth: WindowAxis, height: WindowAxis, width: WindowAxis, countIncludesPad: Bool,
+         channelsLast: Bool) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.x = x
+        self.y = y
+        self.batch = batch
+        self.channels = channels
+        self.depth = depth
+        self.height = height
+        self.width = width
+        self.countIncludesPad = countIncludesPad
+        self.channelsLast = channelsLast
     }
 }

@@ -11,13 +11,13 @@
 /// - Mul: c = saturate(round_half_even(float32((a − a_zero) · (b − b_zero)) · (a_scale · b_scale / c_scale)) + c_zero).
 /// Inputs: A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point; the zero
 /// points may be omitted (0); scales and zero points are scalars.
-struct QLinearBinary: Operator {
+final class QLinearBinary: Operator {
     enum Kind: Sendable { case add, mul }
     let kind: Kind
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let a: QuantizedScalar, b: QuantizedScalar, c: QuantizedScalar
     /// Buffer positions of A and B.
     let aBuffer: Int, bBuffer: Int
@@ -92,5 +92,19 @@ struct QLinearBinary: Operator {
     /// (the contraction onnxruntime's compiler makes of c_zero − (r_a·a_zero + r_b·b_zero)).
     static func addConstant(ratioFirst: Float, zeroFirst: Int32, ratioSecond: Float, zeroSecond: Int32, zeroC: Int32) -> Float {
         Float(zeroC) - (ratioSecond * Float(zeroSecond)).addingProduct(ratioFirst, Float(zeroFirst))
+    }
+
+    init(kind: Kind, dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], a: QuantizedScalar,
+         b: QuantizedScalar, c: QuantizedScalar, aBuffer: Int, bBuffer: Int, loop: StridedLoop) {
+        self.kind = kind
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.a = a
+        self.b = b
+        self.c = c
+        self.aBuffer = aBuffer
+        self.bBuffer = bBuffer
+        self.loop = loop
     }
 }

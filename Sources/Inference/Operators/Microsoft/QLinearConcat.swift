@@ -3,11 +3,11 @@
 /// y = saturate(round_half_even(x_scale · (x − x_zero) / y_scale) + y_zero), which copies an input
 /// whose scale and zero point are the output's. Inputs: Y_scale, Y_zero_point, then per tensor
 /// X, X_scale, X_zero_point (scalars).
-struct QLinearConcat: Operator {
+final class QLinearConcat: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     /// The size of each input along the axis, the product of the dimensions before it and after it.
     let sizes: [Int]
     let outer: Int, inner: Int
@@ -68,5 +68,19 @@ struct QLinearConcat: Operator {
             }
             offset += size
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], sizes: [Int], outer: Int, inner: Int,
+         yScale: ScaleParameter, yZero: ZeroPoint, xScales: [ScaleParameter], xZeros: [ZeroPoint]) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.sizes = sizes
+        self.outer = outer
+        self.inner = inner
+        self.yScale = yScale
+        self.yZero = yZero
+        self.xScales = xScales
+        self.xZeros = xZeros
     }
 }

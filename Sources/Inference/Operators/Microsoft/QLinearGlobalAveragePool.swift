@@ -4,11 +4,11 @@
 /// + y_zero) over the n pixels of the plane. `channels_last` 0 reads [N, C, spatial...] and writes
 /// [N, C, 1...]; 1 reads [N, spatial..., C] and writes [N, 1..., C]. Inputs: X, x_scale,
 /// x_zero_point, y_scale, y_zero_point (scalars; the zero points may be omitted: 0).
-struct QLinearGlobalAveragePool: Operator {
+final class QLinearGlobalAveragePool: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let x: QuantizedScalar, y: QuantizedScalar
     let batch: Int, channels: Int, planeSize: Int
     let channelsLast: Bool
@@ -43,5 +43,18 @@ struct QLinearGlobalAveragePool: Operator {
                                    n * channels + c, type)
             }
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], x: QuantizedScalar, y: QuantizedScalar,
+         batch: Int, channels: Int, planeSize: Int, channelsLast: Bool) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.x = x
+        self.y = y
+        self.batch = batch
+        self.channels = channels
+        self.planeSize = planeSize
+        self.channelsLast = channelsLast
     }
 }

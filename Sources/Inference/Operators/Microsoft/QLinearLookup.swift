@@ -6,13 +6,13 @@ import CMath
 /// function 1 / (1 + e^−v) or v ≥ 0 ? v : alpha · v (`alpha`, default 0.01). onnxruntime computes
 /// the 256 results once (a table); so does this kernel per run. Inputs: X, X_scale, X_zero_point,
 /// Y_scale, Y_zero_point; the zero points may be omitted (0); scales and zero points are scalars.
-struct QLinearLookup: Operator {
+final class QLinearLookup: Operator {
     enum Function: Sendable { case sigmoid, leakyRelu(Float) }
     let function: Function
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let x: QuantizedScalar, y: QuantizedScalar
     let count: Int
 
@@ -50,5 +50,16 @@ struct QLinearLookup: Operator {
             let value = apply(scaleX * Float(Quantization.load(source, i, type) - zeroX))
             Quantization.store(Quantization.quantize(value, scale: scaleY, zeroPoint: zeroY, range), target, i, type)
         }
+    }
+
+    init(function: Function, dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], x: QuantizedScalar,
+         y: QuantizedScalar, count: Int) {
+        self.function = function
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.x = x
+        self.y = y
+        self.count = count
     }
 }

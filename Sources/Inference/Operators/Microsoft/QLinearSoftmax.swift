@@ -20,11 +20,11 @@ import CMath
 /// at `axis` (D the product of the dimensions from `axis` on), as Softmax-1/11 defines it; from
 /// 13 the softmax runs along `axis` alone. Inputs: X, X_scale, x_zero_point (may be empty), y_scale,
 /// y_zero_point (may be omitted: 0), the parameters scalars.
-struct QLinearSoftmax: Operator {
+final class QLinearSoftmax: Operator {
     let dataInputs: [Int]
     let outputShapes: [[Int]]
     let outputTypes: [ElementType]
-    static var checksInputTypes: Bool { true }
+    var checksInputTypes: Bool { true }
     let xScale: ScaleParameter
     let y: QuantizedScalar
     /// The rows: `outer` blocks of `inner` interleaved rows of `length` elements each.
@@ -97,5 +97,17 @@ struct QLinearSoftmax: Operator {
                 }
             }
         }
+    }
+
+    init(dataInputs: [Int], outputShapes: [[Int]], outputTypes: [ElementType], xScale: ScaleParameter,
+         y: QuantizedScalar, outer: Int, length: Int, inner: Int) {
+        self.dataInputs = dataInputs
+        self.outputShapes = outputShapes
+        self.outputTypes = outputTypes
+        self.xScale = xScale
+        self.y = y
+        self.outer = outer
+        self.length = length
+        self.inner = inner
     }
 }

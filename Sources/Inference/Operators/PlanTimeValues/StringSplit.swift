@@ -13,7 +13,7 @@ enum StringSplit {
             throw context.error(.unsupported, "input 0 ('\(context.node.inputs[0])') must be a string tensor")
         }
         let pieces = x.values.map { delimiter.isEmpty ? splitAtWhitespace($0, maxsplit) : split($0, at: delimiter, maxsplit) }
-        let width = pieces.map(\.count).max() ?? 0
+        let width = pieces.map { $0.count }.max() ?? 0
         let padded = pieces.flatMap { $0 + Array(repeating: "", count: width - $0.count) }
         let counts = ConstantTensor(shape: x.shape, integers: pieces.map { Int64($0.count) }, type: .int64)
         return PlanTimeRewrite(constants: [(context.node.outputs[1], counts)],
