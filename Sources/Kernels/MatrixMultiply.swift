@@ -271,6 +271,16 @@ func packedMatrixTile<T: PackedRowTile>(_: T.Type, a: UnsafePointer<Float>, inne
     acc.store(output, stride: outputStride, rows: rows, width: width)
 }
 
+/// Row `row` of a register tile, `low` and `high` its 32 columns: the first `width` stored at `p`
+/// when the row is among the first `rows`.
+@inline(always)
+func storeTileRow(_ low: Vector, _ high: Vector, _ p: UnsafeMutablePointer<Float>, row: Int, rows: Int, width: Int) {
+    guard row < rows else { return }
+    let first = min(width, lanes)
+    store(low, p, count: first)
+    if width > first { store(high, p + lanes, count: width - first) }
+}
+
 /// A register tile of rows × 32 columns over a packed left operand's panel.
 protocol PackedRowTile {
     init(_ bias: UnsafePointer<Float>)
@@ -303,11 +313,8 @@ struct PackedTile8: PackedRowTile {
     }
 
     @inline(always) func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int) {
-        let first = min(width, lanes), second = width - first
         @inline(always) func put(_ l: Vector, _ h: Vector, _ r: Int) {
-            guard r < rows else { return }
-            Kernels.store(l, p + r * stride, count: first)
-            if second > 0 { Kernels.store(h, p + r * stride + lanes, count: second) }
+            storeTileRow(l, h, p + r * stride, row: r, rows: rows, width: width)
         }
         put(a0, b0, 0); put(a1, b1, 1); put(a2, b2, 2); put(a3, b3, 3); put(a4, b4, 4); put(a5, b5, 5)
         put(a6, b6, 6); put(a7, b7, 7)
@@ -334,11 +341,8 @@ struct PackedTile4: PackedRowTile {
     }
 
     @inline(always) func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int) {
-        let first = min(width, lanes), second = width - first
         @inline(always) func put(_ l: Vector, _ h: Vector, _ r: Int) {
-            guard r < rows else { return }
-            Kernels.store(l, p + r * stride, count: first)
-            if second > 0 { Kernels.store(h, p + r * stride + lanes, count: second) }
+            storeTileRow(l, h, p + r * stride, row: r, rows: rows, width: width)
         }
         put(a0, b0, 0); put(a1, b1, 1); put(a2, b2, 2); put(a3, b3, 3)
     }
@@ -372,11 +376,8 @@ struct PackedTile: PackedRowTile {
     }
 
     @inline(always) func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int) {
-        let first = min(width, lanes), second = width - first
         @inline(always) func put(_ l: Vector, _ h: Vector, _ r: Int) {
-            guard r < rows else { return }
-            Kernels.store(l, p + r * stride, count: first)
-            if second > 0 { Kernels.store(h, p + r * stride + lanes, count: second) }
+            storeTileRow(l, h, p + r * stride, row: r, rows: rows, width: width)
         }
         put(a0, b0, 0); put(a1, b1, 1); put(a2, b2, 2); put(a3, b3, 3); put(a4, b4, 4); put(a5, b5, 5)
         put(a6, b6, 6); put(a7, b7, 7); put(a8, b8, 8); put(a9, b9, 9); put(a10, b10, 10); put(a11, b11, 11)

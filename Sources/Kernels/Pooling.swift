@@ -211,8 +211,8 @@ func reduceRows<Reduction: PoolReduction>(_ source: UnsafePointer<Float>, rowStr
         out.update(from: top, count: width)
         return
     }
-    // The first two rows combined into `out` (a copy of the first row would be a `memmove` call
-    // per row, which cost a third of a 3x3 max pool on rows of 35).
+    // The first two rows combined into `out`: a copy of the first row would be a `memmove`
+    // call per reduced row.
     let second = top + rowStride
     var x = 0
     while x + lanes <= width {

@@ -96,8 +96,8 @@ struct FusionFuzzer {
     /// Whether this case has its patterns without near misses (`miss` is always false), so that
     /// many cases fuse; the others draw every near miss with its own probability.
     private var clean = false
-    /// The SiLU draws, apart from the graph's stream so that the graphs without one are the
-    /// graphs the seed drew before SiLU was fused.
+    /// The SiLU draws, apart from the graph's stream, so that choosing SiLU for an epilogue
+    /// changes nothing else a seed draws.
     private var siluDraws: SeededGenerator
 
     static func make(_ family: FusionFamily, seed: UInt64, size: FuzzSize) -> FuzzCase {

@@ -160,10 +160,8 @@ extension KernelChoices {
             * filled(perGroup, of: (perGroup + 7) / 8 * 8)
         let overChannels = filled(width, of: width / packedRows * packedRows + (width % packedRows + 3) / 4 * 4)
             * filled(perGroup, of: (perGroup + 31) / 32 * 32)
-        return overChannels >= overPixels + channelTileMargin
+        return overChannels >= overPixels + 0.1
     }
-
-    static var channelTileMargin: Double { 0.1 }
 
     /// Maps of fewer pixels than this may run an ungrouped 1x1 convolution as the packed GEMM
     /// (`SmallMapPointwiseStep`, `runsAsMatrixProduct`).

@@ -69,10 +69,7 @@ extension StepBuilder {
         guard rules.integerProductRunsFast(node) else { return nil }
         let g = q.convolution
         let (cin, cout, group) = (g.inputChannels, g.outputChannels, g.group)
-        let window = QuantizedWindow(inputHeight: g.height.input, inputWidth: g.width.input, outputHeight: g.height.output,
-                                     outputWidth: g.width.output, strideHeight: g.height.stride, strideWidth: g.width.stride,
-                                     dilationHeight: g.height.dilation, dilationWidth: g.width.dilation,
-                                     padTop: g.height.padBegin, padLeft: g.width.padBegin)
+        let window = QuantizedWindow(g)
         let weights = packed {
             let inner = cin / group * g.height.kernel * g.width.kernel
             let weights = UnsafeRawPointer(inputs[1])

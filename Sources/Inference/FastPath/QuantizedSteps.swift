@@ -5,6 +5,16 @@ import Kernels
 // the requantizing epilogue, with the multiplier computed here in float32 exactly as the
 // reference computes it (x_scale · w_scale[m] / y_scale), so the outputs equal the reference's.
 
+extension QuantizedWindow {
+    /// The integer kernel's window of a QLinearConv's or ConvInteger's geometry.
+    init(_ g: ConvolutionGeometry) {
+        self.init(inputHeight: g.height.input, inputWidth: g.width.input, outputHeight: g.height.output,
+                  outputWidth: g.width.output, strideHeight: g.height.stride, strideWidth: g.width.stride,
+                  dilationHeight: g.height.dilation, dilationWidth: g.width.dilation,
+                  padTop: g.height.padBegin, padLeft: g.width.padBegin)
+    }
+}
+
 extension StepBuilder {
     /// QLinearConv (1-D or 2-D, any group, stride, dilation and padding) with constant weights,
     /// scales, zero points and bias.
@@ -13,10 +23,7 @@ extension StepBuilder {
         let g = q.convolution
         guard hasConstantWeights(node), g.depth == .unit else { return nil }
         let (cin, cout, group) = (g.inputChannels, g.outputChannels, g.group)
-        let window = QuantizedWindow(inputHeight: g.height.input, inputWidth: g.width.input, outputHeight: g.height.output,
-                                     outputWidth: g.width.output, strideHeight: g.height.stride, strideWidth: g.width.stride,
-                                     dilationHeight: g.height.dilation, dilationWidth: g.width.dilation,
-                                     padTop: g.height.padBegin, padLeft: g.width.padBegin)
+        let window = QuantizedWindow(g)
         let weights = packed {
             let inner = cin / group * g.height.kernel * g.width.kernel
             let weights = UnsafeRawPointer(inputs[3])
