@@ -84,28 +84,34 @@ func packedWeight(_ p: UnsafePointer<Float>) -> Vector {
     packedWeightLanes == 4 ? repeatQuarter(UnsafeRawPointer(p).load(as: Quarter.self)) : Vector(repeating: p[0])
 }
 
+/// The 16 floats at `p` (any address). Through TargetFeatures' C helper, which is always
+/// inlined, unlike the standard library's generic `loadUnaligned(as:)`.
 @inline(always)
 func load(_ p: UnsafePointer<Float>) -> Vector {
-    UnsafeRawPointer(p).loadUnaligned(as: Vector.self)
+    vbg_load(p)
 }
 
 @inline(always)
 func load(_ p: UnsafeMutablePointer<Float>) -> Vector {
-    UnsafeRawPointer(p).loadUnaligned(as: Vector.self)
+    vbg_load(p)
 }
 
+/// Stores 16 floats at `p` (any address), through the C helper likewise.
 @inline(always)
 func store(_ v: Vector, _ p: UnsafeMutablePointer<Float>) {
-    UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vector.self)
+    vbg_store(p, v)
 }
 
-/// Stores the first `count` lanes (all 16 when `count >= 16`). The partial case is out of line
-/// and takes the vector by address, so kernels stay small enough for the optimizer (a SIMD16
-/// passed by value across a call is split into xmm pieces).
+/// Stores the first `count` lanes (all 16 when `count >= 16`). The partial case is one masked
+/// store with AVX-512; elsewhere it is out of line and takes the vector by address, so kernels
+/// stay small enough for the optimizer (a SIMD16 passed by value across a call is split into xmm
+/// pieces).
 @inline(always)
 func store(_ v: Vector, _ p: UnsafeMutablePointer<Float>, count: Int) {
     if count >= lanes {
         store(v, p)
+    } else if wideRegisterFile {
+        vbg_store_first(p, v, count)
     } else {
         var copy = v
         storePartial(&copy, p, count: count)
@@ -122,6 +128,7 @@ func storePartial(_ v: inout Vector, _ p: UnsafeMutablePointer<Float>, count: In
 @inline(always)
 func load(_ p: UnsafePointer<Float>, count: Int) -> Vector {
     if count >= lanes { return load(p) }
+    if wideRegisterFile { return vbg_load_first(p, count) }
     var v = Vector()
     loadPartial(&v, p, count: count)
     return v

@@ -77,5 +77,6 @@
 #endif
 
 #include "IntegerKernels.h"
+#include "VectorMemory.h"
 
 #endif
