@@ -99,9 +99,12 @@ struct FusionFuzzer {
     /// The SiLU draws, apart from the graph's stream, so that choosing SiLU for an epilogue
     /// changes nothing else a seed draws.
     private var siluDraws: SeededGenerator
+    /// The draws of the affine nodes after a convolution, apart from the graph's stream likewise.
+    private var affineDraws: SeededGenerator
 
     static func make(_ family: FusionFamily, seed: UInt64, size: FuzzSize) -> FuzzCase {
-        var fuzzer = FusionFuzzer(g: FuzzGraph(seed: seed), size: size, siluDraws: SeededGenerator(seed: seed ^ 0x5111))
+        var fuzzer = FusionFuzzer(g: FuzzGraph(seed: seed), size: size, siluDraws: SeededGenerator(seed: seed ^ 0x5111),
+                                  affineDraws: SeededGenerator(seed: seed ^ 0xAFF1))
         fuzzer.clean = fuzzer.chance(0.4)
         fuzzer.build(family)
         return FuzzCase(family: family, seed: seed, graph: fuzzer.g)
@@ -297,12 +300,40 @@ struct FusionFuzzer {
             y = g.batchNorm(y, epsilon: chance(0.9) ? 1e-5 : 1e-3, parametersAsInputs: miss(0.03))
             expose(y)
         }
+        y = affine(y)
         if chance(0.7) {
             let activation = anyActivation()
             y = siluDraws.chance(0.2) ? silu(y) : g.activation(y, activation)
             expose(y)
         }
         if miss(0.08) { y = g.activation(y, anyActivation()) }
+        return y
+    }
+
+    /// One or two Mul, Add or Sub nodes by a constant that is one value or one per channel, as
+    /// tf2onnx writes a Keras depthwise layer's BatchNormalization, and near misses: a constant
+    /// along the columns or one per pixel, a Div, the constant first in a Sub, a graph input as
+    /// the operand, a second reader.
+    private mutating func affine(_ y: String) -> String {
+        guard let shape = g.shapes[y], shape.count == 4, affineDraws.chance(0.25) else { return y }
+        func miss(_ p: Double) -> Bool { !clean && affineDraws.chance(p) }
+        let c = shape[1]
+        var y = y
+        for _ in 0..<affineDraws.pick([1, 1, 2]) {
+            let op = miss(0.08) ? "Div" : affineDraws.pick(["Mul", "Add", "Sub"])
+            var operandShape = affineDraws.pick([[1, c, 1, 1], [c, 1, 1], [], [1], [1, 1, 1, 1]])
+            if miss(0.08) { operandShape = [shape[3]] }
+            if miss(0.05) { operandShape = [1, 1, shape[2], shape[3]] }
+            let scales = op == "Mul" || op == "Div"
+            let operand: String
+            if op == "Mul" && miss(0.05) {
+                operand = g.input(operandShape)
+            } else {
+                operand = scales ? g.uniform(operandShape, 0.5, 1.5, prefix: "scale") : g.uniform(operandShape, -0.5, 0.5, prefix: "shift")
+            }
+            y = miss(0.1) ? g.binary(op, operand, y) : g.binary(op, y, operand)
+            if miss(0.05) { lateReaders.append(y) }
+        }
         return y
     }
 

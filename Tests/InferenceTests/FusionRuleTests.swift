@@ -111,6 +111,60 @@ struct FusionRuleTests {
         #expect(profile.map(\.operators) == [["Conv", "Sigmoid", "Mul", "Conv"]])
     }
 
+    /// A depthwise 3x3 on a [1, 8, 8, 10] input (8 channels, 10 columns), then `affine` (op and
+    /// the shape of its constant, `nil` for a graph input of shape [1, 8, 1, 1]) in order, then
+    /// Clip(0, 6): tf2onnx writes a Keras depthwise layer's BatchNormalization as Mul and Add.
+    static func affineModel(_ affine: [(op: String, constant: [Int64]?)]) -> [UInt8] {
+        var nodes = [B.node("Conv", inputs: ["x", "w"], outputs: ["v0"],
+                            attributes: [.ints("kernel_shape", [3, 3]), .ints("pads", [1, 1, 1, 1]), .int("group", 8)])]
+        var initializers = [Self.tensor("w", [8, 1, 3, 3], seed: 2), B.floatTensor("lo", [], [0]), B.floatTensor("hi", [], [6])]
+        var inputs = [B.valueInfo("x", [1, 8, 8, 10])]
+        for (i, step) in affine.enumerated() {
+            if let shape = step.constant {
+                // Scales in [0.5, 1.5), shifts in [-0.5, 0.5).
+                let count = Int(shape.reduce(1, *))
+                let values = Self.values(count, seed: 30 + i, scale: 0.5).map { step.op == "Mul" ? $0 + 1 : $0 }
+                initializers.append(B.floatTensor("k\(i)", shape, values))
+            } else {
+                inputs.append(B.valueInfo("k\(i)", [1, 8, 1, 1]))
+            }
+            nodes.append(B.node(step.op, inputs: ["v\(i)", "k\(i)"], outputs: ["v\(i + 1)"]))
+        }
+        nodes.append(B.node("Clip", inputs: ["v\(affine.count)", "lo", "hi"], outputs: ["y"]))
+        return B.model(nodes: nodes, initializers: initializers, inputs: inputs, outputs: [B.valueInfo("y", [1, 8, 8, 10])])
+    }
+
+    @Test("Conv → Mul → Add by per-channel or scalar constants (tf2onnx's BatchNormalization) → Clip(0, 6): the affine nodes fold into the weights and bias",
+          arguments: [[("Mul", [1, 8, 1, 1]), ("Add", [1, 8, 1, 1])], [("Mul", [8, 1, 1]), ("Sub", [8, 1, 1])],
+                      [("Add", [1, 8, 1, 1])], [("Mul", [])], [("Mul", [1]), ("Add", [1, 1, 1, 1]), ("Mul", [1, 8, 1, 1])]]
+                     as [[(String, [Int64])]])
+    func affineEpilogue(affine: [(String, [Int64])]) throws {
+        let profile = try layers(Self.affineModel(affine.map { ($0.0, $0.1) }), input: [1, 8, 8, 10])
+        #expect(profile.map(\.operators) == [["Conv"] + affine.map(\.0) + ["Clip"]])
+        #expect(!profile[0].runsOnReference)
+    }
+
+    @Test("affine near misses stay separate nodes: a constant along the columns ([8] on 8 channels broadcasts over W), one per pixel, one that widens the batch, a Div, a graph input")
+    func affineNearMisses() throws {
+        let misses: [[(op: String, constant: [Int64]?)]] = [
+            [("Mul", [10])], [("Mul", [1, 1, 8, 10])], [("Add", [2, 8, 1, 1])], [("Div", [1, 8, 1, 1])], [("Mul", nil)]]
+        for affine in misses {
+            let bytes = Self.affineModel(affine)
+            let model = try InferenceModel(bytes: bytes)
+            var inputs: [String: [Float]] = [:]
+            for input in model.inputs {
+                inputs[input.name] = Self.values(input.elementCount, seed: 1).map { $0 + 1 }
+            }
+            let reference = try InferenceSession(model: model, path: .reference).run(inputs: inputs)["y"]!
+            let fast = try InferenceSession(model: model, path: .fast)
+            let actual = try fast.run(inputs: inputs)["y"]!
+            let worst = zip(actual, reference).map { abs($0 - $1) }.max() ?? .infinity
+            #expect(worst <= 1e-5 * (reference.map(abs).max() ?? 0), "\(affine): max |Δ| \(worst)")
+            let layers = fast.layers.map { $0.nodes.map { fast.graph.nodes[$0].opType } }
+            #expect(layers.first == ["Conv"], "\(affine): \(layers)")
+        }
+    }
+
     @Test("a 9x9 depthwise filter with taps only on every 4th row and column runs as a 3x3 of dilation 4, BatchNormalization folded")
     func latticeFilter() throws {
         let c = 6

@@ -1,23 +1,24 @@
 import Kernels
 
 /// What a convolution's step computes after its own sums, on the way to the value it writes:
-/// a following `BatchNormalization` folded into its weights and bias, then an activation.
+/// the per-channel affine nodes after it (a `BatchNormalization`, a `Mul` / `Add` / `Sub` by a
+/// per-channel constant) folded into its weights and bias, then an activation.
 ///
 /// The fusion rule, written once for every producer that has an epilogue: each node of the chain
 /// is the only reader of the value before it and runs right after that value's producer.
 struct Epilogue {
-    /// Per output channel, y = x · factor + shift (a folded `BatchNormalization`).
-    var batchNorm: (factor: [Float], shift: [Float])? = nil
+    /// Per output channel, y = x · factor + shift (the folded affine nodes, composed in order).
+    var channelAffine: (factor: [Float], shift: [Float])? = nil
     var activation: Activation = .none
     /// The value the chain ends in: the producer's own output when nothing is absorbed.
     var output: Int
     /// The output values of the nodes whose work the producer's step does (they run nothing).
     var absorbed: [Int] = []
 
-    /// `weights` ([Cout][rest], row-major) and `bias` with the batch normalization folded in:
-    /// w·factor[o], b·factor[o] + shift[o].
+    /// `weights` ([Cout][rest], row-major) and `bias` with the affine map folded in:
+    /// w·factor[o], b·factor[o] + shift[o] (as onnxruntime folds them).
     func folded(weights: [Float], bias: [Float]?, outputChannels: Int) -> (weights: [Float], bias: [Float]?) {
-        guard let (factor, shift) = batchNorm else { return (weights, bias) }
+        guard let (factor, shift) = channelAffine else { return (weights, bias) }
         let perChannel = weights.count / outputChannels
         var w = weights
         for o in 0..<outputChannels {

@@ -10,7 +10,7 @@ extension FusionRules {
         guard let conv = graph.nodes[index].operation as? Conv else { return nil }
         let node = graph.nodes[index], value = node.outputs[0]
         let (channels, height, width) = (conv.outputChannels, conv.height.output, conv.width.output)
-        let pointwiseChain = epilogue(after: value, channels: channels, foldsBatchNorm: true)
+        let pointwiseChain = epilogue(after: value, channels: channels)
         let v = pointwiseChain.output, next = index + 1 + pointwiseChain.absorbed.count
         guard next < graph.nodes.count, !graph.outputIDs.contains(v), consumers[v].contains(next),
               consumers[v].count <= 2 else { return nil }

@@ -66,13 +66,12 @@ extension FusionRules {
         return fusion
     }
 
-    /// The epilogue (`Epilogue`: a BatchNormalization folded in when `foldsBatchNorm`, an
-    /// activation) and residual `Add` (when `absorbsResidual`) a convolution producing `value`
+    /// The epilogue (`Epilogue`: per-channel affine nodes folded in, an activation) and
+    /// residual `Add` (when `absorbsResidual`) a convolution producing `value`
     /// may absorb, and the value it then writes. The buffer plan keeps that value apart from
     /// everything the convolution reads (it plans the fused step as one node).
-    func fusedOutput(of value: Int, channels: Int, height: Int, width: Int, absorbsResidual: Bool = false,
-                     foldsBatchNorm: Bool = true) -> ConvolutionFusion {
-        let chain = epilogue(after: value, channels: channels, foldsBatchNorm: foldsBatchNorm)
+    func fusedOutput(of value: Int, channels: Int, height: Int, width: Int, absorbsResidual: Bool = false) -> ConvolutionFusion {
+        let chain = epilogue(after: value, channels: channels)
         var fusion = ConvolutionFusion(epilogue: chain, target: chain.output, absorbed: chain.absorbed)
         if absorbsResidual, let add = residualAdd(after: fusion.target, shape: [1, channels, height, width]) {
             fusion.residual = add.residual

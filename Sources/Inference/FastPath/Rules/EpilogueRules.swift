@@ -3,20 +3,20 @@ import Kernels
 // The epilogue rule: what a convolution absorbs after its sums (`Epilogue.swift`).
 
 extension FusionRules {
-    /// The epilogue after `value` (`channels` per-channel values, batch 1): a BatchNormalization
-    /// of it with constant parameters when `foldsBatchNorm`, then an activation.
-    func epilogue(after value: Int, channels: Int, foldsBatchNorm: Bool) -> Epilogue {
+    /// The epilogue after `value` (`channels` per-channel values, batch 1): the per-channel
+    /// affine nodes after it (`channelAffine(after:channels:)`), then an activation.
+    func epilogue(after value: Int, channels: Int) -> Epilogue {
         var chain = Epilogue(output: value)
-        if foldsBatchNorm, let next = follower(of: value), let norm = next.operation as? BatchNormalization,
-           norm.batch == 1, norm.channels == channels, next.inputs.first == value,
-           let scale = constantFloats(next.inputs[1], count: channels), let bias = constantFloats(next.inputs[2], count: channels),
-           let mean = constantFloats(next.inputs[3], count: channels),
-           let variance = constantFloats(next.inputs[4], count: channels) {
-            // The reference kernel's factor and shift, computed the same way.
-            let factor = (0..<channels).map { c in scale[c] / (variance[c] + norm.epsilon).squareRoot() }
-            chain.batchNorm = (factor, (0..<channels).map { c in bias[c] - mean[c] * factor[c] })
-            chain.output = next.outputs[0]
-            chain.absorbed.append(chain.output)
+        while let (factor, shift, output) = channelAffine(after: chain.output, channels: channels) {
+            if let (f, s) = chain.channelAffine {
+                // y·factor + shift of y = x·f + s.
+                chain.channelAffine = ((0..<channels).map { f[$0] * factor[$0] },
+                                       (0..<channels).map { s[$0] * factor[$0] + shift[$0] })
+            } else {
+                chain.channelAffine = (factor, shift)
+            }
+            chain.output = output
+            chain.absorbed.append(output)
         }
         if let next = follower(of: chain.output), let activation = Self.kernelActivation(of: next) {
             chain.activation = activation
@@ -28,6 +28,55 @@ extension FusionRules {
             chain.absorbed += silu.absorbed
         }
         return chain
+    }
+
+    /// The map y = x · factor + shift, one factor and shift per channel, that the node after
+    /// `value` (a [1, channels, …] map) applies, and that node's output, when a convolution's
+    /// weights and bias can take it: a BatchNormalization with constant parameters, or a Mul by
+    /// finite factors, an Add (either operand order) or a Sub (`value` − constant) by a float32
+    /// constant that is one value or one per channel (`perChannelConstant`) and leaves the shape
+    /// as it is.
+    func channelAffine(after value: Int, channels: Int) -> (factor: [Float], shift: [Float], output: Int)? {
+        guard let next = follower(of: value) else { return nil }
+        if let norm = next.operation as? BatchNormalization {
+            guard norm.batch == 1, norm.channels == channels, next.inputs.first == value,
+                  let scale = constantFloats(next.inputs[1], count: channels),
+                  let bias = constantFloats(next.inputs[2], count: channels),
+                  let mean = constantFloats(next.inputs[3], count: channels),
+                  let variance = constantFloats(next.inputs[4], count: channels) else { return nil }
+            // The reference kernel's factor and shift, computed the same way.
+            let factor = (0..<channels).map { c in scale[c] / (variance[c] + norm.epsilon).squareRoot() }
+            return (factor, (0..<channels).map { c in bias[c] - mean[c] * factor[c] }, next.outputs[0])
+        }
+        guard let binary = next.operation as? ElementwiseBinary, next.inputs.count == 2,
+              next.inputs.filter({ $0 == value }).count == 1 else { return nil }
+        let operand = next.inputs[0] == value ? next.inputs[1] : next.inputs[0]
+        let shape = graph.values[value].shape
+        guard shape.count >= 2, shape[0] == 1, shape[1] == channels, graph.values[next.outputs[0]].shape == shape,
+              let perChannel = perChannelConstant(operand, channels: channels, rank: shape.count) else { return nil }
+        let ones = [Float](repeating: 1, count: channels), zeros = [Float](repeating: 0, count: channels)
+        switch binary.kind {
+        case .mul where perChannel.allSatisfy(\.isFinite): return (perChannel, zeros, next.outputs[0])
+        case .add: return (ones, perChannel, next.outputs[0])
+        // x − k = x + (−k) exactly.
+        case .sub where next.inputs[0] == value: return (ones, perChannel.map { -$0 }, next.outputs[0])
+        default: return nil
+        }
+    }
+
+    /// `channels` floats of a float32 constant that broadcasts along a rank-`rank` [1, channels, …]
+    /// map as one value per channel: one value of any rank up to `rank`, or a shape that
+    /// right-aligned to the map's is [1, channels, 1, …] ([channels, 1, 1] or [1, channels, 1, 1]
+    /// on a rank-4 map; [channels] there runs along the columns).
+    func perChannelConstant(_ value: Int, channels: Int, rank: Int) -> [Float]? {
+        let shape = graph.values[value].shape
+        guard shape.count <= rank else { return nil }
+        if shape.allSatisfy({ $0 == 1 }) {
+            return constantFloats(value, count: 1).map { Array(repeating: $0[0], count: channels) }
+        }
+        let aligned = Array(repeating: 1, count: rank - shape.count) + shape
+        guard aligned.indices.allSatisfy({ aligned[$0] == ($0 == 1 ? channels : 1) }) else { return nil }
+        return constantFloats(value, count: channels)
     }
 
     /// x · sigmoid(x) of `value` (SiLU, swish, as PyTorch and tf2onnx write it): the two nodes
