@@ -273,6 +273,31 @@ struct FusionRuleTests {
         #expect(!profile[0].runsOnReference)
     }
 
+    @Test("a 1x1 before a zero Pad folded into a stride-2 depthwise (tf2onnx's TF-SAME) writes its output zero-bordered: the depthwise reads it where it is",
+          arguments: [(pads: [Int64](arrayLiteral: 0, 0, 1, 1), width: Int64(48)), (pads: [1, 1, 1, 1], width: 37), (pads: [0, 2, 1, 0], width: 20)])
+    func padReaderWrittenZeroBordered(pads: [Int64], width: Int64) throws {
+        let (c, h): (Int64, Int64) = (24, 11)
+        let outH = (h + pads[0] + pads[2] - 3) / 2 + 1, outW = (width + pads[1] + pads[3] - 3) / 2 + 1
+        let bytes = B.model(
+            nodes: [B.node("Conv", inputs: ["x", "pw", "pb"], outputs: ["e"], attributes: [.ints("kernel_shape", [1, 1])]),
+                    B.node("Relu", inputs: ["e"], outputs: ["r"]),
+                    B.node("Pad", inputs: ["r", "pads"], outputs: ["p"]),
+                    B.node("Conv", inputs: ["p", "w"], outputs: ["y"],
+                           attributes: [.ints("kernel_shape", [3, 3]), .int("group", c), .ints("strides", [2, 2])])],
+            initializers: [Self.tensor("pw", [c, 8, 1, 1], seed: 13), Self.tensor("pb", [c], seed: 14),
+                           B.int64Tensor("pads", [8], [0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]]),
+                           Self.tensor("w", [c, 1, 3, 3], seed: 15)],
+            inputs: [B.valueInfo("x", [1, 8, h, width])], outputs: [B.valueInfo("y", [1, c, outH, outW])])
+        let profile = try layers(bytes, input: [1, 8, Int(h), Int(width)])
+        #expect(profile.map(\.operators) == [["Conv", "Relu"], ["Pad", "Conv"]])
+        let session = try InferenceSession(model: try InferenceModel(bytes: bytes), path: .fast)
+        let depthwise = try #require(session.steps.compactMap { $0 as? DepthwiseStep }.first)
+        guard case .written = depthwise.source else {
+            Issue.record("the depthwise step copies its input: \(depthwise.source)")
+            return
+        }
+    }
+
     @Test("a bilinear ×2 Resize read only by a 1x1 convolution runs as the convolution at the low resolution, then the resize")
     func resizeBeforePointwise() throws {
         let bytes = B.model(

@@ -68,7 +68,8 @@ struct FusionRules: KernelChoices {
                 plan.takeOver(gate: gate, channels: graph.values[graph.nodes[index].inputs[0]].shape[1])
             }
             if let target = paddedTarget(of: fusion, at: index),
-               let pad = paddedBorder(for: target.value, channels: target.channels, height: target.height, width: target.width) {
+               let pad = paddedBorder(for: target.value, channels: target.channels, height: target.height, width: target.width,
+                                      padMayLead: { leaders?.contains($0) != false }) {
                 plan.writePadded(target.value, channels: target.channels,
                                  layout: .padded(width: target.width, height: target.height, pad: pad))
             }
@@ -127,11 +128,22 @@ struct FusionRules: KernelChoices {
 
     /// The border of the zero-bordered input that the depthwise or dense K×K convolution reading
     /// `value` wants, when it is the value's only reader and runs on the fast path (so the value's
-    /// producer can write it there), or nil.
-    func paddedBorder(for value: Int, channels: Int, height: Int, width: Int) -> Int? {
-        guard let reader = soleConsumer(of: value), let conv = reader.operation as? Conv, hasConstantWeights(reader),
-              let kind = Self.kind(of: conv), let pad = kind.inputPad, reader.inputs.first == value,
-              !(kind == .depthwise(pad: pad) && Self.runsOnSmallMap(depthwise: conv)),
+    /// producer can write it there), or nil. The reader may be a zero Pad folded into the
+    /// convolution after it (`matchPaddedConvolution`), when the Pad's node may lead that fusion
+    /// (`padMayLead` of its index): the border is then the combined one.
+    func paddedBorder(for value: Int, channels: Int, height: Int, width: Int, padMayLead: (Int) -> Bool) -> Int? {
+        guard let reader = soleConsumer(of: value), reader.inputs.first == value else { return nil }
+        let conv: Conv, kind: ConvolutionKind
+        if let gather = reader.operation as? AxisGather {
+            guard let index = nodeIndex[reader.outputs[0]], padMayLead(index),
+                  let padded = matchPaddedConvolution(gather, reader) else { return nil }
+            (conv, kind) = (padded.conv, padded.kind)
+        } else {
+            guard let readerConv = reader.operation as? Conv, hasConstantWeights(reader),
+                  let readerKind = Self.kind(of: readerConv) else { return nil }
+            (conv, kind) = (readerConv, readerKind)
+        }
+        guard let pad = kind.inputPad, !(kind == .depthwise(pad: pad) && Self.runsOnSmallMap(depthwise: conv)),
               conv.inputChannels == channels, conv.height.input == height, conv.width.input == width else { return nil }
         return pad
     }

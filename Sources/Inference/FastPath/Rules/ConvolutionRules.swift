@@ -7,7 +7,9 @@ extension FusionRules {
     /// The Pad (an `AxisGather` that fills zeros before and after the rows and columns only) read
     /// only by the convolution right after it, when the combined borders suit a padded kernel.
     /// The step runs at the Pad's turn: the convolution copies the Pad's input into its
-    /// zero-bordered buffer before it writes, so its output may take that input's buffer.
+    /// zero-bordered buffer before it writes, so its output may take that input's buffer (or
+    /// reads it where its producer wrote it zero-bordered, `paddedBorder`: the buffer plan never
+    /// hands such a buffer over).
     func matchPaddedConvolution(_ gather: AxisGather, _ node: PlannedNode) -> PaddedConvolution? {
         guard gather.outputTypes == [.float32], gather.fill == 0,
               let (c, h, w) = Self.planes(graph.values[node.inputs[0]].shape),
