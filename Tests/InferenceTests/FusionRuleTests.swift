@@ -131,7 +131,13 @@ struct FusionRuleTests {
             nodes.append(B.node(step.op, inputs: ["v\(i)", "k\(i)"], outputs: ["v\(i + 1)"]))
         }
         nodes.append(B.node("Clip", inputs: ["v\(affine.count)", "lo", "hi"], outputs: ["y"]))
-        return B.model(nodes: nodes, initializers: initializers, inputs: inputs, outputs: [B.valueInfo("y", [1, 8, 8, 10])])
+        // numpy broadcasting of the map with every constant.
+        var shape: [Int64] = [1, 8, 8, 10]
+        for constant in affine.compactMap(\.constant) {
+            let aligned = Array(repeating: 1, count: 4 - constant.count) + constant
+            shape = zip(shape, aligned).map { max($0, $1) }
+        }
+        return B.model(nodes: nodes, initializers: initializers, inputs: inputs, outputs: [B.valueInfo("y", shape)])
     }
 
     @Test("Conv → Mul → Add by per-channel or scalar constants (tf2onnx's BatchNormalization) → Clip(0, 6): the affine nodes fold into the weights and bias",
@@ -274,7 +280,7 @@ struct FusionRuleTests {
     }
 
     @Test("a 1x1 before a zero Pad folded into a stride-2 depthwise (tf2onnx's TF-SAME) writes its output zero-bordered: the depthwise reads it where it is",
-          arguments: [(pads: [Int64](arrayLiteral: 0, 0, 1, 1), width: Int64(48)), (pads: [1, 1, 1, 1], width: 37), (pads: [0, 2, 1, 0], width: 20)])
+          arguments: [([0, 0, 1, 1], 48), ([1, 1, 1, 1], 37), ([0, 2, 1, 0], 20)] as [([Int64], Int64)])
     func padReaderWrittenZeroBordered(pads: [Int64], width: Int64) throws {
         let (c, h): (Int64, Int64) = (24, 11)
         let outH = (h + pads[0] + pads[2] - 3) / 2 + 1, outW = (width + pads[1] + pads[3] - 3) / 2 + 1
