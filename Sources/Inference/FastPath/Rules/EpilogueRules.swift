@@ -56,7 +56,7 @@ extension FusionRules {
               let perChannel = perChannelConstant(operand, channels: channels, rank: shape.count) else { return nil }
         let ones = [Float](repeating: 1, count: channels), zeros = [Float](repeating: 0, count: channels)
         switch binary.kind {
-        case .mul where perChannel.allSatisfy(\.isFinite): return (perChannel, zeros, next.outputs[0])
+        case .mul where perChannel.allSatisfy({ $0.isFinite }): return (perChannel, zeros, next.outputs[0])
         case .add: return (ones, perChannel, next.outputs[0])
         // x − k = x + (−k) exactly.
         case .sub where next.inputs[0] == value: return (ones, perChannel.map { -$0 }, next.outputs[0])
