@@ -197,8 +197,10 @@ func poolRows<Reduction: PoolReduction>(_ job: PoolParts<Reduction>, channel c: 
 }
 
 /// The rows `rows` of a plane reduced column by column into `out[0..<width]` (all identity
-/// when `rows` is empty): the first two rows combined, then each further row combined in, so every
-/// input row streams through once.
+/// when `rows` is empty): 16 columns at a time, every row of the window combined in a register
+/// in order, then one store (the row's last partial vector is one too: a masked move with
+/// AVX-512). Each input element is read once; `out` is only written (combining into it row by
+/// row reloaded each vector right after its store, which stalled on store forwarding).
 @inline(always)
 func reduceRows<Reduction: PoolReduction>(_ source: UnsafePointer<Float>, rowStride: Int, rows: Range<Int>, width: Int,
                                           into out: UnsafeMutablePointer<Float>, _: Reduction.Type) {
@@ -207,33 +209,17 @@ func reduceRows<Reduction: PoolReduction>(_ source: UnsafePointer<Float>, rowStr
         return
     }
     let top = source + rows.lowerBound * rowStride
-    guard rows.count > 1 else {
-        out.update(from: top, count: width)
-        return
-    }
-    // The first two rows combined into `out`: a copy of the first row would be a `memmove`
-    // call per reduced row.
-    let second = top + rowStride
     var x = 0
-    while x + lanes <= width {
-        store(Reduction.combine(load(top + x), load(second + x)), out + x)
-        x += lanes
-    }
     while x < width {
-        out[x] = Reduction.combine(top[x], second[x])
-        x += 1
-    }
-    for y in (rows.lowerBound + 2)..<rows.upperBound {
-        let row = source + y * rowStride
-        var x = 0
-        while x + lanes <= width {
-            store(Reduction.combine(load(out + x), load(row + x)), out + x)
-            x += lanes
+        let n = min(lanes, width - x)
+        var acc = load(top + x, count: n)
+        var row = top + rowStride
+        for _ in 1..<rows.count {
+            acc = Reduction.combine(acc, load(row + x, count: n))
+            row += rowStride
         }
-        while x < width {
-            out[x] = Reduction.combine(out[x], row[x])
-            x += 1
-        }
+        store(acc, out + x, count: n)
+        x += lanes
     }
 }
 
