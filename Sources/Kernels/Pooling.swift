@@ -186,9 +186,15 @@ func poolRows<Reduction: PoolReduction>(_ job: PoolParts<Reduction>, channel c: 
             let yo = first + b
             let row = UnsafePointer(band + b * g.rowPitch), out = destination + yo * outRow
             let counts = reciprocals + (job.countIncludesPad ? 0 : g.windowRows(yo).count) * g.tableWidth
-            switch g.strideWidth {
-            case 1: reduceColumnsVector(row, g, stride: 1, counts: counts, average: isAverage, into: out, Reduction.self)
-            case 2: reduceColumnsVector(row, g, stride: 2, counts: counts, average: isAverage, into: out, Reduction.self)
+            // 3-wide windows (ResNet's, SqueezeNet's and GoogLeNet's 3x3 max pools) with the
+            // width a literal, so the window's columns unroll into independent loads.
+            switch (g.strideWidth, g.kernelWidth) {
+            case (1, 3): reduceColumnsVector(row, g, stride: 1, window: 3, counts: counts, average: isAverage, into: out, Reduction.self)
+            case (2, 3): reduceColumnsVector(row, g, stride: 2, window: 3, counts: counts, average: isAverage, into: out, Reduction.self)
+            case (1, _): reduceColumnsVector(row, g, stride: 1, window: g.kernelWidth, counts: counts, average: isAverage, into: out,
+                                             Reduction.self)
+            case (2, _): reduceColumnsVector(row, g, stride: 2, window: g.kernelWidth, counts: counts, average: isAverage, into: out,
+                                             Reduction.self)
             default: reduceColumnsScalar(row, g, counts: counts, average: isAverage, into: out, Reduction.self)
             }
         }
@@ -231,31 +237,32 @@ func finishPool(_ acc: Vector, counts: UnsafePointer<Float>, average: Bool,
     store(value, out, count: count)
 }
 
-/// The window's columns of 16 outputs starting at `xo`, stride 1 or 2 (whole-vector reads stay
-/// inside the identity-bordered row).
+/// The `window` columns of 16 outputs starting at `xo`, stride 1 or 2 (whole-vector reads stay
+/// inside the identity-bordered row), combined in column order.
 @inline(always)
-func reduceColumns<Reduction: PoolReduction>(_ row: UnsafePointer<Float>, _ g: PoolGeometry, stride: Int, at xo: Int,
+func reduceColumns<Reduction: PoolReduction>(_ row: UnsafePointer<Float>, stride: Int, window: Int, at xo: Int,
                                              _: Reduction.Type) -> Vector {
     let p = row + stride * xo
     var acc = stride == 1 ? load(p) : loadEven(p)
-    for kx in 1..<g.kernelWidth { acc = Reduction.combine(acc, stride == 1 ? load(p + kx) : loadEven(p + kx)) }
+    for kx in 1..<window { acc = Reduction.combine(acc, stride == 1 ? load(p + kx) : loadEven(p + kx)) }
     return acc
 }
 
-/// One output row, 16 outputs per vector, for stride 1 or 2 (`stride` is a literal at both call
-/// sites, so each inlined copy loads with `load` or `loadEven` and nothing is decided per vector).
+/// One output row, 16 outputs per vector, for stride 1 or 2 (`stride` is a literal at every call
+/// site, and `window` at some, so each inlined copy loads with `load` or `loadEven` and nothing is
+/// decided per vector).
 @inline(always)
-func reduceColumnsVector<Reduction: PoolReduction>(_ row: UnsafePointer<Float>, _ g: PoolGeometry, stride: Int,
+func reduceColumnsVector<Reduction: PoolReduction>(_ row: UnsafePointer<Float>, _ g: PoolGeometry, stride: Int, window: Int,
                                                    counts: UnsafePointer<Float>, average: Bool,
                                                    into out: UnsafeMutablePointer<Float>, _: Reduction.Type) {
     var xo = 0
     while xo + lanes <= g.outputWidth {
-        let acc = reduceColumns(row, g, stride: stride, at: xo, Reduction.self)
+        let acc = reduceColumns(row, stride: stride, window: window, at: xo, Reduction.self)
         finishPool(acc, counts: counts + xo, average: average, into: out + xo, count: lanes)
         xo += lanes
     }
     if xo < g.outputWidth {
-        let acc = reduceColumns(row, g, stride: stride, at: xo, Reduction.self)
+        let acc = reduceColumns(row, stride: stride, window: window, at: xo, Reduction.self)
         finishPool(acc, counts: counts + xo, average: average, into: out + xo, count: g.outputWidth - xo)
     }
 }
