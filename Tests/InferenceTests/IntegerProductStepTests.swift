@@ -265,6 +265,15 @@ struct IntegerProductStepTests {
             ConvCase(cin: 37, cout: 37, group: 37, kernel: (3, 3), pads: [1, 1, 1, 1], height: 6, width: 6, source: mixed, perChannel: true),
             ConvCase(cin: 32, cout: 32, group: 32, kernel: (3, 3), stride: 2, pads: [0, 0, 1, 1], height: 7, width: 7,
                      source: .fixed(type: 3, zero: 5), chain: .sums),
+            // Depthwise on the byte kernel's packed rows (maps up to 8 wide: 4 or 8 lanes a row),
+            // the sums written row by row, strides 1 and 2, channels into the thousands.
+            ConvCase(cin: 19, cout: 19, group: 19, kernel: (3, 3), pads: [1, 1, 1, 1], height: 3, width: 3, source: mixed, chain: .sums),
+            ConvCase(cin: 21, cout: 21, group: 21, kernel: (3, 3), pads: [1, 1, 1, 1], height: 5, width: 7, source: positive,
+                     perChannel: true, chain: .sums),
+            ConvCase(cin: 1030, cout: 1030, group: 1030, kernel: (3, 3), stride: 2, pads: [0, 0, 1, 1], height: 6, width: 6,
+                     source: .fixed(type: 3, zero: 7), chain: .scale),
+            ConvCase(cin: 6, cout: 6, group: 6, kernel: (5, 5), stride: 2, pads: [2, 2, 2, 2], height: 9, width: 4,
+                     source: negative, chain: .sums),
         ]
         // Every chain, the near misses included, on a large map, a small map and a depthwise one.
         for chain in Chain.allCases {
