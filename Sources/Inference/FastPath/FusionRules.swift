@@ -10,7 +10,8 @@ import Kernels
 /// Each rule is a `match…` function in `Rules/`, one file per family (convolutions and what they
 /// absorb in `ConvolutionRules.swift`, `EpilogueRules.swift` and `BandedPointwiseDepthwiseRules.swift`;
 /// multi-node blocks in `BlockRules.swift`; Transposes in `TransposeRules.swift`; the dynamic form's
-/// integer products in `IntegerProductRules.swift`); the builders of
+/// integer products in `IntegerProductRules.swift`; a Pad before a quantized convolution in
+/// `QuantizedPadRules.swift`); the builders of
 /// their steps stay in the `StepBuilder` files. `matchFusion(at:plan:)` dispatches on the operator.
 struct FusionRules: KernelChoices {
     let graph: LoadedGraph
@@ -101,7 +102,10 @@ struct FusionRules: KernelChoices {
             if let pair = matchCancelledTransposes(transpose, node) { return .cancelledTransposes(pair) }
             return matchChannelSoftmax(transpose, node).map { .channelSoftmax(softmax: $0.softmax, output: $0.output) }
         case let gather as AxisGather:
+            if let padded = matchPaddedQuantizedConvolution(gather, node) { return .paddedQuantizedConvolution(padded) }
             return matchPaddedConvolution(gather, node).map { .paddedConvolution($0) }
+        case let dequantize as DequantizeLinear:
+            return matchPaddedQuantizedConvolution(dequantize, node).map { .paddedQuantizedConvolution($0) }
         case is ConvInteger, is MatMulInteger:
             guard integerProductRunsFast(node) else { return nil }
             return matchIntegerSums(node, at: index).map { .integerSums($0) }
