@@ -377,12 +377,16 @@ struct QuantizedStepTests {
         }
     }
 
-    @Test("MaxPool of uint8 and int8 maps: kernels 2, 3 and 5, strides 1 and 2, padding, dilation, ceil mode; equal to the reference kernel")
+    @Test("MaxPool of uint8 and int8 maps: kernels 1 to 5, strides 1 to 3, padding, dilation, ceil mode, rows around the 16- and 64-value vectors; equal to the reference kernel")
     func byteMaxPool() throws {
         var random = SeededGenerator(seed: 2507)
         let cases: [(kernel: Int64, stride: Int64, pads: [Int64], dilation: Int64, ceil: Int64, h: Int64, w: Int64)] = [
             (3, 2, [1, 1, 1, 1], 1, 0, 40, 40), (2, 2, [0, 0, 0, 0], 1, 0, 9, 17), (3, 1, [1, 0, 2, 1], 1, 0, 7, 33),
             (5, 2, [2, 2, 2, 2], 1, 1, 13, 10), (3, 2, [0, 0, 0, 0], 2, 1, 15, 16), (3, 3, [1, 1, 1, 1], 1, 1, 1, 5),
+            // Rows around the 16- and 64-value vectors, dilation at stride 1, one tap, stride 3.
+            (3, 1, [1, 1, 1, 1], 1, 0, 5, 64), (3, 1, [2, 2, 2, 2], 2, 0, 6, 65), (2, 1, [0, 0, 0, 0], 1, 0, 4, 129),
+            (3, 2, [1, 1, 1, 1], 1, 0, 3, 131), (1, 1, [0, 0, 0, 0], 1, 0, 2, 70), (4, 3, [0, 2, 0, 1], 1, 1, 9, 100),
+            (3, 1, [1, 1, 1, 1], 1, 0, 2, 15), (3, 1, [1, 1, 1, 1], 1, 0, 2, 17),
         ]
         for c in cases {
             for type in [Int64(2), 3] {

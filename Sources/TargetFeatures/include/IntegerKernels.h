@@ -168,4 +168,12 @@ static inline __attribute__((always_inline)) void vbg_store_lanes(unsigned char 
 #endif
 }
 
+// The even bytes of p[0..<32]: the second step of a stride-2 window (one `vpmovwb` with AVX512BW).
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_load_even_bytes(const unsigned char *p) {
+    typedef unsigned char u8x32 __attribute__((ext_vector_type(32)));
+    u8x32 v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return __builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+}
+
 #endif
