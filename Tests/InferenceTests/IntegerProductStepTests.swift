@@ -285,6 +285,45 @@ struct IntegerProductStepTests {
         for c in cases { try Self.checkConvolution(c, &random) }
     }
 
+    @Test("a Sigmoid whose values a DynamicQuantizeLinear quantizes (directly, or through the Mul of a squeeze-excite gate) runs the reference arithmetic: bytes, scale and zero point equal the reference path's, on inputs where the fast sigmoid differs; a Sigmoid nothing quantizes keeps its fast kernel")
+    func sigmoidBeforeDynamicQuantization() throws {
+        var random = SeededGenerator(seed: Self.seed &+ 7)
+        let (c, h, w) = (48, 13, 17)
+        let gate = random.floats(65_536, scale: 12)
+        // The fast sigmoid on these values alone: some differ from the reference (so the equal
+        // bytes below are not luck), and it runs on its fast kernel.
+        let plain = B.model(nodes: [B.node("Sigmoid", inputs: ["g"], outputs: ["y"])], initializers: [],
+                            inputs: [B.valueInfo("g", [65_536])], outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+        let plainModel = try InferenceModel(bytes: plain)
+        let fast = try InferenceSession(model: plainModel, path: .fast)
+        #expect(!fast.nodeKernels.contains { $0.op == "Sigmoid" && $0.runsOnReference }, "a plain Sigmoid on the reference kernel")
+        let feeds = ["g": Self.floatTensor([65_536], gate)]
+        let want = try #require(try InferenceSession(model: plainModel, path: .reference).run(feeds)["y"]?.floats)
+        let got = try #require(try fast.run(feeds)["y"]?.floats)
+        #expect(zip(want, got).contains { $0 != $1 }, "the fast sigmoid equals the reference on every input: the test below proves nothing")
+
+        // Sigmoid → DynamicQuantizeLinear.
+        let direct = B.model(
+            nodes: [B.node("Sigmoid", inputs: ["g"], outputs: ["s"]),
+                    B.node("DynamicQuantizeLinear", inputs: ["s"], outputs: ["q", "qs", "qz"])],
+            initializers: [], inputs: [B.valueInfo("g", [65_536])],
+            outputs: [B.valueInfo("q", dims: nil, elementType: 2), B.valueInfo("qs", dims: nil, elementType: 1),
+                      B.valueInfo("qz", dims: nil, elementType: 2)], opset: 13)
+        try Self.check(direct, feeds: feeds, fastOps: ["DynamicQuantizeLinear"], "Sigmoid → DynamicQuantizeLinear")
+        // A squeeze-excite gate: x · sigmoid(g) per channel → DynamicQuantizeLinear (RegNet-Y's dynamic form).
+        let gated = B.model(
+            nodes: [B.node("Sigmoid", inputs: ["g"], outputs: ["s"]), B.node("Mul", inputs: ["x", "s"], outputs: ["m"]),
+                    B.node("DynamicQuantizeLinear", inputs: ["m"], outputs: ["q", "qs", "qz"])],
+            initializers: [], inputs: [B.valueInfo("x", [1, Int64(c), Int64(h), Int64(w)]), B.valueInfo("g", [1, Int64(c), 1, 1])],
+            outputs: [B.valueInfo("q", dims: nil, elementType: 2), B.valueInfo("qs", dims: nil, elementType: 1),
+                      B.valueInfo("qz", dims: nil, elementType: 2)], opset: 13)
+        for start in stride(from: 0, to: 65_536 - c, by: 4_093) {
+            let x = random.floats(c * h * w, scale: 3)
+            try Self.check(gated, feeds: ["x": Self.floatTensor([1, c, h, w], x), "g": Self.floatTensor([1, c, 1, 1], Array(gate[start..<(start + c)]))],
+                           fastOps: ["DynamicQuantizeLinear", "Mul"], "x · Sigmoid(g) → DynamicQuantizeLinear, gates from \(start)")
+        }
+    }
+
     @Test("ConvInteger, seeded random shapes, sources and chains within the multiply-add budget")
     func randomConvolutions() throws {
         var random = SeededGenerator(seed: Self.seed &+ 1)

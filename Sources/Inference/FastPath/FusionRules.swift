@@ -140,6 +140,17 @@ struct FusionRules: KernelChoices {
         return pad
     }
 
+    /// Whether a DynamicQuantizeLinear reads `value`, or reads the output of an elementwise
+    /// operator reading it (up to `depth` such operators in between).
+    func feedsDynamicQuantization(_ value: Int, depth: Int = 3) -> Bool {
+        consumers[value].contains { index in
+            let reader = graph.nodes[index]
+            if reader.operation is DynamicQuantizeLinear { return true }
+            guard depth > 0, reader.operation is ElementwiseUnary || reader.operation is ElementwiseBinary else { return false }
+            return reader.outputs.contains { feedsDynamicQuantization($0, depth: depth - 1) }
+        }
+    }
+
     /// The node reading `value` when it is its only reader (and `value` is not a graph output)
     /// and it runs right after `value`'s producer.
     func follower(of value: Int) -> PlannedNode? {
