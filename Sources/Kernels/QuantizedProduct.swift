@@ -836,9 +836,9 @@ func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels:
 struct QuantizedDepthwisePlane {
     let width: Int, height: Int
     /// Whether the plane holds the input's bytes (``byteDepthwise(_:channel:_:_:quads:_:)``:
-    /// weights on bytes, AVX512BW, and a window whose four taps of 16 pixels lie within 16 bytes
-    /// of each 4-pixel chunk's first one: 3 · (stride + dilation) ≤ 15), with 64 readable bytes
-    /// past its end; else int32 patch values.
+    /// weights on bytes, AVX512BW, a window whose four taps of 16 pixels lie within 16 bytes of
+    /// each 4-pixel chunk's first one: 3 · (stride + dilation) ≤ 15, and more than 16 outputs or
+    /// rows over 8 wide), with 64 readable bytes past its end; else int32 patch values.
     let bytes: Bool
     /// Whether 16 channels run together on maps too narrow for 16-pixel rows (outputs up to 8
     /// wide): the plane then holds 16 values (channels) per position.
@@ -851,7 +851,10 @@ struct QuantizedDepthwisePlane {
     init(_ window: QuantizedWindow, _ weights: QuantizedConvolutionWeights) {
         let (sW, dW, sH, outW, outH) = (window.strideWidth, window.dilationWidth, window.strideHeight, window.outputWidth,
                                         window.outputHeight)
+        // Maps whose whole output fits one vector (up to 16 pixels, at most 8 wide) run 16 channels
+        // to a vector instead: one packed vector per channel costs more than the channel's sums.
         bytes = VBG_TARGET_AVX512BW != 0 && weights.depthwiseQuads != nil && sW >= 1 && dW >= 1 && sW + dW <= 5
+            && (outW > 8 || outH * outW > 16)
         channelsLast = !bytes && outW <= 8
         let kernelWidth = (weights.kernelWidth - 1) * dW, kernelHeight = (weights.kernelHeight - 1) * window.dilationHeight
         if bytes && outW <= 8 {

@@ -119,6 +119,15 @@ struct QuantizedStepTests {
                      xType: u8, wType: u8, yType: i8, xZero: 255, yZero: 0, perChannel: true, bias: false),
             ConvCase(cin: 17, cout: 64, group: 1, kernel: (2, 2), stride: 1, dilation: 2, pads: [1, 1, 1, 1], height: 2, width: 7,
                      xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 255, perChannel: true, bias: true),
+            // Maps of 13 to 25 pixels: three or more tiles of rows.
+            ConvCase(cin: 24, cout: 70, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 4, width: 4,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 9, cout: 129, group: 1, kernel: (1, 1), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 13, width: 1,
+                     xType: i8, wType: i8, yType: u8, xZero: 3, yZero: 0, perChannel: false, bias: true),
+            ConvCase(cin: 16, cout: 33, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 4, width: 6,
+                     xType: u8, wType: u8, yType: i8, xZero: 255, yZero: 0, perChannel: true, bias: false),
+            ConvCase(cin: 8, cout: 40, group: 2, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 5, width: 5,
+                     xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 128, perChannel: true, bias: true),
             // Bytes in the channel-minor order (channels a multiple of 4): rows of 16 pixels and
             // their tails, stride 1 and 2, padding on every side, int8 and uint8 input.
             ConvCase(cin: 12, cout: 20, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 19, width: 35,
@@ -232,7 +241,10 @@ struct QuantizedStepTests {
         var random = SeededGenerator(seed: 2502)
         for (batch, m, k, n, perColumn, aType, bType) in [(1, 1, 1, 1, false, Int64(2), Int64(3)), (1, 5, 17, 63, true, 2, 3),
                                                            (2, 3, 64, 65, true, 3, 3), (1, 4, 1000, 10, false, 2, 2),
-                                                           (3, 7, 33, 129, true, 2, 3), (1, 1, 512, 1000, true, 3, 2)] {
+                                                           (3, 7, 33, 129, true, 2, 3), (1, 1, 512, 1000, true, 3, 2),
+                                                           // 13 to 25 rows: three or more tiles of rows.
+                                                           (1, 13, 64, 33, true, 2, 3), (2, 7, 100, 70, false, 3, 2),
+                                                           (4, 6, 48, 96, true, 2, 3), (1, 25, 20, 40, false, 2, 3)] {
             let b = Self.bytes(k * n, &random)
             let bScales: [Float] = (0..<(perColumn ? n : 1)).map { _ in 0.01 * (0.5 + Float(random.next() % 100) / 100) }
             let bZeros: [UInt8] = (0..<(perColumn ? n : 1)).map { _ in bType == 3 ? 0 : UInt8(random.next() % 256) }
