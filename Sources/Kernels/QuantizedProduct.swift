@@ -316,6 +316,12 @@ package final class QuantizedConvolutionWeights {
     /// The same weights, bias and multipliers with channels minor, padded to 16 ([tap][channel];
     /// [channel]) for ``channelVectorDepthwise(_:block:_:_:)``.
     let depthwiseVectors: (taps: [Int32], bias: [Int32], multipliers: [Float])?
+    /// For a depthwise convolution on bytes: each channel's weights as signed bytes, four taps of
+    /// a kernel row per Int32 (taps 4q...4q + 3 of row kh at [channel][kh][q], zero past the
+    /// row's end) for ``byteDepthwise(_:channel:_:_:quads:_:)``.
+    let depthwiseQuads: [Int32]?
+    /// Int32 elements of ``depthwiseQuads`` per kernel row.
+    var quadsPerRow: Int { (kernelWidth + 3) / 4 }
 
     /// Whether `outputsPerGroup` channels on maps of `pixels` run transposed: maps smaller than
     /// one tile, where that pads fewer products (on larger maps the row-wise patch builder of
@@ -372,6 +378,21 @@ package final class QuantizedConvolutionWeights {
                                 multipliers + [Float](repeating: 0, count: padded - outputChannels))
         } else {
             depthwiseVectors = nil
+        }
+        if isDepthwise && operands != .pairs {
+            let perRow = (kernelWidth + 3) / 4
+            var quads = [UInt32](repeating: 0, count: outputChannels * kernelHeight * perRow)
+            for m in 0..<outputChannels {
+                for kh in 0..<kernelHeight {
+                    for kw in 0..<kernelWidth {
+                        let byte = UInt32(UInt8(bitPattern: Int8(values[m * inner + kh * kernelWidth + kw])))
+                        quads[(m * kernelHeight + kh) * perRow + kw / 4] |= byte << (8 * UInt32(kw % 4))
+                    }
+                }
+            }
+            depthwiseQuads = quads.map { Int32(bitPattern: $0) }
+        } else {
+            depthwiseQuads = nil
         }
         if transposes {
             let tile = quantizedTileColumns, stride = (outputsPerGroup + tile - 1) / tile * tile
@@ -814,18 +835,46 @@ func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels:
 /// that every output row's 16-pixel vectors, the last one past the map included, read inside it.
 struct QuantizedDepthwisePlane {
     let width: Int, height: Int
+    /// Whether the plane holds the input's bytes (``byteDepthwise(_:channel:_:_:quads:_:)``:
+    /// weights on bytes, AVX512BW, a window whose four taps of 16 pixels lie within 16 bytes of
+    /// each 4-pixel chunk's first one: 3 · (stride + dilation) ≤ 15, and more than 16 outputs or
+    /// rows over 8 wide), with 64 readable bytes past its end; else int32 patch values.
+    let bytes: Bool
     /// Whether 16 channels run together on maps too narrow for 16-pixel rows (outputs up to 8
     /// wide): the plane then holds 16 values (channels) per position.
     let channelsLast: Bool
-    var count: Int { width * height * (channelsLast ? lanes : 1) }
+    /// On bytes: the output rows one 16-lane vector computes and the lanes each takes (1 and 16;
+    /// on maps up to 8 wide, rows of 4 or 8 lanes, as many as fit the 64 bytes one load reads).
+    let packedRows: Int, packedColumns: Int
+    /// Int32 elements of the plane.
+    var count: Int { bytes ? (width * height + 64 + 3) / 4 : width * height * (channelsLast ? lanes : 1) }
     init(_ window: QuantizedWindow, _ weights: QuantizedConvolutionWeights) {
-        channelsLast = window.outputWidth <= 8
-        let paddedColumns = channelsLast ? window.outputWidth : (window.outputWidth + lanes - 1) / lanes * lanes
-        // The last vector of a row at stride 2 loads 32 values (for its 16 even ones).
-        width = max(window.padLeft + window.inputWidth,
-                    paddedColumns * window.strideWidth + (weights.kernelWidth - 1) * window.dilationWidth)
-        height = max(window.padTop + window.inputHeight,
-                     (window.outputHeight - 1) * window.strideHeight + (weights.kernelHeight - 1) * window.dilationHeight + 1)
+        let (sW, dW, sH, outW, outH) = (window.strideWidth, window.dilationWidth, window.strideHeight, window.outputWidth,
+                                        window.outputHeight)
+        // Maps whose whole output fits one vector (up to 16 pixels, at most 8 wide) run 16 channels
+        // to a vector instead: one packed vector per channel costs more than the channel's sums.
+        bytes = VBG_TARGET_AVX512BW != 0 && weights.depthwiseQuads != nil && sW >= 1 && dW >= 1 && sW + dW <= 5
+            && (outW > 8 || outH * outW > 16)
+        channelsLast = !bytes && outW <= 8
+        let kernelWidth = (weights.kernelWidth - 1) * dW, kernelHeight = (weights.kernelHeight - 1) * window.dilationHeight
+        if bytes && outW <= 8 {
+            // Rows of 4 or 8 lanes (a 4-lane chunk never spans two rows), the plane's width a
+            // multiple of 4 (so each chunk's first byte is a word's), and the last chunk's four
+            // words within the 16 one load reads: (rows − 1) · stride · width + (columns − 4) · stride ≤ 48.
+            let columns = outW <= 4 ? 4 : 8
+            let wide = (max(window.padLeft + window.inputWidth, columns * sW + kernelWidth) + 3) / 4 * 4
+            var rows = min(lanes / columns, outH)
+            while rows > 1 && (rows - 1) * sH * wide + (columns - 4) * sW > 48 { rows -= 1 }
+            packedRows = rows; packedColumns = columns; width = wide
+        } else {
+            packedRows = 1; packedColumns = lanes
+            let paddedColumns = channelsLast ? outW : (outW + lanes - 1) / lanes * lanes
+            // The last vector of a row at stride 2 loads 32 values (for its 16 even ones).
+            width = max(window.padLeft + window.inputWidth, paddedColumns * sW + kernelWidth)
+        }
+        // Every row a vector reads, those of the rows past the map that a packed vector computes too.
+        let computedRows = (outH + packedRows - 1) / packedRows * packedRows
+        height = max(window.padTop + window.inputHeight, (computedRows - 1) * sH + kernelHeight + 1)
     }
 }
 
@@ -840,6 +889,22 @@ struct QuantizedDepthwiseParts: PoolJob {
         guard !channels.isEmpty else { return }
         let geometry = QuantizedDepthwisePlane(window, w)
         let plane = c.patches + part * geometry.count
+        if geometry.bytes {
+            let bytes = UnsafeMutableRawPointer(plane).assumingMemoryBound(to: UInt8.self)
+            // The border is the same for every channel: written once, then only the inside.
+            bytes.update(repeating: UInt8(truncatingIfNeeded: c.paddingValue), count: geometry.count * 4)
+            let windows = ByteWindows(stride: window.strideWidth, dilation: window.dilationWidth,
+                                      rowStep: window.strideHeight * geometry.width, rows: geometry.packedRows,
+                                      columns: geometry.packedColumns)
+            w.depthwiseQuads!.withUnsafeBufferPointer { quads in
+                for channel in channels {
+                    bytePlane(c, channel: channel, geometry, bytes)
+                    byteDepthwise(c, channel: channel, geometry, UnsafePointer(bytes),
+                                  quads: quads.baseAddress! + channel * w.kernelHeight * w.quadsPerRow, windows)
+                }
+            }
+            return
+        }
         if geometry.channelsLast {
             // Whole blocks of 16 channels per part.
             let blocks = WorkerPool.range((w.outputChannels + lanes - 1) / lanes, part: part, of: pool.threadCount, granularity: 1)
@@ -994,6 +1059,134 @@ func quantizedDepthwise(_ c: QuantizedConvolution, channel: Int, _ geometry: Qua
                 ow += lanes
             }
         }
+    }
+}
+
+/// The shuffle that gives each 32-bit lane of a 16-lane vector of outputs four taps' bytes
+/// (``vbg_byte_windows``): lane i = 4c + l, output (row r, column k) of the vector's rows of
+/// `columns` lanes (`rows` of them), reads the bytes at r · rowStep + k · stride + j · dilation (j = 0...3) from
+/// the vector's start; chunk c takes the four input words from its first lane's byte (a multiple
+/// of 4: `columns` and `rowStep` are), and byte j of lane l within it is byte l · stride + j ·
+/// dilation of those 16.
+struct ByteWindows {
+    let words: SIMD16<Int32>, bytes: SIMD64<UInt8>
+    init(stride: Int, dilation: Int, rowStep: Int, rows: Int, columns: Int) {
+        var words = SIMD16<Int32>(), bytes = SIMD64<UInt8>()
+        for e in 0..<16 {
+            // Lanes past the vector's rows (rows · columns < 16) read the first words; nothing stores them.
+            let first = e / 4 * 4, row = first / columns
+            words[e] = Int32((row < rows ? row * rowStep + first % columns * stride : 0) / 4 + e % 4)
+        }
+        for lane in 0..<16 {
+            for j in 0..<4 { bytes[4 * lane + j] = UInt8((lane % 4) * stride + j * dilation) }
+        }
+        self.words = words; self.bytes = bytes
+    }
+}
+
+/// Channel `channel` of the input into the inside of the byte plane (its border already the
+/// padding value): the input's bytes, int8's with the top bit flipped (x + 128, unsigned).
+@inline(never)
+func bytePlane(_ c: QuantizedConvolution, channel: Int, _ geometry: QuantizedDepthwisePlane, _ plane: UnsafeMutablePointer<UInt8>) {
+    let window = c.window
+    let (inH, inW, width) = (window.inputHeight, window.inputWidth, geometry.width)
+    let source = c.input.assumingMemoryBound(to: UInt8.self) + channel * inH * inW
+    let flip: UInt8 = c.weights.inputSigned ? 0x80 : 0
+    for ih in 0..<inH {
+        let row = plane + (ih + window.padTop) * width + window.padLeft, line = source + ih * inW
+        var iw = 0
+        while iw + 64 <= inW {
+            let v = UnsafeRawPointer(line + iw).loadUnaligned(as: SIMD64<UInt8>.self) ^ SIMD64(repeating: flip)
+            UnsafeMutableRawPointer(row + iw).storeBytes(of: v, as: SIMD64<UInt8>.self)
+            iw += 64
+        }
+        while iw + 16 <= inW {
+            let v = UnsafeRawPointer(line + iw).loadUnaligned(as: SIMD16<UInt8>.self) ^ SIMD16(repeating: flip)
+            UnsafeMutableRawPointer(row + iw).storeBytes(of: v, as: SIMD16<UInt8>.self)
+            iw += 16
+        }
+        while iw < inW { row[iw] = line[iw] ^ flip; iw += 1 }
+    }
+}
+
+/// One channel of a depthwise convolution on bytes: 16 outputs at a time (16 pixels of a row, or
+/// on narrow maps several rows, ``QuantizedDepthwisePlane/packedRows``), four vectors together;
+/// each kernel row's taps four at a time, gathered from the byte plane (``ByteWindows``) and
+/// multiplied by the channel's signed weight bytes with ``vbg_quad_dot_add`` (`vpdpbusd`): the
+/// same integers as ``quantizedDepthwise`` (bias + Σ patch value · weight, modulo 2^32).
+@inline(never)
+func byteDepthwise(_ c: QuantizedConvolution, channel: Int, _ geometry: QuantizedDepthwisePlane, _ plane: UnsafePointer<UInt8>,
+                   quads: UnsafePointer<Int32>, _ windows: ByteWindows) {
+    let w = c.weights, window = c.window
+    let (kH, sH, sW) = (w.kernelHeight, window.strideHeight, window.strideWidth)
+    let (dH, dW, outH, outW) = (window.dilationHeight, window.dilationWidth, window.outputHeight, window.outputWidth)
+    let perRow = w.quadsPerRow, width = geometry.width
+    let (rows, columns) = (geometry.packedRows, geometry.packedColumns)
+    let low = Float(c.minimum - c.outputZero), high = Float(c.maximum - c.outputZero)
+    let multiplier = Vector(repeating: w.multipliers[channel]), bias = IntVector(repeating: w.bias[channel])
+    let output = c.output + channel * outH * outW
+    let sums = c.sums?.advanced(channels: 0, elements: 0, rowStride: outW, columnStride: 1)
+    let (words, bytes) = (windows.words, windows.bytes)
+    // Vectors in order: groups of `rows` output rows, then 16-pixel steps along them.
+    let perGroup = (outW + columns - 1) / columns, total = (outH + rows - 1) / rows * perGroup
+    @inline(__always) func start(_ n: Int) -> UnsafePointer<UInt8> {
+        plane + n / perGroup * rows * sH * width + n % perGroup * columns * sW
+    }
+    @inline(__always) func finish(_ acc: IntVector, _ n: Int) {
+        let firstRow = n / perGroup * rows, ow = n % perGroup * columns
+        if rows == 1 {
+            let count = min(lanes, outW - ow)
+            if let sums {
+                sums.store(acc, row: channel * outH + firstRow, column: ow, count: count, channel: channel, lanesAreChannels: false)
+                return
+            }
+            let values = vbg_requantize(acc, multiplier, low, high, c.outputZero)
+            let out = output + firstRow * outW + ow
+            if count == lanes { UnsafeMutableRawPointer(out).storeBytes(of: values, as: SIMD16<UInt8>.self) }
+            else { vbg_store_bytes(out, values, Int32(count)) }
+            return
+        }
+        let values = sums == nil ? vbg_requantize(acc, multiplier, low, high, c.outputZero) : SIMD16<UInt8>()
+        for r in 0..<min(rows, outH - firstRow) {
+            if let sums {
+                var row = IntVector()
+                for lane in 0..<outW { row[lane] = acc[r * columns + lane] }
+                sums.store(row, row: channel * outH + firstRow + r, column: 0, count: outW, channel: channel, lanesAreChannels: false)
+            } else {
+                vbg_store_lanes(output + (firstRow + r) * outW, values, Int32(r * columns), Int32(outW))
+            }
+        }
+    }
+    var n = 0
+    while n + 4 <= total {
+        let p0 = start(n), p1 = start(n + 1), p2 = start(n + 2), p3 = start(n + 3)
+        var a0 = bias, a1 = bias, a2 = bias, a3 = bias
+        var offset = 0
+        for kh in 0..<kH {
+            for q in 0..<perRow {
+                let weight = IntVector(repeating: quads[kh * perRow + q]), at = offset + 4 * q * dW
+                a0 = vbg_quad_dot_add(a0, vbg_byte_windows(p0 + at, words, bytes), weight)
+                a1 = vbg_quad_dot_add(a1, vbg_byte_windows(p1 + at, words, bytes), weight)
+                a2 = vbg_quad_dot_add(a2, vbg_byte_windows(p2 + at, words, bytes), weight)
+                a3 = vbg_quad_dot_add(a3, vbg_byte_windows(p3 + at, words, bytes), weight)
+            }
+            offset += dH * width
+        }
+        finish(a0, n); finish(a1, n + 1); finish(a2, n + 2); finish(a3, n + 3)
+        n += 4
+    }
+    while n < total {
+        let p = start(n)
+        var acc = bias, offset = 0
+        for kh in 0..<kH {
+            for q in 0..<perRow {
+                acc = vbg_quad_dot_add(acc, vbg_byte_windows(p + offset + 4 * q * dW, words, bytes),
+                                       IntVector(repeating: quads[kh * perRow + q]))
+            }
+            offset += dH * width
+        }
+        finish(acc, n)
+        n += 1
     }
 }
 

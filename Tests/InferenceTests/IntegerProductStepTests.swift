@@ -265,6 +265,15 @@ struct IntegerProductStepTests {
             ConvCase(cin: 37, cout: 37, group: 37, kernel: (3, 3), pads: [1, 1, 1, 1], height: 6, width: 6, source: mixed, perChannel: true),
             ConvCase(cin: 32, cout: 32, group: 32, kernel: (3, 3), stride: 2, pads: [0, 0, 1, 1], height: 7, width: 7,
                      source: .fixed(type: 3, zero: 5), chain: .sums),
+            // Depthwise on the byte kernel's packed rows (maps up to 8 wide: 4 or 8 lanes a row),
+            // the sums written row by row, strides 1 and 2, channels into the thousands.
+            ConvCase(cin: 19, cout: 19, group: 19, kernel: (3, 3), pads: [1, 1, 1, 1], height: 3, width: 3, source: mixed, chain: .sums),
+            ConvCase(cin: 21, cout: 21, group: 21, kernel: (3, 3), pads: [1, 1, 1, 1], height: 5, width: 7, source: positive,
+                     perChannel: true, chain: .sums),
+            ConvCase(cin: 1030, cout: 1030, group: 1030, kernel: (3, 3), stride: 2, pads: [0, 0, 1, 1], height: 6, width: 6,
+                     source: .fixed(type: 3, zero: 7), chain: .scale),
+            ConvCase(cin: 6, cout: 6, group: 6, kernel: (5, 5), stride: 2, pads: [2, 2, 2, 2], height: 9, width: 4,
+                     source: negative, chain: .sums),
         ]
         // Every chain, the near misses included, on a large map, a small map and a depthwise one.
         for chain in Chain.allCases {
@@ -274,6 +283,45 @@ struct IntegerProductStepTests {
                                   chain: chain))
         }
         for c in cases { try Self.checkConvolution(c, &random) }
+    }
+
+    @Test("a Sigmoid whose values a DynamicQuantizeLinear quantizes (directly, or through the Mul of a squeeze-excite gate) runs the reference arithmetic: bytes, scale and zero point equal the reference path's, on inputs where the fast sigmoid differs; a Sigmoid nothing quantizes keeps its fast kernel")
+    func sigmoidBeforeDynamicQuantization() throws {
+        var random = SeededGenerator(seed: Self.seed &+ 7)
+        let (c, h, w) = (48, 13, 17)
+        let gate = random.floats(65_536, scale: 12)
+        // The fast sigmoid on these values alone: some differ from the reference (so the equal
+        // bytes below are not luck), and it runs on its fast kernel.
+        let plain = B.model(nodes: [B.node("Sigmoid", inputs: ["g"], outputs: ["y"])], initializers: [],
+                            inputs: [B.valueInfo("g", [65_536])], outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+        let plainModel = try InferenceModel(bytes: plain)
+        let fast = try InferenceSession(model: plainModel, path: .fast)
+        #expect(!fast.nodeKernels.contains { $0.op == "Sigmoid" && $0.runsOnReference }, "a plain Sigmoid on the reference kernel")
+        let feeds = ["g": Self.floatTensor([65_536], gate)]
+        let want = try #require(try InferenceSession(model: plainModel, path: .reference).run(feeds)["y"]?.floats)
+        let got = try #require(try fast.run(feeds)["y"]?.floats)
+        #expect(zip(want, got).contains { $0 != $1 }, "the fast sigmoid equals the reference on every input: the test below proves nothing")
+
+        // Sigmoid → DynamicQuantizeLinear.
+        let direct = B.model(
+            nodes: [B.node("Sigmoid", inputs: ["g"], outputs: ["s"]),
+                    B.node("DynamicQuantizeLinear", inputs: ["s"], outputs: ["q", "qs", "qz"])],
+            initializers: [], inputs: [B.valueInfo("g", [65_536])],
+            outputs: [B.valueInfo("q", dims: nil, elementType: 2), B.valueInfo("qs", dims: nil, elementType: 1),
+                      B.valueInfo("qz", dims: nil, elementType: 2)], opset: 13)
+        try Self.check(direct, feeds: feeds, fastOps: ["DynamicQuantizeLinear"], "Sigmoid → DynamicQuantizeLinear")
+        // A squeeze-excite gate: x · sigmoid(g) per channel → DynamicQuantizeLinear (RegNet-Y's dynamic form).
+        let gated = B.model(
+            nodes: [B.node("Sigmoid", inputs: ["g"], outputs: ["s"]), B.node("Mul", inputs: ["x", "s"], outputs: ["m"]),
+                    B.node("DynamicQuantizeLinear", inputs: ["m"], outputs: ["q", "qs", "qz"])],
+            initializers: [], inputs: [B.valueInfo("x", [1, Int64(c), Int64(h), Int64(w)]), B.valueInfo("g", [1, Int64(c), 1, 1])],
+            outputs: [B.valueInfo("q", dims: nil, elementType: 2), B.valueInfo("qs", dims: nil, elementType: 1),
+                      B.valueInfo("qz", dims: nil, elementType: 2)], opset: 13)
+        for start in stride(from: 0, to: 65_536 - c, by: 4_093) {
+            let x = random.floats(c * h * w, scale: 3)
+            try Self.check(gated, feeds: ["x": Self.floatTensor([1, c, h, w], x), "g": Self.floatTensor([1, c, 1, 1], Array(gate[start..<(start + c)]))],
+                           fastOps: ["DynamicQuantizeLinear", "Mul"], "x · Sigmoid(g) → DynamicQuantizeLinear, gates from \(start)")
+        }
     }
 
     @Test("ConvInteger, seeded random shapes, sources and chains within the multiply-add budget")

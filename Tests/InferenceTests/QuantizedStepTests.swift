@@ -119,6 +119,15 @@ struct QuantizedStepTests {
                      xType: u8, wType: u8, yType: i8, xZero: 255, yZero: 0, perChannel: true, bias: false),
             ConvCase(cin: 17, cout: 64, group: 1, kernel: (2, 2), stride: 1, dilation: 2, pads: [1, 1, 1, 1], height: 2, width: 7,
                      xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 255, perChannel: true, bias: true),
+            // Maps of 13 to 25 pixels: three or more tiles of rows.
+            ConvCase(cin: 24, cout: 70, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 4, width: 4,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 9, cout: 129, group: 1, kernel: (1, 1), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 13, width: 1,
+                     xType: i8, wType: i8, yType: u8, xZero: 3, yZero: 0, perChannel: false, bias: true),
+            ConvCase(cin: 16, cout: 33, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 4, width: 6,
+                     xType: u8, wType: u8, yType: i8, xZero: 255, yZero: 0, perChannel: true, bias: false),
+            ConvCase(cin: 8, cout: 40, group: 2, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 5, width: 5,
+                     xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 128, perChannel: true, bias: true),
             // Bytes in the channel-minor order (channels a multiple of 4): rows of 16 pixels and
             // their tails, stride 1 and 2, padding on every side, int8 and uint8 input.
             ConvCase(cin: 12, cout: 20, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 19, width: 35,
@@ -176,12 +185,66 @@ struct QuantizedStepTests {
         }
     }
 
+    @Test("QLinearConv depthwise on bytes: outputs 1 to 48 wide (the 16-lane vector, rows packed 4 and 8 to a vector), strides 1 to 4, dilations 1 to 5 (past the byte kernel's window too), kernels 1x1 to 7x7 and non-square, asymmetric pads, channels into the thousands; uint8 and int8, zero points 0/128/255")
+    func byteDepthwise() throws {
+        var random = SeededGenerator(seed: 2502)
+        let u8: Int64 = 2, i8: Int64 = 3
+        func make(_ channels: Int, _ kernel: (Int, Int), stride: Int = 1, dilation: Int = 1, pads: [Int64], _ height: Int, _ width: Int,
+                  _ random: inout SeededGenerator) -> ConvCase {
+            let xType = random.pick([u8, u8, i8]), yType = random.pick([u8, i8])
+            return ConvCase(cin: channels, cout: channels, group: channels, kernel: kernel, stride: stride, dilation: dilation, pads: pads,
+                            height: height, width: width, xType: xType, wType: i8, yType: yType,
+                            xZero: xType == i8 ? random.pick([0, 5, UInt8(bitPattern: -128)]) : random.pick([0, 128, 255]),
+                            yZero: random.pick([0, 128, 255]), perChannel: random.next() % 2 == 0, bias: random.next() % 2 == 0)
+        }
+        var cases: [ConvCase] = []
+        // 3x3, stride 1: widths around the packed rows (4, 8) and the vector (16), heights 1 to 13.
+        for (width, height) in [(1, 1), (2, 3), (3, 3), (4, 2), (5, 7), (6, 6), (7, 5), (8, 8), (9, 3), (12, 4), (15, 2), (16, 3),
+                                (17, 5), (31, 2), (32, 3), (33, 4), (48, 13)] {
+            cases.append(make(random.pick([1, 3, 16, 17]), (3, 3), pads: [1, 1, 1, 1], height, width, &random))
+        }
+        // Stride 2, with Keras' explicit bottom-right padding and with symmetric padding.
+        for (width, height) in [(2, 2), (6, 6), (7, 7), (8, 5), (9, 9), (13, 13), (16, 4), (17, 3), (33, 5), (49, 6)] {
+            cases.append(make(random.pick([2, 5, 16]), (3, 3), stride: 2, pads: random.pick([[0, 0, 1, 1], [1, 1, 1, 1]]), height, width,
+                              &random))
+        }
+        // Strides 3 and 4, dilations 2 to 4 (within the 16-byte chunk: stride + dilation ≤ 5), and
+        // the near misses past it (stride 3 dilation 3, dilation 5), which run the int32 kernel.
+        for (stride, dilation) in [(3, 1), (3, 2), (4, 1), (1, 2), (1, 3), (1, 4), (2, 2), (2, 3), (3, 3), (1, 5)] {
+            for (width, height) in [(7, 6), (21, 9), (50, 4)] {
+                let pad = Int64(dilation)
+                cases.append(make(3, (3, 3), stride: stride, dilation: dilation, pads: [pad, pad, pad, pad], height, width, &random))
+            }
+        }
+        // Kernels of one tap, two quads of taps per row (5 and 7 wide), non-square.
+        cases.append(make(9, (1, 1), pads: [0, 0, 0, 0], 5, 19, &random))
+        cases.append(make(5, (5, 5), pads: [2, 2, 2, 2], 9, 20, &random))
+        cases.append(make(4, (5, 5), stride: 2, pads: [2, 1, 2, 3], 11, 6, &random))
+        cases.append(make(3, (7, 7), pads: [3, 3, 3, 3], 8, 35, &random))
+        cases.append(make(6, (2, 5), pads: [0, 2, 1, 2], 7, 8, &random))
+        cases.append(make(6, (5, 2), stride: 2, pads: [2, 0, 2, 1], 9, 17, &random))
+        cases.append(make(7, (1, 7), pads: [0, 3, 0, 3], 3, 4, &random))
+        // Channels into the thousands on the small maps of a network's last stages, and a wide map.
+        cases.append(make(1031, (3, 3), pads: [1, 1, 1, 1], 3, 3, &random))
+        cases.append(make(577, (3, 3), pads: [1, 1, 1, 1], 6, 6, &random))
+        cases.append(make(960, (3, 3), stride: 2, pads: [0, 0, 1, 1], 6, 6, &random))
+        cases.append(make(2, (3, 3), stride: 2, pads: [0, 0, 1, 1], 96, 96, &random))
+        for c in cases {
+            let (model, x) = Self.convModel(c, &random)
+            try Self.check(model, feeds: ["x": x], op: "QLinearConv",
+                           "\(c.cin) channels k\(c.kernel) s\(c.stride) d\(c.dilation) pads \(c.pads) \(c.height)x\(c.width) types \(c.xType)/\(c.yType) zeros \(c.xZero)/\(c.yZero) perChannel \(c.perChannel) bias \(c.bias)")
+        }
+    }
+
     @Test("QLinearMatMul: rows, inner and columns around the tile, batched A, per-column and per-tensor b, uint8 and int8")
     func matrixProducts() throws {
         var random = SeededGenerator(seed: 2502)
         for (batch, m, k, n, perColumn, aType, bType) in [(1, 1, 1, 1, false, Int64(2), Int64(3)), (1, 5, 17, 63, true, 2, 3),
                                                            (2, 3, 64, 65, true, 3, 3), (1, 4, 1000, 10, false, 2, 2),
-                                                           (3, 7, 33, 129, true, 2, 3), (1, 1, 512, 1000, true, 3, 2)] {
+                                                           (3, 7, 33, 129, true, 2, 3), (1, 1, 512, 1000, true, 3, 2),
+                                                           // 13 to 25 rows: three or more tiles of rows.
+                                                           (1, 13, 64, 33, true, 2, 3), (2, 7, 100, 70, false, 3, 2),
+                                                           (4, 6, 48, 96, true, 2, 3), (1, 25, 20, 40, false, 2, 3)] {
             let b = Self.bytes(k * n, &random)
             let bScales: [Float] = (0..<(perColumn ? n : 1)).map { _ in 0.01 * (0.5 + Float(random.next() % 100) / 100) }
             let bZeros: [UInt8] = (0..<(perColumn ? n : 1)).map { _ in bType == 3 ? 0 : UInt8(random.next() % 256) }
@@ -326,12 +389,16 @@ struct QuantizedStepTests {
         }
     }
 
-    @Test("MaxPool of uint8 and int8 maps: kernels 2, 3 and 5, strides 1 and 2, padding, dilation, ceil mode; equal to the reference kernel")
+    @Test("MaxPool of uint8 and int8 maps: kernels 1 to 5, strides 1 to 3, padding, dilation, ceil mode, rows around the 16- and 64-value vectors; equal to the reference kernel")
     func byteMaxPool() throws {
         var random = SeededGenerator(seed: 2507)
         let cases: [(kernel: Int64, stride: Int64, pads: [Int64], dilation: Int64, ceil: Int64, h: Int64, w: Int64)] = [
             (3, 2, [1, 1, 1, 1], 1, 0, 40, 40), (2, 2, [0, 0, 0, 0], 1, 0, 9, 17), (3, 1, [1, 0, 2, 1], 1, 0, 7, 33),
             (5, 2, [2, 2, 2, 2], 1, 1, 13, 10), (3, 2, [0, 0, 0, 0], 2, 1, 15, 16), (3, 3, [1, 1, 1, 1], 1, 1, 1, 5),
+            // Rows around the 16- and 64-value vectors, dilation at stride 1, one tap, stride 3.
+            (3, 1, [1, 1, 1, 1], 1, 0, 5, 64), (3, 1, [2, 2, 2, 2], 2, 0, 6, 65), (2, 1, [0, 0, 0, 0], 1, 0, 4, 129),
+            (3, 2, [1, 1, 1, 1], 1, 0, 3, 131), (1, 1, [0, 0, 0, 0], 1, 0, 2, 70), (4, 3, [0, 2, 0, 1], 1, 1, 9, 100),
+            (3, 1, [1, 1, 1, 1], 1, 0, 2, 15), (3, 1, [1, 1, 1, 1], 1, 0, 2, 17),
         ]
         for c in cases {
             for type in [Int64(2), 3] {

@@ -36,6 +36,9 @@ struct FusionPlan: Sendable {
         case paddedConvolution(PaddedConvolution)
         /// A ConvInteger or MatMulInteger with the Cast, Mul, Add and activation after it.
         case integerSums(IntegerSumsFusion)
+        /// A constant Pad with the zero point (on bytes, or between DequantizeLinear and
+        /// QuantizeLinear) folded into the QLinearConv reading it.
+        case paddedQuantizedConvolution(PaddedQuantizedConvolution)
 
         /// The output values of the nodes after the leader whose work its step does.
         var absorbed: [Int] {
@@ -51,6 +54,7 @@ struct FusionPlan: Sendable {
             case .deinterleave: []
             case .paddedConvolution(let f): f.absorbed
             case .integerSums(let f): f.absorbed
+            case .paddedQuantizedConvolution(let f): f.absorbed
             }
         }
 

@@ -10,7 +10,8 @@ import Kernels
 /// Each rule is a `match…` function in `Rules/`, one file per family (convolutions and what they
 /// absorb in `ConvolutionRules.swift`, `EpilogueRules.swift` and `BandedPointwiseDepthwiseRules.swift`;
 /// multi-node blocks in `BlockRules.swift`; Transposes in `TransposeRules.swift`; the dynamic form's
-/// integer products in `IntegerProductRules.swift`); the builders of
+/// integer products in `IntegerProductRules.swift`; a Pad before a quantized convolution in
+/// `QuantizedPadRules.swift`); the builders of
 /// their steps stay in the `StepBuilder` files. `matchFusion(at:plan:)` dispatches on the operator.
 struct FusionRules: KernelChoices {
     let graph: LoadedGraph
@@ -102,7 +103,10 @@ struct FusionRules: KernelChoices {
             if let pair = matchCancelledTransposes(transpose, node) { return .cancelledTransposes(pair) }
             return matchChannelSoftmax(transpose, node).map { .channelSoftmax(softmax: $0.softmax, output: $0.output) }
         case let gather as AxisGather:
+            if let padded = matchPaddedQuantizedConvolution(gather, node) { return .paddedQuantizedConvolution(padded) }
             return matchPaddedConvolution(gather, node).map { .paddedConvolution($0) }
+        case let dequantize as DequantizeLinear:
+            return matchPaddedQuantizedConvolution(dequantize, node).map { .paddedQuantizedConvolution($0) }
         case is ConvInteger, is MatMulInteger:
             guard integerProductRunsFast(node) else { return nil }
             return matchIntegerSums(node, at: index).map { .integerSums($0) }
@@ -146,6 +150,17 @@ struct FusionRules: KernelChoices {
         guard let pad = kind.inputPad, !(kind == .depthwise(pad: pad) && Self.runsOnSmallMap(depthwise: conv)),
               conv.inputChannels == channels, conv.height.input == height, conv.width.input == width else { return nil }
         return pad
+    }
+
+    /// Whether a DynamicQuantizeLinear reads `value`, or reads the output of an elementwise
+    /// operator reading it (up to `depth` such operators in between).
+    func feedsDynamicQuantization(_ value: Int, depth: Int = 3) -> Bool {
+        consumers[value].contains { index in
+            let reader = graph.nodes[index]
+            if reader.operation is DynamicQuantizeLinear { return true }
+            guard depth > 0, reader.operation is ElementwiseUnary || reader.operation is ElementwiseBinary else { return false }
+            return reader.outputs.contains { feedsDynamicQuantization($0, depth: depth - 1) }
+        }
     }
 
     /// The node reading `value` when it is its only reader (and `value` is not a graph output)

@@ -443,24 +443,29 @@ extension StepBuilder {
         guard p.kind == .max, p.elementType == .uint8 || p.elementType == .int8, p.indexOrder == nil, p.depth == .unit,
               let rows = PoolTaps(input: p.height.input, output: p.height.output, kernel: p.height.kernel, stride: p.height.stride,
                                   dilation: p.height.dilation, padBegin: p.height.padBegin),
-              let columns = PoolTaps(input: p.width.input, output: p.width.output, kernel: p.width.kernel, stride: p.width.stride,
-                                     dilation: p.width.dilation, padBegin: p.width.padBegin) else { return nil }
+              // Every column window has a tap inside (the row kernel's border is the type's minimum).
+              PoolTaps(input: p.width.input, output: p.width.output, kernel: p.width.kernel, stride: p.width.stride,
+                       dilation: p.width.dilation, padBegin: p.width.padBegin) != nil else { return nil }
         return ByteMaxPoolStep(input: UnsafeRawPointer(inputs[0]), output: UnsafeMutableRawPointer(outputs[0]),
                                signed: p.elementType == .int8, planes: p.planes, inputPlane: p.height.input * p.width.input,
-                               inputWidth: p.width.input, rows: rows, columns: columns)
+                               inputWidth: p.width.input, rows: rows, width: p.width)
     }
 }
 
+/// MaxPool of 8-bit planes: per output row the maximum of its window's rows, then of each
+/// window's columns (`byteMaxPool(...line:)`), in a bordered row the step owns.
 final class ByteMaxPoolStep: Step {
     let input: UnsafeRawPointer, output: UnsafeMutableRawPointer, signed: Bool
-    let planes: Int, inputPlane: Int, inputWidth: Int, rows: PoolTaps, columns: PoolTaps
+    let planes: Int, inputPlane: Int, inputWidth: Int, rows: PoolTaps, width: WindowAxis
+    let line: IntegerBuffer<UInt8>
     func run() {
-        byteMaxPool(input, output, signed: signed, planes: planes, inputPlane: inputPlane, inputWidth: inputWidth,
-                    rows: rows, columns: columns)
+        byteMaxPool(input, output, signed: signed, planes: planes, inputPlane: inputPlane, inputWidth: inputWidth, rows: rows,
+                    outputWidth: width.output, kernel: width.kernel, stride: width.stride, dilation: width.dilation,
+                    padBegin: width.padBegin, line: UnsafeMutableRawPointer(line.baseAddress))
     }
 
     init(input: UnsafeRawPointer, output: UnsafeMutableRawPointer, signed: Bool, planes: Int, inputPlane: Int,
-         inputWidth: Int, rows: PoolTaps, columns: PoolTaps) {
+         inputWidth: Int, rows: PoolTaps, width: WindowAxis) {
         self.input = input
         self.output = output
         self.signed = signed
@@ -468,6 +473,8 @@ final class ByteMaxPoolStep: Step {
         self.inputPlane = inputPlane
         self.inputWidth = inputWidth
         self.rows = rows
-        self.columns = columns
+        self.width = width
+        line = IntegerBuffer<UInt8>(count: bytePoolLineCount(inputWidth: inputWidth, outputWidth: width.output, kernel: width.kernel,
+                                                             stride: width.stride, dilation: width.dilation, padBegin: width.padBegin))
     }
 }

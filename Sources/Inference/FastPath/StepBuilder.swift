@@ -131,6 +131,12 @@ final class StepBuilder: KernelChoices {
         case .cancelledTransposes(let f): return cancelledTransposesStep(node.operation as! Transpose, f, node, inputs)
         case .channelSoftmax(_, let output): return channelSoftmaxStep(node.operation as! Transpose, output: output, inputs)
         case .deinterleave(let f): return deinterleaveStep(node.operation as! Transpose, node, inputs, outputs, fusion: f)
+        case .paddedQuantizedConvolution(let f):
+            // The rule matched only a QLinearConv this step takes (2-D, constant weights); the
+            // Pad's output (and the QuantizeLinear's, in the QDQ form) has no buffer.
+            let convNode = graph.nodes[f.convolutionNode]
+            let convInputs = [UnsafePointer(pointer(f.input))] + convNode.inputs.dropFirst().map { UnsafePointer(pointer($0)) }
+            return quantizedConvolutionStep(f.conv, convNode, convInputs, [pointer(convNode.outputs[0])])!
         case .integerSums(let f):
             // The rule matched only what these steps take (`integerProductRunsFast`).
             if let conv = node.operation as? ConvInteger { return integerConvolutionStep(conv, node, inputs, outputs, fusion: f)! }
@@ -148,6 +154,10 @@ final class StepBuilder: KernelChoices {
             return convolutionStep(conv, kind: kind, input: inputs[0], inputValue: nil, weights: inputs[1],
                                    bias: conv.hasBias ? inputs[2] : nil, output: outputs[0], fusion: nil)
         case let unary as ElementwiseUnary:
+            // A Sigmoid whose values a DynamicQuantizeLinear rounds to bytes: the reference
+            // kernel, whose arithmetic the reference path has (the fast sigmoid is within an ulp
+            // of it, enough to move a value across a rounding boundary or the quantization scale).
+            if unary.kind == .sigmoid, rules.feedsDynamicQuantization(node.outputs[0]) { return nil }
             guard let activation = StepBuilder.kernelActivation(of: node) ?? (unary.kind == .sigmoid ? .sigmoid : nil) else {
                 return clampStep(unary, inputs, outputs)
             }

@@ -119,4 +119,61 @@ static inline __attribute__((always_inline)) vbg_f32x16 vbg_dequantize_i8(vbg_i8
     return __builtin_convertvector(__builtin_convertvector(x, vbg_i32x16) - zero, vbg_f32x16) * scale;
 }
 
+typedef unsigned char vbg_u8x64 __attribute__((ext_vector_type(64)));
+typedef char vbg_v64qi __attribute__((__vector_size__(64)));
+typedef char vbg_v16qi __attribute__((__vector_size__(16)));
+
+// Sixteen 4-byte windows of the 64 bytes at `p`, one per 32-bit lane: lane e gets the bytes at
+// 4 · words[e] + (bytes[4e + j] & 3) for j = 0...3, where each 16-byte chunk of the result is
+// gathered from the four words `words` names for it and `bytes` indexes within that chunk
+// (0...15). The depthwise kernel's taps (Kernels/QuantizedProduct.swift, `byteDepthwise`): lane
+// i of an output row's vector with its taps' bytes at i · stride + j · dilation. AVX512BW: one
+// `vpermd` and one `vpshufb`; elsewhere byte by byte (the kernel is chosen only with AVX512BW).
+static inline __attribute__((always_inline)) vbg_i32x16 vbg_byte_windows(const unsigned char *p, vbg_i32x16 words,
+                                                                        vbg_u8x64 bytes) {
+    vbg_i32x16 v;
+    __builtin_memcpy(&v, p, sizeof v);
+#if defined(__AVX512BW__)
+    v = __builtin_ia32_permvarsi512(v, words);
+    return (vbg_i32x16)__builtin_ia32_pshufb512((vbg_v64qi)v, (vbg_v64qi)bytes);
+#else
+    vbg_u8x64 source = (vbg_u8x64)v, out;
+    vbg_i32x16 chunked;
+    for (int e = 0; e < 16; e++) chunked[e] = v[words[e] & 15];
+    source = (vbg_u8x64)chunked;
+    for (int b = 0; b < 64; b++) out[b] = source[(b & ~15) + (bytes[b] & 15)];
+    return (vbg_i32x16)out;
+#endif
+}
+
+// Stores the first `count` (0...16) bytes of `v` at `p`: one masked store with AVX512BW and
+// AVX512VL, else byte by byte.
+static inline __attribute__((always_inline)) void vbg_store_bytes(unsigned char *p, vbg_u8x16 v, int count) {
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+    __builtin_ia32_storedquqi128_mask((vbg_v16qi *)p, (vbg_v16qi)v, (unsigned short)((1u << count) - 1u));
+#else
+    for (int i = 0; i < count; i++) p[i] = v[i];
+#endif
+}
+
+// Stores bytes first ... first + count − 1 of `v` (count ≥ 1, first + count ≤ 16) at `p`: one
+// masked store with AVX512BW and AVX512VL (the bytes outside the mask are not accessed), else
+// byte by byte.
+static inline __attribute__((always_inline)) void vbg_store_lanes(unsigned char *p, vbg_u8x16 v, int first, int count) {
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+    __builtin_ia32_storedquqi128_mask((vbg_v16qi *)(p - first), (vbg_v16qi)v,
+                                      (unsigned short)(((1u << count) - 1u) << first));
+#else
+    for (int i = 0; i < count; i++) p[i] = v[first + i];
+#endif
+}
+
+// The even bytes of p[0..<32]: the second step of a stride-2 window (one `vpmovwb` with AVX512BW).
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_load_even_bytes(const unsigned char *p) {
+    typedef unsigned char u8x32 __attribute__((ext_vector_type(32)));
+    u8x32 v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return __builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+}
+
 #endif
