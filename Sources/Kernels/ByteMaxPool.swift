@@ -90,8 +90,8 @@ func rowMaxPool<T: FixedWidthInteger & SIMDScalar>(_ x: UnsafePointer<T>, _ y: U
                     inside[iw] = m
                     iw += 1
                 }
+                var ow = 0
                 if stride == 1 {
-                    var ow = 0
                     while ow < outW {
                         var m = UnsafeRawPointer(line + ow).loadUnaligned(as: SIMD16<T>.self)
                         for k in 1..<kernel {
@@ -103,7 +103,6 @@ func rowMaxPool<T: FixedWidthInteger & SIMDScalar>(_ x: UnsafePointer<T>, _ y: U
                     }
                 } else if stride == 2 {
                     // 16 outputs from the even bytes of each tap's 32 (`vbg_load_even_bytes`).
-                    var ow = 0
                     while ow + 16 <= outW {
                         let window = UnsafeRawPointer(line + 2 * ow).assumingMemoryBound(to: UInt8.self)
                         var m = unsafeBitCast(vbg_load_even_bytes(window), to: SIMD16<T>.self)
@@ -113,20 +112,14 @@ func rowMaxPool<T: FixedWidthInteger & SIMDScalar>(_ x: UnsafePointer<T>, _ y: U
                         UnsafeMutableRawPointer(out + ow).storeBytes(of: m, as: SIMD16<T>.self)
                         ow += 16
                     }
-                    while ow < outW {
-                        let window = line + ow * stride
-                        var m = window[0]
-                        for k in 1..<kernel { m = max(m, window[k * dilation]) }
-                        out[ow] = m
-                        ow += 1
-                    }
-                } else {
-                    for ow in 0..<outW {
-                        let window = line + ow * stride
-                        var m = window[0]
-                        for k in 1..<kernel { m = max(m, window[k * dilation]) }
-                        out[ow] = m
-                    }
+                }
+                // The outputs no vector took: other strides, and stride 2's last few.
+                while ow < outW {
+                    let window = line + ow * stride
+                    var m = window[0]
+                    for k in 1..<kernel { m = max(m, window[k * dilation]) }
+                    out[ow] = m
+                    ow += 1
                 }
                 out += outW
             }

@@ -205,8 +205,8 @@ func poolRows<Reduction: PoolReduction>(_ job: PoolParts<Reduction>, channel c: 
 /// The rows `rows` of a plane reduced column by column into `out[0..<width]` (all identity
 /// when `rows` is empty): 16 columns at a time, every row of the window combined in a register
 /// in order, then one store (the row's last partial vector is one too: a masked move with
-/// AVX-512). Each input element is read once; `out` is only written (combining into it row by
-/// row reloaded each vector right after its store, which stalled on store forwarding).
+/// AVX-512). Each input element is read once and `out` is only written, never reloaded (a
+/// reload right after a store stalls on store forwarding).
 @inline(always)
 func reduceRows<Reduction: PoolReduction>(_ source: UnsafePointer<Float>, rowStride: Int, rows: Range<Int>, width: Int,
                                           into out: UnsafeMutablePointer<Float>, _: Reduction.Type) {

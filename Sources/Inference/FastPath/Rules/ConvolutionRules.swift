@@ -12,11 +12,8 @@ extension FusionRules {
     /// hands such a buffer over).
     func matchPaddedConvolution(_ gather: AxisGather, _ node: PlannedNode) -> PaddedConvolution? {
         guard gather.outputTypes == [.float32], gather.fill == 0,
-              let (c, h, w) = Self.planes(graph.values[node.inputs[0]].shape),
-              let (outC, _, _) = Self.planes(gather.outputShapes[0]), outC == c,
-              gather.sources[0] == [0], gather.sources[1] == (0..<c).map({ $0 * h * w }),
-              let rows = Self.zeroBorders(gather.sources[2], length: h, stride: w),
-              let columns = Self.zeroBorders(gather.sources[3], length: w, stride: 1),
+              let (_, h, w) = Self.planes(graph.values[node.inputs[0]].shape),
+              let (rows, columns) = spatialBorders(gather, node),
               let next = follower(of: node.outputs[0]), let conv = next.operation as? Conv, next.inputs.first == node.outputs[0],
               hasConstantWeights(next), conv.depth == .unit else { return nil }
         var height = conv.height, width = conv.width
@@ -35,6 +32,18 @@ extension FusionRules {
         guard fusion.residual != node.outputs[0] else { return nil }
         return PaddedConvolution(convolutionNode: nodeIndex[next.outputs[0]]!, conv: folded, kind: kind, convolution: fusion,
                                  absorbed: [next.outputs[0]] + fusion.absorbed)
+    }
+
+    /// The zeros before and after the rows and the columns of a 4-D gather that copies the batch
+    /// and channel axes through and pads (never crops) the other two.
+    func spatialBorders(_ gather: AxisGather, _ node: PlannedNode) -> (rows: (before: Int, after: Int), columns: (before: Int, after: Int))? {
+        let input = graph.values[node.inputs[0]].shape, output = gather.outputShapes[0]
+        guard input.count == 4, output.count == 4, input[0] == output[0], input[1] == output[1] else { return nil }
+        let (n, c, h, w) = (input[0], input[1], input[2], input[3])
+        guard gather.sources[0] == (0..<n).map({ $0 * c * h * w }), gather.sources[1] == (0..<c).map({ $0 * h * w }),
+              let rows = Self.zeroBorders(gather.sources[2], length: h, stride: w),
+              let columns = Self.zeroBorders(gather.sources[3], length: w, stride: 1) else { return nil }
+        return (rows, columns)
     }
 
     /// The zeros before and after an axis whose gather table is `before` fills, the input's

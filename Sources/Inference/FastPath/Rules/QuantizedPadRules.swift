@@ -36,7 +36,7 @@ extension FusionRules {
               let next = follower(of: node.outputs[0]), let conv = next.operation as? QLinearConv,
               next.inputs.first == node.outputs[0], conv.xType == type,
               let zero = constantByte(next.inputs[2]), zero == UInt8(truncatingIfNeeded: gather.fill) else { return nil }
-        return folded(conv, next, borders, input: node.inputs[0], absorbed: [next.outputs[0]])
+        return paddedQuantizedConvolution(conv, next, borders, input: node.inputs[0], absorbed: [next.outputs[0]])
     }
 
     /// QDQ: the DequantizeLinear `node`, the float Pad, the QuantizeLinear and the QLinearConv after it.
@@ -58,20 +58,8 @@ extension FusionRules {
               let next = follower(of: quantizeNode.outputs[0]), let conv = next.operation as? QLinearConv,
               next.inputs.first == quantizeNode.outputs[0], conv.xType == type,
               constantByte(next.inputs[2]) != nil else { return nil }
-        return folded(conv, next, borders, input: node.inputs[0],
-                      absorbed: [padNode.outputs[0], quantizeNode.outputs[0], next.outputs[0]])
-    }
-
-    /// The zeros before and after the rows and the columns of a 4-D gather that copies the batch
-    /// and channel axes through and pads (never crops) the other two.
-    func spatialBorders(_ gather: AxisGather, _ node: PlannedNode) -> (rows: (before: Int, after: Int), columns: (before: Int, after: Int))? {
-        let input = graph.values[node.inputs[0]].shape, output = gather.outputShapes[0]
-        guard input.count == 4, output.count == 4, input[0] == output[0], input[1] == output[1] else { return nil }
-        let (n, c, h, w) = (input[0], input[1], input[2], input[3])
-        guard gather.sources[0] == (0..<n).map({ $0 * c * h * w }), gather.sources[1] == (0..<c).map({ $0 * h * w }),
-              let rows = Self.zeroBorders(gather.sources[2], length: h, stride: w),
-              let columns = Self.zeroBorders(gather.sources[3], length: w, stride: 1) else { return nil }
-        return (rows, columns)
+        return paddedQuantizedConvolution(conv, next, borders, input: node.inputs[0],
+                                          absorbed: [padNode.outputs[0], quantizeNode.outputs[0], next.outputs[0]])
     }
 
     /// The byte of a one-element 8-bit constant.
@@ -83,7 +71,7 @@ extension FusionRules {
 
     /// The QLinearConv `conv` (node `next`) reading `input` with the borders added to its pads,
     /// when the fast path runs it (`quantizedConvolutionStep`).
-    func folded(_ conv: QLinearConv, _ next: PlannedNode, _ borders: (rows: (before: Int, after: Int), columns: (before: Int, after: Int)),
+    func paddedQuantizedConvolution(_ conv: QLinearConv, _ next: PlannedNode, _ borders: (rows: (before: Int, after: Int), columns: (before: Int, after: Int)),
                 input: Int, absorbed: [Int]) -> PaddedQuantizedConvolution? {
         let g = conv.convolution
         guard hasConstantWeights(next), g.depth == .unit, let index = nodeIndex[next.outputs[0]] else { return nil }
