@@ -23,6 +23,67 @@ package func sigmoid(_ input: UnsafePointer<Float>, output: UnsafeMutablePointer
     }
 }
 
+/// `output = erf(input)` (``erfVector(_:)``: within 2 ulp).
+@inline(never)
+package func erf(_ input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
+    var i = 0
+    while i < count {
+        let n = min(lanes, count - i)
+        store(erfVector(load(input + i, count: n)), output + i, count: n)
+        i += lanes
+    }
+}
+
+/// How a GELU's input is scaled before its erf, as the graph spells it.
+package enum GeluArgument: Sendable, Hashable {
+    /// x / √2 (a Div by 1.41421354: PyTorch's and TensorFlow's exports).
+    case dividedBySqrt2
+    /// x · (1/√2) (0.707106769: ONNX `Gelu`, and exports that multiply).
+    case timesInverseSqrt2
+}
+
+/// GELU, (x · (erf(t) + 1)) · 0.5 with t the scaled input, every operation rounded as the ONNX
+/// nodes that spell it round (the erf aside, within 2 ulp). The other orders exporters write,
+/// (x · 0.5) · (erf(t) + 1) and x · ((erf(t) + 1) · 0.5), give the same values: halving is exact
+/// above the subnormals.
+@inline(always)
+func geluVector(_ x: Vector, _ argument: GeluArgument) -> Vector {
+    let t = argument == .dividedBySqrt2 ? x / 1.414_213_54 : x * 0.707_106_769
+    return x * (erfVector(t) + 1) * 0.5
+}
+
+/// `output = gelu(input)` (``geluVector(_:_:)``).
+@inline(never)
+package func gelu(_ input: UnsafePointer<Float>, argument: GeluArgument, output: UnsafeMutablePointer<Float>, count: Int) {
+    var i = 0
+    while i < count {
+        let n = min(lanes, count - i)
+        store(geluVector(load(input + i, count: n), argument), output + i, count: n)
+        i += lanes
+    }
+}
+
+/// An element-wise function with a vector kernel, for a step or a product's epilogue.
+package enum VectorFunction: Sendable, Hashable {
+    case activation(Activation)
+    case erf
+    case gelu(GeluArgument)
+}
+
+/// `output = function(input)`.
+package func apply(_ function: VectorFunction, _ input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
+    switch function {
+    case .activation(let activation): activate(input, activation: activation, output: output, count: count)
+    case .erf: erf(input, output: output, count: count)
+    case .gelu(let argument): gelu(input, argument: argument, output: output, count: count)
+    }
+}
+
+/// The scalar GELU computed by the same vector code (lane 0), for tests.
+package func fastGelu(_ x: Float, argument: GeluArgument) -> Float {
+    geluVector(Vector(repeating: x), argument)[0]
+}
+
 /// Row by row, `output[c] = input[c] · scale` over the interior of plane `c` (the squeeze-and-excite
 /// gate's per-channel multiply). `output` may be `input`.
 @inline(always)

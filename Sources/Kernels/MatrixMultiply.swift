@@ -48,13 +48,17 @@ package final class MatrixWeights {
 /// multiply-adds in k order (multiply then add in the portable build), whatever the tile or the
 /// thread, so results do not depend on the thread count. Rows are split between threads, or
 /// panels of columns when there are too few rows for every thread.
+///
+/// `function`, if any, is then applied to each group of rows a thread computed, while it is in
+/// cache.
 package func matrixMultiply(_ a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights,
-                           output: UnsafeMutablePointer<Float>, pool: WorkerPool) {
-    pool.run(MatrixParts(a: a, rows: rows, weights: weights, output: output))
+                           output: UnsafeMutablePointer<Float>, function: VectorFunction? = nil, pool: WorkerPool) {
+    pool.run(MatrixParts(a: a, rows: rows, weights: weights, output: output, function: function))
 }
 
 struct MatrixParts: PoolJob {
     let a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights, output: UnsafeMutablePointer<Float>
+    let function: VectorFunction?
     func run(part: Int, pool: WorkerPool) {
         if rows < 4 * pool.threadCount {
             matrixRows(self, 0..<rows, panels: WorkerPool.range(weights.panels, part: part, of: pool.threadCount))
@@ -83,6 +87,13 @@ func matrixRows(_ job: MatrixParts, _ rows: Range<Int>, panels: Range<Int>) {
                 matrixTile(a: job.a + m * k, inner: k, rows: count, b: job.weights.panel(p), bias: bias + column,
                            output: job.output + m * n + column, outputStride: n, width: min(width, n - column))
                 p += 1
+            }
+        }
+        if let function = job.function {
+            let first = panels.lowerBound * width, last = min(panels.upperBound * width, n)
+            for r in m..<(m + count) {
+                let row = job.output + r * n + first
+                apply(function, row, output: row, count: last - first)
             }
         }
         m += count

@@ -39,6 +39,10 @@ struct FusionPlan: Sendable {
         /// A constant Pad with the zero point (on bytes, or between DequantizeLinear and
         /// QuantizeLinear) folded into the QLinearConv reading it.
         case paddedQuantizedConvolution(PaddedQuantizedConvolution)
+        /// A MatMul by a constant matrix with its bias Add and activation or GELU.
+        case matrixProduct(MatrixProductFusion)
+        /// A GELU spelled as nodes, from its first node.
+        case gelu(GeluChain)
 
         /// The output values of the nodes after the leader whose work its step does.
         var absorbed: [Int] {
@@ -55,6 +59,8 @@ struct FusionPlan: Sendable {
             case .paddedConvolution(let f): f.absorbed
             case .integerSums(let f): f.absorbed
             case .paddedQuantizedConvolution(let f): f.absorbed
+            case .matrixProduct(let f): f.absorbed
+            case .gelu(let chain): chain.absorbed
             }
         }
 
@@ -88,6 +94,9 @@ struct FusionPlan: Sendable {
             case .cancelledTransposes(let f):
                 // One move (or an activation element by element) from input to output.
                 return [(f.output, node.inputs[0])]
+            case .gelu(let chain):
+                // Element by element.
+                return [(chain.output, chain.input)]
             default:
                 return []
             }

@@ -9,7 +9,8 @@ import Kernels
 ///
 /// Each rule is a `match…` function in `Rules/`, one file per family (convolutions and what they
 /// absorb in `ConvolutionRules.swift`, `EpilogueRules.swift` and `BandedPointwiseDepthwiseRules.swift`;
-/// multi-node blocks in `BlockRules.swift`; Transposes in `TransposeRules.swift`; the dynamic form's
+/// multi-node blocks in `BlockRules.swift`; Transposes in `TransposeRules.swift`; a MatMul's bias and
+/// activation, and GELU, in `MatrixProductRules.swift`; the dynamic form's
 /// integer products in `IntegerProductRules.swift`; a Pad before a quantized convolution in
 /// `QuantizedPadRules.swift`); the builders of
 /// their steps stay in the `StepBuilder` files. `matchFusion(at:plan:)` dispatches on the operator.
@@ -92,7 +93,10 @@ struct FusionRules: KernelChoices {
         case is GlobalAveragePool:
             return matchSqueezeExcite(at: index).map { .squeezeExcite($0) }
         case let binary as ElementwiseBinary:
+            if let chain = matchGelu(at: index) { return .gelu(chain) }
             return matchAttentionGate(binary, at: index).map { .attentionGate($0) }
+        case let product as MatMul:
+            return matchMatrixProduct(product, node).map { .matrixProduct($0) }
         case let resize as Resize:
             return matchResizedPointwise(resize, at: index).map { .resizedPointwise(convolutionOutput: $0) }
         case let transposed as ConvTranspose:

@@ -1,22 +1,23 @@
 import Kernels
 
-// The fast path's matrix products (MatMul, Gemm and ConvTranspose as GEMMs) and the Transpose
-// pair that cancels.
+// The fast path's matrix products (MatMul, Gemm and ConvTranspose as GEMMs), the element-wise
+// functions a product's epilogue shares (GELU, Erf), and the Transpose pair that cancels.
 
 extension StepBuilder {
-    /// MatMul of a float [..., M, K] by a constant [K, N] (or [K]): all of A's rows as one GEMM.
+    /// MatMul of a float [..., M, K] by a constant [K, N] (or [K]): all of A's rows as one GEMM,
+    /// with the `bias` row (N values) it absorbed and `function` applied after it.
     func matMulStep(_ product: MatMul, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
-                    _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard product.type == .float32, hasConstantWeights(node) else { return nil }
-        let a = graph.values[node.inputs[0]].shape, b = graph.values[node.inputs[1]].shape
-        // B is one matrix and A's batch is the output's: A's rows are back to back, as are the output's.
-        guard b.count <= 2, a.count >= 1, product.batchCount == a.dropLast(2).reduce(1, *) else { return nil }
+                    output: UnsafeMutablePointer<Float>, bias: UnsafePointer<Float>?, function: VectorFunction?) -> (any Step)? {
+        guard hasConstantWeights(node),
+              StepBuilder.runsAsOneProduct(product, a: graph.values[node.inputs[0]].shape, b: graph.values[node.inputs[1]].shape)
+        else { return nil }
         let (k, n) = (product.inner, product.columns)
         let weights = packed {
-            MatrixWeights(values: Array(UnsafeBufferPointer(start: inputs[1], count: k * n)), bias: nil, inner: k, columns: n)
+            MatrixWeights(values: Array(UnsafeBufferPointer(start: inputs[1], count: k * n)),
+                          bias: bias.map { Array(UnsafeBufferPointer(start: $0, count: n)) }, inner: k, columns: n)
         }
-        return MatrixStep(a: inputs[0], rows: product.batchCount * product.rows, weights: weights, output: outputs[0],
-                          pool: pool)
+        return MatrixStep(a: inputs[0], rows: product.batchCount * product.rows, weights: weights, output: output,
+                          function: function, pool: pool)
     }
 
     /// Gemm alpha·A·B + beta·C with A not transposed, B constant (either orientation) and C absent
@@ -37,7 +38,7 @@ extension StepBuilder {
             let bias = gemm.cStrides.map { c in (0..<n).map { beta * inputs[2][$0 * c.1] } }
             return MatrixWeights(values: values, bias: bias, inner: k, columns: n)
         }
-        return MatrixStep(a: inputs[0], rows: m, weights: weights, output: outputs[0], pool: pool)
+        return MatrixStep(a: inputs[0], rows: m, weights: weights, output: outputs[0], function: nil, pool: pool)
     }
 
     /// ConvTranspose (2-D, group 1, batch 1) of any window, stride, dilation and padding as one 1x1
@@ -57,6 +58,14 @@ extension StepBuilder {
             geometry: (t.strideH, t.strideW, t.dilationH, t.dilationW, t.padTop, t.padLeft), pool: pool)
     }
 
+}
+
+extension KernelChoices {
+    /// Whether `matMulStep` takes a MatMul of A of shape `a` by constant B of shape `b`: float32,
+    /// B one matrix and A's batch the output's, so A's rows are back to back, as are the output's.
+    static func runsAsOneProduct(_ product: MatMul, a: [Int], b: [Int]) -> Bool {
+        product.type == .float32 && b.count <= 2 && a.count >= 1 && product.batchCount == a.dropLast(2).reduce(1, *)
+    }
 }
 
 extension StepBuilder {
@@ -84,16 +93,31 @@ struct CancelledTransposes {
 }
 
 final class MatrixStep: Step {
-    let a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights, output: UnsafeMutablePointer<Float>, pool: WorkerPool
-    func run() { matrixMultiply(a, rows: rows, weights: weights, output: output, pool: pool) }
+    let a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights, output: UnsafeMutablePointer<Float>
+    let function: VectorFunction?, pool: WorkerPool
+    func run() { matrixMultiply(a, rows: rows, weights: weights, output: output, function: function, pool: pool) }
 
     init(a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights, output: UnsafeMutablePointer<Float>,
-         pool: WorkerPool) {
+         function: VectorFunction?, pool: WorkerPool) {
         self.a = a
         self.rows = rows
         self.weights = weights
         self.output = output
+        self.function = function
         self.pool = pool
+    }
+}
+
+/// An element-wise function with a vector kernel (Erf, Gelu, a GELU spelled as nodes).
+final class FunctionStep: Step {
+    let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, function: VectorFunction
+    func run() { apply(function, input, output: output, count: count) }
+
+    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, function: VectorFunction) {
+        self.input = input
+        self.output = output
+        self.count = count
+        self.function = function
     }
 }
 

@@ -31,6 +31,23 @@ extension StepBuilder {
                                  factor: FloatBuffer(factor), shift: FloatBuffer(shift), pool: pool)
     }
 
+    /// LayerNormalization of a float32 tensor over its last axis alone (C values), with a Scale
+    /// and a B of C values each (any leading dims of 1), and no Mean or InvStdDev output.
+    func layerNormalizationStep(_ norm: Normalization, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                                _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard node.opType == "LayerNormalization", norm.statisticsCount == 0, norm.subtractsMean,
+              case .insideRoot(let epsilon) = norm.epsilon, graph.values[node.inputs[0]].type == .float32,
+              let columns = graph.values[node.inputs[0]].shape.last, norm.geometry.count == columns, columns > 0 else { return nil }
+        let isRow = { (value: Int) in
+            let shape = self.graph.values[value].shape
+            return shape.last == columns && shape.dropLast().allSatisfy { $0 == 1 }
+        }
+        guard node.inputs.dropFirst().allSatisfy(isRow) else { return nil }
+        return LayerNormalizationStep(input: inputs[0], rows: graph.values[node.inputs[0]].elementCount / columns,
+                                      columns: columns, scale: inputs[1], bias: norm.hasBias ? inputs[2] : nil,
+                                      epsilon: epsilon, output: outputs[0], pool: pool)
+    }
+
     /// PRelu of a [1, C, …] tensor (a [1, C] one after a Gemm, say) with one slope or one per channel.
     func parametricReLUStep(_ binary: ElementwiseBinary, _ inputs: [UnsafePointer<Float>],
                             _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
@@ -274,6 +291,27 @@ final class ChannelAffineStep: Step {
         self.output = output
         self.factor = factor
         self.shift = shift
+        self.pool = pool
+    }
+}
+
+final class LayerNormalizationStep: Step {
+    let input: UnsafePointer<Float>, rows: Int, columns: Int, scale: UnsafePointer<Float>, bias: UnsafePointer<Float>?
+    let epsilon: Double, output: UnsafeMutablePointer<Float>, pool: WorkerPool
+    func run() {
+        layerNormalize(input, rows: rows, columns: columns, scale: scale, bias: bias, epsilon: epsilon, output: output,
+                       pool: pool)
+    }
+
+    init(input: UnsafePointer<Float>, rows: Int, columns: Int, scale: UnsafePointer<Float>, bias: UnsafePointer<Float>?,
+         epsilon: Double, output: UnsafeMutablePointer<Float>, pool: WorkerPool) {
+        self.input = input
+        self.rows = rows
+        self.columns = columns
+        self.scale = scale
+        self.bias = bias
+        self.epsilon = epsilon
+        self.output = output
         self.pool = pool
     }
 }

@@ -137,6 +137,12 @@ final class StepBuilder: KernelChoices {
             let convNode = graph.nodes[f.convolutionNode]
             let convInputs = [UnsafePointer(pointer(f.input))] + convNode.inputs.dropFirst().map { UnsafePointer(pointer($0)) }
             return quantizedConvolutionStep(f.conv, convNode, convInputs, [pointer(convNode.outputs[0])])!
+        case .matrixProduct(let f):
+            return matMulStep(node.operation as! MatMul, node, inputs, output: pointer(f.output),
+                              bias: f.bias.map { UnsafePointer(pointer($0)) }, function: f.function)!
+        case .gelu(let chain):
+            return FunctionStep(input: pointer(chain.input), output: pointer(chain.output),
+                                count: graph.values[chain.input].elementCount, function: .gelu(chain.argument))
         case .integerSums(let f):
             // The rule matched only what these steps take (`integerProductRunsFast`).
             if let conv = node.operation as? ConvInteger { return integerConvolutionStep(conv, node, inputs, outputs, fusion: f)! }
@@ -158,6 +164,10 @@ final class StepBuilder: KernelChoices {
             // kernel, whose arithmetic the reference path has (the fast sigmoid is within an ulp
             // of it, enough to move a value across a rounding boundary or the quantization scale).
             if unary.kind == .sigmoid, rules.feedsDynamicQuantization(node.outputs[0]) { return nil }
+            if unary.kind == .erf || unary.kind == .gelu, !rules.feedsDynamicQuantization(node.outputs[0]) {
+                return FunctionStep(input: inputs[0], output: outputs[0], count: unary.count,
+                                    function: unary.kind == .erf ? .erf : .gelu(.timesInverseSqrt2))
+            }
             guard let activation = StepBuilder.kernelActivation(of: node) ?? (unary.kind == .sigmoid ? .sigmoid : nil) else {
                 return clampStep(unary, inputs, outputs)
             }
@@ -166,6 +176,8 @@ final class StepBuilder: KernelChoices {
             return parametricReLUStep(binary, inputs, outputs) ?? broadcastBinaryStep(binary, inputs, outputs)
         case let norm as BatchNormalization:
             return batchNormalizationStep(norm, node, inputs, outputs)
+        case let norm as Normalization:
+            return layerNormalizationStep(norm, node, inputs, outputs)
         case let softmax as Softmax:
             return softmaxStep(softmax, inputs, outputs)
         case let gap as GlobalAveragePool:
@@ -190,7 +202,7 @@ final class StepBuilder: KernelChoices {
         case let split as Split:
             return splitStep(split, node)
         case let product as MatMul:
-            return matMulStep(product, node, inputs, outputs)
+            return matMulStep(product, node, inputs, output: outputs[0], bias: nil, function: nil)
         case let gemm as Gemm:
             return gemmStep(gemm, node, inputs, outputs)
         case let conv as QLinearConv:

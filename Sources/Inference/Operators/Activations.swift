@@ -65,7 +65,7 @@ enum Gelu {
             let scale = Float((2 / Double.pi).squareRoot())
             return (.other, { x in 0.5 * x * (1 + tanhf(scale * (x + 0.044715 * x * x * x))) })
         default:
-            return (.other, { x in 0.5 * x * (1 + erff(x * Float(0.5.squareRoot()))) })
+            return (.gelu, { x in 0.5 * x * (1 + erff(x * Float(0.5.squareRoot()))) })
         }
     }
 }

@@ -10,6 +10,9 @@ final class ElementwiseUnary: Operator {
         case hardSwish
         case hardSigmoid(alpha: Float, beta: Float)
         case clip(minimum: Float, maximum: Float)
+        case erf
+        /// Gelu with approximate "none".
+        case gelu
         case other
     }
 

@@ -30,7 +30,7 @@ enum Sqrt { static let build = function { $0.squareRoot() } }
 /// ONNX `Reciprocal` (Reciprocal-6, -13): 1/x.
 enum Reciprocal { static let build = function { 1 / $0 } }
 /// ONNX `Erf` (Erf-9, -13), float32: the error function.
-enum Erf { static let build = function { erff($0) } }
+enum Erf { static let build = ElementwiseUnary.builder { _ in (.erf, { erff($0) }) } }
 /// ONNX `Floor` (Floor-6, -13): the largest integer ≤ x.
 enum Floor { static let build = function { $0.rounded(.down) } }
 /// ONNX `Ceil` (Ceil-6, -13): the smallest integer ≥ x.

@@ -1,0 +1,139 @@
+import Testing
+import TestSupport
+@testable import Inference
+
+/// The fast path's rules and steps for the layers of transformer-style models (ConvNeXt, ViT,
+/// SegFormer): a MatMul's bias and GELU, GELU spelled as nodes, Erf, Gelu and
+/// LayerNormalization. Each runs on fast kernels and matches the reference path.
+@Suite("Fast-path rules: MatMul epilogues, GELU, LayerNormalization")
+struct TransformerRuleTests {
+    typealias B = ONNXBuilder
+    typealias R = FusionRuleTests
+
+    /// How a GELU of "x" is spelled: the scaling node, and the order of the two products.
+    enum Spelling: CaseIterable {
+        /// PyTorch: Div(x, √2) → Erf → Add 1 → Mul(x, s) → Mul(·, ½).
+        case productThenHalf
+        /// TensorFlow: Mul(x, ½) and Div(x, √2) → Erf → Add 1 → Mul(·, s).
+        case halfThenProduct
+        /// Mul(x, 1/√2) → Erf → Add 1 → Mul(s, ½) → Mul(x, ·).
+        case halvedSum
+    }
+
+    /// The GELU nodes of "x" into "y" (or into "g", then an Add of "g" and the erf into "y"),
+    /// reading the constants of `geluConstants`.
+    static func geluNodes(_ spelling: Spelling, erfReader: Bool = false) -> [[UInt8]] {
+        let g = erfReader ? "g" : "y"
+        var nodes: [[UInt8]]
+        switch spelling {
+        case .productThenHalf:
+            nodes = [B.node("Div", inputs: ["x", "sqrt2"], outputs: ["t"]), B.node("Erf", inputs: ["t"], outputs: ["e"]),
+                     B.node("Add", inputs: ["e", "one"], outputs: ["s"]), B.node("Mul", inputs: ["x", "s"], outputs: ["p"]),
+                     B.node("Mul", inputs: ["p", "half"], outputs: [g])]
+        case .halfThenProduct:
+            nodes = [B.node("Mul", inputs: ["half", "x"], outputs: ["p"]), B.node("Div", inputs: ["x", "sqrt2"], outputs: ["t"]),
+                     B.node("Erf", inputs: ["t"], outputs: ["e"]), B.node("Add", inputs: ["one", "e"], outputs: ["s"]),
+                     B.node("Mul", inputs: ["p", "s"], outputs: [g])]
+        case .halvedSum:
+            nodes = [B.node("Mul", inputs: ["x", "inverse_sqrt2"], outputs: ["t"]), B.node("Erf", inputs: ["t"], outputs: ["e"]),
+                     B.node("Add", inputs: ["e", "one"], outputs: ["s"]), B.node("Mul", inputs: ["s", "half"], outputs: ["h"]),
+                     B.node("Mul", inputs: ["x", "h"], outputs: [g])]
+        }
+        if erfReader { nodes.append(B.node("Add", inputs: ["g", "e"], outputs: ["y"])) }
+        return nodes
+    }
+
+    static func geluConstants(sqrt2: Float = 1.414_213_54, one: Float = 1, half: Float = 0.5) -> [[UInt8]] {
+        [B.floatTensor("sqrt2", [], [sqrt2]), B.floatTensor("inverse_sqrt2", [], [0.707_106_769]),
+         B.floatTensor("one", [], [one]), B.floatTensor("half", [], [half])]
+    }
+
+    /// MatMul of a [1, 5, 7, 24] input by a [24, 40] constant ("m"), an Add of a bias (`bias`
+    /// its shape, `biasFirst` its operand order) into "x", then `tail` (nodes reading "x" and
+    /// writing "y").
+    static func productModel(bias: [Int64] = [40], biasFirst: Bool = false, tail: [[UInt8]], constants: [[UInt8]]) -> [UInt8] {
+        let nodes = [B.node("MatMul", inputs: ["a", "w"], outputs: ["m"]),
+                     B.node("Add", inputs: biasFirst ? ["b", "m"] : ["m", "b"], outputs: ["x"])] + tail
+        return B.model(nodes: nodes, initializers: [R.tensor("w", [24, 40], seed: 2, scale: 0.8), R.tensor("b", bias, seed: 3)] + constants,
+                       inputs: [B.valueInfo("a", [1, 5, 7, 24])], outputs: [B.valueInfo("y", [1, 5, 7, 40])])
+    }
+
+    @Test("MatMul → bias Add → GELU, as PyTorch, TensorFlow or ONNX's Mul form spell it: one step, the product's epilogue",
+          arguments: Spelling.allCases)
+    func productBiasGelu(_ spelling: Spelling) throws {
+        for biasFirst in [false, true] {
+            let bytes = Self.productModel(biasFirst: biasFirst, tail: Self.geluNodes(spelling), constants: Self.geluConstants())
+            let profile = try R().layers(bytes, input: [1, 5, 7, 24])
+            #expect(profile.count == 1 && !profile[0].runsOnReference, "\(spelling): \(profile.map(\.operators))")
+            #expect(profile.first?.operators.count == 7, "\(profile.map(\.operators))")
+        }
+    }
+
+    @Test("GELU near misses keep the chain's nodes apart: √2 a little off, an Add of 2, a Mul by 0.49, the erf read outside the chain; a bias per row stays an Add")
+    func geluNearMisses() throws {
+        for constants in [Self.geluConstants(sqrt2: 1.4142), Self.geluConstants(one: 2), Self.geluConstants(half: 0.49)] {
+            let profile = try R().layers(Self.productModel(tail: Self.geluNodes(.productThenHalf), constants: constants),
+                                         input: [1, 5, 7, 24])
+            #expect(profile.first?.operators == ["MatMul", "Add"], "\(profile.map(\.operators))")
+            #expect(!profile.contains { $0.operators.contains("Erf") && $0.operators.count > 1 })
+            #expect(profile.allSatisfy { !$0.runsOnReference }, "Erf, Div, Add and Mul have fast steps")
+        }
+        let shared = try R().layers(Self.productModel(tail: Self.geluNodes(.productThenHalf, erfReader: true),
+                                                      constants: Self.geluConstants()), input: [1, 5, 7, 24])
+        #expect(shared.first?.operators == ["MatMul", "Add"], "\(shared.map(\.operators))")
+        // A bias of one value per row and column broadcasts like a map, not a row: not absorbed.
+        let perRow = try R().layers(Self.productModel(bias: [7, 40], tail: [B.node("Relu", inputs: ["x"], outputs: ["y"])],
+                                                      constants: []), input: [1, 5, 7, 24])
+        #expect(perRow.first?.operators == ["MatMul"], "\(perRow.map(\.operators))")
+    }
+
+    @Test("MatMul → Relu, and MatMul → bias Add alone, fuse into the product")
+    func productActivation() throws {
+        let relu = try R().layers(Self.productModel(tail: [B.node("Relu", inputs: ["x"], outputs: ["y"])], constants: []),
+                                  input: [1, 5, 7, 24])
+        #expect(relu.map(\.operators) == [["MatMul", "Add", "Relu"]])
+        let bias = try R().layers(Self.productModel(tail: [B.node("Sigmoid", inputs: ["x"], outputs: ["y"])], constants: []),
+                                  input: [1, 5, 7, 24])
+        #expect(bias.map(\.operators) == [["MatMul", "Add"], ["Sigmoid"]])
+    }
+
+    @Test("Conv → GELU spelled as nodes (SegFormer's feed-forward): the chain runs as one element-wise step after the convolution",
+          arguments: Spelling.allCases)
+    func geluAfterConvolution(_ spelling: Spelling) throws {
+        let bytes = B.model(
+            nodes: [B.node("Conv", inputs: ["i", "w", "b"], outputs: ["x"],
+                           attributes: [.ints("kernel_shape", [3, 3]), .ints("pads", [1, 1, 1, 1]), .int("group", 8)])]
+                + Self.geluNodes(spelling),
+            initializers: [R.tensor("w", [8, 1, 3, 3], seed: 2, scale: 2), R.tensor("b", [8], seed: 3)] + Self.geluConstants(),
+            inputs: [B.valueInfo("i", [1, 8, 9, 11])], outputs: [B.valueInfo("y", [1, 8, 9, 11])])
+        let profile = try R().layers(bytes, input: [1, 8, 9, 11])
+        #expect(profile.allSatisfy { !$0.runsOnReference })
+        #expect(profile.count == 2 && profile[1].operators.count == 5, "\(profile.map(\.operators))")
+    }
+
+    @Test("Erf and Gelu (opset 20, approximate none) run on vector steps")
+    func erfAndGeluOperators() throws {
+        for op in ["Erf", "Gelu"] {
+            let bytes = B.model(nodes: [B.node(op, inputs: ["x"], outputs: ["y"])], inputs: [B.valueInfo("x", [1, 3, 5, 7])],
+                                outputs: [B.valueInfo("y", [1, 3, 5, 7])], opset: 20)
+            let profile = try R().layers(bytes, input: [1, 3, 5, 7])
+            #expect(profile.map(\.operators) == [[op]] && !profile[0].runsOnReference, "\(op)")
+        }
+    }
+
+    @Test("LayerNormalization over the last axis runs on the row kernel, with and without B; over two axes it stays on the reference kernel",
+          arguments: [(shape: [1, 6, 7, 96], axis: -1, bias: true), (shape: [1, 50, 33], axis: -1, bias: false),
+                      (shape: [1, 4, 5, 17], axis: 2, bias: true)])
+    func layerNormalization(shape: [Int], axis: Int, bias: Bool) throws {
+        let normalized = shape[(axis < 0 ? shape.count + axis : axis)...].map(Int64.init)
+        var initializers = [R.tensor("scale", normalized, seed: 5)]
+        if bias { initializers.append(R.tensor("bias", normalized, seed: 6)) }
+        let bytes = B.model(nodes: [B.node("LayerNormalization", inputs: bias ? ["x", "scale", "bias"] : ["x", "scale"],
+                                           outputs: ["y"], attributes: [.int("axis", Int64(axis))])],
+                            initializers: initializers, inputs: [B.valueInfo("x", shape.map(Int64.init))],
+                            outputs: [B.valueInfo("y", shape.map(Int64.init))])
+        let profile = try R().layers(bytes, input: shape)
+        #expect(profile.map(\.operators) == [["LayerNormalization"]])
+        #expect(profile[0].runsOnReference == (normalized.count > 1))
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+@testable import Kernels
+
+@Suite("erf, GELU, the matrix product's epilogue, row normalisation")
+struct TransformerKernelTests {
+    @Test("erfVector is within 2 ulp of Foundation's erf over [-5, 5], odd, exactly ±1 from 3.925 on, NaN for NaN")
+    func erfAccuracy() {
+        var arguments: [Float] = stride(from: Float(-5), through: 5, by: 0.000_731).map { $0 }
+        arguments += stride(from: Float(-1e-3), through: 1e-3, by: 1e-7).map { $0 }
+        let split: Float = 0.921_875, top: Float = 3.925
+        arguments += [0, -0.0, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, 1e-30, split, split.nextUp, split.nextDown,
+                      top, top.nextDown, 1e30, .infinity, -.infinity]
+        var worst = 0.0
+        for start in stride(from: 0, to: arguments.count, by: lanes) {
+            var v = Vector()
+            let n = min(lanes, arguments.count - start)
+            for lane in 0..<n { v[lane] = arguments[start + lane] }
+            let e = erfVector(v)
+            for lane in 0..<n {
+                let x = arguments[start + lane]
+                let exact = Foundation.erf(Double(x))
+                let ulps = abs(Double(e[lane]) - exact) / Double(max(Float(abs(exact)), .leastNormalMagnitude).ulp)
+                worst = max(worst, ulps)
+                #expect(ulps <= 2, "erf(\(x)) = \(e[lane]), exact \(exact)")
+                #expect(fastErf(-x) == -e[lane] || e[lane] == 0, "erf(−\(x)) = −erf(\(x))")
+            }
+        }
+        #expect(worst <= 2)
+        #expect(fastErf(-0.0).sign == .minus && fastErf(-0.0) == 0)
+        for big: Float in [3.925, 4, 10, 1e30, .infinity] {
+            #expect(fastErf(big) == 1 && fastErf(-big) == -1, "erf(±\(big)) is ±1")
+        }
+        #expect(fastErf(.nan).isNaN)
+    }
+
+    /// (x · (erf(t) + 1)) · 0.5 in Float with Foundation's erf (rounded), t = x/√2 or x · (1/√2).
+    static func referenceGelu(_ x: Float, _ argument: GeluArgument) -> Float {
+        let t = argument == .dividedBySqrt2 ? x / 1.414_213_54 : x * 0.707_106_769
+        return x * (Float(Foundation.erf(Double(t))) + 1) * 0.5
+    }
+
+    @Test("gelu is the node chain's arithmetic: within 2 ulp of erf's, in both argument forms, in place, any count")
+    func geluMatchesNodes() {
+        var random = Random(seed: 7)
+        for argument in [GeluArgument.dividedBySqrt2, .timesInverseSqrt2] {
+            for count in [1, 15, 16, 17, 33, 1000] {
+                let x = random.array(count, scale: 6)
+                var y = x
+                y.withUnsafeMutableBufferPointer { buffer in
+                    gelu(buffer.baseAddress!, argument: argument, output: buffer.baseAddress!, count: count)
+                }
+                for (input, got) in zip(x, y) {
+                    let expected = Self.referenceGelu(input, argument)
+                    // erf's 2 ulp, scaled by x/2 (|erf + 1| ≤ 2), and the two roundings after it.
+                    let bound = 2 * abs(input) * Float(2).ulp + 2 * max(abs(expected), .leastNormalMagnitude).ulp
+                    #expect(abs(got - expected) <= bound, "gelu(\(input)) = \(got), expected \(expected)")
+                }
+            }
+        }
+    }
+
+    @Test("matrixMultiply with a function applies it to every stored output: equal to the product, then the function, on 1 and 2 threads")
+    func productEpilogue() {
+        for (m, k, n) in [(1, 5, 7), (3, 16, 33), (9, 96, 384), (13, 7, 129), (5, 64, 2)] {
+            var random = Random(seed: UInt64(m * 100 + n))
+            let a = random.array(m * k), b = random.array(k * n, scale: 0.5), bias = random.array(n)
+            let weights = MatrixWeights(values: b, bias: bias, inner: k, columns: n)
+            for function in [VectorFunction.gelu(.dividedBySqrt2), .activation(.relu), .erf] {
+                for threads in [1, 2] {
+                    var plain = [Float](repeating: .nan, count: m * n), fused = plain
+                    a.withUnsafeBufferPointer { source in
+                        let pool = WorkerPool(threads: threads)
+                        plain.withUnsafeMutableBufferPointer { p in
+                            matrixMultiply(source.baseAddress!, rows: m, weights: weights, output: p.baseAddress!, pool: pool)
+                            apply(function, p.baseAddress!, output: p.baseAddress!, count: m * n)
+                        }
+                        fused.withUnsafeMutableBufferPointer { p in
+                            matrixMultiply(source.baseAddress!, rows: m, weights: weights, output: p.baseAddress!,
+                                           function: function, pool: pool)
+                        }
+                    }
+                    #expect(fused == plain, "\(m)x\(k)x\(n) \(function) on \(threads) thread(s)")
+                }
+            }
+        }
+    }
+
+    @Test("layerNormalize is ((x − mean) / √(variance + ε)) · scale + bias per row, within a few ulp, any row length, in place, 1 and 2 threads")
+    func rowNormalization() {
+        for (rows, columns) in [(1, 1), (3, 15), (2, 16), (5, 17), (4, 31), (4, 32), (3, 33), (7, 96), (2, 768), (1, 1000), (2, 3001)] {
+            var random = Random(seed: UInt64(rows * 10_000 + columns))
+            // An offset far from 0: the variance is then a small difference, as in real activations.
+            let x = random.array(rows * columns, scale: 2).map { $0 + 3 }
+            let scale = random.array(columns), bias = random.array(columns)
+            var expected = [Double](repeating: 0, count: rows * columns)
+            for r in 0..<rows {
+                let row = x[(r * columns)..<((r + 1) * columns)].map(Double.init)
+                let mean = row.reduce(0, +) / Double(columns)
+                let variance = row.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(columns)
+                for c in 0..<columns {
+                    expected[r * columns + c] = (row[c] - mean) / (variance + 1e-5).squareRoot() * Double(scale[c]) + Double(bias[c])
+                }
+            }
+            for threads in [1, 2] {
+                for withBias in [true, false] {
+                    var y = x
+                    scale.withUnsafeBufferPointer { s in
+                        bias.withUnsafeBufferPointer { b in
+                            y.withUnsafeMutableBufferPointer { p in
+                                layerNormalize(p.baseAddress!, rows: rows, columns: columns, scale: s.baseAddress!,
+                                               bias: withBias ? b.baseAddress! : nil, epsilon: 1e-5, output: p.baseAddress!,
+                                               pool: WorkerPool(threads: threads))
+                            }
+                        }
+                    }
+                    for i in 0..<(rows * columns) {
+                        let want = expected[i] - (withBias ? 0 : Double(bias[i % columns]))
+                        // A few ulp of the normalised value (up to ~4 standard deviations), scaled.
+                        let bound = 8 * Double(Float(4).ulp) * Double(abs(scale[i % columns])) + 2 * Double(Float(abs(want)).ulp)
+                        #expect(abs(Double(y[i]) - want) <= bound, "\(rows)x\(columns) [\(i)]: \(y[i]), expected \(want)")
+                    }
+                }
+            }
+        }
+    }
+}
