@@ -24,8 +24,8 @@ package final class DepthwiseWeights {
 /// column `xo·stride − padLeft + kx·dilation`, where the border supplies the zeros, so TF-SAME
 /// asymmetric pads ([0,0,1,1] for 3x3 s2, [1,1,2,2] for 5x5 s2) need no copy. 16 outputs of a
 /// row are one vector; stride 2 deinterleaves its input in registers. 3x3 and 5x5 at strides 1
-/// and 2 have their own functions (so a profile names them), as has the dilated 3x3 at stride 1;
-/// other shapes take a generic loop.
+/// and 2 and 7x7 at stride 1 have their own functions (so a profile names them), as has the
+/// dilated 3x3 at stride 1; other shapes take a generic loop.
 /// Channels are split between threads; each output is computed identically on either.
 ///
 /// - Precondition: `input.layout.pad` covers the window: `padTop, padLeft ≤ pad`, and the last
@@ -132,6 +132,9 @@ func laneMask(from count: Int) -> SIMDMask<SIMD16<Int32>> {
 @inline(never) func depthwise5x5Stride2<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type) {
     depthwisePlanes(job, A.self, k: 5, stride: 2)
 }
+@inline(never) func depthwise7x7Stride1<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type) {
+    depthwisePlanes(job, A.self, k: 7, stride: 1)
+}
 @inline(never) func depthwise3x3Dilated<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type) {
     depthwisePlanes(job, A.self, k: 3, stride: 1, dilation: job.dilation)
 }
@@ -148,6 +151,7 @@ func depthwiseDispatch<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type, k:
     case (3, 2): depthwise3x3Stride2(job, A.self)
     case (5, 1): depthwise5x5Stride1(job, A.self)
     case (5, 2): depthwise5x5Stride2(job, A.self)
+    case (7, 1): depthwise7x7Stride1(job, A.self)
     default: depthwiseGeneric(job, kernelSize: k, stride: stride)
     }
 }
@@ -293,7 +297,7 @@ func depthwiseTile<A: ActivationFunction, T: DepthwiseRowTile>(
         while xo + 2 * lanes <= plane.width {
             var acc = DepthwiseRows4x2(bias: plane.bias)
             let origin = plane.source + top * rowStep + xo * stride
-            if dilation == 1 && (k == 3 || k == 5) {
+            if dilation == 1 && (k == 3 || k == 5 || k == 7) {
                 // Each input row loaded once per window row, its taps made by shuffles: a 64-byte
                 // load off a 64-byte boundary reads two cache lines.
                 let row = plane.sourceRow
@@ -316,7 +320,7 @@ func depthwiseTile<A: ActivationFunction, T: DepthwiseRowTile>(
             xo += 2 * lanes
         }
         // A last full vector: the same loads-once-per-row scheme on four chains.
-        if dilation == 1 && (k == 3 || k == 5) && xo + lanes <= plane.width {
+        if dilation == 1 && (k == 3 || k == 5 || k == 7) && xo + lanes <= plane.width {
             var acc = DepthwiseRows4(bias: plane.bias)
             let origin = plane.source + top * rowStep + xo * stride
             let row = plane.sourceRow
@@ -382,7 +386,7 @@ struct DepthwiseRows4: DepthwiseRowTile {
     }
 }
 
-/// One window row's `k` taps (weights `taps`, `k` 3 or 5) of two adjacent output vectors `a` and
+/// One window row's `k` taps (weights `taps`, `k` 3, 5 or 7) of two adjacent output vectors `a` and
 /// `b` whose window row starts at `p`: `a[j] += Σ taps[kx]·p[j·stride + kx]` in `kx` order, `b`
 /// the same 16 outputs on. The row is loaded once (3 vectors at stride 1, 5 at stride 2) and each
 /// tap's input made from those by shuffles.

@@ -31,7 +31,7 @@ var narrowRegisterFile: Bool {
 @inline(__always)
 var wideRegisterFile: Bool { VBG_TARGET_AVX512F != 0 }
 
-/// Lanes `s ..< s + 16` of the 32 lanes `a` then `b`, for `s` in 0...4 (a constant after
+/// Lanes `s ..< s + 16` of the 32 lanes `a` then `b`, for `s` in 0...6 (a constant after
 /// inlining, so one shuffle): the input of a window tap `s` columns right of `a`'s first.
 @inline(always)
 func shifted(_ a: Vector, _ b: Vector, by s: Int) -> Vector {
@@ -41,7 +41,9 @@ func shifted(_ a: Vector, _ b: Vector, by s: Int) -> Vector {
     case 2: return Vector(a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], b[0], b[1])
     case 3: return Vector(a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], b[0], b[1], b[2])
     case 4: return Vector(a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], b[0], b[1], b[2], b[3])
-    default: preconditionFailure("shifted(_:_:by:) takes 0...4")
+    case 5: return Vector(a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], b[0], b[1], b[2], b[3], b[4])
+    case 6: return Vector(a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], b[0], b[1], b[2], b[3], b[4], b[5])
+    default: preconditionFailure("shifted(_:_:by:) takes 0...6")
     }
 }
 

@@ -131,10 +131,10 @@ struct DepthwiseTests {
         }
     }
 
-    @Test("output rows of 32 columns and more (two vectors per tile row), strides 1 and 2, residual, padded output")
+    @Test("output rows of 32 columns and more (two vectors per tile row), windows 3, 5 and 7, strides 1 and 2, residual, padded output")
     func wideRows() {
         var seed: UInt64 = 500
-        for k in [3, 5] {
+        for k in [3, 5, 7] {
             for stride in [1, 2] {
                 // Output widths 31, 32, 33, 47, 48, 63, 64, 65 and 97: whole tiles, a tile and a
                 // partial vector, tails of one full vector.
@@ -159,7 +159,8 @@ struct DepthwiseTests {
     @Test("each output is the bias then one fused multiply-add per tap in (ky, kx) order, bit for bit")
     func tapOrder() {
         // Widths 71 and 50: two-vector tiles, one-vector tiles and partial vectors at both strides.
-        for (k, stride, pads) in [(3, 1, (1, 1, 1, 1)), (3, 2, (0, 0, 1, 1)), (5, 1, (2, 2, 2, 2)), (5, 2, (1, 1, 2, 2))] {
+        for (k, stride, pads) in [(3, 1, (1, 1, 1, 1)), (3, 2, (0, 0, 1, 1)), (5, 1, (2, 2, 2, 2)), (5, 2, (1, 1, 2, 2)),
+                                  (7, 1, (3, 3, 3, 3))] {
             for width in [71, 50] {
                 let (channels, height) = (2, 11)
                 let (top, left, bottom, right) = pads
