@@ -102,3 +102,58 @@ func softmaxPixels2(_ x: UnsafePointer<Float>, _ sourcePlane: Int, _ y: UnsafeMu
     store(e0 * reciprocal, y, count: n)
     store(e1 * reciprocal, y + destinationPlane, count: n)
 }
+
+/// Softmax along rows (ONNX Softmax on the last axis: attention weights): `rows` rows of
+/// `length` contiguous floats, `output[i] = e^(x[i] − m) / Σ e^(x[j] − m)` with `m` the row's
+/// largest input.
+///
+/// Three passes over each row: the maximum, then e^(x − m) (`expVector`, within 2 ulp) stored to
+/// `output` and summed in vector lanes (added up in Double), then a division by the sum. A
+/// NaN or +∞ in a row makes its outputs NaN. Rows are split between threads. `output` may be
+/// `input`.
+package func softmaxAlongRows(_ input: UnsafePointer<Float>, rows: Int, length: Int, output: UnsafeMutablePointer<Float>,
+                              pool: WorkerPool) {
+    precondition(length > 0, "softmaxAlongRows: empty rows")
+    pool.run(RowSoftmaxParts(input: input, rows: rows, length: length, output: output))
+}
+
+struct RowSoftmaxParts: PoolJob {
+    let input: UnsafePointer<Float>, rows: Int, length: Int, output: UnsafeMutablePointer<Float>
+
+    func run(part: Int, pool: WorkerPool) {
+        for row in WorkerPool.range(rows, part: part, of: pool.threadCount) {
+            softmaxRow(input + row * length, output + row * length)
+        }
+    }
+
+    @inline(always)
+    func softmaxRow(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>) {
+        let n = length
+        var largest = Vector(repeating: -.infinity)
+        var i = 0
+        while i < n {
+            let count = min(lanes, n - i)
+            let v = load(x + i, count: count).replacing(with: -.infinity, where: laneMask(from: count))
+            // A NaN never wins: its e^(x − m) is NaN, which makes the sum and every output NaN.
+            largest = largest.replacing(with: v, where: v .> largest)
+            i += lanes
+        }
+        let m = Vector(repeating: largest.max())
+        var sum = Vector()
+        i = 0
+        while i < n {
+            let count = min(lanes, n - i)
+            let e = expVector(load(x + i, count: count) - m).replacing(with: 0, where: laneMask(from: count))
+            store(e, y + i, count: count)
+            sum += e
+            i += lanes
+        }
+        let total = Vector(repeating: Float(lanesSum(sum)))
+        i = 0
+        while i < n {
+            let count = min(lanes, n - i)
+            store(load(UnsafePointer(y + i), count: count) / total, y + i, count: count)
+            i += lanes
+        }
+    }
+}

@@ -70,8 +70,19 @@ struct MatrixParts: PoolJob {
 
 @inline(never)
 func matrixRows(_ job: MatrixParts, _ rows: Range<Int>, panels: Range<Int>) {
-    let k = job.weights.inner, n = job.weights.columns, width = MatrixWeights.panelWidth
-    let bias = UnsafePointer(job.weights.bias.baseAddress)
+    panelRows(a: job.a, inner: job.weights.inner, columns: job.weights.columns, b: job.weights.panel(0),
+              bias: UnsafePointer(job.weights.bias.baseAddress), rows: rows, panels: panels, output: job.output,
+              function: job.function)
+}
+
+/// `rows` of `a` (K floats each) times the columns of `panels` of the panel-packed `b` (panel
+/// p at `b + p·K·32`, as ``MatrixWeights`` packs them), each output the bias then fused
+/// multiply-adds in k order, stored into `output` (rows of `columns` floats); then `function`
+/// on each group of rows, while it is in cache.
+@inline(always)
+func panelRows(a: UnsafePointer<Float>, inner k: Int, columns n: Int, b: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+               rows: Range<Int>, panels: Range<Int>, output: UnsafeMutablePointer<Float>, function: VectorFunction?) {
+    let width = MatrixWeights.panelWidth
     var m = rows.lowerBound
     while m < rows.upperBound {
         let count = min(4, rows.upperBound - m)
@@ -80,19 +91,19 @@ func matrixRows(_ job: MatrixParts, _ rows: Range<Int>, panels: Range<Int>) {
             let column = p * width
             if count == 1 && wideRegisterFile {
                 let taken = min(4, panels.upperBound - p)
-                matrixRowTile(a: job.a + m * k, inner: k, b: job.weights.panel(p), panels: taken, bias: bias + column,
-                              output: job.output + m * n + column, width: min(taken * width, n - column))
+                matrixRowTile(a: a + m * k, inner: k, b: b + p * k * width, panels: taken, bias: bias + column,
+                              output: output + m * n + column, width: min(taken * width, n - column))
                 p += taken
             } else {
-                matrixTile(a: job.a + m * k, inner: k, rows: count, b: job.weights.panel(p), bias: bias + column,
-                           output: job.output + m * n + column, outputStride: n, width: min(width, n - column))
+                matrixTile(a: a + m * k, inner: k, rows: count, b: b + p * k * width, bias: bias + column,
+                           output: output + m * n + column, outputStride: n, width: min(width, n - column))
                 p += 1
             }
         }
-        if let function = job.function {
+        if let function {
             let first = panels.lowerBound * width, last = min(panels.upperBound * width, n)
             for r in m..<(m + count) {
-                let row = job.output + r * n + first
+                let row = output + r * n + first
                 apply(function, row, output: row, count: last - first)
             }
         }

@@ -136,4 +136,24 @@ struct TransformerRuleTests {
         #expect(profile.map(\.operators) == [["LayerNormalization"]])
         #expect(profile[0].runsOnReference == (normalized.count > 1))
     }
+
+    @Test("MatMul of two computed operands (attention's query · keyᵀ, with a broadcast batch) and Softmax on the last axis run on fast steps")
+    func attentionProducts() throws {
+        // q [1, 3, 5, 8] from the input, kᵀ [1, 1, 8, 5] (broadcast over the 3 heads), softmax over the last axis.
+        let bytes = B.model(
+            nodes: [B.node("Mul", inputs: ["x", "two"], outputs: ["q"]),
+                    B.node("Transpose", inputs: ["x"], outputs: ["t"], attributes: [.ints("perm", [0, 1, 3, 2])]),
+                    B.node("Slice", inputs: ["t", "starts", "ends", "axes"], outputs: ["k"]),
+                    B.node("MatMul", inputs: ["q", "k"], outputs: ["s"]),
+                    B.node("Softmax", inputs: ["s"], outputs: ["y"], attributes: [.int("axis", -1)])],
+            initializers: [B.floatTensor("two", [], [2]), B.int64Tensor("starts", [1], [0]), B.int64Tensor("ends", [1], [1]),
+                           B.int64Tensor("axes", [1], [1])],
+            inputs: [B.valueInfo("x", [1, 3, 5, 8])], outputs: [B.valueInfo("y", [1, 3, 5, 5])])
+        let profile = try R().layers(bytes, input: [1, 3, 5, 8])
+        for op in ["MatMul", "Softmax"] {
+            let layer = try #require(profile.first { $0.operators.first == op })
+            #expect(!layer.runsOnReference, "\(op)")
+        }
+    }
 }
+

@@ -124,4 +124,77 @@ struct TransformerKernelTests {
             }
         }
     }
+
+    @Test("batchedMatrixMultiply equals matrixMultiply of each batch with its operand packed once, bit for bit: odd shapes, broadcast operands, fewer batches than threads")
+    func batchedProduct() {
+        for (batches, m, k, n) in [(1, 1, 1, 1), (1, 17, 64, 17), (3, 5, 7, 33), (12, 49, 32, 49), (2, 4, 96, 200), (5, 1, 3, 129)] {
+            var random = Random(seed: UInt64(batches * 1000 + m * 10 + n))
+            let a = random.array(batches * m * k), b = random.array(k * n * batches, scale: 0.5)
+            // Every other batch reads the first B (a broadcast operand).
+            let offsets = MatrixBatches(a: (0..<batches).map { $0 * m * k }, b: (0..<batches).map { $0 % 2 == 0 ? 0 : $0 * k * n },
+                                        output: (0..<batches).map { $0 * m * n })
+            var expected = [Float](repeating: .nan, count: batches * m * n)
+            for batch in 0..<batches {
+                let weights = MatrixWeights(values: Array(b[offsets.b[batch]..<(offsets.b[batch] + k * n)]), bias: nil, inner: k, columns: n)
+                a.withUnsafeBufferPointer { source in
+                    expected.withUnsafeMutableBufferPointer { p in
+                        matrixMultiply(source.baseAddress! + offsets.a[batch], rows: m, weights: weights,
+                                       output: p.baseAddress! + offsets.output[batch], pool: WorkerPool(threads: 1))
+                    }
+                }
+            }
+            for threads in [1, 2] {
+                var output = [Float](repeating: .nan, count: batches * m * n)
+                let pool = WorkerPool(threads: threads)
+                pool.reserve(batchedMatrixScratch(inner: k, columns: n))
+                a.withUnsafeBufferPointer { x in
+                    b.withUnsafeBufferPointer { y in
+                        output.withUnsafeMutableBufferPointer { p in
+                            batchedMatrixMultiply(x.baseAddress!, y.baseAddress!, output: p.baseAddress!, batches: offsets, rows: m,
+                                                  inner: k, columns: n, pool: pool)
+                        }
+                    }
+                }
+                #expect(output == expected, "\(batches) × \(m)x\(k)x\(n) on \(threads) thread(s)")
+            }
+        }
+    }
+
+    @Test("softmaxAlongRows: within a few ulp of the exact softmax, rows of 1 to 1000, large logits, −∞ entries, NaN rows, in place, 1 and 2 threads")
+    func rowSoftmax() {
+        for (rows, length) in [(1, 1), (3, 15), (2, 16), (5, 17), (4, 49), (2, 1000)] {
+            var random = Random(seed: UInt64(rows * 7 + length))
+            var x = random.array(rows * length, scale: 30)
+            x[0] = 800
+            if length > 2 { x[length - 1] = -.infinity }
+            var expected = [Double](repeating: 0, count: rows * length)
+            for r in 0..<rows {
+                // x − m rounded to float, as the kernel and the reference compute it.
+                let row = x[(r * length)..<((r + 1) * length)]
+                let m = row.max()!
+                let e = row.map { Foundation.exp(Double($0 - m)) }
+                let sum = e.reduce(0, +)
+                for i in 0..<length { expected[r * length + i] = e[i] / sum }
+            }
+            for threads in [1, 2] {
+                var y = x
+                y.withUnsafeMutableBufferPointer { p in
+                    softmaxAlongRows(p.baseAddress!, rows: rows, length: length, output: p.baseAddress!, pool: WorkerPool(threads: threads))
+                }
+                // exp's 2 ulp and the division's half, plus the float sum's roundings in each lane
+                // (length / 16 additions of positive terms), relative; a subnormal's absolute ulp.
+                let relative = 3 * 0x1p-23 + Double(length / 16 + 1) * 0x1p-24
+                for i in 0..<(rows * length) {
+                    let bound = expected[i] * relative + Double(Float.leastNonzeroMagnitude)
+                    #expect(abs(Double(y[i]) - expected[i]) <= bound, "\(rows)x\(length) [\(i)]: \(y[i]), expected \(expected[i])")
+                }
+            }
+        }
+        var nan: [Float] = [1, .nan, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]
+        nan.withUnsafeMutableBufferPointer { p in
+            softmaxAlongRows(p.baseAddress!, rows: 1, length: 18, output: p.baseAddress!, pool: WorkerPool(threads: 1))
+        }
+        #expect(nan.allSatisfy { $0.isNaN }, "a NaN makes its row NaN")
+    }
 }
+

@@ -20,6 +20,22 @@ extension StepBuilder {
                           function: function, pool: pool)
     }
 
+    /// MatMul of two float32 operands computed at run time (attention's products), or by a
+    /// constant B of more than two dims: each batch's B packed when the step runs.
+    func batchedMatMulStep(_ product: MatMul, _ inputs: [UnsafePointer<Float>],
+                           _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard product.type == .float32, product.rows > 0, product.inner > 0, product.columns > 0 else { return nil }
+        var a: [Int] = [], b: [Int] = [], output: [Int] = []
+        product.batches.forEach { y, x, w in
+            output.append(y)
+            a.append(x)
+            b.append(w)
+        }
+        return BatchedMatrixStep(a: inputs[0], b: inputs[1], output: outputs[0],
+                                 batches: MatrixBatches(a: a, b: b, output: output),
+                                 shape: (product.rows, product.inner, product.columns), pool: pool)
+    }
+
     /// Gemm alpha·A·B + beta·C with A not transposed, B constant (either orientation) and C absent
     /// or a constant row (or one value) broadcast over the rows.
     func gemmStep(_ gemm: Gemm, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
@@ -104,6 +120,26 @@ final class MatrixStep: Step {
         self.weights = weights
         self.output = output
         self.function = function
+        self.pool = pool
+    }
+}
+
+final class BatchedMatrixStep: Step {
+    let a: UnsafePointer<Float>, b: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, batches: MatrixBatches
+    let shape: (rows: Int, inner: Int, columns: Int), pool: WorkerPool
+    var scratch: ScratchSize { batchedMatrixScratch(inner: shape.inner, columns: shape.columns) }
+    func run() {
+        batchedMatrixMultiply(a, b, output: output, batches: batches, rows: shape.rows, inner: shape.inner,
+                              columns: shape.columns, pool: pool)
+    }
+
+    init(a: UnsafePointer<Float>, b: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, batches: MatrixBatches,
+         shape: (rows: Int, inner: Int, columns: Int), pool: WorkerPool) {
+        self.a = a
+        self.b = b
+        self.output = output
+        self.batches = batches
+        self.shape = shape
         self.pool = pool
     }
 }

@@ -1,7 +1,7 @@
 import Kernels
 
 // The fast path's single-node steps for the layers around the convolutions: normalisation,
-// PRelu, Clip, Softmax over channels, resizing by tables, pooling.
+// PRelu, Clip, Softmax along rows or over channels, resizing by tables, pooling.
 
 extension KernelChoices {
     /// The [C, H, W] of a batch-1 rank-4 shape.
@@ -81,10 +81,15 @@ extension StepBuilder {
         return ClampStep(input: inputs[0], output: outputs[0], count: unary.count, lower: lower, upper: upper)
     }
 
-    /// Softmax over the channel axis of a [1, C, …] tensor (a mask's class scores).
+    /// Softmax along the last axis (attention weights, a classifier's logits; rows of contiguous
+    /// values), or over the channel axis of a [1, C, …] tensor (a mask's class scores).
     func softmaxStep(_ softmax: Softmax, _ inputs: [UnsafePointer<Float>],
                      _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
-        guard case .softmax = softmax.kind, softmax.type == .float32, softmax.outer == 1, softmax.length > 1, softmax.inner > 1,
+        guard case .softmax = softmax.kind, softmax.type == .float32, softmax.length > 0 else { return nil }
+        if softmax.inner == 1 {
+            return RowSoftmaxStep(input: inputs[0], rows: softmax.outer, length: softmax.length, output: outputs[0], pool: pool)
+        }
+        guard softmax.outer == 1, softmax.length > 1,
               let shape = softmax.outputShapes.first, shape.count >= 2, shape[1] == softmax.length else { return nil }
         let c = softmax.length
         return SoftmaxStep(input: StepBuilder.denseMap(inputs[0], channels: c, height: 1, width: softmax.inner),
@@ -311,6 +316,19 @@ final class LayerNormalizationStep: Step {
         self.scale = scale
         self.bias = bias
         self.epsilon = epsilon
+        self.output = output
+        self.pool = pool
+    }
+}
+
+final class RowSoftmaxStep: Step {
+    let input: UnsafePointer<Float>, rows: Int, length: Int, output: UnsafeMutablePointer<Float>, pool: WorkerPool
+    func run() { softmaxAlongRows(input, rows: rows, length: length, output: output, pool: pool) }
+
+    init(input: UnsafePointer<Float>, rows: Int, length: Int, output: UnsafeMutablePointer<Float>, pool: WorkerPool) {
+        self.input = input
+        self.rows = rows
+        self.length = length
         self.output = output
         self.pool = pool
     }

@@ -203,6 +203,7 @@ final class StepBuilder: KernelChoices {
             return splitStep(split, node)
         case let product as MatMul:
             return matMulStep(product, node, inputs, output: outputs[0], bias: nil, function: nil)
+                ?? batchedMatMulStep(product, inputs, outputs)
         case let gemm as Gemm:
             return gemmStep(gemm, node, inputs, outputs)
         case let conv as QLinearConv:
