@@ -25,6 +25,9 @@ enum FusionFamily: String, CaseIterable, Sendable {
     /// The buffer plan's in-place values around fused producers: Concat inputs written in their
     /// place in its output, Split outputs read inside its input, Reshape views.
     case slices
+    /// A MatMul by a constant matrix with its bias Add and GELU or activation (and GELU after a
+    /// convolution, LayerNormalization, attention's products of two computed operands, Softmax).
+    case matrixProduct
 
     /// Whether a profiled layer's operators show this family's fusion.
     func fired(_ operators: [String]) -> Bool {
@@ -41,6 +44,8 @@ enum FusionFamily: String, CaseIterable, Sendable {
         case .channelSoftmax: operators == ["Transpose", "Softmax", "Transpose"]
         case .deinterleave: operators.first == "Transpose"
         case .slices: operators.count >= 2 && operators.dropFirst().contains { ["Concat", "Split", "Reshape"].contains($0) }
+        case .matrixProduct: operators.first == "MatMul" && operators.count >= 2 || operators.first != "MatMul" && operators.contains("Erf")
+            && operators.count >= 5
         }
     }
 }
@@ -138,6 +143,7 @@ struct FusionFuzzer {
             case .cancelledTransposes: x = cancelledTransposes(x)
             case .channelSoftmax: x = channelSoftmax(x)
             case .slices: x = slices(x)
+            case .matrixProduct: x = matrixProduct(x)
             case .deinterleave: break
             }
         }
@@ -693,6 +699,74 @@ struct FusionFuzzer {
         let s = g.softmax(t, axis: axis, log: miss(0.1))
         expose(s)
         return g.transpose(s, back)
+    }
+
+    /// Tokens × channels by a constant matrix, as transformers write it: the map's channels last
+    /// (a Transpose to NHWC, maybe a Reshape to [1, H·W, C]), maybe a LayerNormalization over
+    /// them, the MatMul, a bias Add of a row (either order), then a GELU in one of its spellings,
+    /// an activation or nothing; sometimes attention's products of two computed operands with a
+    /// Softmax along the rows after it, or a GELU straight after a convolution. Near misses: a
+    /// bias per row, GELU constants a little off, the product, the sum or the erf read
+    /// elsewhere.
+    private mutating func matrixProduct(_ x: String) -> String {
+        if chance(0.2) {
+            let (c, h, w) = g.planes(x)!
+            return gelu(g.conv(x, convSpec(c, h, w, chance(0.5) ? .depthwise : .pointwise)))
+        }
+        let (c, h, w) = g.planes(x)!
+        var t = g.transpose(x, [0, 2, 3, 1])
+        if chance(0.4) { t = g.reshape(t, [1, h * w, c]) }
+        if chance(0.3) {
+            let scale = g.uniform([c], 0.5, 1.5), shift = g.uniform([c], -0.5, 0.5)
+            t = g.node("LayerNormalization", chance(0.8) ? [t, scale, shift] : [t, scale], [.int("axis", -1)], shape: g.shapes[t]!)
+        }
+        let n = channels()
+        let rows = Array(g.shapes[t]!.dropLast())
+        let bound = 1 / Float(c).squareRoot()
+        var y = g.node("MatMul", [t, g.uniform([c, n], -bound, bound)], shape: rows + [n])
+        if chance(0.8) {
+            expose(y)
+            let row = miss(0.15) && rows.last! > 1 ? [rows.last!, n] : Array(repeating: 1, count: Int.random(in: 0...1, using: &g.random)) + [n]
+            let bias = g.uniform(row, -1, 1, prefix: "bias")
+            y = chance(0.5) ? g.binary("Add", y, bias) : g.binary("Add", bias, y)
+        }
+        switch weighted([(0, 4), (1, 2), (2, 1)]) {
+        case 0: y = gelu(y)
+        case 1: y = g.activation(y, anyActivation())
+        default: break
+        }
+        if chance(0.3) {
+            // Attention: y · yᵀ (batched over the leading axes), a softmax along the rows, times y.
+            let shape = g.shapes[y]!, r = shape.count
+            var perm = Array(0..<r)
+            perm.swapAt(r - 1, r - 2)
+            let scores = g.node("MatMul", [y, g.transpose(y, perm)], shape: Array(shape.dropLast()) + [shape[r - 2]])
+            let weights = g.softmax(scores, axis: -1, log: miss(0.1))
+            y = g.node("MatMul", [weights, y], shape: shape)
+        }
+        return y
+    }
+
+    /// x · ½ · (1 + erf(x / √2)) of `x` in one of the spellings exporters write (Div by √2 or Mul
+    /// by 1/√2; the halving before, after or on the sum), with near misses: a constant a little
+    /// off, the erf, the sum or x read elsewhere.
+    private mutating func gelu(_ x: String) -> String {
+        let shape = g.shapes[x]!
+        expose(x, 0.06)
+        let divides = chance(0.6)
+        let scaled = divides ? g.binary("Div", x, g.constant([], [miss(0.08) ? 1.4142 : 1.414_213_54], prefix: "sqrt2"))
+            : g.binary("Mul", x, g.constant([], [miss(0.08) ? 0.7071 : 0.707_106_769], prefix: "isqrt2"))
+        let erf = g.node("Erf", [scaled], shape: shape)
+        expose(erf, 0.06)
+        let one = g.constant([], [miss(0.06) ? 2 : 1], prefix: "one")
+        let sum = chance(0.5) ? g.binary("Add", erf, one) : g.binary("Add", one, erf)
+        expose(sum, 0.06)
+        let half = g.constant([], [miss(0.06) ? 0.49 : 0.5], prefix: "half")
+        switch Int.random(in: 0..<3, using: &g.random) {
+        case 0: return g.binary("Mul", g.binary("Mul", x, sum), half)
+        case 1: return g.binary("Mul", g.binary("Mul", half, x), sum)
+        default: return g.binary("Mul", x, g.binary("Mul", sum, half))
+        }
     }
 
     /// The image input NHWC → NCHW (other permutations as near misses), read by a convolution mostly.
