@@ -4,8 +4,9 @@
 /// nothing. `output` may be `input`.
 ///
 /// The mean and the variance (over x − mean, a second pass) are float sums in vector lanes,
-/// added up in Double; the inverse is computed in Double. The reference computes the sums in
-/// Double too, so the two differ by the lanes' roundings (a few ulp of the statistics).
+/// added up in Double; x − mean is taken against the mean's float and its remainder, and the
+/// inverse is computed in Double. The reference computes the sums in Double, so the two differ
+/// by the lanes' roundings (a few ulp of the statistics) and the final products' roundings.
 package func layerNormalize(_ input: UnsafePointer<Float>, rows: Int, columns: Int, scale: UnsafePointer<Float>,
                             bias: UnsafePointer<Float>?, epsilon: Double, output: UnsafeMutablePointer<Float>,
                             pool: WorkerPool) {
@@ -37,13 +38,17 @@ struct RowNormalizationParts: PoolJob {
             sum0 += load(x + i, count: min(lanes, n - i))
             i += lanes
         }
-        let mean = Float(lanesSum(sum0 + sum1) / Double(n))
-        let m = Vector(repeating: mean)
+        // The mean as a float and its remainder: (x − high) − low keeps x − mean exact to a
+        // rounding where x is close to the mean (x − high is then exact), as the reference's
+        // Double arithmetic does.
+        let mean = (lanesSum(sum0) + lanesSum(sum1)) / Double(n)
+        let high = Float(mean)
+        let m = Vector(repeating: high), low = Vector(repeating: Float(mean - Double(high)))
         sum0 = Vector()
         sum1 = Vector()
         i = 0
         while i + 2 * lanes <= n {
-            let d0 = load(x + i) - m, d1 = load(x + i + lanes) - m
+            let d0 = load(x + i) - m - low, d1 = load(x + i + lanes) - m - low
             sum0 = multiplyAdd(sum0, d0, d0)
             sum1 = multiplyAdd(sum1, d1, d1)
             i += 2 * lanes
@@ -51,15 +56,16 @@ struct RowNormalizationParts: PoolJob {
         while i < n {
             let count = min(lanes, n - i)
             // The lanes past `count` load as 0 and must add 0, not mean².
-            let d = (load(x + i, count: count) - m).replacing(with: 0, where: laneNumbers .>= Int32(count))
+            let d = (load(x + i, count: count) - m - low).replacing(with: 0, where: laneNumbers .>= Int32(count))
             sum0 = multiplyAdd(sum0, d, d)
             i += lanes
         }
-        let inverse = Vector(repeating: Float(1 / (lanesSum(sum0 + sum1) / Double(n) + epsilon).squareRoot()))
+        let variance = (lanesSum(sum0) + lanesSum(sum1)) / Double(n)
+        let inverse = Vector(repeating: Float(1 / (variance + epsilon).squareRoot()))
         i = 0
         while i < n {
             let count = min(lanes, n - i)
-            let normalized = (load(x + i, count: count) - m) * inverse
+            let normalized = (load(x + i, count: count) - m - low) * inverse
             var v = normalized * load(scale + i, count: count)
             if let bias { v += load(bias + i, count: count) }
             store(v, y + i, count: count)
