@@ -137,7 +137,7 @@ struct TransformerRuleTests {
         #expect(profile[0].runsOnReference == (normalized.count > 1))
     }
 
-    @Test("MatMul of two computed operands (attention's query · keyᵀ, with a broadcast batch) and Softmax on the last axis run on fast steps")
+    @Test("MatMul of two computed operands (attention's query · keyᵀ, with a broadcast batch), the Transpose of the last two axes and Softmax on the last axis run on fast steps")
     func attentionProducts() throws {
         // q [1, 3, 5, 8] from the input, kᵀ [1, 1, 8, 5] (broadcast over the 3 heads), softmax over the last axis.
         let bytes = B.model(
@@ -150,7 +150,7 @@ struct TransformerRuleTests {
                            B.int64Tensor("axes", [1], [1])],
             inputs: [B.valueInfo("x", [1, 3, 5, 8])], outputs: [B.valueInfo("y", [1, 3, 5, 5])])
         let profile = try R().layers(bytes, input: [1, 3, 5, 8])
-        for op in ["MatMul", "Softmax"] {
+        for op in ["MatMul", "Softmax", "Transpose"] {
             let layer = try #require(profile.first { $0.operators.first == op })
             #expect(!layer.runsOnReference, "\(op)")
         }

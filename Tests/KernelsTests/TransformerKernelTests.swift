@@ -196,5 +196,26 @@ struct TransformerKernelTests {
         }
         #expect(nan.allSatisfy { $0.isNaN }, "a NaN makes its row NaN")
     }
+
+    @Test("transposeMatrices swaps the last two axes exactly: blocks of 16 ± 1, one matrix or many, 1 and 2 threads")
+    func matrixTranspose() {
+        for (count, rows, columns) in [(1, 1, 1), (1, 17, 33), (3, 16, 16), (12, 49, 32), (2, 5, 100), (1, 64, 15)] {
+            var random = Random(seed: UInt64(count * 100 + rows + columns))
+            let x = random.array(count * rows * columns)
+            for threads in [1, 2] {
+                var y = [Float](repeating: .nan, count: x.count)
+                x.withUnsafeBufferPointer { source in
+                    y.withUnsafeMutableBufferPointer { p in
+                        transposeMatrices(source.baseAddress!, count: count, rows: rows, columns: columns, output: p.baseAddress!,
+                                          pool: WorkerPool(threads: threads))
+                    }
+                }
+                let expected = (0..<count).flatMap { b in
+                    (0..<columns).flatMap { j in (0..<rows).map { i in x[(b * rows + i) * columns + j] } }
+                }
+                #expect(y == expected, "\(count) × \(rows)x\(columns) on \(threads) thread(s)")
+            }
+        }
+    }
 }
 

@@ -160,6 +160,18 @@ extension StepBuilder {
 }
 
 extension StepBuilder {
+    /// A float Transpose that swaps the last two axes and keeps the others in place (attention's
+    /// keyᵀ): a batch of matrix transposes.
+    func matrixTransposeStep(_ t: Transpose, _ inputs: [UnsafePointer<Float>],
+                             _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        let rank = t.perm.count
+        guard t.outputTypes == [.float32], rank >= 2, t.perm.dropLast(2).elementsEqual(0..<(rank - 2)),
+              t.perm[rank - 2] == rank - 1, t.perm[rank - 1] == rank - 2 else { return nil }
+        let (rows, columns) = (t.inputShape[rank - 2], t.inputShape[rank - 1])
+        return MatrixTransposeStep(input: inputs[0], count: t.inputShape.dropLast(2).reduce(1, *), rows: rows, columns: columns,
+                                   output: outputs[0], pool: pool)
+    }
+
     /// A Transpose that moves whole blocks: the trailing axes it leaves in place hold at least 16
     /// elements, copied as one run each (a channel shuffle's [1, g, C/g, H, W] → [1, C/g, g, H, W]).
     func blockTransposeStep(_ t: Transpose, _ inputs: [UnsafePointer<Float>],
@@ -329,6 +341,22 @@ final class RowSoftmaxStep: Step {
         self.input = input
         self.rows = rows
         self.length = length
+        self.output = output
+        self.pool = pool
+    }
+}
+
+final class MatrixTransposeStep: Step {
+    let input: UnsafePointer<Float>, count: Int, rows: Int, columns: Int, output: UnsafeMutablePointer<Float>
+    let pool: WorkerPool
+    func run() { transposeMatrices(input, count: count, rows: rows, columns: columns, output: output, pool: pool) }
+
+    init(input: UnsafePointer<Float>, count: Int, rows: Int, columns: Int, output: UnsafeMutablePointer<Float>,
+         pool: WorkerPool) {
+        self.input = input
+        self.count = count
+        self.rows = rows
+        self.columns = columns
         self.output = output
         self.pool = pool
     }

@@ -231,6 +231,7 @@ final class StepBuilder: KernelChoices {
         case let transpose as Transpose:
             if StepBuilder.isDeinterleave(transpose) { return deinterleaveStep(transpose, node, inputs, outputs, fusion: nil) }
             return interleaveStep(transpose, inputs, outputs) ?? blockTransposeStep(transpose, inputs, outputs)
+                ?? matrixTransposeStep(transpose, inputs, outputs)
         default: return nil
         }
     }
