@@ -40,4 +40,19 @@ struct FusionFuzzFindingTests {
         #expect(outcome.failure == nil, "\(outcome.failure ?? "")\n\(fuzzCase.graph.description)")
         #expect(try Self.gateTakenOver(fuzzCase) == !exposed)
     }
+
+    @Test("a dilated 3x3 whose only tap inside a 2x2 map is the first (pads [0, 0, 3, 3]) crops the map to 1x1: it is no pointwise convolution")
+    func trimmedWindowThatCrops() throws {
+        for dilation in [2, 1] {
+            var g = FuzzGraph(seed: 11)
+            let x = g.input([1, 8, 2, 2])
+            // Dilation 1 keeps taps inside (the control): a 3x3 over the map, output 1x1 too.
+            g.output(g.conv(x, ConvSpec(outputChannels: 3, kernel: (3, 3), dilation: (dilation, dilation),
+                                        pads: dilation == 2 ? [0, 0, 3, 3] : [0, 0, 1, 1])))
+            let fuzzCase = FuzzCase(family: .convolution, seed: 11, graph: g)
+            let outcome = FusionFuzzRunner.check(fuzzCase, tolerance: FusionFuzzTests.tolerance)
+            #expect(outcome.failure == nil, "\(outcome.failure ?? "")\n\(fuzzCase.graph.description)")
+        }
+    }
 }
+

@@ -71,7 +71,11 @@ extension KernelChoices {
         guard conv.batch == 1, conv.depth == .unit, h.kernel == w.kernel, h.stride == w.stride,
               h.dilation == w.dilation else { return nil }
         let pad = max(h.padBegin, h.padEnd, w.padBegin, w.padEnd)
-        if h.kernel == 1 && h.stride == 1 && pad == 0 { return .pointwise(groups: conv.group) }
+        // A 1x1 whose output is smaller than its input (a window trimmed to its first tap) crops:
+        // not the pointwise kernels' map-to-map product.
+        if h.kernel == 1 && h.stride == 1 && pad == 0 && h.output == h.input && w.output == w.input {
+            return .pointwise(groups: conv.group)
+        }
         // A border of 8 keeps every vector read of the kernels within the padded buffer's slack.
         guard h.stride == 1 || h.stride == 2, h.kernel > 1, pad <= 8 else { return nil }
         if conv.group == conv.inputChannels && conv.outputChannels == conv.inputChannels && h.kernel <= 16 {
