@@ -238,9 +238,11 @@ struct FusionRuleTests {
 
     @Test("NCHW → NHWC → NCHW Transposes cancel, with or without an activation between them")
     func cancelledTransposes() throws {
+        // After a Sigmoid: after a convolution the pair is the convolution's (`channelsLastRoundTrip`).
         for between in [false, true] {
             var nodes = [B.node("Conv", inputs: ["x", "w"], outputs: ["c"], attributes: [.ints("kernel_shape", [1, 1])]),
-                         B.node("Transpose", inputs: ["c"], outputs: ["t"], attributes: [.ints("perm", [0, 2, 3, 1])])]
+                         B.node("Sigmoid", inputs: ["c"], outputs: ["g"]),
+                         B.node("Transpose", inputs: ["g"], outputs: ["t"], attributes: [.ints("perm", [0, 2, 3, 1])])]
             if between { nodes.append(B.node("Relu", inputs: ["t"], outputs: ["r"])) }
             nodes.append(B.node("Transpose", inputs: [between ? "r" : "t"], outputs: ["y"], attributes: [.ints("perm", [0, 3, 1, 2])]))
             let bytes = B.model(nodes: nodes, initializers: [Self.tensor("w", [4, 3, 1, 1], seed: 9)],
@@ -249,8 +251,39 @@ struct FusionRuleTests {
             #expect(profile.allSatisfy { !$0.runsOnReference }, "activation between: \(between)")
             // Without the activation the buffer plan lays the second Transpose's output over the
             // first one's input, which has no other reader: nothing moves, and the pair is a view in
-            // the convolution's layer.
-            #expect(profile.last?.operators == (between ? ["Transpose", "Relu", "Transpose"] : ["Conv", "Transpose", "Transpose"]))
+            // the sigmoid's layer.
+            #expect(profile.last?.operators == (between ? ["Transpose", "Relu", "Transpose"] : ["Sigmoid", "Transpose", "Transpose"]))
+        }
+    }
+
+    /// Conv (8 → 6 channels on a [1, 8, 5, 7] input) → Transpose to NHWC → Mul and Add by
+    /// constants of the shapes given → Relu → Transpose by `back`, tf2onnx's channels-last round
+    /// trip.
+    static func roundTripModel(mul: [Int64], add: [Int64], back: [Int64] = [0, 3, 1, 2]) -> [UInt8] {
+        let shape: [Int64] = back == [0, 3, 1, 2] ? [1, 6, 5, 7] : [1, 6, 7, 5]
+        return B.model(
+            nodes: [B.node("Conv", inputs: ["x", "w"], outputs: ["c"], attributes: [.ints("kernel_shape", [1, 1])]),
+                    B.node("Transpose", inputs: ["c"], outputs: ["t"], attributes: [.ints("perm", [0, 2, 3, 1])]),
+                    B.node("Mul", inputs: ["t", "m"], outputs: ["p"]), B.node("Add", inputs: ["a", "p"], outputs: ["s"]),
+                    B.node("Relu", inputs: ["s"], outputs: ["r"]),
+                    B.node("Transpose", inputs: ["r"], outputs: ["y"], attributes: [.ints("perm", back)])],
+            initializers: [Self.tensor("w", [6, 8, 1, 1], seed: 2), Self.tensor("m", mul, seed: 3), Self.tensor("a", add, seed: 4)],
+            inputs: [B.valueInfo("x", [1, 8, 5, 7])], outputs: [B.valueInfo("y", shape)])
+    }
+
+    @Test("Conv → Transpose to NHWC → Mul and Add by per-channel or scalar constants along the last axis → Relu → Transpose back (tf2onnx): one convolution writing the NCHW map")
+    func channelsLastRoundTrip() throws {
+        for (mul, add) in [([6], [6]), ([1, 1, 1, 6], [1]), ([], [1, 6])] as [([Int64], [Int64])] {
+            let profile = try layers(Self.roundTripModel(mul: mul, add: add), input: [1, 8, 5, 7])
+            #expect(profile.map(\.operators) == [["Conv", "Transpose", "Mul", "Add", "Relu", "Transpose"]], "Mul \(mul), Add \(add)")
+        }
+    }
+
+    @Test("channels-last near misses keep the convolution apart: a constant along the columns, one per pixel, a Transpose back by another permutation")
+    func channelsLastRoundTripNearMisses() throws {
+        for (mul, add, back) in [([7, 1], [6], [0, 3, 1, 2]), ([6], [5, 7, 6], [0, 3, 1, 2]), ([6], [6], [0, 3, 2, 1])] as [([Int64], [Int64], [Int64])] {
+            let profile = try layers(Self.roundTripModel(mul: mul, add: add, back: back), input: [1, 8, 5, 7])
+            #expect(profile.first?.operators == ["Conv"], "Mul \(mul), Add \(add), back \(back): \(profile.map(\.operators))")
         }
     }
 
