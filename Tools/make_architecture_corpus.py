@@ -155,6 +155,7 @@ MODELS = {
     "torch_googlenet": ("torch", "googlenet", (64, 64), False),
     "torch_densenet121": ("torch", "densenet121", (64, 64), False),
     "torch_convnext_tiny": ("torch", "convnext_tiny", (64, 64), False),
+    "torch_swin_t": ("torch", "swin_t", (64, 64), False),
     "torch_lraspp_mobilenet_v3_large": ("torch", "lraspp_mobilenet_v3_large", (72, 128), False),
     "torch_deeplabv3_mobilenet_v3_large": ("torch", "deeplabv3_mobilenet_v3_large", (96, 96), False),
     "torch_deeplabv3_resnet50": ("torch", "deeplabv3_resnet50", (64, 64), False),
