@@ -1,6 +1,7 @@
 import Testing
 import TestSupport
 @testable import Inference
+import Kernels
 
 /// The fast path's QLinearConv and QLinearMatMul steps (`FastPath/QuantizedSteps.swift`) against
 /// the reference kernels, as QuantizeLinear → the node → DequantizeLinear graphs: the integer
@@ -415,5 +416,52 @@ struct QuantizedStepTests {
                                "MaxPool \(c) type \(type)")
             }
         }
+    }
+
+    @Test("MaxPool of narrow uint8 and int8 planes (gathered bytes): planes 1x1 to 15x15, several planes per group and blocks within a plane, kernels 1 to 5, strides 1 to 3, padding, dilation, ceil mode, prime plane counts; equal to the reference kernel")
+    func narrowByteMaxPool() throws {
+        var random = SeededGenerator(seed: 2511)
+        let cases: [(kernel: Int64, stride: Int64, pads: [Int64], dilation: Int64, ceil: Int64, h: Int64, w: Int64, c: Int64)] = [
+            (3, 1, [1, 1, 1, 1], 1, 0, 8, 8, 5), (3, 2, [0, 0, 0, 0], 1, 1, 8, 8, 7), (3, 1, [1, 1, 1, 1], 1, 0, 4, 4, 17),
+            (2, 2, [0, 0, 0, 0], 1, 0, 4, 4, 13), (3, 1, [1, 1, 1, 1], 1, 0, 2, 2, 37), (3, 1, [1, 1, 1, 1], 1, 0, 1, 1, 67),
+            (3, 1, [1, 1, 1, 1], 1, 0, 7, 7, 11), (3, 2, [0, 0, 0, 0], 1, 1, 7, 7, 3), (3, 1, [1, 1, 1, 1], 1, 0, 14, 14, 3),
+            (3, 2, [0, 0, 0, 0], 1, 1, 14, 14, 5), (5, 1, [2, 2, 2, 2], 1, 0, 15, 15, 2), (3, 3, [1, 1, 1, 1], 1, 1, 13, 11, 3),
+            (3, 1, [2, 2, 2, 2], 2, 0, 9, 6, 4), (1, 1, [0, 0, 0, 0], 1, 0, 3, 5, 9), (4, 3, [0, 2, 0, 1], 1, 1, 9, 10, 3),
+            (2, 1, [0, 0, 0, 0], 1, 0, 6, 2, 23), (3, 1, [1, 0, 2, 1], 1, 0, 5, 15, 3), (3, 2, [1, 1, 1, 1], 1, 0, 3, 3, 1031),
+        ]
+        for c in cases {
+            let rows = PoolTaps(input: Int(c.h), output: Self.pooled(c.h, c.kernel, c.stride, c.pads[0], c.pads[2], c.dilation, c.ceil),
+                                kernel: Int(c.kernel), stride: Int(c.stride), dilation: Int(c.dilation), padBegin: Int(c.pads[0]))
+            let columns = PoolTaps(input: Int(c.w), output: Self.pooled(c.w, c.kernel, c.stride, c.pads[1], c.pads[3], c.dilation, c.ceil),
+                                   kernel: Int(c.kernel), stride: Int(c.stride), dilation: Int(c.dilation), padBegin: Int(c.pads[1]))
+            // At stride 3 a plane's outputs lie too far apart for blocks of 16 (the row kernel takes them).
+            if byteGatherIsFast, c.stride < 3, let rows, let columns {
+                #expect(SmallPlanePool(inputHeight: Int(c.h), inputWidth: Int(c.w), rows: rows, columns: columns) != nil,
+                        "\(c): no gathered-byte plan")
+            }
+            for type in [Int64(2), 3] {
+                let model = B.model(
+                    nodes: [B.node("QuantizeLinear", inputs: ["x", "s", "z"], outputs: ["q"]),
+                            B.node("MaxPool", inputs: ["q"], outputs: ["p"],
+                                   attributes: [.ints("kernel_shape", [c.kernel, c.kernel]), .ints("strides", [c.stride, c.stride]),
+                                                .ints("pads", c.pads), .ints("dilations", [c.dilation, c.dilation]), .int("ceil_mode", c.ceil)]),
+                            B.node("DequantizeLinear", inputs: ["p", "s", "z"], outputs: ["y"])],
+                    initializers: [B.floatTensor("s", [], [0.05]), B.rawTensor("z", elementType: type, [], [type == 2 ? 100 : 0])],
+                    inputs: [B.valueInfo("x", [1, c.c, c.h, c.w])],
+                    outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                try Self.check(model, feeds: ["x": random.floats(Int(c.c * c.h * c.w), scale: 8)], op: "MaxPool",
+                               "narrow MaxPool \(c) type \(type)")
+            }
+        }
+    }
+
+    /// A pooled axis's output size (onnx's MaxPool, floor or ceil mode).
+    static func pooled(_ input: Int64, _ kernel: Int64, _ stride: Int64, _ padBegin: Int64, _ padEnd: Int64, _ dilation: Int64,
+                       _ ceil: Int64) -> Int {
+        let span = input + padBegin + padEnd - dilation * (kernel - 1) - 1
+        var output = (ceil != 0 ? (span + stride - 1) / stride : span / stride) + 1
+        // Ceil mode drops a last window that starts in the end padding.
+        if ceil != 0 && (output - 1) * stride >= input + padBegin { output -= 1 }
+        return Int(output)
     }
 }

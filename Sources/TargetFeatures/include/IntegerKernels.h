@@ -176,4 +176,47 @@ static inline __attribute__((always_inline)) vbg_u8x16 vbg_load_even_bytes(const
     return __builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
 }
 
+// The bytes of the 128-byte table (lo, hi) at each index's low 7 bits: one `vpermi2b` with
+// AVX512-VBMI, else byte by byte.
+static inline __attribute__((always_inline)) vbg_u8x64 vbg_permute_bytes(vbg_u8x64 lo, vbg_u8x64 hi, vbg_u8x64 indices) {
+#if defined(__AVX512VBMI__)
+    return (vbg_u8x64)__builtin_ia32_vpermi2varqi512((vbg_v64qi)lo, (vbg_v64qi)indices, (vbg_v64qi)hi);
+#else
+    vbg_u8x64 out;
+    for (int i = 0; i < 64; i++) out[i] = (indices[i] & 64) ? hi[indices[i] & 63] : lo[indices[i] & 63];
+    return out;
+#endif
+}
+
+// The larger of each lane's bytes, as uint8 or as int8 (`vpmaxub` / `vpmaxsb`).
+static inline __attribute__((always_inline)) vbg_u8x64 vbg_max_u8x64(vbg_u8x64 a, vbg_u8x64 b) { return a > b ? a : b; }
+static inline __attribute__((always_inline)) vbg_u8x64 vbg_max_i8x64(vbg_u8x64 a, vbg_u8x64 b) {
+    typedef signed char i8x64 __attribute__((ext_vector_type(64)));
+    return (vbg_u8x64)((i8x64)a > (i8x64)b ? (i8x64)a : (i8x64)b);
+}
+
+// The first `count` (0...64) bytes at `p` and zeros after: one masked load with AVX512BW (the
+// bytes outside the mask are not accessed), else byte by byte.
+static inline __attribute__((always_inline)) vbg_u8x64 vbg_load_bytes64(const unsigned char *p, int count) {
+#if defined(__AVX512BW__)
+    unsigned long long mask = count >= 64 ? ~0ull : (1ull << count) - 1ull;
+    return (vbg_u8x64)__builtin_ia32_loaddquqi512_mask((const vbg_v64qi *)p, (vbg_v64qi)(vbg_u8x64)0, mask);
+#else
+    vbg_u8x64 v = (vbg_u8x64)0;
+    for (int i = 0; i < count && i < 64; i++) v[i] = p[i];
+    return v;
+#endif
+}
+
+// Stores the first `count` (0...64) bytes of `v` at `p`: one masked store with AVX512BW, else
+// byte by byte.
+static inline __attribute__((always_inline)) void vbg_store_bytes64(unsigned char *p, vbg_u8x64 v, int count) {
+#if defined(__AVX512BW__)
+    unsigned long long mask = count >= 64 ? ~0ull : (1ull << count) - 1ull;
+    __builtin_ia32_storedquqi512_mask((vbg_v64qi *)p, (vbg_v64qi)v, mask);
+#else
+    for (int i = 0; i < count && i < 64; i++) p[i] = v[i];
+#endif
+}
+
 #endif
