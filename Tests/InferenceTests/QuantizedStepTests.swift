@@ -186,6 +186,43 @@ struct QuantizedStepTests {
         }
     }
 
+    @Test("QLinearConv at stride 1 on shifted planes (channel-minor bytes, no patch matrix): maps 8 to 64 wide with rows past each output row, kernels 1x3 to 5x5, dilation, asymmetric and no padding, groups, 3 channels padded to 4, channels into the thousands; uint8 and int8")
+    func shiftedPlaneConvolutions() throws {
+        var random = SeededGenerator(seed: 2512)
+        let u8: Int64 = 2, i8: Int64 = 3
+        let cases: [ConvCase] = [
+            ConvCase(cin: 64, cout: 64, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 20, width: 20,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 128, cout: 130, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 10, width: 10,
+                     xType: i8, wType: i8, yType: u8, xZero: 5, yZero: 0, perChannel: false, bias: true),
+            ConvCase(cin: 8, cout: 7, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 16, width: 16,
+                     xType: u8, wType: i8, yType: i8, xZero: 255, yZero: 0, perChannel: true, bias: false),
+            ConvCase(cin: 12, cout: 20, group: 1, kernel: (3, 3), stride: 1, dilation: 2, pads: [2, 2, 2, 2], height: 19, width: 35,
+                     xType: i8, wType: i8, yType: u8, xZero: UInt8(bitPattern: -128), yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 4, cout: 65, group: 1, kernel: (5, 5), stride: 1, dilation: 1, pads: [2, 2, 2, 2], height: 13, width: 17,
+                     xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 255, perChannel: true, bias: true),
+            ConvCase(cin: 16, cout: 6, group: 2, kernel: (3, 2), stride: 1, dilation: 1, pads: [0, 1, 2, 0], height: 12, width: 24,
+                     xType: u8, wType: i8, yType: u8, xZero: 200, yZero: 3, perChannel: false, bias: true),
+            ConvCase(cin: 4, cout: 1, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 18, width: 18,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: false, bias: false),
+            ConvCase(cin: 20, cout: 33, group: 1, kernel: (2, 2), stride: 1, dilation: 1, pads: [0, 0, 1, 1], height: 9, width: 40,
+                     xType: i8, wType: i8, yType: i8, xZero: 0, yZero: 0, perChannel: true, bias: true),
+            ConvCase(cin: 8, cout: 12, group: 1, kernel: (1, 3), stride: 1, dilation: 1, pads: [0, 1, 0, 1], height: 8, width: 64,
+                     xType: u8, wType: i8, yType: u8, xZero: 7, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 3, cout: 16, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 32, width: 31,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 1028, cout: 9, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 8, width: 9,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 32, cout: 64, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 11, width: 7,
+                     xType: u8, wType: u8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+        ]
+        for c in cases {
+            let (model, x) = Self.convModel(c, &random)
+            try Self.check(model, feeds: ["x": x], op: "QLinearConv",
+                           "\(c.cin)->\(c.cout) g\(c.group) k\(c.kernel) d\(c.dilation) pads \(c.pads) \(c.height)x\(c.width) types \(c.xType)/\(c.wType)/\(c.yType) zeros \(c.xZero)/\(c.yZero)")
+        }
+    }
+
     @Test("QLinearConv depthwise on bytes: outputs 1 to 48 wide (the 16-lane vector, rows packed 4 and 8 to a vector), strides 1 to 4, dilations 1 to 5 (past the byte kernel's window too), kernels 1x1 to 7x7 and non-square, asymmetric pads, channels into the thousands; uint8 and int8, zero points 0/128/255")
     func byteDepthwise() throws {
         var random = SeededGenerator(seed: 2502)
