@@ -782,9 +782,9 @@ func quantizedPatches<T: FixedWidthInteger, E: FixedWidthInteger>(
 }
 
 /// The patch rows of the channel-minor order (bytes, ``QuantizedConvolutionWeights/channelMinor``):
-/// element row (tap, c) holds channels 4c...4c + 3 of the tap, one byte each; where the tap's
-/// input row is contiguous (stride 1), 16 pixels at a time from the four planes
-/// (`vbg_interleave_bytes`), else one 32-bit element per pixel.
+/// element row (tap, c) holds channels 4c...4c + 3 of the tap, one byte each; 16 pixels at a
+/// time from the four planes (`vbg_interleave_bytes`; at stride 1 a row's last few by masked loads
+/// and a masked store, at stride 2 the even bytes of 32), else one 32-bit element per pixel.
 func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels: Int, columns: Range<Int>, stride: Int, plane: Int) {
     let w = c.weights, window = c.window
     let (kH, kW) = (w.kernelHeight, w.kernelWidth)
@@ -818,6 +818,24 @@ func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels:
                             }
                             UnsafeMutableRawPointer(line + ow).storeBytes(
                                 of: vbg_interleave_bytes(load(p0), load(p1), load(p2), load(p3), flip), as: SIMD16<Int32>.self)
+                            ow += 16
+                        }
+                        if ow < hi && VBG_TARGET_AVX512BW != 0 && VBG_TARGET_AVX512VL != 0 {
+                            // The row's last few: masked loads and a masked store.
+                            let at = rowOffset + ow, count = Int32(hi - ow)
+                            let words = vbg_interleave_bytes(vbg_load_bytes16(p0 + at, count), vbg_load_bytes16(p1 + at, count),
+                                                             vbg_load_bytes16(p2 + at, count), vbg_load_bytes16(p3 + at, count), flip)
+                            vbg_store_words(line + ow, words, count)
+                            ow = hi
+                        }
+                    } else if sW == 2 {
+                        // The even bytes of 32 (inside the channel's plane).
+                        while ow + 16 <= hi && rowOffset + 2 * ow + 32 <= plane {
+                            let at = rowOffset + 2 * ow
+                            UnsafeMutableRawPointer(line + ow).storeBytes(
+                                of: vbg_interleave_bytes(vbg_load_even_bytes(p0 + at), vbg_load_even_bytes(p1 + at),
+                                                         vbg_load_even_bytes(p2 + at), vbg_load_even_bytes(p3 + at), flip),
+                                as: SIMD16<Int32>.self)
                             ow += 16
                         }
                     }
@@ -1240,6 +1258,12 @@ func bytePlane(_ c: QuantizedConvolution, channel: Int, _ geometry: QuantizedDep
             let v = UnsafeRawPointer(line + iw).loadUnaligned(as: SIMD16<UInt8>.self) ^ SIMD16(repeating: flip)
             UnsafeMutableRawPointer(row + iw).storeBytes(of: v, as: SIMD16<UInt8>.self)
             iw += 16
+        }
+        if iw < inW && VBG_TARGET_AVX512BW != 0 && VBG_TARGET_AVX512VL != 0 {
+            // The row's last few: a masked load and a masked store.
+            let count = Int32(inW - iw)
+            vbg_store_bytes(row + iw, vbg_load_bytes16(line + iw, count) ^ SIMD16(repeating: flip), count)
+            iw = inW
         }
         while iw < inW { row[iw] = line[iw] ^ flip; iw += 1 }
     }

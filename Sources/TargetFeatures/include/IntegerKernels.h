@@ -219,4 +219,28 @@ static inline __attribute__((always_inline)) void vbg_store_bytes64(unsigned cha
 #endif
 }
 
+// The first `count` (0...16) bytes at `p` and zeros after: one masked load with AVX512BW and
+// AVX512VL (the bytes outside the mask are not accessed), else byte by byte.
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_load_bytes16(const unsigned char *p, int count) {
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+    return (vbg_u8x16)__builtin_ia32_loaddquqi128_mask((const vbg_v16qi *)p, (vbg_v16qi)(vbg_u8x16)0,
+                                                       (unsigned short)((1u << count) - 1u));
+#else
+    vbg_u8x16 v = (vbg_u8x16)0;
+    for (int i = 0; i < count && i < 16; i++) v[i] = p[i];
+    return v;
+#endif
+}
+
+// Stores the first `count` (0...16) elements of `v` at `p`: one masked store with AVX512F, else
+// element by element.
+static inline __attribute__((always_inline)) void vbg_store_words(int *p, vbg_i32x16 v, int count) {
+#if defined(__AVX512F__)
+    __builtin_ia32_storedqusi512_mask(p, v, (unsigned short)((1u << count) - 1u));
+#else
+    for (int i = 0; i < count && i < 16; i++) p[i] = v[i];
+#endif
+}
+
+
 #endif
