@@ -327,32 +327,39 @@ struct QuantizedStepTests {
         }
     }
 
-    @Test("QLinearAdd and QLinearMul: one shape, one value per plane (either operand), a scalar; sizes around the 16-lane vector; uint8 and int8")
+    @Test("QLinearAdd and QLinearMul: one shape, one value per plane (either operand; planes under and over the 384 of the table lookup, tails past 64), a scalar; sizes around the 16-lane vector; uint8 and int8")
     func quantizedBinary() throws {
-        var random = SeededGenerator(seed: 2504)
-        let shapes: [([Int64], [Int64])] = [
+        let vectorShapes: [([Int64], [Int64])] = [
             ([1, 3, 5, 7], [1, 3, 5, 7]), ([1, 2, 4, 4], [1, 2, 4, 4]), ([1, 5, 17, 3], [1, 5, 1, 1]), ([1, 4, 1, 1], [1, 4, 6, 11]),
             ([2, 33], [1]), ([1, 16, 9, 9], [16, 1, 1]), ([1, 1000], [1, 1000]),
         ]
-        for op in ["QLinearAdd", "QLinearMul"] {
-            for (shapeA, shapeB) in shapes {
-                for type in [Int64(2), 3] {
-                    let zeros: [UInt8] = type == 2 ? [random.pick([0, 128, 255]), random.pick([3, 128]), random.pick([0, 100, 255])]
-                        : [UInt8(bitPattern: random.pick([-128, 0, 5])), UInt8(bitPattern: random.pick([0, 127])), 0]
-                    let scales: [Float] = [0.02, 0.035, op == "QLinearAdd" ? 0.05 : 0.02 * 0.035 * 40]
-                    let model = B.model(
-                        nodes: [B.node("QuantizeLinear", inputs: ["x1", "s1", "z1"], outputs: ["q1"]),
-                                B.node("QuantizeLinear", inputs: ["x2", "s2", "z2"], outputs: ["q2"]),
-                                B.node(op, inputs: ["q1", "s1", "z1", "q2", "s2", "z2", "s3", "z3"], outputs: ["yq"], name: "binary",
-                                       domain: "com.microsoft"),
-                                B.node("DequantizeLinear", inputs: ["yq", "s3", "z3"], outputs: ["y"])],
-                        initializers: [B.floatTensor("s1", [], [scales[0]]), B.rawTensor("z1", elementType: type, [], [zeros[0]]),
-                                       B.floatTensor("s2", [], [scales[1]]), B.rawTensor("z2", elementType: type, [], [zeros[1]]),
-                                       B.floatTensor("s3", [], [scales[2]]), B.rawTensor("z3", elementType: type, [], [zeros[2]])],
-                        inputs: [B.valueInfo("x1", shapeA), B.valueInfo("x2", shapeB)],
-                        outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
-                    let x1 = random.floats(Int(shapeA.reduce(1, *)), scale: 4), x2 = random.floats(Int(shapeB.reduce(1, *)), scale: 4)
-                    try Self.check(model, feeds: ["x1": x1, "x2": x2], op: op, "\(op) \(shapeA) \(shapeB) type \(type) zeros \(zeros)")
+        // Planes of 383 (vectors) and 384 or more (a table per plane): whole 64-byte steps and tails.
+        let tableShapes: [([Int64], [Int64])] = [
+            ([1, 3, 1, 383], [1, 3, 1, 1]), ([1, 5, 16, 24], [1, 5, 1, 1]), ([1, 3, 24, 24], [3, 1, 1]), ([1, 3, 1, 1], [1, 3, 31, 17]),
+            ([1, 130, 8, 64], [130, 1, 1]), ([2, 7, 20, 21], [2, 7, 1, 1]),
+        ]
+        for (shapes, seed) in [(vectorShapes, UInt64(2504)), (tableShapes, 2513)] {
+            var random = SeededGenerator(seed: seed)
+            for op in ["QLinearAdd", "QLinearMul"] {
+                for (shapeA, shapeB) in shapes {
+                    for type in [Int64(2), 3] {
+                        let zeros: [UInt8] = type == 2 ? [random.pick([0, 128, 255]), random.pick([3, 128]), random.pick([0, 100, 255])]
+                            : [UInt8(bitPattern: random.pick([-128, 0, 5])), UInt8(bitPattern: random.pick([0, 127])), 0]
+                        let scales: [Float] = [0.02, 0.035, op == "QLinearAdd" ? 0.05 : 0.02 * 0.035 * 40]
+                        let model = B.model(
+                            nodes: [B.node("QuantizeLinear", inputs: ["x1", "s1", "z1"], outputs: ["q1"]),
+                                    B.node("QuantizeLinear", inputs: ["x2", "s2", "z2"], outputs: ["q2"]),
+                                    B.node(op, inputs: ["q1", "s1", "z1", "q2", "s2", "z2", "s3", "z3"], outputs: ["yq"], name: "binary",
+                                           domain: "com.microsoft"),
+                                    B.node("DequantizeLinear", inputs: ["yq", "s3", "z3"], outputs: ["y"])],
+                            initializers: [B.floatTensor("s1", [], [scales[0]]), B.rawTensor("z1", elementType: type, [], [zeros[0]]),
+                                           B.floatTensor("s2", [], [scales[1]]), B.rawTensor("z2", elementType: type, [], [zeros[1]]),
+                                           B.floatTensor("s3", [], [scales[2]]), B.rawTensor("z3", elementType: type, [], [zeros[2]])],
+                            inputs: [B.valueInfo("x1", shapeA), B.valueInfo("x2", shapeB)],
+                            outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                        let x1 = random.floats(Int(shapeA.reduce(1, *)), scale: 4), x2 = random.floats(Int(shapeB.reduce(1, *)), scale: 4)
+                        try Self.check(model, feeds: ["x1": x1, "x2": x2], op: op, "\(op) \(shapeA) \(shapeB) type \(type) zeros \(zeros)")
+                    }
                 }
             }
         }

@@ -242,5 +242,23 @@ static inline __attribute__((always_inline)) void vbg_store_words(int *p, vbg_i3
 #endif
 }
 
+// table[x] for each byte x of `indices`, the 256-byte table in four vectors (t0: entries 0...63,
+// t1: 64...127, t2: 128...191, t3: 192...255): two `vpermi2b` and a blend by each index's top bit
+// with AVX512-VBMI, else byte by byte.
+static inline __attribute__((always_inline)) vbg_u8x64 vbg_lookup_bytes(vbg_u8x64 indices, vbg_u8x64 t0, vbg_u8x64 t1,
+                                                                       vbg_u8x64 t2, vbg_u8x64 t3) {
+#if defined(__AVX512VBMI__) && defined(__AVX512BW__)
+    vbg_u8x64 low = (vbg_u8x64)__builtin_ia32_vpermi2varqi512((vbg_v64qi)t0, (vbg_v64qi)indices, (vbg_v64qi)t1);
+    vbg_u8x64 high = (vbg_u8x64)__builtin_ia32_vpermi2varqi512((vbg_v64qi)t2, (vbg_v64qi)indices, (vbg_v64qi)t3);
+    return (vbg_u8x64)__builtin_ia32_selectb_512(__builtin_ia32_cvtb2mask512((vbg_v64qi)indices), (vbg_v64qi)high, (vbg_v64qi)low);
+#else
+    vbg_u8x64 out;
+    for (int i = 0; i < 64; i++) {
+        unsigned x = indices[i];
+        out[i] = x < 64 ? t0[x] : x < 128 ? t1[x - 64] : x < 192 ? t2[x - 128] : t3[x - 192];
+    }
+    return out;
+#endif
+}
 
 #endif
