@@ -343,8 +343,10 @@ struct QuantizedStepTests {
             for op in ["QLinearAdd", "QLinearMul"] {
                 for (shapeA, shapeB) in shapes {
                     for type in [Int64(2), 3] {
-                        let zeros: [UInt8] = type == 2 ? [random.pick([0, 128, 255]), random.pick([3, 128]), random.pick([0, 100, 255])]
+                        let drawn: [UInt8] = type == 2 ? [random.pick([0, 128, 255]), random.pick([3, 128]), random.pick([0, 100, 255])]
                             : [UInt8(bitPattern: random.pick([-128, 0, 5])), UInt8(bitPattern: random.pick([0, 127])), 0]
+                        // The table's planes: zero points inside the values' range, so that every byte value occurs.
+                        let zeros: [UInt8] = shapes.count == vectorShapes.count ? drawn : type == 2 ? [128, 3, 128] : [0, 5, 0]
                         let scales: [Float] = [0.02, 0.035, op == "QLinearAdd" ? 0.05 : 0.02 * 0.035 * 40]
                         let model = B.model(
                             nodes: [B.node("QuantizeLinear", inputs: ["x1", "s1", "z1"], outputs: ["q1"]),
@@ -360,6 +362,34 @@ struct QuantizedStepTests {
                         let x1 = random.floats(Int(shapeA.reduce(1, *)), scale: 4), x2 = random.floats(Int(shapeB.reduce(1, *)), scale: 4)
                         try Self.check(model, feeds: ["x1": x1, "x2": x2], op: op, "\(op) \(shapeA) \(shapeB) type \(type) zeros \(zeros)")
                     }
+                }
+            }
+        }
+    }
+
+    @Test("QLinearSigmoid and QLinearLeakyRelu (a 256-byte table) and QLinearGlobalAveragePool (plane sums by vectors): sizes around 16 and 64, planes into the thousands; uint8 and int8; equal to the reference kernels")
+    func byteTablesAndMeans() throws {
+        var random = SeededGenerator(seed: 2514)
+        for shape: [Int64] in [[1, 3, 5, 7], [1, 1, 1, 64], [1, 2, 1, 65], [2, 5, 9, 9], [1, 16, 24, 24], [1, 1031, 1, 1], [1, 7, 1, 127]] {
+            for type in [Int64(2), 3] {
+                let x = random.floats(Int(shape.reduce(1, *)), scale: 4)
+                // Zero points where the values lie: the input's and the means' in the middle, sigmoid's at the bottom.
+                let low: UInt8 = type == 2 ? 0 : UInt8(bitPattern: -128), middle: UInt8 = type == 2 ? random.pick([120, 128, 140]) : random.pick([0, 5])
+                let zeros = [middle]
+                for (op, attributes, yScale, yZero): (String, [B.Attribute], Float, UInt8) in [
+                    ("QLinearSigmoid", [], 1 / 250, low), ("QLinearLeakyRelu", [.float("alpha", 0.2)], 0.03, middle),
+                    ("QLinearGlobalAveragePool", [.int("channels_last", 0)], 0.01, middle),
+                ] {
+                    let model = B.model(
+                        nodes: [B.node("QuantizeLinear", inputs: ["x", "xs", "xz"], outputs: ["q"]),
+                                B.node(op, inputs: ["q", "xs", "xz", "ys", "yz"], outputs: ["yq"], name: "op", attributes: attributes,
+                                       domain: "com.microsoft"),
+                                B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"])],
+                        initializers: [B.floatTensor("xs", [], [0.03]), B.rawTensor("xz", elementType: type, [], [zeros[0]]),
+                                       B.floatTensor("ys", [], [yScale]), B.rawTensor("yz", elementType: type, [], [yZero])],
+                        inputs: [B.valueInfo("x", shape)],
+                        outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                    try Self.check(model, feeds: ["x": x], op: op, "\(op) \(shape) type \(type) zeros \(zeros[0])/\(yZero)")
                 }
             }
         }
