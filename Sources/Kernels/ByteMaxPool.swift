@@ -127,3 +127,109 @@ func rowMaxPool<T: FixedWidthInteger & SIMDScalar>(_ x: UnsafePointer<T>, _ y: U
     }
     }
 }
+
+/// MaxPool of planes too narrow for ``byteMaxPool(_:_:signed:planes:inputPlane:inputWidth:rows:outputWidth:kernel:stride:dilation:padBegin:line:)``'s
+/// rows (under 16 bytes wide): each output a byte gathered from at most 128 consecutive input
+/// bytes per tap. The outputs of `planesPerGroup` consecutive planes (their input bytes and
+/// their outputs consecutive) are cut into blocks of up to 64 whose taps lie within 128 input
+/// bytes; per block and tap, the index of each output's tap among those bytes (a tap outside the
+/// input repeats one inside the window, which leaves the maximum unchanged). Each block is then
+/// one `vpermi2b` and one maximum per tap (``smallPlaneByteMaxPool(_:_:signed:planes:_:)``).
+package struct SmallPlanePool: Sendable {
+    struct Block: Sendable {
+        /// The block's first output and its count (within a group of planes), and its first input byte.
+        let output: Int, count: Int, input: Int
+    }
+    let inputPlane: Int, outputPlane: Int, planesPerGroup: Int, taps: Int
+    let blocks: [Block]
+    /// `taps` index vectors per block.
+    let indices: [SIMD64<UInt8>]
+
+    /// The plan for planes of `inputHeight` × `inputWidth` pooled by the windows `rows` and
+    /// `columns` list; nil where the blocks would average fewer than 16 outputs.
+    package init?(inputHeight: Int, inputWidth: Int, rows: PoolTaps, columns: PoolTaps) {
+        let outH = rows.starts.count - 1, outW = columns.starts.count - 1
+        inputPlane = inputHeight * inputWidth
+        outputPlane = outH * outW
+        guard inputPlane > 0, outputPlane > 0 else { return nil }
+        planesPerGroup = max(1, min(64 / outputPlane, 128 / inputPlane))
+        var taps = 0
+        for oh in 0..<outH {
+            for ow in 0..<outW {
+                taps = max(taps, (rows.starts[oh + 1] - rows.starts[oh]) * (columns.starts[ow + 1] - columns.starts[ow]))
+            }
+        }
+        self.taps = taps
+        // Each output's input bytes within its group, padded to `taps` with its first.
+        let outputs = planesPerGroup * outputPlane
+        var sources = [Int](repeating: 0, count: outputs * taps)
+        for o in 0..<outputs {
+            let plane = o / outputPlane, oh = o % outputPlane / outW, ow = o % outW
+            var t = 0
+            for r in rows.starts[oh]..<rows.starts[oh + 1] {
+                for c in columns.starts[ow]..<columns.starts[ow + 1] {
+                    sources[o * taps + t] = plane * inputPlane + rows.taps[r] * inputWidth + columns.taps[c]
+                    t += 1
+                }
+            }
+            for rest in t..<taps { sources[o * taps + rest] = sources[o * taps] }
+        }
+        var blocks: [Block] = [], indices: [SIMD64<UInt8>] = []
+        var first = 0
+        while first < outputs {
+            var low = Int.max, high = Int.min, count = 0
+            while first + count < outputs && count < 64 {
+                let own = sources[((first + count) * taps)..<((first + count + 1) * taps)]
+                let newLow = min(low, own.min()!), newHigh = max(high, own.max()!)
+                guard newHigh - newLow < 128 else { break }
+                low = newLow; high = newHigh; count += 1
+            }
+            guard count > 0 else { return nil }
+            blocks.append(Block(output: first, count: count, input: low))
+            for t in 0..<taps {
+                var v = SIMD64<UInt8>(repeating: 0)
+                for lane in 0..<count { v[lane] = UInt8(sources[(first + lane) * taps + t] - low) }
+                indices.append(v)
+            }
+            first += count
+        }
+        guard blocks.count * 16 <= outputs else { return nil }
+        self.blocks = blocks
+        self.indices = indices
+    }
+}
+
+/// Whether this build gathers bytes in one instruction (AVX512-VBMI), which
+/// ``smallPlaneByteMaxPool(_:_:signed:planes:_:)`` needs to be the faster kernel.
+package let byteGatherIsFast = VBG_TARGET_AVX512VBMI != 0 && VBG_TARGET_AVX512BW != 0
+
+/// `planes` planes of `x` max-pooled into `y` by `plan`, int8 when `signed`, else uint8.
+package func smallPlaneByteMaxPool(_ x: UnsafeRawPointer, _ y: UnsafeMutableRawPointer, signed: Bool, planes: Int, _ plan: SmallPlanePool) {
+    let taps = plan.taps
+    plan.blocks.withUnsafeBufferPointer { blocks in
+    plan.indices.withUnsafeBufferPointer { indices in
+        var first = 0
+        while first < planes {
+            let count = min(plan.planesPerGroup, planes - first)
+            let input = x.assumingMemoryBound(to: UInt8.self) + first * plan.inputPlane
+            let output = y.assumingMemoryBound(to: UInt8.self) + first * plan.outputPlane
+            let inputs = count * plan.inputPlane, outputs = count * plan.outputPlane
+            for b in blocks.indices {
+                let block = blocks[b]
+                guard block.output < outputs else { break }
+                // The block's bytes that lie in the input (its first is an input byte of a plane here).
+                let available = inputs - block.input
+                let low = vbg_load_bytes64(input + block.input, Int32(min(64, available)))
+                let high = vbg_load_bytes64(input + block.input + 64, Int32(max(0, min(64, available - 64))))
+                var m = vbg_permute_bytes(low, high, indices[b * taps])
+                for t in 1..<taps {
+                    let g = vbg_permute_bytes(low, high, indices[b * taps + t])
+                    m = signed ? vbg_max_i8x64(m, g) : vbg_max_u8x64(m, g)
+                }
+                vbg_store_bytes64(output + block.output, m, Int32(min(block.count, outputs - block.output)))
+            }
+            first += count
+        }
+    }
+    }
+}

@@ -45,6 +45,38 @@ package func quantizedBinary(_ kind: QuantizedBinaryKind, _ a: QuantizedOperand,
         kind == .add ? vbg_quantize(constant.addingProduct(y, ratioB).addingProduct(x, ratioA), low, high, 0)
             : vbg_quantize((x * y) * Vector(repeating: multiplier), low, high, outputZero)
     }
+    // One value of b per plane makes c a function of a's byte: on planes large enough, its 256
+    // values computed once per plane (the same arithmetic on every byte), then a lookup per byte.
+    if bPerPlane && planeSize >= tablePlaneSize && byteGatherIsFast {
+        // Every byte value in order (the operand a plane's table is computed from), and the table.
+        var every = (SIMD64<UInt8>(), SIMD64<UInt8>(), SIMD64<UInt8>(), SIMD64<UInt8>())
+        for i in 0..<64 { every.0[i] = UInt8(i); every.1[i] = UInt8(64 + i); every.2[i] = UInt8(128 + i); every.3[i] = UInt8(192 + i) }
+        var table = every
+        withUnsafeBytes(of: every) { every in
+            withUnsafeMutableBytes(of: &table) { table in
+                for plane in 0..<planes {
+                    let y = Vector(repeating: scalar(b.values, plane, bZero, bScale))
+                    for i in stride(from: 0, to: 256, by: lanes) {
+                        table.storeBytes(of: combine(load(every.baseAddress!, i, aZero, aScale), y), toByteOffset: i, as: SIMD16<UInt8>.self)
+                    }
+                    let t0 = table.load(fromByteOffset: 0, as: SIMD64<UInt8>.self), t1 = table.load(fromByteOffset: 64, as: SIMD64<UInt8>.self)
+                    let t2 = table.load(fromByteOffset: 128, as: SIMD64<UInt8>.self), t3 = table.load(fromByteOffset: 192, as: SIMD64<UInt8>.self)
+                    let source = a.values.assumingMemoryBound(to: UInt8.self) + plane * planeSize, out = output + plane * planeSize
+                    var i = 0
+                    while i + 64 <= planeSize {
+                        let x = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD64<UInt8>.self)
+                        UnsafeMutableRawPointer(out + i).storeBytes(of: vbg_lookup_bytes(x, t0, t1, t2, t3), as: SIMD64<UInt8>.self)
+                        i += 64
+                    }
+                    if i < planeSize {
+                        let count = Int32(planeSize - i)
+                        vbg_store_bytes64(out + i, vbg_lookup_bytes(vbg_load_bytes64(source + i, count), t0, t1, t2, t3), count)
+                    }
+                }
+            }
+        }
+        return
+    }
     for plane in 0..<planes {
         let first = plane * planeSize
         let bPlane = bPerPlane ? Vector(repeating: scalar(b.values, plane, bZero, bScale)) : Vector(repeating: 0)
@@ -65,3 +97,8 @@ package func quantizedBinary(_ kind: QuantizedBinaryKind, _ a: QuantizedOperand,
         for lane in 0..<(planeSize - i) { output[first + i + lane] = bytes[lane] }
     }
 }
+
+/// The plane size from which ``quantizedBinary(_:_:_:bPerPlane:signed:planes:planeSize:multiplier:addConstant:outputZero:minimum:maximum:output:)``
+/// computes a plane's 256 results once and looks each byte up (the 256 cost what 256 bytes do).
+package let tablePlaneSize = 384
+

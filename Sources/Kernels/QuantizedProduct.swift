@@ -78,14 +78,17 @@ package struct QuantizedProduct {
     /// The int32 sums or their float epilogue instead of bytes (the dynamic form; its channels
     /// are the rows, or the columns when `perColumn`), or nil.
     package let sums: IntegerSumsOutput?
+    /// Where each element row k of V starts (in Int32 elements from `v`) instead of k ·
+    /// `columnStride` (``ShiftedPlanes``), or nil.
+    package let rowOffsets: UnsafePointer<Int32>?
 
     package init(s: UnsafePointer<Int32>, rows: Int, depth: Int, operands: QuantizedOperands = .pairs, v: UnsafePointer<Int32>,
                  columns: Int, columnStride: Int, bias: UnsafePointer<Int32>?, output: UnsafeMutablePointer<UInt8>, outputStride: Int,
                  multipliers: UnsafePointer<Float>, perColumn: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32,
                  columnBias: UnsafePointer<Int32>? = nil, floatOutput: UnsafeMutablePointer<Float>? = nil,
-                 sums: IntegerSumsOutput? = nil) {
+                 sums: IntegerSumsOutput? = nil, rowOffsets: UnsafePointer<Int32>? = nil) {
         precondition(columnStride % quantizedTileColumns == 0 && columnStride >= columns, "quantized product: V's stride must be padded")
-        self.columnBias = columnBias; self.floatOutput = floatOutput; self.sums = sums
+        self.columnBias = columnBias; self.floatOutput = floatOutput; self.sums = sums; self.rowOffsets = rowOffsets
         self.s = s; self.rows = rows; self.depth = depth; self.operands = operands
         self.v = v; self.columns = columns; self.columnStride = columnStride
         self.bias = bias; self.output = output; self.outputStride = outputStride
@@ -143,12 +146,12 @@ func quantizedProduct<D: IntegerDot>(_ product: QuantizedProduct, columns: Range
         for t in 0..<tiles {
             let r = t * product.rows / tiles, count = (t + 1) * product.rows / tiles - r
             switch count {
-            case 1: quantizedTile(product, row: r, count: 1, column: n, width: width, D.self)
-            case 2: quantizedTile(product, row: r, count: 2, column: n, width: width, D.self)
-            case 3: quantizedTile(product, row: r, count: 3, column: n, width: width, D.self)
-            case 4: quantizedTile(product, row: r, count: 4, column: n, width: width, D.self)
-            case 5: quantizedTile(product, row: r, count: 5, column: n, width: width, D.self)
-            default: quantizedTile(product, row: r, count: 6, column: n, width: width, D.self)
+            case 1: quantizedTile(product, row: r, column: n, width: width, D.self, TileRows1.self)
+            case 2: quantizedTile(product, row: r, column: n, width: width, D.self, TileRows2.self)
+            case 3: quantizedTile(product, row: r, column: n, width: width, D.self, TileRows3.self)
+            case 4: quantizedTile(product, row: r, column: n, width: width, D.self, TileRows4.self)
+            case 5: quantizedTile(product, row: r, column: n, width: width, D.self, TileRows5.self)
+            default: quantizedTile(product, row: r, column: n, width: width, D.self, TileRows6.self)
             }
         }
         n += quantizedTileColumns
@@ -185,9 +188,19 @@ struct IntRow64 {
     }
 }
 
-@inline(__always)
-func quantizedTile<D: IntegerDot>(_ p: QuantizedProduct, row: Int, count: Int, column: Int, width: Int, _: D.Type) {
-    let k = p.depth
+/// The rows of one register tile, a type so that each count is its own specialisation of
+/// ``quantizedTile(_:row:column:width:_:_:)``, with the count a constant in its loop over k.
+protocol TileRowCount { static var count: Int { get } }
+enum TileRows1: TileRowCount { static var count: Int { 1 } }
+enum TileRows2: TileRowCount { static var count: Int { 2 } }
+enum TileRows3: TileRowCount { static var count: Int { 3 } }
+enum TileRows4: TileRowCount { static var count: Int { 4 } }
+enum TileRows5: TileRowCount { static var count: Int { 5 } }
+enum TileRows6: TileRowCount { static var count: Int { 6 } }
+
+@inline(never)
+func quantizedTile<D: IntegerDot, R: TileRowCount>(_ p: QuantizedProduct, row: Int, column: Int, width: Int, _: D.Type, _: R.Type) {
+    let k = p.depth, count = R.count
     @inline(__always) func rowStart(_ i: Int) -> UnsafePointer<Int32> { p.s + (row + (count > i ? i : 0)) * k }
     let s0 = rowStart(0), s1 = rowStart(1), s2 = rowStart(2), s3 = rowStart(3), s4 = rowStart(4), s5 = rowStart(5)
     let cb = p.columnBias
@@ -195,16 +208,17 @@ func quantizedTile<D: IntegerDot>(_ p: QuantizedProduct, row: Int, count: Int, c
         IntRow64(count > i ? p.bias?[row + i] ?? 0 : 0, columnBias: cb, column: column)
     }
     var acc0 = start(0), acc1 = start(1), acc2 = start(2), acc3 = start(3), acc4 = start(4), acc5 = start(5)
-    var vp = p.v + column
+    let offsets = p.rowOffsets, v = p.v + column
+    var vp = v
     for kk in 0..<k {
-        let x = IntRow64(vp)
+        let x: IntRow64
+        if let offsets { x = IntRow64(v + Int(offsets[kk])) } else { x = IntRow64(vp); vp += p.columnStride }
         acc0.add(s0[kk], x, D.self)
         if count > 1 { acc1.add(s1[kk], x, D.self) }
         if count > 2 { acc2.add(s2[kk], x, D.self) }
         if count > 3 { acc3.add(s3[kk], x, D.self) }
         if count > 4 { acc4.add(s4[kk], x, D.self) }
         if count > 5 { acc5.add(s5[kk], x, D.self) }
-        vp += p.columnStride
     }
     requantizeRow(acc0, p, row: row, column: column, width: width)
     if count > 1 { requantizeRow(acc1, p, row: row + 1, column: column, width: width) }
@@ -449,13 +463,19 @@ package func quantizedPatchCount(_ weights: QuantizedConvolutionWeights, _ windo
         let inputPixels = window.inputHeight * window.inputWidth, channels = weights.inputChannels / weights.groups
         return pixels * weights.depth + (weights.channelMinor ? (inputPixels * channels + 3) / 4 : 0)
     }
-    return weights.depth * ((pixels + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns)
+    let patches = weights.depth * ((pixels + quantizedTileColumns - 1) / quantizedTileColumns * quantizedTileColumns)
+    // The shifted planes and their offsets where they apply (the patch matrix for the sums, which do not take them).
+    guard let shifted = ShiftedPlanes(window, weights) else { return patches }
+    return max(patches, shifted.elements(weights))
 }
 
 /// Bytes of the scratch output ``quantizedConvolution(_:pool:)`` needs (0 unless the weights run
 /// transposed).
 package func quantizedOutputScratchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow) -> Int {
-    weights.transposed == nil ? 0 : window.outputHeight * window.outputWidth * (weights.outputChannels / weights.groups)
+    if weights.transposed == nil {
+        return ShiftedPlanes(window, weights).map { $0.stride * (weights.outputChannels / weights.groups) } ?? 0
+    }
+    return window.outputHeight * window.outputWidth * (weights.outputChannels / weights.groups)
 }
 
 /// One quantized convolution of one NCHW image of 8-bit values (the type and zero point the
@@ -524,7 +544,11 @@ package func quantizedConvolution(_ convolution: QuantizedConvolution, pool: Wor
         return
     }
     guard convolution.weights.transposed != nil else {
-        pool.run(QuantizedConvolutionParts(convolution: convolution))
+        if convolution.sums == nil, let shifted = ShiftedPlanes(convolution.window, convolution.weights) {
+            shiftedPlaneConvolution(convolution, shifted, pool: pool)
+        } else {
+            pool.run(QuantizedConvolutionParts(convolution: convolution))
+        }
         return
     }
     let c = convolution, w = c.weights
@@ -758,9 +782,9 @@ func quantizedPatches<T: FixedWidthInteger, E: FixedWidthInteger>(
 }
 
 /// The patch rows of the channel-minor order (bytes, ``QuantizedConvolutionWeights/channelMinor``):
-/// element row (tap, c) holds channels 4c...4c + 3 of the tap, one byte each; where the tap's
-/// input row is contiguous (stride 1), 16 pixels at a time from the four planes
-/// (`vbg_interleave_bytes`), else one 32-bit element per pixel.
+/// element row (tap, c) holds channels 4c...4c + 3 of the tap, one byte each; 16 pixels at a
+/// time from the four planes (`vbg_interleave_bytes`; at stride 1 a row's last few by masked loads
+/// and a masked store, at stride 2 the even bytes of 32), else one 32-bit element per pixel.
 func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels: Int, columns: Range<Int>, stride: Int, plane: Int) {
     let w = c.weights, window = c.window
     let (kH, kW) = (w.kernelHeight, w.kernelWidth)
@@ -796,6 +820,24 @@ func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels:
                                 of: vbg_interleave_bytes(load(p0), load(p1), load(p2), load(p3), flip), as: SIMD16<Int32>.self)
                             ow += 16
                         }
+                        if ow < hi && VBG_TARGET_AVX512BW != 0 && VBG_TARGET_AVX512VL != 0 {
+                            // The row's last few: masked loads and a masked store.
+                            let at = rowOffset + ow, count = Int32(hi - ow)
+                            let words = vbg_interleave_bytes(vbg_load_bytes16(p0 + at, count), vbg_load_bytes16(p1 + at, count),
+                                                             vbg_load_bytes16(p2 + at, count), vbg_load_bytes16(p3 + at, count), flip)
+                            vbg_store_words(line + ow, words, count)
+                            ow = hi
+                        }
+                    } else if sW == 2 {
+                        // The even bytes of 32 (inside the channel's plane).
+                        while ow + 16 <= hi && rowOffset + 2 * ow + 32 <= plane {
+                            let at = rowOffset + 2 * ow
+                            UnsafeMutableRawPointer(line + ow).storeBytes(
+                                of: vbg_interleave_bytes(vbg_load_even_bytes(p0 + at), vbg_load_even_bytes(p1 + at),
+                                                         vbg_load_even_bytes(p2 + at), vbg_load_even_bytes(p3 + at), flip),
+                                as: SIMD16<Int32>.self)
+                            ow += 16
+                        }
                     }
                     while ow < hi {
                         let at = rowOffset + ow * sW
@@ -823,6 +865,118 @@ func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels:
                     }
                     n += end - start
                 }
+            }
+        }
+    }
+}
+
+// MARK: - Shifted planes
+
+/// The patches of a stride-1 convolution on channel-minor bytes (``QuantizedConvolutionWeights/channelMinor``)
+/// without a patch matrix: each four input channels interleaved once into a bordered plane of
+/// 32-bit elements `pitch` wide (made unsigned as the patches are; the border the padding
+/// value), so that element row (tap, q) of V is plane q from offset kh · dilation · pitch + kw ·
+/// dilation on. The product's columns are n = oh · pitch + ow: the pitch − outW past each row's
+/// end are computed into the scratch output and dropped when its rows of outW are copied out.
+/// Taken where that makes at most a quarter more tiles of 64 columns than the patch matrix.
+struct ShiftedPlanes {
+    let pitch: Int
+    /// Int32 elements of one plane: every one a tile of 64 columns reads from any tap.
+    let planeElements: Int
+    /// Columns of the product (the last row's dropped ones left out) and their stride (a multiple of 64).
+    let columns: Int, stride: Int
+
+    init?(_ window: QuantizedWindow, _ weights: QuantizedConvolutionWeights) {
+        guard weights.channelMinor, weights.transposed == nil, weights.depthwiseTaps == nil, window.strideHeight == 1,
+              window.strideWidth == 1, weights.kernelHeight * weights.kernelWidth > 1 else { return nil }
+        let (outH, outW) = (window.outputHeight, window.outputWidth)
+        let spanW = (weights.kernelWidth - 1) * window.dilationWidth, spanH = (weights.kernelHeight - 1) * window.dilationHeight
+        pitch = max(window.padLeft + window.inputWidth, outW + spanW)
+        let height = max(window.padTop + window.inputHeight, outH + spanH)
+        columns = (outH - 1) * pitch + outW
+        let tile = quantizedTileColumns
+        stride = (columns + tile - 1) / tile * tile
+        let patchTiles = (outH * outW + tile - 1) / tile
+        guard stride / tile <= patchTiles + patchTiles / 4 else { return nil }
+        // The last tile of the last tap reads up to spanH · pitch + spanW + stride.
+        planeElements = max(height * pitch, spanH * pitch + spanW + stride)
+    }
+
+    /// Int32 elements of the planes of one group and the offsets after them.
+    func elements(_ weights: QuantizedConvolutionWeights) -> Int { weights.paddedChannels / 4 * planeElements + weights.depth }
+}
+
+/// ``quantizedConvolution(_:pool:)`` on ``ShiftedPlanes``: per group, the planes and offsets
+/// (calling thread), the product into the scratch output (threads take tiles of columns), its
+/// rows copied out (calling thread).
+func shiftedPlaneConvolution(_ c: QuantizedConvolution, _ shifted: ShiftedPlanes, pool: WorkerPool) {
+    let w = c.weights, window = c.window
+    let channels = w.inputChannels / w.groups, quads = w.paddedChannels / 4, outputsPerGroup = w.outputChannels / w.groups
+    let (inH, inW, outH, outW) = (window.inputHeight, window.inputWidth, window.outputHeight, window.outputWidth)
+    let plane = inH * inW, pixels = outH * outW, pitch = shifted.pitch
+    // Int8 input becomes unsigned by x + 128, its top bit flipped.
+    let flip: UInt32 = w.inputSigned ? 0x8080_8080 : 0
+    let padding = Int32(bitPattern: UInt32(truncatingIfNeeded: c.paddingValue) &* 0x0101_0101)
+    let offsets = c.patches + quads * shifted.planeElements
+    for kh in 0..<w.kernelHeight {
+        for kw in 0..<w.kernelWidth {
+            let tap = kh * window.dilationHeight * pitch + kw * window.dilationWidth
+            for q in 0..<quads { offsets[(kh * w.kernelWidth + kw) * quads + q] = Int32(q * shifted.planeElements + tap) }
+        }
+    }
+    for g in 0..<w.groups {
+        let source = c.input.assumingMemoryBound(to: UInt8.self) + g * channels * plane
+        c.patches.update(repeating: padding, count: quads * shifted.planeElements)
+        for q in 0..<quads {
+            // A padded channel (zero weights) reads the quad's first plane.
+            @inline(__always) func channelPlane(_ i: Int) -> UnsafePointer<UInt8> { source + (4 * q + i < channels ? 4 * q + i : 4 * q) * plane }
+            let p0 = channelPlane(0), p1 = channelPlane(1), p2 = channelPlane(2), p3 = channelPlane(3)
+            let out = c.patches + q * shifted.planeElements + window.padTop * pitch + window.padLeft
+            for ih in 0..<inH {
+                let line = out + ih * pitch, row = ih * inW
+                var iw = 0
+                while iw + 16 <= inW {
+                    let at = row + iw
+                    @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> SIMD16<UInt8> {
+                        UnsafeRawPointer(p + at).loadUnaligned(as: SIMD16<UInt8>.self)
+                    }
+                    UnsafeMutableRawPointer(line + iw).storeBytes(
+                        of: vbg_interleave_bytes(load(p0), load(p1), load(p2), load(p3), flip), as: SIMD16<Int32>.self)
+                    iw += 16
+                }
+                while iw < inW {
+                    let at = row + iw
+                    line[iw] = Int32(bitPattern: (UInt32(p0[at]) | UInt32(p1[at]) << 8 | UInt32(p2[at]) << 16 | UInt32(p3[at]) << 24) ^ flip)
+                    iw += 1
+                }
+            }
+        }
+        pool.run(ShiftedPlaneParts(convolution: c, shifted: shifted, group: g, offsets: UnsafePointer(offsets)))
+        let output = c.output + g * outputsPerGroup * pixels
+        for m in 0..<outputsPerGroup {
+            for oh in 0..<outH {
+                (output + m * pixels + oh * outW).update(from: c.scratch + m * shifted.stride + oh * pitch, count: outW)
+            }
+        }
+    }
+}
+
+struct ShiftedPlaneParts: PoolJob {
+    let convolution: QuantizedConvolution, shifted: ShiftedPlanes, group: Int, offsets: UnsafePointer<Int32>
+    func run(part: Int, pool: WorkerPool) {
+        let c = convolution, w = c.weights
+        let columns = WorkerPool.range(shifted.columns, part: part, of: pool.threadCount, granularity: quantizedTileColumns)
+        guard !columns.isEmpty else { return }
+        let first = group * (w.outputChannels / w.groups)
+        w.multipliers.withUnsafeBufferPointer { multipliers in
+            w.bias.withUnsafeBufferPointer { bias in
+                let product = QuantizedProduct(
+                    s: UnsafePointer(w.values.baseAddress + first * w.depth), rows: w.outputChannels / w.groups, depth: w.depth,
+                    operands: w.operands, v: UnsafePointer(c.patches), columns: shifted.columns, columnStride: shifted.stride,
+                    bias: bias.baseAddress! + first, output: c.scratch, outputStride: shifted.stride,
+                    multipliers: multipliers.baseAddress! + first, perColumn: false, zeroPoint: c.outputZero,
+                    minimum: c.minimum, maximum: c.maximum, rowOffsets: offsets)
+                quantizedProduct(product, columns: columns)
             }
         }
     }
@@ -1104,6 +1258,12 @@ func bytePlane(_ c: QuantizedConvolution, channel: Int, _ geometry: QuantizedDep
             let v = UnsafeRawPointer(line + iw).loadUnaligned(as: SIMD16<UInt8>.self) ^ SIMD16(repeating: flip)
             UnsafeMutableRawPointer(row + iw).storeBytes(of: v, as: SIMD16<UInt8>.self)
             iw += 16
+        }
+        if iw < inW && VBG_TARGET_AVX512BW != 0 && VBG_TARGET_AVX512VL != 0 {
+            // The row's last few: a masked load and a masked store.
+            let count = Int32(inW - iw)
+            vbg_store_bytes(row + iw, vbg_load_bytes16(line + iw, count) ^ SIMD16(repeating: flip), count)
+            iw = inW
         }
         while iw < inW { row[iw] = line[iw] ^ flip; iw += 1 }
     }

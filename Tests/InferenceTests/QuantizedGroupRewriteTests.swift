@@ -162,4 +162,52 @@ struct QuantizedGroupRewriteTests {
             #expect(worst <= Self.yScale * 1.0001, "\(label): as written and rewritten differ by \(worst)")
         }
     }
+
+    /// x → QuantizeLinear → DequantizeLinear → MaxPool (3x3, stride 2, padding 1) → QuantizeLinear
+    /// (scale `outScale`, zero point `outZero`, type `type`) → DequantizeLinear → y; `alsoOutput`
+    /// makes the pooled floats a graph output too, `indices` adds MaxPool's Indices output.
+    static func poolModel(type: Int64 = 2, outScale: Float = xScale, outZero: UInt8 = 128, alsoOutput: Bool = false,
+                          indices: Bool = false) -> [UInt8] {
+        let zero: UInt8 = type == 2 ? 128 : 0
+        return B.model(
+            nodes: [B.node("QuantizeLinear", inputs: ["x", "xs", "xz"], outputs: ["xq"]),
+                    B.node("DequantizeLinear", inputs: ["xq", "xs", "xz"], outputs: ["xd"]),
+                    B.node("MaxPool", inputs: ["xd"], outputs: indices ? ["p", "i"] : ["p"], name: "pool",
+                           attributes: [.ints("kernel_shape", [3, 3]), .ints("strides", [2, 2]), .ints("pads", [1, 1, 1, 1])]),
+                    B.node("QuantizeLinear", inputs: ["p", "ys", "yz"], outputs: ["yq"]),
+                    B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"])],
+            initializers: [B.floatTensor("xs", [], [xScale]), B.rawTensor("xz", elementType: type, [], [zero]),
+                           B.floatTensor("ys", [], [outScale]), B.rawTensor("yz", elementType: type, [], [type == 2 ? outZero : 0])],
+            inputs: [B.valueInfo("x", [1, Int64(cin), Int64(size), Int64(size)])],
+            outputs: [B.valueInfo("y", dims: nil, elementType: 1)]
+                + (alsoOutput ? [B.valueInfo("p", dims: nil, elementType: 1)] : [])
+                + (indices ? [B.valueInfo("i", dims: nil, elementType: 7)] : []),
+            opset: 13)
+    }
+
+    @Test("DequantizeLinear → MaxPool → QuantizeLinear with one scale and zero point becomes the MaxPool of the bytes (uint8 and int8), equal to the graph as written; near misses stay")
+    func maxPoolOfBytes() throws {
+        var random = SeededGenerator(seed: 79)
+        for type in [Int64(2), 3] {
+            let proto = try ModelProto(serializedBytes: Self.poolModel(type: type))
+            let ops = try #require(QuantizedGroupRewrite.rewrite(proto)).graph!.nodes.map(\.opType)
+            #expect(ops == ["QuantizeLinear", "MaxPool", "DequantizeLinear"], "type \(type): \(ops)")
+            let model = try InferenceModel(bytes: Self.poolModel(type: type))
+            let feeds = ["x": random.floats(Self.cin * Self.size * Self.size, scale: 5)]
+            let want = try #require(try InferenceSession(model: model, path: .reference).run(inputs: feeds)["y"])
+            for threads in [1, 2] {
+                let fast = try InferenceSession(model: model, path: .fast, threads: threads)
+                #expect(fast.nodeKernels.contains { $0.op == "MaxPool" && !$0.runsOnReference }, "\(fast.nodeKernels.map(\.op))")
+                let got = try #require(try fast.run(inputs: feeds)["y"])
+                #expect(got == want, "type \(type), \(threads) thread(s): \(zip(got, want).filter { $0 != $1 }.count) of \(want.count) differ")
+            }
+        }
+        let misses: [(String, [UInt8])] = [
+            ("another output scale", Self.poolModel(outScale: Self.xScale * 1.5)), ("another output zero point", Self.poolModel(outZero: 127)),
+            ("the pooled floats also a graph output", Self.poolModel(alsoOutput: true)), ("an Indices output", Self.poolModel(indices: true)),
+        ]
+        for (label, bytes) in misses {
+            #expect(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: bytes)) == nil, "\(label): rewritten")
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import Testing
 import TestSupport
 @testable import Inference
+import Kernels
 
 /// The fast path's QLinearConv and QLinearMatMul steps (`FastPath/QuantizedSteps.swift`) against
 /// the reference kernels, as QuantizeLinear → the node → DequantizeLinear graphs: the integer
@@ -185,6 +186,43 @@ struct QuantizedStepTests {
         }
     }
 
+    @Test("QLinearConv at stride 1 on shifted planes (channel-minor bytes, no patch matrix): maps 8 to 64 wide with rows past each output row, kernels 1x3 to 5x5, dilation, asymmetric and no padding, groups, 3 channels padded to 4, channels into the thousands; uint8 and int8")
+    func shiftedPlaneConvolutions() throws {
+        var random = SeededGenerator(seed: 2512)
+        let u8: Int64 = 2, i8: Int64 = 3
+        let cases: [ConvCase] = [
+            ConvCase(cin: 64, cout: 64, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 20, width: 20,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 128, cout: 130, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 10, width: 10,
+                     xType: i8, wType: i8, yType: u8, xZero: 5, yZero: 0, perChannel: false, bias: true),
+            ConvCase(cin: 8, cout: 7, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 16, width: 16,
+                     xType: u8, wType: i8, yType: i8, xZero: 255, yZero: 0, perChannel: true, bias: false),
+            ConvCase(cin: 12, cout: 20, group: 1, kernel: (3, 3), stride: 1, dilation: 2, pads: [2, 2, 2, 2], height: 19, width: 35,
+                     xType: i8, wType: i8, yType: u8, xZero: UInt8(bitPattern: -128), yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 4, cout: 65, group: 1, kernel: (5, 5), stride: 1, dilation: 1, pads: [2, 2, 2, 2], height: 13, width: 17,
+                     xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 255, perChannel: true, bias: true),
+            ConvCase(cin: 16, cout: 6, group: 2, kernel: (3, 2), stride: 1, dilation: 1, pads: [0, 1, 2, 0], height: 12, width: 24,
+                     xType: u8, wType: i8, yType: u8, xZero: 200, yZero: 3, perChannel: false, bias: true),
+            ConvCase(cin: 4, cout: 1, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 18, width: 18,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: false, bias: false),
+            ConvCase(cin: 20, cout: 33, group: 1, kernel: (2, 2), stride: 1, dilation: 1, pads: [0, 0, 1, 1], height: 9, width: 40,
+                     xType: i8, wType: i8, yType: i8, xZero: 0, yZero: 0, perChannel: true, bias: true),
+            ConvCase(cin: 8, cout: 12, group: 1, kernel: (1, 3), stride: 1, dilation: 1, pads: [0, 1, 0, 1], height: 8, width: 64,
+                     xType: u8, wType: i8, yType: u8, xZero: 7, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 3, cout: 16, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 32, width: 31,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 1028, cout: 9, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 8, width: 9,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 32, cout: 64, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 11, width: 7,
+                     xType: u8, wType: u8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+        ]
+        for c in cases {
+            let (model, x) = Self.convModel(c, &random)
+            try Self.check(model, feeds: ["x": x], op: "QLinearConv",
+                           "\(c.cin)->\(c.cout) g\(c.group) k\(c.kernel) d\(c.dilation) pads \(c.pads) \(c.height)x\(c.width) types \(c.xType)/\(c.wType)/\(c.yType) zeros \(c.xZero)/\(c.yZero)")
+        }
+    }
+
     @Test("QLinearConv depthwise on bytes: outputs 1 to 48 wide (the 16-lane vector, rows packed 4 and 8 to a vector), strides 1 to 4, dilations 1 to 5 (past the byte kernel's window too), kernels 1x1 to 7x7 and non-square, asymmetric pads, channels into the thousands; uint8 and int8, zero points 0/128/255")
     func byteDepthwise() throws {
         var random = SeededGenerator(seed: 2502)
@@ -289,32 +327,69 @@ struct QuantizedStepTests {
         }
     }
 
-    @Test("QLinearAdd and QLinearMul: one shape, one value per plane (either operand), a scalar; sizes around the 16-lane vector; uint8 and int8")
+    @Test("QLinearAdd and QLinearMul: one shape, one value per plane (either operand; planes under and over the 384 of the table lookup, tails past 64), a scalar; sizes around the 16-lane vector; uint8 and int8")
     func quantizedBinary() throws {
-        var random = SeededGenerator(seed: 2504)
-        let shapes: [([Int64], [Int64])] = [
+        let vectorShapes: [([Int64], [Int64])] = [
             ([1, 3, 5, 7], [1, 3, 5, 7]), ([1, 2, 4, 4], [1, 2, 4, 4]), ([1, 5, 17, 3], [1, 5, 1, 1]), ([1, 4, 1, 1], [1, 4, 6, 11]),
             ([2, 33], [1]), ([1, 16, 9, 9], [16, 1, 1]), ([1, 1000], [1, 1000]),
         ]
-        for op in ["QLinearAdd", "QLinearMul"] {
-            for (shapeA, shapeB) in shapes {
-                for type in [Int64(2), 3] {
-                    let zeros: [UInt8] = type == 2 ? [random.pick([0, 128, 255]), random.pick([3, 128]), random.pick([0, 100, 255])]
-                        : [UInt8(bitPattern: random.pick([-128, 0, 5])), UInt8(bitPattern: random.pick([0, 127])), 0]
-                    let scales: [Float] = [0.02, 0.035, op == "QLinearAdd" ? 0.05 : 0.02 * 0.035 * 40]
+        // Planes of 383 (vectors) and 384 or more (a table per plane): whole 64-byte steps and tails.
+        let tableShapes: [([Int64], [Int64])] = [
+            ([1, 3, 1, 383], [1, 3, 1, 1]), ([1, 5, 16, 24], [1, 5, 1, 1]), ([1, 3, 24, 24], [3, 1, 1]), ([1, 3, 1, 1], [1, 3, 31, 17]),
+            ([1, 130, 8, 64], [130, 1, 1]), ([2, 7, 20, 21], [2, 7, 1, 1]),
+        ]
+        for (shapes, seed) in [(vectorShapes, UInt64(2504)), (tableShapes, 2513)] {
+            var random = SeededGenerator(seed: seed)
+            for op in ["QLinearAdd", "QLinearMul"] {
+                for (shapeA, shapeB) in shapes {
+                    for type in [Int64(2), 3] {
+                        let drawn: [UInt8] = type == 2 ? [random.pick([0, 128, 255]), random.pick([3, 128]), random.pick([0, 100, 255])]
+                            : [UInt8(bitPattern: random.pick([-128, 0, 5])), UInt8(bitPattern: random.pick([0, 127])), 0]
+                        // The table's planes: zero points inside the values' range, so that every byte value occurs.
+                        let zeros: [UInt8] = shapes.count == vectorShapes.count ? drawn : type == 2 ? [128, 3, 128] : [0, 5, 0]
+                        let scales: [Float] = [0.02, 0.035, op == "QLinearAdd" ? 0.05 : 0.02 * 0.035 * 40]
+                        let model = B.model(
+                            nodes: [B.node("QuantizeLinear", inputs: ["x1", "s1", "z1"], outputs: ["q1"]),
+                                    B.node("QuantizeLinear", inputs: ["x2", "s2", "z2"], outputs: ["q2"]),
+                                    B.node(op, inputs: ["q1", "s1", "z1", "q2", "s2", "z2", "s3", "z3"], outputs: ["yq"], name: "binary",
+                                           domain: "com.microsoft"),
+                                    B.node("DequantizeLinear", inputs: ["yq", "s3", "z3"], outputs: ["y"])],
+                            initializers: [B.floatTensor("s1", [], [scales[0]]), B.rawTensor("z1", elementType: type, [], [zeros[0]]),
+                                           B.floatTensor("s2", [], [scales[1]]), B.rawTensor("z2", elementType: type, [], [zeros[1]]),
+                                           B.floatTensor("s3", [], [scales[2]]), B.rawTensor("z3", elementType: type, [], [zeros[2]])],
+                            inputs: [B.valueInfo("x1", shapeA), B.valueInfo("x2", shapeB)],
+                            outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                        let x1 = random.floats(Int(shapeA.reduce(1, *)), scale: 4), x2 = random.floats(Int(shapeB.reduce(1, *)), scale: 4)
+                        try Self.check(model, feeds: ["x1": x1, "x2": x2], op: op, "\(op) \(shapeA) \(shapeB) type \(type) zeros \(zeros)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("QLinearSigmoid and QLinearLeakyRelu (a 256-byte table) and QLinearGlobalAveragePool (plane sums by vectors): sizes around 16 and 64, planes into the thousands; uint8 and int8; equal to the reference kernels")
+    func byteTablesAndMeans() throws {
+        var random = SeededGenerator(seed: 2514)
+        for shape: [Int64] in [[1, 3, 5, 7], [1, 1, 1, 64], [1, 2, 1, 65], [2, 5, 9, 9], [1, 16, 24, 24], [1, 1031, 1, 1], [1, 7, 1, 127]] {
+            for type in [Int64(2), 3] {
+                let x = random.floats(Int(shape.reduce(1, *)), scale: 4)
+                // Zero points where the values lie: the input's and the means' in the middle, sigmoid's at the bottom.
+                let low: UInt8 = type == 2 ? 0 : UInt8(bitPattern: -128), middle: UInt8 = type == 2 ? random.pick([120, 128, 140]) : random.pick([0, 5])
+                let zeros = [middle]
+                for (op, attributes, yScale, yZero): (String, [B.Attribute], Float, UInt8) in [
+                    ("QLinearSigmoid", [], 1 / 250, low), ("QLinearLeakyRelu", [.float("alpha", 0.2)], 0.03, middle),
+                    ("QLinearGlobalAveragePool", [.int("channels_last", 0)], 0.01, middle),
+                ] {
                     let model = B.model(
-                        nodes: [B.node("QuantizeLinear", inputs: ["x1", "s1", "z1"], outputs: ["q1"]),
-                                B.node("QuantizeLinear", inputs: ["x2", "s2", "z2"], outputs: ["q2"]),
-                                B.node(op, inputs: ["q1", "s1", "z1", "q2", "s2", "z2", "s3", "z3"], outputs: ["yq"], name: "binary",
+                        nodes: [B.node("QuantizeLinear", inputs: ["x", "xs", "xz"], outputs: ["q"]),
+                                B.node(op, inputs: ["q", "xs", "xz", "ys", "yz"], outputs: ["yq"], name: "op", attributes: attributes,
                                        domain: "com.microsoft"),
-                                B.node("DequantizeLinear", inputs: ["yq", "s3", "z3"], outputs: ["y"])],
-                        initializers: [B.floatTensor("s1", [], [scales[0]]), B.rawTensor("z1", elementType: type, [], [zeros[0]]),
-                                       B.floatTensor("s2", [], [scales[1]]), B.rawTensor("z2", elementType: type, [], [zeros[1]]),
-                                       B.floatTensor("s3", [], [scales[2]]), B.rawTensor("z3", elementType: type, [], [zeros[2]])],
-                        inputs: [B.valueInfo("x1", shapeA), B.valueInfo("x2", shapeB)],
+                                B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"])],
+                        initializers: [B.floatTensor("xs", [], [0.03]), B.rawTensor("xz", elementType: type, [], [zeros[0]]),
+                                       B.floatTensor("ys", [], [yScale]), B.rawTensor("yz", elementType: type, [], [yZero])],
+                        inputs: [B.valueInfo("x", shape)],
                         outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
-                    let x1 = random.floats(Int(shapeA.reduce(1, *)), scale: 4), x2 = random.floats(Int(shapeB.reduce(1, *)), scale: 4)
-                    try Self.check(model, feeds: ["x1": x1, "x2": x2], op: op, "\(op) \(shapeA) \(shapeB) type \(type) zeros \(zeros)")
+                    try Self.check(model, feeds: ["x": x], op: op, "\(op) \(shape) type \(type) zeros \(zeros[0])/\(yZero)")
                 }
             }
         }
@@ -415,5 +490,52 @@ struct QuantizedStepTests {
                                "MaxPool \(c) type \(type)")
             }
         }
+    }
+
+    @Test("MaxPool of narrow uint8 and int8 planes (gathered bytes): planes 1x1 to 15x15, several planes per group and blocks within a plane, kernels 1 to 5, strides 1 to 3, padding, dilation, ceil mode, prime plane counts; equal to the reference kernel")
+    func narrowByteMaxPool() throws {
+        var random = SeededGenerator(seed: 2511)
+        let cases: [(kernel: Int64, stride: Int64, pads: [Int64], dilation: Int64, ceil: Int64, h: Int64, w: Int64, c: Int64)] = [
+            (3, 1, [1, 1, 1, 1], 1, 0, 8, 8, 5), (3, 2, [0, 0, 0, 0], 1, 1, 8, 8, 7), (3, 1, [1, 1, 1, 1], 1, 0, 4, 4, 17),
+            (2, 2, [0, 0, 0, 0], 1, 0, 4, 4, 13), (3, 1, [1, 1, 1, 1], 1, 0, 2, 2, 37), (3, 1, [1, 1, 1, 1], 1, 0, 1, 1, 67),
+            (3, 1, [1, 1, 1, 1], 1, 0, 7, 7, 11), (3, 2, [0, 0, 0, 0], 1, 1, 7, 7, 3), (3, 1, [1, 1, 1, 1], 1, 0, 14, 14, 3),
+            (3, 2, [0, 0, 0, 0], 1, 1, 14, 14, 5), (5, 1, [2, 2, 2, 2], 1, 0, 15, 15, 2), (3, 3, [1, 1, 1, 1], 1, 1, 13, 11, 3),
+            (3, 1, [2, 2, 2, 2], 2, 0, 9, 6, 4), (1, 1, [0, 0, 0, 0], 1, 0, 3, 5, 9), (4, 3, [0, 2, 0, 1], 1, 1, 9, 10, 3),
+            (2, 1, [0, 0, 0, 0], 1, 0, 6, 2, 23), (3, 1, [1, 0, 2, 1], 1, 0, 5, 15, 3), (3, 2, [1, 1, 1, 1], 1, 0, 3, 3, 1031),
+        ]
+        for c in cases {
+            let rows = PoolTaps(input: Int(c.h), output: Self.pooled(c.h, c.kernel, c.stride, c.pads[0], c.pads[2], c.dilation, c.ceil),
+                                kernel: Int(c.kernel), stride: Int(c.stride), dilation: Int(c.dilation), padBegin: Int(c.pads[0]))
+            let columns = PoolTaps(input: Int(c.w), output: Self.pooled(c.w, c.kernel, c.stride, c.pads[1], c.pads[3], c.dilation, c.ceil),
+                                   kernel: Int(c.kernel), stride: Int(c.stride), dilation: Int(c.dilation), padBegin: Int(c.pads[1]))
+            // At stride 3 a plane's outputs lie too far apart for blocks of 16 (the row kernel takes them).
+            if byteGatherIsFast, c.stride < 3, let rows, let columns {
+                #expect(SmallPlanePool(inputHeight: Int(c.h), inputWidth: Int(c.w), rows: rows, columns: columns) != nil,
+                        "\(c): no gathered-byte plan")
+            }
+            for type in [Int64(2), 3] {
+                let model = B.model(
+                    nodes: [B.node("QuantizeLinear", inputs: ["x", "s", "z"], outputs: ["q"]),
+                            B.node("MaxPool", inputs: ["q"], outputs: ["p"],
+                                   attributes: [.ints("kernel_shape", [c.kernel, c.kernel]), .ints("strides", [c.stride, c.stride]),
+                                                .ints("pads", c.pads), .ints("dilations", [c.dilation, c.dilation]), .int("ceil_mode", c.ceil)]),
+                            B.node("DequantizeLinear", inputs: ["p", "s", "z"], outputs: ["y"])],
+                    initializers: [B.floatTensor("s", [], [0.05]), B.rawTensor("z", elementType: type, [], [type == 2 ? 100 : 0])],
+                    inputs: [B.valueInfo("x", [1, c.c, c.h, c.w])],
+                    outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                try Self.check(model, feeds: ["x": random.floats(Int(c.c * c.h * c.w), scale: 8)], op: "MaxPool",
+                               "narrow MaxPool \(c) type \(type)")
+            }
+        }
+    }
+
+    /// A pooled axis's output size (onnx's MaxPool, floor or ceil mode).
+    static func pooled(_ input: Int64, _ kernel: Int64, _ stride: Int64, _ padBegin: Int64, _ padEnd: Int64, _ dilation: Int64,
+                       _ ceil: Int64) -> Int {
+        let span = input + padBegin + padEnd - dilation * (kernel - 1) - 1
+        var output = (ceil != 0 ? (span + stride - 1) / stride : span / stride) + 1
+        // Ceil mode drops a last window that starts in the end padding.
+        if ceil != 0 && (output - 1) * stride >= input + padBegin { output -= 1 }
+        return Int(output)
     }
 }

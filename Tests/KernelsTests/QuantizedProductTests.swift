@@ -162,6 +162,30 @@ struct QuantizedProductTests {
         }
     }
 
+    @Test("a small map's pixels as rows (7 to 65: several tiles, each row count its own tile) equal the scalar sums byte for byte: columns around 32 and 64, inner sizes around multiples of 4 into the thousands, every packing")
+    func pixelRowsSweep() {
+        var seed: UInt64 = 9000
+        for operands in [QuantizedOperands.pairs, .unsignedColumns, .unsignedRows] {
+            for rows in [7, 9, 12, 13, 24, 25, 37, 49, 64, 65] {
+                for columns in [1, 31, 32, 33, 64, 97] {
+                    for inner in [1, 4, 9, 31] {
+                        seed += 1
+                        _ = Self.check(rows: rows, inner: inner, columns: columns, signed: seed % 2 == 0,
+                                       zeroPoint: seed % 2 == 0 ? [-128, 0, 127][Int(seed % 3)] : [0, 128, 255][Int(seed % 3)],
+                                       scale: 1 / Float(inner * 4000), bias: seed % 3 != 0, perColumn: seed % 4 == 1,
+                                       seed: seed, operands: operands)
+                    }
+                }
+            }
+            for (rows, inner, columns) in [(9, 4608, 129), (25, 2304, 96), (11, 1021, 67)] {
+                seed += 1
+                _ = Self.check(rows: rows, inner: inner, columns: columns, signed: false, zeroPoint: 128,
+                               scale: 1 / Float(inner * 3000), bias: true, perColumn: operands == .unsignedRows, seed: seed,
+                               operands: operands)
+            }
+        }
+    }
+
     @Test("a NaN or infinite multiplier: NaN gives the zero point, infinity saturates, as the reference")
     func nonFinite() {
         _ = Self.check(rows: 2, inner: 3, columns: 20, signed: false, zeroPoint: 128, scale: .infinity, bias: false,

@@ -453,12 +453,18 @@ extension StepBuilder {
 }
 
 /// MaxPool of 8-bit planes: per output row the maximum of its window's rows, then of each
-/// window's columns (`byteMaxPool(...line:)`), in a bordered row the step owns.
+/// window's columns (`byteMaxPool(...line:)`), in a bordered row the step owns; planes under 16
+/// wide by gathered bytes where the build gathers them in one instruction (`SmallPlanePool`).
 final class ByteMaxPoolStep: Step {
     let input: UnsafeRawPointer, output: UnsafeMutableRawPointer, signed: Bool
     let planes: Int, inputPlane: Int, inputWidth: Int, rows: PoolTaps, width: WindowAxis
     let line: IntegerBuffer<UInt8>
+    let smallPlanes: SmallPlanePool?
     func run() {
+        if let smallPlanes {
+            smallPlaneByteMaxPool(input, output, signed: signed, planes: planes, smallPlanes)
+            return
+        }
         byteMaxPool(input, output, signed: signed, planes: planes, inputPlane: inputPlane, inputWidth: inputWidth, rows: rows,
                     outputWidth: width.output, kernel: width.kernel, stride: width.stride, dilation: width.dilation,
                     padBegin: width.padBegin, line: UnsafeMutableRawPointer(line.baseAddress))
@@ -476,5 +482,9 @@ final class ByteMaxPoolStep: Step {
         self.width = width
         line = IntegerBuffer<UInt8>(count: bytePoolLineCount(inputWidth: inputWidth, outputWidth: width.output, kernel: width.kernel,
                                                              stride: width.stride, dilation: width.dilation, padBegin: width.padBegin))
+        let columns = PoolTaps(input: width.input, output: width.output, kernel: width.kernel, stride: width.stride,
+                               dilation: width.dilation, padBegin: width.padBegin)
+        smallPlanes = byteGatherIsFast && inputWidth < 16 && columns != nil
+            ? SmallPlanePool(inputHeight: inputPlane / inputWidth, inputWidth: inputWidth, rows: rows, columns: columns!) : nil
     }
 }

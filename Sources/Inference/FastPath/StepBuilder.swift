@@ -222,6 +222,10 @@ final class StepBuilder: KernelChoices {
             return halfCastStep(cast, inputs, outputs)
         case let concat as QLinearConcat:
             return quantizedConcatStep(concat, node, inputs, outputs)
+        case let lookup as QLinearLookup:
+            return quantizedLookupStep(lookup, node, inputs, outputs)
+        case let pool as QLinearGlobalAveragePool:
+            return quantizedMeanStep(pool, node, inputs, outputs)
         case let conv as ConvInteger:
             return integerConvolutionStep(conv, node, inputs, outputs, fusion: nil)
         case let product as MatMulInteger:

@@ -26,6 +26,14 @@ import ONNXFormat
 /// - no DequantizeLinear has a `block_size`, and the default-domain opset is at least 10.
 ///
 /// The activation's DequantizeLinear stays when something else reads its output.
+///
+/// Also, as onnxruntime does: `DequantizeLinear → MaxPool → QuantizeLinear` whose two scales are
+/// the same positive normal float32 (255 · scale finite) and whose zero points are the same 8-bit
+/// value becomes the MaxPool of the bytes (opset 12 or later, no Indices output, the pooled
+/// floats read only by the QuantizeLinear). This one is exact: dequantizing is non-decreasing,
+/// so the maximum of the dequantized taps is the dequantized maximum byte, and
+/// QuantizeLinear(DequantizeLinear(b)) = b for every byte b at such a scale (|b − z| ≤ 255, so
+/// (b − z)·s / s is within 255 · 2^−22 of b − z before rounding); MaxPool ignores its padding.
 enum QuantizedGroupRewrite {
     /// The rewritten model, or nil when no group matched.
     static func rewrite(_ model: ModelProto) -> ModelProto? {
@@ -103,8 +111,29 @@ enum QuantizedGroupRewrite {
             return (index, node)
         }
 
+        /// The value of a one-element 8-bit tensor, as its byte.
+        func byte(_ t: TensorProto) -> UInt8? {
+            guard isEightBit(t), elementCount(t) == 1 else { return nil }
+            if let first = t.rawData.first { return first }
+            return t.int32Data.first.map { UInt8(truncatingIfNeeded: $0) }
+        }
+
         var replaced: [Int: NodeProto] = [:], dropped: Set<Int> = []
         var released: [String: Int] = [:]  // reads removed from each value
+        for (index, node) in graph.nodes.enumerated() where isDefaultDomain(node) && node.opType == "MaxPool" {
+            guard opset >= 12, node.inputs.count == 1, node.outputs.count == 1 || (node.outputs.count == 2 && node.outputs[1].isEmpty),
+                  let q = quantize(readerOf: node.outputs[0]), let dqX = dequantize(node.inputs[0]), let x = activation(dqX),
+                  let scale = tensor(x.1).flatMap(floats)?.first, let quantizeScale = tensor(q.node.inputs[1]).flatMap(floats)?.first,
+                  scale.bitPattern == quantizeScale.bitPattern, scale > 0, scale.isNormal, (scale * 255).isFinite,
+                  let zero = tensor(x.2), let quantizeZero = tensor(q.node.inputs[2]), zero.dataType == quantizeZero.dataType,
+                  let zeroByte = byte(zero), byte(quantizeZero) == zeroByte else { continue }
+            var rewritten = node
+            rewritten.inputs = [x.0]
+            rewritten.outputs = q.node.outputs
+            replaced[index] = rewritten
+            dropped.insert(q.index)
+            released[node.inputs[0], default: 0] += 1
+        }
         for (index, node) in graph.nodes.enumerated() where isDefaultDomain(node) {
             let isConv = node.opType == "Conv", isMatMul = node.opType == "MatMul"
             guard (isConv && (node.inputs.count == 2 || node.inputs.count == 3)) || (isMatMul && node.inputs.count == 2),

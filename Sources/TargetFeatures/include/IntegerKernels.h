@@ -176,4 +176,89 @@ static inline __attribute__((always_inline)) vbg_u8x16 vbg_load_even_bytes(const
     return __builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
 }
 
+// The bytes of the 128-byte table (lo, hi) at each index's low 7 bits: one `vpermi2b` with
+// AVX512-VBMI, else byte by byte.
+static inline __attribute__((always_inline)) vbg_u8x64 vbg_permute_bytes(vbg_u8x64 lo, vbg_u8x64 hi, vbg_u8x64 indices) {
+#if defined(__AVX512VBMI__)
+    return (vbg_u8x64)__builtin_ia32_vpermi2varqi512((vbg_v64qi)lo, (vbg_v64qi)indices, (vbg_v64qi)hi);
+#else
+    vbg_u8x64 out;
+    for (int i = 0; i < 64; i++) out[i] = (indices[i] & 64) ? hi[indices[i] & 63] : lo[indices[i] & 63];
+    return out;
+#endif
+}
+
+// The larger of each lane's bytes, as uint8 or as int8 (`vpmaxub` / `vpmaxsb`).
+static inline __attribute__((always_inline)) vbg_u8x64 vbg_max_u8x64(vbg_u8x64 a, vbg_u8x64 b) { return a > b ? a : b; }
+static inline __attribute__((always_inline)) vbg_u8x64 vbg_max_i8x64(vbg_u8x64 a, vbg_u8x64 b) {
+    typedef signed char i8x64 __attribute__((ext_vector_type(64)));
+    return (vbg_u8x64)((i8x64)a > (i8x64)b ? (i8x64)a : (i8x64)b);
+}
+
+// The first `count` (0...64) bytes at `p` and zeros after: one masked load with AVX512BW (the
+// bytes outside the mask are not accessed), else byte by byte.
+static inline __attribute__((always_inline)) vbg_u8x64 vbg_load_bytes64(const unsigned char *p, int count) {
+#if defined(__AVX512BW__)
+    unsigned long long mask = count >= 64 ? ~0ull : (1ull << count) - 1ull;
+    return (vbg_u8x64)__builtin_ia32_loaddquqi512_mask((const vbg_v64qi *)p, (vbg_v64qi)(vbg_u8x64)0, mask);
+#else
+    vbg_u8x64 v = (vbg_u8x64)0;
+    for (int i = 0; i < count && i < 64; i++) v[i] = p[i];
+    return v;
+#endif
+}
+
+// Stores the first `count` (0...64) bytes of `v` at `p`: one masked store with AVX512BW, else
+// byte by byte.
+static inline __attribute__((always_inline)) void vbg_store_bytes64(unsigned char *p, vbg_u8x64 v, int count) {
+#if defined(__AVX512BW__)
+    unsigned long long mask = count >= 64 ? ~0ull : (1ull << count) - 1ull;
+    __builtin_ia32_storedquqi512_mask((vbg_v64qi *)p, (vbg_v64qi)v, mask);
+#else
+    for (int i = 0; i < count && i < 64; i++) p[i] = v[i];
+#endif
+}
+
+// The first `count` (0...16) bytes at `p` and zeros after: one masked load with AVX512BW and
+// AVX512VL (the bytes outside the mask are not accessed), else byte by byte.
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_load_bytes16(const unsigned char *p, int count) {
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+    return (vbg_u8x16)__builtin_ia32_loaddquqi128_mask((const vbg_v16qi *)p, (vbg_v16qi)(vbg_u8x16)0,
+                                                       (unsigned short)((1u << count) - 1u));
+#else
+    vbg_u8x16 v = (vbg_u8x16)0;
+    for (int i = 0; i < count && i < 16; i++) v[i] = p[i];
+    return v;
+#endif
+}
+
+// Stores the first `count` (0...16) elements of `v` at `p`: one masked store with AVX512F, else
+// element by element.
+static inline __attribute__((always_inline)) void vbg_store_words(int *p, vbg_i32x16 v, int count) {
+#if defined(__AVX512F__)
+    __builtin_ia32_storedqusi512_mask(p, v, (unsigned short)((1u << count) - 1u));
+#else
+    for (int i = 0; i < count && i < 16; i++) p[i] = v[i];
+#endif
+}
+
+// table[x] for each byte x of `indices`, the 256-byte table in four vectors (t0: entries 0...63,
+// t1: 64...127, t2: 128...191, t3: 192...255): two `vpermi2b` and a blend by each index's top bit
+// with AVX512-VBMI, else byte by byte.
+static inline __attribute__((always_inline)) vbg_u8x64 vbg_lookup_bytes(vbg_u8x64 indices, vbg_u8x64 t0, vbg_u8x64 t1,
+                                                                       vbg_u8x64 t2, vbg_u8x64 t3) {
+#if defined(__AVX512VBMI__) && defined(__AVX512BW__)
+    vbg_u8x64 low = (vbg_u8x64)__builtin_ia32_vpermi2varqi512((vbg_v64qi)t0, (vbg_v64qi)indices, (vbg_v64qi)t1);
+    vbg_u8x64 high = (vbg_u8x64)__builtin_ia32_vpermi2varqi512((vbg_v64qi)t2, (vbg_v64qi)indices, (vbg_v64qi)t3);
+    return (vbg_u8x64)__builtin_ia32_selectb_512(__builtin_ia32_cvtb2mask512((vbg_v64qi)indices), (vbg_v64qi)high, (vbg_v64qi)low);
+#else
+    vbg_u8x64 out;
+    for (int i = 0; i < 64; i++) {
+        unsigned x = indices[i];
+        out[i] = x < 64 ? t0[x] : x < 128 ? t1[x - 64] : x < 192 ? t2[x - 128] : t3[x - 192];
+    }
+    return out;
+#endif
+}
+
 #endif

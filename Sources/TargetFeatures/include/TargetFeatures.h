@@ -76,6 +76,13 @@
 #define VBG_TARGET_AVX512VNNI 0
 #endif
 
+// AVX512-VBMI (`vpermi2b`): the byte MaxPool of narrow planes (IntegerKernels.h, Kernels/ByteMaxPool.swift).
+#if defined(__AVX512VBMI__)
+#define VBG_TARGET_AVX512VBMI 1
+#else
+#define VBG_TARGET_AVX512VBMI 0
+#endif
+
 #include "IntegerKernels.h"
 #include "VectorMemory.h"
 

@@ -41,6 +41,19 @@ final class QLinearLookup: Operator {
         }
     }
 
+    /// The output byte of each input byte (indexed by its bit pattern), this kernel's arithmetic:
+    /// the fast path's table (`quantizedLookupStep`).
+    func results(_ inputs: [UnsafePointer<Float>]) -> [UInt8] {
+        let type = outputTypes[0], range = Quantization.range(type)
+        let scaleX = x.scale.value(inputs, 0), zeroX = x.zero.value(inputs, 0)
+        let scaleY = y.scale.value(inputs, 0), zeroY = y.zero.value(inputs, 0)
+        return (0..<256).map { byte in
+            let q = type == .int8 ? Int32(Int8(truncatingIfNeeded: byte)) : Int32(byte)
+            let value = apply(scaleX * Float(q - zeroX))
+            return UInt8(truncatingIfNeeded: Quantization.quantize(value, scale: scaleY, zeroPoint: zeroY, range))
+        }
+    }
+
     func run(inputs: [UnsafePointer<Float>], outputs: [UnsafeMutablePointer<Float>]) {
         let type = outputTypes[0], range = Quantization.range(type)
         let source = UnsafeRawPointer(inputs[0]), target = UnsafeMutableRawPointer(outputs[0])
