@@ -1,37 +1,34 @@
 // Element-wise kernels over `count` consecutive floats (dense tensors, or the whole storage of
 // a layout). In-place use (output == an input) is allowed.
 
-/// `output = activation(input)`.
-@inline(never)
-package func activate(_ input: UnsafePointer<Float>, activation: Activation, output: UnsafeMutablePointer<Float>, count: Int) {
+/// `output[i] = body(input[i])`, a vector at a time (the last one partial).
+@inline(always)
+func mapVectors(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int,
+                _ body: (Vector) -> Vector) {
     var i = 0
     while i < count {
         let n = min(lanes, count - i)
-        store(activation.apply(load(input + i, count: n)), output + i, count: n)
+        store(body(load(input + i, count: n)), output + i, count: n)
         i += lanes
     }
+}
+
+/// `output = activation(input)`.
+@inline(never)
+package func activate(_ input: UnsafePointer<Float>, activation: Activation, output: UnsafeMutablePointer<Float>, count: Int) {
+    mapVectors(input, output, count: count) { activation.apply($0) }
 }
 
 /// `output = 1 / (1 + e^−input)`, accurate to a few ulp, exactly 0 / 1 when saturated.
 @inline(never)
 package func sigmoid(_ input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
-    var i = 0
-    while i < count {
-        let n = min(lanes, count - i)
-        store(sigmoidVector(load(input + i, count: n)), output + i, count: n)
-        i += lanes
-    }
+    mapVectors(input, output, count: count) { sigmoidVector($0) }
 }
 
 /// `output = erf(input)` (``erfVector(_:)``: within 2 ulp).
 @inline(never)
 package func erf(_ input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
-    var i = 0
-    while i < count {
-        let n = min(lanes, count - i)
-        store(erfVector(load(input + i, count: n)), output + i, count: n)
-        i += lanes
-    }
+    mapVectors(input, output, count: count) { erfVector($0) }
 }
 
 /// How a GELU's input is scaled before its erf, as the graph spells it.
@@ -55,12 +52,7 @@ func geluVector(_ x: Vector, _ argument: GeluArgument) -> Vector {
 /// `output = gelu(input)` (``geluVector(_:_:)``).
 @inline(never)
 package func gelu(_ input: UnsafePointer<Float>, argument: GeluArgument, output: UnsafeMutablePointer<Float>, count: Int) {
-    var i = 0
-    while i < count {
-        let n = min(lanes, count - i)
-        store(geluVector(load(input + i, count: n), argument), output + i, count: n)
-        i += lanes
-    }
+    mapVectors(input, output, count: count) { geluVector($0, argument) }
 }
 
 /// An element-wise function with a vector kernel, for a step or a product's epilogue.
