@@ -56,7 +56,7 @@ struct RowNormalizationParts: PoolJob {
         while i < n {
             let count = min(lanes, n - i)
             // The lanes past `count` load as 0 and must add 0, not mean².
-            let d = (load(x + i, count: count) - m - low).replacing(with: 0, where: laneNumbers .>= Int32(count))
+            let d = (load(x + i, count: count) - m - low).replacing(with: 0, where: laneMask(from: count))
             sum0 = multiplyAdd(sum0, d, d)
             i += lanes
         }
@@ -81,6 +81,3 @@ func lanesSum(_ v: Vector) -> Double {
     for lane in 0..<lanes { total += Double(v[lane]) }
     return total
 }
-
-/// 0, 1, …, 15: the lane numbers, for masks of the lanes from a count on.
-let laneNumbers = SIMD16<Int32>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
