@@ -71,8 +71,9 @@ package final class InferenceModel: Sendable {
     #endif
     /// The graph fast sessions that plan every fusion run when it differs from `graph`, with its
     /// fast-path plan and constants: the QDQ groups rewritten into QLinearConv and QLinearMatMul
-    /// (`QuantizedGroupRewrite`), which the fast path runs on its integer kernel. Nil when no
-    /// group matched.
+    /// (`QuantizedGroupRewrite`), which the fast path runs on its integer kernel, then the
+    /// Transposes pushed down until they cancel (`TransposeSinking`). Nil when neither rewrite
+    /// changed the graph.
     let fastGraph: (graph: LoadedGraph, fastPath: FastPathPlan, constants: ConstantStore)?
 
     /// Total multiply-accumulates per run.
@@ -137,7 +138,8 @@ package final class InferenceModel: Sendable {
         }
         // The rewrite keeps every graph input and output; a rewritten graph that does not load
         // (it would be a bug of the rewrite) or plans more than the limit is not used.
-        if let rewritten = QuantizedGroupRewrite.rewrite(proto),
+        let quantized = QuantizedGroupRewrite.rewrite(proto)
+        if let rewritten = TransposeSinking.rewrite(quantized ?? proto) ?? quantized,
            var fast = try? LoadedGraph(rewritten, inputShapes: inputShapes, planTimeInputs: planTimeInputs.mapValues { $0.constant },
                                        planTimeStrings: planTimeStrings),
            fast.inputIDs.map({ TensorDescription(name: fast.values[$0].name, shape: fast.values[$0].shape, type: fast.values[$0].type) }) == inputs,

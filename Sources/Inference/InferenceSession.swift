@@ -77,7 +77,8 @@ package final class InferenceSession: @unchecked Sendable {
         self.threads = threads
         self.keepsIntermediates = keepsIntermediates
         // Fast sessions that plan every fusion run the model's fast graph when it has one (QDQ
-        // groups rewritten for the integer kernels, `QuantizedGroupRewrite`); the reference path,
+        // groups rewritten for the integer kernels, `QuantizedGroupRewrite`; Transposes sunk until
+        // they cancel, `TransposeSinking`); the reference path,
         // inspection and the fusion bisection of `vbg check` run the graph as written.
         let rewritten = path == .fast && !keepsIntermediates && fusions == .all ? model.fastGraph : nil
         let graph = rewritten?.graph ?? model.graph
@@ -417,7 +418,7 @@ package final class InferenceSession: @unchecked Sendable {
     /// The graph as the session runs it, in order: each step with its kernel (the step's type:
     /// `ReferenceStep` is an operator's reference kernel) and the nodes whose work it does, the
     /// first the node it was built for; a view (a node that moves nothing) is an entry of its
-    /// own, with no kernel. Node indices are into the graph's running nodes.
+    /// own, with no kernel. Node indices are into `runningNodes`.
     package var loweredSteps: [(kernel: String?, nodes: [Int])] {
         var entries: [(kernel: String?, nodes: [Int])] = []
         var entryOfStep: [Int: Int] = [:]
@@ -448,7 +449,15 @@ package final class InferenceSession: @unchecked Sendable {
         }
     }
 
-    /// Each fusion the session runs, as the indices (into `model.runningNodes`) of the node leading
+    /// The nodes of the graph the session runs (folded ones excluded), in execution order, with
+    /// their output names: `model.runningNodes`, or the fast graph's (`InferenceModel.fastGraph`)
+    /// in a fast session that plans every fusion of a model that has one.
+    package var runningNodes: [(name: String, op: String, outputs: [String])] {
+        let graph = self.graph
+        return graph.nodes.map { node in (node.name, node.opType, node.outputs.map { graph.values[$0].name }) }
+    }
+
+    /// Each fusion the session runs, as the indices (into `runningNodes`) of the node leading
     /// it and then the nodes whose work its step does; empty on the reference path and in
     /// sessions that keep intermediates.
     package var fusionSpans: [[Int]] { fusionPlan.spans }

@@ -46,9 +46,16 @@ extension InferenceSession {
         plannedEngine.replay(nodeAt: index, readingInputsFrom: source.plannedEngine).map(Tensor.init)
     }
 
-    /// Each fusion the session runs: the index (into `PlannedModel.runningNodes`) of the node
-    /// leading it, then those of the nodes whose work its step does; empty on the reference path
-    /// and in sessions that keep their intermediates.
+    /// The nodes the session runs (folded ones excluded), in execution order, with their output
+    /// names: `PlannedModel.runningNodes`, or the rewritten fast graph's in a fast session of
+    /// every fusion (`Docs/Inference.md`, the fast graph).
+    package var runningNodes: [(name: String, op: String, outputs: [String])] { plannedEngine.runningNodes }
+
+    /// Each fusion the session runs: the index of the node leading it, then those of the nodes
+    /// whose work its step does; empty on the reference path and in sessions that keep their
+    /// intermediates. Indices are into `PlannedModel.runningNodes` for sessions led by chosen
+    /// nodes; a session of every fusion may run the rewritten fast graph (`loweredSteps` names
+    /// its nodes).
     package var fusionSpans: [[Int]] { plannedEngine.fusionSpans }
 
     /// Each node the session runs (folded ones excluded), in execution order, with its
@@ -62,7 +69,7 @@ extension InferenceSession {
     /// The graph as the session runs it (what `vbg inspect --steps` prints): each step with its
     /// kernel and the nodes whose work it does, in execution order, views included.
     package var loweredSteps: [LoweredStep] {
-        let nodes = plannedEngine.model.runningNodes
+        let nodes = plannedEngine.runningNodes
         return plannedEngine.loweredSteps.map { entry in
             LoweredStep(kernel: entry.kernel, nodes: entry.nodes.map { nodes[$0].name }, operators: entry.nodes.map { nodes[$0].op })
         }

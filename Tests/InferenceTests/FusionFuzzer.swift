@@ -28,9 +28,24 @@ enum FusionFamily: String, CaseIterable, Sendable {
     /// A MatMul by a constant matrix with its bias Add and GELU or activation (and GELU after a
     /// convolution, LayerNormalization, attention's products of two computed operands, Softmax).
     case matrixProduct
+    /// tf2onnx's channels-last blocks: a Transpose to NHWC, element-wise nodes by constants along
+    /// the last axis, a spelled-out hard-swish, a mean over rows and columns, a Pad, a Concat, and
+    /// the Transpose back (`TransposeSinking`, then the convolution's epilogue).
+    case channelsLast
 
-    /// Whether a profiled layer's operators show this family's fusion.
-    func fired(_ operators: [String]) -> Bool {
+    /// Whether the fast session's layers (each layer's operators) show this family's fusion.
+    func fired(_ layers: [[String]]) -> Bool {
+        switch self {
+        case .cancelledTransposes:
+            // Sunk until they cancel (`TransposeSinking`), or one layer that moves nothing.
+            !layers.joined().contains { $0.hasSuffix("Transpose") } || layers.contains { fired(layer: $0) }
+        case .channelsLast: !layers.joined().contains { $0.hasSuffix("Transpose") }
+        default: layers.contains { fired(layer: $0) }
+        }
+    }
+
+    /// Whether one profiled layer's operators show this family's fusion.
+    private func fired(layer operators: [String]) -> Bool {
         switch self {
         case .convolution: operators.first == "Conv" && operators.count >= 2
         case .paddedConvolution: operators.starts(with: ["Pad", "Conv"])
@@ -46,6 +61,7 @@ enum FusionFamily: String, CaseIterable, Sendable {
         case .slices: operators.count >= 2 && operators.dropFirst().contains { ["Concat", "Split", "Reshape"].contains($0) }
         case .matrixProduct: operators.first == "MatMul" && operators.count >= 2 || operators.first != "MatMul" && operators.contains("Erf")
             && operators.count >= 5
+        case .channelsLast: false
         }
     }
 }
@@ -144,6 +160,7 @@ struct FusionFuzzer {
             case .channelSoftmax: x = channelSoftmax(x)
             case .slices: x = slices(x)
             case .matrixProduct: x = matrixProduct(x)
+            case .channelsLast: x = channelsLast(x)
             case .deinterleave: break
             }
         }
@@ -683,6 +700,67 @@ struct FusionFuzzer {
         }
         if rank3 && g.shapes[y] == [1, c, h * w] { y = g.reshape(y, [1, c, h, w]) }
         return y
+    }
+
+    /// Conv mostly → Transpose to NHWC → one to four channels-last steps → the Transpose back
+    /// mostly → a 1x1 Conv sometimes. Near misses: another permutation back, a mean that drops its
+    /// axes, an operand neither constant nor transposed, a hard-swish by 2.5, a pad of channels.
+    private mutating func channelsLast(_ x: String) -> String {
+        var x = x
+        if chance(0.7) {
+            let (c, h, w) = g.planes(x)!
+            x = g.conv(x, convSpec(c, h, w, anyConvChoice()))
+        }
+        var y = g.transpose(x, [0, 2, 3, 1])
+        for _ in 0..<Int.random(in: 1...4, using: &g.random) {
+            y = channelsLastStep(y)
+            expose(y, 0.05)
+        }
+        let back = !miss(0.15) ? [0, 3, 1, 2] : permutation(4, keepingBatch: true)
+        var z = g.transpose(y, back)
+        if back == [0, 3, 1, 2] && chance(0.3), let (c, h, w) = g.planes(z) {
+            z = g.conv(z, convSpec(c, h, w, .pointwise))
+        }
+        return z
+    }
+
+    private mutating func channelsLastStep(_ y: String) -> String {
+        let shape = g.shapes[y]!, c = shape[3]
+        switch Int.random(in: 0..<7, using: &g.random) {
+        case 0, 1:
+            // An affine node by a constant along the last axis, one value, or (a near miss for the
+            // convolution, not for the sinking) one per pixel.
+            let constantShape = pick([[c], [1, 1, 1, c], [], [1], [shape[2], c], [1, shape[1], shape[2], c]])
+            let k = g.uniform(constantShape, 0.5, 1.5)
+            let op = pick(["Mul", "Add", "Sub", "Div"])
+            return chance(0.5) && op != "Div" ? g.binary(op, k, y) : g.binary(op, y, k)
+        case 2:
+            return g.activation(y, anyActivation())
+        case 3:
+            // hard_swish as tf2onnx writes Keras's (and older PyTorch exports theirs).
+            let a = g.binary("Add", y, g.constant([], [miss(0.15) ? 2.5 : 3]))
+            let t = g.activation(a, .clip(0, 6))
+            if chance(0.5) { return g.binary("Mul", y, g.binary("Mul", t, g.constant([], [Float(1) / 6]))) }
+            return g.binary("Div", g.binary("Mul", t, y), g.constant([], [6]))
+        case 4:
+            // Squeeze-excite's mean over the rows and columns, and the product by its sigmoid.
+            let keeps = !miss(0.2)
+            let mean = g.node("ReduceMean", [y], [.ints("axes", [1, 2]), .int("keepdims", keeps ? 1 : 0)],
+                              shape: keeps ? [1, 1, 1, c] : [1, c])
+            return g.binary("Mul", y, g.activation(mean, .sigmoid))
+        case 5:
+            var pads = [0, Int.random(in: 0...2, using: &g.random), Int.random(in: 0...2, using: &g.random), 0,
+                        0, Int.random(in: 0...2, using: &g.random), Int.random(in: 0...2, using: &g.random), 0]
+            if miss(0.2) { pads[3] = 1 }
+            return g.pad(y, pads)
+        default:
+            if miss(0.2) {
+                // A value the graph takes in NHWC: it has no Transpose to sink through.
+                return g.binary("Add", y, g.input(shape))
+            }
+            guard shape.reduce(1, *) * 2 <= size.maximumElements else { return g.activation(y, .relu) }
+            return g.concat([y, g.activation(y, anyActivation())], axis: chance(0.5) ? 3 : -1)
+        }
     }
 
     /// Transpose → Softmax over the original channel axis mostly → the inverse Transpose mostly.

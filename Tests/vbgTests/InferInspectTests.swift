@@ -158,10 +158,11 @@ struct InferInspectTests {
         #expect(runMain(["inspect", "landscape", "--steps"]) == 0)
         let converted = try #require(ConvertedModel.named("keras_mobilenet_nhwc"))
         for model in [try ModelArgument.load("landscape"), try ModelArgument.load(Fixtures.url(converted.path("model.onnx")).path)] {
-            let steps = try InferenceSession(planned: model, options: .init(path: .fast)).loweredSteps
+            let session = try InferenceSession(planned: model, options: .init(path: .fast))
+            let steps = session.loweredSteps
             let lines = loweredGraph(model)
             #expect(lines.count == steps.count + 1)
-            #expect(steps.flatMap(\.nodes) == model.runningNodes.map(\.name), "each running node once, in order")
+            #expect(steps.flatMap(\.nodes) == session.runningNodes.map(\.name), "each running node once, in order")
             #expect(steps.allSatisfy { $0.kernel != nil || $0.nodes.count == 1 }, "a view is one node")
             let views = steps.filter { $0.kernel == nil }.count
             #expect(lines.filter { $0.hasPrefix("      view: ") }.count == views)

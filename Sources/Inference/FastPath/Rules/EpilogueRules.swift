@@ -4,21 +4,18 @@ import Kernels
 
 extension FusionRules {
     /// The epilogue after `value` (`channels` per-channel values, batch 1): the per-channel
-    /// affine nodes after it (`channelAffine(after:channels:)`), then an activation; or, when a
-    /// Transpose to channels-last follows, the same along the last axis up to the Transpose back
-    /// (`channelsLastRoundTrip`).
+    /// affine nodes after it (`channelAffine(after:channels:)`), then an activation. (tf2onnx's
+    /// channels-last round trips reach it as NCHW nodes: `TransposeSinking`.)
     func epilogue(after value: Int, channels: Int) -> Epilogue {
         var chain = Epilogue(output: value)
-        absorbAffine(into: &chain, channels: channels, channelsLast: false)
-        if !absorbActivation(into: &chain), let roundTrip = channelsLastRoundTrip(chain, channels: channels) {
-            chain = roundTrip
-        }
+        absorbAffine(into: &chain, channels: channels)
+        _ = absorbActivation(into: &chain)
         return chain
     }
 
     /// The affine nodes after `chain.output`, composed into `chain`.
-    private func absorbAffine(into chain: inout Epilogue, channels: Int, channelsLast: Bool) {
-        while let (factor, shift, output) = channelAffine(after: chain.output, channels: channels, channelsLast: channelsLast) {
+    private func absorbAffine(into chain: inout Epilogue, channels: Int) {
+        while let (factor, shift, output) = channelAffine(after: chain.output, channels: channels) {
             if let (f, s) = chain.channelAffine {
                 // y·factor + shift of y = x·f + s.
                 chain.channelAffine = ((0..<channels).map { f[$0] * factor[$0] },
@@ -41,42 +38,26 @@ extension FusionRules {
             chain.activation = .silu
             chain.output = silu.output
             chain.absorbed += silu.absorbed
+        } else if let hardSwish = spelledHardSwish(after: chain.output) {
+            chain.activation = .hardSwish
+            chain.output = hardSwish.output
+            chain.absorbed += hardSwish.absorbed
         } else {
             return false
         }
         return true
     }
 
-    /// tf2onnx's channels-last round trip after a convolution: a Transpose of `chain.output` (a
-    /// [1, C, H, W] map) to [1, H, W, C], affine nodes by constants along its last axis (one value
-    /// or one per channel), maybe an activation, and the Transpose back. That is the affine map
-    /// and activation on the NCHW map, so the convolution writes the second Transpose's output.
-    /// Each node is the only reader of the value before it and runs right after its producer.
-    func channelsLastRoundTrip(_ chain: Epilogue, channels: Int) -> Epilogue? {
-        guard graph.values[chain.output].shape.count == 4, let forward = follower(of: chain.output),
-              let t = forward.operation as? Transpose, t.perm == [0, 2, 3, 1] else { return nil }
-        var inner = chain
-        inner.output = forward.outputs[0]
-        inner.absorbed.append(inner.output)
-        absorbAffine(into: &inner, channels: channels, channelsLast: true)
-        _ = absorbActivation(into: &inner)
-        guard let backward = follower(of: inner.output), let back = backward.operation as? Transpose,
-              back.perm == [0, 3, 1, 2] else { return nil }
-        inner.output = backward.outputs[0]
-        inner.absorbed.append(inner.output)
-        return inner
-    }
-
     /// The map y = x · factor + shift, one factor and shift per channel, that the node after
-    /// `value` (a [1, channels, …] map, or [1, …, channels] when `channelsLast`) applies, and that
-    /// node's output, when a convolution's weights and bias can take it: a BatchNormalization
-    /// with constant parameters (not channels-last), or a Mul by finite factors, an Add (either
-    /// operand order) or a Sub (`value` − constant) by a float32 constant that is one value or
-    /// one per channel (`perChannelConstant`, `lastAxisConstant`) and leaves the shape as it is.
-    func channelAffine(after value: Int, channels: Int, channelsLast: Bool = false) -> (factor: [Float], shift: [Float], output: Int)? {
+    /// `value` (a [1, channels, …] map) applies, and that node's output, when a convolution's
+    /// weights and bias can take it: a BatchNormalization with constant parameters, or a Mul by
+    /// finite factors, an Add (either operand order) or a Sub (`value` − constant) by a float32
+    /// constant that is one value or one per channel (`perChannelConstant`) and leaves the shape
+    /// as it is.
+    func channelAffine(after value: Int, channels: Int) -> (factor: [Float], shift: [Float], output: Int)? {
         guard let next = follower(of: value) else { return nil }
         if let norm = next.operation as? BatchNormalization {
-            guard !channelsLast, norm.batch == 1, norm.channels == channels, next.inputs.first == value,
+            guard norm.batch == 1, norm.channels == channels, next.inputs.first == value,
                   let scale = constantFloats(next.inputs[1], count: channels),
                   let bias = constantFloats(next.inputs[2], count: channels),
                   let mean = constantFloats(next.inputs[3], count: channels),
@@ -89,10 +70,8 @@ extension FusionRules {
               next.inputs.filter({ $0 == value }).count == 1 else { return nil }
         let operand = next.inputs[0] == value ? next.inputs[1] : next.inputs[0]
         let shape = graph.values[value].shape
-        guard shape.count >= 2, shape[0] == 1, (channelsLast ? shape.last! : shape[1]) == channels,
-              graph.values[next.outputs[0]].shape == shape,
-              let perChannel = channelsLast ? lastAxisConstant(operand, channels: channels, rank: shape.count)
-                : perChannelConstant(operand, channels: channels, rank: shape.count) else { return nil }
+        guard shape.count >= 2, shape[0] == 1, shape[1] == channels, graph.values[next.outputs[0]].shape == shape,
+              let perChannel = perChannelConstant(operand, channels: channels, rank: shape.count) else { return nil }
         let ones = [Float](repeating: 1, count: channels), zeros = [Float](repeating: 0, count: channels)
         switch binary.kind {
         case .mul where perChannel.allSatisfy({ $0.isFinite }): return (perChannel, zeros, next.outputs[0])
@@ -118,19 +97,6 @@ extension FusionRules {
         return constantFloats(value, count: channels)
     }
 
-    /// `channels` floats of a float32 constant that broadcasts along a rank-`rank` [1, …, channels]
-    /// map as one value per channel: one value of any rank up to `rank`, or a shape that
-    /// right-aligned to the map's is [1, …, 1, channels].
-    func lastAxisConstant(_ value: Int, channels: Int, rank: Int) -> [Float]? {
-        let shape = graph.values[value].shape
-        guard shape.count <= rank else { return nil }
-        if shape.allSatisfy({ $0 == 1 }) {
-            return constantFloats(value, count: 1).map { Array(repeating: $0[0], count: channels) }
-        }
-        guard shape.last == channels, shape.dropLast().allSatisfy({ $0 == 1 }) else { return nil }
-        return constantFloats(value, count: channels)
-    }
-
     /// x · sigmoid(x) of `value` (SiLU, swish, as PyTorch and tf2onnx write it): the two nodes
     /// right after the one writing `value` are a Sigmoid of it and a Mul of it by the Sigmoid's
     /// output (in either order, no broadcast), and nothing else reads `value` or the sigmoid, nor
@@ -145,5 +111,59 @@ extension FusionRules {
               soleConsumer(of: sigmoidNode.outputs[0])?.outputs == mulNode.outputs,
               graph.values[mulNode.outputs[0]].shape == graph.values[value].shape else { return nil }
         return (mulNode.outputs[0], [sigmoidNode.outputs[0], mulNode.outputs[0]])
+    }
+
+    /// x · min(max(x + 3, 0), 6) / 6 of `value` written out in nodes, as tf2onnx writes Keras's
+    /// hard_swish and older PyTorch exports write `hardswish`: the nodes right after the one
+    /// writing `value` are one of
+    /// - Add(x, 3) → Clip(0, 6) → Mul by 1/6 or Div by 6 → Mul by x;
+    /// - Add(x, 3) → Clip(0, 6) → Mul by x → Mul by 1/6 or Div by 6;
+    /// - HardSigmoid(x) with alpha 1/6 and beta 0.5 → Mul by x;
+    /// (constants of one element, either operand order of Add and Mul), each value read only by the
+    /// next node, `value` only by the first and the Mul by x, none a graph output, no broadcast.
+    /// They differ from the kernels' hard-swish (x · t · (1/6)) only in rounding. The last node's
+    /// output, and the values of the nodes.
+    func spelledHardSwish(after value: Int) -> (output: Int, absorbed: [Int])? {
+        guard let here = nodeIndex[value], !graph.outputIDs.contains(value), consumers[value].count == 2 else { return nil }
+        let shape = graph.values[value].shape
+        func node(_ offset: Int) -> PlannedNode? { here + offset < graph.nodes.count ? graph.nodes[here + offset] : nil }
+        func scalar(_ id: Int) -> Float? {
+            graph.values[id].shape.reduce(1, *) == 1 && graph.values[id].shape.count <= shape.count ? constantFloats(id, count: 1)?[0] : nil
+        }
+        /// `n` as binary `kind` of `input` and a one-element constant (either order for Add and Mul): the constant.
+        func binary(_ n: PlannedNode, _ kind: ElementwiseBinary.Kind, of input: Int) -> Float? {
+            guard let op = n.operation as? ElementwiseBinary, op.kind == kind, n.inputs.count == 2,
+                  graph.values[n.outputs[0]].shape == shape else { return nil }
+            if n.inputs[0] == input { return scalar(n.inputs[1]) }
+            return kind == .div ? nil : n.inputs[1] == input ? scalar(n.inputs[0]) : nil
+        }
+        func isTimesValue(_ n: PlannedNode, _ other: Int) -> Bool {
+            guard let op = n.operation as? ElementwiseBinary, op.kind == .mul, n.inputs.count == 2 else { return false }
+            return Set(n.inputs) == [value, other] && graph.values[n.outputs[0]].shape == shape
+        }
+        func isSixth(_ n: PlannedNode, of input: Int) -> Bool {
+            binary(n, .mul, of: input) == Float(1) / 6 || binary(n, .div, of: input) == 6
+        }
+        /// The nodes from `here + 1` on, each the sole reader of the value before it (the first
+        /// and the Mul by x read `value`), become one activation.
+        func chain(_ count: Int) -> (output: Int, absorbed: [Int])? {
+            let nodes = (1...count).map { graph.nodes[here + $0] }
+            for (index, n) in nodes.enumerated().dropLast() {
+                guard !graph.outputIDs.contains(n.outputs[0]), consumers[n.outputs[0]] == [here + index + 2] else { return nil }
+            }
+            guard Set(consumers[value]) == Set(nodes.indices.filter { nodes[$0].inputs.contains(value) }.map { here + $0 + 1 }) else { return nil }
+            return (nodes.last!.outputs[0], nodes.map { $0.outputs[0] })
+        }
+        guard let first = node(1) else { return nil }
+        if let gate = first.operation as? ElementwiseUnary, case .hardSigmoid(let alpha, let beta) = gate.kind,
+           alpha == Float(1) / 6, beta == 0.5, first.inputs.first == value, let mul = node(2), isTimesValue(mul, first.outputs[0]) {
+            return chain(2)
+        }
+        guard binary(first, .add, of: value) == 3, let clipNode = node(2), let clip = clipNode.operation as? ElementwiseUnary,
+              clip.kind == .clip(minimum: 0, maximum: 6), clipNode.inputs.first == first.outputs[0],
+              let third = node(3), let fourth = node(4) else { return nil }
+        if isSixth(third, of: clipNode.outputs[0]), isTimesValue(fourth, third.outputs[0]) { return chain(4) }
+        if isTimesValue(third, clipNode.outputs[0]), isSixth(fourth, of: third.outputs[0]) { return chain(4) }
+        return nil
     }
 }
