@@ -19,7 +19,9 @@ package enum PoolKind: Sendable, Hashable {
 /// floor mode guarantees; with ceil_mode an overhanging window's divisor in ONNX Runtime counts
 /// only up to the end pad, which this signature (no end pads) cannot know.
 ///
-/// For a band of up to 16 output rows, each row's window rows are reduced (streamed row by row)
+/// Max pooling of output rows of at most 16 runs ``smallPlaneMaxPool(_:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:output:pool:)``
+/// when it fits (``smallPlaneMaxPoolFits(inputWidth:inputHeight:outputWidth:kernelWidth:strideWidth:padLeft:)``).
+/// Otherwise, for a band of up to 16 output rows, each row's window rows are reduced (streamed row by row)
 /// into per-thread scratch bordered by the reduction's identity (−∞ or 0), then, per row, the
 /// window's columns are reduced 16 outputs per vector: loads at `xo + kx` for stride 1, a register deinterleave (`loadEven`) for
 /// stride 2, scalar for other strides. Sums add the rows in order, then the columns in order,
@@ -37,6 +39,13 @@ package func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kern
     precondition(kernelHeight >= 1 && kernelWidth >= 1 && strideHeight >= 1 && strideWidth >= 1, "pool2D: empty window or zero stride")
     precondition(padTop >= 0 && padLeft >= 0, "pool2D: negative pad")
     precondition(output.channels == input.channels, "pool2D: channel count differs")
+    if case .max = kind, smallPlaneMaxPoolFits(inputWidth: input.layout.width, inputHeight: input.layout.height,
+                                               outputWidth: output.layout.width, kernelWidth: kernelWidth,
+                                               strideWidth: strideWidth, padLeft: padLeft) {
+        smallPlaneMaxPool(input, kernelHeight: kernelHeight, kernelWidth: kernelWidth, strideHeight: strideHeight,
+                          strideWidth: strideWidth, padTop: padTop, padLeft: padLeft, output: output, pool: pool)
+        return
+    }
     let geometry = PoolGeometry(input: input.layout, output: output.layout, kernelHeight: kernelHeight, kernelWidth: kernelWidth,
                                 strideHeight: strideHeight, strideWidth: strideWidth, padTop: padTop, padLeft: padLeft,
                                 scratchCount: pool.scratchCount)
@@ -57,7 +66,8 @@ package func pool2DScratch(input: PlaneLayout, output: PlaneLayout, kernelHeight
                            strideWidth: Int, padLeft: Int) -> ScratchSize {
     let g = PoolGeometry(input: input, output: output, kernelHeight: kernelHeight, kernelWidth: kernelWidth,
                          strideHeight: 1, strideWidth: strideWidth, padTop: 0, padLeft: padLeft, scratchCount: 0)
-    return ScratchSize(perThread: g.bandOffset + PoolGeometry.maximumBandRows * g.rowPitch + lanes)
+    // The small-plane max pool's reduced rows fit in this whenever it takes the problem.
+    return ScratchSize(perThread: max(g.bandOffset + PoolGeometry.maximumBandRows * g.rowPitch + lanes, input.height * lanes))
 }
 
 struct PoolGeometry {

@@ -99,6 +99,40 @@ struct PoolingTests {
         }
     }
 
+    @Test("max pooling of planes whose output rows fit a vector (the small-plane kernel): every width 1…32, stride 1 and 2, windows 1…7 wide, left pads 0…2, against the ONNX definition")
+    func smallPlaneMaxPool() {
+        var random = Random(seed: 92)
+        var taken = 0
+        for width in 1...32 {
+            for (height, channels) in [(1, 2), (2, 3), (5, 1), (8, 17), (17, 2)] {
+                for (kw, sw, padLeft) in [(1, 1, 0), (2, 2, 0), (3, 1, 1), (3, 2, 0), (3, 2, 1), (3, 1, 0), (5, 1, 2), (7, 2, 2),
+                                          (2, 1, 1), (7, 1, 0), (4, 2, 2), (6, 2, 0)] {
+                    for ceil in [false, true] {
+                        let window = Window(kh: min(kw, 3), kw: kw, sh: sw, sw: sw, padTop: min(padLeft, 1), padLeft: padLeft, ceil: ceil)
+                        let outH = window.outputSize(height, k: window.kh, s: window.sh, pad: window.padTop)
+                        let outW = window.outputSize(width, k: kw, s: sw, pad: padLeft)
+                        guard outH >= 1, outW >= 1, smallPlaneMaxPoolFits(inputWidth: width, inputHeight: height, outputWidth: outW,
+                                                                          kernelWidth: kw, strideWidth: sw, padLeft: padLeft) else { continue }
+                        taken += 1
+                        let x = random.array(channels * height * width, scale: 5)
+                        let (inPad, outPad) = layoutPairs[taken % layoutPairs.count]
+                        let what = "max \(window) \(channels)x\(height)x\(width) -> \(outH)x\(outW) pad \(inPad)->\(outPad)"
+                        let input = makeMap(x, channels: channels, layout: .padded(width: width, height: height, pad: inPad))
+                        let got = runOnBothPools(input, outputChannels: channels, outputHeight: outH, outputWidth: outW,
+                                                 outputPad: outPad, what) { i, o, pool in
+                            pool2D(i, kind: .max, kernelHeight: window.kh, kernelWidth: kw, strideHeight: sw, strideWidth: sw,
+                                   padTop: window.padTop, padLeft: padLeft, output: o, pool: pool)
+                        }
+                        let expected = reference(x, channels: channels, height: height, width: width, kind: .max, window: window,
+                                                 outH: outH, outW: outW)
+                        #expect(got == expected.map { Float($0.value) }, "\(what)")
+                    }
+                }
+            }
+        }
+        #expect(taken > 1000, "the sweep reaches the small-plane kernel (\(taken) problems)")
+    }
+
     @Test("a window wholly in the pad gives −∞ for max and 0 for average")
     func emptyWindows() {
         // 3x3 stride 1, pad 3 on a 3x3 input: the corner windows of the 7x7 output see no input pixel.
