@@ -310,6 +310,8 @@ protocol PackedRowTile {
     mutating func accumulate(_ x: UnsafePointer<Float>, step: Int, _ w: UnsafePointer<Float>)
     /// The first `rows` rows, `width` columns each.
     func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int)
+    /// One k: row r's value at `x[offsets.o`r`]`, `w` the weight panel's row k.
+    mutating func accumulate(_ x: UnsafePointer<Float>, at offsets: PixelOffsets, _ w: UnsafePointer<Float>)
 }
 
 /// 8 rows × 32 columns of accumulators: a panel's last 5 to 8 rows.
@@ -332,6 +334,18 @@ struct PackedTile8: PackedRowTile {
         a5 = multiplyAdd(a5, x[5 * step], l); b5 = multiplyAdd(b5, x[5 * step], h)
         a6 = multiplyAdd(a6, x[6 * step], l); b6 = multiplyAdd(b6, x[6 * step], h)
         a7 = multiplyAdd(a7, x[7 * step], l); b7 = multiplyAdd(b7, x[7 * step], h)
+    }
+
+    @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, at o: PixelOffsets, _ w: UnsafePointer<Float>) {
+        let l = load(w), h = load(w + lanes)
+        a0 = multiplyAdd(a0, x[o.o0], l); b0 = multiplyAdd(b0, x[o.o0], h)
+        a1 = multiplyAdd(a1, x[o.o1], l); b1 = multiplyAdd(b1, x[o.o1], h)
+        a2 = multiplyAdd(a2, x[o.o2], l); b2 = multiplyAdd(b2, x[o.o2], h)
+        a3 = multiplyAdd(a3, x[o.o3], l); b3 = multiplyAdd(b3, x[o.o3], h)
+        a4 = multiplyAdd(a4, x[o.o4], l); b4 = multiplyAdd(b4, x[o.o4], h)
+        a5 = multiplyAdd(a5, x[o.o5], l); b5 = multiplyAdd(b5, x[o.o5], h)
+        a6 = multiplyAdd(a6, x[o.o6], l); b6 = multiplyAdd(b6, x[o.o6], h)
+        a7 = multiplyAdd(a7, x[o.o7], l); b7 = multiplyAdd(b7, x[o.o7], h)
     }
 
     @inline(always) func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int) {
@@ -360,6 +374,14 @@ struct PackedTile4: PackedRowTile {
         a1 = multiplyAdd(a1, x[1 * step], l); b1 = multiplyAdd(b1, x[1 * step], h)
         a2 = multiplyAdd(a2, x[2 * step], l); b2 = multiplyAdd(b2, x[2 * step], h)
         a3 = multiplyAdd(a3, x[3 * step], l); b3 = multiplyAdd(b3, x[3 * step], h)
+    }
+
+    @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, at o: PixelOffsets, _ w: UnsafePointer<Float>) {
+        let l = load(w), h = load(w + lanes)
+        a0 = multiplyAdd(a0, x[o.o0], l); b0 = multiplyAdd(b0, x[o.o0], h)
+        a1 = multiplyAdd(a1, x[o.o1], l); b1 = multiplyAdd(b1, x[o.o1], h)
+        a2 = multiplyAdd(a2, x[o.o2], l); b2 = multiplyAdd(b2, x[o.o2], h)
+        a3 = multiplyAdd(a3, x[o.o3], l); b3 = multiplyAdd(b3, x[o.o3], h)
     }
 
     @inline(always) func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int) {
@@ -395,6 +417,22 @@ struct PackedTile: PackedRowTile {
         a9 = multiplyAdd(a9, x[9 * step], l); b9 = multiplyAdd(b9, x[9 * step], h)
         a10 = multiplyAdd(a10, x[10 * step], l); b10 = multiplyAdd(b10, x[10 * step], h)
         a11 = multiplyAdd(a11, x[11 * step], l); b11 = multiplyAdd(b11, x[11 * step], h)
+    }
+
+    @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, at o: PixelOffsets, _ w: UnsafePointer<Float>) {
+        let l = load(w), h = load(w + lanes)
+        a0 = multiplyAdd(a0, x[o.o0], l); b0 = multiplyAdd(b0, x[o.o0], h)
+        a1 = multiplyAdd(a1, x[o.o1], l); b1 = multiplyAdd(b1, x[o.o1], h)
+        a2 = multiplyAdd(a2, x[o.o2], l); b2 = multiplyAdd(b2, x[o.o2], h)
+        a3 = multiplyAdd(a3, x[o.o3], l); b3 = multiplyAdd(b3, x[o.o3], h)
+        a4 = multiplyAdd(a4, x[o.o4], l); b4 = multiplyAdd(b4, x[o.o4], h)
+        a5 = multiplyAdd(a5, x[o.o5], l); b5 = multiplyAdd(b5, x[o.o5], h)
+        a6 = multiplyAdd(a6, x[o.o6], l); b6 = multiplyAdd(b6, x[o.o6], h)
+        a7 = multiplyAdd(a7, x[o.o7], l); b7 = multiplyAdd(b7, x[o.o7], h)
+        a8 = multiplyAdd(a8, x[o.o8], l); b8 = multiplyAdd(b8, x[o.o8], h)
+        a9 = multiplyAdd(a9, x[o.o9], l); b9 = multiplyAdd(b9, x[o.o9], h)
+        a10 = multiplyAdd(a10, x[o.o10], l); b10 = multiplyAdd(b10, x[o.o10], h)
+        a11 = multiplyAdd(a11, x[o.o11], l); b11 = multiplyAdd(b11, x[o.o11], h)
     }
 
     @inline(always) func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int) {

@@ -1,13 +1,15 @@
 /// Dense K×K convolution (one group) vectorised over output channels, for output rows too
 /// narrow to fill the pixel vectors of ``convolution(_:weights:stride:padTop:padLeft:activation:output:pool:)``:
-/// register tiles of up to 12 pixels of one output row × 32 output channels (one panel of
-/// `weights`, whose inner index is (input channel, ky, kx)), every input value broadcast from the
-/// zero-bordered input where it lies (no patch matrix), then the pixel-major products spread to
-/// the output planes with the activation, `output[o] = act(bias[o] + Σ w[o][c][ky][kx] · x)`.
+/// register tiles of up to 12 pixels of one output row, or of the map across row ends when its
+/// rows are not a multiple of 4 wide (`SmallMapConvolutionParts.rowTiles`), × 32 output
+/// channels (one panel of `weights`, whose inner index is (input channel, ky, kx)), every input
+/// value broadcast from the zero-bordered input where it lies (no patch matrix), then the
+/// pixel-major products spread to the output planes with the activation,
+/// `output[o] = act(bias[o] + Σ w[o][c][ky][kx] · x)`.
 ///
 /// Every output is the bias followed by fused multiply-adds in (input channel, ky, kx) order,
 /// the taps that read the border included, as the patch GEMM over the same window computes it.
-/// A row's last pixels take a tile of 4, 8 or 12 rows, whichever is the smallest that holds them.
+/// A row's (or the map's) last pixels take a tile of 4, 8 or 12 rows, whichever is the smallest that holds them.
 ///
 /// - Precondition: the input's border covers the window (as for the direct convolution: stride
 ///   1 or 2, pads within the border); `weights.inner` is the input's channels · k², and
@@ -31,21 +33,36 @@ package func smallMapConvolution(
     pool.run(SpreadParts(products: products, pixels: output.pixels, activation: activation, residual: nil, output: output))
 }
 
-/// Output rows split between threads, or the weight panels when there are fewer rows than threads.
+/// Whether ``smallMapConvolution(_:weights:kernelSize:stride:dilation:padTop:padLeft:activation:output:products:productCount:pool:)``
+/// runs tiles of 12 pixels across row ends for rows that are not a multiple of 4 wide (with
+/// AVX-512's 32 vector registers; with fewer, 4 pixels of a row at a time).
+package var smallMapTilesSpanRows: Bool { wideRegisterFile }
+
+/// Output rows (or chunks of pixels) split between threads, or the weight panels when there are
+/// fewer of them than threads.
 struct SmallMapConvolutionParts: PoolJob {
     let input: FeatureMap, weights: MatrixWeights
     let kernelSize: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int
     let outputHeight: Int, outputWidth: Int
     let products: UnsafeMutablePointer<Float>
 
+    /// Whether each output row is cut into tiles of its own: rows a multiple of 4 wide fill them
+    /// (and register files of 16 vectors or fewer take 4 pixels at a time anyway). Other maps run
+    /// in tiles of 12 consecutive pixels across row ends (a 5×5 map is 12 + 12 + 1 pixels, not
+    /// five rows of 5 in tiles of 8).
+    var rowTiles: Bool { outputWidth % 4 == 0 || !smallMapTilesSpanRows }
+
     func run(part: Int, pool: WorkerPool) {
-        let byRows = outputHeight >= pool.threadCount
-        let rows = byRows ? WorkerPool.range(outputHeight, part: part, of: pool.threadCount) : 0..<outputHeight
-        let panels = byRows ? 0..<weights.panels : WorkerPool.range(weights.panels, part: part, of: pool.threadCount)
-        if stride == 1 {
-            smallMapConvolutionRows(self, rows: rows, panels: panels, UnitStep.self)
+        let count = rowTiles ? outputHeight : (outputHeight * outputWidth + packedRows - 1) / packedRows
+        let byParts = count >= pool.threadCount
+        let mine = byParts ? WorkerPool.range(count, part: part, of: pool.threadCount) : 0..<count
+        let panels = byParts ? 0..<weights.panels : WorkerPool.range(weights.panels, part: part, of: pool.threadCount)
+        if !rowTiles {
+            smallMapConvolutionChunks(self, chunks: mine, panels: panels)
+        } else if stride == 1 {
+            smallMapConvolutionRows(self, rows: mine, panels: panels, UnitStep.self)
         } else {
-            smallMapConvolutionRows(self, rows: rows, panels: panels, DoubleStep.self)
+            smallMapConvolutionRows(self, rows: mine, panels: panels, DoubleStep.self)
         }
     }
 }
@@ -132,4 +149,85 @@ func smallMapConvolutionTile<T: PackedRowTile, S: PixelStep>(_: T.Type, _ t: Sma
                   width: t.width)
         first += rowsPerTile
     }
+}
+
+/// Every tile of `chunks` × `panels`, chunk c the pixels 12·c ..< 12·c + 12 of the map in
+/// row-major order (the last maybe fewer), across row ends.
+@inline(never)
+func smallMapConvolutionChunks(_ job: SmallMapConvolutionParts, chunks: Range<Int>, panels: Range<Int>) {
+    let inL = job.input.layout, n = job.weights.columns, width = MatrixWeights.panelWidth
+    let pixels = job.outputHeight * job.outputWidth
+    // Input pixel (−padTop, −padLeft) of channel 0: the window origin of output pixel (0, 0).
+    let origin = UnsafePointer(job.input.plane(0)) - job.padTop * inL.rowStride - job.padLeft
+    for chunk in chunks {
+        let first = chunk * packedRows, count = min(packedRows, pixels - first)
+        let offsets = PixelOffsets(first: first, count: count, width: job.outputWidth,
+                                   rowStep: job.stride * inL.rowStride, step: job.stride)
+        for p in panels {
+            let column = p * width
+            smallMapChunkTile(SmallMapChunkTile(
+                origin: origin, offsets: offsets, channels: job.input.channels, planeStride: inL.planeStride,
+                rowStride: inL.rowStride, kernelSize: job.kernelSize, dilation: job.dilation,
+                weights: job.weights.panel(p), bias: UnsafePointer(job.weights.bias.baseAddress + column),
+                output: job.products + first * n + column, outputStride: n, pixels: count, width: min(width, n - column)))
+        }
+    }
+}
+
+/// Where the windows of up to 12 consecutive output pixels (row-major, maybe across row ends)
+/// start, from the window of pixel (0, 0); the entries past the tile's pixels repeat its last.
+struct PixelOffsets {
+    var o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11: Int
+
+    /// Pixels `first ..< first + count` of a map `width` wide, whose windows move `step` floats
+    /// per output column and `rowStep` per output row.
+    init(first: Int, count: Int, width: Int, rowStep: Int, step: Int) {
+        @inline(always) func at(_ i: Int) -> Int {
+            let p = first + min(i, count - 1)
+            return p / width * rowStep + p % width * step
+        }
+        (o0, o1, o2, o3, o4, o5) = (at(0), at(1), at(2), at(3), at(4), at(5))
+        (o6, o7, o8, o9, o10, o11) = (at(6), at(7), at(8), at(9), at(10), at(11))
+    }
+}
+
+/// One register tile's operands: `pixels` (1…12) outputs whose windows start at `offsets` from
+/// `origin`, and one weight panel.
+struct SmallMapChunkTile {
+    let origin: UnsafePointer<Float>, offsets: PixelOffsets
+    let channels: Int, planeStride: Int, rowStride: Int, kernelSize: Int, dilation: Int
+    let weights: UnsafePointer<Float>, bias: UnsafePointer<Float>
+    let output: UnsafeMutablePointer<Float>, outputStride: Int
+    let pixels: Int, width: Int
+}
+
+/// The chunk with the smallest register tile that holds its pixels.
+@inline(never)
+func smallMapChunkTile(_ t: SmallMapChunkTile) {
+    switch t.pixels {
+    case ...4: smallMapChunkTile(PackedTile4.self, t)
+    case ...8: smallMapChunkTile(PackedTile8.self, t)
+    default: smallMapChunkTile(PackedTile.self, t)
+    }
+}
+
+/// The chunk's pixels over every (input channel, ky, kx) in order.
+@inline(always)
+func smallMapChunkTile<T: PackedRowTile>(_: T.Type, _ t: SmallMapChunkTile) {
+    var acc = T(t.bias)
+    var w = t.weights, plane = t.origin
+    for _ in 0..<t.channels {
+        var row = plane
+        for _ in 0..<t.kernelSize {
+            var tap = row
+            for _ in 0..<t.kernelSize {
+                acc.accumulate(tap, at: t.offsets, w)
+                w += MatrixWeights.panelWidth
+                tap += t.dilation
+            }
+            row += t.dilation * t.rowStride
+        }
+        plane += t.planeStride
+    }
+    acc.store(t.output, stride: t.outputStride, rows: t.pixels, width: t.width)
 }

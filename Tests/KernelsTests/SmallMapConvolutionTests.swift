@@ -104,9 +104,9 @@ struct SmallMapConvolutionTests {
         }
     }
 
-    @Test("one and two threads give the same bits: rows split, and panels split when there are fewer rows than threads")
+    @Test("one and two threads give the same bits: rows or 12-pixel chunks across row ends split, and panels split when there are fewer than threads")
     func threadsAgree() {
-        for (h, w, cout) in [(8, 8, 128), (1, 7, 96), (17, 17, 64)] {
+        for (h, w, cout) in [(8, 8, 128), (1, 7, 96), (17, 17, 64), (5, 5, 64), (3, 3, 96), (2, 5, 40)] {
             let c = Case(cin: 16, cout: cout, height: h, width: w, k: 3, pads: (1, 1, 1, 1))
             var two = c
             two.threads = 2

@@ -152,17 +152,22 @@ extension KernelChoices {
     static var smallMapDepthwiseWidth: Int { 8 }
 
     /// Whether a dense convolution (`kind(of:)` is `.dense`) runs vectorised over output channels
-    /// (`SmallMapConvolutionStep`: tiles of up to 12 pixels of a row, the last of 4, 8 or 12, ×
-    /// 32 channels) rather than over pixels (`DenseConvolutionStep`: 8 channels × 32 or 16
-    /// pixels): when its tiles fill at least a tenth more of their lanes. Rows of 8 or fewer
-    /// leave the pixel vectors half idle or worse (ResNet's last stages on small inputs), and so
-    /// do rows just past a vector (SqueezeNet's rows of 17).
+    /// (`SmallMapConvolutionStep`: tiles of up to 12 consecutive pixels of the map, across row
+    /// ends, the last of 4, 8 or 12, × 32 channels) rather than over pixels
+    /// (`DenseConvolutionStep`: 8 channels × 32 or 16 pixels of a row): when its tiles fill at
+    /// least a tenth more of their lanes. Rows of 8 or fewer leave the pixel vectors half idle or
+    /// worse (ResNet's last stages on small inputs), and so do rows just past a vector
+    /// (SqueezeNet's rows of 17).
     static func runsOverChannels(dense conv: Conv) -> Bool {
-        let width = conv.width.output, perGroup = conv.outputChannels / conv.group
+        let width = conv.width.output, pixels = width * conv.height.output, perGroup = conv.outputChannels / conv.group
         func filled(_ used: Int, of tiles: Int) -> Double { Double(used) / Double(max(tiles, 1)) }
         let overPixels = filled(width, of: width / 32 * 32 + (width % 32 + 15) / 16 * 16)
             * filled(perGroup, of: (perGroup + 7) / 8 * 8)
-        let overChannels = filled(width, of: width / packedRows * packedRows + (width % packedRows + 3) / 4 * 4)
+        // Rows of at most a vector not a multiple of 4 wide: the tiles run on across row ends
+        // (`SmallMapConvolutionParts.rowTiles`). Wider rows are judged by the tiles of one row
+        // (what the choice was measured with there).
+        let tiled = smallMapTilesSpanRows && width <= 16 && width % 4 != 0 ? pixels : width
+        let overChannels = filled(tiled, of: tiled / packedRows * packedRows + (tiled % packedRows + 3) / 4 * 4)
             * filled(perGroup, of: (perGroup + 31) / 32 * 32)
         return overChannels >= overPixels + 0.1
     }
