@@ -327,7 +327,7 @@ struct QuantizedStepTests {
         }
     }
 
-    @Test("QLinearAdd and QLinearMul: one shape, one value per plane (either operand; planes under and over the 384 of the table lookup, tails past 64), a scalar; sizes around the 16-lane vector; uint8 and int8")
+    @Test("QLinearAdd and QLinearMul: one shape, one value per plane (either operand; planes under 32, under and over the 384 of the table lookup, tails past 64), a scalar; sizes around the 16-lane vector; uint8 and int8")
     func quantizedBinary() throws {
         let vectorShapes: [([Int64], [Int64])] = [
             ([1, 3, 5, 7], [1, 3, 5, 7]), ([1, 2, 4, 4], [1, 2, 4, 4]), ([1, 5, 17, 3], [1, 5, 1, 1]), ([1, 4, 1, 1], [1, 4, 6, 11]),
@@ -338,7 +338,14 @@ struct QuantizedStepTests {
             ([1, 3, 1, 383], [1, 3, 1, 1]), ([1, 5, 16, 24], [1, 5, 1, 1]), ([1, 3, 24, 24], [3, 1, 1]), ([1, 3, 1, 1], [1, 3, 31, 17]),
             ([1, 130, 8, 64], [130, 1, 1]), ([2, 7, 20, 21], [2, 7, 1, 1]),
         ]
-        for (shapes, seed) in [(vectorShapes, UInt64(2504)), (tableShapes, 2513)] {
+        // Planes under 32 values (runs of whole planes spread by a byte permute), and past them:
+        // primes, the run's last plane cut by the plane count, b either operand.
+        let smallPlaneShapes: [([Int64], [Int64])] = [
+            ([1, 960, 3, 3], [960, 1, 1]), ([1, 576, 6, 6], [1, 576, 1, 1]), ([1, 13, 1, 1], [1, 13, 3, 3]), ([1, 67, 1, 5], [67, 1, 1]),
+            ([1, 9, 1, 17], [1, 9, 1, 1]), ([1, 7, 7, 9], [1, 7, 1, 1]), ([2, 5, 1, 3], [2, 5, 1, 1]), ([1, 1001, 1, 2], [1001, 1, 1]),
+            ([1, 3, 1, 1], [1, 3, 1, 31]), ([1, 100, 2, 2], [100, 1, 1]), ([1, 5, 1, 63], [5, 1, 1]),
+        ]
+        for (shapes, seed) in [(vectorShapes, UInt64(2504)), (tableShapes, 2513), (smallPlaneShapes, 2527)] {
             var random = SeededGenerator(seed: seed)
             for op in ["QLinearAdd", "QLinearMul"] {
                 for (shapeA, shapeB) in shapes {
@@ -346,7 +353,7 @@ struct QuantizedStepTests {
                         let drawn: [UInt8] = type == 2 ? [random.pick([0, 128, 255]), random.pick([3, 128]), random.pick([0, 100, 255])]
                             : [UInt8(bitPattern: random.pick([-128, 0, 5])), UInt8(bitPattern: random.pick([0, 127])), 0]
                         // The table's planes: zero points inside the values' range, so that every byte value occurs.
-                        let zeros: [UInt8] = shapes.count == vectorShapes.count ? drawn : type == 2 ? [128, 3, 128] : [0, 5, 0]
+                        let zeros: [UInt8] = shapes.count != tableShapes.count ? drawn : type == 2 ? [128, 3, 128] : [0, 5, 0]
                         let scales: [Float] = [0.02, 0.035, op == "QLinearAdd" ? 0.05 : 0.02 * 0.035 * 40]
                         let model = B.model(
                             nodes: [B.node("QuantizeLinear", inputs: ["x1", "s1", "z1"], outputs: ["q1"]),
