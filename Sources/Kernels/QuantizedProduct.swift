@@ -610,10 +610,7 @@ func channelMinorTransposedPatches(_ c: QuantizedConvolution, group: Int) {
     let patches = UnsafeMutableRawPointer(c.patches).assumingMemoryBound(to: UInt8.self)
     let transposed = patches + pixels * perPixel
     let source = c.input.assumingMemoryBound(to: UInt8.self) + group * channels * plane
-    for channel in 0..<channels {
-        let row = source + channel * plane
-        for pixel in 0..<plane { transposed[pixel * channels + channel] = row[pixel] ^ flip }
-    }
+    transposeBytes(source, sourceStride: plane, rows: channels, columns: plane, transposed, targetStride: channels, flip: flip)
     for oh in 0..<window.outputHeight {
         for ow in 0..<window.outputWidth {
             var out = patches + perPixel * (oh * window.outputWidth + ow)
@@ -659,9 +656,8 @@ struct SmallMapQuantizedParts: PoolJob {
         }
         guard c.sums == nil else { return }
         let output = c.output + group * outputsPerGroup * pixels
-        for m in columns {
-            for pixel in 0..<pixels { output[m * pixels + pixel] = c.scratch[pixel * outputsPerGroup + m] }
-        }
+        transposeBytes(c.scratch + columns.lowerBound, sourceStride: outputsPerGroup, rows: pixels, columns: columns.count,
+                       output + columns.lowerBound * pixels, targetStride: pixels)
     }
 }
 
