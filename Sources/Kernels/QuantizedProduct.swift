@@ -997,7 +997,12 @@ struct QuantizedDepthwisePlane {
     /// on maps up to 8 wide, rows of 4 or 8 lanes, as many as fit the 64 bytes one load reads).
     let packedRows: Int, packedColumns: Int
     /// Int32 elements of the plane.
-    var count: Int { bytes ? (width * height + 64 + 3) / 4 : width * height * (channelsLast ? lanes : 1) }
+    var planeCount: Int { bytes ? (width * height + 64 + 3) / 4 : width * height * (channelsLast ? lanes : 1) }
+    /// With 16 channels per vector, the bytes of the input's and the output's pixels × 16 channels
+    /// (``channelVectorDepthwise``), after the plane.
+    let transposedBytes: Int
+    /// Int32 elements one part needs: the plane, and the transposed bytes.
+    var count: Int { planeCount + (transposedBytes + 3) / 4 }
     init(_ window: QuantizedWindow, _ weights: QuantizedConvolutionWeights) {
         let (sW, dW, sH, outW, outH) = (window.strideWidth, window.dilationWidth, window.strideHeight, window.outputWidth,
                                         window.outputHeight)
@@ -1006,6 +1011,7 @@ struct QuantizedDepthwisePlane {
         bytes = VBG_TARGET_AVX512BW != 0 && weights.depthwiseQuads != nil && sW >= 1 && dW >= 1 && sW + dW <= 5
             && (outW > 8 || outH * outW > 16)
         channelsLast = !bytes && outW <= 8
+        transposedBytes = channelsLast ? (window.inputHeight * window.inputWidth + outH * outW) * lanes : 0
         let kernelWidth = (weights.kernelWidth - 1) * dW, kernelHeight = (weights.kernelHeight - 1) * window.dilationHeight
         if bytes && outW <= 8 {
             // Rows of 4 or 8 lanes (a 4-lane chunk never spans two rows), the plane's width a
@@ -1080,15 +1086,20 @@ func channelVectorDepthwise(_ c: QuantizedConvolution, block: Int, _ geometry: Q
     let w = c.weights, window = c.window, vectors = w.depthwiseVectors!
     let first = block * lanes, valid = min(lanes, w.outputChannels - first)
     let (inH, inW, width) = (window.inputHeight, window.inputWidth, geometry.width), offset = c.patchOffset
-    plane.update(repeating: c.paddingValue, count: geometry.count)
-    for lane in 0..<valid {
-        let source = c.input + (first + lane) * inH * inW
-        for ih in 0..<inH {
-            let row = plane + ((ih + window.padTop) * width + window.padLeft) * lanes + lane
-            for iw in 0..<inW {
-                row[iw * lanes] = (w.inputSigned ? Int32(source.load(fromByteOffset: ih * inW + iw, as: Int8.self))
-                    : Int32(source.load(fromByteOffset: ih * inW + iw, as: UInt8.self))) &- offset
-            }
+    plane.update(repeating: c.paddingValue, count: geometry.planeCount)
+    // The block's input as pixels × 16 channels (lanes past `valid` hold stale bytes: their sums
+    // are never stored), widened into the plane's inside; the outputs as pixels × 16 channels,
+    // transposed back to the channels' planes at the end.
+    let inputBytes = UnsafeMutableRawPointer(plane + geometry.planeCount).assumingMemoryBound(to: UInt8.self)
+    let outputBytes = inputBytes + inH * inW * lanes
+    transposeBytes(c.input.assumingMemoryBound(to: UInt8.self) + first * inH * inW, sourceStride: inH * inW, rows: valid,
+                   columns: inH * inW, inputBytes, targetStride: lanes)
+    for ih in 0..<inH {
+        let row = plane + ((ih + window.padTop) * width + window.padLeft) * lanes
+        for iw in 0..<inW {
+            let bytes = UnsafeRawPointer(inputBytes + (ih * inW + iw) * lanes).loadUnaligned(as: SIMD16<UInt8>.self)
+            let values = w.inputSigned ? vbg_widen_i8(unsafeBitCast(bytes, to: SIMD16<Int8>.self), offset) : vbg_widen_u8(bytes, offset)
+            UnsafeMutableRawPointer(row + iw * lanes).storeBytes(of: values, as: IntVector.self)
         }
     }
     let (kH, kW, sH, sW) = (w.kernelHeight, w.kernelWidth, window.strideHeight, window.strideWidth)
@@ -1118,11 +1129,13 @@ func channelVectorDepthwise(_ c: QuantizedConvolution, block: Int, _ geometry: Q
                     continue
                 }
                 let bytes = vbg_requantize(acc, multiplier, low, high, c.outputZero)
-                let out = c.output + first * outH * outW + oh * outW + ow
-                for lane in 0..<valid { out[lane * outH * outW] = bytes[lane] }
+                UnsafeMutableRawPointer(outputBytes + (oh * outW + ow) * lanes).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
             }
         }
     }
+    guard sums == nil else { return }
+    transposeBytes(outputBytes, sourceStride: lanes, rows: outH * outW, columns: valid, c.output + first * outH * outW,
+                   targetStride: outH * outW)
 }
 
 /// Channel `channel` of the input into `plane`.
