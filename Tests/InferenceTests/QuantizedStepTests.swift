@@ -471,7 +471,7 @@ struct QuantizedStepTests {
         }
     }
 
-    @Test("MaxPool of uint8 and int8 maps: kernels 1 to 5, strides 1 to 3, padding, dilation, ceil mode, rows around the 16- and 64-value vectors; equal to the reference kernel")
+    @Test("MaxPool of uint8 and int8 maps: kernels 1 to 5, strides 1 to 3, padding, dilation, ceil mode, rows around the 16- and 64-value vectors, masked tails; equal to the reference kernel")
     func byteMaxPool() throws {
         var random = SeededGenerator(seed: 2507)
         let cases: [(kernel: Int64, stride: Int64, pads: [Int64], dilation: Int64, ceil: Int64, h: Int64, w: Int64)] = [
@@ -481,6 +481,8 @@ struct QuantizedStepTests {
             (3, 1, [1, 1, 1, 1], 1, 0, 5, 64), (3, 1, [2, 2, 2, 2], 2, 0, 6, 65), (2, 1, [0, 0, 0, 0], 1, 0, 4, 129),
             (3, 2, [1, 1, 1, 1], 1, 0, 3, 131), (1, 1, [0, 0, 0, 0], 1, 0, 2, 70), (4, 3, [0, 2, 0, 1], 1, 1, 9, 100),
             (3, 1, [1, 1, 1, 1], 1, 0, 2, 15), (3, 1, [1, 1, 1, 1], 1, 0, 2, 17),
+            // Stride 2's last outputs by a masked store: 1, 15 and 14 past the 16-output vectors (dilation 2).
+            (3, 2, [1, 1, 1, 1], 1, 0, 4, 33), (2, 2, [0, 0, 0, 0], 1, 0, 3, 62), (3, 2, [1, 1, 1, 1], 2, 0, 5, 61),
         ]
         for c in cases {
             for type in [Int64(2), 3] {
