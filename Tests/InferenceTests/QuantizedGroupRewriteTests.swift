@@ -290,4 +290,66 @@ struct QuantizedGroupRewriteTests {
         let full = [1, cin, size, size]
         return ["ad": full, "bd": constantB ? [cin, 1, 1] : full, "f": full]
     }
+
+    /// x [3, 6] → QuantizeLinear → DequantizeLinear → Gemm (transB 1, int8 weights [5, 6] per
+    /// tensor or per row, int32 bias at x_scale · w_scale[j] or none) → QuantizeLinear →
+    /// DequantizeLinear → y; with `explicit` the com.microsoft QGemm instead; `alpha` on the Gemm.
+    static func gemmModel(perAxis: Bool, bias: Bool, explicit: Bool = false, alpha: Float = 1) -> [UInt8] {
+        let (m, k, n) = (3, 6, 5)
+        let wBytes: [UInt8] = (0..<(n * k)).map { UInt8(bitPattern: Int8(truncatingIfNeeded: ($0 * 37 + 11) % 200 - 100)) }
+        let wScales: [Float] = perAxis ? (0..<n).map { 0.004 + 0.001 * Float($0) } : [0.005]
+        let biasValues: [Int32] = (0..<n).map { Int32($0 * 97 - 200) }
+        let biasScales = wScales.map { xScale * $0 }
+        var initializers = [B.floatTensor("xs", [], [xScale]), B.rawTensor("xz", elementType: 2, [], [128]),
+                            B.rawTensor("w", elementType: 3, [Int64(n), Int64(k)], wBytes),
+                            B.floatTensor("ws", perAxis ? [Int64(n)] : [], wScales),
+                            B.rawTensor("wz", elementType: 3, perAxis ? [Int64(n)] : [], [UInt8](repeating: 0, count: wScales.count)),
+                            B.floatTensor("ys", [], [0.04]), B.rawTensor("yz", elementType: 2, [], [128])]
+        if bias {
+            initializers += [B.rawTensor("bq", elementType: 6, [Int64(n)], int32Bytes(biasValues)),
+                             B.floatTensor("bs", perAxis ? [Int64(n)] : [], biasScales)]
+        }
+        var nodes = [B.node("QuantizeLinear", inputs: ["x", "xs", "xz"], outputs: ["xq"])]
+        if explicit {
+            nodes.append(B.node("QGemm", inputs: ["xq", "xs", "xz", "w", "ws", "wz", bias ? "bq" : "", "ys", "yz"], outputs: ["yq"],
+                                attributes: [.int("transB", 1)], domain: "com.microsoft"))
+        } else {
+            nodes += [B.node("DequantizeLinear", inputs: ["xq", "xs", "xz"], outputs: ["xd"]),
+                      B.node("DequantizeLinear", inputs: ["w", "ws", "wz"], outputs: ["wd"], attributes: [.int("axis", 0)])]
+            if bias { nodes.append(B.node("DequantizeLinear", inputs: ["bq", "bs"], outputs: ["bd"], attributes: [.int("axis", 0)])) }
+            nodes += [B.node("Gemm", inputs: ["xd", "wd"] + (bias ? ["bd"] : []), outputs: ["g"],
+                             attributes: [.int("transB", 1), .float("alpha", alpha)]),
+                      B.node("QuantizeLinear", inputs: ["g", "ys", "yz"], outputs: ["yq"])]
+        }
+        nodes.append(B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"]))
+        return B.model(nodes: nodes, initializers: initializers, inputs: [B.valueInfo("x", [Int64(m), Int64(k)])],
+                       outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+    }
+
+    @Test("a Gemm group (per-tensor or per-row weights, with or without the int32 bias) becomes one QGemm on the fast path, equal to the explicit node; alpha ≠ 1 stays")
+    func gemmGroups() throws {
+        var random = SeededGenerator(seed: 81)
+        for perAxis in [false, true] {
+            for bias in [false, true] {
+                let label = "perAxis \(perAxis) bias \(bias)"
+                let ops = try #require(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: Self.gemmModel(perAxis: perAxis, bias: bias))),
+                                       "\(label): not rewritten").graph!.nodes.map(\.opType)
+                #expect(ops == ["QuantizeLinear", "QGemm", "DequantizeLinear"], "\(label): \(ops)")
+                let written = try InferenceModel(bytes: Self.gemmModel(perAxis: perAxis, bias: bias))
+                let explicit = try InferenceModel(bytes: Self.gemmModel(perAxis: perAxis, bias: bias, explicit: true))
+                let feeds = ["x": random.floats(18, scale: 3)]
+                let want = try #require(try InferenceSession(model: explicit, path: .reference).run(inputs: feeds)["y"])
+                #expect(Set(want).count > 3, "\(label): the output is nearly constant")
+                for threads in [1, 2] {
+                    let fast = try InferenceSession(model: written, path: .fast, threads: threads)
+                    #expect(fast.nodeKernels.contains { $0.op == "QGemm" && !$0.runsOnReference }, "\(label): \(fast.nodeKernels.map(\.op))")
+                    let got = try #require(try fast.run(inputs: feeds)["y"])
+                    #expect(got == want, "\(label), \(threads) thread(s): \(zip(got, want).filter { $0 != $1 }.count) of \(want.count) differ")
+                }
+                let reference = try InferenceSession(model: written, path: .reference)
+                #expect(reference.nodeKernels.contains { $0.op == "Gemm" }, "\(label): reference graph rewritten")
+            }
+        }
+        #expect(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: Self.gemmModel(perAxis: true, bias: true, alpha: 0.5))) == nil)
+    }
 }

@@ -35,6 +35,9 @@ import ONNXFormat
 /// QuantizeLinear(DequantizeLinear(b)) = b for every byte b at such a scale (|b − z| ≤ 255, so
 /// (b − z)·s / s is within 255 · 2^−22 of b − z before rounding); MaxPool ignores its padding.
 ///
+/// A `Gemm` group (alpha and beta 1, A not transposed, the bias as a Conv's) becomes
+/// com.microsoft `QGemm`, as the MatMul one becomes QLinearMatMul.
+///
 /// And `DequantizeLinear` (A) and `DequantizeLinear` (B) into `Add` or `Mul`, whose float result
 /// only a `QuantizeLinear` reads, all three per tensor with 8-bit zero points of one type (B may
 /// be a constant, a BatchNorm's scale or shift), becomes com.microsoft `QLinearAdd` /
@@ -188,6 +191,43 @@ enum QuantizedGroupRewrite {
                 rewritten.opType = "QLinearMatMul"
                 rewritten.inputs = [x.0, x.1, x.2, dqW.inputs[0], dqW.inputs[1], w.zeroName, q.node.inputs[1], q.node.inputs[2]]
             }
+            replaced[index] = rewritten
+            dropped.insert(q.index)
+            for name in reads { released[name, default: 0] += 1 }
+        }
+        // Gemm (alpha and beta 1) of a per-tensor activation and constant weights (per tensor or
+        // one scale per output column), with the int32 bias at x_scale · w_scale[j] or none, whose
+        // result only a QuantizeLinear reads: com.microsoft QGemm, as onnxruntime makes it.
+        for (index, node) in graph.nodes.enumerated() where isDefaultDomain(node) && node.opType == "Gemm" {
+            let transA = attribute(node, "transA")?.i ?? 0, transB = attribute(node, "transB")?.i ?? 0
+            guard replaced[index] == nil, node.inputs.count == 2 || node.inputs.count == 3, node.outputs.count == 1,
+                  (attribute(node, "alpha")?.f ?? 1) == 1, (attribute(node, "beta")?.f ?? 1) == 1, transA == 0,
+                  let q = quantize(readerOf: node.outputs[0]), let dqX = dequantize(node.inputs[0]), let x = activation(dqX),
+                  let dqW = dequantize(node.inputs[1]), let w = weights(dqW, axis: transB == 1 ? 0 : 1, rank: 2),
+                  let xScale = tensor(x.1).flatMap(floats)?.first else { continue }
+            var inputs = [x.0, x.1, x.2, dqW.inputs[0], dqW.inputs[1], w.zeroName, "", q.node.inputs[1], q.node.inputs[2]]
+            var reads = [node.inputs[0], node.inputs[1]]
+            if node.inputs.count == 3 && !node.inputs[2].isEmpty {
+                guard let dqB = dequantize(node.inputs[2]), let b = tensor(dqB.inputs[0]), let bValues = int32s(b), b.dims.count == 1,
+                      let bScales = tensor(dqB.inputs[1]).flatMap(floats) else { continue }
+                if dqB.inputs.count == 3 && !dqB.inputs[2].isEmpty {
+                    guard let zero = tensor(dqB.inputs[2]), let zeros = int32s(zero), zeros.allSatisfy({ $0 == 0 }) else { continue }
+                }
+                let columns = bValues.count
+                guard bScales.count == 1 || bScales.count == columns, w.scales.count == 1 || w.scales.count == columns,
+                      (0..<columns).allSatisfy({ j in
+                          bScales[bScales.count == 1 ? 0 : j] == xScale * w.scales[w.scales.count == 1 ? 0 : j]
+                      }) else { continue }
+                inputs[6] = dqB.inputs[0]
+                reads.append(node.inputs[2])
+            }
+            var rewritten = NodeProto()
+            rewritten.name = node.name
+            rewritten.opType = "QGemm"
+            rewritten.domain = "com.microsoft"
+            rewritten.inputs = inputs
+            rewritten.outputs = q.node.outputs
+            rewritten.attributes = node.attributes.filter { $0.name == "transB" }
             replaced[index] = rewritten
             dropped.insert(q.index)
             for name in reads { released[name, default: 0] += 1 }
