@@ -305,6 +305,27 @@ struct QuantizedStepTests {
         }
     }
 
+    @Test("HardSigmoid on its own (the quantized HardSwish's) runs its fast step, bit for bit the reference kernel: counts around 16, NaN, infinities, −0, the clamps' edges, alphas 0.2 and 1/6")
+    func hardSigmoidStep() throws {
+        var random = SeededGenerator(seed: 2528)
+        for count in [1, 15, 16, 17, 100, 1031] {
+            for (alpha, beta): (Float, Float) in [(0.2, 0.5), (1.0 / 6, 0.5), (-0.7, 0.25)] {
+                let model = try InferenceModel(bytes: B.model(
+                    nodes: [B.node("HardSigmoid", inputs: ["x"], outputs: ["y"], attributes: [.float("alpha", alpha), .float("beta", beta)])],
+                    inputs: [B.valueInfo("x", [Int64(count)])], outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13))
+                var x = random.floats(count, scale: 8)
+                let specials: [Float] = [.nan, .infinity, -.infinity, -0.0, 0, -3, 3, (1 - beta) / alpha, -beta / alpha, 1e30]
+                for (k, value) in specials.enumerated() where k < count { x[(k * 5) % count] = value }
+                let want = try #require(try InferenceSession(model: model, path: .reference).run(inputs: ["x": x])["y"])
+                let session = try InferenceSession(model: model, path: .fast)
+                #expect(session.nodeKernels.allSatisfy { !$0.runsOnReference }, "count \(count): \(session.nodeKernels.map(\.op))")
+                let got = try #require(try session.run(inputs: ["x": x])["y"])
+                let differing = zip(want, got).filter { $0.bitPattern != $1.bitPattern }.count
+                #expect(differing == 0, "count \(count) alpha \(alpha) beta \(beta): \(differing) differ")
+            }
+        }
+    }
+
     @Test("QuantizeLinear and DequantizeLinear per tensor: every element equal to the reference kernels around the 16-lane vector (halves, NaN, infinities, saturation), uint8 and int8")
     func quantizeDequantize() throws {
         var random = SeededGenerator(seed: 2503)
