@@ -138,7 +138,9 @@ package final class InferenceModel: Sendable {
         }
         // The rewrite keeps every graph input and output; a rewritten graph that does not load
         // (it would be a bug of the rewrite) or plans more than the limit is not used.
-        let quantized = QuantizedGroupRewrite.rewrite(proto)
+        var shapes: [String: [Int]] = [:]
+        for value in graph.values { shapes[value.name] = value.shape }
+        let quantized = QuantizedGroupRewrite.rewrite(proto, shapes: shapes)
         if let rewritten = TransposeSinking.rewrite(quantized ?? proto) ?? quantized,
            var fast = try? LoadedGraph(rewritten, inputShapes: inputShapes, planTimeInputs: planTimeInputs.mapValues { $0.constant },
                                        planTimeStrings: planTimeStrings),

@@ -84,6 +84,19 @@ func rowMaxPool<T: FixedWidthInteger & SIMDScalar>(_ x: UnsafePointer<T>, _ y: U
                     UnsafeMutableRawPointer(inside + iw).storeBytes(of: m, as: SIMD16<T>.self)
                     iw += 16
                 }
+                if iw < inW && VBG_TARGET_AVX512BW != 0 && VBG_TARGET_AVX512VL != 0 {
+                    // The row's last few: masked loads and a masked store.
+                    let count = Int32(inW - iw)
+                    @inline(__always) func tail(_ r: Int) -> SIMD16<T> {
+                        unsafeBitCast(vbg_load_bytes16(UnsafeRawPointer(source + rowTaps[r] * inW + iw).assumingMemoryBound(to: UInt8.self),
+                                                       count), to: SIMD16<T>.self)
+                    }
+                    var m = tail(first)
+                    for r in (first + 1)..<last { m = pointwiseMax(m, tail(r)) }
+                    vbg_store_bytes(UnsafeMutableRawPointer(inside + iw).assumingMemoryBound(to: UInt8.self),
+                                    unsafeBitCast(m, to: SIMD16<UInt8>.self), count)
+                    iw = inW
+                }
                 while iw < inW {
                     var m = source[rowTaps[first] * inW + iw]
                     for r in (first + 1)..<last { m = max(m, source[rowTaps[r] * inW + iw]) }
@@ -98,7 +111,7 @@ func rowMaxPool<T: FixedWidthInteger & SIMDScalar>(_ x: UnsafePointer<T>, _ y: U
                             m = pointwiseMax(m, UnsafeRawPointer(line + ow + k * dilation).loadUnaligned(as: SIMD16<T>.self))
                         }
                         if ow + 16 <= outW { UnsafeMutableRawPointer(out + ow).storeBytes(of: m, as: SIMD16<T>.self) }
-                        else { for lane in 0..<(outW - ow) { out[ow + lane] = m[lane] } }
+                        else { storeFirst(m, out + ow, outW - ow) }
                         ow += 16
                     }
                 } else if stride == 2 {
@@ -111,6 +124,17 @@ func rowMaxPool<T: FixedWidthInteger & SIMDScalar>(_ x: UnsafePointer<T>, _ y: U
                         }
                         UnsafeMutableRawPointer(out + ow).storeBytes(of: m, as: SIMD16<T>.self)
                         ow += 16
+                    }
+                    if ow < outW && VBG_TARGET_AVX512BW != 0 && VBG_TARGET_AVX512VL != 0 {
+                        // The last few: the same vectors (the line has 64 readable bytes past its
+                        // last tap), a masked store.
+                        let window = UnsafeRawPointer(line + 2 * ow).assumingMemoryBound(to: UInt8.self)
+                        var m = unsafeBitCast(vbg_load_even_bytes(window), to: SIMD16<T>.self)
+                        for k in 1..<kernel {
+                            m = pointwiseMax(m, unsafeBitCast(vbg_load_even_bytes(window + k * dilation), to: SIMD16<T>.self))
+                        }
+                        storeFirst(m, out + ow, outW - ow)
+                        ow = outW
                     }
                 }
                 // The outputs no vector took: other strides, and stride 2's last few.
@@ -231,5 +255,15 @@ package func smallPlaneByteMaxPool(_ x: UnsafeRawPointer, _ y: UnsafeMutableRawP
             first += count
         }
     }
+    }
+}
+
+/// The first `count` (under 16) lanes of `v` at `p`: one masked store with AVX512BW and AVX512VL.
+@inline(__always)
+func storeFirst<T: FixedWidthInteger & SIMDScalar>(_ v: SIMD16<T>, _ p: UnsafeMutablePointer<T>, _ count: Int) {
+    if VBG_TARGET_AVX512BW != 0 && VBG_TARGET_AVX512VL != 0 {
+        vbg_store_bytes(UnsafeMutableRawPointer(p).assumingMemoryBound(to: UInt8.self), unsafeBitCast(v, to: SIMD16<UInt8>.self), Int32(count))
+    } else {
+        for lane in 0..<count { p[lane] = v[lane] }
     }
 }

@@ -40,18 +40,35 @@ package func narrowToHalves(_ source: UnsafePointer<Float>, _ target: UnsafeMuta
     for lane in 0..<(count - i) { target[i + lane] = halves[lane] }
 }
 
+/// All ones in the lanes where `x`, read as a signed 32-bit value, is negative; zero elsewhere
+/// (an arithmetic shift: the selects below are bitwise, as `replacing(with:where:)` on these
+/// integer vectors compiles to a loop over the lanes through the stack).
+@inline(__always)
+private func negativeLanes(_ x: SIMD16<UInt32>) -> SIMD16<UInt32> {
+    unsafeBitCast(unsafeBitCast(x, to: SIMD16<Int32>.self) &>> 31, to: SIMD16<UInt32>.self)
+}
+
+/// `a` where `mask` is all ones, `b` where it is zero.
+@inline(__always)
+private func bitSelect(_ mask: SIMD16<UInt32>, _ a: SIMD16<UInt32>, _ b: SIMD16<UInt32>) -> SIMD16<UInt32> {
+    (a & mask) | (b & ~mask)
+}
+
 @inline(__always)
 func widen(_ halves: SIMD16<UInt16>) -> Vector {
     let h = SIMD16<UInt32>(truncatingIfNeeded: halves)
-    let sign = (h & 0x8000) &<< 16, exponent = h & 0x7c00
+    let sign = (h & 0x8000) &<< 16, exponent = h & 0x7c00, mantissa = h & 0x3ff
     let magnitude = (h & 0x7fff) &<< 13
     // Normal halves: rebiased in integers; subnormals: mantissa · 2^-24 (an exact conversion and an
     // exact scaling to a float32 normal, whatever the denormal mode); exponent 31: infinity or NaN.
-    var bits = magnitude &+ (112 &<< 23)
-    let subnormal = SIMD16<Float>(SIMD16<Int32>(truncatingIfNeeded: h & 0x3ff)) * Vector(repeating: 0x1p-24)
-    bits.replace(with: unsafeBitCast(subnormal, to: SIMD16<UInt32>.self), where: exponent .== 0)
-    let quiet = SIMD16<UInt32>(repeating: 0x40_0000).replacing(with: 0, where: (h & 0x3ff) .== 0)
-    bits.replace(with: magnitude | 0x7f80_0000 | quiet, where: exponent .== 0x7c00)
+    let normal = magnitude &+ (112 &<< 23)
+    let subnormal = unsafeBitCast(SIMD16<Float>(SIMD16<Int32>(truncatingIfNeeded: mantissa)) * Vector(repeating: 0x1p-24),
+                                  to: SIMD16<UInt32>.self)
+    let quiet = ((0 &- mantissa) &>> 31) &<< 22  // 0x400000 where the mantissa is not zero
+    let isZeroExponent = negativeLanes(exponent &- 1)  // exponent ≤ 0x7c00: negative only for 0
+    let isTopExponent = 0 &- ((exponent &+ 0x400) &>> 15)  // 0x8000 reached only from 0x7c00
+    var bits = bitSelect(isZeroExponent, subnormal, normal)
+    bits = bitSelect(isTopExponent, magnitude | 0x7f80_0000 | quiet, bits)
     return unsafeBitCast(bits | sign, to: Vector.self)
 }
 
@@ -59,7 +76,7 @@ func widen(_ halves: SIMD16<UInt16>) -> Vector {
 func narrow(_ values: Vector) -> SIMD16<UInt16> {
     let bits = unsafeBitCast(values, to: SIMD16<UInt32>.self)
     let sign = bits & 0x8000_0000
-    let f = bits ^ sign
+    let f = bits ^ sign  // below 2^31: the differences below are signed comparisons
     // Normal results: rebias, round to nearest even on the 13 dropped bits.
     let odd = (f &>> 13) & 1
     let normal = (f &+ (UInt32(bitPattern: Int32(15 - 127)) &<< 23) &+ 0xfff &+ odd) &>> 13
@@ -67,9 +84,9 @@ func narrow(_ values: Vector) -> SIMD16<UInt16> {
     let magic: UInt32 = UInt32((127 - 15) + (23 - 10) + 1) &<< 23
     let sum = unsafeBitCast(f, to: Vector.self) + Vector(repeating: Float(bitPattern: magic))
     let small = unsafeBitCast(sum, to: SIMD16<UInt32>.self) &- magic
-    var result = normal.replacing(with: small, where: f .< (113 &<< 23))
+    var result = bitSelect(negativeLanes(f &- (113 &<< 23)), small, normal)
     // 65520 and up (f ≥ 2^16 after rounding is caught by the carry; ≥ 2^16 here): infinity; NaN: 0x7e00.
-    result = result.replacing(with: 0x7c00, where: f .>= ((127 + 16) &<< 23))
-    result = result.replacing(with: 0x7e00, where: f .> 0x7f80_0000)
+    result = bitSelect(negativeLanes(f &- ((127 + 16) &<< 23)), result, SIMD16<UInt32>(repeating: 0x7c00))
+    result = bitSelect(negativeLanes(0x7f80_0000 &- f), SIMD16<UInt32>(repeating: 0x7e00), result)
     return SIMD16<UInt16>(truncatingIfNeeded: result | (sign &>> 16))
 }

@@ -65,3 +65,17 @@ func clampVector(_ x: Vector, lower: Float, upper: Float) -> Vector {
     let low = x.replacing(with: lower, where: x .< lower)
     return low.replacing(with: upper, where: low .> upper)
 }
+
+/// ONNX HardSigmoid of `count` values: max(0, min(1, alpha·x + beta)) with the reference's
+/// roundings (``hardSigmoidVector(_:alpha:beta:)``: the product, then the sum; NaN gives 1).
+package func hardSigmoid(_ input: UnsafePointer<Float>, alpha: Float, beta: Float, output: UnsafeMutablePointer<Float>, count: Int) {
+    var i = 0
+    while i + lanes <= count {
+        store(hardSigmoidVector(load(input + i), alpha: alpha, beta: beta), output + i)
+        i += lanes
+    }
+    if i < count {
+        let n = count - i
+        store(hardSigmoidVector(load(input + i, count: n), alpha: alpha, beta: beta), output + i, count: n)
+    }
+}

@@ -77,6 +77,42 @@ package func quantizedBinary(_ kind: QuantizedBinaryKind, _ a: QuantizedOperand,
         }
         return
     }
+    // Planes under 32 values with one b value each (the per-channel Mul / Add on small maps, where
+    // the loop below would do most of a plane in its scalar tail): runs of two or more whole planes, up to 64
+    // values, loaded and stored by masks; one byte permute spreads the run's b values (value j of
+    // the run reads plane j / planeSize of it), so every value takes the vector arithmetic above.
+    if bPerPlane && planeSize < 32 && planeSize != lanes && byteGatherIsFast {
+        let perRun = 64 / planeSize
+        var spread = SIMD64<UInt8>()
+        for j in 0..<64 { spread[j] = UInt8(min(j / planeSize, perRun - 1)) }
+        @inline(__always) func dequantize(_ v: SIMD16<UInt8>, _ zero: Int32) -> Vector {
+            signed ? vbg_dequantize_i8(unsafeBitCast(v, to: SIMD16<Int8>.self), zero, 1) : vbg_dequantize_u8(v, zero, 1)
+        }
+        let aBytes = a.values.assumingMemoryBound(to: UInt8.self), bBytes = b.values.assumingMemoryBound(to: UInt8.self)
+        var plane = 0
+        while plane < planes {
+            let runPlanes = min(perRun, planes - plane), count = Int32(runPlanes * planeSize), first = plane * planeSize
+            let xs = vbg_load_bytes64(aBytes + first, count)
+            let bs = vbg_load_bytes64(bBytes + plane, Int32(runPlanes))
+            let ys = vbg_permute_bytes(bs, bs, spread)
+            // Quarters through memory (SIMD64's lowHalf / highHalf compile to lane-by-lane moves).
+            var result = SIMD64<UInt8>()
+            withUnsafeBytes(of: xs) { x in
+                withUnsafeBytes(of: ys) { y in
+                    withUnsafeMutableBytes(of: &result) { r in
+                        for q in stride(from: 0, to: 64, by: lanes) {
+                            let value = combine(dequantize(x.loadUnaligned(fromByteOffset: q, as: SIMD16<UInt8>.self), aZero),
+                                                dequantize(y.loadUnaligned(fromByteOffset: q, as: SIMD16<UInt8>.self), bZero))
+                            r.storeBytes(of: value, toByteOffset: q, as: SIMD16<UInt8>.self)
+                        }
+                    }
+                }
+            }
+            vbg_store_bytes64(output + first, result, count)
+            plane += runPlanes
+        }
+        return
+    }
     for plane in 0..<planes {
         let first = plane * planeSize
         let bPlane = bPerPlane ? Vector(repeating: scalar(b.values, plane, bZero, bScale)) : Vector(repeating: 0)

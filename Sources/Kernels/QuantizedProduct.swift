@@ -610,10 +610,7 @@ func channelMinorTransposedPatches(_ c: QuantizedConvolution, group: Int) {
     let patches = UnsafeMutableRawPointer(c.patches).assumingMemoryBound(to: UInt8.self)
     let transposed = patches + pixels * perPixel
     let source = c.input.assumingMemoryBound(to: UInt8.self) + group * channels * plane
-    for channel in 0..<channels {
-        let row = source + channel * plane
-        for pixel in 0..<plane { transposed[pixel * channels + channel] = row[pixel] ^ flip }
-    }
+    transposeBytes(source, sourceStride: plane, rows: channels, columns: plane, transposed, targetStride: channels, flip: flip)
     for oh in 0..<window.outputHeight {
         for ow in 0..<window.outputWidth {
             var out = patches + perPixel * (oh * window.outputWidth + ow)
@@ -659,9 +656,8 @@ struct SmallMapQuantizedParts: PoolJob {
         }
         guard c.sums == nil else { return }
         let output = c.output + group * outputsPerGroup * pixels
-        for m in columns {
-            for pixel in 0..<pixels { output[m * pixels + pixel] = c.scratch[pixel * outputsPerGroup + m] }
-        }
+        transposeBytes(c.scratch + columns.lowerBound, sourceStride: outputsPerGroup, rows: pixels, columns: columns.count,
+                       output + columns.lowerBound * pixels, targetStride: pixels)
     }
 }
 
@@ -991,25 +987,35 @@ struct QuantizedDepthwisePlane {
     let width: Int, height: Int
     /// Whether the plane holds the input's bytes (``byteDepthwise(_:channel:_:_:quads:_:)``:
     /// weights on bytes, AVX512BW, a window whose four taps of 16 pixels lie within 16 bytes of
-    /// each 4-pixel chunk's first one: 3 · (stride + dilation) ≤ 15, and more than 16 outputs or
-    /// rows over 8 wide), with 64 readable bytes past its end; else int32 patch values.
+    /// each 4-pixel chunk's first one: 3 · (stride + dilation) ≤ 15, and rows over 8 wide, or 4
+    /// or 8 wide with more than 16 outputs), with 64 readable bytes past its end; else int32
+    /// patch values.
     let bytes: Bool
     /// Whether 16 channels run together on maps too narrow for 16-pixel rows (outputs up to 8
-    /// wide): the plane then holds 16 values (channels) per position.
+    /// wide, not on bytes): the plane then holds 16 values (channels) per position.
     let channelsLast: Bool
     /// On bytes: the output rows one 16-lane vector computes and the lanes each takes (1 and 16;
     /// on maps up to 8 wide, rows of 4 or 8 lanes, as many as fit the 64 bytes one load reads).
     let packedRows: Int, packedColumns: Int
     /// Int32 elements of the plane.
-    var count: Int { bytes ? (width * height + 64 + 3) / 4 : width * height * (channelsLast ? lanes : 1) }
+    var planeCount: Int { bytes ? (width * height + 64 + 3) / 4 : width * height * (channelsLast ? lanes : 1) }
+    /// With 16 channels per vector, the bytes of the input's and the output's pixels × 16 channels
+    /// (``channelVectorDepthwise``), after the plane.
+    let transposedBytes: Int
+    /// Int32 elements one part needs: the plane, and the transposed bytes.
+    var count: Int { planeCount + (transposedBytes + 3) / 4 }
     init(_ window: QuantizedWindow, _ weights: QuantizedConvolutionWeights) {
         let (sW, dW, sH, outW, outH) = (window.strideWidth, window.dilationWidth, window.strideHeight, window.outputWidth,
                                         window.outputHeight)
-        // Maps whose whole output fits one vector (up to 16 pixels, at most 8 wide) run 16 channels
-        // to a vector instead: one packed vector per channel costs more than the channel's sums.
+        // Maps up to 8 wide run 16 channels to a vector instead, their input and output moved by
+        // byte transposes, where the whole output fits one vector (one packed vector per channel
+        // costs more than the channel's sums) and where packed rows would leave lanes idle (rows
+        // of 4 or 8 lanes for outputs not 4 or 8 wide): Keras mobilenet_v2's 6x6 maps, 384
+        // channels, 26.0 -> 19.0 us; mobilenet_v3_small's 8x8 ones stay on bytes (6.1 against 10.0).
         bytes = VBG_TARGET_AVX512BW != 0 && weights.depthwiseQuads != nil && sW >= 1 && dW >= 1 && sW + dW <= 5
-            && (outW > 8 || outH * outW > 16)
+            && (outW > 8 || outH * outW > 16 && outW % 4 == 0)
         channelsLast = !bytes && outW <= 8
+        transposedBytes = channelsLast ? (window.inputHeight * window.inputWidth + outH * outW) * lanes : 0
         let kernelWidth = (weights.kernelWidth - 1) * dW, kernelHeight = (weights.kernelHeight - 1) * window.dilationHeight
         if bytes && outW <= 8 {
             // Rows of 4 or 8 lanes (a 4-lane chunk never spans two rows), the plane's width a
@@ -1084,15 +1090,20 @@ func channelVectorDepthwise(_ c: QuantizedConvolution, block: Int, _ geometry: Q
     let w = c.weights, window = c.window, vectors = w.depthwiseVectors!
     let first = block * lanes, valid = min(lanes, w.outputChannels - first)
     let (inH, inW, width) = (window.inputHeight, window.inputWidth, geometry.width), offset = c.patchOffset
-    plane.update(repeating: c.paddingValue, count: geometry.count)
-    for lane in 0..<valid {
-        let source = c.input + (first + lane) * inH * inW
-        for ih in 0..<inH {
-            let row = plane + ((ih + window.padTop) * width + window.padLeft) * lanes + lane
-            for iw in 0..<inW {
-                row[iw * lanes] = (w.inputSigned ? Int32(source.load(fromByteOffset: ih * inW + iw, as: Int8.self))
-                    : Int32(source.load(fromByteOffset: ih * inW + iw, as: UInt8.self))) &- offset
-            }
+    plane.update(repeating: c.paddingValue, count: geometry.planeCount)
+    // The block's input as pixels × 16 channels (lanes past `valid` hold stale bytes: their sums
+    // are never stored), widened into the plane's inside; the outputs as pixels × 16 channels,
+    // transposed back to the channels' planes at the end.
+    let inputBytes = UnsafeMutableRawPointer(plane + geometry.planeCount).assumingMemoryBound(to: UInt8.self)
+    let outputBytes = inputBytes + inH * inW * lanes
+    transposeBytes(c.input.assumingMemoryBound(to: UInt8.self) + first * inH * inW, sourceStride: inH * inW, rows: valid,
+                   columns: inH * inW, inputBytes, targetStride: lanes)
+    for ih in 0..<inH {
+        let row = plane + ((ih + window.padTop) * width + window.padLeft) * lanes
+        for iw in 0..<inW {
+            let bytes = UnsafeRawPointer(inputBytes + (ih * inW + iw) * lanes).loadUnaligned(as: SIMD16<UInt8>.self)
+            let values = w.inputSigned ? vbg_widen_i8(unsafeBitCast(bytes, to: SIMD16<Int8>.self), offset) : vbg_widen_u8(bytes, offset)
+            UnsafeMutableRawPointer(row + iw * lanes).storeBytes(of: values, as: IntVector.self)
         }
     }
     let (kH, kW, sH, sW) = (w.kernelHeight, w.kernelWidth, window.strideHeight, window.strideWidth)
@@ -1122,11 +1133,13 @@ func channelVectorDepthwise(_ c: QuantizedConvolution, block: Int, _ geometry: Q
                     continue
                 }
                 let bytes = vbg_requantize(acc, multiplier, low, high, c.outputZero)
-                let out = c.output + first * outH * outW + oh * outW + ow
-                for lane in 0..<valid { out[lane * outH * outW] = bytes[lane] }
+                UnsafeMutableRawPointer(outputBytes + (oh * outW + ow) * lanes).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
             }
         }
     }
+    guard sums == nil else { return }
+    transposeBytes(outputBytes, sourceStride: lanes, rows: outH * outW, columns: valid, c.output + first * outH * outW,
+                   targetStride: outH * outW)
 }
 
 /// Channel `channel` of the input into `plane`.

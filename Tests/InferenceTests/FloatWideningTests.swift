@@ -114,6 +114,40 @@ struct FloatWideningTests {
         print("float16 Conv → Relu, fast path: \(steps.filter { $0 != 0 }.count) of \(steps.count) elements one float16 step from the reference path")
     }
 
+    /// x → Conv → Relu → Pad (`mode`, a float16 constant value where it is "constant") → Conv → y,
+    /// in float16 (`elementType` 10) or float32 (1), on the same float16 values: the Keras
+    /// mobilenet_v2 shape of a padded stride-2 depthwise layer.
+    private func convPadConv(elementType: Int64, mode: String) -> [UInt8] {
+        let type: ElementType = elementType == 10 ? .float16 : .float32
+        func tensor(_ name: String, _ dims: [Int64], _ doubles: [Double]) -> [UInt8] {
+            let rounded = Inference.Tensor(type: .float16, shape: dims.map(Int.init), doubles: doubles).doubles
+            return B.rawTensor(name, elementType: elementType, dims, Inference.Tensor(type: type, shape: dims.map(Int.init), doubles: rounded).bytes)
+        }
+        let constant = mode == "constant" ? [tensor("v", [], [0.75])] : []
+        return B.model(
+            nodes: [B.node("Conv", inputs: ["x", "W", "B"], outputs: ["c"], attributes: [.ints("pads", [1, 1, 1, 1])]),
+                    B.node("Relu", inputs: ["c"], outputs: ["r"]),
+                    B.node("Pad", inputs: ["r", "p"] + (mode == "constant" ? ["v"] : []), outputs: ["q"], attributes: [.string("mode", mode)]),
+                    B.node("Conv", inputs: ["q", "D"], outputs: ["y"], attributes: [.ints("strides", [2, 2]), .int("group", 4)])],
+            initializers: [tensor("W", [4, 3, 3, 3], values(108, phase: 0.3).map { $0 / 3 }), tensor("B", [4], values(4, phase: 1.1)),
+                           B.int64Tensor("p", [8], [0, 0, 0, 0, 0, 0, 1, 1]), tensor("D", [4, 1, 3, 3], values(36, phase: 0.7).map { $0 / 2 })] + constant,
+            inputs: [B.valueInfo("x", dims: [.value(1), .value(3), .value(6), .value(5)], elementType: elementType)],
+            outputs: [B.valueInfo("y", dims: [.value(1), .value(4), .value(3), .value(2)], elementType: elementType)],
+            opset: 13)
+    }
+
+    @Test("a Pad inside a widened region moves the float32 values: no Casts around it, the result rounded once", arguments: ["constant", "reflect", "edge"])
+    func padKeepsFloat32(mode: String) throws {
+        let model = try InferenceModel(bytes: convPadConv(elementType: 10, mode: mode))
+        // Pad commutes with the rounding (it only moves values, and its float16 constant widens
+        // exactly), so the second Conv reads the first's float32 results, as in onnxruntime,
+        // whose inserted Casts surround the whole region; the rounding of q nothing reads is dropped.
+        #expect(model.runningNodes.map(\.op) == ["Cast", "Conv", "Relu", "Pad", "Conv", "Cast"], "\(mode)")
+        let x = Inference.Tensor(type: .float16, shape: [1, 3, 6, 5], doubles: values(90, phase: 0.4))
+        try expectRoundedOnce(half: convPadConv(elementType: 10, mode: mode), single: convPadConv(elementType: 1, mode: mode),
+                              inputs: ["x": x], outputs: ["y"])
+    }
+
     /// x (float32) → Cast to float16 → Conv (float16 W, B) → c → Cast to float32 → y, the graph
     /// `convert_float_to_float16(keep_io_types=True)` writes; with `cAlsoOutput`, c is a graph
     /// output too.

@@ -210,4 +210,146 @@ struct QuantizedGroupRewriteTests {
             #expect(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: bytes)) == nil, "\(label): rewritten")
         }
     }
+
+    /// x1 → QuantizeLinear → DequantizeLinear (A) and, as B, x2 likewise or (`constantB`) the
+    /// DequantizeLinear of a [cin, 1, 1] uint8 / int8 initializer (a BatchNorm's per-channel
+    /// factor) → `op` → QuantizeLinear (type `outputType`) → DequantizeLinear → y; with `explicit`
+    /// the com.microsoft QLinear node instead; `alsoOutput` makes the float result a graph output.
+    static func binaryModel(_ op: String, type: Int64 = 2, outputType: Int64? = nil, constantB: Bool, explicit: Bool = false,
+                            alsoOutput: Bool = false) -> [UInt8] {
+        let zero: UInt8 = type == 2 ? 128 : 0, yType = outputType ?? type
+        let shape: [Int64] = [1, Int64(cin), Int64(size), Int64(size)]
+        let bBytes: [UInt8] = (0..<cin).map { UInt8(truncatingIfNeeded: 37 &* $0 &+ 11) }
+        var nodes = [B.node("QuantizeLinear", inputs: ["x1", "as", "az"], outputs: ["a"])]
+        if !constantB { nodes.append(B.node("QuantizeLinear", inputs: ["x2", "bs", "bz"], outputs: ["b"])) }
+        if explicit {
+            nodes.append(B.node("QLinear" + op, inputs: ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], outputs: ["yq"], name: "binary",
+                                domain: "com.microsoft"))
+        } else {
+            nodes += [B.node("DequantizeLinear", inputs: ["a", "as", "az"], outputs: ["ad"]),
+                      B.node("DequantizeLinear", inputs: ["b", "bs", "bz"], outputs: ["bd"]),
+                      B.node(op, inputs: ["ad", "bd"], outputs: ["f"], name: "binary"),
+                      B.node("QuantizeLinear", inputs: ["f", "ys", "yz"], outputs: ["yq"])]
+        }
+        nodes.append(B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"]))
+        return B.model(
+            nodes: nodes,
+            initializers: [B.floatTensor("as", [], [xScale]), B.rawTensor("az", elementType: type, [], [zero]),
+                           B.floatTensor("bs", [], [op == "Mul" ? 0.011 : 0.045]), B.rawTensor("bz", elementType: type, [], [type == 2 ? 120 : 3]),
+                           B.floatTensor("ys", [], [op == "Mul" ? 0.02 : yScale]), B.rawTensor("yz", elementType: yType, [], [yType == 2 ? 128 : 0])]
+                + (constantB ? [B.rawTensor("b", elementType: type, [Int64(cin), 1, 1], bBytes)] : []),
+            inputs: [B.valueInfo("x1", shape)] + (constantB ? [] : [B.valueInfo("x2", shape)]),
+            outputs: [B.valueInfo("y", dims: nil, elementType: 1)] + (alsoOutput ? [B.valueInfo("f", dims: nil, elementType: 1)] : []),
+            opset: 13)
+    }
+
+    @Test("DequantizeLinear → Add / Mul → QuantizeLinear (B run time or a per-channel constant, uint8 and int8) becomes QLinearAdd / QLinearMul on the fast path, equal to the explicit node; near misses stay")
+    func binaryGroups() throws {
+        var random = SeededGenerator(seed: 80)
+        let count = Self.cin * Self.size * Self.size
+        for op in ["Add", "Mul"] {
+            for type in [Int64(2), 3] {
+                for constantB in [false, true] {
+                    let label = "\(op) type \(type) constant B \(constantB)"
+                    let proto = try ModelProto(serializedBytes: Self.binaryModel(op, type: type, constantB: constantB))
+                    let shapes = Self.binaryShapes(constantB: constantB)
+                    let ops = try #require(QuantizedGroupRewrite.rewrite(proto, shapes: shapes), "\(label): not rewritten").graph!.nodes.map(\.opType)
+                    #expect(ops == (constantB ? [] : ["QuantizeLinear"]) + ["QuantizeLinear", "QLinear" + op, "DequantizeLinear"], "\(label): \(ops)")
+                    let written = try InferenceModel(bytes: Self.binaryModel(op, type: type, constantB: constantB))
+                    let explicit = try InferenceModel(bytes: Self.binaryModel(op, type: type, constantB: constantB, explicit: true))
+                    var feeds = ["x1": random.floats(count, scale: 3)]
+                    if !constantB { feeds["x2"] = random.floats(count, scale: 3) }
+                    let want = try #require(try InferenceSession(model: explicit, path: .reference).run(inputs: feeds)["y"])
+                    for threads in [1, 2] {
+                        let fast = try InferenceSession(model: written, path: .fast, threads: threads)
+                        #expect(fast.nodeKernels.contains { $0.op == "QLinear" + op && !$0.runsOnReference }, "\(label): \(fast.nodeKernels.map(\.op))")
+                        let got = try #require(try fast.run(inputs: feeds)["y"])
+                        #expect(got == want, "\(label), \(threads) thread(s): \(zip(got, want).filter { $0 != $1 }.count) of \(want.count) differ")
+                    }
+                    // The reference path computes the graph as written.
+                    let reference = try InferenceSession(model: written, path: .reference)
+                    #expect(reference.nodeKernels.contains { $0.op == op }, "\(label): reference graph rewritten")
+                }
+            }
+        }
+        let full = [1, Self.cin, Self.size, Self.size]
+        let misses: [(String, [UInt8], [String: [Int]])] = [
+            ("the float result also a graph output", Self.binaryModel("Add", constantB: true, alsoOutput: true), Self.binaryShapes(constantB: true)),
+            ("an int8 output of uint8 operands", Self.binaryModel("Mul", outputType: 3, constantB: false), Self.binaryShapes(constantB: false)),
+            ("B broadcast along the last axis (not one value per plane)", Self.binaryModel("Mul", constantB: false),
+             ["ad": full, "bd": [Self.size], "f": full]),
+            ("the shapes unknown", Self.binaryModel("Add", constantB: false), [:]),
+        ]
+        for (label, bytes, shapes) in misses {
+            #expect(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: bytes), shapes: shapes) == nil, "\(label): rewritten")
+        }
+    }
+
+    /// The shapes of `binaryModel`'s float values, as the loaded graph gives them to the rewrite.
+    static func binaryShapes(constantB: Bool) -> [String: [Int]] {
+        let full = [1, cin, size, size]
+        return ["ad": full, "bd": constantB ? [cin, 1, 1] : full, "f": full]
+    }
+
+    /// x [3, 6] → QuantizeLinear → DequantizeLinear → Gemm (transB 1, int8 weights [5, 6] per
+    /// tensor or per row, int32 bias at x_scale · w_scale[j] or none) → QuantizeLinear →
+    /// DequantizeLinear → y; with `explicit` the com.microsoft QGemm instead; `alpha` on the Gemm.
+    static func gemmModel(perAxis: Bool, bias: Bool, explicit: Bool = false, alpha: Float = 1) -> [UInt8] {
+        let (m, k, n) = (3, 6, 5)
+        let wBytes: [UInt8] = (0..<(n * k)).map { UInt8(bitPattern: Int8(truncatingIfNeeded: ($0 * 37 + 11) % 200 - 100)) }
+        let wScales: [Float] = perAxis ? (0..<n).map { 0.004 + 0.001 * Float($0) } : [0.005]
+        let biasValues: [Int32] = (0..<n).map { Int32($0 * 97 - 200) }
+        let biasScales = wScales.map { xScale * $0 }
+        var initializers = [B.floatTensor("xs", [], [xScale]), B.rawTensor("xz", elementType: 2, [], [128]),
+                            B.rawTensor("w", elementType: 3, [Int64(n), Int64(k)], wBytes),
+                            B.floatTensor("ws", perAxis ? [Int64(n)] : [], wScales),
+                            B.rawTensor("wz", elementType: 3, perAxis ? [Int64(n)] : [], [UInt8](repeating: 0, count: wScales.count)),
+                            B.floatTensor("ys", [], [0.04]), B.rawTensor("yz", elementType: 2, [], [128])]
+        if bias {
+            initializers += [B.rawTensor("bq", elementType: 6, [Int64(n)], int32Bytes(biasValues)),
+                             B.floatTensor("bs", perAxis ? [Int64(n)] : [], biasScales)]
+        }
+        var nodes = [B.node("QuantizeLinear", inputs: ["x", "xs", "xz"], outputs: ["xq"])]
+        if explicit {
+            nodes.append(B.node("QGemm", inputs: ["xq", "xs", "xz", "w", "ws", "wz", bias ? "bq" : "", "ys", "yz"], outputs: ["yq"],
+                                attributes: [.int("transB", 1)], domain: "com.microsoft"))
+        } else {
+            nodes += [B.node("DequantizeLinear", inputs: ["xq", "xs", "xz"], outputs: ["xd"]),
+                      B.node("DequantizeLinear", inputs: ["w", "ws", "wz"], outputs: ["wd"], attributes: [.int("axis", 0)])]
+            if bias { nodes.append(B.node("DequantizeLinear", inputs: ["bq", "bs"], outputs: ["bd"], attributes: [.int("axis", 0)])) }
+            nodes += [B.node("Gemm", inputs: ["xd", "wd"] + (bias ? ["bd"] : []), outputs: ["g"],
+                             attributes: [.int("transB", 1), .float("alpha", alpha)]),
+                      B.node("QuantizeLinear", inputs: ["g", "ys", "yz"], outputs: ["yq"])]
+        }
+        nodes.append(B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"]))
+        return B.model(nodes: nodes, initializers: initializers, inputs: [B.valueInfo("x", [Int64(m), Int64(k)])],
+                       outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+    }
+
+    @Test("a Gemm group (per-tensor or per-row weights, with or without the int32 bias) becomes one QGemm on the fast path, equal to the explicit node; alpha ≠ 1 stays")
+    func gemmGroups() throws {
+        var random = SeededGenerator(seed: 81)
+        for perAxis in [false, true] {
+            for bias in [false, true] {
+                let label = "perAxis \(perAxis) bias \(bias)"
+                let ops = try #require(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: Self.gemmModel(perAxis: perAxis, bias: bias))),
+                                       "\(label): not rewritten").graph!.nodes.map(\.opType)
+                #expect(ops == ["QuantizeLinear", "QGemm", "DequantizeLinear"], "\(label): \(ops)")
+                let written = try InferenceModel(bytes: Self.gemmModel(perAxis: perAxis, bias: bias))
+                let explicit = try InferenceModel(bytes: Self.gemmModel(perAxis: perAxis, bias: bias, explicit: true))
+                let feeds = ["x": random.floats(18, scale: 3)]
+                let want = try #require(try InferenceSession(model: explicit, path: .reference).run(inputs: feeds)["y"])
+                #expect(Set(want).count > 3, "\(label): the output is nearly constant")
+                for threads in [1, 2] {
+                    let fast = try InferenceSession(model: written, path: .fast, threads: threads)
+                    #expect(fast.nodeKernels.contains { $0.op == "QGemm" && !$0.runsOnReference }, "\(label): \(fast.nodeKernels.map(\.op))")
+                    let got = try #require(try fast.run(inputs: feeds)["y"])
+                    #expect(got == want, "\(label), \(threads) thread(s): \(zip(got, want).filter { $0 != $1 }.count) of \(want.count) differ")
+                }
+                let reference = try InferenceSession(model: written, path: .reference)
+                #expect(reference.nodeKernels.contains { $0.op == "Gemm" }, "\(label): reference graph rewritten")
+            }
+        }
+        #expect(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: Self.gemmModel(perAxis: true, bias: true, alpha: 0.5))) == nil)
+    }
 }

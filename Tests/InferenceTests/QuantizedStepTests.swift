@@ -305,6 +305,27 @@ struct QuantizedStepTests {
         }
     }
 
+    @Test("HardSigmoid on its own (the quantized HardSwish's) runs its fast step, bit for bit the reference kernel: counts around 16, NaN, infinities, −0, the clamps' edges, alphas 0.2 and 1/6")
+    func hardSigmoidStep() throws {
+        var random = SeededGenerator(seed: 2528)
+        for count in [1, 15, 16, 17, 100, 1031] {
+            for (alpha, beta): (Float, Float) in [(0.2, 0.5), (1.0 / 6, 0.5), (-0.7, 0.25)] {
+                let model = try InferenceModel(bytes: B.model(
+                    nodes: [B.node("HardSigmoid", inputs: ["x"], outputs: ["y"], attributes: [.float("alpha", alpha), .float("beta", beta)])],
+                    inputs: [B.valueInfo("x", [Int64(count)])], outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13))
+                var x = random.floats(count, scale: 8)
+                let specials: [Float] = [.nan, .infinity, -.infinity, -0.0, 0, -3, 3, (1 - beta) / alpha, -beta / alpha, 1e30]
+                for (k, value) in specials.enumerated() where k < count { x[(k * 5) % count] = value }
+                let want = try #require(try InferenceSession(model: model, path: .reference).run(inputs: ["x": x])["y"])
+                let session = try InferenceSession(model: model, path: .fast)
+                #expect(session.nodeKernels.allSatisfy { !$0.runsOnReference }, "count \(count): \(session.nodeKernels.map(\.op))")
+                let got = try #require(try session.run(inputs: ["x": x])["y"])
+                let differing = zip(want, got).filter { $0.bitPattern != $1.bitPattern }.count
+                #expect(differing == 0, "count \(count) alpha \(alpha) beta \(beta): \(differing) differ")
+            }
+        }
+    }
+
     @Test("QuantizeLinear and DequantizeLinear per tensor: every element equal to the reference kernels around the 16-lane vector (halves, NaN, infinities, saturation), uint8 and int8")
     func quantizeDequantize() throws {
         var random = SeededGenerator(seed: 2503)
@@ -327,7 +348,7 @@ struct QuantizedStepTests {
         }
     }
 
-    @Test("QLinearAdd and QLinearMul: one shape, one value per plane (either operand; planes under and over the 384 of the table lookup, tails past 64), a scalar; sizes around the 16-lane vector; uint8 and int8")
+    @Test("QLinearAdd and QLinearMul: one shape, one value per plane (either operand; planes under 32, under and over the 384 of the table lookup, tails past 64), a scalar; sizes around the 16-lane vector; uint8 and int8")
     func quantizedBinary() throws {
         let vectorShapes: [([Int64], [Int64])] = [
             ([1, 3, 5, 7], [1, 3, 5, 7]), ([1, 2, 4, 4], [1, 2, 4, 4]), ([1, 5, 17, 3], [1, 5, 1, 1]), ([1, 4, 1, 1], [1, 4, 6, 11]),
@@ -338,7 +359,14 @@ struct QuantizedStepTests {
             ([1, 3, 1, 383], [1, 3, 1, 1]), ([1, 5, 16, 24], [1, 5, 1, 1]), ([1, 3, 24, 24], [3, 1, 1]), ([1, 3, 1, 1], [1, 3, 31, 17]),
             ([1, 130, 8, 64], [130, 1, 1]), ([2, 7, 20, 21], [2, 7, 1, 1]),
         ]
-        for (shapes, seed) in [(vectorShapes, UInt64(2504)), (tableShapes, 2513)] {
+        // Planes under 32 values (runs of whole planes spread by a byte permute), and past them:
+        // primes, the run's last plane cut by the plane count, b either operand.
+        let smallPlaneShapes: [([Int64], [Int64])] = [
+            ([1, 960, 3, 3], [960, 1, 1]), ([1, 576, 6, 6], [1, 576, 1, 1]), ([1, 13, 1, 1], [1, 13, 3, 3]), ([1, 67, 1, 5], [67, 1, 1]),
+            ([1, 9, 1, 17], [1, 9, 1, 1]), ([1, 7, 7, 9], [1, 7, 1, 1]), ([2, 5, 1, 3], [2, 5, 1, 1]), ([1, 1001, 1, 2], [1001, 1, 1]),
+            ([1, 3, 1, 1], [1, 3, 1, 31]), ([1, 100, 2, 2], [100, 1, 1]), ([1, 5, 1, 63], [5, 1, 1]),
+        ]
+        for (shapes, seed) in [(vectorShapes, UInt64(2504)), (tableShapes, 2513), (smallPlaneShapes, 2527)] {
             var random = SeededGenerator(seed: seed)
             for op in ["QLinearAdd", "QLinearMul"] {
                 for (shapeA, shapeB) in shapes {
@@ -346,7 +374,7 @@ struct QuantizedStepTests {
                         let drawn: [UInt8] = type == 2 ? [random.pick([0, 128, 255]), random.pick([3, 128]), random.pick([0, 100, 255])]
                             : [UInt8(bitPattern: random.pick([-128, 0, 5])), UInt8(bitPattern: random.pick([0, 127])), 0]
                         // The table's planes: zero points inside the values' range, so that every byte value occurs.
-                        let zeros: [UInt8] = shapes.count == vectorShapes.count ? drawn : type == 2 ? [128, 3, 128] : [0, 5, 0]
+                        let zeros: [UInt8] = shapes.count != tableShapes.count ? drawn : type == 2 ? [128, 3, 128] : [0, 5, 0]
                         let scales: [Float] = [0.02, 0.035, op == "QLinearAdd" ? 0.05 : 0.02 * 0.035 * 40]
                         let model = B.model(
                             nodes: [B.node("QuantizeLinear", inputs: ["x1", "s1", "z1"], outputs: ["q1"]),
@@ -464,7 +492,7 @@ struct QuantizedStepTests {
         }
     }
 
-    @Test("MaxPool of uint8 and int8 maps: kernels 1 to 5, strides 1 to 3, padding, dilation, ceil mode, rows around the 16- and 64-value vectors; equal to the reference kernel")
+    @Test("MaxPool of uint8 and int8 maps: kernels 1 to 5, strides 1 to 3, padding, dilation, ceil mode, rows around the 16- and 64-value vectors, masked tails; equal to the reference kernel")
     func byteMaxPool() throws {
         var random = SeededGenerator(seed: 2507)
         let cases: [(kernel: Int64, stride: Int64, pads: [Int64], dilation: Int64, ceil: Int64, h: Int64, w: Int64)] = [
@@ -474,6 +502,8 @@ struct QuantizedStepTests {
             (3, 1, [1, 1, 1, 1], 1, 0, 5, 64), (3, 1, [2, 2, 2, 2], 2, 0, 6, 65), (2, 1, [0, 0, 0, 0], 1, 0, 4, 129),
             (3, 2, [1, 1, 1, 1], 1, 0, 3, 131), (1, 1, [0, 0, 0, 0], 1, 0, 2, 70), (4, 3, [0, 2, 0, 1], 1, 1, 9, 100),
             (3, 1, [1, 1, 1, 1], 1, 0, 2, 15), (3, 1, [1, 1, 1, 1], 1, 0, 2, 17),
+            // Stride 2's last outputs by a masked store: 1, 15 and 14 past the 16-output vectors (dilation 2).
+            (3, 2, [1, 1, 1, 1], 1, 0, 4, 33), (2, 2, [0, 0, 0, 0], 1, 0, 3, 62), (3, 2, [1, 1, 1, 1], 2, 0, 5, 61),
         ]
         for c in cases {
             for type in [Int64(2), 3] {

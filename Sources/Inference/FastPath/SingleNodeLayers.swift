@@ -388,6 +388,21 @@ final class ClampStep: Step {
     }
 }
 
+/// A HardSigmoid on its own (not a gate's, `GateChain`): mobilenet_v3's quantized HardSwish,
+/// DequantizeLinear → HardSigmoid → QuantizeLinear → QLinearMul.
+final class HardSigmoidStep: Step {
+    let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, alpha: Float, beta: Float
+    func run() { hardSigmoid(input, alpha: alpha, beta: beta, output: output, count: count) }
+
+    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, alpha: Float, beta: Float) {
+        self.input = input
+        self.output = output
+        self.count = count
+        self.alpha = alpha
+        self.beta = beta
+    }
+}
+
 final class SoftmaxStep: Step {
     let input: FeatureMap, output: FeatureMap, pool: WorkerPool
     func run() { softmaxOverChannels(input, output: output, pool: pool) }

@@ -168,6 +168,9 @@ final class StepBuilder: KernelChoices {
                 return FunctionStep(input: inputs[0], output: outputs[0], count: unary.count,
                                     function: unary.kind == .erf ? .erf : .gelu(.timesInverseSqrt2))
             }
+            if case let .hardSigmoid(alpha, beta) = unary.kind {
+                return HardSigmoidStep(input: inputs[0], output: outputs[0], count: unary.count, alpha: alpha, beta: beta)
+            }
             guard let activation = StepBuilder.kernelActivation(of: node) ?? (unary.kind == .sigmoid ? .sigmoid : nil) else {
                 return clampStep(unary, inputs, outputs)
             }

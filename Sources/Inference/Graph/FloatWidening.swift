@@ -95,7 +95,7 @@ struct FloatWidening {
     /// float32, as in onnxruntime, whose inserted casts surround the whole region.
     static let keepsFloat32: Set<String> = [
         "Reshape", "Transpose", "Slice", "Concat", "Gather", "GatherElements", "GatherND", "Where", "Expand",
-        "Squeeze", "Unsqueeze", "Flatten", "Identity", "Split", "Tile", "Trilu", "DepthToSpace", "SpaceToDepth",
+        "Squeeze", "Unsqueeze", "Flatten", "Identity", "Split", "Tile", "Trilu", "DepthToSpace", "SpaceToDepth", "Pad",
     ]
 
     /// The float32 copy of a float16 or bfloat16 constant (exact).

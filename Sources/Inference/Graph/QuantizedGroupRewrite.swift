@@ -34,9 +34,21 @@ import ONNXFormat
 /// so the maximum of the dequantized taps is the dequantized maximum byte, and
 /// QuantizeLinear(DequantizeLinear(b)) = b for every byte b at such a scale (|b − z| ≤ 255, so
 /// (b − z)·s / s is within 255 · 2^−22 of b − z before rounding); MaxPool ignores its padding.
+///
+/// A `Gemm` group (alpha and beta 1, A not transposed, the bias as a Conv's) becomes
+/// com.microsoft `QGemm`, as the MatMul one becomes QLinearMatMul.
+///
+/// And `DequantizeLinear` (A) and `DequantizeLinear` (B) into `Add` or `Mul`, whose float result
+/// only a `QuantizeLinear` reads, all three per tensor with 8-bit zero points of one type (B may
+/// be a constant, a BatchNorm's scale or shift), becomes com.microsoft `QLinearAdd` /
+/// `QLinearMul`, as onnxruntime's QDQ transformer makes them, where the fast step takes the
+/// shapes (one shape, or one value per plane: `fitsBinaryStep`): its arithmetic
+/// (`QLinearBinary`) rather than the float operation's, another rounding of the same values,
+/// like the products'.
 enum QuantizedGroupRewrite {
     /// The rewritten model, or nil when no group matched.
-    static func rewrite(_ model: ModelProto) -> ModelProto? {
+    /// `shapes`: the values' shapes by name (the loaded graph's), which the Add / Mul groups need.
+    static func rewrite(_ model: ModelProto, shapes: [String: [Int]] = [:]) -> ModelProto? {
         guard var graph = model.graph else { return nil }
         let opset = model.opsetImports.first { $0.domain.isEmpty || $0.domain == "ai.onnx" }?.version ?? 0
         guard opset >= 10 else { return nil }
@@ -87,6 +99,14 @@ enum QuantizedGroupRewrite {
                   let zero = tensor(node.inputs[2]), isScalar(scale), scale.dataType == .float, isScalar(zero),
                   isEightBit(zero) else { return nil }
             return (node.inputs[0], node.inputs[1], node.inputs[2])
+        }
+        /// A per-tensor 8-bit DequantizeLinear of a run-time value or a constant: its (quantized
+        /// input, scale, zero point) and the zero point's type.
+        func operand(_ node: NodeProto) -> (values: String, scale: String, zero: String, type: TensorProto.DataType)? {
+            guard node.inputs.count == 3, let scale = tensor(node.inputs[1]), let zero = tensor(node.inputs[2]), isScalar(scale),
+                  scale.dataType == .float, isScalar(zero), isEightBit(zero) else { return nil }
+            if let values = tensor(node.inputs[0]), values.dataType != zero.dataType { return nil }
+            return (node.inputs[0], node.inputs[1], node.inputs[2], zero.dataType)
         }
         /// Constant 8-bit weights, per tensor or one scale per index of `axis` (of `rank`).
         func weights(_ node: NodeProto, axis wanted: Int, rank: Int) -> (scales: [Float], zeroName: String)? {
@@ -175,6 +195,62 @@ enum QuantizedGroupRewrite {
             dropped.insert(q.index)
             for name in reads { released[name, default: 0] += 1 }
         }
+        // Gemm (alpha and beta 1) of a per-tensor activation and constant weights (per tensor or
+        // one scale per output column), with the int32 bias at x_scale · w_scale[j] or none, whose
+        // result only a QuantizeLinear reads: com.microsoft QGemm, as onnxruntime makes it.
+        for (index, node) in graph.nodes.enumerated() where isDefaultDomain(node) && node.opType == "Gemm" {
+            let transA = attribute(node, "transA")?.i ?? 0, transB = attribute(node, "transB")?.i ?? 0
+            guard replaced[index] == nil, node.inputs.count == 2 || node.inputs.count == 3, node.outputs.count == 1,
+                  (attribute(node, "alpha")?.f ?? 1) == 1, (attribute(node, "beta")?.f ?? 1) == 1, transA == 0,
+                  let q = quantize(readerOf: node.outputs[0]), let dqX = dequantize(node.inputs[0]), let x = activation(dqX),
+                  let dqW = dequantize(node.inputs[1]), let w = weights(dqW, axis: transB == 1 ? 0 : 1, rank: 2),
+                  let xScale = tensor(x.1).flatMap(floats)?.first else { continue }
+            var inputs = [x.0, x.1, x.2, dqW.inputs[0], dqW.inputs[1], w.zeroName, "", q.node.inputs[1], q.node.inputs[2]]
+            var reads = [node.inputs[0], node.inputs[1]]
+            if node.inputs.count == 3 && !node.inputs[2].isEmpty {
+                guard let dqB = dequantize(node.inputs[2]), let b = tensor(dqB.inputs[0]), let bValues = int32s(b), b.dims.count == 1,
+                      let bScales = tensor(dqB.inputs[1]).flatMap(floats) else { continue }
+                if dqB.inputs.count == 3 && !dqB.inputs[2].isEmpty {
+                    guard let zero = tensor(dqB.inputs[2]), let zeros = int32s(zero), zeros.allSatisfy({ $0 == 0 }) else { continue }
+                }
+                let columns = bValues.count
+                guard bScales.count == 1 || bScales.count == columns, w.scales.count == 1 || w.scales.count == columns,
+                      (0..<columns).allSatisfy({ j in
+                          bScales[bScales.count == 1 ? 0 : j] == xScale * w.scales[w.scales.count == 1 ? 0 : j]
+                      }) else { continue }
+                inputs[6] = dqB.inputs[0]
+                reads.append(node.inputs[2])
+            }
+            var rewritten = NodeProto()
+            rewritten.name = node.name
+            rewritten.opType = "QGemm"
+            rewritten.domain = "com.microsoft"
+            rewritten.inputs = inputs
+            rewritten.outputs = q.node.outputs
+            rewritten.attributes = node.attributes.filter { $0.name == "transB" }
+            replaced[index] = rewritten
+            dropped.insert(q.index)
+            for name in reads { released[name, default: 0] += 1 }
+        }
+        // Add and Mul of two per-tensor 8-bit DequantizeLinear values (either may be a constant)
+        // whose float result only a QuantizeLinear of the same type reads: com.microsoft
+        // QLinearAdd / QLinearMul, as onnxruntime's QDQ transformer makes them (A the first input).
+        for (index, node) in graph.nodes.enumerated() where isDefaultDomain(node) && (node.opType == "Add" || node.opType == "Mul") {
+            guard replaced[index] == nil, node.inputs.count == 2, node.outputs.count == 1, let q = quantize(readerOf: node.outputs[0]),
+                  let dqA = dequantize(node.inputs[0]), let a = operand(dqA), let dqB = dequantize(node.inputs[1]), let b = operand(dqB),
+                  let zeroC = tensor(q.node.inputs[2]), a.type == zeroC.dataType, b.type == zeroC.dataType,
+                  let shapeA = shapes[node.inputs[0]], let shapeB = shapes[node.inputs[1]], let shapeC = shapes[node.outputs[0]],
+                  fitsBinaryStep(shapeA, shapeB, output: shapeC) else { continue }
+            var rewritten = NodeProto()
+            rewritten.name = node.name
+            rewritten.opType = node.opType == "Add" ? "QLinearAdd" : "QLinearMul"
+            rewritten.domain = "com.microsoft"
+            rewritten.inputs = [a.values, a.scale, a.zero, b.values, b.scale, b.zero, q.node.inputs[1], q.node.inputs[2]]
+            rewritten.outputs = q.node.outputs
+            replaced[index] = rewritten
+            dropped.insert(q.index)
+            for name in node.inputs { released[name, default: 0] += 1 }
+        }
         guard !replaced.isEmpty else { return nil }
         // The DequantizeLinear nodes no one reads any more.
         for (name, count) in released where readers[name] == count {
@@ -188,5 +264,13 @@ enum QuantizedGroupRewrite {
         var result = model
         result.graph = graph
         return result
+    }
+
+    /// Whether the fast path's QLinearAdd / QLinearMul step (`quantizedBinaryStep`) takes operands
+    /// of these shapes: one shape, or the smaller one value per plane of the larger (the output).
+    /// Other broadcasts would run on the reference kernel, slower than the float ops as written.
+    static func fitsBinaryStep(_ a: [Int], _ b: [Int], output: [Int]) -> Bool {
+        let (small, large) = a.reduce(1, *) < b.reduce(1, *) ? (a, b) : (b, a)
+        return large == output && (small == large || StepBuilder.planeBroadcast(small, to: large) != nil)
     }
 }
