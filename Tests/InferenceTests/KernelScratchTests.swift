@@ -142,8 +142,11 @@ struct KernelScratchTests {
             let (bytes, feeds) = Self.squeezeExcite(channels: 40, hidden: 10, height: 3, width: 3, hiddenActivation: hiddenActivation,
                                                     gate: "HardSigmoid", exposed: exposed, seed: 9)
             let label = "squeeze-excite \(hiddenActivation) with '\(exposed)' a graph output"
-            // Unfused, the HardSigmoid runs on the reference kernel (`fast: false` expects a reference step).
-            try P.check(bytes, feeds: feeds, fast: false, label)
+            // Unfused: every node on its own fast step, and no layer from the pool to the Mul.
+            try P.check(bytes, feeds: feeds, label)
+            let session = try InferenceSession(model: try InferenceModel(bytes: bytes), path: .fast)
+            let layers = FusionFuzzRunner.layers(of: session)
+            #expect(!layers.contains { $0.first == "GlobalAveragePool" && $0.last == "Mul" }, "\(label): \(layers)")
         }
     }
 

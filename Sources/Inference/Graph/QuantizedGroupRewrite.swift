@@ -1,6 +1,7 @@
 import ONNXFormat
 
-/// The fast path's one graph rewrite: a QDQ group — `DequantizeLinear` of an 8-bit activation
+/// The fast path's QDQ rewrite (the first of its graph rewrites; `TransposeSinking` runs on its
+/// result): a QDQ group — `DequantizeLinear` of an 8-bit activation
 /// and of constant 8-bit weights, into `Conv` (or `MatMul`), whose float result only a
 /// `QuantizeLinear` reads — becomes the equivalent `QLinearConv` (or `QLinearMatMul`), which the
 /// fast path runs on the integer kernel (`FastPath/QuantizedSteps.swift`). This is what
