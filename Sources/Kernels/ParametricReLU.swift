@@ -47,15 +47,7 @@ struct ParametricReLUParts: PoolJob, ChannelSpanOperation {
 /// clamped). `output` may be `input`.
 @inline(never)
 package func clamp(_ input: UnsafePointer<Float>, lower: Float, upper: Float, output: UnsafeMutablePointer<Float>, count: Int) {
-    var i = 0
-    while i + lanes <= count {
-        store(clampVector(load(input + i), lower: lower, upper: upper), output + i)
-        i += lanes
-    }
-    if i < count {
-        let n = count - i
-        store(clampVector(load(input + i, count: n), lower: lower, upper: upper), output + i, count: n)
-    }
+    mapVectors(input, output, count: count) { clampVector($0, lower: lower, upper: upper) }
 }
 
 /// Two selects (one `vmaxps`/`vminps`-class operation each); `pointwiseMin`/`pointwiseMax` and
@@ -69,13 +61,5 @@ func clampVector(_ x: Vector, lower: Float, upper: Float) -> Vector {
 /// ONNX HardSigmoid of `count` values: max(0, min(1, alpha·x + beta)) with the reference's
 /// roundings (``hardSigmoidVector(_:alpha:beta:)``: the product, then the sum; NaN gives 1).
 package func hardSigmoid(_ input: UnsafePointer<Float>, alpha: Float, beta: Float, output: UnsafeMutablePointer<Float>, count: Int) {
-    var i = 0
-    while i + lanes <= count {
-        store(hardSigmoidVector(load(input + i), alpha: alpha, beta: beta), output + i)
-        i += lanes
-    }
-    if i < count {
-        let n = count - i
-        store(hardSigmoidVector(load(input + i, count: n), alpha: alpha, beta: beta), output + i, count: n)
-    }
+    mapVectors(input, output, count: count) { hardSigmoidVector($0, alpha: alpha, beta: beta) }
 }

@@ -289,6 +289,63 @@ struct FusionRuleTests {
         }
     }
 
+    /// Conv (5 → 6 channels on [1, 5, 7, 9]) → Add of the bias `b` → the hard-swish written in
+    /// nodes as `spelling` says, reading the Add's output `a`; `three`, `sixth` and `alpha` are the
+    /// constants it uses (near misses change them), and `alsoRead` makes `a` a graph output too.
+    static func spelledHardSwishModel(_ spelling: Int, three: Float = 3, sixth: Float = 1.0 / 6, alpha: Float = 1.0 / 6,
+                                      alsoRead: Bool = false) -> [UInt8] {
+        var nodes = [B.node("Conv", inputs: ["x", "w"], outputs: ["c"], attributes: [.ints("kernel_shape", [1, 1])]),
+                     B.node("Add", inputs: ["c", "b"], outputs: ["a"])]
+        switch spelling {
+        case 0:  // tf2onnx's Keras hard_swish: Add 3, Clip, Mul 1/6, Mul by the input.
+            nodes += [B.node("Add", inputs: ["a", "three"], outputs: ["t"]), B.node("Clip", inputs: ["t", "zero", "six"], outputs: ["r"]),
+                      B.node("Mul", inputs: ["sixth", "r"], outputs: ["g"]), B.node("Mul", inputs: ["g", "a"], outputs: ["y"])]
+        case 1:  // x · relu6(x + 3) / 6.
+            nodes += [B.node("Add", inputs: ["three", "a"], outputs: ["t"]), B.node("Clip", inputs: ["t", "zero", "six"], outputs: ["r"]),
+                      B.node("Mul", inputs: ["a", "r"], outputs: ["p"]), B.node("Div", inputs: ["p", "sixk"], outputs: ["y"])]
+        default:  // Older PyTorch exports: HardSigmoid, Mul by the input.
+            nodes += [B.node("HardSigmoid", inputs: ["a"], outputs: ["g"], attributes: [.float("alpha", alpha), .float("beta", 0.5)]),
+                      B.node("Mul", inputs: ["a", "g"], outputs: ["y"])]
+        }
+        var outputs = [B.valueInfo("y", [1, 6, 7, 9])]
+        if alsoRead { outputs.append(B.valueInfo("a", [1, 6, 7, 9])) }
+        return B.model(nodes: nodes,
+                       initializers: [Self.tensor("w", [6, 5, 1, 1], seed: 31, scale: 2), Self.tensor("b", [1, 6, 1, 1], seed: 32),
+                                      B.floatTensor("three", [], [three]), B.floatTensor("zero", [], [0]), B.floatTensor("six", [], [6]),
+                                      B.floatTensor("sixth", [1], [sixth]), B.floatTensor("sixk", [], [6])],
+                       inputs: [B.valueInfo("x", [1, 5, 7, 9])], outputs: outputs)
+    }
+
+    @Test("a hard-swish written in nodes (Add 3 → Clip → Mul 1/6 → Mul, Mul → Div 6, HardSigmoid(1/6, 1/2) → Mul) fuses into the convolution's store")
+    func spelledHardSwish() throws {
+        for spelling in 0..<3 {
+            let profile = try layers(Self.spelledHardSwishModel(spelling), input: [1, 5, 7, 9])
+            #expect(profile.count == 1 && profile[0].operators.first == "Conv" && profile[0].operators.last == (spelling == 1 ? "Div" : "Mul"),
+                    "spelling \(spelling): \(profile.map(\.operators))")
+        }
+    }
+
+    @Test("spelled hard-swish near misses stay separate nodes and correct: x + 2.5, a factor of 0.2, HardSigmoid alpha 0.2, its input also a graph output")
+    func spelledHardSwishNearMisses() throws {
+        let misses: [(String, [UInt8])] = [
+            ("Add 2.5", Self.spelledHardSwishModel(0, three: 2.5)),
+            ("Mul 0.2", Self.spelledHardSwishModel(0, sixth: 0.2)),
+            ("alpha 0.2", Self.spelledHardSwishModel(2, alpha: 0.2)),
+        ]
+        for (name, bytes) in misses {
+            let profile = try layers(bytes, input: [1, 5, 7, 9])
+            #expect(profile.count > 1, "\(name): \(profile.map(\.operators))")
+        }
+        // Its input read by the caller too: checked on both paths, and not fused.
+        for spelling in 0..<3 {
+            let bytes = Self.spelledHardSwishModel(spelling, alsoRead: true)
+            try PathComparison.check(bytes, feeds: ["x": Self.values(5 * 7 * 9, seed: 3)], "spelling \(spelling), input also an output")
+            let session = try InferenceSession(model: try InferenceModel(bytes: bytes), path: .fast)
+            #expect(FusionFuzzRunner.layers(of: session).allSatisfy { !($0.contains("Clip") || $0.contains("HardSigmoid")) || $0.first != "Conv" },
+                    "spelling \(spelling): \(FusionFuzzRunner.layers(of: session))")
+        }
+    }
+
     @Test("a zero Pad of rows and columns folds into the depthwise or dense convolution after it, its borders added to the convolution's",
           arguments: [(group: 6, pads: [1, 1, 1, 1], convolutionPad: 0, stride: 1),
                       (group: 1, pads: [0, 0, 1, 1], convolutionPad: 0, stride: 2),

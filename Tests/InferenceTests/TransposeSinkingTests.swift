@@ -92,6 +92,25 @@ struct TransposeSinkingTests {
         #expect(graph.outputs.map(\.name) == ["y"])
     }
 
+    @Test("opset 18's reductions take their axes as an input: a new constant of the moved axes, and ReduceSum of all axes keeps none")
+    func reductionAxesInput() throws {
+        let bytes = B.model(
+            nodes: [B.node("Transpose", inputs: ["x"], outputs: ["t"], attributes: [.ints("perm", [0, 2, 3, 1])]),
+                    B.node("ReduceMean", inputs: ["t", "axes"], outputs: ["m"], attributes: [.int("keepdims", 1)]),
+                    B.node("Mul", inputs: ["t", "m"], outputs: ["p"]),
+                    B.node("ReduceMax", inputs: ["p"], outputs: ["q"]),
+                    B.node("Sub", inputs: ["p", "q"], outputs: ["d"]),
+                    B.node("Transpose", inputs: ["d"], outputs: ["y"], attributes: [.ints("perm", [0, 3, 1, 2])])],
+            initializers: [B.int64Tensor("axes", [2], [-3, 2])],
+            inputs: [B.valueInfo("x", [1, 4, Self.h, Self.w])], outputs: [B.valueInfo("y", [1, 4, Self.h, Self.w])], opset: 18)
+        let graph = try #require(TransposeSinking.rewrite(try ModelProto(serializedBytes: bytes))?.graph)
+        #expect(!graph.nodes.contains { $0.opType == "Transpose" })
+        let axesName = try #require(graph.nodes.first { $0.opType == "ReduceMean" }?.inputs[1])
+        #expect(graph.initializers.first { $0.name == axesName }?.int64Data == [2, 3])
+        #expect(graph.nodes.first { $0.opType == "ReduceMax" }?.inputs.count == 1)
+        #expect(try Self.run(bytes).error <= 1e-6)
+    }
+
     @Test("near misses keep Transposes: a mean that drops its axes, an operand the graph takes in NHWC, two permutations, a Transpose only back to another layout, subgraph-free but out-of-order nodes")
     func nearMisses() throws {
         // ReduceMean with keepdims 0: the sinking stops before it (and after it the Mul's operands differ).

@@ -133,7 +133,7 @@ enum TransposeSinking {
             var result = node
             switch node.opType {
             case let op where isUnary(op):
-                guard node.inputs[0].isEmpty == false, transposeOf[node.inputs[0]]?.perm == p else { return nil }
+                guard transposeOf[node.inputs[0]]?.perm == p else { return nil }
                 result.inputs[0] = first.input
             case let op where isBinary(op):
                 guard node.inputs.count == 2 else { return nil }
