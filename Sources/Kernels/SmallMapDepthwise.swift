@@ -1,3 +1,5 @@
+import TargetFeatures
+
 /// Depthwise weights with the channels in the lanes: tap `t`'s weights of channels `c ..< c + 16`
 /// are one vector at `t · paddedChannels + c` (channels rounded up to 16, zero past the last, and a
 /// block of zeros after the last tap), the bias likewise.
@@ -370,69 +372,14 @@ func scatterPixel(_ values: UnsafeMutablePointer<Float>, count: Int, _ job: Smal
 }
 
 /// A 16 × 16 block of floats in 16 vectors (row `i` is `r[i]`), transposed in registers by
-/// four stages of two-source lane selections (each one `vpermt2ps` with AVX-512): a stage of
-/// stride `s` swaps the off-diagonal `s × s` blocks of every `2s × 2s` block.
+/// `vbg_transpose16` (TargetFeatures' Transpose16.h): floats and pairs interleaved within 128-bit
+/// lanes, then 128-bit blocks exchanged, all by immediate shuffles.
 struct Square16 {
     var r0 = Vector(), r1 = Vector(), r2 = Vector(), r3 = Vector(), r4 = Vector(), r5 = Vector(), r6 = Vector(), r7 = Vector()
     var r8 = Vector(), r9 = Vector(), r10 = Vector(), r11 = Vector(), r12 = Vector(), r13 = Vector(), r14 = Vector(), r15 = Vector()
 
     @inline(always) mutating func transpose() {
-        Square16.swap(&r0, &r8, stride: 8)
-        Square16.swap(&r1, &r9, stride: 8)
-        Square16.swap(&r2, &r10, stride: 8)
-        Square16.swap(&r3, &r11, stride: 8)
-        Square16.swap(&r4, &r12, stride: 8)
-        Square16.swap(&r5, &r13, stride: 8)
-        Square16.swap(&r6, &r14, stride: 8)
-        Square16.swap(&r7, &r15, stride: 8)
-        Square16.swap(&r0, &r4, stride: 4)
-        Square16.swap(&r1, &r5, stride: 4)
-        Square16.swap(&r2, &r6, stride: 4)
-        Square16.swap(&r3, &r7, stride: 4)
-        Square16.swap(&r8, &r12, stride: 4)
-        Square16.swap(&r9, &r13, stride: 4)
-        Square16.swap(&r10, &r14, stride: 4)
-        Square16.swap(&r11, &r15, stride: 4)
-        Square16.swap(&r0, &r2, stride: 2)
-        Square16.swap(&r1, &r3, stride: 2)
-        Square16.swap(&r4, &r6, stride: 2)
-        Square16.swap(&r5, &r7, stride: 2)
-        Square16.swap(&r8, &r10, stride: 2)
-        Square16.swap(&r9, &r11, stride: 2)
-        Square16.swap(&r12, &r14, stride: 2)
-        Square16.swap(&r13, &r15, stride: 2)
-        Square16.swap(&r0, &r1, stride: 1)
-        Square16.swap(&r2, &r3, stride: 1)
-        Square16.swap(&r4, &r5, stride: 1)
-        Square16.swap(&r6, &r7, stride: 1)
-        Square16.swap(&r8, &r9, stride: 1)
-        Square16.swap(&r10, &r11, stride: 1)
-        Square16.swap(&r12, &r13, stride: 1)
-        Square16.swap(&r14, &r15, stride: 1)
-    }
-
-    /// Lanes `l` with bit `stride` set of `a` and lanes `l` without it of `b`, exchanged across.
-    @inline(always) static func swap(_ a: inout Vector, _ b: inout Vector, stride s: Int) {
-        switch s {
-        case 8:
-            let x = Vector(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7])
-            let y = Vector(a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
-            a = x; b = y
-        case 4:
-            let x = Vector(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], a[8], a[9], a[10], a[11], b[8], b[9], b[10], b[11])
-            let y = Vector(a[4], a[5], a[6], a[7], b[4], b[5], b[6], b[7], a[12], a[13], a[14], a[15], b[12], b[13], b[14], b[15])
-            a = x; b = y
-        case 2:
-            let x = Vector(a[0], a[1], b[0], b[1], a[4], a[5], b[4], b[5], a[8], a[9], b[8], b[9], a[12], a[13], b[12], b[13])
-            let y = Vector(a[2], a[3], b[2], b[3], a[6], a[7], b[6], b[7], a[10], a[11], b[10], b[11], a[14], a[15], b[14], b[15])
-            a = x; b = y
-        case 1:
-            let x = Vector(a[0], b[0], a[2], b[2], a[4], b[4], a[6], b[6], a[8], b[8], a[10], b[10], a[12], b[12], a[14], b[14])
-            let y = Vector(a[1], b[1], a[3], b[3], a[5], b[5], a[7], b[7], a[9], b[9], a[11], b[11], a[13], b[13], a[15], b[15])
-            a = x; b = y
-        default:
-            preconditionFailure("Square16.swap takes strides 8, 4, 2 and 1")
-        }
+        withUnsafeMutableBytes(of: &self) { vbg_transpose16(OpaquePointer($0.baseAddress!)) }
     }
 }
 

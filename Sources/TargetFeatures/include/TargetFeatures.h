@@ -85,5 +85,6 @@
 
 #include "IntegerKernels.h"
 #include "VectorMemory.h"
+#include "Transpose16.h"
 
 #endif
