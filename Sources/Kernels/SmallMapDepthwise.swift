@@ -379,7 +379,7 @@ struct Square16 {
     var r8 = Vector(), r9 = Vector(), r10 = Vector(), r11 = Vector(), r12 = Vector(), r13 = Vector(), r14 = Vector(), r15 = Vector()
 
     @inline(always) mutating func transpose() {
-        withUnsafeMutableBytes(of: &self) { vbg_transpose16(OpaquePointer($0.baseAddress!)) }
+        withUnsafeMutableBytes(of: &self) { vbg_transpose16($0.baseAddress!.assumingMemoryBound(to: Vector.self)) }
     }
 }
 
