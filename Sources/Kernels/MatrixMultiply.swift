@@ -253,7 +253,7 @@ func packedMatrixPanels(_ job: PackedMatrixParts, rowPanels: Range<Int>, panels:
 }
 
 /// 12 rows × one panel; stores `rows` rows of `width` columns. A panel's last rows take a tile
-/// of 4 or 8 rows (the 12-row tile would compute its empty rows too).
+/// of 4, 8 or 10 rows (the 12-row tile would compute its empty rows too).
 @inline(never)
 func packedMatrixTile(a: UnsafePointer<Float>, inner: Int, rows: Int, b: UnsafePointer<Float>, bias: UnsafePointer<Float>,
                       output: UnsafeMutablePointer<Float>, outputStride: Int, width: Int) {
@@ -271,6 +271,9 @@ func packedMatrixTile(a: UnsafePointer<Float>, inner: Int, rows: Int, b: UnsafeP
                          outputStride: outputStride, width: width)
     case ...8:
         packedMatrixTile(PackedTile8.self, a: a, inner: inner, rows: rows, b: b, bias: bias, output: output,
+                         outputStride: outputStride, width: width)
+    case ...10:
+        packedMatrixTile(PackedTile10.self, a: a, inner: inner, rows: rows, b: b, bias: bias, output: output,
                          outputStride: outputStride, width: width)
     default:
         packedMatrixTile(PackedTile.self, a: a, inner: inner, rows: rows, b: b, bias: bias, output: output,
@@ -389,6 +392,55 @@ struct PackedTile4: PackedRowTile {
             storeTileRow(l, h, p + r * stride, row: r, rows: rows, width: width)
         }
         put(a0, b0, 0); put(a1, b1, 1); put(a2, b2, 2); put(a3, b3, 3)
+    }
+}
+
+/// 10 rows × 32 columns of accumulators: a panel's last 9 or 10 rows (a 3×3 map's 9 pixels),
+/// which the 12-row tile would compute with two or three empty rows.
+struct PackedTile10: PackedRowTile {
+    var a0, a1, a2, a3, a4, a5, a6, a7, a8, a9: Vector
+    var b0, b1, b2, b3, b4, b5, b6, b7, b8, b9: Vector
+
+    @inline(always) init(_ bias: UnsafePointer<Float>) {
+        let l = load(bias), h = load(bias + lanes)
+        (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) = (l, l, l, l, l, l, l, l, l, l)
+        (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9) = (h, h, h, h, h, h, h, h, h, h)
+    }
+
+    @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, step: Int, _ w: UnsafePointer<Float>) {
+        let l = load(w), h = load(w + lanes)
+        a0 = multiplyAdd(a0, x[0 * step], l); b0 = multiplyAdd(b0, x[0 * step], h)
+        a1 = multiplyAdd(a1, x[1 * step], l); b1 = multiplyAdd(b1, x[1 * step], h)
+        a2 = multiplyAdd(a2, x[2 * step], l); b2 = multiplyAdd(b2, x[2 * step], h)
+        a3 = multiplyAdd(a3, x[3 * step], l); b3 = multiplyAdd(b3, x[3 * step], h)
+        a4 = multiplyAdd(a4, x[4 * step], l); b4 = multiplyAdd(b4, x[4 * step], h)
+        a5 = multiplyAdd(a5, x[5 * step], l); b5 = multiplyAdd(b5, x[5 * step], h)
+        a6 = multiplyAdd(a6, x[6 * step], l); b6 = multiplyAdd(b6, x[6 * step], h)
+        a7 = multiplyAdd(a7, x[7 * step], l); b7 = multiplyAdd(b7, x[7 * step], h)
+        a8 = multiplyAdd(a8, x[8 * step], l); b8 = multiplyAdd(b8, x[8 * step], h)
+        a9 = multiplyAdd(a9, x[9 * step], l); b9 = multiplyAdd(b9, x[9 * step], h)
+    }
+
+    @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, at o: PixelOffsets, _ w: UnsafePointer<Float>) {
+        let l = load(w), h = load(w + lanes)
+        a0 = multiplyAdd(a0, x[o.o0], l); b0 = multiplyAdd(b0, x[o.o0], h)
+        a1 = multiplyAdd(a1, x[o.o1], l); b1 = multiplyAdd(b1, x[o.o1], h)
+        a2 = multiplyAdd(a2, x[o.o2], l); b2 = multiplyAdd(b2, x[o.o2], h)
+        a3 = multiplyAdd(a3, x[o.o3], l); b3 = multiplyAdd(b3, x[o.o3], h)
+        a4 = multiplyAdd(a4, x[o.o4], l); b4 = multiplyAdd(b4, x[o.o4], h)
+        a5 = multiplyAdd(a5, x[o.o5], l); b5 = multiplyAdd(b5, x[o.o5], h)
+        a6 = multiplyAdd(a6, x[o.o6], l); b6 = multiplyAdd(b6, x[o.o6], h)
+        a7 = multiplyAdd(a7, x[o.o7], l); b7 = multiplyAdd(b7, x[o.o7], h)
+        a8 = multiplyAdd(a8, x[o.o8], l); b8 = multiplyAdd(b8, x[o.o8], h)
+        a9 = multiplyAdd(a9, x[o.o9], l); b9 = multiplyAdd(b9, x[o.o9], h)
+    }
+
+    @inline(always) func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int) {
+        @inline(always) func put(_ l: Vector, _ h: Vector, _ r: Int) {
+            storeTileRow(l, h, p + r * stride, row: r, rows: rows, width: width)
+        }
+        put(a0, b0, 0); put(a1, b1, 1); put(a2, b2, 2); put(a3, b3, 3); put(a4, b4, 4); put(a5, b5, 5)
+        put(a6, b6, 6); put(a7, b7, 7); put(a8, b8, 8); put(a9, b9, 9)
     }
 }
 

@@ -9,7 +9,7 @@
 ///
 /// Every output is the bias followed by fused multiply-adds in (input channel, ky, kx) order,
 /// the taps that read the border included, as the patch GEMM over the same window computes it.
-/// A row's (or the map's) last pixels take a tile of 4, 8 or 12 rows, whichever is the smallest that holds them.
+/// A row's (or the map's) last pixels take a tile of 4, 8, 10 or 12 rows, whichever is the smallest that holds them.
 ///
 /// - Precondition: the input's border covers the window (as for the direct convolution: stride
 ///   1 or 2, pads within the border); `weights.inner` is the input's channels · k², and
@@ -119,6 +119,7 @@ func smallMapConvolutionTile<S: PixelStep>(_ t: SmallMapTile, _: S.Type) {
     switch t.pixels {
     case ...4: smallMapConvolutionTile(PackedTile4.self, t, S.self)
     case ...8: smallMapConvolutionTile(PackedTile8.self, t, S.self)
+    case ...10: smallMapConvolutionTile(PackedTile10.self, t, S.self)
     default: smallMapConvolutionTile(PackedTile.self, t, S.self)
     }
 }
@@ -207,6 +208,7 @@ func smallMapChunkTile(_ t: SmallMapChunkTile) {
     switch t.pixels {
     case ...4: smallMapChunkTile(PackedTile4.self, t)
     case ...8: smallMapChunkTile(PackedTile8.self, t)
+    case ...10: smallMapChunkTile(PackedTile10.self, t)
     default: smallMapChunkTile(PackedTile.self, t)
     }
 }
