@@ -108,61 +108,82 @@ func spreadSquares<A: ActivationFunction>(_ job: SpreadParts, _ channels: Range<
     while m < job.pixels {
         let count = min(lanes, job.pixels - m)
         let sink = SquareChunkSink<A>(output: output, residual: job.residual, pixel: m, count: count)
-        let last = count - 1
         let first = UnsafePointer(job.products + m * cout)
         var c = channels.lowerBound
         while c < channels.upperBound {
             let n = min(lanes, channels.upperBound - c)
-            let source = first + c
-            @inline(always) func row(_ i: Int) -> Vector {
-                let p = source + min(i, last) * cout
-                return n == lanes ? load(p) : load(p, count: n)
+            // Whole squares with every bound a constant, so that the loads and the transpose's
+            // shuffles stay as written; partial ones out of line.
+            if count == lanes && n == lanes {
+                spreadSquare(first + c, stride: cout, last: lanes - 1, channels: lanes, sink, channel: c)
+            } else {
+                spreadPartialSquare(first + c, stride: cout, last: count - 1, channels: n, sink, channel: c)
             }
-            var square = Square16()
-            square.r0 = row(0); square.r1 = row(1); square.r2 = row(2); square.r3 = row(3)
-            square.r4 = row(4); square.r5 = row(5); square.r6 = row(6); square.r7 = row(7)
-            square.r8 = row(8); square.r9 = row(9); square.r10 = row(10); square.r11 = row(11)
-            square.r12 = row(12); square.r13 = row(13); square.r14 = row(14); square.r15 = row(15)
-            square.transpose()
-            sink.put(square.r0, channel: c)
-            if n > 1 { sink.put(square.r1, channel: c + 1) }
-            if n > 2 { sink.put(square.r2, channel: c + 2) }
-            if n > 3 { sink.put(square.r3, channel: c + 3) }
-            if n > 4 { sink.put(square.r4, channel: c + 4) }
-            if n > 5 { sink.put(square.r5, channel: c + 5) }
-            if n > 6 { sink.put(square.r6, channel: c + 6) }
-            if n > 7 { sink.put(square.r7, channel: c + 7) }
-            if n > 8 { sink.put(square.r8, channel: c + 8) }
-            if n > 9 { sink.put(square.r9, channel: c + 9) }
-            if n > 10 { sink.put(square.r10, channel: c + 10) }
-            if n > 11 { sink.put(square.r11, channel: c + 11) }
-            if n > 12 { sink.put(square.r12, channel: c + 12) }
-            if n > 13 { sink.put(square.r13, channel: c + 13) }
-            if n > 14 { sink.put(square.r14, channel: c + 14) }
-            if n > 15 { sink.put(square.r15, channel: c + 15) }
             c += lanes
         }
         m += lanes
     }
 }
 
-/// Where one channel's vector of a block of 16 consecutive pixels goes: activated, plus the
-/// residual's same pixels, into the output's plane.
-struct SquareChunkSink<A: ActivationFunction> {
-    let output: FeatureMap, residual: FeatureMap?
-    let address: ChunkAddress, residualAddress: ChunkAddress?
+@inline(never)
+func spreadPartialSquare<A: ActivationFunction>(_ source: UnsafePointer<Float>, stride: Int, last: Int, channels n: Int,
+                                                 _ sink: SquareChunkSink<A>, channel c: Int) {
+    spreadSquare(source, stride: stride, last: last, channels: n, sink, channel: c)
+}
 
+/// One square: pixel rows `0 ... last` at `source`, `stride` floats apart (rows past `last`
+/// repeat it), their first `n` channels (lanes past them zero), to channels `c ..< c + n`.
+@inline(always)
+func spreadSquare<A: ActivationFunction>(_ source: UnsafePointer<Float>, stride: Int, last: Int, channels n: Int,
+                                         _ sink: SquareChunkSink<A>, channel c: Int) {
+    @inline(always) func row(_ i: Int) -> Vector {
+        let p = source + min(i, last) * stride
+        return n == lanes ? load(p) : load(p, count: n)
+    }
+    var square = Square16()
+    square.r0 = row(0); square.r1 = row(1); square.r2 = row(2); square.r3 = row(3)
+    square.r4 = row(4); square.r5 = row(5); square.r6 = row(6); square.r7 = row(7)
+    square.r8 = row(8); square.r9 = row(9); square.r10 = row(10); square.r11 = row(11)
+    square.r12 = row(12); square.r13 = row(13); square.r14 = row(14); square.r15 = row(15)
+    square.transpose()
+    sink.put(square.r0, channel: c)
+    if n > 1 { sink.put(square.r1, channel: c + 1) }
+    if n > 2 { sink.put(square.r2, channel: c + 2) }
+    if n > 3 { sink.put(square.r3, channel: c + 3) }
+    if n > 4 { sink.put(square.r4, channel: c + 4) }
+    if n > 5 { sink.put(square.r5, channel: c + 5) }
+    if n > 6 { sink.put(square.r6, channel: c + 6) }
+    if n > 7 { sink.put(square.r7, channel: c + 7) }
+    if n > 8 { sink.put(square.r8, channel: c + 8) }
+    if n > 9 { sink.put(square.r9, channel: c + 9) }
+    if n > 10 { sink.put(square.r10, channel: c + 10) }
+    if n > 11 { sink.put(square.r11, channel: c + 11) }
+    if n > 12 { sink.put(square.r12, channel: c + 12) }
+    if n > 13 { sink.put(square.r13, channel: c + 13) }
+    if n > 14 { sink.put(square.r14, channel: c + 14) }
+    if n > 15 { sink.put(square.r15, channel: c + 15) }
+}
+
+/// Where one channel's vector of a block of 16 consecutive pixels of dense planes goes:
+/// activated, plus the residual's same pixels, into the output's plane (its first `count` lanes).
+struct SquareChunkSink<A: ActivationFunction> {
+    let destination: UnsafeMutablePointer<Float>, plane: Int
+    let residual: UnsafePointer<Float>?, residualPlane: Int
+    let count: Int
+
+    /// - Precondition: `output` and `residual` are dense.
     @inline(always) init(output: FeatureMap, residual: FeatureMap?, pixel: Int, count: Int) {
-        self.output = output
-        self.residual = residual
-        address = ChunkAddress(pixel: pixel, count: count, layout: output.layout)
-        residualAddress = residual.map { ChunkAddress(pixel: pixel, count: count, layout: $0.layout) }
+        destination = output.base + pixel
+        plane = output.layout.planeStride
+        self.residual = residual.map { UnsafePointer($0.base + pixel) }
+        residualPlane = residual?.layout.planeStride ?? 0
+        self.count = count
     }
 
     @inline(always) func put(_ v: Vector, channel: Int) {
         var y = A.apply(v)
-        if let residual, let residualAddress { y += residual.load(channel: channel, at: residualAddress) }
-        output.store(y, channel: channel, at: address)
+        if let residual { y += load(residual + channel &* residualPlane, count: count) }
+        store(y, destination + channel &* plane, count: count)
     }
 }
 
