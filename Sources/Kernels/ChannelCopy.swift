@@ -59,3 +59,35 @@ func copyRow(_ from: UnsafePointer<Float>, _ to: UnsafeMutablePointer<Float>, co
         x += 1
     }
 }
+
+/// Every `stride`-th row and column of each plane of `input`, from pixel (0, 0): `output[c][y][x]
+/// = input[c][y·stride][x·stride]` (a 1x1 convolution's strided reads, gathered for a GEMM over
+/// the pixels it reads). Any layouts on both sides; runs on the calling thread.
+/// - Precondition: the same channel count; `stride ≥ 1`; the output's rows and columns read
+///   input pixels (`(height − 1)·stride < input height`, likewise the width). `output` must not
+///   overlap `input`.
+@inline(never)
+package func subsampleChannels(_ input: FeatureMap, stride: Int, output: FeatureMap) {
+    precondition(input.channels == output.channels, "subsampleChannels: channel count differs")
+    precondition(stride >= 1 && (output.layout.height - 1) * stride < input.layout.height
+                 && (output.layout.width - 1) * stride < input.layout.width, "subsampleChannels: rows or columns past the input")
+    let width = output.layout.width
+    for c in 0..<input.channels {
+        let from = UnsafePointer(input.plane(c)), to = output.plane(c)
+        for y in 0..<output.layout.height {
+            let source = from + y * stride * input.layout.rowStride, destination = to + y * output.layout.rowStride
+            var x = 0
+            if stride == 2 {
+                // 16 outputs from 32 inputs while those stay within the row.
+                while x + lanes <= width && 2 * (x + lanes) <= input.layout.width {
+                    store(loadEven(source + 2 * x), destination + x)
+                    x += lanes
+                }
+            }
+            while x < width {
+                destination[x] = source[x * stride]
+                x += 1
+            }
+        }
+    }
+}

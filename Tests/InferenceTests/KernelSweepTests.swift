@@ -167,6 +167,21 @@ struct KernelSweepTests {
         }
     }
 
+    @Test("strided 1x1 convolution (the pixels it reads gathered, then the 1x1's GEMM): strides 2 to 4, odd and even sizes, small maps and large, activation")
+    func subsampledPointwiseSweep() throws {
+        try sweep(26, "strided 1x1") { random in
+            let stride = random.pick([2, 2, 3, 4])
+            var dims = [random.pick(Self.channelCounts), random.pick(Self.channelCounts), random.pick(Self.spatialSizes),
+                        random.pick(Self.spatialSizes)]
+            Self.fit(&dims, shrinkable: [0, 1, 2, 3], &random) { $0.reduce(1, *) / (stride * stride) }
+            var c = ConvolutionCase(inputChannels: dims[0], outputChannels: dims[1], stride: (stride, stride),
+                                    height: dims[2], width: dims[3])
+            c.bias = Bool.random(using: &random)
+            c.activation = random.pick(Act.allCases)
+            return Self.convolution(c, &random)
+        }
+    }
+
     @Test("convolutions on small maps (1x1 to 9x8; K×K on rows of 8 or fewer runs as the packed patch GEMM), channels into the thousands")
     func smallMapSweep() throws {
         try sweep(14, "small-map") { random in
@@ -298,7 +313,7 @@ struct KernelSweepTests {
             c.bias = Bool.random(using: &random)
             // Only what the direct kernels refuse.
             let square = kernel.0 == kernel.1 && stride.0 == stride.1 && dilation.0 == dilation.1
-            let direct = square && (kernel.0 == 1 ? stride.0 == 1 && pads.allSatisfy { $0 == 0 }
+            let direct = square && (kernel.0 == 1 ? pads.allSatisfy { $0 == 0 } && (stride.0 == 1 || group == 1)
                                     : stride.0 <= 2 && pads.max()! <= 8 && kernel.0 <= 7)
             guard !direct else { return nil }
             return Self.convolution(c, &random)

@@ -43,6 +43,9 @@ extension StepBuilder {
 enum ConvolutionKind: Equatable {
     /// 1x1, stride 1, no padding: one GEMM over pixels per group of channels.
     case pointwise(groups: Int)
+    /// 1x1 at a stride above 1, no padding, one group: the pixels it reads gathered into a dense
+    /// map of the step's own (`subsampleChannels`), then the pointwise GEMM over them.
+    case subsampledPointwise(stride: Int)
     /// One K×K filter per channel (group = input channels = output channels), stride 1 or 2,
     /// any dilation, reading a zero-bordered copy of its input with this border.
     case depthwise(pad: Int)
@@ -53,7 +56,7 @@ enum ConvolutionKind: Equatable {
     /// The border of the zero-bordered input the kernel reads (nil: it reads the arena).
     var inputPad: Int? {
         switch self {
-        case .pointwise: nil
+        case .pointwise, .subsampledPointwise: nil
         case .depthwise(let pad), .dense(let pad): pad
         }
     }
@@ -75,6 +78,10 @@ extension KernelChoices {
         // not the pointwise kernels' map-to-map product.
         if h.kernel == 1 && h.stride == 1 && pad == 0 && h.output == h.input && w.output == w.input {
             return .pointwise(groups: conv.group)
+        }
+        if h.kernel == 1 && h.stride > 1 && pad == 0 && conv.group == 1
+            && h.output == (h.input - 1) / h.stride + 1 && w.output == (w.input - 1) / w.stride + 1 {
+            return .subsampledPointwise(stride: h.stride)
         }
         // A border of 8 keeps every vector read of the kernels within the padded buffer's slack.
         guard h.stride == 1 || h.stride == 2, h.kernel > 1, pad <= 8 else { return nil }
@@ -242,8 +249,16 @@ extension StepBuilder {
         let output = fusion.map { outputMap($0.target, channels: cout, height: h.output, width: w.output) }
             ?? StepBuilder.denseMap(arenaOutput!, channels: cout, height: h.output, width: w.output)
         let denseResidual = fusion?.residual.map { StepBuilder.denseMap(pointer($0), channels: cout, height: h.output, width: w.output) }
-        switch kind {
-        case .pointwise(groups: 1) where StepBuilder.runsAsMatrixProduct(pixels: h.output * w.output):
+        /// A 1x1 of one group over `input` (the output's size).
+        func pointwiseStep(_ input: FeatureMap) -> any Step {
+            guard StepBuilder.runsAsMatrixProduct(pixels: h.output * w.output) else {
+                let weights = packed {
+                    let (weights, bias) = folded()
+                    return PointwiseWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin)
+                }
+                return PointwiseStep(input: input, output: output, activation: activation, residual: denseResidual, pool: pool,
+                                     weights: weights)
+            }
             // On maps of fewer pixels than a few vectors the 1x1's pixel tiles are mostly partial:
             // the packed GEMM, vectorised over output channels, runs it, with the same fusions.
             let weights = packed {
@@ -256,13 +271,13 @@ extension StepBuilder {
             }
             return SmallMapPointwiseStep(input: input, output: output, activation: activation, residual: denseResidual,
                                          weights: weights, pool: pool)
+        }
+        switch kind {
         case .pointwise(groups: 1):
-            let weights = packed {
-                let (weights, bias) = folded()
-                return PointwiseWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin)
-            }
-            return PointwiseStep(input: input, output: output, activation: activation, residual: denseResidual, pool: pool,
-                                 weights: weights)
+            return pointwiseStep(input)
+        case .subsampledPointwise(let stride):
+            let subsampled = FeatureMapStorage(channels: cin, layout: .dense(width: w.output, height: h.output))
+            return SubsampledStep(input: input, stride: stride, subsampled: subsampled, then: pointwiseStep(subsampled.map))
         case .pointwise(let groups):
             let (gin, gout) = (cin / groups, cout / groups)
             let parts = packed {

@@ -53,6 +53,24 @@ final class SmallMapPointwiseStep: Step {
     }
 }
 
+/// A strided 1x1 convolution: the pixels it reads gathered into a dense map of its own
+/// (`subsampleChannels`), then the 1x1 step `then` over that map.
+final class SubsampledStep: Step {
+    let input: FeatureMap, stride: Int, subsampled: FeatureMapStorage, then: any Step
+    var scratch: ScratchSize { then.scratch }
+    func run() {
+        subsampleChannels(input, stride: stride, output: subsampled.map)
+        then.run()
+    }
+
+    init(input: FeatureMap, stride: Int, subsampled: FeatureMapStorage, then: any Step) {
+        self.input = input
+        self.stride = stride
+        self.subsampled = subsampled
+        self.then = then
+    }
+}
+
 /// A grouped 1x1 convolution: one GEMM per group, on the group's slices of the input, output
 /// and residual channels.
 final class GroupedPointwiseStep: Step {
