@@ -19,7 +19,10 @@ package enum PoolKind: Sendable, Hashable {
 /// floor mode guarantees; with ceil_mode an overhanging window's divisor in ONNX Runtime counts
 /// only up to the end pad, which this signature (no end pads) cannot know.
 ///
-/// Max pooling of output rows of at most 16 runs ``smallPlaneMaxPool(_:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:output:pool:)``
+/// Max pooling of small maps runs ``channelLaneMaxPool(_:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:output:pool:)``
+/// (vectorised over channels) when it fits (``channelLaneMaxPoolFits(inputWidth:inputHeight:outputWidth:outputHeight:)``)
+/// and the pool holds its scratch (``pool2DScratch(input:output:kind:kernelHeight:kernelWidth:strideWidth:padLeft:)`` plans it),
+/// else max pooling of output rows of at most 16 runs ``smallPlaneMaxPool(_:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:output:pool:)``
 /// when it fits (``smallPlaneMaxPoolFits(inputWidth:inputHeight:outputWidth:kernelWidth:strideWidth:padLeft:)``).
 /// Otherwise, for a band of up to 16 output rows, each row's window rows are reduced (streamed row by row)
 /// into per-thread scratch bordered by the reduction's identity (−∞ or 0), then, per row, the
@@ -31,7 +34,7 @@ package enum PoolKind: Sendable, Hashable {
 /// - Precondition: kernel sizes and strides ≥ 1, pads ≥ 0. `output` has the input's channel
 ///   count; any layouts on both sides. The pool's scratch holds at least one reduced row, `max(padLeft +
 ///   W, strideWidth·roundUp(outW, 16) + kernelWidth)` rounded up to 16, plus `(kernelHeight +
-///   1)·roundUp(outW, 16) + 16` floats; ``pool2DScratch(input:output:kernelHeight:kernelWidth:strideWidth:padLeft:)``
+///   1)·roundUp(outW, 16) + 16` floats; ``pool2DScratch(input:output:kind:kernelHeight:kernelWidth:strideWidth:padLeft:)``
 ///   (a full band of rows) is what it is planned with. `output` must not overlap `input`.
 @inline(never)
 package func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kernelWidth: Int, strideHeight: Int, strideWidth: Int,
@@ -39,6 +42,14 @@ package func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kern
     precondition(kernelHeight >= 1 && kernelWidth >= 1 && strideHeight >= 1 && strideWidth >= 1, "pool2D: empty window or zero stride")
     precondition(padTop >= 0 && padLeft >= 0, "pool2D: negative pad")
     precondition(output.channels == input.channels, "pool2D: channel count differs")
+    if case .max = kind, channelLaneMaxPoolFits(inputWidth: input.layout.width, inputHeight: input.layout.height,
+                                                outputWidth: output.layout.width, outputHeight: output.layout.height),
+       pool.holds(smallMapDepthwiseScratch(inputWidth: input.layout.width, inputHeight: input.layout.height,
+                                           outputWidth: output.layout.width, outputHeight: output.layout.height)) {
+        channelLaneMaxPool(input, kernelHeight: kernelHeight, kernelWidth: kernelWidth, strideHeight: strideHeight,
+                           strideWidth: strideWidth, padTop: padTop, padLeft: padLeft, output: output, pool: pool)
+        return
+    }
     if case .max = kind, smallPlaneMaxPoolFits(inputWidth: input.layout.width, inputHeight: input.layout.height,
                                                outputWidth: output.layout.width, kernelWidth: kernelWidth,
                                                strideWidth: strideWidth, padLeft: padLeft) {
@@ -62,8 +73,13 @@ package func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kern
 /// Floats of thread scratch ``pool2D(_:kind:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:output:pool:)``
 /// uses for this problem with a full band of ``PoolGeometry/maximumBandRows`` reduced rows (with
 /// less it runs in smaller bands, down to one row).
-package func pool2DScratch(input: PlaneLayout, output: PlaneLayout, kernelHeight: Int, kernelWidth: Int,
+package func pool2DScratch(input: PlaneLayout, output: PlaneLayout, kind: PoolKind, kernelHeight: Int, kernelWidth: Int,
                            strideWidth: Int, padLeft: Int) -> ScratchSize {
+    if case .max = kind, channelLaneMaxPoolFits(inputWidth: input.width, inputHeight: input.height, outputWidth: output.width,
+                                                outputHeight: output.height) {
+        return smallMapDepthwiseScratch(inputWidth: input.width, inputHeight: input.height, outputWidth: output.width,
+                                        outputHeight: output.height)
+    }
     let g = PoolGeometry(input: input, output: output, kernelHeight: kernelHeight, kernelWidth: kernelWidth,
                          strideHeight: 1, strideWidth: strideWidth, padTop: 0, padLeft: padLeft, scratchCount: 0)
     // The small-plane max pool's reduced rows fit in this whenever it takes the problem.

@@ -128,28 +128,10 @@ func smallMapDepthwiseChannels<A: ActivationFunction>(
     let (s, d) = (job.stride, job.dilation)
     let block = smallMapDepthwiseBlock
     let gathered = scratch, staged = scratch + smallMapStagedRows(inW * inH) * block
-    // Whole 16 × 16 transposes where the planes are dense (pixels one run per plane).
-    let transposesIn = inL.isDense
-    let transposesOut = outL.isDense && (job.residual?.layout.isDense ?? true)
     var c0 = channels.lowerBound
     while c0 < channels.upperBound {
         let n = min(block, channels.upperBound - c0)
-        // The block's planes, pixel-major: pixel p's channel c0 + j at p·block + j.
-        if transposesIn {
-            gatherTransposed(job.input, channel: c0, count: n, into: gathered)
-        } else {
-            for j in 0..<n {
-                let plane = UnsafePointer(job.input.plane(c0 + j))
-                var destination = gathered + j
-                for y in 0..<inH {
-                    let row = plane + y * inL.rowStride
-                    for x in 0..<inW {
-                        destination.pointee = row[x]
-                        destination += block
-                    }
-                }
-            }
-        }
+        gatherChannels(job.input, channel: c0, count: n, into: gathered)
         let w = UnsafePointer(job.weights.weights.baseAddress) + c0
         let bias = UnsafePointer(job.weights.bias.baseAddress) + c0
         var out = staged
@@ -178,12 +160,52 @@ func smallMapDepthwiseChannels<A: ActivationFunction>(
                 }
                 store(A.apply(a0), out); store(A.apply(a1), out + lanes)
                 store(A.apply(a2), out + 2 * lanes); store(A.apply(a3), out + 3 * lanes)
-                if !transposesOut { scatterPixel(out, count: n, job, channel: c0, y: yo, x: xo) }
                 out += block
             }
         }
-        if transposesOut { scatterTransposed(staged, count: n, job, channel: c0) }
+        scatterChannels(staged, count: n, output: job.output, residual: job.residual, channel: c0)
         c0 += block
+    }
+}
+
+/// Channels `c0 ..< c0 + count` (at most a block) of a map in any layout, pixel-major into
+/// `gathered` (pixel p's channel c0 + j at p·block + j): by 16 × 16 transposes where the planes
+/// are dense (``gatherTransposed(_:channel:count:into:)``), else value by value.
+@inline(always)
+func gatherChannels(_ input: FeatureMap, channel c0: Int, count n: Int, into gathered: UnsafeMutablePointer<Float>) {
+    if input.layout.isDense {
+        gatherTransposed(input, channel: c0, count: n, into: gathered)
+        return
+    }
+    let layout = input.layout, block = smallMapDepthwiseBlock
+    for j in 0..<n {
+        let plane = UnsafePointer(input.plane(c0 + j))
+        var destination = gathered + j
+        for y in 0..<layout.height {
+            let row = plane + y * layout.rowStride
+            for x in 0..<layout.width {
+                destination.pointee = row[x]
+                destination += block
+            }
+        }
+    }
+}
+
+/// The staged outputs of channels `c0 ..< c0 + count` (pixel-major, as gathered) to their planes
+/// of `output`, plus `residual`: by 16 × 16 transposes where both are dense
+/// (``scatterTransposed(_:count:output:residual:channel:)``), else pixel by pixel.
+@inline(always)
+func scatterChannels(_ staged: UnsafeMutablePointer<Float>, count n: Int, output: FeatureMap, residual: FeatureMap?, channel c0: Int) {
+    if output.layout.isDense && (residual?.layout.isDense ?? true) {
+        scatterTransposed(staged, count: n, output: output, residual: residual, channel: c0)
+        return
+    }
+    var values = staged
+    for y in 0..<output.layout.height {
+        for x in 0..<output.layout.width {
+            scatterPixel(values, count: n, output: output, residual: residual, channel: c0, y: y, x: x)
+            values += smallMapDepthwiseBlock
+        }
     }
 }
 
@@ -288,11 +310,12 @@ struct PlaneRowSink {
 /// this block's and stored after it (one 16-pixel vector per plane, no residual: the lanes past the
 /// plane land on the next planes' first pixels, which their own rows then store), else lane by lane.
 @inline(never)
-func scatterTransposed(_ staged: UnsafeMutablePointer<Float>, count: Int, _ job: SmallMapDepthwiseParts, channel c0: Int) {
-    let pixels = job.output.pixels, plane = job.output.layout.planeStride
-    let destination = job.output.plane(c0)
-    let residual = job.residual.map { UnsafePointer($0.plane(c0)) }
-    let residualPlane = job.residual?.layout.planeStride ?? 0
+func scatterTransposed(_ staged: UnsafeMutablePointer<Float>, count: Int, output: FeatureMap, residual residualMap: FeatureMap?,
+                       channel c0: Int) {
+    let pixels = output.pixels, plane = output.layout.planeStride
+    let destination = output.plane(c0)
+    let residual = residualMap.map { UnsafePointer($0.plane(c0)) }
+    let residualPlane = residualMap?.layout.planeStride ?? 0
     var j0 = 0
     while j0 < count {
         let rows = min(lanes, count - j0)
@@ -352,10 +375,11 @@ func scatterSquare(_ source: UnsafePointer<Float>, rows: Int, _ sink: PlaneRowSi
 
 /// The first `count` channels of one staged output pixel (plus their residual) to their planes.
 @inline(never)
-func scatterPixel(_ values: UnsafeMutablePointer<Float>, count: Int, _ job: SmallMapDepthwiseParts, channel c0: Int, y: Int, x: Int) {
-    let outL = job.output.layout
-    var destination = job.output.base + outL.offset(channel: c0, y: y, x: x)
-    if let residual = job.residual {
+func scatterPixel(_ values: UnsafeMutablePointer<Float>, count: Int, output: FeatureMap, residual: FeatureMap?, channel c0: Int,
+                  y: Int, x: Int) {
+    let outL = output.layout
+    var destination = output.base + outL.offset(channel: c0, y: y, x: x)
+    if let residual {
         let resL = residual.layout
         var source = UnsafePointer(residual.base + resL.offset(channel: c0, y: y, x: x))
         for j in 0..<count {

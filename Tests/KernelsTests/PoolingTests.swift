@@ -99,7 +99,51 @@ struct PoolingTests {
         }
     }
 
-    @Test("max pooling of planes whose output rows fit a vector (the small-plane kernel): every width 1…32, stride 1 and 2, windows 1…7 wide, left pads 0…2, against the ONNX definition")
+    @Test("max pooling vectorised over channels (small maps up to 36×36): channels around the blocks of 16 and 64, maps 1×1 to 36×36, windows 1…7 (rectangular), strides 1…3, pads, ceil_mode, any layouts, against the ONNX definition")
+    func channelLaneMaxPool() {
+        var random = Random(seed: 93)
+        var taken = 0
+        let windows = [Window(kh: 3, kw: 3, sh: 2, sw: 2, padTop: 0, padLeft: 0, ceil: true),
+                       Window(kh: 3, kw: 3, sh: 2, sw: 2, padTop: 1, padLeft: 1, ceil: false),
+                       Window(kh: 3, kw: 3, sh: 1, sw: 1, padTop: 1, padLeft: 1, ceil: false),
+                       Window(kh: 2, kw: 2, sh: 2, sw: 2, padTop: 0, padLeft: 0, ceil: false),
+                       Window(kh: 1, kw: 1, sh: 3, sw: 3, padTop: 0, padLeft: 0, ceil: true),
+                       Window(kh: 5, kw: 3, sh: 1, sw: 2, padTop: 2, padLeft: 0, ceil: true),
+                       Window(kh: 2, kw: 7, sh: 3, sw: 1, padTop: 1, padLeft: 3, ceil: false)]
+        for (height, width) in [(1, 1), (2, 3), (4, 4), (5, 7), (8, 8), (9, 1), (13, 16), (17, 17), (16, 33), (35, 35), (36, 36)] {
+            for channels in [1, 15, 16, 17, 63, 64, 65, 130] {
+                for window in windows {
+                    let outH = window.outputSize(height, k: window.kh, s: window.sh, pad: window.padTop)
+                    let outW = window.outputSize(width, k: window.kw, s: window.sw, pad: window.padLeft)
+                    guard outH >= 1, outW >= 1, channelLaneMaxPoolFits(inputWidth: width, inputHeight: height, outputWidth: outW,
+                                                                       outputHeight: outH) else { continue }
+                    taken += 1
+                    let x = random.array(channels * height * width, scale: 5)
+                    let (inPad, outPad) = layoutPairs[taken % layoutPairs.count]
+                    let what = "max \(window) \(channels)x\(height)x\(width) -> \(outH)x\(outW) pad \(inPad)->\(outPad)"
+                    let input = makeMap(x, channels: channels, layout: .padded(width: width, height: height, pad: inPad))
+                    let scratch = smallMapDepthwiseScratch(inputWidth: width, inputHeight: height, outputWidth: outW, outputHeight: outH)
+                    var results: [[Float]] = []
+                    for threads in [1, 2] {
+                        let output = FeatureMapStorage(channels: channels, layout: .padded(width: outW, height: outH, pad: outPad))
+                        let pool = WorkerPool(threads: threads, scratchCount: max(scratch.perThread, WorkerPool.minimumScratchCount))
+                        Kernels.channelLaneMaxPool(input.map, kernelHeight: window.kh, kernelWidth: window.kw, strideHeight: window.sh,
+                                                   strideWidth: window.sw, padTop: window.padTop, padLeft: window.padLeft,
+                                                   output: output.map, pool: pool)
+                        #expect(borderIsZero(output), "\(what): output border written")
+                        results.append(output.interior())
+                    }
+                    let expected = reference(x, channels: channels, height: height, width: width, kind: .max, window: window,
+                                             outH: outH, outW: outW)
+                    #expect(results[0] == expected.map { Float($0.value) }, "\(what)")
+                    #expect(results[1] == results[0], "\(what): 1 and 2 threads differ")
+                }
+            }
+        }
+        #expect(taken > 300, "the sweep reaches the channel-lane kernel (\(taken) problems)")
+    }
+
+    @Test("max pooling of planes whose output rows fit a vector (the small-plane kernel, called directly): every width 1…32, stride 1 and 2, windows 1…7 wide, left pads 0…2, against the ONNX definition")
     func smallPlaneMaxPool() {
         var random = Random(seed: 92)
         var taken = 0
@@ -120,8 +164,8 @@ struct PoolingTests {
                         let input = makeMap(x, channels: channels, layout: .padded(width: width, height: height, pad: inPad))
                         let got = runOnBothPools(input, outputChannels: channels, outputHeight: outH, outputWidth: outW,
                                                  outputPad: outPad, what) { i, o, pool in
-                            pool2D(i, kind: .max, kernelHeight: window.kh, kernelWidth: kw, strideHeight: sw, strideWidth: sw,
-                                   padTop: window.padTop, padLeft: padLeft, output: o, pool: pool)
+                            Kernels.smallPlaneMaxPool(i, kernelHeight: window.kh, kernelWidth: kw, strideHeight: sw, strideWidth: sw,
+                                                      padTop: window.padTop, padLeft: padLeft, output: o, pool: pool)
                         }
                         let expected = reference(x, channels: channels, height: height, width: width, kind: .max, window: window,
                                                  outH: outH, outW: outW)

@@ -431,7 +431,7 @@ final class ResizeTableStep: Step {
 final class PoolStep: Step {
     let input: FeatureMap, kind: PoolKind, height: WindowAxis, width: WindowAxis, output: FeatureMap, pool: WorkerPool
     var scratch: ScratchSize {
-        pool2DScratch(input: input.layout, output: output.layout, kernelHeight: height.kernel, kernelWidth: width.kernel,
+        pool2DScratch(input: input.layout, output: output.layout, kind: kind, kernelHeight: height.kernel, kernelWidth: width.kernel,
                       strideWidth: width.stride, padLeft: width.padBegin)
     }
     func run() {
