@@ -79,13 +79,14 @@ func smallMapConvolutionRows<S: PixelStep>(_ job: SmallMapConvolutionParts, rows
     let step = S.step
     let inL = job.input.layout, n = job.weights.columns, width = MatrixWeights.panelWidth
     let origin = UnsafePointer(job.input.plane(0))
-    for oy in rows {
-        let rowBase = origin + (oy * step - job.padTop) * inL.rowStride - job.padLeft
-        var ox = 0
-        while ox < job.outputWidth {
-            let count = min(packedRows, job.outputWidth - ox)
-            for p in panels {
-                let column = p * width
+    // Panels outermost, as in smallMapConvolutionChunks.
+    for p in panels {
+        let column = p * width
+        for oy in rows {
+            let rowBase = origin + (oy * step - job.padTop) * inL.rowStride - job.padLeft
+            var ox = 0
+            while ox < job.outputWidth {
+                let count = min(packedRows, job.outputWidth - ox)
                 let tile = SmallMapTile(
                     window: rowBase + ox * step, channels: job.input.channels, planeStride: inL.planeStride,
                     rowStride: inL.rowStride, kernelSize: job.kernelSize, dilation: job.dilation,
@@ -93,8 +94,8 @@ func smallMapConvolutionRows<S: PixelStep>(_ job: SmallMapConvolutionParts, rows
                     output: job.products + (oy * job.outputWidth + ox) * n + column, outputStride: n,
                     pixels: count, width: min(width, n - column))
                 smallMapConvolutionTile(tile, S.self)
+                ox += count
             }
-            ox += count
         }
     }
 }
@@ -160,12 +161,14 @@ func smallMapConvolutionChunks(_ job: SmallMapConvolutionParts, chunks: Range<In
     let pixels = job.outputHeight * job.outputWidth
     // Input pixel (−padTop, −padLeft) of channel 0: the window origin of output pixel (0, 0).
     let origin = UnsafePointer(job.input.plane(0)) - job.padTop * inL.rowStride - job.padLeft
-    for chunk in chunks {
-        let first = chunk * packedRows, count = min(packedRows, pixels - first)
-        let offsets = PixelOffsets(first: first, count: count, width: job.outputWidth,
-                                   rowStep: job.stride * inL.rowStride, step: job.stride)
-        for p in panels {
-            let column = p * width
+    // Panels outermost: a panel's weights (all of a K×K window's taps for 32 output channels)
+    // stay in cache for every chunk, and the weights stream from memory once per run.
+    for p in panels {
+        let column = p * width
+        for chunk in chunks {
+            let first = chunk * packedRows, count = min(packedRows, pixels - first)
+            let offsets = PixelOffsets(first: first, count: count, width: job.outputWidth,
+                                       rowStep: job.stride * inL.rowStride, step: job.stride)
             smallMapChunkTile(SmallMapChunkTile(
                 origin: origin, offsets: offsets, channels: job.input.channels, planeStride: inL.planeStride,
                 rowStride: inL.rowStride, kernelSize: job.kernelSize, dilation: job.dilation,
