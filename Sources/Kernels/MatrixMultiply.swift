@@ -306,9 +306,20 @@ func storeTileRow(_ low: Vector, _ high: Vector, _ p: UnsafeMutablePointer<Float
     if width > first { store(high, p + lanes, count: width - first) }
 }
 
+/// Row `row` (at most `rows − 1`) of stored partial sums: its first `width` of 32 columns at
+/// `p + row · stride`, zero past them.
+@inline(always)
+func loadTileRow(_ p: UnsafePointer<Float>, row: Int, rows: Int, stride: Int, width: Int) -> (Vector, Vector) {
+    let q = p + min(row, rows - 1) * stride, first = min(width, lanes)
+    return (load(q, count: first), width > first ? load(q + lanes, count: width - first) : Vector())
+}
+
 /// A register tile of rows × 32 columns over a packed left operand's panel.
 protocol PackedRowTile {
     init(_ bias: UnsafePointer<Float>)
+    /// The partial sums a tile stored: row r's `width` columns at `p + r · stride` (rows past
+    /// `rows` repeat the last), to go on accumulating over the next block of the inner index.
+    init(continuing p: UnsafePointer<Float>, stride: Int, rows: Int, width: Int)
     /// One k: row r's value at `x[r · step]`, `w` the weight panel's row k.
     mutating func accumulate(_ x: UnsafePointer<Float>, step: Int, _ w: UnsafePointer<Float>)
     /// The first `rows` rows, `width` columns each.
@@ -325,6 +336,17 @@ struct PackedTile8: PackedRowTile {
         let l = load(bias), h = load(bias + lanes)
         (a0, a1, a2, a3, a4, a5, a6, a7) = (l, l, l, l, l, l, l, l)
         (b0, b1, b2, b3, b4, b5, b6, b7) = (h, h, h, h, h, h, h, h)
+    }
+
+    @inline(always) init(continuing p: UnsafePointer<Float>, stride: Int, rows: Int, width: Int) {
+        (a0, b0) = loadTileRow(p, row: 0, rows: rows, stride: stride, width: width)
+        (a1, b1) = loadTileRow(p, row: 1, rows: rows, stride: stride, width: width)
+        (a2, b2) = loadTileRow(p, row: 2, rows: rows, stride: stride, width: width)
+        (a3, b3) = loadTileRow(p, row: 3, rows: rows, stride: stride, width: width)
+        (a4, b4) = loadTileRow(p, row: 4, rows: rows, stride: stride, width: width)
+        (a5, b5) = loadTileRow(p, row: 5, rows: rows, stride: stride, width: width)
+        (a6, b6) = loadTileRow(p, row: 6, rows: rows, stride: stride, width: width)
+        (a7, b7) = loadTileRow(p, row: 7, rows: rows, stride: stride, width: width)
     }
 
     @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, step: Int, _ w: UnsafePointer<Float>) {
@@ -371,6 +393,13 @@ struct PackedTile4: PackedRowTile {
         (b0, b1, b2, b3) = (h, h, h, h)
     }
 
+    @inline(always) init(continuing p: UnsafePointer<Float>, stride: Int, rows: Int, width: Int) {
+        (a0, b0) = loadTileRow(p, row: 0, rows: rows, stride: stride, width: width)
+        (a1, b1) = loadTileRow(p, row: 1, rows: rows, stride: stride, width: width)
+        (a2, b2) = loadTileRow(p, row: 2, rows: rows, stride: stride, width: width)
+        (a3, b3) = loadTileRow(p, row: 3, rows: rows, stride: stride, width: width)
+    }
+
     @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, step: Int, _ w: UnsafePointer<Float>) {
         let l = load(w), h = load(w + lanes)
         a0 = multiplyAdd(a0, x[0 * step], l); b0 = multiplyAdd(b0, x[0 * step], h)
@@ -405,6 +434,19 @@ struct PackedTile10: PackedRowTile {
         let l = load(bias), h = load(bias + lanes)
         (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) = (l, l, l, l, l, l, l, l, l, l)
         (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9) = (h, h, h, h, h, h, h, h, h, h)
+    }
+
+    @inline(always) init(continuing p: UnsafePointer<Float>, stride: Int, rows: Int, width: Int) {
+        (a0, b0) = loadTileRow(p, row: 0, rows: rows, stride: stride, width: width)
+        (a1, b1) = loadTileRow(p, row: 1, rows: rows, stride: stride, width: width)
+        (a2, b2) = loadTileRow(p, row: 2, rows: rows, stride: stride, width: width)
+        (a3, b3) = loadTileRow(p, row: 3, rows: rows, stride: stride, width: width)
+        (a4, b4) = loadTileRow(p, row: 4, rows: rows, stride: stride, width: width)
+        (a5, b5) = loadTileRow(p, row: 5, rows: rows, stride: stride, width: width)
+        (a6, b6) = loadTileRow(p, row: 6, rows: rows, stride: stride, width: width)
+        (a7, b7) = loadTileRow(p, row: 7, rows: rows, stride: stride, width: width)
+        (a8, b8) = loadTileRow(p, row: 8, rows: rows, stride: stride, width: width)
+        (a9, b9) = loadTileRow(p, row: 9, rows: rows, stride: stride, width: width)
     }
 
     @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, step: Int, _ w: UnsafePointer<Float>) {
@@ -453,6 +495,21 @@ struct PackedTile: PackedRowTile {
         let l = load(bias), h = load(bias + lanes)
         (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) = (l, l, l, l, l, l, l, l, l, l, l, l)
         (b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11) = (h, h, h, h, h, h, h, h, h, h, h, h)
+    }
+
+    @inline(always) init(continuing p: UnsafePointer<Float>, stride: Int, rows: Int, width: Int) {
+        (a0, b0) = loadTileRow(p, row: 0, rows: rows, stride: stride, width: width)
+        (a1, b1) = loadTileRow(p, row: 1, rows: rows, stride: stride, width: width)
+        (a2, b2) = loadTileRow(p, row: 2, rows: rows, stride: stride, width: width)
+        (a3, b3) = loadTileRow(p, row: 3, rows: rows, stride: stride, width: width)
+        (a4, b4) = loadTileRow(p, row: 4, rows: rows, stride: stride, width: width)
+        (a5, b5) = loadTileRow(p, row: 5, rows: rows, stride: stride, width: width)
+        (a6, b6) = loadTileRow(p, row: 6, rows: rows, stride: stride, width: width)
+        (a7, b7) = loadTileRow(p, row: 7, rows: rows, stride: stride, width: width)
+        (a8, b8) = loadTileRow(p, row: 8, rows: rows, stride: stride, width: width)
+        (a9, b9) = loadTileRow(p, row: 9, rows: rows, stride: stride, width: width)
+        (a10, b10) = loadTileRow(p, row: 10, rows: rows, stride: stride, width: width)
+        (a11, b11) = loadTileRow(p, row: 11, rows: rows, stride: stride, width: width)
     }
 
     @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, step: Int, _ w: UnsafePointer<Float>) {

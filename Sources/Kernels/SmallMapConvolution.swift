@@ -9,6 +9,8 @@
 ///
 /// Every output is the bias followed by fused multiply-adds in (input channel, ky, kx) order,
 /// the taps that read the border included, as the patch GEMM over the same window computes it.
+/// Weight panels run outermost, in blocks of input channels that stay in L2 for every tile
+/// (`smallMapChannelBlock`); a tile stores its running sums between blocks.
 /// A row's (or the map's) last pixels take a tile of 4, 8, 10 or 12 rows, whichever is the smallest that holds them.
 ///
 /// - Precondition: the input's border covers the window (as for the direct convolution: stride
@@ -37,6 +39,15 @@ package func smallMapConvolution(
 /// runs tiles of 12 pixels across row ends for rows that are not a multiple of 4 wide (with
 /// AVX-512's 32 vector registers; with fewer, 4 pixels of a row at a time).
 package var smallMapTilesSpanRows: Bool { wideRegisterFile }
+
+/// Input channels of a block of the inner index (input channel, ky, kx): those whose taps fill
+/// 128 Ki floats (512 KiB) of a 32-column weight panel, so that the block stays in a core's L2
+/// while every tile of pixels reads it. A block after the first goes on from the sums the one
+/// before stored (exact: the same multiply-adds in the same order, the running sum kept in
+/// float32 either way).
+func smallMapChannelBlock(kernelSize k: Int) -> Int {
+    max(1, (1 << 17) / (k * k * MatrixWeights.panelWidth))
+}
 
 /// Output rows (or chunks of pixels) split between threads, or the weight panels when there are
 /// fewer of them than threads.
@@ -79,23 +90,30 @@ func smallMapConvolutionRows<S: PixelStep>(_ job: SmallMapConvolutionParts, rows
     let step = S.step
     let inL = job.input.layout, n = job.weights.columns, width = MatrixWeights.panelWidth
     let origin = UnsafePointer(job.input.plane(0))
-    // Panels outermost, as in smallMapConvolutionChunks.
+    // Panels outermost, as in smallMapConvolutionChunks, in blocks of input channels.
+    let block = smallMapChannelBlock(kernelSize: job.kernelSize)
     for p in panels {
         let column = p * width
-        for oy in rows {
-            let rowBase = origin + (oy * step - job.padTop) * inL.rowStride - job.padLeft
-            var ox = 0
-            while ox < job.outputWidth {
-                let count = min(packedRows, job.outputWidth - ox)
-                let tile = SmallMapTile(
-                    window: rowBase + ox * step, channels: job.input.channels, planeStride: inL.planeStride,
-                    rowStride: inL.rowStride, kernelSize: job.kernelSize, dilation: job.dilation,
-                    weights: job.weights.panel(p), bias: UnsafePointer(job.weights.bias.baseAddress + column),
-                    output: job.products + (oy * job.outputWidth + ox) * n + column, outputStride: n,
-                    pixels: count, width: min(width, n - column))
-                smallMapConvolutionTile(tile, S.self)
-                ox += count
+        var c0 = 0
+        while c0 < job.input.channels {
+            let channels = min(block, job.input.channels - c0)
+            for oy in rows {
+                let rowBase = origin + c0 * inL.planeStride + (oy * step - job.padTop) * inL.rowStride - job.padLeft
+                var ox = 0
+                while ox < job.outputWidth {
+                    let count = min(packedRows, job.outputWidth - ox)
+                    let tile = SmallMapTile(
+                        window: rowBase + ox * step, channels: channels, planeStride: inL.planeStride,
+                        rowStride: inL.rowStride, kernelSize: job.kernelSize, dilation: job.dilation,
+                        weights: job.weights.panel(p) + c0 * job.kernelSize * job.kernelSize * width,
+                        bias: UnsafePointer(job.weights.bias.baseAddress + column),
+                        output: job.products + (oy * job.outputWidth + ox) * n + column, outputStride: n,
+                        pixels: count, width: min(width, n - column), continues: c0 > 0)
+                    smallMapConvolutionTile(tile, S.self)
+                    ox += count
+                }
             }
+            c0 += channels
         }
     }
 }
@@ -108,6 +126,9 @@ struct SmallMapTile {
     let weights: UnsafePointer<Float>, bias: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>, outputStride: Int
     let pixels: Int, width: Int
+    /// Whether `output` holds the sums over the channels before `window`'s (a block of the
+    /// inner index before this one), to go on from instead of the bias.
+    let continues: Bool
 }
 
 /// The tile with the smallest register tile that holds its pixels.
@@ -132,7 +153,9 @@ func smallMapConvolutionTile<T: PackedRowTile, S: PixelStep>(_: T.Type, _ t: Sma
     let step = S.step, rowsPerTile = wideRegisterFile ? t.pixels : 4
     var first = 0
     while first < t.pixels {
-        var acc = T(t.bias)
+        let rows = min(rowsPerTile, t.pixels - first)
+        var acc = t.continues ? T(continuing: t.output + first * t.outputStride, stride: t.outputStride, rows: rows, width: t.width)
+            : T(t.bias)
         var w = t.weights, plane = t.window + first * step
         for _ in 0..<t.channels {
             var row = plane
@@ -147,8 +170,7 @@ func smallMapConvolutionTile<T: PackedRowTile, S: PixelStep>(_: T.Type, _ t: Sma
             }
             plane += t.planeStride
         }
-        acc.store(t.output + first * t.outputStride, stride: t.outputStride, rows: min(rowsPerTile, t.pixels - first),
-                  width: t.width)
+        acc.store(t.output + first * t.outputStride, stride: t.outputStride, rows: rows, width: t.width)
         first += rowsPerTile
     }
 }
@@ -161,19 +183,28 @@ func smallMapConvolutionChunks(_ job: SmallMapConvolutionParts, chunks: Range<In
     let pixels = job.outputHeight * job.outputWidth
     // Input pixel (−padTop, −padLeft) of channel 0: the window origin of output pixel (0, 0).
     let origin = UnsafePointer(job.input.plane(0)) - job.padTop * inL.rowStride - job.padLeft
-    // Panels outermost: a panel's weights (all of a K×K window's taps for 32 output channels)
-    // stay in cache for every chunk, and the weights stream from memory once per run.
+    // Panels outermost, in blocks of input channels (`smallMapChannelBlock`): a block of a
+    // panel's weights stays in cache for every chunk, and the weights stream from memory once
+    // per run.
+    let block = smallMapChannelBlock(kernelSize: job.kernelSize)
     for p in panels {
         let column = p * width
-        for chunk in chunks {
-            let first = chunk * packedRows, count = min(packedRows, pixels - first)
-            let offsets = PixelOffsets(first: first, count: count, width: job.outputWidth,
-                                       rowStep: job.stride * inL.rowStride, step: job.stride)
-            smallMapChunkTile(SmallMapChunkTile(
-                origin: origin, offsets: offsets, channels: job.input.channels, planeStride: inL.planeStride,
-                rowStride: inL.rowStride, kernelSize: job.kernelSize, dilation: job.dilation,
-                weights: job.weights.panel(p), bias: UnsafePointer(job.weights.bias.baseAddress + column),
-                output: job.products + first * n + column, outputStride: n, pixels: count, width: min(width, n - column)))
+        var c0 = 0
+        while c0 < job.input.channels {
+            let channels = min(block, job.input.channels - c0)
+            for chunk in chunks {
+                let first = chunk * packedRows, count = min(packedRows, pixels - first)
+                let offsets = PixelOffsets(first: first, count: count, width: job.outputWidth,
+                                           rowStep: job.stride * inL.rowStride, step: job.stride)
+                smallMapChunkTile(SmallMapChunkTile(
+                    origin: origin + c0 * inL.planeStride, offsets: offsets, channels: channels, planeStride: inL.planeStride,
+                    rowStride: inL.rowStride, kernelSize: job.kernelSize, dilation: job.dilation,
+                    weights: job.weights.panel(p) + c0 * job.kernelSize * job.kernelSize * width,
+                    bias: UnsafePointer(job.weights.bias.baseAddress + column),
+                    output: job.products + first * n + column, outputStride: n, pixels: count, width: min(width, n - column),
+                    continues: c0 > 0))
+            }
+            c0 += channels
         }
     }
 }
@@ -203,6 +234,8 @@ struct SmallMapChunkTile {
     let weights: UnsafePointer<Float>, bias: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>, outputStride: Int
     let pixels: Int, width: Int
+    /// As ``SmallMapTile/continues``.
+    let continues: Bool
 }
 
 /// The chunk with the smallest register tile that holds its pixels.
@@ -219,7 +252,7 @@ func smallMapChunkTile(_ t: SmallMapChunkTile) {
 /// The chunk's pixels over every (input channel, ky, kx) in order.
 @inline(always)
 func smallMapChunkTile<T: PackedRowTile>(_: T.Type, _ t: SmallMapChunkTile) {
-    var acc = T(t.bias)
+    var acc = t.continues ? T(continuing: t.output, stride: t.outputStride, rows: t.pixels, width: t.width) : T(t.bias)
     var w = t.weights, plane = t.origin
     for _ in 0..<t.channels {
         var row = plane

@@ -89,6 +89,19 @@ struct SmallMapConvolutionTests {
         }
     }
 
+    @Test("equals the direct kernel across blocks of input channels (a tile goes on from the sums it stored): 3x3 at the block of 455 ± 1 and 911, 5x5 at 163 ± 1, rows of 8 and chunks across row ends")
+    func channelBlocks() {
+        var seed: UInt64 = 400
+        #expect(smallMapChannelBlock(kernelSize: 3) == 455 && smallMapChannelBlock(kernelSize: 5) == 163)
+        for (cin, k) in [(454, 3), (455, 3), (456, 3), (911, 3), (162, 5), (163, 5), (164, 5), (400, 5)] {
+            for (h, w) in [(2, 8), (3, 5)] {
+                seed += 1
+                Self.check(Case(cin: cin, cout: 40, height: h, width: w, k: k, pads: (k / 2, k / 2, k / 2, k / 2),
+                                activation: .relu, threads: 1 + Int(seed % 2)), seed: seed)
+            }
+        }
+    }
+
     @Test("equals the direct kernel: dilation, asymmetric and zero pads, windows 2 to 7")
     func windows() {
         var seed: UInt64 = 300
