@@ -262,6 +262,16 @@ struct QuantizedStepTests {
         cases.append(make(6, (2, 5), pads: [0, 2, 1, 2], 7, 8, &random))
         cases.append(make(6, (5, 2), stride: 2, pads: [2, 0, 2, 1], 9, 17, &random))
         cases.append(make(7, (1, 7), pads: [0, 3, 0, 3], 3, 4, &random))
+        // 16 channels to a vector on bytes (outputs up to 8 wide): channel counts around the
+        // vector, a kernel row of three quads (1x9) and of two (5x5), strides 1 to 3, dilated rows.
+        for (channels, width, height) in [(15, 3, 3), (31, 4, 4), (33, 5, 5), (48, 8, 8), (47, 7, 2), (16, 1, 6), (17, 8, 1)] {
+            cases.append(make(channels, (3, 3), pads: [1, 1, 1, 1], height, width, &random))
+            cases.append(make(channels, (3, 3), stride: 2, pads: random.pick([[0, 0, 1, 1], [1, 1, 1, 1]]), 2 * height, 2 * width,
+                              &random))
+        }
+        cases.append(make(19, (1, 9), pads: [0, 4, 0, 4], 5, 8, &random))
+        cases.append(make(21, (5, 5), stride: 3, pads: [2, 2, 2, 2], 13, 11, &random))
+        cases.append(make(18, (3, 3), dilation: 2, pads: [2, 2, 2, 2], 6, 6, &random))
         // Channels into the thousands on the small maps of a network's last stages, and a wide map.
         cases.append(make(1031, (3, 3), pads: [1, 1, 1, 1], 3, 3, &random))
         cases.append(make(577, (3, 3), pads: [1, 1, 1, 1], 6, 6, &random))

@@ -146,6 +146,18 @@ static inline __attribute__((always_inline)) vbg_i32x16 vbg_byte_windows(const u
 #endif
 }
 
+// The 64 bytes at `p`, four positions of 16 channels (position j's channel c at 16j + c), as 16
+// 32-bit lanes of four bytes: lane c holds channel c of positions 0...3, from its low byte. The
+// channel-vector depthwise kernel's four taps of a kernel row (Kernels/ChannelByteDepthwise.swift).
+// One `vpermb` with AVX512-VBMI; elsewhere the compiler's lowering of the same shuffle.
+static inline __attribute__((always_inline)) vbg_i32x16 vbg_channel_quads(const unsigned char *p) {
+    vbg_u8x64 v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return (vbg_i32x16)__builtin_shufflevector(v, v, 0, 16, 32, 48, 1, 17, 33, 49, 2, 18, 34, 50, 3, 19, 35, 51, 4, 20, 36, 52,
+                                               5, 21, 37, 53, 6, 22, 38, 54, 7, 23, 39, 55, 8, 24, 40, 56, 9, 25, 41, 57, 10, 26,
+                                               42, 58, 11, 27, 43, 59, 12, 28, 44, 60, 13, 29, 45, 61, 14, 30, 46, 62, 15, 31, 47, 63);
+}
+
 // Stores the first `count` (0...16) bytes of `v` at `p`: one masked store with AVX512BW and
 // AVX512VL, else byte by byte.
 static inline __attribute__((always_inline)) void vbg_store_bytes(unsigned char *p, vbg_u8x16 v, int count) {
