@@ -65,12 +65,19 @@ static inline __attribute__((always_inline)) vbg_u8x16 vbg_quantize(vbg_f32x16 f
     f = f == f ? f : (vbg_f32x16)0.0f;
     f = f < low ? (vbg_f32x16)low : f;
     f = f > high ? (vbg_f32x16)high : f;
+#if defined(__AVX512F__)
+    // `vcvtps2dq` in the current rounding mode, which Swift never changes from nearest even.
+    typedef float vbg_v16sf __attribute__((__vector_size__(64)));
+    typedef int vbg_v16si __attribute__((__vector_size__(64)));
+    vbg_i32x16 q = (vbg_i32x16)__builtin_ia32_cvtps2dq512_mask((vbg_v16sf)f, (vbg_v16si)(vbg_i32x16)0, (unsigned short)0xFFFF, 4);
+#else
     // Round to nearest even by adding and subtracting 1.5 · 2^23: exact for |f| < 2^22 (f is
     // clamped to within ±510) under the default rounding mode, with no libm call in builds
     // without SSE4.1's `roundps`.
     f = (f + 12582912.0f) - 12582912.0f;
-    vbg_i32x16 q = __builtin_convertvector(f, vbg_i32x16) + zero;
-    return __builtin_convertvector(q, vbg_u8x16);
+    vbg_i32x16 q = __builtin_convertvector(f, vbg_i32x16);
+#endif
+    return __builtin_convertvector(q + zero, vbg_u8x16);
 }
 
 // The requantizing epilogue, onnxruntime's MlasRequantizeOutput: f = float(acc) · multiplier
