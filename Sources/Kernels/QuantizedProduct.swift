@@ -790,7 +790,8 @@ func quantizedPatches<T: FixedWidthInteger, E: FixedWidthInteger>(
 /// The patch rows of the channel-minor order (bytes, ``QuantizedConvolutionWeights/channelMinor``):
 /// element row (tap, c) holds channels 4c...4c + 3 of the tap, one byte each; 16 pixels at a
 /// time from the four planes (`vbg_interleave_bytes`; at stride 1 a row's last few by masked loads
-/// and a masked store, at stride 2 the even bytes of 32), else one 32-bit element per pixel.
+/// and a masked store, at stride 2 the even bytes of 32, the last few masked likewise), else one
+/// 32-bit element per pixel.
 func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels: Int, columns: Range<Int>, stride: Int, plane: Int) {
     let w = c.weights, window = c.window
     let (kH, kW) = (w.kernelHeight, w.kernelWidth)
@@ -843,6 +844,17 @@ func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels:
                                                          vbg_load_even_bytes(p2 + at), vbg_load_even_bytes(p3 + at), flip),
                                 as: SIMD16<Int32>.self)
                             ow += 16
+                        }
+                        while ow < hi && VBG_TARGET_AVX512BW != 0 && VBG_TARGET_AVX512VL != 0 {
+                            // The row's last few (rows under 16 wide: every column): masked
+                            // loads of the 2 · count − 1 bytes they read, a masked store.
+                            let at = rowOffset + 2 * ow, count = min(16, hi - ow), span = Int32(2 * count - 1)
+                            let words = vbg_interleave_bytes(vbg_load_even_bytes_masked(p0 + at, span),
+                                                             vbg_load_even_bytes_masked(p1 + at, span),
+                                                             vbg_load_even_bytes_masked(p2 + at, span),
+                                                             vbg_load_even_bytes_masked(p3 + at, span), flip)
+                            vbg_store_words(line + ow, words, Int32(count))
+                            ow += count
                         }
                     }
                     while ow < hi {

@@ -195,6 +195,23 @@ static inline __attribute__((always_inline)) vbg_u8x16 vbg_load_even_bytes(const
     return __builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
 }
 
+// The even bytes of the first `count` (0...32) bytes at `p`, zeros past them: a masked load
+// (AVX512BW and VL; the bytes outside the mask are not accessed) and `vpmovwb`; else byte by byte.
+// A stride-2 window's last few columns (Kernels/QuantizedProduct.swift, `channelMinorPatches`).
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_load_even_bytes_masked(const unsigned char *p, int count) {
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+    typedef char v32qi __attribute__((__vector_size__(32)));
+    typedef unsigned char u8x32 __attribute__((ext_vector_type(32)));
+    unsigned int mask = count >= 32 ? 0xFFFFFFFFu : (1u << count) - 1u;
+    u8x32 v = (u8x32)__builtin_ia32_loaddquqi256_mask((const v32qi *)p, (v32qi)(u8x32)0, mask);
+    return __builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+#else
+    vbg_u8x16 out = (vbg_u8x16)0;
+    for (int i = 0; i < 16 && 2 * i < count; i++) out[i] = p[2 * i];
+    return out;
+#endif
+}
+
 // The bytes of the 128-byte table (lo, hi) at each index's low 7 bits: one `vpermi2b` with
 // AVX512-VBMI, else byte by byte.
 static inline __attribute__((always_inline)) vbg_u8x64 vbg_permute_bytes(vbg_u8x64 lo, vbg_u8x64 hi, vbg_u8x64 indices) {
