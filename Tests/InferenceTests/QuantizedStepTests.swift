@@ -443,6 +443,33 @@ struct QuantizedStepTests {
         }
     }
 
+    @Test("Resize linear of uint8 and int8 maps (16 outputs at a time where their sources lie within 16 columns, else one at a time): ×2 half-pixel, asymmetric, align-corners, PyTorch half-pixel, odd sizes, downsizing, one-column inputs, rows around the 16-column block; equal to the reference kernel")
+    func byteResize() throws {
+        var random = SeededGenerator(seed: 2516)
+        let sizes: [(String, [Int64], [Int64])] = [
+            ("half_pixel", [1, 3, 6, 7], [1, 3, 12, 14]), ("half_pixel", [1, 2, 5, 40], [1, 2, 10, 80]),
+            ("asymmetric", [1, 4, 8, 24], [1, 4, 16, 48]), ("align_corners", [1, 2, 9, 9], [1, 2, 17, 31]),
+            ("pytorch_half_pixel", [1, 3, 7, 19], [1, 3, 11, 35]), ("half_pixel", [1, 2, 20, 40], [1, 2, 10, 13]),
+            ("half_pixel", [1, 5, 1, 1], [1, 5, 4, 33]), ("half_pixel", [2, 3, 4, 8], [2, 3, 8, 16]),
+            ("half_pixel", [1, 1, 3, 9], [1, 1, 6, 17]), ("asymmetric", [1, 2, 16, 60], [1, 2, 32, 15]),
+        ]
+        for (transform, shape, size) in sizes {
+            for type in [Int64(2), 3] {
+                let zero: UInt8 = type == 2 ? 128 : 0
+                let model = B.model(
+                    nodes: [B.node("QuantizeLinear", inputs: ["x", "xs", "xz"], outputs: ["q"]),
+                            B.node("Resize", inputs: ["q", "", "", "sizes"], outputs: ["r"], name: "resize",
+                                   attributes: [.string("mode", "linear"), .string("coordinate_transformation_mode", transform)]),
+                            B.node("DequantizeLinear", inputs: ["r", "xs", "xz"], outputs: ["y"])],
+                    initializers: [B.floatTensor("xs", [], [0.03]), B.rawTensor("xz", elementType: type, [], [zero]),
+                                   B.int64Tensor("sizes", [4], size)],
+                    inputs: [B.valueInfo("x", shape)], outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                try Self.check(model, feeds: ["x": random.floats(Int(shape.reduce(1, *)), scale: 4)], op: "Resize",
+                               "Resize \(transform) \(shape) → \(size) type \(type)")
+            }
+        }
+    }
+
     @Test("Pad of 8-bit and float maps (constant with any value, edge; negative pads crop) equals the reference kernel, uint8, int8 and float32")
     func bytePad() throws {
         var random = SeededGenerator(seed: 2505)

@@ -212,6 +212,25 @@ static inline __attribute__((always_inline)) vbg_u8x16 vbg_load_even_bytes_maske
 #endif
 }
 
+// `v`'s lanes at each of `indices`' low 4 bits: one `vpermps` with AVX-512, else lane by lane. The
+// byte bilinear resize's gather of 16 source columns (Kernels/ByteBilinear.swift).
+static inline __attribute__((always_inline)) vbg_f32x16 vbg_permute_floats(vbg_f32x16 v, vbg_i32x16 indices) {
+#if defined(__AVX512F__)
+    typedef float v16sf __attribute__((__vector_size__(64)));
+    typedef int v16si __attribute__((__vector_size__(64)));
+    return (vbg_f32x16)__builtin_ia32_permvarsf512((v16sf)v, (v16si)indices);
+#else
+    vbg_f32x16 out;
+    for (int i = 0; i < 16; i++) out[i] = v[indices[i] & 15];
+    return out;
+#endif
+}
+
+// Each float truncated toward zero to int32 (`vcvttps2dq`; within ±2^31), then to its low 8 bits.
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_truncated_bytes(vbg_f32x16 f) {
+    return __builtin_convertvector(__builtin_convertvector(f, vbg_i32x16), vbg_u8x16);
+}
+
 // The bytes of the 128-byte table (lo, hi) at each index's low 7 bits: one `vpermi2b` with
 // AVX512-VBMI, else byte by byte.
 static inline __attribute__((always_inline)) vbg_u8x64 vbg_permute_bytes(vbg_u8x64 lo, vbg_u8x64 hi, vbg_u8x64 indices) {
