@@ -1010,7 +1010,8 @@ struct QuantizedDepthwisePlane {
     /// Whether the plane holds the input's bytes (``byteDepthwise(_:channel:_:_:quads:_:)``:
     /// weights on bytes, AVX512BW, a window whose four taps of 16 pixels lie within 16 bytes of
     /// each 4-pixel chunk's first one: 3 · (stride + dilation) ≤ 15, and rows over 8 wide, or 4
-    /// or 8 wide with more than 16 outputs), with 64 readable bytes past its end; else int32
+    /// or 8 wide with more than 16 outputs; where ``channelBytes`` is not, which takes such maps
+    /// up to 64 wide in AVX512-VBMI builds), with 64 readable bytes past its end; else int32
     /// patch values.
     let bytes: Bool
     /// Whether 16 channels run together on maps too narrow for 16-pixel rows (outputs up to 8
