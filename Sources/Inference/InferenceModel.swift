@@ -72,7 +72,8 @@ package final class InferenceModel: Sendable {
     /// The graph fast sessions that plan every fusion run when it differs from `graph`, with its
     /// fast-path plan and constants: the QDQ groups rewritten into QLinearConv and QLinearMatMul
     /// (`QuantizedGroupRewrite`), which the fast path runs on its integer kernel, then the
-    /// Transposes pushed down until they cancel (`TransposeSinking`). Nil when neither rewrite
+    /// Transposes pushed down until they cancel (`TransposeSinking`), then the groups that takes
+    /// to channels-first shapes rewritten as well. Nil when no rewrite
     /// changed the graph.
     let fastGraph: (graph: LoadedGraph, fastPath: FastPathPlan, constants: ConstantStore)?
 
@@ -141,7 +142,10 @@ package final class InferenceModel: Sendable {
         var shapes: [String: [Int]] = [:]
         for value in graph.values { shapes[value.name] = value.shape }
         let quantized = QuantizedGroupRewrite.rewrite(proto, shapes: shapes)
-        if let rewritten = TransposeSinking.rewrite(quantized ?? proto) ?? quantized,
+        let sunk = TransposeSinking.rewrite(quantized ?? proto, shapes: &shapes)
+        // The Add and Mul groups the Transposes kept from the step's shapes (channels-last QDQ).
+        let requantized = sunk.flatMap { QuantizedGroupRewrite.rewrite($0, shapes: shapes) }
+        if let rewritten = requantized ?? sunk ?? quantized,
            var fast = try? LoadedGraph(rewritten, inputShapes: inputShapes, planTimeInputs: planTimeInputs.mapValues { $0.constant },
                                        planTimeStrings: planTimeStrings),
            fast.inputIDs.map({ TensorDescription(name: fast.values[$0].name, shape: fast.values[$0].shape, type: fast.values[$0].type) }) == inputs,

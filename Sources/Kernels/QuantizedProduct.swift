@@ -336,6 +336,9 @@ package final class QuantizedConvolutionWeights {
     let depthwiseQuads: [Int32]?
     /// Int32 elements of ``depthwiseQuads`` per kernel row.
     var quadsPerRow: Int { (kernelWidth + 3) / 4 }
+    /// The same quads with 16 channels to a vector for ``channelByteDepthwise(_:block:_:_:)``:
+    /// [block of 16 channels][kernel row · quadsPerRow + quad][channel], zero past the last channel.
+    let depthwiseQuadVectors: [Int32]?
 
     /// Whether `outputsPerGroup` channels on maps of `pixels` run transposed: maps smaller than
     /// one tile, where that pads fewer products (on larger maps the row-wise patch builder of
@@ -405,8 +408,15 @@ package final class QuantizedConvolutionWeights {
                 }
             }
             depthwiseQuads = quads.map { Int32(bitPattern: $0) }
+            let taps = kernelHeight * perRow, blocks = (outputChannels + lanes - 1) / lanes
+            var vectors = [Int32](repeating: 0, count: blocks * taps * lanes)
+            for m in 0..<outputChannels {
+                for t in 0..<taps { vectors[(m / lanes * taps + t) * lanes + m % lanes] = Int32(bitPattern: quads[m * taps + t]) }
+            }
+            depthwiseQuadVectors = vectors
         } else {
             depthwiseQuads = nil
+            depthwiseQuadVectors = nil
         }
         if transposes {
             let tile = quantizedTileColumns, stride = (outputsPerGroup + tile - 1) / tile * tile
@@ -780,7 +790,8 @@ func quantizedPatches<T: FixedWidthInteger, E: FixedWidthInteger>(
 /// The patch rows of the channel-minor order (bytes, ``QuantizedConvolutionWeights/channelMinor``):
 /// element row (tap, c) holds channels 4c...4c + 3 of the tap, one byte each; 16 pixels at a
 /// time from the four planes (`vbg_interleave_bytes`; at stride 1 a row's last few by masked loads
-/// and a masked store, at stride 2 the even bytes of 32), else one 32-bit element per pixel.
+/// and a masked store, at stride 2 the even bytes of 32, the last few masked likewise), else one
+/// 32-bit element per pixel.
 func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels: Int, columns: Range<Int>, stride: Int, plane: Int) {
     let w = c.weights, window = c.window
     let (kH, kW) = (w.kernelHeight, w.kernelWidth)
@@ -833,6 +844,17 @@ func channelMinorPatches(_ c: QuantizedConvolution, firstChannel: Int, channels:
                                                          vbg_load_even_bytes(p2 + at), vbg_load_even_bytes(p3 + at), flip),
                                 as: SIMD16<Int32>.self)
                             ow += 16
+                        }
+                        while ow < hi && VBG_TARGET_AVX512BW != 0 && VBG_TARGET_AVX512VL != 0 {
+                            // The row's last few (rows under 16 wide: every column): masked
+                            // loads of the 2 · count − 1 bytes they read, a masked store.
+                            let at = rowOffset + 2 * ow, count = min(16, hi - ow), span = Int32(2 * count - 1)
+                            let words = vbg_interleave_bytes(vbg_load_even_bytes_masked(p0 + at, span),
+                                                             vbg_load_even_bytes_masked(p1 + at, span),
+                                                             vbg_load_even_bytes_masked(p2 + at, span),
+                                                             vbg_load_even_bytes_masked(p3 + at, span), flip)
+                            vbg_store_words(line + ow, words, Int32(count))
+                            ow += count
                         }
                     }
                     while ow < hi {
@@ -988,17 +1010,25 @@ struct QuantizedDepthwisePlane {
     /// Whether the plane holds the input's bytes (``byteDepthwise(_:channel:_:_:quads:_:)``:
     /// weights on bytes, AVX512BW, a window whose four taps of 16 pixels lie within 16 bytes of
     /// each 4-pixel chunk's first one: 3 · (stride + dilation) ≤ 15, and rows over 8 wide, or 4
-    /// or 8 wide with more than 16 outputs), with 64 readable bytes past its end; else int32
+    /// or 8 wide with more than 16 outputs; where ``channelBytes`` is not, which takes such maps
+    /// up to 64 wide in AVX512-VBMI builds), with 64 readable bytes past its end; else int32
     /// patch values.
     let bytes: Bool
     /// Whether 16 channels run together on maps too narrow for 16-pixel rows (outputs up to 8
     /// wide, not on bytes): the plane then holds 16 values (channels) per position.
     let channelsLast: Bool
+    /// Whether 16 channels run together on bytes (``runsChannelBytes(_:_:)``, which then takes
+    /// the place of the two above): the plane holds 16 bytes per position, with 64 readable bytes
+    /// past its end, and the output's positions × 16 bytes follow it.
+    let channelBytes: Bool
     /// On bytes: the output rows one 16-lane vector computes and the lanes each takes (1 and 16;
     /// on maps up to 8 wide, rows of 4 or 8 lanes, as many as fit the 64 bytes one load reads).
     let packedRows: Int, packedColumns: Int
     /// Int32 elements of the plane.
-    var planeCount: Int { bytes ? (width * height + 64 + 3) / 4 : width * height * (channelsLast ? lanes : 1) }
+    var planeCount: Int {
+        if channelBytes { return (width * height * lanes + 64 + 3) / 4 }
+        return bytes ? (width * height + 64 + 3) / 4 : width * height * (channelsLast ? lanes : 1)
+    }
     /// With 16 channels per vector, the bytes of the input's and the output's pixels × 16 channels
     /// (``channelVectorDepthwise``), after the plane.
     let transposedBytes: Int
@@ -1012,12 +1042,17 @@ struct QuantizedDepthwisePlane {
         // costs more than the channel's sums) and where packed rows would leave lanes idle (rows
         // of 4 or 8 lanes for outputs not 4 or 8 wide): Keras mobilenet_v2's 6x6 maps, 384
         // channels, 26.0 -> 19.0 us; mobilenet_v3_small's 8x8 ones stay on bytes (6.1 against 10.0).
-        bytes = VBG_TARGET_AVX512BW != 0 && weights.depthwiseQuads != nil && sW >= 1 && dW >= 1 && sW + dW <= 5
+        channelBytes = runsChannelBytes(window, weights)
+        bytes = !channelBytes && VBG_TARGET_AVX512BW != 0 && weights.depthwiseQuads != nil && sW >= 1 && dW >= 1 && sW + dW <= 5
             && (outW > 8 || outH * outW > 16 && outW % 4 == 0)
-        channelsLast = !bytes && outW <= 8
-        transposedBytes = channelsLast ? (window.inputHeight * window.inputWidth + outH * outW) * lanes : 0
+        channelsLast = !channelBytes && !bytes && outW <= 8
+        transposedBytes = channelsLast ? (window.inputHeight * window.inputWidth + outH * outW) * lanes
+            : channelBytes ? outH * outW * lanes : 0
         let kernelWidth = (weights.kernelWidth - 1) * dW, kernelHeight = (weights.kernelHeight - 1) * window.dilationHeight
-        if bytes && outW <= 8 {
+        if channelBytes {
+            packedRows = 1; packedColumns = 1
+            width = max(window.padLeft + window.inputWidth, (outW - 1) * sW + kernelWidth + 1)
+        } else if bytes && outW <= 8 {
             // Rows of 4 or 8 lanes (a 4-lane chunk never spans two rows), the plane's width a
             // multiple of 4 (so each chunk's first byte is a word's), and the last chunk's four
             // words within the 16 one load reads: (rows − 1) · stride · width + (columns − 4) · stride ≤ 48.
@@ -1063,6 +1098,12 @@ struct QuantizedDepthwiseParts: PoolJob {
                                   quads: quads.baseAddress! + channel * w.kernelHeight * w.quadsPerRow, windows)
                 }
             }
+            return
+        }
+        if geometry.channelBytes {
+            let blocks = WorkerPool.range((w.outputChannels + lanes - 1) / lanes, part: part, of: pool.threadCount, granularity: 1)
+            let bytes = UnsafeMutableRawPointer(plane).assumingMemoryBound(to: UInt8.self)
+            for block in blocks { channelByteDepthwise(c, block: block, geometry, bytes) }
             return
         }
         if geometry.channelsLast {

@@ -179,6 +179,16 @@ struct QuantizedStepTests {
                                   xZero: random.pick([0, 128, 255]), yZero: random.pick([0, 128, 255]),
                                   perChannel: random.next() % 2 == 0, bias: random.next() % 2 == 0))
         }
+        // Stride 2 on channel-minor rows under 16 wide and of 16 and one (every column, or the
+        // last, masked).
+        cases += [
+            ConvCase(cin: 16, cout: 20, group: 1, kernel: (3, 3), stride: 2, dilation: 1, pads: [1, 1, 1, 1], height: 24, width: 24,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 8, cout: 9, group: 1, kernel: (3, 3), stride: 2, dilation: 1, pads: [0, 0, 1, 1], height: 40, width: 9,
+                     xType: i8, wType: i8, yType: i8, xZero: 3, yZero: 0, perChannel: false, bias: true),
+            ConvCase(cin: 4, cout: 6, group: 1, kernel: (3, 3), stride: 2, dilation: 1, pads: [1, 1, 1, 1], height: 8, width: 34,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 3, perChannel: true, bias: true),
+        ]
         for c in cases {
             let (model, x) = Self.convModel(c, &random)
             try Self.check(model, feeds: ["x": x], op: "QLinearConv",
@@ -262,6 +272,16 @@ struct QuantizedStepTests {
         cases.append(make(6, (2, 5), pads: [0, 2, 1, 2], 7, 8, &random))
         cases.append(make(6, (5, 2), stride: 2, pads: [2, 0, 2, 1], 9, 17, &random))
         cases.append(make(7, (1, 7), pads: [0, 3, 0, 3], 3, 4, &random))
+        // 16 channels to a vector on bytes (outputs up to 8 wide): channel counts around the
+        // vector, a kernel row of three quads (1x9) and of two (5x5), strides 1 to 3, dilated rows.
+        for (channels, width, height) in [(15, 3, 3), (31, 4, 4), (33, 5, 5), (48, 8, 8), (47, 7, 2), (16, 1, 6), (17, 8, 1)] {
+            cases.append(make(channels, (3, 3), pads: [1, 1, 1, 1], height, width, &random))
+            cases.append(make(channels, (3, 3), stride: 2, pads: random.pick([[0, 0, 1, 1], [1, 1, 1, 1]]), 2 * height, 2 * width,
+                              &random))
+        }
+        cases.append(make(19, (1, 9), pads: [0, 4, 0, 4], 5, 8, &random))
+        cases.append(make(21, (5, 5), stride: 3, pads: [2, 2, 2, 2], 13, 11, &random))
+        cases.append(make(18, (3, 3), dilation: 2, pads: [2, 2, 2, 2], 6, 6, &random))
         // Channels into the thousands on the small maps of a network's last stages, and a wide map.
         cases.append(make(1031, (3, 3), pads: [1, 1, 1, 1], 3, 3, &random))
         cases.append(make(577, (3, 3), pads: [1, 1, 1, 1], 6, 6, &random))
@@ -419,6 +439,33 @@ struct QuantizedStepTests {
                         outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
                     try Self.check(model, feeds: ["x": x], op: op, "\(op) \(shape) type \(type) zeros \(zeros[0])/\(yZero)")
                 }
+            }
+        }
+    }
+
+    @Test("Resize linear of uint8 and int8 maps (16 outputs at a time where their sources lie within 16 columns, else one at a time): ×2 half-pixel, asymmetric, align-corners, PyTorch half-pixel, odd sizes, downsizing, one-column inputs, rows around the 16-column block; equal to the reference kernel")
+    func byteResize() throws {
+        var random = SeededGenerator(seed: 2516)
+        let sizes: [(String, [Int64], [Int64])] = [
+            ("half_pixel", [1, 3, 6, 7], [1, 3, 12, 14]), ("half_pixel", [1, 2, 5, 40], [1, 2, 10, 80]),
+            ("asymmetric", [1, 4, 8, 24], [1, 4, 16, 48]), ("align_corners", [1, 2, 9, 9], [1, 2, 17, 31]),
+            ("pytorch_half_pixel", [1, 3, 7, 19], [1, 3, 11, 35]), ("half_pixel", [1, 2, 20, 40], [1, 2, 10, 13]),
+            ("half_pixel", [1, 5, 1, 1], [1, 5, 4, 33]), ("half_pixel", [2, 3, 4, 8], [2, 3, 8, 16]),
+            ("half_pixel", [1, 1, 3, 9], [1, 1, 6, 17]), ("asymmetric", [1, 2, 16, 60], [1, 2, 32, 15]),
+        ]
+        for (transform, shape, size) in sizes {
+            for type in [Int64(2), 3] {
+                let zero: UInt8 = type == 2 ? 128 : 0
+                let model = B.model(
+                    nodes: [B.node("QuantizeLinear", inputs: ["x", "xs", "xz"], outputs: ["q"]),
+                            B.node("Resize", inputs: ["q", "", "", "sizes"], outputs: ["r"], name: "resize",
+                                   attributes: [.string("mode", "linear"), .string("coordinate_transformation_mode", transform)]),
+                            B.node("DequantizeLinear", inputs: ["r", "xs", "xz"], outputs: ["y"])],
+                    initializers: [B.floatTensor("xs", [], [0.03]), B.rawTensor("xz", elementType: type, [], [zero]),
+                                   B.int64Tensor("sizes", [4], size)],
+                    inputs: [B.valueInfo("x", shape)], outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                try Self.check(model, feeds: ["x": random.floats(Int(shape.reduce(1, *)), scale: 4)], op: "Resize",
+                               "Resize \(transform) \(shape) → \(size) type \(type)")
             }
         }
     }

@@ -150,4 +150,105 @@ struct TransposeSinkingTests {
         outOfOrder.graph!.nodes.reverse()
         #expect(TransposeSinking.rewrite(outOfOrder) == nil)
     }
+
+    /// A channels-last quantized block (`onnxruntime`'s QOperator form of a tf2onnx model): x
+    /// [1, C, H, W] → QuantizeLinear → Transpose to NHWC → QLinearMul by [C] bytes → QLinearAdd
+    /// by [1, 1, 1, C] bytes → QLinearSigmoid → DequantizeLinear → QuantizeLinear → QLinearMul of
+    /// the Add and that gate → Transpose back → DequantizeLinear → y.
+    static func quantizedBlock() -> [UInt8] {
+        let channels = [Int64(c)], lastAxis: [Int64] = [1, 1, 1, c]
+        func bytes(_ seed: Int) -> [UInt8] { (0..<Int(c)).map { UInt8(truncatingIfNeeded: 53 &* $0 &+ seed) } }
+        func scale(_ name: String, _ value: Float, zero: UInt8) -> [[UInt8]] {
+            [B.floatTensor(name + "s", [], [value]), B.rawTensor(name + "z", elementType: 2, [], [zero])]
+        }
+        let initializers = scale("x", 0.02, zero: 128) + scale("m", 0.01, zero: 100) + scale("p", 0.03, zero: 120)
+            + scale("a", 0.015, zero: 90) + scale("q", 0.04, zero: 110) + scale("g", 1.0 / 256, zero: 0)
+            + scale("h", 1.0 / 200, zero: 3) + scale("o", 0.05, zero: 125)
+            + [B.rawTensor("mb", elementType: 2, channels, bytes(7)), B.rawTensor("ab", elementType: 2, lastAxis, bytes(91))]
+        let ms = "com.microsoft"
+        let nodes = [
+            B.node("QuantizeLinear", inputs: ["x", "xs", "xz"], outputs: ["xq"]),
+            B.node("Transpose", inputs: ["xq"], outputs: ["t"], attributes: [.ints("perm", [0, 2, 3, 1])]),
+            B.node("QLinearMul", inputs: ["t", "xs", "xz", "mb", "ms", "mz", "ps", "pz"], outputs: ["m"], domain: ms),
+            B.node("QLinearAdd", inputs: ["m", "ps", "pz", "ab", "as", "az", "qs", "qz"], outputs: ["a"], domain: ms),
+            B.node("QLinearSigmoid", inputs: ["a", "qs", "qz", "gs", "gz"], outputs: ["g"], domain: ms),
+            B.node("DequantizeLinear", inputs: ["g", "gs", "gz"], outputs: ["gf"]),
+            B.node("QuantizeLinear", inputs: ["gf", "hs", "hz"], outputs: ["gq"]),
+            B.node("QLinearMul", inputs: ["a", "qs", "qz", "gq", "hs", "hz", "os", "oz"], outputs: ["e"], domain: ms),
+            B.node("Transpose", inputs: ["e"], outputs: ["et"], attributes: [.ints("perm", [0, 3, 1, 2])]),
+            B.node("DequantizeLinear", inputs: ["et", "os", "oz"], outputs: ["y"]),
+        ]
+        return B.model(nodes: nodes, initializers: initializers, inputs: [B.valueInfo("x", [1, c, h, w])],
+                       outputs: [B.valueInfo("y", [1, c, h, w])], opset: 13)
+    }
+
+    @Test("a channels-last quantized block (QLinearMul / QLinearAdd by per-channel bytes, QLinearSigmoid, QuantizeLinear and DequantizeLinear per tensor): every Transpose goes, the constants are permuted, and the fast path equals the reference path exactly")
+    func quantizedChannelsLastBlock() throws {
+        let bytes = Self.quantizedBlock()
+        #expect(try Self.transposes(bytes) == (2, 0))
+        let graph = try #require(TransposeSinking.rewrite(try ModelProto(serializedBytes: bytes))?.graph)
+        for op in ["QLinearMul", "QLinearAdd"] {
+            let name = try #require(graph.nodes.first { $0.opType == op }?.inputs[3])
+            #expect(graph.initializers.first { $0.name == name }?.dims == [1, Self.c, 1, 1], "\(op)")
+        }
+        let model = try InferenceModel(bytes: bytes)
+        let x = FusionRuleTests.values(Int(Self.c * Self.h * Self.w), seed: 9)
+        let expected = try #require(try InferenceSession(model: model, path: .reference).run(inputs: ["x": x])["y"])
+        for threads in [1, 2] {
+            let fast = try InferenceSession(model: model, path: .fast, threads: threads)
+            #expect(!fast.nodeKernels.contains { $0.op == "Transpose" }, "\(fast.nodeKernels.map(\.op))")
+            let actual = try #require(try fast.run(inputs: ["x": x])["y"])
+            #expect(actual == expected, "\(threads) thread(s): \(zip(actual, expected).filter { $0 != $1 }.count) of \(expected.count) differ")
+        }
+    }
+
+    /// The QDQ form of a channels-last batch normalisation: x [1, C, H, W] → QuantizeLinear →
+    /// DequantizeLinear → Transpose to NHWC → QuantizeLinear → DequantizeLinear → Mul by the
+    /// DequantizeLinear of [C] bytes → QuantizeLinear → DequantizeLinear → Add of that of [C] bytes
+    /// → QuantizeLinear → DequantizeLinear → Transpose back → QuantizeLinear → DequantizeLinear →
+    /// y; with `explicit` the QOperator nodes in NCHW ([C, 1, 1] bytes) the fast path should run.
+    static func quantizedAffine(explicit: Bool = false) -> [UInt8] {
+        func scale(_ name: String, _ value: Float, zero: UInt8) -> [[UInt8]] {
+            [B.floatTensor(name + "s", [], [value]), B.rawTensor(name + "z", elementType: 2, [], [zero])]
+        }
+        let dims: [Int64] = explicit ? [c, 1, 1] : [c]
+        let initializers = scale("x", 0.02, zero: 128) + scale("m", 0.01, zero: 100) + scale("p", 0.03, zero: 120)
+            + scale("a", 0.015, zero: 90) + scale("q", 0.04, zero: 110)
+            + [B.rawTensor("mb", elementType: 2, dims, (0..<Int(c)).map { UInt8(40 + 31 * $0) }),
+               B.rawTensor("ab", elementType: 2, dims, (0..<Int(c)).map { UInt8(200 - 29 * $0) })]
+        func dq(_ v: String, _ s: String, _ out: String) -> [UInt8] { B.node("DequantizeLinear", inputs: [v, s + "s", s + "z"], outputs: [out]) }
+        func q(_ v: String, _ s: String, _ out: String) -> [UInt8] { B.node("QuantizeLinear", inputs: [v, s + "s", s + "z"], outputs: [out]) }
+        var nodes = [q("x", "x", "xq")]
+        if explicit {
+            nodes += [B.node("QLinearMul", inputs: ["xq", "xs", "xz", "mb", "ms", "mz", "ps", "pz"], outputs: ["m"], domain: "com.microsoft"),
+                      B.node("QLinearAdd", inputs: ["m", "ps", "pz", "ab", "as", "az", "qs", "qz"], outputs: ["aq"], domain: "com.microsoft"),
+                      dq("aq", "q", "y")]
+        } else {
+            nodes += [dq("xq", "x", "xd"), B.node("Transpose", inputs: ["xd"], outputs: ["t"], attributes: [.ints("perm", [0, 2, 3, 1])]),
+                      q("t", "x", "tq"), dq("tq", "x", "td"), dq("mb", "m", "md"), B.node("Mul", inputs: ["td", "md"], outputs: ["m"]),
+                      q("m", "p", "mq"), dq("mq", "p", "mdd"), dq("ab", "a", "ad"), B.node("Add", inputs: ["mdd", "ad"], outputs: ["a"]),
+                      q("a", "q", "aq"), dq("aq", "q", "af"), B.node("Transpose", inputs: ["af"], outputs: ["u"], attributes: [.ints("perm", [0, 3, 1, 2])]),
+                      q("u", "q", "uq"), dq("uq", "q", "y")]
+        }
+        return B.model(nodes: nodes, initializers: initializers, inputs: [B.valueInfo("x", [1, c, h, w])],
+                       outputs: [B.valueInfo("y", [1, c, h, w])], opset: 13)
+    }
+
+    @Test("QDQ: DequantizeLinear → Transpose → QuantizeLinear becomes a Transpose of the bytes, the Transposes sink through the per-tensor DequantizeLinear and QuantizeLinear, the constants' DequantizeLinear is permuted, and the Mul and Add groups then become QLinearMul and QLinearAdd, equal to the explicit NCHW nodes")
+    func quantizedChannelsLastGroups() throws {
+        let model = try InferenceModel(bytes: Self.quantizedAffine())
+        let explicit = try InferenceModel(bytes: Self.quantizedAffine(explicit: true))
+        let x = FusionRuleTests.values(Int(Self.c * Self.h * Self.w), seed: 10).map { $0 * 2 }
+        let expected = try #require(try InferenceSession(model: explicit, path: .reference).run(inputs: ["x": x])["y"])
+        for threads in [1, 2] {
+            let fast = try InferenceSession(model: model, path: .fast, threads: threads)
+            let ops = fast.nodeKernels.map(\.op)
+            #expect(!ops.contains("Transpose") && fast.nodeKernels.contains { $0.op == "QLinearAdd" && !$0.runsOnReference }
+                    && fast.nodeKernels.contains { $0.op == "QLinearMul" && !$0.runsOnReference }, "\(ops)")
+            let actual = try #require(try fast.run(inputs: ["x": x])["y"])
+            #expect(actual == expected, "\(threads) thread(s): \(zip(actual, expected).filter { $0 != $1 }.count) of \(expected.count) differ")
+        }
+        // The reference path computes the graph as written.
+        #expect(try InferenceSession(model: model, path: .reference).nodeKernels.contains { $0.op == "Transpose" })
+    }
 }

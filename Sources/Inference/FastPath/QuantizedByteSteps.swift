@@ -2,8 +2,9 @@ import Kernels
 
 // com.microsoft QLinearSigmoid, QLinearLeakyRelu and QLinearGlobalAveragePool on the fast path:
 // a function of each byte alone looked up in its 256 results (computed once with the reference's
-// arithmetic), and each plane's integer sum by vectors before the reference's requantization.
-// Both equal the reference kernels by construction.
+// arithmetic), and each plane's integer sum by vectors before the reference's requantization;
+// and linear Resize on bytes by vectors of 16 outputs with the reference's float operations.
+// All equal the reference kernels by construction.
 
 extension StepBuilder {
     /// QLinearSigmoid and QLinearLeakyRelu with constant scales and zero points: the 256 results
@@ -28,6 +29,40 @@ extension StepBuilder {
                                  planeSize: q.planeSize, zeroX: q.x.zero.value(inputs, 0), zeroY: q.y.zero.value(inputs, 0),
                                  multiplier: q.x.scale.value(inputs, 0) / (q.y.scale.value(inputs, 0) * Float(q.planeSize)),
                                  range: Quantization.range(type), output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self))
+    }
+}
+
+extension StepBuilder {
+    /// Linear Resize on bytes without extrapolation (`ByteResize`'s layouts): `byteBilinearResize`
+    /// with the reference's tables, the same float operations per output.
+    func byteResizeStep(_ resize: ByteResize, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard resize.fill == nil else { return nil }
+        let (rows, columns) = (resize.rows, resize.columns)
+        let tables = ByteBilinearTables(rowFirst: rows.first, rowSecond: rows.second, rowFirstWeight: rows.firstWeight,
+                                        rowSecondWeight: rows.secondWeight, columnFirst: columns.first, columnSecond: columns.second,
+                                        columnFirstWeight: columns.firstWeight, columnSecondWeight: columns.secondWeight)
+        return ByteResizeStep(input: UnsafeRawPointer(inputs[0]), signed: resize.outputTypes[0] == .int8, planes: resize.planes,
+                              inputHeight: resize.inH, inputWidth: resize.inW, tables: tables,
+                              output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self))
+    }
+}
+
+final class ByteResizeStep: Step {
+    let input: UnsafeRawPointer, signed: Bool, planes: Int, inputHeight: Int, inputWidth: Int
+    let tables: ByteBilinearTables, output: UnsafeMutablePointer<UInt8>
+    func run() {
+        byteBilinearResize(input, output, signed: signed, planes: planes, inputHeight: inputHeight, inputWidth: inputWidth, tables)
+    }
+
+    init(input: UnsafeRawPointer, signed: Bool, planes: Int, inputHeight: Int, inputWidth: Int, tables: ByteBilinearTables,
+         output: UnsafeMutablePointer<UInt8>) {
+        self.input = input
+        self.signed = signed
+        self.planes = planes
+        self.inputHeight = inputHeight
+        self.inputWidth = inputWidth
+        self.tables = tables
+        self.output = output
     }
 }
 

@@ -35,6 +35,8 @@ import ONNXFormat
 /// so the maximum of the dequantized taps is the dequantized maximum byte, and
 /// QuantizeLinear(DequantizeLinear(b)) = b for every byte b at such a scale (|b − z| ≤ 255, so
 /// (b − z)·s / s is within 255 · 2^−22 of b − z before rounding); MaxPool ignores its padding.
+/// `DequantizeLinear → Transpose → QuantizeLinear` likewise becomes the Transpose of the bytes
+/// (it only moves values), which `TransposeSinking` then moves on.
 ///
 /// A `Gemm` group (alpha and beta 1, A not transposed, the bias as a Conv's) becomes
 /// com.microsoft `QGemm`, as the MatMul one becomes QLinearMatMul.
@@ -141,8 +143,9 @@ enum QuantizedGroupRewrite {
 
         var replaced: [Int: NodeProto] = [:], dropped: Set<Int> = []
         var released: [String: Int] = [:]  // reads removed from each value
-        for (index, node) in graph.nodes.enumerated() where isDefaultDomain(node) && node.opType == "MaxPool" {
-            guard opset >= 12, node.inputs.count == 1, node.outputs.count == 1 || (node.outputs.count == 2 && node.outputs[1].isEmpty),
+        for (index, node) in graph.nodes.enumerated() where isDefaultDomain(node) && (node.opType == "MaxPool" || node.opType == "Transpose") {
+            guard opset >= 12 || node.opType == "Transpose", node.inputs.count == 1,
+                  node.outputs.count == 1 || (node.outputs.count == 2 && node.outputs[1].isEmpty),
                   let q = quantize(readerOf: node.outputs[0]), let dqX = dequantize(node.inputs[0]), let x = activation(dqX),
                   let scale = tensor(x.1).flatMap(floats)?.first, let quantizeScale = tensor(q.node.inputs[1]).flatMap(floats)?.first,
                   scale.bitPattern == quantizeScale.bitPattern, scale > 0, scale.isNormal, (scale * 255).isFinite,

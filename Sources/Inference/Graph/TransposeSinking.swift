@@ -18,7 +18,15 @@ import ONNXFormat
 /// - Pad (no `axes` input): the pads of axis `k` go to axis `p[k]`;
 /// - Concat of Transposes by `p` only: `axis` becomes `p[axis]`;
 /// - a Transpose by `q`: one Transpose of `x` by `p∘q`, or none when that is the identity (the
-///   readers of its output read `x`; when it is a graph output, the node writing `x` writes it).
+///   readers of its output read `x`; when it is a graph output, the node writing `x` writes it);
+/// - the quantized forms, which take their scales and zero points as one-value initializers:
+///   QuantizeLinear and DequantizeLinear per tensor (no `block_size`) as element-wise unary
+///   nodes; com.microsoft QLinearSigmoid and QLinearLeakyRelu likewise; com.microsoft QLinearAdd
+///   and QLinearMul as the binary nodes above, on their operands A (input 0) and B (input 3).
+///   onnxruntime's quantizer writes a channels-last model's batch normalisations as QLinearMul
+///   and QLinearAdd by one value per channel between the Transposes (QOperator), or as Mul and
+///   Add of DequantizeLinear values (QDQ); a binary node's constant may be the per-tensor
+///   DequantizeLinear of an initializer, which becomes that of the permuted initializer.
 /// Every rewritten node computes the same elements in the same order: the rewrite is exact, and
 /// it keeps every graph input and output with its name and shape.
 ///
@@ -39,6 +47,10 @@ enum TransposeSinking {
         default: false
         }
     }
+    /// The com.microsoft ops that act on each element alone (input 0), their other inputs one-value constants.
+    static func isQuantizedUnary(_ op: String) -> Bool { op == "QLinearSigmoid" || op == "QLinearLeakyRelu" }
+    /// The com.microsoft element-wise ops of two operands (inputs 0 and 3), their other inputs one-value constants.
+    static func isQuantizedBinary(_ op: String) -> Bool { op == "QLinearAdd" || op == "QLinearMul" }
     static func isReduction(_ op: String) -> Bool {
         switch op {
         case "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare": true
@@ -48,6 +60,13 @@ enum TransposeSinking {
 
     /// The rewritten model, or nil when it would not remove a Transpose.
     static func rewrite(_ model: ModelProto) -> ModelProto? {
+        var shapes: [String: [Int]] = [:]
+        return rewrite(model, shapes: &shapes)
+    }
+
+    /// The rewritten model, or nil when it would not remove a Transpose; `shapes` (the values'
+    /// shapes by name) gains those of the values the rewrite adds.
+    static func rewrite(_ model: ModelProto, shapes: inout [String: [Int]]) -> ModelProto? {
         guard var graph = model.graph,
               graph.nodes.contains(where: { $0.opType == "Transpose" && isDefaultDomain($0) }),
               !graph.nodes.contains(where: { $0.attributes.contains { $0.hasGraph } }) else { return nil }
@@ -55,6 +74,13 @@ enum TransposeSinking {
         let fedNames = Set(graph.inputs.map { $0.name })
         var initializers: [String: TensorProto] = [:]
         for tensor in graph.initializers where !fedNames.contains(tensor.name) { initializers[tensor.name] = tensor }
+        func isOneValue(_ name: String) -> Bool { initializers[name].map { $0.dims.reduce(1) { $0 * Int($1) } == 1 } == true }
+        /// A per-tensor DequantizeLinear of an initializer.
+        func isConstantDequantize(_ node: NodeProto) -> Bool {
+            isDefaultDomain(node) && node.opType == "DequantizeLinear" && node.outputs.count == 1 && node.inputs.count >= 2
+                && initializers[node.inputs[0]] != nil && node.inputs.dropFirst().allSatisfy { $0.isEmpty || isOneValue($0) }
+                && !node.attributes.contains { $0.name == "block_size" && $0.i != 0 }
+        }
         let graphOutputs = Set(graph.outputs.map { $0.name })
         var names = Set(graph.initializers.map { $0.name }).union(fedNames)
         var originallyRead: Set<String> = graphOutputs
@@ -79,6 +105,10 @@ enum TransposeSinking {
         var renamed: [String: String] = [:]
         var added: [TensorProto] = []
         var nodes: [NodeProto] = []
+        /// The per-tensor DequantizeLinear nodes of initializers, by output.
+        var constantDequantize: [String: NodeProto] = [:]
+        /// Nodes a rewrite adds before the rewritten node (DequantizeLinear of permuted constants).
+        var pending: [NodeProto] = []
 
         func perm(_ node: NodeProto) -> [Int]? {
             guard node.inputs.count == 1, node.outputs.count == 1 else { return nil }
@@ -88,6 +118,21 @@ enum TransposeSinking {
             return p
         }
         func constant(_ name: String, permutedBy p: [Int]) -> String? {
+            if initializers[name] == nil, let dequantize = constantDequantize[name] {
+                // The DequantizeLinear of the permuted initializer (per tensor: its scale and zero
+                // point apply to every element alike).
+                guard let values = constant(dequantize.inputs[0], permutedBy: p) else { return nil }
+                if values == dequantize.inputs[0] { return name }
+                var node = dequantize
+                node.inputs[0] = values
+                node.outputs = [fresh(name + "/channels_first")]
+                node.name = fresh((dequantize.name.isEmpty ? name : dequantize.name) + "/channels_first")
+                if let tensor = added.first(where: { $0.name == values }) ?? initializers[values] {
+                    shapes[node.outputs[0]] = tensor.dims.map(Int.init)
+                }
+                pending.append(node)
+                return node.outputs[0]
+            }
             guard let tensor = initializers[name], tensor.dataLocation == 0, tensor.dims.count <= p.count else { return nil }
             let dims = tensor.dims.map(Int.init)
             if dims.reduce(1, *) == 1 { return name }
@@ -124,28 +169,60 @@ enum TransposeSinking {
             return tensor.name
         }
 
+        /// Whether every input of `node` but those at `operands` is absent or a one-value initializer.
+        func othersAreScalars(_ node: NodeProto, operands: Set<Int>) -> Bool {
+            node.inputs.indices.allSatisfy { index in
+                let input = node.inputs[index]
+                return operands.contains(index) || input.isEmpty || isOneValue(input)
+            }
+        }
+        /// `node`'s inputs at `operands` read the Transposes' inputs (transposed by `p`) or constants permuted to match.
+        func permutedOperands(_ node: NodeProto, _ operands: [Int], _ p: [Int]) -> NodeProto? {
+            var result = node
+            for index in operands {
+                let input = node.inputs[index]
+                if let t = transposeOf[input], t.perm == p {
+                    result.inputs[index] = t.input
+                } else if let c = constant(input, permutedBy: p) {
+                    result.inputs[index] = c
+                } else {
+                    return nil
+                }
+            }
+            return result
+        }
+
         /// `node` rewritten to read the Transposes' inputs (its output then transposed by `p`), or nil.
         func sunk(_ node: NodeProto) -> (node: NodeProto, perm: [Int])? {
-            guard isDefaultDomain(node), node.outputs.count == 1, !node.inputs.isEmpty,
+            let microsoft = node.domain == "com.microsoft"
+            guard isDefaultDomain(node) || microsoft, node.outputs.count == 1, !node.inputs.isEmpty,
                   let first = transposeOf[node.inputs[0]] ?? node.inputs.dropFirst().lazy.compactMap({ transposeOf[$0] }).first
             else { return nil }
             let p = first.perm, rank = p.count
             var result = node
             switch node.opType {
+            case let op where microsoft:
+                if isQuantizedUnary(op) {
+                    guard transposeOf[node.inputs[0]]?.perm == p, othersAreScalars(node, operands: [0]) else { return nil }
+                    result.inputs[0] = first.input
+                } else if isQuantizedBinary(op) {
+                    guard node.inputs.count >= 7, othersAreScalars(node, operands: [0, 3]),
+                          let permuted = permutedOperands(node, [0, 3], p) else { return nil }
+                    result = permuted
+                } else {
+                    return nil
+                }
             case let op where isUnary(op):
                 guard transposeOf[node.inputs[0]]?.perm == p else { return nil }
                 result.inputs[0] = first.input
+            case "QuantizeLinear", "DequantizeLinear":
+                // Per tensor only: a scale per axis would need its axis moved.
+                guard transposeOf[node.inputs[0]]?.perm == p, node.inputs.count >= 2, othersAreScalars(node, operands: [0]), !node.attributes.contains(where: { $0.name == "block_size" && $0.i != 0 })
+                else { return nil }
+                result.inputs[0] = first.input
             case let op where isBinary(op):
-                guard node.inputs.count == 2 else { return nil }
-                for (index, input) in node.inputs.enumerated() {
-                    if let t = transposeOf[input], t.perm == p {
-                        result.inputs[index] = t.input
-                    } else if let c = constant(input, permutedBy: p) {
-                        result.inputs[index] = c
-                    } else {
-                        return nil
-                    }
-                }
+                guard node.inputs.count == 2, let permuted = permutedOperands(node, [0, 1], p) else { return nil }
+                result = permuted
             case let op where isReduction(op):
                 guard transposeOf[node.inputs[0]]?.perm == p,
                       (node.attributes.first { $0.name == "keepdims" }?.i ?? 1) == 1 else { return nil }
@@ -218,10 +295,17 @@ enum TransposeSinking {
                 nodes.append(node)
                 continue
             }
+            pending = []
             if let (rewritten, p) = sunk(node) {
                 var inner = rewritten
                 let output = node.outputs[0]
                 inner.outputs = [fresh(output + "/channels_first")]
+                if let shape = shapes[output], shape.count == p.count {
+                    var moved = shape
+                    for k in 0..<p.count { moved[p[k]] = shape[k] }
+                    shapes[inner.outputs[0]] = moved
+                }
+                nodes += pending
                 var transpose = NodeProto()
                 transpose.opType = "Transpose"
                 transpose.name = fresh((node.name.isEmpty ? output : node.name) + "/transpose")
@@ -239,6 +323,7 @@ enum TransposeSinking {
             if isDefaultDomain(node), node.opType == "Transpose", let p = perm(node) {
                 transposeOf[node.outputs[0]] = (p, node.inputs[0])
             }
+            if isConstantDequantize(node) { constantDequantize[node.outputs[0]] = node }
             nodes.append(node)
         }
 
@@ -248,12 +333,14 @@ enum TransposeSinking {
                 nodes[index].outputs = nodes[index].outputs.map { outputNames[$0] ?? $0 }
             }
         }
-        // Drop the Transposes nobody reads, last first (a dropped one may free its producer).
+        // Drop the Transposes nobody reads, and the DequantizeLinear of constants, last first (a
+        // dropped one may free its producer).
         var readers: [String: Int] = [:]
         for node in nodes { for input in node.inputs where !input.isEmpty { readers[input, default: 0] += 1 } }
         for output in graphOutputs { readers[output, default: 0] += 1 }
         var kept = [Bool](repeating: true, count: nodes.count)
-        for index in nodes.indices.reversed() where isDefaultDomain(nodes[index]) && nodes[index].opType == "Transpose" {
+        for index in nodes.indices.reversed()
+        where isDefaultDomain(nodes[index]) && nodes[index].opType == "Transpose" || isConstantDequantize(nodes[index]) {
             guard readers[nodes[index].outputs[0], default: 0] == 0 else { continue }
             kept[index] = false
             for input in nodes[index].inputs { readers[input, default: 0] -= 1 }

@@ -65,12 +65,19 @@ static inline __attribute__((always_inline)) vbg_u8x16 vbg_quantize(vbg_f32x16 f
     f = f == f ? f : (vbg_f32x16)0.0f;
     f = f < low ? (vbg_f32x16)low : f;
     f = f > high ? (vbg_f32x16)high : f;
+#if defined(__AVX512F__)
+    // `vcvtps2dq` in the current rounding mode, which Swift never changes from nearest even.
+    typedef float vbg_v16sf __attribute__((__vector_size__(64)));
+    typedef int vbg_v16si __attribute__((__vector_size__(64)));
+    vbg_i32x16 q = (vbg_i32x16)__builtin_ia32_cvtps2dq512_mask((vbg_v16sf)f, (vbg_v16si)(vbg_i32x16)0, (unsigned short)0xFFFF, 4);
+#else
     // Round to nearest even by adding and subtracting 1.5 · 2^23: exact for |f| < 2^22 (f is
     // clamped to within ±510) under the default rounding mode, with no libm call in builds
     // without SSE4.1's `roundps`.
     f = (f + 12582912.0f) - 12582912.0f;
-    vbg_i32x16 q = __builtin_convertvector(f, vbg_i32x16) + zero;
-    return __builtin_convertvector(q, vbg_u8x16);
+    vbg_i32x16 q = __builtin_convertvector(f, vbg_i32x16);
+#endif
+    return __builtin_convertvector(q + zero, vbg_u8x16);
 }
 
 // The requantizing epilogue, onnxruntime's MlasRequantizeOutput: f = float(acc) · multiplier
@@ -146,6 +153,18 @@ static inline __attribute__((always_inline)) vbg_i32x16 vbg_byte_windows(const u
 #endif
 }
 
+// The 64 bytes at `p`, four positions of 16 channels (position j's channel c at 16j + c), as 16
+// 32-bit lanes of four bytes: lane c holds channel c of positions 0...3, from its low byte. The
+// channel-vector depthwise kernel's four taps of a kernel row (Kernels/ChannelByteDepthwise.swift).
+// One `vpermb` with AVX512-VBMI; elsewhere the compiler's lowering of the same shuffle.
+static inline __attribute__((always_inline)) vbg_i32x16 vbg_channel_quads(const unsigned char *p) {
+    vbg_u8x64 v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return (vbg_i32x16)__builtin_shufflevector(v, v, 0, 16, 32, 48, 1, 17, 33, 49, 2, 18, 34, 50, 3, 19, 35, 51, 4, 20, 36, 52,
+                                               5, 21, 37, 53, 6, 22, 38, 54, 7, 23, 39, 55, 8, 24, 40, 56, 9, 25, 41, 57, 10, 26,
+                                               42, 58, 11, 27, 43, 59, 12, 28, 44, 60, 13, 29, 45, 61, 14, 30, 46, 62, 15, 31, 47, 63);
+}
+
 // Stores the first `count` (0...16) bytes of `v` at `p`: one masked store with AVX512BW and
 // AVX512VL, else byte by byte.
 static inline __attribute__((always_inline)) void vbg_store_bytes(unsigned char *p, vbg_u8x16 v, int count) {
@@ -174,6 +193,42 @@ static inline __attribute__((always_inline)) vbg_u8x16 vbg_load_even_bytes(const
     u8x32 v;
     __builtin_memcpy(&v, p, sizeof v);
     return __builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+}
+
+// The even bytes of the first `count` (0...32) bytes at `p`, zeros past them: a masked load
+// (AVX512BW and VL; the bytes outside the mask are not accessed) and `vpmovwb`; else byte by byte.
+// A stride-2 window's last few columns (Kernels/QuantizedProduct.swift, `channelMinorPatches`).
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_load_even_bytes_masked(const unsigned char *p, int count) {
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+    typedef char v32qi __attribute__((__vector_size__(32)));
+    typedef unsigned char u8x32 __attribute__((ext_vector_type(32)));
+    unsigned int mask = count >= 32 ? 0xFFFFFFFFu : (1u << count) - 1u;
+    u8x32 v = (u8x32)__builtin_ia32_loaddquqi256_mask((const v32qi *)p, (v32qi)(u8x32)0, mask);
+    return __builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+#else
+    vbg_u8x16 out = (vbg_u8x16)0;
+    for (int i = 0; i < 16 && 2 * i < count; i++) out[i] = p[2 * i];
+    return out;
+#endif
+}
+
+// `v`'s lanes at each of `indices`' low 4 bits: one `vpermps` with AVX-512, else lane by lane. The
+// byte bilinear resize's gather of 16 source columns (Kernels/ByteBilinear.swift).
+static inline __attribute__((always_inline)) vbg_f32x16 vbg_permute_floats(vbg_f32x16 v, vbg_i32x16 indices) {
+#if defined(__AVX512F__)
+    typedef float v16sf __attribute__((__vector_size__(64)));
+    typedef int v16si __attribute__((__vector_size__(64)));
+    return (vbg_f32x16)__builtin_ia32_permvarsf512((v16sf)v, (v16si)indices);
+#else
+    vbg_f32x16 out;
+    for (int i = 0; i < 16; i++) out[i] = v[indices[i] & 15];
+    return out;
+#endif
+}
+
+// Each float truncated toward zero to int32 (`vcvttps2dq`; within ±2^31), then to its low 8 bits.
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_truncated_bytes(vbg_f32x16 f) {
+    return __builtin_convertvector(__builtin_convertvector(f, vbg_i32x16), vbg_u8x16);
 }
 
 // The bytes of the 128-byte table (lo, hi) at each index's low 7 bits: one `vpermi2b` with
