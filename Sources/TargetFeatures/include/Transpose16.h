@@ -6,8 +6,7 @@
 // immediate patterns: floats and pairs interleaved within 128-bit lanes (AVX-512's
 // `vunpcklps`/`vunpckhps`, `vunpcklpd`/`vunpckhpd`), then 128-bit blocks exchanged twice
 // (`vshuff32x4`). None needs an index register, and each writes a third register, so the
-// block stays in registers without copies; the permutes by index vectors this replaces took an
-// index per pattern and a copy per swap.
+// block stays in registers without copies.
 
 #include "VectorMemory.h"
 
@@ -22,8 +21,8 @@
 #define VBG_BLOCKS_DD(a, b) __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31)
 
 // A value the optimiser must take as it is: shuffle combining stops here, so the block is
-// transposed by the four stages below wherever it is inlined (without it, LLVM merged the stages
-// with the loads and the uses around them into index permutes, their indices loaded from memory).
+// transposed by the four stages below wherever it is inlined, not merged with the loads and uses
+// around it into permutes by index vectors loaded from memory.
 #if defined(__AVX512F__)
 #define VBG_OPAQUE(x) __asm__("" : "+v"(x))
 #else
