@@ -1,3 +1,5 @@
+import TargetFeatures
+
 /// A constant right-hand matrix B (K×N) and bias for ``matrixMultiply(_:rows:weights:output:pool:)``
 /// and ``packedMatrixMultiply(_:rows:weights:output:pool:)``: column panels of
 /// ``MatrixWeights/panelWidth`` (32) columns, each panel K rows of 32 floats back to back (the
@@ -120,6 +122,7 @@ func matrixTile(a: UnsafePointer<Float>, inner: Int, rows: Int, b: UnsafePointer
     let a1 = a + (rows > 1 ? inner : 0), a2 = a + (rows > 2 ? 2 * inner : 0), a3 = a + (rows > 3 ? 3 * inner : 0)
     var row = b
     for kk in 0..<inner {
+        prefetchPanelRow(row)
         let b0 = load(row), b1 = load(row + lanes)
         acc0.0 = multiplyAdd(acc0.0, a[kk], b0)
         acc0.1 = multiplyAdd(acc0.1, a1[kk], b0)
@@ -153,6 +156,7 @@ func matrixRowTile(a: UnsafePointer<Float>, inner: Int, b: UnsafePointer<Float>,
     var acc = MatrixRow8(bias, panels: panels)
     for kk in 0..<inner {
         let x = a[kk]
+        prefetchPanelRow(p0); prefetchPanelRow(p1); prefetchPanelRow(p2); prefetchPanelRow(p3)
         acc.v0 = multiplyAdd(acc.v0, x, load(p0)); acc.v1 = multiplyAdd(acc.v1, x, load(p0 + lanes))
         acc.v2 = multiplyAdd(acc.v2, x, load(p1)); acc.v3 = multiplyAdd(acc.v3, x, load(p1 + lanes))
         acc.v4 = multiplyAdd(acc.v4, x, load(p2)); acc.v5 = multiplyAdd(acc.v5, x, load(p2 + lanes))
@@ -183,6 +187,32 @@ struct MatrixRow8 {
         }
         put(v0, 0); put(v1, 1); put(v2, 2); put(v3, 3); put(v4, 4); put(v5, 5); put(v6, 6); put(v7, 7)
     }
+}
+
+/// Asks for the panel row `prefetchDistance` floats after `row` (its two cache lines): a layer's
+/// weights are read once per inference, from beyond the L2 when the model's weights outgrow it,
+/// and the hardware's stream prefetcher stops at page ends.
+@inline(always)
+func prefetchPanelRow(_ row: UnsafePointer<Float>) {
+    vbg_prefetch(row + prefetchDistance)
+    vbg_prefetch(row + prefetchDistance + lanes)
+}
+
+/// Floats ahead of the current panel row that ``prefetchPanelRow(_:)`` asks for (4 KiB: 32 rows).
+let prefetchDistance = 1024
+
+/// How a tile reads its weight panel: the first tile over a panel streams it from memory (and
+/// prefetches ahead), the tiles after it find it in cache (where a prefetch is a wasted load).
+protocol PanelReading {
+    static func ahead(_ row: UnsafePointer<Float>)
+}
+
+enum StreamedPanel: PanelReading {
+    @inline(always) static func ahead(_ row: UnsafePointer<Float>) { prefetchPanelRow(row) }
+}
+
+enum CachedPanel: PanelReading {
+    @inline(always) static func ahead(_ row: UnsafePointer<Float>) {}
 }
 
 /// Rows of A per panel of ``packedMatrixMultiply(_:rows:weights:output:pool:)``'s packed left
@@ -247,48 +277,64 @@ func packedMatrixPanels(_ job: PackedMatrixParts, rowPanels: Range<Int>, panels:
             let first = r * packedRows
             packedMatrixTile(a: job.a + r * packedRows * k, inner: k, rows: min(packedRows, job.rows - first),
                              b: job.weights.panel(p), bias: UnsafePointer(job.weights.bias.baseAddress + column),
-                             output: job.output + first * n + column, outputStride: n, width: min(width, n - column))
+                             output: job.output + first * n + column, outputStride: n, width: min(width, n - column),
+                             streamed: r == rowPanels.lowerBound)
         }
     }
 }
 
 /// 12 rows × one panel; stores `rows` rows of `width` columns. A panel's last rows take a tile
-/// of 4, 8 or 10 rows (the 12-row tile would compute its empty rows too).
-@inline(never)
+/// of 4, 8 or 10 rows (the 12-row tile would compute its empty rows too). `streamed`: the panel
+/// is read for the first time (``PanelReading``).
 func packedMatrixTile(a: UnsafePointer<Float>, inner: Int, rows: Int, b: UnsafePointer<Float>, bias: UnsafePointer<Float>,
-                      output: UnsafeMutablePointer<Float>, outputStride: Int, width: Int) {
+                      output: UnsafeMutablePointer<Float>, outputStride: Int, width: Int, streamed: Bool) {
+    if streamed {
+        packedMatrixTile(a: a, inner: inner, rows: rows, b: b, bias: bias, output: output, outputStride: outputStride,
+                         width: width, StreamedPanel.self)
+    } else {
+        packedMatrixTile(a: a, inner: inner, rows: rows, b: b, bias: bias, output: output, outputStride: outputStride,
+                         width: width, CachedPanel.self)
+    }
+}
+
+@inline(never)
+func packedMatrixTile<R: PanelReading>(a: UnsafePointer<Float>, inner: Int, rows: Int, b: UnsafePointer<Float>,
+                                       bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, outputStride: Int,
+                                       width: Int, _: R.Type) {
     guard wideRegisterFile else {
         // 16 vector registers or fewer: four rows at a time (as the unpacked tile).
         for first in stride(from: 0, to: rows, by: 4) {
             packedMatrixTile(PackedTile4.self, a: a + first, inner: inner, rows: min(4, rows - first), b: b, bias: bias,
-                             output: output + first * outputStride, outputStride: outputStride, width: width)
+                             output: output + first * outputStride, outputStride: outputStride, width: width, R.self)
         }
         return
     }
     switch rows {
     case ...4:
         packedMatrixTile(PackedTile4.self, a: a, inner: inner, rows: rows, b: b, bias: bias, output: output,
-                         outputStride: outputStride, width: width)
+                         outputStride: outputStride, width: width, R.self)
     case ...8:
         packedMatrixTile(PackedTile8.self, a: a, inner: inner, rows: rows, b: b, bias: bias, output: output,
-                         outputStride: outputStride, width: width)
+                         outputStride: outputStride, width: width, R.self)
     case ...10:
         packedMatrixTile(PackedTile10.self, a: a, inner: inner, rows: rows, b: b, bias: bias, output: output,
-                         outputStride: outputStride, width: width)
+                         outputStride: outputStride, width: width, R.self)
     default:
         packedMatrixTile(PackedTile.self, a: a, inner: inner, rows: rows, b: b, bias: bias, output: output,
-                         outputStride: outputStride, width: width)
+                         outputStride: outputStride, width: width, R.self)
     }
 }
 
 /// The first `rows` rows (at most `T`'s) of a packed panel with the tile `T`.
 @inline(always)
-func packedMatrixTile<T: PackedRowTile>(_: T.Type, a: UnsafePointer<Float>, inner: Int, rows: Int, b: UnsafePointer<Float>,
-                                        bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, outputStride: Int,
-                                        width: Int) {
+func packedMatrixTile<T: PackedRowTile, R: PanelReading>(_: T.Type, a: UnsafePointer<Float>, inner: Int, rows: Int,
+                                                         b: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+                                                         output: UnsafeMutablePointer<Float>, outputStride: Int, width: Int,
+                                                         _: R.Type) {
     var acc = T(bias)
     var ap = a, bp = b
     for _ in 0..<inner {
+        R.ahead(bp)
         acc.accumulate(ap, step: 1, bp)
         ap += packedRows
         bp += MatrixWeights.panelWidth

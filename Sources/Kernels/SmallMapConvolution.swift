@@ -108,7 +108,8 @@ func smallMapConvolutionRows<S: PixelStep>(_ job: SmallMapConvolutionParts, rows
                         weights: job.weights.panel(p) + c0 * job.kernelSize * job.kernelSize * width,
                         bias: UnsafePointer(job.weights.bias.baseAddress + column),
                         output: job.products + (oy * job.outputWidth + ox) * n + column, outputStride: n,
-                        pixels: count, width: min(width, n - column), continues: c0 > 0)
+                        pixels: count, width: min(width, n - column), continues: c0 > 0,
+                        streamed: oy == rows.lowerBound && ox == 0)
                     smallMapConvolutionTile(tile, S.self)
                     ox += count
                 }
@@ -129,27 +130,39 @@ struct SmallMapTile {
     /// Whether `output` holds the sums over the channels before `window`'s (a block of the
     /// inner index before this one), to go on from instead of the bias.
     let continues: Bool
+    /// Whether the tile is the first to read its block of the panel (``PanelReading``).
+    let streamed: Bool
 }
 
 /// The tile with the smallest register tile that holds its pixels.
 @inline(never)
 func smallMapConvolutionTile<S: PixelStep>(_ t: SmallMapTile, _: S.Type) {
+    if t.streamed {
+        smallMapConvolutionTile(t, S.self, StreamedPanel.self)
+    } else {
+        smallMapConvolutionTile(t, S.self, CachedPanel.self)
+    }
+}
+
+@inline(always)
+func smallMapConvolutionTile<S: PixelStep, R: PanelReading>(_ t: SmallMapTile, _: S.Type, _: R.Type) {
     if !wideRegisterFile {
-        smallMapConvolutionTile(PackedTile4.self, t, S.self)
+        smallMapConvolutionTile(PackedTile4.self, t, S.self, R.self)
         return
     }
     switch t.pixels {
-    case ...4: smallMapConvolutionTile(PackedTile4.self, t, S.self)
-    case ...8: smallMapConvolutionTile(PackedTile8.self, t, S.self)
-    case ...10: smallMapConvolutionTile(PackedTile10.self, t, S.self)
-    default: smallMapConvolutionTile(PackedTile.self, t, S.self)
+    case ...4: smallMapConvolutionTile(PackedTile4.self, t, S.self, R.self)
+    case ...8: smallMapConvolutionTile(PackedTile8.self, t, S.self, R.self)
+    case ...10: smallMapConvolutionTile(PackedTile10.self, t, S.self, R.self)
+    default: smallMapConvolutionTile(PackedTile.self, t, S.self, R.self)
     }
 }
 
 /// The first `t.pixels` pixels (at most `T`'s rows; on register files of 16 vectors or fewer,
 /// four at a time) over every (input channel, ky, kx) in order.
 @inline(always)
-func smallMapConvolutionTile<T: PackedRowTile, S: PixelStep>(_: T.Type, _ t: SmallMapTile, _: S.Type) {
+func smallMapConvolutionTile<T: PackedRowTile, S: PixelStep, R: PanelReading>(_: T.Type, _ t: SmallMapTile, _: S.Type,
+                                                                               _: R.Type) {
     let step = S.step, rowsPerTile = wideRegisterFile ? t.pixels : 4
     var first = 0
     while first < t.pixels {
@@ -162,6 +175,7 @@ func smallMapConvolutionTile<T: PackedRowTile, S: PixelStep>(_: T.Type, _ t: Sma
             for _ in 0..<t.kernelSize {
                 var tap = row
                 for _ in 0..<t.kernelSize {
+                    R.ahead(w)
                     acc.accumulate(tap, step: step, w)
                     w += MatrixWeights.panelWidth
                     tap += t.dilation
@@ -202,7 +216,7 @@ func smallMapConvolutionChunks(_ job: SmallMapConvolutionParts, chunks: Range<In
                     weights: job.weights.panel(p) + c0 * job.kernelSize * job.kernelSize * width,
                     bias: UnsafePointer(job.weights.bias.baseAddress + column),
                     output: job.products + first * n + column, outputStride: n, pixels: count, width: min(width, n - column),
-                    continues: c0 > 0))
+                    continues: c0 > 0, streamed: chunk == chunks.lowerBound))
             }
             c0 += channels
         }
@@ -234,24 +248,33 @@ struct SmallMapChunkTile {
     let weights: UnsafePointer<Float>, bias: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>, outputStride: Int
     let pixels: Int, width: Int
-    /// As ``SmallMapTile/continues``.
-    let continues: Bool
+    /// As ``SmallMapTile/continues`` and ``SmallMapTile/streamed``.
+    let continues: Bool, streamed: Bool
 }
 
 /// The chunk with the smallest register tile that holds its pixels.
 @inline(never)
 func smallMapChunkTile(_ t: SmallMapChunkTile) {
+    if t.streamed {
+        smallMapChunkTile(t, StreamedPanel.self)
+    } else {
+        smallMapChunkTile(t, CachedPanel.self)
+    }
+}
+
+@inline(always)
+func smallMapChunkTile<R: PanelReading>(_ t: SmallMapChunkTile, _: R.Type) {
     switch t.pixels {
-    case ...4: smallMapChunkTile(PackedTile4.self, t)
-    case ...8: smallMapChunkTile(PackedTile8.self, t)
-    case ...10: smallMapChunkTile(PackedTile10.self, t)
-    default: smallMapChunkTile(PackedTile.self, t)
+    case ...4: smallMapChunkTile(PackedTile4.self, t, R.self)
+    case ...8: smallMapChunkTile(PackedTile8.self, t, R.self)
+    case ...10: smallMapChunkTile(PackedTile10.self, t, R.self)
+    default: smallMapChunkTile(PackedTile.self, t, R.self)
     }
 }
 
 /// The chunk's pixels over every (input channel, ky, kx) in order.
 @inline(always)
-func smallMapChunkTile<T: PackedRowTile>(_: T.Type, _ t: SmallMapChunkTile) {
+func smallMapChunkTile<T: PackedRowTile, R: PanelReading>(_: T.Type, _ t: SmallMapChunkTile, _: R.Type) {
     var acc = t.continues ? T(continuing: t.output, stride: t.outputStride, rows: t.pixels, width: t.width) : T(t.bias)
     var w = t.weights, plane = t.origin
     for _ in 0..<t.channels {
@@ -259,6 +282,7 @@ func smallMapChunkTile<T: PackedRowTile>(_: T.Type, _ t: SmallMapChunkTile) {
         for _ in 0..<t.kernelSize {
             var tap = row
             for _ in 0..<t.kernelSize {
+                R.ahead(w)
                 acc.accumulate(tap, at: t.offsets, w)
                 w += MatrixWeights.panelWidth
                 tap += t.dilation
