@@ -100,7 +100,7 @@ enum Window3x3Stride2: WindowShape {
 
 @inline(never) func convolutionGeneric<A: ActivationFunction>(_ job: ConvolutionParts, rows: Range<Int>, _: A.Type) {
     let k = job.weights.kernelSize, stride = job.stride, dilation = job.dilation
-    convolutionRows(job, rows: rows, skipsPadding: true) { tile, taps in
+    convolutionRows(job, rows: rows, skipsPadding: true, pairsRows: true) { tile, taps in
         convolutionTileAnyShape(tile, A.self, kernelSize: k, stride: stride, dilation: dilation, taps: taps)
     }
 }
@@ -135,29 +135,36 @@ struct ConvolutionTile {
     var destination: UnsafeMutablePointer<Float>
     var destinationPlane: Int
     var channels: Int
-    /// Pixels in the tile: 32, or 1…16 at the end of a row.
+    /// Pixels in the tile: 32, or 1…16 at the end of a row; per row when `nextRow` is set.
     var count: Int
+    /// Output floats from the tile's row to the row below it when the tile holds both (rows of
+    /// at most 16 pixels; the window of the second row starts `stride` input rows lower), else 0.
+    var nextRow: Int = 0
 }
 
 /// Every tile of `rows`, with the taps of its window that read the input when `skipsPadding`
-/// (else the whole window).
+/// (else the whole window). With `pairsRows`, a wide register file and rows of at most 16
+/// pixels, two output rows make one tile (``ConvolutionTile/nextRow``).
 @inline(always)
-func convolutionRows(_ job: ConvolutionParts, rows: Range<Int>, skipsPadding: Bool,
+func convolutionRows(_ job: ConvolutionParts, rows: Range<Int>, skipsPadding: Bool, pairsRows: Bool = false,
                      _ body: (ConvolutionTile, WindowTaps) -> Void) {
     let w = job.weights
     let k = w.kernelSize, stride = job.stride
     let inL = job.input.layout, outL = job.output.layout
     let src = UnsafePointer(job.input.plane(0))
     let whole = 0..<k
-    for yo in rows {
+    let pairs = pairsRows && wideRegisterFile && outL.width <= lanes
+    var yo = rows.lowerBound
+    while yo < rows.upperBound {
+        let paired = pairs && yo + 1 < rows.upperBound
         let rowBase = src + (yo * stride - job.padTop) * inL.rowStride - job.padLeft
         let top = yo * stride - job.padTop
-        let tapRows = skipsPadding ? WindowTaps.reading(first: top, last: top, extent: inL.height, kernel: k,
-                                                        dilation: job.dilation) : whole
+        let tapRows = skipsPadding ? WindowTaps.reading(first: top, last: paired ? top + stride : top, extent: inL.height,
+                                                        kernel: k, dilation: job.dilation) : whole
         for tile in 0..<w.tiles {
             var xo = 0
             while xo < outL.width {
-                let widest = narrowRegisterFile ? lanes : Row32.width
+                let widest = narrowRegisterFile || paired ? lanes : Row32.width
                 let count = outL.width - xo >= widest ? widest : min(lanes, outL.width - xo)
                 let left = xo * stride - job.padLeft
                 let tapColumns = skipsPadding ? WindowTaps.reading(first: left, last: left + (count - 1) * stride,
@@ -170,10 +177,11 @@ func convolutionRows(_ job: ConvolutionParts, rows: Range<Int>, skipsPadding: Bo
                     bias: UnsafePointer(w.bias.baseAddress + tile * 8),
                     destination: job.output.plane(tile * 8) + yo * outL.rowStride + xo,
                     destinationPlane: outL.planeStride, channels: min(8, w.outputChannels - tile * 8),
-                    count: count), WindowTaps(rows: tapRows, columns: tapColumns))
+                    count: count, nextRow: paired ? outL.rowStride : 0), WindowTaps(rows: tapRows, columns: tapColumns))
                 xo += count
             }
         }
+        yo += paired ? 2 : 1
     }
 }
 
@@ -203,6 +211,15 @@ func convolutionTileAnyShape<A: ActivationFunction>(_ t: ConvolutionTile, _: A.T
                                                     dilation: Int, taps: WindowTaps) {
     if narrowRegisterFile {
         convolutionQuarters(t, A.self, k: k, stride: stride, dilation: dilation, rows: taps.rows, columns: taps.columns)
+    } else if t.nextRow != 0 {
+        let acc = convolutionAccumulate(Tile8<RowPair>.self, t, k: k, stride: stride, dilation: dilation, taps: taps)
+        if t.count == lanes {
+            acc.forEachRow(t.channels, ActivatedStore<A, RowPair>(base: t.destination, planeStride: t.destinationPlane,
+                                                                  o0: 0, o1: t.nextRow, o2: 0))
+        } else {
+            acc.forEachRow(t.channels, PartialPairStore<A>(base: t.destination, planeStride: t.destinationPlane,
+                                                           nextRow: t.nextRow, count: t.count))
+        }
     } else if t.count == Row32.width {
         let acc = convolutionAccumulate(Tile8<Row32>.self, t, k: k, stride: stride, dilation: dilation, taps: taps)
         acc.forEachRow(t.channels, ActivatedStore<A, Row32>(base: t.destination, planeStride: t.destinationPlane,
@@ -248,12 +265,13 @@ func convolutionAccumulate<T: ChannelTile>(_: T.Type, _ t: ConvolutionTile, k: I
     var channelWeights = t.weights
     var plane = t.source
     let tapStride = 8 * packedWeightLanes
+    let next = stride &* t.sourceRow
     for _ in 0..<t.inputChannels {
         for ky in taps.rows {
             let r = plane + ky &* dilation &* t.sourceRow
             var wp = channelWeights + (ky &* k &+ taps.columns.lowerBound) &* tapStride
             for kx in taps.columns {
-                acc.accumulate(wp, T.Row(r + kx &* dilation, stride: stride))
+                acc.accumulate(wp, T.Row(r + kx &* dilation, stride: stride, next: next))
                 wp += tapStride
             }
         }
@@ -265,6 +283,46 @@ func convolutionAccumulate<T: ChannelTile>(_: T.Type, _ t: ConvolutionTile, k: I
 
 protocol StridedPixelRow: PixelRow {
     init(_ p: UnsafePointer<Float>, stride: Int)
+    /// The row from `p`, and for a row pair (``RowPair``) the row `next` floats lower.
+    init(_ p: UnsafePointer<Float>, stride: Int, next: Int)
+}
+
+extension StridedPixelRow {
+    @inline(always) init(_ p: UnsafePointer<Float>, stride: Int, next: Int) { self.init(p, stride: stride) }
+}
+
+/// Two output rows of up to 16 pixels in one tile: vector `a` the upper row, `b` the lower.
+struct RowPair: StridedPixelRow {
+    var a, b: Vector
+    static var width: Int { 32 }
+    @inline(always) init(repeating value: Float) { a = Vector(repeating: value); b = a }
+    @inline(always) init(_ p: UnsafePointer<Float>) { a = load(p); b = load(p + 16) }
+    @inline(always) init(_ p: UnsafePointer<Float>, stride: Int) { self.init(p) }
+    @inline(always) init(_ p: UnsafePointer<Float>, stride: Int, next: Int) {
+        if stride == 1 { a = load(p); b = load(p + next) } else { a = loadEven(p); b = loadEven(p + next) }
+    }
+    @inline(always) mutating func accumulate(_ weight: Float, _ x: RowPair) {
+        a = multiplyAdd(a, weight, x.a)
+        b = multiplyAdd(b, weight, x.b)
+    }
+    @inline(always) mutating func accumulate(broadcast weight: Vector, _ x: RowPair) {
+        a = multiplyAdd(a, weight, x.a)
+        b = multiplyAdd(b, weight, x.b)
+    }
+    @inline(always) func vector(_ index: Int) -> Vector { index == 0 ? a : b }
+}
+
+/// The first `count` (< 16) pixels of both rows of a ``RowPair``, activated and stored.
+struct PartialPairStore<A: ActivationFunction>: TileRowSink {
+    var base: UnsafeMutablePointer<Float>
+    var planeStride: Int
+    var nextRow: Int
+    var count: Int
+    @inline(always) func take(_ r: Int, _ row: RowPair) {
+        let plane = base + r &* planeStride
+        store(A.apply(row.a), plane, count: count)
+        store(A.apply(row.b), plane + nextRow, count: count)
+    }
 }
 
 extension Row32: StridedPixelRow {

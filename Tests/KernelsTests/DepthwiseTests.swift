@@ -320,6 +320,53 @@ struct DepthwiseTests {
         return (output.interior(), expected)
     }
 
+    @Test("dense rows of at most 16 pixels, two to a tile: bias then one multiply-add per (input channel, ky, kx) in order, bit for bit; widths 1 to 17, odd heights (a last row alone), strides 1 and 2, dilation, asymmetric pads, dense and padded outputs, 1 and 2 threads")
+    func denseRowPairs() {
+        var seed: UInt64 = 1300
+        for (k, stride, dilation) in [(3, 1, 1), (3, 2, 1), (5, 1, 1), (3, 1, 2), (7, 2, 1), (1, 2, 1)] {
+            for (height, width) in [(1, 1), (2, 16), (3, 15), (5, 13), (4, 16), (7, 9), (9, 17), (16, 16), (6, 33)] {
+                seed += 1
+                let (cin, cout) = (1 + Int(seed % 5) * 7, 8 + Int(seed % 3) * 5)
+                let span = (k - 1) * dilation
+                let (top, left, bottom, right) = (span / 2, span - span / 2, span - span / 2, span / 2)
+                let outH = (height + top + bottom - span - 1) / stride + 1
+                let outW = (width + left + right - span - 1) / stride + 1
+                var random = Random(seed: seed)
+                let x = random.array(cin * height * width)
+                let w = random.array(cout * cin * k * k, scale: 0.5)
+                let b = random.array(cout)
+                let input = makeMap(x, channels: cin, layout: .padded(width: width, height: height, pad: max(1, span)))
+                let outputPad = Int(seed % 2)
+                let output = FeatureMapStorage(channels: cout, layout: .padded(width: outW, height: outH, pad: outputPad))
+                convolution(input.map, weights: ConvolutionWeights(weights: w, bias: b, outputChannels: cout, inputChannels: cin,
+                                                                   kernelSize: k),
+                            stride: stride, dilation: dilation, padTop: top, padLeft: left, activation: .relu,
+                            output: output.map, pool: WorkerPool(threads: 1 + Int(seed / 2 % 2)))
+                var expected: [Float] = []
+                for o in 0..<cout {
+                    for yo in 0..<outH {
+                        for xo in 0..<outW {
+                            var sum = b[o]
+                            for c in 0..<cin {
+                                for ky in 0..<k {
+                                    for kx in 0..<k {
+                                        let y = yo * stride - top + ky * dilation, xi = xo * stride - left + kx * dilation
+                                        guard y >= 0 && y < height && xi >= 0 && xi < width else { continue }
+                                        sum = multiplyAdd(sum, w[((o * cin + c) * k + ky) * k + kx], x[(c * height + y) * width + xi])
+                                    }
+                                }
+                            }
+                            expected.append(max(sum, 0))
+                        }
+                    }
+                }
+                let what = "conv\(k)x\(k) s\(stride) d\(dilation) \(cin)→\(cout) on \(height)x\(width), output pad \(outputPad)"
+                #expect(output.interior() == expected, "\(what)")
+                #expect(borderIsZero(output), "\(what): border written")
+            }
+        }
+    }
+
     @Test("the dense stem (3x3 stride 2, 3→16, pads [0,0,1,1], hard-swish) and other dense shapes")
     func denseConvolution() {
         for (h, w) in [(1, 1), (2, 2), (7, 9), (32, 32), (33, 70), (10, 64)] {
