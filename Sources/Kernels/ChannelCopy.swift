@@ -46,7 +46,8 @@ func copyPlane(_ input: FeatureMap, channel source: Int, output: FeatureMap, cha
 }
 
 /// `count` floats by vectors, inline: rows of a padded map are short (tens to hundreds of
-/// floats), so a `memmove` call per row is mostly call overhead.
+/// floats), so a `memmove` call per row is mostly call overhead. The last part-vector is one
+/// masked load and store with AVX-512.
 @inline(always)
 func copyRow(_ from: UnsafePointer<Float>, _ to: UnsafeMutablePointer<Float>, count: Int) {
     var x = 0
@@ -54,9 +55,15 @@ func copyRow(_ from: UnsafePointer<Float>, _ to: UnsafeMutablePointer<Float>, co
         store(load(from + x), to + x)
         x += lanes
     }
-    while x < count {
-        to[x] = from[x]
-        x += 1
+    if x < count {
+        if wideRegisterFile {
+            store(load(from + x, count: count - x), to + x, count: count - x)
+        } else {
+            while x < count {
+                to[x] = from[x]
+                x += 1
+            }
+        }
     }
 }
 

@@ -102,18 +102,6 @@ final class GroupedPointwiseStep: Step {
     }
 }
 
-/// Copies a dense map's planes into the interior of a zero-bordered map (the border is never written).
-func copyIntoPadded(_ input: FeatureMap, _ padded: FeatureMap) {
-    let layout = padded.layout
-    let width = layout.width
-    for c in 0..<input.channels {
-        for y in 0..<layout.height {
-            (padded.base + layout.offset(channel: c, y: y, x: 0))
-                .update(from: input.base + (c * layout.height + y) * width, count: width)
-        }
-    }
-}
-
 /// The zero-bordered map a depthwise or dense convolution step reads: the one its input's
 /// producer writes so (`written`), or a copy of its dense input the step makes on every run in
 /// the pool's shared scratch (`copied`), border included, since other kernels use that scratch.
@@ -143,13 +131,13 @@ enum PaddedInput {
         case let .written(map):
             return map
         case let .copiedIntoOwn(input, storage):
-            copyIntoPadded(input, storage.map)
+            copyChannels(input, output: storage.map)
             return storage.map
         case let .copied(input, channels, layout):
             precondition(pool.holds(scratch), "a zero-bordered copy of \(channels) channels \(layout): pool shared scratch too small")
             let map = FeatureMap(base: pool.shared.baseAddress!, channels: channels, layout: layout)
             zeroBorder(map)
-            copyIntoPadded(input, map)
+            copyChannels(input, output: map)
             return map
         }
     }
