@@ -84,14 +84,16 @@ struct SpreadParts: PoolJob {
     }
 }
 
-/// The products of `channels` to their planes. With a wide register file, dense planes (output
-/// and residual) and at least 16 pixels, blocks of 16 pixels × 16 channels are transposed in registers
+/// The products of `channels` to their planes. With a wide register file, planes dense or of rows
+/// of at least 5 pixels (output and residual, ``ChunkPieces``) and at least 16 pixels, blocks of
+/// 16 pixels × 16 channels are transposed in registers
 /// (``spreadSquares(_:_:_:)``); otherwise each pixel's channels are stored lane by lane
 /// (``spreadLanes(_:_:_:)``). Both apply the activation, then add the residual: the same bits.
 @inline(always)
 func spreadProducts<A: ActivationFunction>(_ job: SpreadParts, _ channels: Range<Int>, _: A.Type) {
     guard !channels.isEmpty else { return }
-    if wideRegisterFile && job.pixels >= lanes && job.output.layout.isDense && (job.residual?.layout.isDense ?? true) {
+    if wideRegisterFile && job.pixels >= lanes && ChunkPieces.fits(job.output.layout)
+        && (job.residual.map { ChunkPieces.fits($0.layout) } ?? true) {
         spreadSquares(job, channels, A.self)
     } else {
         spreadLanes(job, channels, A.self)
@@ -100,7 +102,8 @@ func spreadProducts<A: ActivationFunction>(_ job: SpreadParts, _ channels: Range
 
 /// Per block of 16 pixels and 16 channels: the pixels' product vectors (rows past the last pixel
 /// repeat it, lanes past the last channel are zero), transposed into one vector of 16 pixels per
-/// channel, activated, plus the residual, and stored (``ChunkAddress``; one run in a dense plane).
+/// channel, activated, plus the residual, and stored (``ChunkPieces``: one run in a dense plane,
+/// a masked store per row touched in a padded one).
 @inline(never)
 func spreadSquares<A: ActivationFunction>(_ job: SpreadParts, _ channels: Range<Int>, _: A.Type) {
     let output = job.output, cout = output.channels
@@ -164,26 +167,26 @@ func spreadSquare<A: ActivationFunction>(_ source: UnsafePointer<Float>, stride:
     if n > 15 { sink.put(square.r15, channel: c + 15) }
 }
 
-/// Where one channel's vector of a block of 16 consecutive pixels of dense planes goes:
-/// activated, plus the residual's same pixels, into the output's plane (its first `count` lanes).
+/// Where one channel's vector of a block of up to 16 consecutive pixels goes: activated, plus
+/// the residual's same pixels, into the output's plane (``ChunkPieces`` in each layout).
 struct SquareChunkSink<A: ActivationFunction> {
-    let destination: UnsafeMutablePointer<Float>, plane: Int
-    let residual: UnsafePointer<Float>?, residualPlane: Int
-    let count: Int
+    let destination: UnsafeMutablePointer<Float>, plane: Int, pieces: ChunkPieces
+    let residual: UnsafePointer<Float>?, residualPlane: Int, residualPieces: ChunkPieces
 
-    /// - Precondition: `output` and `residual` are dense.
+    /// - Precondition: `output` and `residual` have layouts ``ChunkPieces/fits(_:)`` takes.
     @inline(always) init(output: FeatureMap, residual: FeatureMap?, pixel: Int, count: Int) {
-        destination = output.base + pixel
+        destination = output.base
         plane = output.layout.planeStride
-        self.residual = residual.map { UnsafePointer($0.base + pixel) }
+        pieces = ChunkPieces(output.layout, pixel: pixel, count: count)
+        self.residual = residual.map { UnsafePointer($0.base) }
         residualPlane = residual?.layout.planeStride ?? 0
-        self.count = count
+        residualPieces = residual.map { ChunkPieces($0.layout, pixel: pixel, count: count) } ?? pieces
     }
 
     @inline(always) func put(_ v: Vector, channel: Int) {
         var y = A.apply(v)
-        if let residual { y += load(residual + channel &* residualPlane, count: count) }
-        store(y, destination + channel &* plane, count: count)
+        if let residual { y += residualPieces.load(residual + channel &* residualPlane) }
+        pieces.store(y, destination + channel &* plane)
     }
 }
 

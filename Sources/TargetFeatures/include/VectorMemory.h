@@ -42,6 +42,26 @@ static inline __attribute__((always_inline)) vbg_f32x16 vbg_load_first(const flo
 #endif
 }
 
+// The lanes of `mask` (bit i: lane i, at p + i); the others are neither read nor written (and do
+// not fault with AVX-512), so `p` may point before the first lane stored.
+static inline __attribute__((always_inline)) void vbg_store_masked(float *p, vbg_f32x16 v, unsigned short mask) {
+#if defined(__AVX512F__)
+    __builtin_ia32_storeups512_mask(p, v, mask);
+#else
+    for (int i = 0; i < 16; i++) if (mask >> i & 1) p[i] = v[i];
+#endif
+}
+
+// `into` with the lanes of `mask` loaded from p + i (the same rule for the others).
+static inline __attribute__((always_inline)) vbg_f32x16 vbg_load_masked(const float *p, vbg_f32x16 into, unsigned short mask) {
+#if defined(__AVX512F__)
+    return __builtin_ia32_loadups512_mask(p, into, mask);
+#else
+    for (int i = 0; i < 16; i++) if (mask >> i & 1) into[i] = p[i];
+    return into;
+#endif
+}
+
 // A hint to bring the cache line at `p` towards the core (no fault, no effect on results).
 static inline __attribute__((always_inline)) void vbg_prefetch(const void *p) {
     __builtin_prefetch(p, 0, 3);
