@@ -1,3 +1,5 @@
+import TargetFeatures
+
 // Element-wise kernels over `count` consecutive floats (dense tensors, or the whole storage of
 // a layout). In-place use (output == an input) is allowed.
 
@@ -40,13 +42,12 @@ package enum GeluArgument: Sendable, Hashable {
 }
 
 /// GELU, (x · (erf(t) + 1)) · 0.5 with t the scaled input, every operation rounded as the ONNX
-/// nodes that spell it round (the erf aside, within 2 ulp). The other orders exporters write,
+/// nodes that spell it round (the erf aside, within 2 ulp); the body is TargetFeatures/FastMath.h's. The other orders exporters write,
 /// (x · 0.5) · (erf(t) + 1) and x · ((erf(t) + 1) · 0.5), give the same values: halving is exact
 /// above the subnormals.
 @inline(always)
 func geluVector(_ x: Vector, _ argument: GeluArgument) -> Vector {
-    let t = argument == .dividedBySqrt2 ? x / 1.414_213_54 : x * 0.707_106_769
-    return x * (erfVector(t) + 1) * 0.5
+    vbg_gelu_vector(x, argument == .dividedBySqrt2 ? 1 : 0)
 }
 
 /// `output = gelu(input)` (``geluVector(_:_:)``).

@@ -86,5 +86,6 @@
 #include "IntegerKernels.h"
 #include "VectorMemory.h"
 #include "Transpose16.h"
+#include "FastMath.h"
 
 #endif
