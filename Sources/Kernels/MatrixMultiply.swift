@@ -1,7 +1,7 @@
 import TargetFeatures
 
 /// A constant right-hand matrix B (K×N) and bias for ``matrixMultiply(_:rows:weights:output:pool:)``
-/// and ``packedMatrixMultiply(_:rows:weights:output:pool:)``: column panels of
+/// and ``packedMatrixMultiply(_:rows:weights:output:function:pool:)``: column panels of
 /// ``MatrixWeights/panelWidth`` (32) columns, each panel K rows of 32 floats back to back (the
 /// last panel padded with zero columns), so a tile's loads for one k are one contiguous run and
 /// a panel is read front to back.
@@ -215,9 +215,42 @@ enum CachedPanel: PanelReading {
     @inline(always) static func ahead(_ row: UnsafePointer<Float>) {}
 }
 
-/// Rows of A per panel of ``packedMatrixMultiply(_:rows:weights:output:pool:)``'s packed left
+/// Rows of A per panel of ``packedMatrixMultiply(_:rows:weights:output:function:pool:)``'s packed left
 /// operand: the register tile's rows.
 package let packedRows = 12
+
+/// Products of at least this many rows of A (pixels of a small map, tokens) take the packed
+/// 12-row GEMM; fewer, the unpacked one (4-row tiles, which a 2x2 map fills; one row is a
+/// matrix-vector product).
+package let packedProductFrom = 5
+
+/// Pool scratch of ``packingMatrixMultiply(_:rows:weights:output:function:pool:)``: the packed A.
+package func packingMatrixMultiplyScratch(rows: Int, inner: Int) -> ScratchSize {
+    ScratchSize(shared: packedOperandCount(rows: rows, inner: inner))
+}
+
+/// ``matrixMultiply(_:rows:weights:output:function:pool:)`` by the packed 12-row tiles: `a`
+/// (row-major, `inner` floats a row) packed into the pool's shared scratch on the calling thread
+/// first (``packingMatrixMultiplyScratch(rows:inner:)``). The same outputs, bit for bit.
+package func packingMatrixMultiply(_ a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights,
+                                   output: UnsafeMutablePointer<Float>, function: VectorFunction? = nil, pool: WorkerPool) {
+    let k = weights.inner
+    precondition(pool.holds(packingMatrixMultiplyScratch(rows: rows, inner: k)),
+                 "packed product of \(rows) rows of \(k): pool shared scratch too small")
+    let packed = pool.shared.baseAddress!
+    zeroPackedPadding(packed, rows: rows, inner: k)
+    var first = 0
+    while first < rows {
+        let count = min(packedRows, rows - first)
+        let panel = packed + first * k
+        for r in 0..<count {
+            let row = a + (first + r) * k
+            for kk in 0..<k { panel[kk * packedRows + r] = row[kk] }
+        }
+        first += packedRows
+    }
+    packedMatrixMultiply(packed, rows: rows, weights: weights, output: output, function: function, pool: pool)
+}
 
 /// Floats of a packed left operand of `rows` rows and `inner` columns: whole panels of
 /// ``packedRows`` rows, each [k][12].
@@ -226,7 +259,7 @@ package func packedOperandCount(rows: Int, inner: Int) -> Int {
 }
 
 /// Zeroes the last panel of a packed left operand of `rows` rows and `inner` columns, whose rows
-/// past `rows` ``packedMatrixMultiply(_:rows:weights:output:pool:)`` needs finite: for an
+/// past `rows` ``packedMatrixMultiply(_:rows:weights:output:function:pool:)`` needs finite: for an
 /// operand in memory other kernels also use. One contiguous run (the panel's rows are
 /// interleaved per column), so call it before the operand is packed.
 package func zeroPackedPadding(_ packed: UnsafeMutablePointer<Float>, rows: Int, inner: Int) {
@@ -249,13 +282,16 @@ package func packedOperandOffset(row: Int, k: Int, inner: Int) -> Int {
 /// panel is read once per 12 rows. Each thread takes whole weight panels, or whole row panels
 /// when there are fewer weight panels than threads. Every output is the bias followed by fused
 /// multiply-adds in k order, as in the unpacked product.
+///
+/// `function`, if any, is then applied to each tile's outputs, while they are in cache.
 package func packedMatrixMultiply(_ a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights,
-                                  output: UnsafeMutablePointer<Float>, pool: WorkerPool) {
-    pool.run(PackedMatrixParts(a: a, rows: rows, weights: weights, output: output))
+                                  output: UnsafeMutablePointer<Float>, function: VectorFunction? = nil, pool: WorkerPool) {
+    pool.run(PackedMatrixParts(a: a, rows: rows, weights: weights, output: output, function: function))
 }
 
 struct PackedMatrixParts: PoolJob {
     let a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights, output: UnsafeMutablePointer<Float>
+    let function: VectorFunction?
     func run(part: Int, pool: WorkerPool) {
         let rowPanels = (rows + packedRows - 1) / packedRows
         if weights.panels >= pool.threadCount || rowPanels < pool.threadCount {
@@ -270,15 +306,18 @@ struct PackedMatrixParts: PoolJob {
 
 @inline(never)
 func packedMatrixPanels(_ job: PackedMatrixParts, rowPanels: Range<Int>, panels: Range<Int>) {
-    let k = job.weights.inner, n = job.weights.columns, width = MatrixWeights.panelWidth
+    let k = job.weights.inner, n = job.weights.columns, width = MatrixWeights.panelWidth, function = job.function
     for p in panels {
         let column = p * width
         for r in rowPanels {
-            let first = r * packedRows
-            packedMatrixTile(a: job.a + r * packedRows * k, inner: k, rows: min(packedRows, job.rows - first),
+            let first = r * packedRows, rows = min(packedRows, job.rows - first), stored = min(width, n - column)
+            let output = job.output + first * n + column
+            packedMatrixTile(a: job.a + r * packedRows * k, inner: k, rows: rows,
                              b: job.weights.panel(p), bias: UnsafePointer(job.weights.bias.baseAddress + column),
-                             output: job.output + first * n + column, outputStride: n, width: min(width, n - column),
-                             streamed: r == rowPanels.lowerBound)
+                             output: output, outputStride: n, width: stored, streamed: r == rowPanels.lowerBound)
+            if let function {
+                for row in 0..<rows { apply(function, output + row * n, output: output + row * n, count: stored) }
+            }
         }
     }
 }

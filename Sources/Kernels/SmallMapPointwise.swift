@@ -1,7 +1,7 @@
 /// A 1x1 convolution on a map of few pixels, vectorised over output channels instead of pixels:
 /// the input planes transposed into the packed left operand of
-/// ``packedMatrixMultiply(_:rows:weights:output:pool:)`` (a row-major one for fewer than
-/// ``smallMapPackedFrom`` pixels), one GEMM by the weights as K×N (input × output channels),
+/// ``packedMatrixMultiply(_:rows:weights:output:function:pool:)`` (a row-major one for fewer than
+/// ``packedProductFrom`` pixels), one GEMM by the weights as K×N (input × output channels),
 /// then the pixel-major products spread to the output planes with the activation and the
 /// residual: `output[o] = act(bias[o] + Σ_i w[o][i]·input[i]) + residual[o]`.
 ///
@@ -33,7 +33,7 @@ package func smallMapPointwise(
         precondition(residual.channels == output.channels && residual.layout.width == input.layout.width
                      && residual.layout.height == input.layout.height, "small-map 1x1 residual shape mismatch")
     }
-    if pixels >= smallMapPackedFrom {
+    if pixels >= packedProductFrom {
         zeroPackedPadding(patches, rows: pixels, inner: cin)
         packTransposed(input.base, channels: cin, pixels: pixels, into: patches)
         packedMatrixMultiply(patches, rows: pixels, weights: weights, output: products, pool: pool)
@@ -46,14 +46,10 @@ package func smallMapPointwise(
     pool.run(SpreadParts(products: products, pixels: pixels, activation: activation, residual: residual, output: output))
 }
 
-/// Maps of at least this many pixels take the packed 12-row GEMM; fewer, the unpacked one (4-row
-/// tiles, which a 2x2 map fills; one row is a matrix-vector product).
-package let smallMapPackedFrom = 5
-
 /// Floats of ``smallMapPointwise(_:weights:activation:residual:output:patches:products:pool:)``'s
 /// patch matrix.
 package func smallMapPatchCount(pixels: Int, inputChannels: Int) -> Int {
-    pixels >= smallMapPackedFrom ? packedOperandCount(rows: pixels, inner: inputChannels) : pixels * inputChannels
+    pixels >= packedProductFrom ? packedOperandCount(rows: pixels, inner: inputChannels) : pixels * inputChannels
 }
 
 /// Where the products start in the shared scratch: after the patches, at a multiple of 16 floats.

@@ -70,6 +70,37 @@ struct MatrixTests {
         }
     }
 
+    @Test("packingMatrixMultiply (row-major A packed into the pool's scratch) equals matrixMultiply bit for bit, with and without a function after it: 5 to 40 rows, inner 1 to 1536, 1 and 2 threads")
+    func packingGemm() {
+        for (m, k, n) in [(5, 1, 1), (11, 7, 33), (12, 96, 384), (13, 384, 40), (16, 1536, 70), (23, 5, 97), (40, 31, 64)] {
+            var random = Random(seed: UInt64(m * 104_729 + k * 37 + n))
+            let a = random.array(m * k, scale: 2), b = random.array(k * n, scale: 0.5), bias = random.array(n)
+            let weights = MatrixWeights(values: b, bias: bias, inner: k, columns: n)
+            for function in [nil, VectorFunction.gelu(.dividedBySqrt2), .activation(.relu)] {
+                var unpacked = [Float](repeating: .nan, count: m * n)
+                a.withUnsafeBufferPointer { source in
+                    unpacked.withUnsafeMutableBufferPointer { destination in
+                        matrixMultiply(source.baseAddress!, rows: m, weights: weights, output: destination.baseAddress!,
+                                       function: function, pool: WorkerPool(threads: 1))
+                    }
+                }
+                for threads in [1, 2] {
+                    let pool = WorkerPool(threads: threads)
+                    pool.reserve(packingMatrixMultiplyScratch(rows: m, inner: k))
+                    var output = [Float](repeating: .nan, count: m * n)
+                    a.withUnsafeBufferPointer { source in
+                        output.withUnsafeMutableBufferPointer { destination in
+                            packingMatrixMultiply(source.baseAddress!, rows: m, weights: weights,
+                                                  output: destination.baseAddress!, function: function, pool: pool)
+                        }
+                    }
+                    let what = "\(m)x\(k) · \(k)x\(n), \(String(describing: function)), \(threads) thread(s)"
+                    #expect(output.map(\.bitPattern) == unpacked.map(\.bitPattern), "\(what): packed and unpacked differ")
+                }
+            }
+        }
+    }
+
     @Test("transposedConvolution matches the ONNX ConvTranspose definition for strides 1-3, windows 1-4, dilation and pads")
     func transposedByTaps() {
         let cases: [(k: Int, s: Int, d: Int, pad: Int, extra: Int)] = [

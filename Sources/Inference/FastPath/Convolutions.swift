@@ -185,13 +185,13 @@ extension KernelChoices {
 
     /// Whether an ungrouped 1x1 on a map of `pixels` runs as the GEMM over output channels: below
     /// `smallestPointwiseMap` pixels, when the GEMM's rows of pixels (4-row tiles below
-    /// `smallMapPackedFrom`, else 12-row panels) fill at least a tenth more of their lanes than
+    /// `packedProductFrom`, else 12-row panels) fill at least a tenth more of their lanes than
     /// the 1x1 kernel's 16-pixel vectors do. At 16 pixels (a 4x4 map) the 1x1 kernel fills every
     /// lane, and measured faster (SqueezeNet's 4x4 classifier, 206 against 259 µs); at 9 pixels
     /// (3x3) the GEMM fills 75% of its lanes against 56% and took 33 against 75 µs (MNASNet).
     static func runsAsMatrixProduct(pixels: Int) -> Bool {
         guard pixels < smallestPointwiseMap else { return false }
-        let rows = pixels < smallMapPackedFrom ? 4 : packedRows
+        let rows = pixels < packedProductFrom ? 4 : packedRows
         let matrix = Double(pixels) / Double((pixels + rows - 1) / rows * rows)
         let vectors = Double(pixels) / Double((pixels + 15) / 16 * 16)
         return matrix >= vectors + 0.1

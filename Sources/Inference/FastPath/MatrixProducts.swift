@@ -108,10 +108,20 @@ struct CancelledTransposes {
     var absorbed: [Int] { (activation.map { [$0.value] } ?? []) + [output] }
 }
 
+/// A GEMM by constant weights: by the packed 12-row tiles from `packedProductFrom` rows of A on
+/// (A packed into the pool's scratch), else by the unpacked 4-row and one-row tiles.
 final class MatrixStep: Step {
     let a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights, output: UnsafeMutablePointer<Float>
     let function: VectorFunction?, pool: WorkerPool
-    func run() { matrixMultiply(a, rows: rows, weights: weights, output: output, function: function, pool: pool) }
+    private var packs: Bool { rows >= packedProductFrom }
+    var scratch: ScratchSize { packs ? packingMatrixMultiplyScratch(rows: rows, inner: weights.inner) : .none }
+    func run() {
+        if packs {
+            packingMatrixMultiply(a, rows: rows, weights: weights, output: output, function: function, pool: pool)
+        } else {
+            matrixMultiply(a, rows: rows, weights: weights, output: output, function: function, pool: pool)
+        }
+    }
 
     init(a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights, output: UnsafeMutablePointer<Float>,
          function: VectorFunction?, pool: WorkerPool) {
