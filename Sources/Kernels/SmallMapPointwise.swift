@@ -35,7 +35,7 @@ package func smallMapPointwise(
     }
     if pixels >= packedProductFrom {
         zeroPackedPadding(patches, rows: pixels, inner: cin)
-        packTransposed(input.base, channels: cin, pixels: pixels, into: patches)
+        pool.run(PackTransposedParts(planes: UnsafePointer(input.base), channels: cin, pixels: pixels, packed: patches))
         packedMatrixMultiply(patches, rows: pixels, weights: weights, output: products, pool: pool)
     } else {
         for m in 0..<pixels {
@@ -240,13 +240,28 @@ func spreadLanes<A: ActivationFunction>(_ job: SpreadParts, _ channels: Range<In
 /// its plane; rows past `pixels` in the last panel are left as they are
 /// (``zeroPackedPadding(_:rows:inner:)`` makes them zero).
 package func packTransposed(_ planes: UnsafePointer<Float>, channels: Int, pixels: Int, into packed: UnsafeMutablePointer<Float>) {
-    var first = 0
-    while first < pixels {
+    packTransposed(planes, channels: channels, pixels: pixels, panels: 0..<(pixels + packedRows - 1) / packedRows, into: packed)
+}
+
+/// ``packTransposed(_:channels:pixels:into:)``'s row panels split between threads.
+struct PackTransposedParts: PoolJob {
+    let planes: UnsafePointer<Float>, channels: Int, pixels: Int, packed: UnsafeMutablePointer<Float>
+    func run(part: Int, pool: WorkerPool) {
+        let panels = WorkerPool.range((pixels + packedRows - 1) / packedRows, part: part, of: pool.threadCount)
+        packTransposed(planes, channels: channels, pixels: pixels, panels: panels, into: packed)
+    }
+}
+
+/// The row panels `panels` of ``packTransposed(_:channels:pixels:into:)``.
+func packTransposed(_ planes: UnsafePointer<Float>, channels: Int, pixels: Int, panels: Range<Int>,
+                    into packed: UnsafeMutablePointer<Float>) {
+    var first = panels.lowerBound * packedRows
+    while first < min(pixels, panels.upperBound * packedRows) {
         let count = min(packedRows, pixels - first)
         var destination = packed + first * channels
         var source = planes + first
         for _ in 0..<channels {
-            destination.update(from: source, count: count)
+            copyRow(source, destination, count: count)
             destination += packedRows
             source += pixels
         }

@@ -183,19 +183,32 @@ extension KernelChoices {
     /// (`SmallMapPointwiseStep`, `runsAsMatrixProduct`).
     static var smallestPointwiseMap: Int { 64 }
 
-    /// Whether an ungrouped 1x1 on a map of `pixels` runs as the GEMM over output channels: below
-    /// `smallestPointwiseMap` pixels, when the GEMM's rows of pixels (4-row tiles below
-    /// `packedProductFrom`, else 12-row panels) fill at least a tenth more of their lanes than
-    /// the 1x1 kernel's 16-pixel vectors do. At 16 pixels (a 4x4 map) the 1x1 kernel fills every
-    /// lane, and measured faster (SqueezeNet's 4x4 classifier, 206 against 259 µs); at 9 pixels
-    /// (3x3) the GEMM fills 75% of its lanes against 56% and took 33 against 75 µs (MNASNet).
-    static func runsAsMatrixProduct(pixels: Int) -> Bool {
-        guard pixels < smallestPointwiseMap else { return false }
+    /// Whether an ungrouped 1x1 of `weights` floats on a map of `pixels` runs as the GEMM over
+    /// output channels:
+    /// - below `smallestPointwiseMap` pixels, when the GEMM's rows of pixels (4-row tiles below
+    ///   `packedProductFrom`, else 12-row panels) fill at least a tenth more of their lanes than
+    ///   the 1x1 kernel's 16-pixel vectors do. At 16 pixels (a 4x4 map) the 1x1 kernel fills every
+    ///   lane, and measured faster (SqueezeNet's 4x4 classifier, 206 against 259 µs); at 9 pixels
+    ///   (3x3) the GEMM fills 75% of its lanes against 56% and took 33 against 75 µs (MNASNet);
+    /// - up to `streamedPointwiseMap` pixels when the weights outgrow a core's L2
+    ///   (`largePointwiseWeights`): the 1x1 kernel reads every weight once per 48-pixel chunk,
+    ///   the GEMM once.
+    static func runsAsMatrixProduct(pixels: Int, weights: Int) -> Bool {
+        if pixels >= smallestPointwiseMap {
+            return pixels <= streamedPointwiseMap && weights >= largePointwiseWeights
+        }
         let rows = pixels < packedProductFrom ? 4 : packedRows
         let matrix = Double(pixels) / Double((pixels + rows - 1) / rows * rows)
         let vectors = Double(pixels) / Double((pixels + 15) / 16 * 16)
         return matrix >= vectors + 0.1
     }
+
+    /// Pixels up to which a 1x1 of `largePointwiseWeights` or more runs as the GEMM.
+    static var streamedPointwiseMap: Int { 256 }
+
+    /// Floats of 1x1 weights (2 MiB) from which the GEMM's single pass over them pays on maps
+    /// of a few 48-pixel chunks.
+    static var largePointwiseWeights: Int { 1 << 19 }
 
     /// A depthwise filter whose non-zero taps all lie on every `step`-th row and column (a dilated
     /// filter written out with zeros, as tf2onnx writes a SpaceToBatchND convolution), as the
@@ -251,7 +264,7 @@ extension StepBuilder {
         let denseResidual = fusion?.residual.map { StepBuilder.denseMap(pointer($0), channels: cout, height: h.output, width: w.output) }
         /// A 1x1 of one group over `input` (the output's size).
         func pointwiseStep(_ input: FeatureMap) -> any Step {
-            guard StepBuilder.runsAsMatrixProduct(pixels: h.output * w.output) else {
+            guard StepBuilder.runsAsMatrixProduct(pixels: h.output * w.output, weights: cin * cout) else {
                 let weights = packed {
                     let (weights, bias) = folded()
                     return PointwiseWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin)
