@@ -1,3 +1,5 @@
+import TargetFeatures
+
 /// 1x1 convolution weights packed for ``pointwiseConvolution(_:weights:activation:residual:output:pool:)``
 /// (``ChannelTilePacking`` in groups of ``pointwiseGroup`` channels: one micro-kernel step reads
 /// that many consecutive packed weights).
@@ -197,7 +199,8 @@ private func pointwiseChunk<A: ActivationFunction, T: ChannelTile>(
     var first = 0
     while first < cout {
         let t = pointwiseTile(T.self, panel, stride: panelStride, k: k,
-                              weights: pointwiseTileWeights(weights, firstChannel: first), bias: weights.bias.baseAddress + first)
+                              weights: pointwiseTileWeights(weights, firstChannel: first), bias: weights.bias.baseAddress + first,
+                              streamed: p == job.pixels.lowerBound)
         let channels = min(T.channels, cout - first)
         if direct, let residual = denseResidual {
             t.forEachRow(channels, ActivatedStore<A, T.Row>(
@@ -243,7 +246,8 @@ private func pointwiseTailChunk<A: ActivationFunction, U: ChannelTile>(
     var first = 0
     while first < cout {
         let t = pointwiseTile(U.self, panel, stride: panelStride, k: k,
-                              weights: pointwiseTileWeights(weights, firstChannel: first), bias: weights.bias.baseAddress + first)
+                              weights: pointwiseTileWeights(weights, firstChannel: first), bias: weights.bias.baseAddress + first,
+                              streamed: p == job.pixels.lowerBound)
         t.spill(to: job.scratch.baseAddress! + job.tileOffset)
         pointwiseStoreSpilled(job, A.self, rowWidth: Row16.width, firstChannel: first,
                               channels: min(U.channels, cout - first), pixel: p, count: count)
@@ -277,14 +281,24 @@ private func pointwiseTileWeights(_ weights: PointwiseWeights, firstChannel firs
 @inline(always)
 func pointwiseTile<T: ChannelTile>(
     _: T.Type, _ x: UnsafePointer<Float>, stride: Int, k: Int,
-    weights: UnsafePointer<Float>, bias: UnsafePointer<Float>
+    weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, streamed: Bool = false
 ) -> T {
     var tile = T(bias: bias)
     var xp = x, wp = weights
-    for _ in 0..<k {
-        tile.accumulate(wp, T.Row(xp))
-        xp += stride
-        wp += pointwiseGroup * packedWeightLanes
+    if streamed {
+        // The first chunk of pixels reads the weights from beyond the L2 (``PanelReading``).
+        for _ in 0..<k {
+            vbg_prefetch(wp + prefetchDistance)
+            tile.accumulate(wp, T.Row(xp))
+            xp += stride
+            wp += pointwiseGroup * packedWeightLanes
+        }
+    } else {
+        for _ in 0..<k {
+            tile.accumulate(wp, T.Row(xp))
+            xp += stride
+            wp += pointwiseGroup * packedWeightLanes
+        }
     }
     return tile
 }
