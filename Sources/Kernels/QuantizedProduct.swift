@@ -81,13 +81,21 @@ package struct QuantizedProduct {
     /// Where each element row k of V starts (in Int32 elements from `v`) instead of k ·
     /// `columnStride` (``ShiftedPlanes``), or nil.
     package let rowOffsets: UnsafePointer<Int32>?
+    /// Whether V is stored as panels of ``quantizedTileColumns`` columns instead of rows of
+    /// `columnStride`: the panel of columns 64j ..< 64j + 64 at `v` + 64j · `depth`, its `depth`
+    /// element rows of 64 one after another, so that a tile reads its columns' operand as one
+    /// contiguous stream (constant weights as V, which a row of `columnStride` would spread over
+    /// the pages of the whole matrix, a 256-byte piece per row). Not with `rowOffsets`.
+    package let panels: Bool
 
     package init(s: UnsafePointer<Int32>, rows: Int, depth: Int, operands: QuantizedOperands = .pairs, v: UnsafePointer<Int32>,
                  columns: Int, columnStride: Int, bias: UnsafePointer<Int32>?, output: UnsafeMutablePointer<UInt8>, outputStride: Int,
                  multipliers: UnsafePointer<Float>, perColumn: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32,
                  columnBias: UnsafePointer<Int32>? = nil, floatOutput: UnsafeMutablePointer<Float>? = nil,
-                 sums: IntegerSumsOutput? = nil, rowOffsets: UnsafePointer<Int32>? = nil) {
+                 sums: IntegerSumsOutput? = nil, rowOffsets: UnsafePointer<Int32>? = nil, panels: Bool = false) {
         precondition(columnStride % quantizedTileColumns == 0 && columnStride >= columns, "quantized product: V's stride must be padded")
+        precondition(!(panels && rowOffsets != nil), "quantized product: panels with row offsets")
+        self.panels = panels
         self.columnBias = columnBias; self.floatOutput = floatOutput; self.sums = sums; self.rowOffsets = rowOffsets
         self.s = s; self.rows = rows; self.depth = depth; self.operands = operands
         self.v = v; self.columns = columns; self.columnStride = columnStride
@@ -208,11 +216,13 @@ func quantizedTile<D: IntegerDot, R: TileRowCount>(_ p: QuantizedProduct, row: I
         IntRow64(count > i ? p.bias?[row + i] ?? 0 : 0, columnBias: cb, column: column)
     }
     var acc0 = start(0), acc1 = start(1), acc2 = start(2), acc3 = start(3), acc4 = start(4), acc5 = start(5)
-    let offsets = p.rowOffsets, v = p.v + column
+    let offsets = p.rowOffsets
+    // A panel's rows one after another (``QuantizedProduct/panels``), else rows of the stride.
+    let v = p.panels ? p.v + column * k : p.v + column, rowStride = p.panels ? quantizedTileColumns : p.columnStride
     var vp = v
     for kk in 0..<k {
         let x: IntRow64
-        if let offsets { x = IntRow64(v + Int(offsets[kk])) } else { x = IntRow64(vp); vp += p.columnStride }
+        if let offsets { x = IntRow64(v + Int(offsets[kk])) } else { x = IntRow64(vp); vp += rowStride }
         acc0.add(s0[kk], x, D.self)
         if count > 1 { acc1.add(s1[kk], x, D.self) }
         if count > 2 { acc2.add(s2[kk], x, D.self) }
@@ -320,8 +330,8 @@ package final class QuantizedConvolutionWeights {
     var patchOffset: Int32 { operands == .pairs ? inputZero : (inputSigned ? -128 : 0) }
     var paddingValue: Int32 { inputZero &- patchOffset }
     /// For maps whose pixels fill tiles of 64 worse than the group's output channels do (small
-    /// maps): per group, the weights transposed ([depth][channels padded to 64]), and the bias
-    /// and multipliers padded the same way; the product then runs with pixels as rows
+    /// maps): per group, the weights transposed (depth × channels padded to 64, stored as
+    /// ``QuantizedProduct/panels`` of 64 channels), and the bias and multipliers padded the same way; the product then runs with pixels as rows
     /// (``quantizedConvolution(_:pool:)``).
     let transposed: (values: IntegerBuffer<Int32>, bias: [Int32], multipliers: [Float], stride: Int)?
     /// For a depthwise convolution (one input and one output channel per group): each channel's
@@ -424,7 +434,7 @@ package final class QuantizedConvolutionWeights {
             var paddedBias = [Int32](repeating: 0, count: groups * stride), paddedMultipliers = [Float](repeating: 0, count: groups * stride)
             packSigned(values, into: transposed.baseAddress, bytes: operands != .pairs) { m, k in
                 let g = m / outputsPerGroup, j = m % outputsPerGroup, kk = order(k)
-                return ((g * depth + kk / perElement) * stride + j) * perElement + kk % perElement
+                return (g * depth * stride + (j / tile * depth + kk / perElement) * tile + j % tile) * perElement + kk % perElement
             }
             for m in 0..<outputChannels {
                 let g = m / outputsPerGroup, j = m % outputsPerGroup
@@ -660,7 +670,7 @@ struct SmallMapQuantizedParts: PoolJob {
                     minimum: c.minimum, maximum: c.maximum, columnBias: bias.baseAddress! + group * t.stride,
                     // Sums go straight to their channels' planes (a pixel's channels `pixels` apart).
                     sums: c.sums?.advanced(channels: group * outputsPerGroup, elements: group * outputsPerGroup * pixels,
-                                           rowStride: 1, columnStride: pixels))
+                                           rowStride: 1, columnStride: pixels), panels: true)
                 quantizedProduct(product, columns: columns)
             }
         }
@@ -1414,6 +1424,7 @@ package final class QuantizedMatrixWeights {
     package let inner: Int, columns: Int
     package let aSigned: Bool, aZero: [Int32]
     let operands: QuantizedOperands
+    /// B packed as ``QuantizedProduct/panels`` of 64 columns (depth element rows each).
     let values: IntegerBuffer<Int32>
     let stride: Int
     let multipliers: [Float]
@@ -1446,7 +1457,9 @@ package final class QuantizedMatrixWeights {
         let padding = operands == .pairs ? 0 : aZero[0] &- (aSigned ? -128 : 0)
         for k in 0..<inner {
             for n in 0..<columns {
-                let value = values[k * columns + n], index = ((k / per) * stride + n) * per + k % per
+                // Panels of 64 columns (``QuantizedProduct/panels``).
+                let tile = quantizedTileColumns
+                let value = values[k * columns + n], index = ((n / tile * depth + k / per) * tile + n % tile) * per + k % per
                 if operands == .pairs { raw.storeBytes(of: value, toByteOffset: 2 * index, as: Int16.self) }
                 else { raw.storeBytes(of: Int8(value), toByteOffset: index, as: Int8.self) }
                 columnBias[n] = columnBias[n] &- padding &* Int32(value)
@@ -1529,7 +1542,7 @@ struct QuantizedMatrixParts: PoolJob {
                     v: UnsafePointer(w.values.baseAddress), columns: w.columns, columnStride: w.stride, bias: nil,
                     output: p.output, outputStride: w.columns, multipliers: multipliers.baseAddress!, perColumn: true,
                     zeroPoint: p.outputZero, minimum: p.minimum, maximum: p.maximum,
-                    columnBias: columnBias.baseAddress!, floatOutput: p.floatOutput, sums: p.sums), columns: columns)
+                    columnBias: columnBias.baseAddress!, floatOutput: p.floatOutput, sums: p.sums, panels: true), columns: columns)
             }
         }
     }
