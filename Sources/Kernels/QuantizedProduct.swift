@@ -230,15 +230,72 @@ func quantizedTile<D: IntegerDot, R: TileRowCount>(_ p: QuantizedProduct, row: I
         if count > 4 { acc4.add(s4[kk], x, D.self) }
         if count > 5 { acc5.add(s5[kk], x, D.self) }
     }
-    requantizeRow(acc0, p, row: row, column: column, width: width)
-    if count > 1 { requantizeRow(acc1, p, row: row + 1, column: column, width: width) }
-    if count > 2 { requantizeRow(acc2, p, row: row + 2, column: column, width: width) }
-    if count > 3 { requantizeRow(acc3, p, row: row + 3, column: column, width: width) }
-    if count > 4 { requantizeRow(acc4, p, row: row + 4, column: column, width: width) }
-    if count > 5 { requantizeRow(acc5, p, row: row + 5, column: column, width: width) }
+    guard p.sums == nil && p.floatOutput == nil else {
+        requantizeRow(acc0, p, row: row, column: column, width: width)
+        if count > 1 { requantizeRow(acc1, p, row: row + 1, column: column, width: width) }
+        if count > 2 { requantizeRow(acc2, p, row: row + 2, column: column, width: width) }
+        if count > 3 { requantizeRow(acc3, p, row: row + 3, column: column, width: width) }
+        if count > 4 { requantizeRow(acc4, p, row: row + 4, column: column, width: width) }
+        if count > 5 { requantizeRow(acc5, p, row: row + 5, column: column, width: width) }
+        return
+    }
+    let bytes = ByteEpilogue(p, column: column, width: width)
+    bytes.store(acc0, row: row)
+    if count > 1 { bytes.store(acc1, row: row + 1) }
+    if count > 2 { bytes.store(acc2, row: row + 2) }
+    if count > 3 { bytes.store(acc3, row: row + 3) }
+    if count > 4 { bytes.store(acc4, row: row + 4) }
+    if count > 5 { bytes.store(acc5, row: row + 5) }
 }
 
-@inline(__always)
+/// ``requantizeRow(_:_:row:column:width:)`` for byte outputs (no sums, no float outputs), inline
+/// in the tile with its constants made once per tile: low-depth products (a 1x1 on 16 channels:
+/// four multiply-adds per accumulator) spent more in that function's calls and branches than in
+/// their sums. The same operations on the same values (`vbg_requantize`), so the same bytes.
+struct ByteEpilogue {
+    let output: UnsafeMutablePointer<UInt8>, outputStride: Int, width: Int
+    let low: Float, high: Float, zeroPoint: Int32
+    /// The tile's 64 column multipliers (per column), or the rows' (per row).
+    let columnMultipliers: (Vector, Vector, Vector, Vector), rowMultipliers: UnsafePointer<Float>?
+
+    @inline(__always) init(_ p: QuantizedProduct, column: Int, width: Int) {
+        output = p.output + column; outputStride = p.outputStride; self.width = width
+        low = Float(p.minimum - p.zeroPoint); high = Float(p.maximum - p.zeroPoint); zeroPoint = p.zeroPoint
+        if p.perColumn {
+            @inline(__always) func load(_ i: Int) -> Vector {
+                let rest = width - i * lanes, m = p.multipliers + column + i * lanes
+                return rest >= lanes ? UnsafeRawPointer(m).loadUnaligned(as: Vector.self)
+                    : rest > 0 ? partialMultipliers(m, rest) : Vector(repeating: 0)
+            }
+            columnMultipliers = (load(0), load(1), load(2), load(3)); rowMultipliers = nil
+        } else {
+            let zero = Vector(repeating: 0)
+            columnMultipliers = (zero, zero, zero, zero); rowMultipliers = p.multipliers
+        }
+    }
+
+    /// Row `row`'s `width` columns of the tile.
+    @inline(__always) func store(_ acc: IntRow64, row: Int) {
+        let out = output + row * outputStride
+        if let rowMultipliers {
+            let m = Vector(repeating: rowMultipliers[row])
+            put(acc.a, m, out, 0); put(acc.b, m, out, 1); put(acc.c, m, out, 2); put(acc.d, m, out, 3)
+        } else {
+            let m = columnMultipliers
+            put(acc.a, m.0, out, 0); put(acc.b, m.1, out, 1); put(acc.c, m.2, out, 2); put(acc.d, m.3, out, 3)
+        }
+    }
+
+    @inline(__always) func put(_ v: IntVector, _ multiplier: Vector, _ out: UnsafeMutablePointer<UInt8>, _ i: Int) {
+        let rest = width - i * lanes
+        guard rest > 0 else { return }
+        let bytes = vbg_requantize(v, multiplier, low, high, zeroPoint)
+        if rest >= lanes { UnsafeMutableRawPointer(out + i * lanes).storeBytes(of: bytes, as: SIMD16<UInt8>.self) }
+        else { vbg_store_bytes(out + i * lanes, bytes, Int32(rest)) }
+    }
+}
+
+@inline(never)
 func requantizeRow(_ acc: IntRow64, _ p: QuantizedProduct, row: Int, column: Int, width: Int) {
     let out = p.output + row * p.outputStride + column
     let low = Float(p.minimum - p.zeroPoint), high = Float(p.maximum - p.zeroPoint)
