@@ -412,7 +412,8 @@ package final class QuantizedConvolutionWeights {
     /// the untransposed layout is the faster one).
     static func runsTransposed(outputsPerGroup: Int, pixels: Int) -> Bool {
         let tile = quantizedTileColumns
-        return pixels < tile && (outputsPerGroup + tile - 1) / tile * tile * pixels < tile * outputsPerGroup
+        return pixels < 2 * tile
+            && (outputsPerGroup + tile - 1) / tile * tile * pixels < (pixels + tile - 1) / tile * tile * outputsPerGroup
     }
 
     /// `values`: [outputChannels][inner], each minus its zero point (within ±255); `pixels`:
@@ -982,7 +983,7 @@ struct ShiftedPlanes {
         let tile = quantizedTileColumns
         stride = (columns + tile - 1) / tile * tile
         let patchTiles = (outH * outW + tile - 1) / tile
-        guard stride / tile <= patchTiles + patchTiles / 4 else { return nil }
+        guard stride / tile < patchTiles + patchTiles / 4 else { return nil }
         // The last tile of the last tap reads up to spanH · pitch + spanW + stride.
         planeElements = max(height * pitch, spanH * pitch + spanW + stride)
     }
