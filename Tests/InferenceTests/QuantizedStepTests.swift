@@ -567,6 +567,12 @@ struct QuantizedStepTests {
             (3, 1, [1, 1, 1, 1], 1, 0, 2, 15), (3, 1, [1, 1, 1, 1], 1, 0, 2, 17),
             // Stride 2's last outputs by a masked store: 1, 15 and 14 past the 16-output vectors (dilation 2).
             (3, 2, [1, 1, 1, 1], 1, 0, 4, 33), (2, 2, [0, 0, 0, 0], 1, 0, 3, 62), (3, 2, [1, 1, 1, 1], 2, 0, 5, 61),
+            // Rows of 16 to 64 in registers (windows of up to 3 taps): ceil mode's last window,
+            // strides 1 to 3, dilation, a pad on one side, the 64-value edge; 4 taps and 65 do not.
+            (3, 2, [0, 0, 0, 0], 1, 1, 16, 16), (3, 2, [0, 0, 0, 0], 1, 1, 33, 32), (3, 3, [1, 1, 1, 1], 1, 0, 6, 64),
+            (2, 1, [0, 0, 1, 1], 2, 0, 5, 63), (1, 2, [0, 0, 0, 0], 1, 0, 4, 64), (3, 1, [0, 2, 0, 2], 1, 0, 3, 48),
+            (2, 2, [1, 1, 1, 1], 1, 1, 7, 45), (3, 2, [1, 1, 1, 1], 3, 0, 9, 50), (4, 2, [1, 1, 2, 2], 1, 0, 8, 40),
+            (3, 1, [1, 1, 1, 1], 1, 0, 3, 65),
         ]
         for c in cases {
             for type in [Int64(2), 3] {

@@ -243,6 +243,21 @@ static inline __attribute__((always_inline)) vbg_u8x64 vbg_permute_bytes(vbg_u8x
 #endif
 }
 
+// Lane i: i · stride + offset where that is within 0..<count and i < outputs, else 64: the byte
+// each output of a pooled row reads for one tap (Kernels/ByteMaxPool.swift,
+// `registerRowMaxPool`), for `vbg_permute_bytes` with the row as its first 64 bytes and the
+// type's minimum as the next. In 16-bit lanes: |i · stride + offset| must stay under 2^15.
+static inline __attribute__((always_inline)) vbg_u8x64 vbg_pool_tap_indices(int stride, int offset, int count, int outputs) {
+    typedef short i16x64 __attribute__((ext_vector_type(64)));
+    const i16x64 lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27,
+                         28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52,
+                         53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+    i16x64 at = lane * (short)stride + (short)offset;
+    i16x64 inside = (at >= (short)0) & (at < (short)count) & (lane < (short)outputs);
+    i16x64 index = (at & inside) | ((i16x64)64 & ~inside);
+    return __builtin_convertvector(index, vbg_u8x64);
+}
+
 // The larger of each lane's bytes, as uint8 or as int8 (`vpmaxub` / `vpmaxsb`).
 static inline __attribute__((always_inline)) vbg_u8x64 vbg_max_u8x64(vbg_u8x64 a, vbg_u8x64 b) { return a > b ? a : b; }
 static inline __attribute__((always_inline)) vbg_u8x64 vbg_max_i8x64(vbg_u8x64 a, vbg_u8x64 b) {
