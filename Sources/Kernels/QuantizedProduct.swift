@@ -407,13 +407,18 @@ package final class QuantizedConvolutionWeights {
     /// [block of 16 channels][kernel row · quadsPerRow + quad][channel], zero past the last channel.
     let depthwiseQuadVectors: [Int32]?
 
-    /// Whether `outputsPerGroup` channels on maps of `pixels` run transposed: maps smaller than
-    /// one tile, where that pads fewer products (on larger maps the row-wise patch builder of
-    /// the untransposed layout is the faster one).
-    static func runsTransposed(outputsPerGroup: Int, pixels: Int) -> Bool {
+    /// Whether `outputsPerGroup` channels on maps of `pixels` run transposed (pixels as rows):
+    /// maps under two tiles where that pads fewer products than pixels as columns (resnet18's
+    /// 10x10 maps, 128 channels: 12800 against 16384), and windows of several taps on maps up to
+    /// four tiles where it pads no more (googlenet's 3x3 convolutions on 8x8 and 16x16 maps:
+    /// 72.9 -> 52.7 us on 8x8, 128 -> 192 channels). Not 1x1 windows on maps of a tile or more, nor
+    /// larger maps, where the row-wise patch builder or the shifted planes of the untransposed
+    /// layout measured faster (1x1 on 12x12 and 16x16, 3x3 on 20x20: 3-12 us slower transposed).
+    static func runsTransposed(outputsPerGroup: Int, pixels: Int, taps: Int) -> Bool {
         let tile = quantizedTileColumns
-        return pixels < 2 * tile
-            && (outputsPerGroup + tile - 1) / tile * tile * pixels < (pixels + tile - 1) / tile * tile * outputsPerGroup
+        let rowPadded = (outputsPerGroup + tile - 1) / tile * tile * pixels
+        let columnPadded = (pixels + tile - 1) / tile * tile * outputsPerGroup
+        return pixels < 2 * tile && rowPadded < columnPadded || taps > 1 && pixels <= 4 * tile && rowPadded <= columnPadded
     }
 
     /// `values`: [outputChannels][inner], each minus its zero point (within ±255); `pixels`:
@@ -441,7 +446,7 @@ package final class QuantizedConvolutionWeights {
         // transposed rows (small maps), or rows of channel-major patches.
         let isDepthwise = groups == inputChannels && groups == outputChannels
         let outputsPerGroup = outputChannels / groups
-        let transposes = !isDepthwise && Self.runsTransposed(outputsPerGroup: outputsPerGroup, pixels: pixels)
+        let transposes = !isDepthwise && Self.runsTransposed(outputsPerGroup: outputsPerGroup, pixels: pixels, taps: kernelHeight * kernelWidth)
         self.values = IntegerBuffer<Int32>(count: isDepthwise || transposes ? 0 : outputChannels * depth)
         if !(isDepthwise || transposes) {
             packSigned(values, into: self.values.baseAddress, bytes: operands != .pairs) { m, k in m * depth * perElement + order(k) }

@@ -145,6 +145,18 @@ struct QuantizedStepTests {
                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: false, bias: true),
             ConvCase(cin: 8, cout: 256, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 13, width: 5,
                      xType: i8, wType: i8, yType: i8, xZero: UInt8(bitPattern: -128), yZero: 0, perChannel: true, bias: true),
+            // Windows of several taps on maps up to 256 pixels run transposed where that pads no
+            // more (16x16 with 192 channels, 8x8 with 128); 1x1 on 8x8 and 3x3 on 17x16 do not.
+            ConvCase(cin: 64, cout: 192, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 16, width: 16,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 96, cout: 128, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 8, width: 8,
+                     xType: i8, wType: i8, yType: u8, xZero: 5, yZero: 0, perChannel: false, bias: true),
+            ConvCase(cin: 16, cout: 64, group: 1, kernel: (1, 1), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 8, width: 8,
+                     xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 8, cout: 64, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 17, width: 16,
+                     xType: u8, wType: i8, yType: i8, xZero: 255, yZero: 0, perChannel: true, bias: false),
+            ConvCase(cin: 32, cout: 64, group: 1, kernel: (3, 3), stride: 2, dilation: 1, pads: [1, 1, 1, 1], height: 32, width: 32,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
             // Bytes in the channel-minor order (channels a multiple of 4): rows of 16 pixels and
             // their tails, stride 1 and 2, padding on every side, int8 and uint8 input.
             ConvCase(cin: 12, cout: 20, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 19, width: 35,
