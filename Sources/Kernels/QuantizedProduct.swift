@@ -87,15 +87,19 @@ package struct QuantizedProduct {
     /// contiguous stream (constant weights as V, which a row of `columnStride` would spread over
     /// the pages of the whole matrix, a 256-byte piece per row). Not with `rowOffsets`.
     package let panels: Bool
+    /// Whether every multiplier is finite (the byte epilogue then needs no NaN test:
+    /// ``vbg_requantize_finite``); false when unknown.
+    package let finiteMultipliers: Bool
 
     package init(s: UnsafePointer<Int32>, rows: Int, depth: Int, operands: QuantizedOperands = .pairs, v: UnsafePointer<Int32>,
                  columns: Int, columnStride: Int, bias: UnsafePointer<Int32>?, output: UnsafeMutablePointer<UInt8>, outputStride: Int,
                  multipliers: UnsafePointer<Float>, perColumn: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32,
                  columnBias: UnsafePointer<Int32>? = nil, floatOutput: UnsafeMutablePointer<Float>? = nil,
-                 sums: IntegerSumsOutput? = nil, rowOffsets: UnsafePointer<Int32>? = nil, panels: Bool = false) {
+                 sums: IntegerSumsOutput? = nil, rowOffsets: UnsafePointer<Int32>? = nil, panels: Bool = false,
+                 finiteMultipliers: Bool = false) {
         precondition(columnStride % quantizedTileColumns == 0 && columnStride >= columns, "quantized product: V's stride must be padded")
         precondition(!(panels && rowOffsets != nil), "quantized product: panels with row offsets")
-        self.panels = panels
+        self.panels = panels; self.finiteMultipliers = finiteMultipliers
         self.columnBias = columnBias; self.floatOutput = floatOutput; self.sums = sums; self.rowOffsets = rowOffsets
         self.s = s; self.rows = rows; self.depth = depth; self.operands = operands
         self.v = v; self.columns = columns; self.columnStride = columnStride
@@ -254,13 +258,14 @@ func quantizedTile<D: IntegerDot, R: TileRowCount>(_ p: QuantizedProduct, row: I
 /// their sums. The same operations on the same values (`vbg_requantize`), so the same bytes.
 struct ByteEpilogue {
     let output: UnsafeMutablePointer<UInt8>, outputStride: Int, width: Int
-    let low: Float, high: Float, zeroPoint: Int32
+    let low: Float, high: Float, zeroPoint: Int32, finite: Bool
     /// The tile's 64 column multipliers (per column), or the rows' (per row).
     let columnMultipliers: (Vector, Vector, Vector, Vector), rowMultipliers: UnsafePointer<Float>?
 
     @inline(__always) init(_ p: QuantizedProduct, column: Int, width: Int) {
         output = p.output + column; outputStride = p.outputStride; self.width = width
         low = Float(p.minimum - p.zeroPoint); high = Float(p.maximum - p.zeroPoint); zeroPoint = p.zeroPoint
+        finite = p.finiteMultipliers
         if p.perColumn {
             @inline(__always) func load(_ i: Int) -> Vector {
                 let rest = width - i * lanes, m = p.multipliers + column + i * lanes
@@ -289,7 +294,8 @@ struct ByteEpilogue {
     @inline(__always) func put(_ v: IntVector, _ multiplier: Vector, _ out: UnsafeMutablePointer<UInt8>, _ i: Int) {
         let rest = width - i * lanes
         guard rest > 0 else { return }
-        let bytes = vbg_requantize(v, multiplier, low, high, zeroPoint)
+        let bytes = finite ? vbg_requantize_finite(v, multiplier, low, high, zeroPoint)
+            : vbg_requantize(v, multiplier, low, high, zeroPoint)
         if rest >= lanes { UnsafeMutableRawPointer(out + i * lanes).storeBytes(of: bytes, as: SIMD16<UInt8>.self) }
         else { vbg_store_bytes(out + i * lanes, bytes, Int32(rest)) }
     }
@@ -377,6 +383,8 @@ package final class QuantizedConvolutionWeights {
     let values: IntegerBuffer<Int32>
     let bias: [Int32]
     let multipliers: [Float]
+    /// Whether every multiplier is finite (``QuantizedProduct/finiteMultipliers``).
+    let finiteMultipliers: Bool
     /// Σ_k of each output channel's weights (minus their zero points): what a change of the
     /// input's zero point takes from its sums (``IntegerSumsOutput``).
     package let weightSums: [Int32]
@@ -459,6 +467,7 @@ package final class QuantizedConvolutionWeights {
         self.weightSums = weightSums
         self.bias = (0..<outputChannels).map { m in (bias?[m] ?? 0) &- padding &* weightSums[m] }
         self.multipliers = multipliers
+        finiteMultipliers = multipliers.allSatisfy { $0.isFinite }
         depthwiseTaps = isDepthwise ? values.map(Int32.init) : nil
         if depthwiseTaps != nil {
             let padded = (outputChannels + lanes - 1) / lanes * lanes
@@ -733,7 +742,7 @@ struct SmallMapQuantizedParts: PoolJob {
                     minimum: c.minimum, maximum: c.maximum, columnBias: bias.baseAddress! + group * t.stride,
                     // Sums go straight to their channels' planes (a pixel's channels `pixels` apart).
                     sums: c.sums?.advanced(channels: group * outputsPerGroup, elements: group * outputsPerGroup * pixels,
-                                           rowStride: 1, columnStride: pixels), panels: true)
+                                           rowStride: 1, columnStride: pixels), panels: true, finiteMultipliers: w.finiteMultipliers)
                 quantizedProduct(product, columns: columns)
             }
         }
@@ -767,7 +776,8 @@ struct QuantizedConvolutionParts: PoolJob {
                         bias: bias.baseAddress! + first, output: c.output + first * pixels, outputStride: pixels,
                         multipliers: multipliers.baseAddress! + first, perColumn: false, zeroPoint: c.outputZero,
                         minimum: c.minimum, maximum: c.maximum,
-                        sums: c.sums?.advanced(channels: first, elements: first * pixels, rowStride: pixels, columnStride: 1))
+                        sums: c.sums?.advanced(channels: first, elements: first * pixels, rowStride: pixels, columnStride: 1),
+                        finiteMultipliers: w.finiteMultipliers)
                     quantizedProduct(product, columns: columns)
                 }
             }
@@ -1066,7 +1076,7 @@ struct ShiftedPlaneParts: PoolJob {
                     operands: w.operands, v: UnsafePointer(c.patches), columns: shifted.columns, columnStride: shifted.stride,
                     bias: bias.baseAddress! + first, output: c.scratch, outputStride: shifted.stride,
                     multipliers: multipliers.baseAddress! + first, perColumn: false, zeroPoint: c.outputZero,
-                    minimum: c.minimum, maximum: c.maximum, rowOffsets: offsets)
+                    minimum: c.minimum, maximum: c.maximum, rowOffsets: offsets, finiteMultipliers: w.finiteMultipliers)
                 quantizedProduct(product, columns: columns)
             }
         }
@@ -1409,7 +1419,7 @@ func byteDepthwise(_ c: QuantizedConvolution, channel: Int, _ geometry: Quantize
     let (dH, dW, outH, outW) = (window.dilationHeight, window.dilationWidth, window.outputHeight, window.outputWidth)
     let perRow = w.quadsPerRow, width = geometry.width
     let (rows, columns) = (geometry.packedRows, geometry.packedColumns)
-    let low = Float(c.minimum - c.outputZero), high = Float(c.maximum - c.outputZero)
+    let low = Float(c.minimum - c.outputZero), high = Float(c.maximum - c.outputZero), finite = w.finiteMultipliers
     let multiplier = Vector(repeating: w.multipliers[channel]), bias = IntVector(repeating: w.bias[channel])
     let output = c.output + channel * outH * outW
     let sums = c.sums?.advanced(channels: 0, elements: 0, rowStride: outW, columnStride: 1)
@@ -1427,13 +1437,15 @@ func byteDepthwise(_ c: QuantizedConvolution, channel: Int, _ geometry: Quantize
                 sums.store(acc, row: channel * outH + firstRow, column: ow, count: count, channel: channel, lanesAreChannels: false)
                 return
             }
-            let values = vbg_requantize(acc, multiplier, low, high, c.outputZero)
+            let values = finite ? vbg_requantize_finite(acc, multiplier, low, high, c.outputZero)
+                : vbg_requantize(acc, multiplier, low, high, c.outputZero)
             let out = output + firstRow * outW + ow
             if count == lanes { UnsafeMutableRawPointer(out).storeBytes(of: values, as: SIMD16<UInt8>.self) }
             else { vbg_store_bytes(out, values, Int32(count)) }
             return
         }
-        let values = sums == nil ? vbg_requantize(acc, multiplier, low, high, c.outputZero) : SIMD16<UInt8>()
+        let values = sums != nil ? SIMD16<UInt8>() : finite ? vbg_requantize_finite(acc, multiplier, low, high, c.outputZero)
+            : vbg_requantize(acc, multiplier, low, high, c.outputZero)
         for r in 0..<min(rows, outH - firstRow) {
             if let sums {
                 var row = IntVector()
@@ -1491,6 +1503,8 @@ package final class QuantizedMatrixWeights {
     let values: IntegerBuffer<Int32>
     let stride: Int
     let multipliers: [Float]
+    /// Whether every multiplier is finite (``QuantizedProduct/finiteMultipliers``).
+    let finiteMultipliers: Bool
     /// Per column, padded to `stride`: the bias, and with bytes the activations' remaining shift.
     let columnBias: [Int32]
     /// Σ_k B[k][n] (B minus its zero points) per column: what a change of A's zero point takes
@@ -1532,6 +1546,7 @@ package final class QuantizedMatrixWeights {
         self.columnBias = columnBias
         self.weightSums = weightSums
         self.multipliers = multipliers
+        finiteMultipliers = multipliers.allSatisfy { $0.isFinite }
     }
 }
 
@@ -1605,7 +1620,8 @@ struct QuantizedMatrixParts: PoolJob {
                     v: UnsafePointer(w.values.baseAddress), columns: w.columns, columnStride: w.stride, bias: nil,
                     output: p.output, outputStride: w.columns, multipliers: multipliers.baseAddress!, perColumn: true,
                     zeroPoint: p.outputZero, minimum: p.minimum, maximum: p.maximum,
-                    columnBias: columnBias.baseAddress!, floatOutput: p.floatOutput, sums: p.sums, panels: true), columns: columns)
+                    columnBias: columnBias.baseAddress!, floatOutput: p.floatOutput, sums: p.sums, panels: true,
+                    finiteMultipliers: w.finiteMultipliers), columns: columns)
             }
         }
     }

@@ -86,7 +86,9 @@ struct QuantizedProductTests {
                                 s: sp.baseAddress!, rows: rows, depth: depth, operands: operands, v: vp.baseAddress!, columns: columns,
                                 columnStride: stride, bias: bias ? bp.baseAddress! : nil, output: op.baseAddress!,
                                 outputStride: columns, multipliers: mp.baseAddress!, perColumn: perColumn,
-                                zeroPoint: zeroPoint, minimum: range.lowerBound, maximum: range.upperBound, panels: panels)
+                                zeroPoint: zeroPoint, minimum: range.lowerBound, maximum: range.upperBound, panels: panels,
+                                // The epilogue without the NaN test wherever the multipliers allow it, as the kernels' callers say.
+                                finiteMultipliers: multipliers.allSatisfy { $0.isFinite })
                             // Two column ranges, as two threads take them.
                             let half = (columns + 2 * quantizedTileColumns - 1) / (2 * quantizedTileColumns) * quantizedTileColumns
                             quantizedProduct(product, columns: 0..<min(half, columns))
@@ -213,11 +215,18 @@ struct QuantizedProductTests {
         }
     }
 
-    @Test("a NaN or infinite multiplier: NaN gives the zero point, infinity saturates, as the reference")
+    @Test("a NaN or infinite multiplier: NaN gives the zero point, infinity saturates, as the reference; finite multipliers whose products overflow saturate")
     func nonFinite() {
         _ = Self.check(rows: 2, inner: 3, columns: 20, signed: false, zeroPoint: 128, scale: .infinity, bias: false,
                        perColumn: false, seed: 9)
         _ = Self.check(rows: 2, inner: 3, columns: 20, signed: true, zeroPoint: 0, scale: .nan, bias: false,
                        perColumn: true, seed: 10)
+        // Finite multipliers whose products overflow to ±infinity (the epilogue without the NaN test).
+        for operands in [QuantizedOperands.pairs, .unsignedColumns, .unsignedRows] {
+            _ = Self.check(rows: 7, inner: 9, columns: 70, signed: false, zeroPoint: 128, scale: 1e38, bias: true,
+                           perColumn: false, seed: 11, operands: operands)
+            _ = Self.check(rows: 7, inner: 9, columns: 70, signed: true, zeroPoint: -5, scale: 1e38, bias: false,
+                           perColumn: true, seed: 12, operands: operands, panels: true)
+        }
     }
 }

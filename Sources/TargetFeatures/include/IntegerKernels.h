@@ -61,8 +61,13 @@ static inline __attribute__((always_inline)) vbg_i32x16 vbg_quad_dot_add(vbg_i32
 // range minus the zero point), rounded to nearest even, plus the zero point, truncated to 8 bits
 // (uint8, or int8's two's complement). Clamping before rounding gives the same integer (the
 // bounds are integers). `low` and `high` must be within ±2^22 (they are within ±510).
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_quantize_ordered(vbg_f32x16 f, float low, float high, int zero);
 static inline __attribute__((always_inline)) vbg_u8x16 vbg_quantize(vbg_f32x16 f, float low, float high, int zero) {
-    f = f == f ? f : (vbg_f32x16)0.0f;
+    return vbg_quantize_ordered(f == f ? f : (vbg_f32x16)0.0f, low, high, zero);
+}
+
+// `vbg_quantize` of values that are not NaN (the NaN test left out).
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_quantize_ordered(vbg_f32x16 f, float low, float high, int zero) {
     f = f < low ? (vbg_f32x16)low : f;
     f = f > high ? (vbg_f32x16)high : f;
 #if defined(__AVX512F__)
@@ -85,6 +90,14 @@ static inline __attribute__((always_inline)) vbg_u8x16 vbg_quantize(vbg_f32x16 f
 static inline __attribute__((always_inline)) vbg_u8x16 vbg_requantize(vbg_i32x16 acc, vbg_f32x16 multiplier, float low,
                                                                      float high, int zero) {
     return vbg_quantize(__builtin_convertvector(acc, vbg_f32x16) * multiplier, low, high, zero);
+}
+
+// `vbg_requantize` with a finite multiplier: float(acc) is finite, so the product is not NaN
+// (at most ±infinity, which the clamp takes as `vbg_quantize` does) and the NaN test is left
+// out, two of the epilogue's ten vector operations.
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_requantize_finite(vbg_i32x16 acc, vbg_f32x16 multiplier, float low,
+                                                                            float high, int zero) {
+    return vbg_quantize_ordered(__builtin_convertvector(acc, vbg_f32x16) * multiplier, low, high, zero);
 }
 
 // Four rows of 16 bytes interleaved into 16 32-bit elements (element i: a[i], b[i], c[i], d[i]
