@@ -280,7 +280,7 @@ struct ByteEpilogue {
     }
 
     /// Row `row`'s `width` columns of the tile.
-    @inline(__always) func store(_ acc: IntRow64, row: Int) {
+    @_transparent func store(_ acc: IntRow64, row: Int) {
         let out = output + row * outputStride
         if let rowMultipliers {
             let m = Vector(repeating: rowMultipliers[row])
@@ -291,7 +291,7 @@ struct ByteEpilogue {
         }
     }
 
-    @inline(__always) func put(_ v: IntVector, _ multiplier: Vector, _ out: UnsafeMutablePointer<UInt8>, _ i: Int) {
+    @_transparent func put(_ v: IntVector, _ multiplier: Vector, _ out: UnsafeMutablePointer<UInt8>, _ i: Int) {
         let rest = width - i * lanes
         guard rest > 0 else { return }
         let bytes = finite ? vbg_requantize_finite(v, multiplier, low, high, zeroPoint)
