@@ -31,7 +31,8 @@ package struct PoolTaps: Sendable {
 /// taps of that row (16 at a time at strides 1 and 2). `line` holds
 /// ``bytePoolLineCount(inputWidth:outputWidth:kernel:stride:dilation:padBegin:)`` bytes. The
 /// maxima are those of the taps inside the input: every window has one (`PoolTaps`), and the
-/// border's value is no larger than any.
+/// border's value is no larger than any. Rows and outputs of at most 64 and windows of up to 3
+/// taps along the row (AVX512-VBMI builds) stay in registers instead (``registerRowMaxPool``).
 package func byteMaxPool(_ x: UnsafeRawPointer, _ y: UnsafeMutableRawPointer, signed: Bool, planes: Int, inputPlane: Int,
                          inputWidth: Int, rows: PoolTaps, outputWidth: Int, kernel: Int, stride: Int, dilation: Int, padBegin: Int,
                          line: UnsafeMutableRawPointer) {
@@ -57,6 +58,11 @@ func rowMaxPool<T: FixedWidthInteger & SIMDScalar>(_ x: UnsafePointer<T>, _ y: U
                                                  inputWidth: Int, rows: PoolTaps, outputWidth: Int, kernel: Int, stride: Int,
                                                  dilation: Int, padBegin: Int, line: UnsafeMutablePointer<T>) {
     let outH = rows.starts.count - 1, outW = outputWidth, inW = inputWidth
+    if byteGatherIsFast && inW <= 64 && outW <= 64 && kernel <= 3 && stride <= 64 && dilation <= 64 && padBegin <= 64 {
+        registerRowMaxPool(x, y, planes: planes, inputPlane: inputPlane, inputWidth: inW, rows: rows, outputWidth: outW, kernel: kernel,
+                           stride: stride, dilation: dilation, padBegin: padBegin)
+        return
+    }
     let count = bytePoolLineCount(inputWidth: inW, outputWidth: outW, kernel: kernel, stride: stride, dilation: dilation, padBegin: padBegin)
     line.update(repeating: T.min, count: count)
     let inside = line + padBegin
@@ -145,6 +151,50 @@ func rowMaxPool<T: FixedWidthInteger & SIMDScalar>(_ x: UnsafePointer<T>, _ y: U
                     out[ow] = m
                     ow += 1
                 }
+                out += outW
+            }
+        }
+    }
+    }
+}
+
+/// ``rowMaxPool`` for rows and outputs of at most 64 and windows of at most 3 taps along the row
+/// (AVX512-VBMI): per output row, the maximum
+/// of its window's input rows in one 64-byte register (masked loads: zeros past the row), then
+/// each output the maximum of its window's taps, each tap's 64 outputs one `vpermi2b` of that
+/// register and a register of the type's minimum (a tap outside the row reads the minimum), one
+/// masked store. The same maxima over the same taps. (The row written to memory and read back
+/// 32 bytes at a time across two 16-byte stores waited on store forwarding: ~40 cycles a row.)
+@inline(never)
+func registerRowMaxPool<T: FixedWidthInteger & SIMDScalar>(_ x: UnsafePointer<T>, _ y: UnsafeMutablePointer<T>, planes: Int,
+                                                          inputPlane: Int, inputWidth: Int, rows: PoolTaps, outputWidth: Int,
+                                                          kernel: Int, stride: Int, dilation: Int, padBegin: Int) {
+    let outH = rows.starts.count - 1, outW = outputWidth, inW = inputWidth
+    let signed = T.isSigned
+    let minimum = SIMD64<UInt8>(repeating: signed ? 0x80 : 0)
+    // The maximum as the type's (`vpmaxsb` / `vpmaxub`; the generic pointwiseMax is a lane loop).
+    @inline(__always) func larger(_ a: SIMD64<UInt8>, _ b: SIMD64<UInt8>) -> SIMD64<UInt8> {
+        signed ? vbg_max_i8x64(a, b) : vbg_max_u8x64(a, b)
+    }
+    // Tap k of output i: row byte i · stride − padBegin + k · dilation, or 64 (the minimum) outside the row.
+    @inline(__always) func tapIndex(_ k: Int) -> SIMD64<UInt8> {
+        vbg_pool_tap_indices(Int32(stride), Int32(k * dilation - padBegin), Int32(inW), Int32(outW))
+    }
+    let index0 = tapIndex(0), index1 = kernel > 1 ? tapIndex(1) : index0, index2 = kernel > 2 ? tapIndex(2) : index1
+    let source = UnsafeRawPointer(x).assumingMemoryBound(to: UInt8.self)
+    var out = UnsafeMutableRawPointer(y).assumingMemoryBound(to: UInt8.self)
+    rows.starts.withUnsafeBufferPointer { rowStarts in
+    rows.taps.withUnsafeBufferPointer { rowTaps in
+        for plane in 0..<planes {
+            let input = source + plane * inputPlane
+            for oh in 0..<outH {
+                let first = rowStarts[oh], last = rowStarts[oh + 1]
+                var row = vbg_load_bytes64(input + rowTaps[first] * inW, Int32(inW))
+                for r in (first + 1)..<last { row = larger(row, vbg_load_bytes64(input + rowTaps[r] * inW, Int32(inW))) }
+                // Kernels of up to three taps (index1, index2 repeat the last otherwise).
+                let o = larger(larger(vbg_permute_bytes(row, minimum, index0), vbg_permute_bytes(row, minimum, index1)),
+                               vbg_permute_bytes(row, minimum, index2))
+                vbg_store_bytes64(out, o, Int32(outW))
                 out += outW
             }
         }

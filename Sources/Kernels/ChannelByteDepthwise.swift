@@ -44,7 +44,7 @@ func channelByteDepthwise(_ c: QuantizedConvolution, block: Int, _ geometry: Qua
                        plane + ((ih + window.padTop) * width + window.padLeft) * lanes, targetStride: lanes, flip: flip)
     }
     let outputBytes = plane + geometry.planeCount * 4
-    let low = Float(c.minimum - c.outputZero), high = Float(c.maximum - c.outputZero)
+    let low = Float(c.minimum - c.outputZero), high = Float(c.maximum - c.outputZero), finite = w.finiteMultipliers
     let sums = c.sums?.advanced(channels: 0, elements: 0, rowStride: 1, columnStride: outH * outW)
     let bias = vectors.bias.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress! + first).loadUnaligned(as: IntVector.self) }
     let multiplier = vectors.multipliers.withUnsafeBufferPointer {
@@ -59,8 +59,9 @@ func channelByteDepthwise(_ c: QuantizedConvolution, block: Int, _ geometry: Qua
                 sums.store(acc, row: position, column: first, count: valid, channel: first, lanesAreChannels: true)
                 return
             }
-            UnsafeMutableRawPointer(outputBytes + position * lanes)
-                .storeBytes(of: vbg_requantize(acc, multiplier, low, high, c.outputZero), as: SIMD16<UInt8>.self)
+            let bytes = finite ? vbg_requantize_finite(acc, multiplier, low, high, c.outputZero)
+                : vbg_requantize(acc, multiplier, low, high, c.outputZero)
+            UnsafeMutableRawPointer(outputBytes + position * lanes).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
         }
         if kH == 3 && perRow == 1 {
             // Three kernel rows of at most four taps (3x3): the weights stay in registers.

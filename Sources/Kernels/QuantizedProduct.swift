@@ -81,13 +81,25 @@ package struct QuantizedProduct {
     /// Where each element row k of V starts (in Int32 elements from `v`) instead of k ·
     /// `columnStride` (``ShiftedPlanes``), or nil.
     package let rowOffsets: UnsafePointer<Int32>?
+    /// Whether V is stored as panels of ``quantizedTileColumns`` columns instead of rows of
+    /// `columnStride`: the panel of columns 64j ..< 64j + 64 at `v` + 64j · `depth`, its `depth`
+    /// element rows of 64 one after another, so that a tile reads its columns' operand as one
+    /// contiguous stream (constant weights as V, which a row of `columnStride` would spread over
+    /// the pages of the whole matrix, a 256-byte piece per row). Not with `rowOffsets`.
+    package let panels: Bool
+    /// Whether every multiplier is finite (the byte epilogue then needs no NaN test:
+    /// ``vbg_requantize_finite``); false when unknown.
+    package let finiteMultipliers: Bool
 
     package init(s: UnsafePointer<Int32>, rows: Int, depth: Int, operands: QuantizedOperands = .pairs, v: UnsafePointer<Int32>,
                  columns: Int, columnStride: Int, bias: UnsafePointer<Int32>?, output: UnsafeMutablePointer<UInt8>, outputStride: Int,
                  multipliers: UnsafePointer<Float>, perColumn: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32,
                  columnBias: UnsafePointer<Int32>? = nil, floatOutput: UnsafeMutablePointer<Float>? = nil,
-                 sums: IntegerSumsOutput? = nil, rowOffsets: UnsafePointer<Int32>? = nil) {
+                 sums: IntegerSumsOutput? = nil, rowOffsets: UnsafePointer<Int32>? = nil, panels: Bool = false,
+                 finiteMultipliers: Bool = false) {
         precondition(columnStride % quantizedTileColumns == 0 && columnStride >= columns, "quantized product: V's stride must be padded")
+        precondition(!(panels && rowOffsets != nil), "quantized product: panels with row offsets")
+        self.panels = panels; self.finiteMultipliers = finiteMultipliers
         self.columnBias = columnBias; self.floatOutput = floatOutput; self.sums = sums; self.rowOffsets = rowOffsets
         self.s = s; self.rows = rows; self.depth = depth; self.operands = operands
         self.v = v; self.columns = columns; self.columnStride = columnStride
@@ -208,11 +220,13 @@ func quantizedTile<D: IntegerDot, R: TileRowCount>(_ p: QuantizedProduct, row: I
         IntRow64(count > i ? p.bias?[row + i] ?? 0 : 0, columnBias: cb, column: column)
     }
     var acc0 = start(0), acc1 = start(1), acc2 = start(2), acc3 = start(3), acc4 = start(4), acc5 = start(5)
-    let offsets = p.rowOffsets, v = p.v + column
+    let offsets = p.rowOffsets
+    // A panel's rows one after another (``QuantizedProduct/panels``), else rows of the stride.
+    let v = p.panels ? p.v + column * k : p.v + column, rowStride = p.panels ? quantizedTileColumns : p.columnStride
     var vp = v
     for kk in 0..<k {
         let x: IntRow64
-        if let offsets { x = IntRow64(v + Int(offsets[kk])) } else { x = IntRow64(vp); vp += p.columnStride }
+        if let offsets { x = IntRow64(v + Int(offsets[kk])) } else { x = IntRow64(vp); vp += rowStride }
         acc0.add(s0[kk], x, D.self)
         if count > 1 { acc1.add(s1[kk], x, D.self) }
         if count > 2 { acc2.add(s2[kk], x, D.self) }
@@ -220,15 +234,74 @@ func quantizedTile<D: IntegerDot, R: TileRowCount>(_ p: QuantizedProduct, row: I
         if count > 4 { acc4.add(s4[kk], x, D.self) }
         if count > 5 { acc5.add(s5[kk], x, D.self) }
     }
-    requantizeRow(acc0, p, row: row, column: column, width: width)
-    if count > 1 { requantizeRow(acc1, p, row: row + 1, column: column, width: width) }
-    if count > 2 { requantizeRow(acc2, p, row: row + 2, column: column, width: width) }
-    if count > 3 { requantizeRow(acc3, p, row: row + 3, column: column, width: width) }
-    if count > 4 { requantizeRow(acc4, p, row: row + 4, column: column, width: width) }
-    if count > 5 { requantizeRow(acc5, p, row: row + 5, column: column, width: width) }
+    guard p.sums == nil && p.floatOutput == nil else {
+        requantizeRow(acc0, p, row: row, column: column, width: width)
+        if count > 1 { requantizeRow(acc1, p, row: row + 1, column: column, width: width) }
+        if count > 2 { requantizeRow(acc2, p, row: row + 2, column: column, width: width) }
+        if count > 3 { requantizeRow(acc3, p, row: row + 3, column: column, width: width) }
+        if count > 4 { requantizeRow(acc4, p, row: row + 4, column: column, width: width) }
+        if count > 5 { requantizeRow(acc5, p, row: row + 5, column: column, width: width) }
+        return
+    }
+    let bytes = ByteEpilogue(p, column: column, width: width)
+    bytes.store(acc0, row: row)
+    if count > 1 { bytes.store(acc1, row: row + 1) }
+    if count > 2 { bytes.store(acc2, row: row + 2) }
+    if count > 3 { bytes.store(acc3, row: row + 3) }
+    if count > 4 { bytes.store(acc4, row: row + 4) }
+    if count > 5 { bytes.store(acc5, row: row + 5) }
 }
 
-@inline(__always)
+/// ``requantizeRow(_:_:row:column:width:)`` for byte outputs (no sums, no float outputs), inline
+/// in the tile with its constants made once per tile: low-depth products (a 1x1 on 16 channels:
+/// four multiply-adds per accumulator) spent more in that function's calls and branches than in
+/// their sums. The same operations on the same values (`vbg_requantize`), so the same bytes.
+struct ByteEpilogue {
+    let output: UnsafeMutablePointer<UInt8>, outputStride: Int, width: Int
+    let low: Float, high: Float, zeroPoint: Int32, finite: Bool
+    /// The tile's 64 column multipliers (per column), or the rows' (per row).
+    let columnMultipliers: (Vector, Vector, Vector, Vector), rowMultipliers: UnsafePointer<Float>?
+
+    @inline(__always) init(_ p: QuantizedProduct, column: Int, width: Int) {
+        output = p.output + column; outputStride = p.outputStride; self.width = width
+        low = Float(p.minimum - p.zeroPoint); high = Float(p.maximum - p.zeroPoint); zeroPoint = p.zeroPoint
+        finite = p.finiteMultipliers
+        if p.perColumn {
+            @inline(__always) func load(_ i: Int) -> Vector {
+                let rest = width - i * lanes, m = p.multipliers + column + i * lanes
+                return rest >= lanes ? UnsafeRawPointer(m).loadUnaligned(as: Vector.self)
+                    : rest > 0 ? partialMultipliers(m, rest) : Vector(repeating: 0)
+            }
+            columnMultipliers = (load(0), load(1), load(2), load(3)); rowMultipliers = nil
+        } else {
+            let zero = Vector(repeating: 0)
+            columnMultipliers = (zero, zero, zero, zero); rowMultipliers = p.multipliers
+        }
+    }
+
+    /// Row `row`'s `width` columns of the tile.
+    @_transparent func store(_ acc: IntRow64, row: Int) {
+        let out = output + row * outputStride
+        if let rowMultipliers {
+            let m = Vector(repeating: rowMultipliers[row])
+            put(acc.a, m, out, 0); put(acc.b, m, out, 1); put(acc.c, m, out, 2); put(acc.d, m, out, 3)
+        } else {
+            let m = columnMultipliers
+            put(acc.a, m.0, out, 0); put(acc.b, m.1, out, 1); put(acc.c, m.2, out, 2); put(acc.d, m.3, out, 3)
+        }
+    }
+
+    @_transparent func put(_ v: IntVector, _ multiplier: Vector, _ out: UnsafeMutablePointer<UInt8>, _ i: Int) {
+        let rest = width - i * lanes
+        guard rest > 0 else { return }
+        let bytes = finite ? vbg_requantize_finite(v, multiplier, low, high, zeroPoint)
+            : vbg_requantize(v, multiplier, low, high, zeroPoint)
+        if rest >= lanes { UnsafeMutableRawPointer(out + i * lanes).storeBytes(of: bytes, as: SIMD16<UInt8>.self) }
+        else { vbg_store_bytes(out + i * lanes, bytes, Int32(rest)) }
+    }
+}
+
+@inline(never)
 func requantizeRow(_ acc: IntRow64, _ p: QuantizedProduct, row: Int, column: Int, width: Int) {
     let out = p.output + row * p.outputStride + column
     let low = Float(p.minimum - p.zeroPoint), high = Float(p.maximum - p.zeroPoint)
@@ -310,6 +383,8 @@ package final class QuantizedConvolutionWeights {
     let values: IntegerBuffer<Int32>
     let bias: [Int32]
     let multipliers: [Float]
+    /// Whether every multiplier is finite (``QuantizedProduct/finiteMultipliers``).
+    let finiteMultipliers: Bool
     /// Σ_k of each output channel's weights (minus their zero points): what a change of the
     /// input's zero point takes from its sums (``IntegerSumsOutput``).
     package let weightSums: [Int32]
@@ -320,8 +395,8 @@ package final class QuantizedConvolutionWeights {
     var patchOffset: Int32 { operands == .pairs ? inputZero : (inputSigned ? -128 : 0) }
     var paddingValue: Int32 { inputZero &- patchOffset }
     /// For maps whose pixels fill tiles of 64 worse than the group's output channels do (small
-    /// maps): per group, the weights transposed ([depth][channels padded to 64]), and the bias
-    /// and multipliers padded the same way; the product then runs with pixels as rows
+    /// maps): per group, the weights transposed (depth × channels padded to 64, stored as
+    /// ``QuantizedProduct/panels`` of 64 channels), and the bias and multipliers padded the same way; the product then runs with pixels as rows
     /// (``quantizedConvolution(_:pool:)``).
     let transposed: (values: IntegerBuffer<Int32>, bias: [Int32], multipliers: [Float], stride: Int)?
     /// For a depthwise convolution (one input and one output channel per group): each channel's
@@ -340,12 +415,18 @@ package final class QuantizedConvolutionWeights {
     /// [block of 16 channels][kernel row · quadsPerRow + quad][channel], zero past the last channel.
     let depthwiseQuadVectors: [Int32]?
 
-    /// Whether `outputsPerGroup` channels on maps of `pixels` run transposed: maps smaller than
-    /// one tile, where that pads fewer products (on larger maps the row-wise patch builder of
-    /// the untransposed layout is the faster one).
-    static func runsTransposed(outputsPerGroup: Int, pixels: Int) -> Bool {
+    /// Whether `outputsPerGroup` channels on maps of `pixels` run transposed (pixels as rows):
+    /// maps under two tiles where that pads fewer products than pixels as columns (resnet18's
+    /// 10x10 maps, 128 channels: 12800 against 16384), and windows of several taps on maps up to
+    /// four tiles where it pads no more (googlenet's 3x3 convolutions on 8x8 and 16x16 maps:
+    /// 72.9 -> 52.7 us on 8x8, 128 -> 192 channels). Not 1x1 windows on maps of a tile or more, nor
+    /// larger maps, where the row-wise patch builder or the shifted planes of the untransposed
+    /// layout measured faster (1x1 on 12x12 and 16x16, 3x3 on 20x20: 3-12 us slower transposed).
+    static func runsTransposed(outputsPerGroup: Int, pixels: Int, taps: Int) -> Bool {
         let tile = quantizedTileColumns
-        return pixels < tile && (outputsPerGroup + tile - 1) / tile * tile * pixels < tile * outputsPerGroup
+        let rowPadded = (outputsPerGroup + tile - 1) / tile * tile * pixels
+        let columnPadded = (pixels + tile - 1) / tile * tile * outputsPerGroup
+        return pixels < 2 * tile && rowPadded < columnPadded || taps > 1 && pixels <= 4 * tile && rowPadded <= columnPadded
     }
 
     /// `values`: [outputChannels][inner], each minus its zero point (within ±255); `pixels`:
@@ -373,7 +454,7 @@ package final class QuantizedConvolutionWeights {
         // transposed rows (small maps), or rows of channel-major patches.
         let isDepthwise = groups == inputChannels && groups == outputChannels
         let outputsPerGroup = outputChannels / groups
-        let transposes = !isDepthwise && Self.runsTransposed(outputsPerGroup: outputsPerGroup, pixels: pixels)
+        let transposes = !isDepthwise && Self.runsTransposed(outputsPerGroup: outputsPerGroup, pixels: pixels, taps: kernelHeight * kernelWidth)
         self.values = IntegerBuffer<Int32>(count: isDepthwise || transposes ? 0 : outputChannels * depth)
         if !(isDepthwise || transposes) {
             packSigned(values, into: self.values.baseAddress, bytes: operands != .pairs) { m, k in m * depth * perElement + order(k) }
@@ -386,6 +467,7 @@ package final class QuantizedConvolutionWeights {
         self.weightSums = weightSums
         self.bias = (0..<outputChannels).map { m in (bias?[m] ?? 0) &- padding &* weightSums[m] }
         self.multipliers = multipliers
+        finiteMultipliers = multipliers.allSatisfy { $0.isFinite }
         depthwiseTaps = isDepthwise ? values.map(Int32.init) : nil
         if depthwiseTaps != nil {
             let padded = (outputChannels + lanes - 1) / lanes * lanes
@@ -424,7 +506,7 @@ package final class QuantizedConvolutionWeights {
             var paddedBias = [Int32](repeating: 0, count: groups * stride), paddedMultipliers = [Float](repeating: 0, count: groups * stride)
             packSigned(values, into: transposed.baseAddress, bytes: operands != .pairs) { m, k in
                 let g = m / outputsPerGroup, j = m % outputsPerGroup, kk = order(k)
-                return ((g * depth + kk / perElement) * stride + j) * perElement + kk % perElement
+                return (g * depth * stride + (j / tile * depth + kk / perElement) * tile + j % tile) * perElement + kk % perElement
             }
             for m in 0..<outputChannels {
                 let g = m / outputsPerGroup, j = m % outputsPerGroup
@@ -660,7 +742,7 @@ struct SmallMapQuantizedParts: PoolJob {
                     minimum: c.minimum, maximum: c.maximum, columnBias: bias.baseAddress! + group * t.stride,
                     // Sums go straight to their channels' planes (a pixel's channels `pixels` apart).
                     sums: c.sums?.advanced(channels: group * outputsPerGroup, elements: group * outputsPerGroup * pixels,
-                                           rowStride: 1, columnStride: pixels))
+                                           rowStride: 1, columnStride: pixels), panels: true, finiteMultipliers: w.finiteMultipliers)
                 quantizedProduct(product, columns: columns)
             }
         }
@@ -694,7 +776,8 @@ struct QuantizedConvolutionParts: PoolJob {
                         bias: bias.baseAddress! + first, output: c.output + first * pixels, outputStride: pixels,
                         multipliers: multipliers.baseAddress! + first, perColumn: false, zeroPoint: c.outputZero,
                         minimum: c.minimum, maximum: c.maximum,
-                        sums: c.sums?.advanced(channels: first, elements: first * pixels, rowStride: pixels, columnStride: 1))
+                        sums: c.sums?.advanced(channels: first, elements: first * pixels, rowStride: pixels, columnStride: 1),
+                        finiteMultipliers: w.finiteMultipliers)
                     quantizedProduct(product, columns: columns)
                 }
             }
@@ -915,7 +998,7 @@ struct ShiftedPlanes {
         let tile = quantizedTileColumns
         stride = (columns + tile - 1) / tile * tile
         let patchTiles = (outH * outW + tile - 1) / tile
-        guard stride / tile <= patchTiles + patchTiles / 4 else { return nil }
+        guard stride / tile < patchTiles + patchTiles / 4 else { return nil }
         // The last tile of the last tap reads up to spanH · pitch + spanW + stride.
         planeElements = max(height * pitch, spanH * pitch + spanW + stride)
     }
@@ -993,7 +1076,7 @@ struct ShiftedPlaneParts: PoolJob {
                     operands: w.operands, v: UnsafePointer(c.patches), columns: shifted.columns, columnStride: shifted.stride,
                     bias: bias.baseAddress! + first, output: c.scratch, outputStride: shifted.stride,
                     multipliers: multipliers.baseAddress! + first, perColumn: false, zeroPoint: c.outputZero,
-                    minimum: c.minimum, maximum: c.maximum, rowOffsets: offsets)
+                    minimum: c.minimum, maximum: c.maximum, rowOffsets: offsets, finiteMultipliers: w.finiteMultipliers)
                 quantizedProduct(product, columns: columns)
             }
         }
@@ -1336,7 +1419,7 @@ func byteDepthwise(_ c: QuantizedConvolution, channel: Int, _ geometry: Quantize
     let (dH, dW, outH, outW) = (window.dilationHeight, window.dilationWidth, window.outputHeight, window.outputWidth)
     let perRow = w.quadsPerRow, width = geometry.width
     let (rows, columns) = (geometry.packedRows, geometry.packedColumns)
-    let low = Float(c.minimum - c.outputZero), high = Float(c.maximum - c.outputZero)
+    let low = Float(c.minimum - c.outputZero), high = Float(c.maximum - c.outputZero), finite = w.finiteMultipliers
     let multiplier = Vector(repeating: w.multipliers[channel]), bias = IntVector(repeating: w.bias[channel])
     let output = c.output + channel * outH * outW
     let sums = c.sums?.advanced(channels: 0, elements: 0, rowStride: outW, columnStride: 1)
@@ -1354,13 +1437,15 @@ func byteDepthwise(_ c: QuantizedConvolution, channel: Int, _ geometry: Quantize
                 sums.store(acc, row: channel * outH + firstRow, column: ow, count: count, channel: channel, lanesAreChannels: false)
                 return
             }
-            let values = vbg_requantize(acc, multiplier, low, high, c.outputZero)
+            let values = finite ? vbg_requantize_finite(acc, multiplier, low, high, c.outputZero)
+                : vbg_requantize(acc, multiplier, low, high, c.outputZero)
             let out = output + firstRow * outW + ow
             if count == lanes { UnsafeMutableRawPointer(out).storeBytes(of: values, as: SIMD16<UInt8>.self) }
             else { vbg_store_bytes(out, values, Int32(count)) }
             return
         }
-        let values = sums == nil ? vbg_requantize(acc, multiplier, low, high, c.outputZero) : SIMD16<UInt8>()
+        let values = sums != nil ? SIMD16<UInt8>() : finite ? vbg_requantize_finite(acc, multiplier, low, high, c.outputZero)
+            : vbg_requantize(acc, multiplier, low, high, c.outputZero)
         for r in 0..<min(rows, outH - firstRow) {
             if let sums {
                 var row = IntVector()
@@ -1414,9 +1499,12 @@ package final class QuantizedMatrixWeights {
     package let inner: Int, columns: Int
     package let aSigned: Bool, aZero: [Int32]
     let operands: QuantizedOperands
+    /// B packed as ``QuantizedProduct/panels`` of 64 columns (depth element rows each).
     let values: IntegerBuffer<Int32>
     let stride: Int
     let multipliers: [Float]
+    /// Whether every multiplier is finite (``QuantizedProduct/finiteMultipliers``).
+    let finiteMultipliers: Bool
     /// Per column, padded to `stride`: the bias, and with bytes the activations' remaining shift.
     let columnBias: [Int32]
     /// Σ_k B[k][n] (B minus its zero points) per column: what a change of A's zero point takes
@@ -1446,7 +1534,9 @@ package final class QuantizedMatrixWeights {
         let padding = operands == .pairs ? 0 : aZero[0] &- (aSigned ? -128 : 0)
         for k in 0..<inner {
             for n in 0..<columns {
-                let value = values[k * columns + n], index = ((k / per) * stride + n) * per + k % per
+                // Panels of 64 columns (``QuantizedProduct/panels``).
+                let tile = quantizedTileColumns
+                let value = values[k * columns + n], index = ((n / tile * depth + k / per) * tile + n % tile) * per + k % per
                 if operands == .pairs { raw.storeBytes(of: value, toByteOffset: 2 * index, as: Int16.self) }
                 else { raw.storeBytes(of: Int8(value), toByteOffset: index, as: Int8.self) }
                 columnBias[n] = columnBias[n] &- padding &* Int32(value)
@@ -1456,6 +1546,7 @@ package final class QuantizedMatrixWeights {
         self.columnBias = columnBias
         self.weightSums = weightSums
         self.multipliers = multipliers
+        finiteMultipliers = multipliers.allSatisfy { $0.isFinite }
     }
 }
 
@@ -1529,7 +1620,8 @@ struct QuantizedMatrixParts: PoolJob {
                     v: UnsafePointer(w.values.baseAddress), columns: w.columns, columnStride: w.stride, bias: nil,
                     output: p.output, outputStride: w.columns, multipliers: multipliers.baseAddress!, perColumn: true,
                     zeroPoint: p.outputZero, minimum: p.minimum, maximum: p.maximum,
-                    columnBias: columnBias.baseAddress!, floatOutput: p.floatOutput, sums: p.sums), columns: columns)
+                    columnBias: columnBias.baseAddress!, floatOutput: p.floatOutput, sums: p.sums, panels: true,
+                    finiteMultipliers: w.finiteMultipliers), columns: columns)
             }
         }
     }

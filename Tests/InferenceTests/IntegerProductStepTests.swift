@@ -256,6 +256,10 @@ struct IntegerProductStepTests {
                      source: .fixed(type: 3, zero: 5), chain: .sums),
             ConvCase(cin: 32, cout: 130, group: 2, height: 4, width: 4, source: negative, wType: 2, perChannel: true),
             ConvCase(cin: 512, cout: 513, kernel: (3, 3), pads: [1, 1, 1, 1], height: 7, width: 7, source: mixed),
+            // 64 to 127 pixels with pixels as rows (128 channels on 10x10), the sums and a chain.
+            ConvCase(cin: 64, cout: 128, kernel: (3, 3), pads: [1, 1, 1, 1], height: 10, width: 10, source: mixed, chain: .sums),
+            ConvCase(cin: 24, cout: 64, kernel: (3, 3), stride: 2, pads: [1, 1, 1, 1], height: 21, width: 18, source: positive,
+                     perChannel: true),
             // Depthwise: rows of 16 pixels and tails, strides 1 and 2, 1x1 maps, maps up to 8 wide.
             ConvCase(cin: 5, cout: 5, group: 5, kernel: (3, 3), pads: [1, 1, 1, 1], height: 9, width: 37, source: mixed, perChannel: true),
             ConvCase(cin: 7, cout: 7, group: 7, kernel: (3, 3), stride: 2, pads: [0, 0, 1, 1], height: 20, width: 65, source: positive),

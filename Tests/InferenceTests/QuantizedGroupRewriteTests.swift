@@ -285,6 +285,74 @@ struct QuantizedGroupRewriteTests {
         }
     }
 
+    /// x1, x2, x3 → QuantizeLinear (three scales and zero points) → DequantizeLinear → Concat
+    /// (channels) → QuantizeLinear (type `outputType`) → DequantizeLinear → y; with `explicit` the
+    /// com.microsoft QLinearConcat instead; `alsoOutput` makes the float result a graph output;
+    /// `constantInput` makes the third a constant's DequantizeLinear.
+    static func concatModel(type: Int64 = 2, outputType: Int64? = nil, explicit: Bool = false, alsoOutput: Bool = false,
+                            constantInput: Bool = false) -> [UInt8] {
+        let yType = outputType ?? type
+        let channels: [Int64] = [2, 3, 5]
+        let scales: [Float] = [0.03, 0.05, 0.021], zeros: [UInt8] = type == 2 ? [128, 100, 140] : [0, 5, 250]
+        var nodes: [[UInt8]] = []
+        var initializers = [B.floatTensor("ys", [], [0.04]), B.rawTensor("yz", elementType: yType, [], [yType == 2 ? 120 : 2])]
+        for i in 0..<3 {
+            initializers += [B.floatTensor("s\(i)", [], [scales[i]]), B.rawTensor("z\(i)", elementType: type, [], [zeros[i]])]
+            if constantInput && i == 2 {
+                initializers.append(B.rawTensor("q2", elementType: type, [1, channels[2], Int64(size), Int64(size)],
+                                                (0..<(Int(channels[2]) * size * size)).map { UInt8(truncatingIfNeeded: 29 &* $0 &+ 7) }))
+            } else {
+                nodes.append(B.node("QuantizeLinear", inputs: ["x\(i)", "s\(i)", "z\(i)"], outputs: ["q\(i)"]))
+            }
+        }
+        if explicit {
+            nodes.append(B.node("QLinearConcat", inputs: ["ys", "yz", "q0", "s0", "z0", "q1", "s1", "z1", "q2", "s2", "z2"], outputs: ["yq"],
+                                name: "concat", attributes: [.int("axis", 1)], domain: "com.microsoft"))
+        } else {
+            for i in 0..<3 { nodes.append(B.node("DequantizeLinear", inputs: ["q\(i)", "s\(i)", "z\(i)"], outputs: ["d\(i)"])) }
+            nodes += [B.node("Concat", inputs: ["d0", "d1", "d2"], outputs: ["f"], name: "concat", attributes: [.int("axis", 1)]),
+                      B.node("QuantizeLinear", inputs: ["f", "ys", "yz"], outputs: ["yq"])]
+        }
+        nodes.append(B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"]))
+        return B.model(
+            nodes: nodes, initializers: initializers,
+            inputs: (0..<(constantInput ? 2 : 3)).map { B.valueInfo("x\($0)", [1, channels[$0], Int64(size), Int64(size)]) },
+            outputs: [B.valueInfo("y", dims: nil, elementType: 1)] + (alsoOutput ? [B.valueInfo("f", dims: nil, elementType: 1)] : []),
+            opset: 13)
+    }
+
+    @Test("DequantizeLinear values → Concat → QuantizeLinear (uint8 and int8, three scales and zero points) becomes QLinearConcat on the fast path, equal to the explicit node; near misses stay")
+    func concatGroups() throws {
+        var random = SeededGenerator(seed: 81)
+        for type in [Int64(2), 3] {
+            let label = "Concat type \(type)"
+            let proto = try ModelProto(serializedBytes: Self.concatModel(type: type))
+            let ops = try #require(QuantizedGroupRewrite.rewrite(proto), "\(label): not rewritten").graph!.nodes.map(\.opType)
+            #expect(ops == ["QuantizeLinear", "QuantizeLinear", "QuantizeLinear", "QLinearConcat", "DequantizeLinear"], "\(label): \(ops)")
+            let written = try InferenceModel(bytes: Self.concatModel(type: type))
+            let explicit = try InferenceModel(bytes: Self.concatModel(type: type, explicit: true))
+            var feeds: [String: [Float]] = [:]
+            for (i, c) in [2, 3, 5].enumerated() { feeds["x\(i)"] = random.floats(c * Self.size * Self.size, scale: 4) }
+            let want = try #require(try InferenceSession(model: explicit, path: .reference).run(inputs: feeds)["y"])
+            for threads in [1, 2] {
+                let fast = try InferenceSession(model: written, path: .fast, threads: threads)
+                #expect(fast.nodeKernels.contains { $0.op == "QLinearConcat" }, "\(label): \(fast.nodeKernels.map(\.op))")
+                let got = try #require(try fast.run(inputs: feeds)["y"])
+                #expect(got == want, "\(label), \(threads) thread(s): \(zip(got, want).filter { $0 != $1 }.count) of \(want.count) differ")
+            }
+            let reference = try InferenceSession(model: written, path: .reference)
+            #expect(reference.nodeKernels.contains { $0.op == "Concat" }, "\(label): reference graph rewritten")
+        }
+        let misses: [(String, [UInt8])] = [
+            ("the float result also a graph output", Self.concatModel(alsoOutput: true)),
+            ("an int8 output of uint8 inputs", Self.concatModel(outputType: 3)),
+            ("a constant input", Self.concatModel(constantInput: true)),
+        ]
+        for (label, bytes) in misses {
+            #expect(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: bytes)) == nil, "\(label): rewritten")
+        }
+    }
+
     /// The shapes of `binaryModel`'s float values, as the loaded graph gives them to the rewrite.
     static func binaryShapes(constantB: Bool) -> [String: [Int]] {
         let full = [1, cin, size, size]

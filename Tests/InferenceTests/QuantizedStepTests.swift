@@ -129,6 +129,34 @@ struct QuantizedStepTests {
                      xType: u8, wType: u8, yType: i8, xZero: 255, yZero: 0, perChannel: true, bias: false),
             ConvCase(cin: 8, cout: 40, group: 2, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 5, width: 5,
                      xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 128, perChannel: true, bias: true),
+            // Maps of 64 to 127 pixels, with pixels as rows where that pads fewer products (100
+            // pixels and 128 channels) and not where it pads more (130 channels on 100, 64 pixels).
+            ConvCase(cin: 64, cout: 128, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 10, width: 10,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 36, cout: 64, group: 1, kernel: (3, 3), stride: 2, dilation: 1, pads: [1, 1, 1, 1], height: 20, width: 19,
+                     xType: i8, wType: i8, yType: u8, xZero: 5, yZero: 0, perChannel: false, bias: true),
+            ConvCase(cin: 20, cout: 130, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 10, width: 10,
+                     xType: u8, wType: i8, yType: i8, xZero: 255, yZero: 0, perChannel: true, bias: false),
+            ConvCase(cin: 16, cout: 64, group: 1, kernel: (1, 1), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 1, width: 127,
+                     xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 24, cout: 70, group: 2, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 9, width: 9,
+                     xType: u8, wType: u8, yType: u8, xZero: 128, yZero: 3, perChannel: true, bias: true),
+            ConvCase(cin: 17, cout: 64, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 8, width: 8,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: false, bias: true),
+            ConvCase(cin: 8, cout: 256, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 13, width: 5,
+                     xType: i8, wType: i8, yType: i8, xZero: UInt8(bitPattern: -128), yZero: 0, perChannel: true, bias: true),
+            // Windows of several taps on maps up to 256 pixels run transposed where that pads no
+            // more (16x16 with 192 channels, 8x8 with 128); 1x1 on 8x8 and 3x3 on 17x16 do not.
+            ConvCase(cin: 64, cout: 192, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 16, width: 16,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 96, cout: 128, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 8, width: 8,
+                     xType: i8, wType: i8, yType: u8, xZero: 5, yZero: 0, perChannel: false, bias: true),
+            ConvCase(cin: 16, cout: 64, group: 1, kernel: (1, 1), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 8, width: 8,
+                     xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 128, perChannel: true, bias: true),
+            ConvCase(cin: 8, cout: 64, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 17, width: 16,
+                     xType: u8, wType: i8, yType: i8, xZero: 255, yZero: 0, perChannel: true, bias: false),
+            ConvCase(cin: 32, cout: 64, group: 1, kernel: (3, 3), stride: 2, dilation: 1, pads: [1, 1, 1, 1], height: 32, width: 32,
+                     xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
             // Bytes in the channel-minor order (channels a multiple of 4): rows of 16 pixels and
             // their tails, stride 1 and 2, padding on every side, int8 and uint8 input.
             ConvCase(cin: 12, cout: 20, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 19, width: 35,
@@ -551,6 +579,12 @@ struct QuantizedStepTests {
             (3, 1, [1, 1, 1, 1], 1, 0, 2, 15), (3, 1, [1, 1, 1, 1], 1, 0, 2, 17),
             // Stride 2's last outputs by a masked store: 1, 15 and 14 past the 16-output vectors (dilation 2).
             (3, 2, [1, 1, 1, 1], 1, 0, 4, 33), (2, 2, [0, 0, 0, 0], 1, 0, 3, 62), (3, 2, [1, 1, 1, 1], 2, 0, 5, 61),
+            // Rows of 16 to 64 in registers (windows of up to 3 taps): ceil mode's last window,
+            // strides 1 to 3, dilation, a pad on one side, the 64-value edge; 4 taps and 65 do not.
+            (3, 2, [0, 0, 0, 0], 1, 1, 16, 16), (3, 2, [0, 0, 0, 0], 1, 1, 33, 32), (3, 3, [1, 1, 1, 1], 1, 0, 6, 64),
+            (2, 1, [0, 0, 1, 1], 2, 0, 5, 63), (1, 2, [0, 0, 0, 0], 1, 0, 4, 64), (3, 1, [0, 2, 0, 2], 1, 0, 3, 48),
+            (2, 2, [1, 1, 1, 1], 1, 1, 7, 45), (3, 2, [1, 1, 1, 1], 3, 0, 9, 50), (4, 2, [1, 1, 2, 2], 1, 0, 8, 40),
+            (3, 1, [1, 1, 1, 1], 1, 0, 3, 65),
         ]
         for c in cases {
             for type in [Int64(2), 3] {

@@ -27,7 +27,7 @@ struct QuantizedProductTests {
     /// Runs one case and compares every byte; returns how many outputs saturated at each end.
     static func check(rows: Int, inner: Int, columns: Int, signed: Bool, zeroPoint: Int32, scale: Float, bias: Bool,
                       perColumn: Bool, seed: UInt64, wide: Bool = true,
-                      operands: QuantizedOperands = .pairs) -> (low: Int, high: Int) {
+                      operands: QuantizedOperands = .pairs, panels: Bool = false) -> (low: Int, high: Int) {
         var random = Random(seed: seed)
         // Operands as zero-point-shifted 8-bit values: −255...255 (a uint8 minus its zero point),
         // or −128...127 when `wide` is false; for bytes, one operand 0...255 and the other −128...127.
@@ -66,9 +66,12 @@ struct QuantizedProductTests {
                                               unsigned: operands == .unsignedRows)
             }
         }
+        // V as rows of the stride, or as panels of 64 columns (``QuantizedProduct/panels``).
+        let tile = quantizedTileColumns
+        func vIndex(_ q: Int, _ n: Int) -> Int { panels ? (n / tile * depth + q) * tile + n % tile : q * stride + n }
         for q in 0..<depth {
             for n in 0..<stride {
-                vPacked[q * stride + n] = pack((per * q..<min(inner, per * q + per)).map { Int16(v[$0 * stride + n]) },
+                vPacked[vIndex(q, n)] = pack((per * q..<min(inner, per * q + per)).map { Int16(v[$0 * stride + n]) },
                                                unsigned: operands == .unsignedColumns)
             }
         }
@@ -83,7 +86,9 @@ struct QuantizedProductTests {
                                 s: sp.baseAddress!, rows: rows, depth: depth, operands: operands, v: vp.baseAddress!, columns: columns,
                                 columnStride: stride, bias: bias ? bp.baseAddress! : nil, output: op.baseAddress!,
                                 outputStride: columns, multipliers: mp.baseAddress!, perColumn: perColumn,
-                                zeroPoint: zeroPoint, minimum: range.lowerBound, maximum: range.upperBound)
+                                zeroPoint: zeroPoint, minimum: range.lowerBound, maximum: range.upperBound, panels: panels,
+                                // The epilogue without the NaN test wherever the multipliers allow it, as the kernels' callers say.
+                                finiteMultipliers: multipliers.allSatisfy { $0.isFinite })
                             // Two column ranges, as two threads take them.
                             let half = (columns + 2 * quantizedTileColumns - 1) / (2 * quantizedTileColumns) * quantizedTileColumns
                             quantizedProduct(product, columns: 0..<min(half, columns))
@@ -93,7 +98,7 @@ struct QuantizedProductTests {
                 }
             }
         }
-        let label = "\(operands) \(rows)x\(inner)x\(columns) signed \(signed) zero \(zeroPoint) scale \(scale) bias \(bias) perColumn \(perColumn)"
+        let label = "\(operands)\(panels ? " panels" : "") \(rows)x\(inner)x\(columns) signed \(signed) zero \(zeroPoint) scale \(scale) bias \(bias) perColumn \(perColumn)"
         let wrong = zip(got, want).filter { $0 != $1 }.count
         #expect(wrong == 0, "\(label): \(wrong) of \(want.count) bytes differ")
         let lowByte = UInt8(truncatingIfNeeded: range.lowerBound), highByte = UInt8(truncatingIfNeeded: range.upperBound)
@@ -186,11 +191,42 @@ struct QuantizedProductTests {
         }
     }
 
-    @Test("a NaN or infinite multiplier: NaN gives the zero point, infinity saturates, as the reference")
+    @Test("V as panels of 64 columns (the transposed weights of small maps, a matrix product's constant B) equals the scalar sums byte for byte: rows around the tile, columns around 64 and its multiples, inner sizes around multiples of 4 into the thousands, every packing")
+    func panelSweep() {
+        var seed: UInt64 = 12000
+        for operands in [QuantizedOperands.pairs, .unsignedColumns, .unsignedRows] {
+            for rows in [1, 5, 6, 7, 9, 13, 25] {
+                for columns in [1, 63, 64, 65, 128, 130, 193] {
+                    for inner in [1, 4, 5, 9, 31] {
+                        seed += 1
+                        _ = Self.check(rows: rows, inner: inner, columns: columns, signed: seed % 2 == 0,
+                                       zeroPoint: seed % 2 == 0 ? [-128, 0, 127][Int(seed % 3)] : [0, 128, 255][Int(seed % 3)],
+                                       scale: 1 / Float(inner * 4000), bias: seed % 3 != 0, perColumn: seed % 4 == 1,
+                                       seed: seed, operands: operands, panels: true)
+                    }
+                }
+            }
+            for (rows, inner, columns) in [(9, 4608, 513), (25, 2304, 256), (1, 2048, 1000), (11, 1021, 67)] {
+                seed += 1
+                _ = Self.check(rows: rows, inner: inner, columns: columns, signed: false, zeroPoint: 128,
+                               scale: 1 / Float(inner * 3000), bias: true, perColumn: operands == .unsignedRows, seed: seed,
+                               operands: operands, panels: true)
+            }
+        }
+    }
+
+    @Test("a NaN or infinite multiplier: NaN gives the zero point, infinity saturates, as the reference; finite multipliers whose products overflow saturate")
     func nonFinite() {
         _ = Self.check(rows: 2, inner: 3, columns: 20, signed: false, zeroPoint: 128, scale: .infinity, bias: false,
                        perColumn: false, seed: 9)
         _ = Self.check(rows: 2, inner: 3, columns: 20, signed: true, zeroPoint: 0, scale: .nan, bias: false,
                        perColumn: true, seed: 10)
+        // Finite multipliers whose products overflow to ±infinity (the epilogue without the NaN test).
+        for operands in [QuantizedOperands.pairs, .unsignedColumns, .unsignedRows] {
+            _ = Self.check(rows: 7, inner: 9, columns: 70, signed: false, zeroPoint: 128, scale: 1e38, bias: true,
+                           perColumn: false, seed: 11, operands: operands)
+            _ = Self.check(rows: 7, inner: 9, columns: 70, signed: true, zeroPoint: -5, scale: 1e38, bias: false,
+                           perColumn: true, seed: 12, operands: operands, panels: true)
+        }
     }
 }

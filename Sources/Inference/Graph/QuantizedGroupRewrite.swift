@@ -47,7 +47,9 @@ import ONNXFormat
 /// `QLinearMul`, as onnxruntime's QDQ transformer makes them, where the fast step takes the
 /// shapes (one shape, or one value per plane: `fitsBinaryStep`): its arithmetic
 /// (`QLinearBinary`) rather than the float operation's, another rounding of the same values,
-/// like the products'.
+/// like the products'. `Concat` of per-tensor 8-bit DequantizeLinear values, its float result
+/// read only by a `QuantizeLinear` of the same type, becomes com.microsoft `QLinearConcat` likewise
+/// (its arithmetic, a table per input, rather than dequantizing and quantizing again).
 enum QuantizedGroupRewrite {
     /// The rewritten model, or nil when no group matched.
     /// `shapes`: the values' shapes by name (the loaded graph's), which the Add / Mul groups need.
@@ -251,6 +253,32 @@ enum QuantizedGroupRewrite {
             rewritten.domain = "com.microsoft"
             rewritten.inputs = [a.values, a.scale, a.zero, b.values, b.scale, b.zero, q.node.inputs[1], q.node.inputs[2]]
             rewritten.outputs = q.node.outputs
+            replaced[index] = rewritten
+            dropped.insert(q.index)
+            for name in node.inputs { released[name, default: 0] += 1 }
+        }
+        // Concat of per-tensor 8-bit DequantizeLinear run-time values whose float result only a
+        // QuantizeLinear of the same type reads: com.microsoft QLinearConcat, as onnxruntime's QDQ
+        // transformer makes it (its inputs y_scale, y_zero_point, then each input's three).
+        for (index, node) in graph.nodes.enumerated() where isDefaultDomain(node) && node.opType == "Concat" {
+            guard replaced[index] == nil, !node.inputs.isEmpty, node.outputs.count == 1, let q = quantize(readerOf: node.outputs[0]),
+                  let zeroC = tensor(q.node.inputs[2]) else { continue }
+            var inputs = [q.node.inputs[1], q.node.inputs[2]]
+            for name in node.inputs {
+                guard let dq = dequantize(name), let x = operand(dq), tensor(x.values) == nil, x.type == zeroC.dataType else {
+                    inputs = []
+                    break
+                }
+                inputs += [x.values, x.scale, x.zero]
+            }
+            guard inputs.count == 2 + 3 * node.inputs.count else { continue }
+            var rewritten = NodeProto()
+            rewritten.name = node.name
+            rewritten.opType = "QLinearConcat"
+            rewritten.domain = "com.microsoft"
+            rewritten.inputs = inputs
+            rewritten.outputs = q.node.outputs
+            rewritten.attributes = node.attributes.filter { $0.name == "axis" }
             replaced[index] = rewritten
             dropped.insert(q.index)
             for name in node.inputs { released[name, default: 0] += 1 }

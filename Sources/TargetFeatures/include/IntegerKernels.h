@@ -61,8 +61,13 @@ static inline __attribute__((always_inline)) vbg_i32x16 vbg_quad_dot_add(vbg_i32
 // range minus the zero point), rounded to nearest even, plus the zero point, truncated to 8 bits
 // (uint8, or int8's two's complement). Clamping before rounding gives the same integer (the
 // bounds are integers). `low` and `high` must be within ±2^22 (they are within ±510).
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_quantize_ordered(vbg_f32x16 f, float low, float high, int zero);
 static inline __attribute__((always_inline)) vbg_u8x16 vbg_quantize(vbg_f32x16 f, float low, float high, int zero) {
-    f = f == f ? f : (vbg_f32x16)0.0f;
+    return vbg_quantize_ordered(f == f ? f : (vbg_f32x16)0.0f, low, high, zero);
+}
+
+// `vbg_quantize` of values that are not NaN (the NaN test left out).
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_quantize_ordered(vbg_f32x16 f, float low, float high, int zero) {
     f = f < low ? (vbg_f32x16)low : f;
     f = f > high ? (vbg_f32x16)high : f;
 #if defined(__AVX512F__)
@@ -85,6 +90,14 @@ static inline __attribute__((always_inline)) vbg_u8x16 vbg_quantize(vbg_f32x16 f
 static inline __attribute__((always_inline)) vbg_u8x16 vbg_requantize(vbg_i32x16 acc, vbg_f32x16 multiplier, float low,
                                                                      float high, int zero) {
     return vbg_quantize(__builtin_convertvector(acc, vbg_f32x16) * multiplier, low, high, zero);
+}
+
+// `vbg_requantize` with a finite multiplier: float(acc) is finite, so the product is not NaN
+// (at most ±infinity, which the clamp takes as `vbg_quantize` does) and the NaN test is left
+// out, two of the epilogue's ten vector operations.
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_requantize_finite(vbg_i32x16 acc, vbg_f32x16 multiplier, float low,
+                                                                            float high, int zero) {
+    return vbg_quantize_ordered(__builtin_convertvector(acc, vbg_f32x16) * multiplier, low, high, zero);
 }
 
 // Four rows of 16 bytes interleaved into 16 32-bit elements (element i: a[i], b[i], c[i], d[i]
@@ -243,6 +256,21 @@ static inline __attribute__((always_inline)) vbg_u8x64 vbg_permute_bytes(vbg_u8x
 #endif
 }
 
+// Lane i: i · stride + offset where that is within 0..<count and i < outputs, else 64: the byte
+// each output of a pooled row reads for one tap (Kernels/ByteMaxPool.swift,
+// `registerRowMaxPool`), for `vbg_permute_bytes` with the row as its first 64 bytes and the
+// type's minimum as the next. In 16-bit lanes: |i · stride + offset| must stay under 2^15.
+static inline __attribute__((always_inline)) vbg_u8x64 vbg_pool_tap_indices(int stride, int offset, int count, int outputs) {
+    typedef short i16x64 __attribute__((ext_vector_type(64)));
+    const i16x64 lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27,
+                         28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52,
+                         53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+    i16x64 at = lane * (short)stride + (short)offset;
+    i16x64 inside = (at >= (short)0) & (at < (short)count) & (lane < (short)outputs);
+    i16x64 index = (at & inside) | ((i16x64)64 & ~inside);
+    return __builtin_convertvector(index, vbg_u8x64);
+}
+
 // The larger of each lane's bytes, as uint8 or as int8 (`vpmaxub` / `vpmaxsb`).
 static inline __attribute__((always_inline)) vbg_u8x64 vbg_max_u8x64(vbg_u8x64 a, vbg_u8x64 b) { return a > b ? a : b; }
 static inline __attribute__((always_inline)) vbg_u8x64 vbg_max_i8x64(vbg_u8x64 a, vbg_u8x64 b) {
@@ -293,7 +321,36 @@ static inline __attribute__((always_inline)) vbg_u8x16 vbg_load_bytes16(const un
 // columns) two `vpermi2b`, rows 0-7 from the first 128 bytes and rows 8-15 from the last at the
 // same offsets, and a byte blend; the columns taken out of the registers and stored (masked at
 // the edge). In registers rather than through memory: a 64-byte load of four 16-byte stores
-// cannot be forwarded (the first version's stall, 9 % of Keras mobilenet_v2 QOperator).
+// cannot be forwarded (the first version's stall, 9 % of Keras mobilenet_v2 QOperator). Each
+// group of four rows is loaded straight into its 64-byte register (`vbg_transpose_rows4`): an
+// array of the 16 rows, filled in a loop over a row count known only at run time, was kept on
+// the stack and read back 64 bytes at a time, the same stall (a third of the 16-channel byte
+// depthwise kernel's time).
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_transpose_row(const unsigned char *src, long srcStride, int i, int rows,
+                                                                        int cols, unsigned char flip) {
+    vbg_u8x16 v = (vbg_u8x16)0;
+    if (i < rows) {
+        if (cols == 16) __builtin_memcpy(&v, src + i * srcStride, 16);
+        else v = vbg_load_bytes16(src + i * srcStride, cols);
+        v ^= (vbg_u8x16)flip;
+    }
+    return v;
+}
+static inline __attribute__((always_inline)) vbg_u8x64 vbg_transpose_rows4(const unsigned char *src, long srcStride, int first,
+                                                                          int rows, int cols, unsigned char flip) {
+    typedef unsigned char u8x32 __attribute__((ext_vector_type(32)));
+    vbg_u8x16 a = vbg_transpose_row(src, srcStride, first, rows, cols, flip);
+    vbg_u8x16 b = vbg_transpose_row(src, srcStride, first + 1, rows, cols, flip);
+    vbg_u8x16 c = vbg_transpose_row(src, srcStride, first + 2, rows, cols, flip);
+    vbg_u8x16 d = vbg_transpose_row(src, srcStride, first + 3, rows, cols, flip);
+    u8x32 lo = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                                       16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+    u8x32 hi = __builtin_shufflevector(c, d, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                                       16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                                   22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+                                   44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63);
+}
 static inline __attribute__((always_inline)) void vbg_transpose_block16(const unsigned char *src, long srcStride, int rows, int cols,
                                                                         unsigned char *dst, long dstStride, unsigned char flip) {
 #if defined(__AVX512VBMI__) && defined(__AVX512BW__) && defined(__AVX512VL__)
@@ -304,30 +361,13 @@ static inline __attribute__((always_inline)) void vbg_transpose_block16(const un
         {8, 24, 40, 56, 72, 88, 104, 120, 8, 24, 40, 56, 72, 88, 104, 120, 9, 25, 41, 57, 73, 89, 105, 121, 9, 25, 41, 57, 73, 89, 105, 121, 10, 26, 42, 58, 74, 90, 106, 122, 10, 26, 42, 58, 74, 90, 106, 122, 11, 27, 43, 59, 75, 91, 107, 123, 11, 27, 43, 59, 75, 91, 107, 123},
         {12, 28, 44, 60, 76, 92, 108, 124, 12, 28, 44, 60, 76, 92, 108, 124, 13, 29, 45, 61, 77, 93, 109, 125, 13, 29, 45, 61, 77, 93, 109, 125, 14, 30, 46, 62, 78, 94, 110, 126, 14, 30, 46, 62, 78, 94, 110, 126, 15, 31, 47, 63, 79, 95, 111, 127, 15, 31, 47, 63, 79, 95, 111, 127},
     };
-    vbg_u8x16 r[16];
-    for (int i = 0; i < 16; i++) {
-        if (i < rows) {
-            vbg_u8x16 v;
-            if (cols == 16) __builtin_memcpy(&v, src + i * srcStride, 16);
-            else v = vbg_load_bytes16(src + i * srcStride, cols);
-            r[i] = v ^ (vbg_u8x16)flip;
-        } else {
-            r[i] = (vbg_u8x16)0;
-        }
-    }
-    vbg_u8x64 z[4];
-    for (int q = 0; q < 4; q++) {
-        u8x32 lo = __builtin_shufflevector(r[4 * q], r[4 * q + 1], 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-                                           16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
-        u8x32 hi = __builtin_shufflevector(r[4 * q + 2], r[4 * q + 3], 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-                                           16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
-        z[q] = __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                                       22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
-                                       44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63);
-    }
+    vbg_u8x64 z0 = vbg_transpose_rows4(src, srcStride, 0, rows, cols, flip);
+    vbg_u8x64 z1 = vbg_transpose_rows4(src, srcStride, 4, rows, cols, flip);
+    vbg_u8x64 z2 = vbg_transpose_rows4(src, srcStride, 8, rows, cols, flip);
+    vbg_u8x64 z3 = vbg_transpose_rows4(src, srcStride, 12, rows, cols, flip);
     for (int k = 0; k < 4; k++) {
-        vbg_v64qi low = __builtin_ia32_vpermi2varqi512((vbg_v64qi)z[0], (vbg_v64qi)indices[k], (vbg_v64qi)z[1]);
-        vbg_v64qi high = __builtin_ia32_vpermi2varqi512((vbg_v64qi)z[2], (vbg_v64qi)indices[k], (vbg_v64qi)z[3]);
+        vbg_v64qi low = __builtin_ia32_vpermi2varqi512((vbg_v64qi)z0, (vbg_v64qi)indices[k], (vbg_v64qi)z1);
+        vbg_v64qi high = __builtin_ia32_vpermi2varqi512((vbg_v64qi)z2, (vbg_v64qi)indices[k], (vbg_v64qi)z3);
         vbg_u8x64 t = (vbg_u8x64)__builtin_ia32_selectb_512(0x00FF00FF00FF00FFull, low, high);
         u8x32 t0 = __builtin_shufflevector(t, t, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
                                            22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
