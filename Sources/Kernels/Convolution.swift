@@ -212,9 +212,9 @@ func convolutionTileAnyShape<A: ActivationFunction>(_ t: ConvolutionTile, _: A.T
     if narrowRegisterFile {
         convolutionQuarters(t, A.self, k: k, stride: stride, dilation: dilation, rows: taps.rows, columns: taps.columns)
     } else if t.nextRow != 0 {
-        let acc = convolutionAccumulate(Tile8<RowPair>.self, t, k: k, stride: stride, dilation: dilation, taps: taps)
+        let acc = convolutionAccumulate(Tile8<Row32>.self, t, k: k, stride: stride, dilation: dilation, taps: taps)
         if t.count == lanes {
-            acc.forEachRow(t.channels, ActivatedStore<A, RowPair>(base: t.destination, planeStride: t.destinationPlane,
+            acc.forEachRow(t.channels, ActivatedStore<A, Row32>(base: t.destination, planeStride: t.destinationPlane,
                                                                   o0: 0, o1: t.nextRow, o2: 0))
         } else {
             acc.forEachRow(t.channels, PartialPairStore<A>(base: t.destination, planeStride: t.destinationPlane,
@@ -265,7 +265,7 @@ func convolutionAccumulate<T: ChannelTile>(_: T.Type, _ t: ConvolutionTile, k: I
     var channelWeights = t.weights
     var plane = t.source
     let tapStride = 8 * packedWeightLanes
-    let next = stride &* t.sourceRow
+    let next = t.nextRow != 0 ? stride &* t.sourceRow : lanes &* stride
     for _ in 0..<t.inputChannels {
         for ky in taps.rows {
             let r = plane + ky &* dilation &* t.sourceRow
@@ -283,7 +283,8 @@ func convolutionAccumulate<T: ChannelTile>(_: T.Type, _ t: ConvolutionTile, k: I
 
 protocol StridedPixelRow: PixelRow {
     init(_ p: UnsafePointer<Float>, stride: Int)
-    /// The row from `p`, and for a row pair (``RowPair``) the row `next` floats lower.
+    /// The row from `p` whose vectors after the first start `next` floats apart (`16·stride` in
+    /// one row; a row of the input lower for a row pair, ``ConvolutionTile/nextRow``).
     init(_ p: UnsafePointer<Float>, stride: Int, next: Int)
 }
 
@@ -291,34 +292,13 @@ extension StridedPixelRow {
     @inline(always) init(_ p: UnsafePointer<Float>, stride: Int, next: Int) { self.init(p, stride: stride) }
 }
 
-/// Two output rows of up to 16 pixels in one tile: vector `a` the upper row, `b` the lower.
-struct RowPair: StridedPixelRow {
-    var a, b: Vector
-    static var width: Int { 32 }
-    @inline(always) init(repeating value: Float) { a = Vector(repeating: value); b = a }
-    @inline(always) init(_ p: UnsafePointer<Float>) { a = load(p); b = load(p + 16) }
-    @inline(always) init(_ p: UnsafePointer<Float>, stride: Int) { self.init(p) }
-    @inline(always) init(_ p: UnsafePointer<Float>, stride: Int, next: Int) {
-        if stride == 1 { a = load(p); b = load(p + next) } else { a = loadEven(p); b = loadEven(p + next) }
-    }
-    @inline(always) mutating func accumulate(_ weight: Float, _ x: RowPair) {
-        a = multiplyAdd(a, weight, x.a)
-        b = multiplyAdd(b, weight, x.b)
-    }
-    @inline(always) mutating func accumulate(broadcast weight: Vector, _ x: RowPair) {
-        a = multiplyAdd(a, weight, x.a)
-        b = multiplyAdd(b, weight, x.b)
-    }
-    @inline(always) func vector(_ index: Int) -> Vector { index == 0 ? a : b }
-}
-
-/// The first `count` (< 16) pixels of both rows of a ``RowPair``, activated and stored.
+/// The first `count` (< 16) pixels of both rows of a row pair (``ConvolutionTile/nextRow``), activated and stored.
 struct PartialPairStore<A: ActivationFunction>: TileRowSink {
     var base: UnsafeMutablePointer<Float>
     var planeStride: Int
     var nextRow: Int
     var count: Int
-    @inline(always) func take(_ r: Int, _ row: RowPair) {
+    @inline(always) func take(_ r: Int, _ row: Row32) {
         let plane = base + r &* planeStride
         store(A.apply(row.a), plane, count: count)
         store(A.apply(row.b), plane + nextRow, count: count)
@@ -326,8 +306,9 @@ struct PartialPairStore<A: ActivationFunction>: TileRowSink {
 }
 
 extension Row32: StridedPixelRow {
-    @inline(always) init(_ p: UnsafePointer<Float>, stride: Int) {
-        if stride == 1 { a = load(p); b = load(p + 16) } else { a = loadEven(p); b = loadEven(p + 32) }
+    @inline(always) init(_ p: UnsafePointer<Float>, stride: Int) { self.init(p, stride: stride, next: lanes &* stride) }
+    @inline(always) init(_ p: UnsafePointer<Float>, stride: Int, next: Int) {
+        if stride == 1 { a = load(p); b = load(p + next) } else { a = loadEven(p); b = loadEven(p + next) }
     }
 }
 
