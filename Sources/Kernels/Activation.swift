@@ -72,6 +72,14 @@ enum ReLU: ActivationFunction {
     @inline(always) static func apply(_ v: Vector) -> Vector { v.replacing(with: 0, where: v .< 0) }
 }
 
+/// `v` with every lane below `floor` raised to it (a NaN stays NaN): one `vmaxps`. A floor of 0
+/// is ``ReLU``'s; −∞ leaves `v` as it is.
+@inline(always) func raised(_ v: Vector, to floor: Float) -> Vector { v.replacing(with: floor, where: v .< floor) }
+
+/// The floor of the sum of a kernel's output and its residual: 0 when a Relu after the residual
+/// Add is fused (`rectifiesSum`), else −∞ (``raised(_:to:)`` then changes nothing).
+@inline(always) func sumFloor(rectifiesSum: Bool) -> Float { rectifiesSum ? 0 : -.infinity }
+
 enum ReLU6: ActivationFunction {
     @inline(always) static func apply(_ v: Vector) -> Vector {
         byQuarters(v) { v in

@@ -63,7 +63,8 @@ struct ChannelTilePacking {
 }
 
 /// 1x1 convolution with bias, activation and optional residual:
-/// `output[o] = act(bias[o] + Σ_i w[o][i]·input[i]) + residual[o]`.
+/// `output[o] = act(bias[o] + Σ_i w[o][i]·input[i]) + residual[o]`, and with `rectifiesSum`
+/// max(that sum, 0) (a Relu after the residual Add; NaN stays NaN, as the Relu node keeps it).
 ///
 /// A GEMM over pixels: a register tile of 8 output channels × 48 pixels (24 accumulators),
 /// the input panel packed to contiguous scratch when more than two channel tiles reuse it or the
@@ -77,9 +78,10 @@ struct ChannelTilePacking {
 ///   holds ``pointwiseScratch(inputChannels:)``.
 package func pointwiseConvolution(
     _ input: FeatureMap, weights: PointwiseWeights, activation: Activation,
-    residual: FeatureMap? = nil, output: FeatureMap, pool: WorkerPool
+    residual: FeatureMap? = nil, rectifiesSum: Bool = false, output: FeatureMap, pool: WorkerPool
 ) {
     precondition(input.layout.isDense, "1x1 convolution input must be dense")
+    precondition(!rectifiesSum || residual != nil, "1x1 convolution: a rectified sum needs a residual")
     precondition(input.channels == weights.inputChannels && output.channels == weights.outputChannels,
                  "1x1 convolution channel mismatch")
     precondition(output.layout.width == input.layout.width && output.layout.height == input.layout.height,
@@ -91,16 +93,16 @@ package func pointwiseConvolution(
     precondition(pool.holds(pointwiseScratch(inputChannels: weights.inputChannels)),
                  "1x1 convolution of \(weights.inputChannels) input channels: pool scratch too small")
     pool.run(PointwiseParts(input: input, weights: weights, activation: activation, residual: residual,
-                            output: output, pixels: input.pixels))
+                            floor: sumFloor(rectifiesSum: rectifiesSum), output: output, pixels: input.pixels))
 }
 
 /// The 1x1 convolution split over pixels (whole 48-pixel tiles) between threads.
 struct PointwiseParts: PoolJob {
     let input: FeatureMap, weights: PointwiseWeights, activation: Activation
-    let residual: FeatureMap?, output: FeatureMap, pixels: Int
+    let residual: FeatureMap?, floor: Float, output: FeatureMap, pixels: Int
     func run(part: Int, pool: WorkerPool) {
         let range = WorkerPool.range(pixels, part: part, of: pool.threadCount, granularity: Row48.width)
-        let job = PointwiseJob(input: input, weights: weights, residual: residual, output: output,
+        let job = PointwiseJob(input: input, weights: weights, residual: residual, floor: floor, output: output,
                                pixels: range, scratch: pool.scratch(part))
         switch activation {
         case .none: pointwiseRange(job, Identity.self)
@@ -131,6 +133,8 @@ struct PointwiseJob {
     var input: FeatureMap
     var weights: PointwiseWeights
     var residual: FeatureMap?
+    /// The floor of the sum with the residual (``sumFloor(rectifiesSum:)``).
+    var floor: Float
     var output: FeatureMap
     var pixels: Range<Int>
     /// Thread scratch (``pointwiseScratch(inputChannels:)``): the packed panel from 0, a spilled
@@ -207,7 +211,7 @@ private func pointwiseChunk<A: ActivationFunction, T: ChannelTile>(
                 base: output.base + first * outPlane, planeStride: outPlane,
                 o0: a0.offset, o1: a1.offset, o2: a2.offset,
                 residual: UnsafePointer(residual.base + first * residual.layout.planeStride + p),
-                residualPlane: residual.layout.planeStride, r0: 0, r1: 16, r2: 32))
+                residualPlane: residual.layout.planeStride, r0: 0, r1: 16, r2: 32, floor: job.floor))
         } else if direct {
             t.forEachRow(channels, ActivatedStore<A, T.Row>(
                 base: output.base + first * outPlane, planeStride: outPlane,
@@ -344,7 +348,7 @@ func pointwiseStoreSpilled<A: ActivationFunction>(
         for r in 0..<channels {
             var y = A.apply(load(tile + r * rowWidth + v * lanes))
             if let residual = job.residual, let residualAddress {
-                y += residual.load(channel: firstChannel + r, at: residualAddress)
+                y = raised(y + residual.load(channel: firstChannel + r, at: residualAddress), to: job.floor)
             }
             job.output.store(y, channel: firstChannel + r, at: address)
         }

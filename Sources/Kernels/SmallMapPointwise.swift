@@ -3,11 +3,12 @@
 /// ``packedMatrixMultiply(_:rows:weights:output:function:pool:)`` (a row-major one for fewer than
 /// ``packedProductFrom`` pixels), one GEMM by the weights as K×N (input × output channels),
 /// then the pixel-major products spread to the output planes with the activation and the
-/// residual: `output[o] = act(bias[o] + Σ_i w[o][i]·input[i]) + residual[o]`.
+/// residual: `output[o] = act(bias[o] + Σ_i w[o][i]·input[i]) + residual[o]`, and with
+/// `rectifiesSum` max(that sum, 0) (a Relu after the residual Add).
 ///
 /// Every output is the bias followed by fused multiply-adds in input-channel order, then the
 /// activation and the one addition of the residual, as in
-/// ``pointwiseConvolution(_:weights:activation:residual:output:pool:)``: the two give the same bits.
+/// ``pointwiseConvolution(_:weights:activation:residual:rectifiesSum:output:pool:)``: the two give the same bits.
 ///
 /// The patches and the products are in the pool's shared scratch
 /// (``smallMapPointwiseScratch(pixels:weights:)``).
@@ -17,9 +18,10 @@
 ///   `weights.columns` channels and the input's width and height. `output` may be `input`
 ///   itself (all of it is read before anything is written) and `residual` may be `output` itself.
 package func smallMapPointwise(
-    _ input: FeatureMap, weights: MatrixWeights, activation: Activation, residual: FeatureMap?, output: FeatureMap,
-    pool: WorkerPool
+    _ input: FeatureMap, weights: MatrixWeights, activation: Activation, residual: FeatureMap?, rectifiesSum: Bool = false,
+    output: FeatureMap, pool: WorkerPool
 ) {
+    precondition(!rectifiesSum || residual != nil, "small-map 1x1: a rectified sum needs a residual")
     let pixels = input.pixels, cin = weights.inner
     precondition(pool.holds(smallMapPointwiseScratch(pixels: pixels, weights: weights)),
                  "small-map 1x1 of \(pixels) pixels, \(cin) → \(weights.columns) channels: pool shared scratch too small")
@@ -43,7 +45,8 @@ package func smallMapPointwise(
         }
         matrixMultiply(patches, rows: pixels, weights: weights, output: products, pool: pool)
     }
-    pool.run(SpreadParts(products: products, pixels: pixels, activation: activation, residual: residual, output: output))
+    pool.run(SpreadParts(products: products, pixels: pixels, activation: activation, residual: residual,
+                         floor: sumFloor(rectifiesSum: rectifiesSum), output: output))
 }
 
 /// Floats of ``smallMapPointwise(_:weights:activation:residual:output:patches:products:pool:)``'s
@@ -66,7 +69,10 @@ package func smallMapPointwiseScratch(pixels: Int, weights: MatrixWeights) -> Sc
 /// The pixel-major products to the output planes, output channels split between threads.
 struct SpreadParts: PoolJob {
     let products: UnsafeMutablePointer<Float>, pixels: Int, activation: Activation
-    let residual: FeatureMap?, output: FeatureMap
+    let residual: FeatureMap?
+    /// The floor of the sum with the residual (``sumFloor(rectifiesSum:)``).
+    var floor: Float = -.infinity
+    let output: FeatureMap
     func run(part: Int, pool: WorkerPool) {
         let channels = WorkerPool.range(output.channels, part: part, of: pool.threadCount, granularity: lanes)
         switch activation {
@@ -106,7 +112,7 @@ func spreadSquares<A: ActivationFunction>(_ job: SpreadParts, _ channels: Range<
     var m = 0
     while m < job.pixels {
         let count = min(lanes, job.pixels - m)
-        let sink = SquareChunkSink<A>(output: output, residual: job.residual, pixel: m, count: count)
+        let sink = SquareChunkSink<A>(output: output, residual: job.residual, floor: job.floor, pixel: m, count: count)
         let first = UnsafePointer(job.products + m * cout)
         var c = channels.lowerBound
         while c < channels.upperBound {
@@ -167,10 +173,11 @@ func spreadSquare<A: ActivationFunction>(_ source: UnsafePointer<Float>, stride:
 /// the residual's same pixels, into the output's plane (``ChunkPieces`` in each layout).
 struct SquareChunkSink<A: ActivationFunction> {
     let destination: UnsafeMutablePointer<Float>, plane: Int, pieces: ChunkPieces
-    let residual: UnsafePointer<Float>?, residualPlane: Int, residualPieces: ChunkPieces
+    let residual: UnsafePointer<Float>?, residualPlane: Int, residualPieces: ChunkPieces, floor: Float
 
     /// - Precondition: `output` and `residual` have layouts ``ChunkPieces/fits(_:)`` takes.
-    @inline(always) init(output: FeatureMap, residual: FeatureMap?, pixel: Int, count: Int) {
+    @inline(always) init(output: FeatureMap, residual: FeatureMap?, floor: Float, pixel: Int, count: Int) {
+        self.floor = floor
         destination = output.base
         plane = output.layout.planeStride
         pieces = ChunkPieces(output.layout, pixel: pixel, count: count)
@@ -181,7 +188,7 @@ struct SquareChunkSink<A: ActivationFunction> {
 
     @inline(always) func put(_ v: Vector, channel: Int) {
         var y = A.apply(v)
-        if let residual { y += residualPieces.load(residual + channel &* residualPlane) }
+        if let residual { y = raised(y + residualPieces.load(residual + channel &* residualPlane), to: floor) }
         pieces.store(y, destination + channel &* plane)
     }
 }
@@ -218,7 +225,8 @@ func spreadLanes<A: ActivationFunction>(_ job: SpreadParts, _ channels: Range<In
                 var source = UnsafePointer(residual.base + residual.layout.origin + c * resPlane
                                            + y * residual.layout.rowStride + x)
                 for lane in 0..<n {
-                    destination.pointee = v[lane] + source.pointee
+                    let sum = v[lane] + source.pointee
+                    destination.pointee = sum < job.floor ? job.floor : sum
                     destination += outPlane
                     source += resPlane
                 }

@@ -122,10 +122,12 @@ struct FusionFuzzer {
     private var siluDraws: SeededGenerator
     /// The draws of the affine nodes after a convolution, apart from the graph's stream likewise.
     private var affineDraws: SeededGenerator
+    /// The draws of the activation after a residual Add, apart from the graph's stream likewise.
+    private var sumDraws: SeededGenerator
 
     static func make(_ family: FusionFamily, seed: UInt64, size: FuzzSize) -> FuzzCase {
         var fuzzer = FusionFuzzer(g: FuzzGraph(seed: seed), size: size, siluDraws: SeededGenerator(seed: seed ^ 0x5111),
-                                  affineDraws: SeededGenerator(seed: seed ^ 0xAFF1))
+                                  affineDraws: SeededGenerator(seed: seed ^ 0xAFF1), sumDraws: SeededGenerator(seed: seed ^ 0x5E1F))
         fuzzer.clean = fuzzer.chance(0.4)
         fuzzer.build(family)
         return FuzzCase(family: family, seed: seed, graph: fuzzer.g)
@@ -410,7 +412,19 @@ struct FusionFuzzer {
         default: other = convolution!.output   // a value the chain absorbs, read again
         }
         let op = clean ? "Add" : weighted([("Add", 8), ("Sub", 1), ("Mul", 1)])
-        return chance(0.5) ? g.binary(op, y, other) : g.binary(op, other, y)
+        let sum = chance(0.5) ? g.binary(op, y, other) : g.binary(op, other, y)
+        return activation(after: sum)
+    }
+
+    /// A ResNet block's end, a Relu after the residual Add, some of the time; near misses: another
+    /// activation, the sum also read later.
+    private mutating func activation(after sum: String) -> String {
+        guard sumDraws.chance(0.4) else { return sum }
+        func miss(_ p: Double) -> Bool { !clean && sumDraws.chance(p) }
+        if miss(0.15) { lateReaders.append(sum) }
+        let activation: FuzzActivation = miss(0.3)
+            ? sumDraws.pick([.clip(0, 6), .hardSwish, .leakyRelu(0.01), .clip(0, nil), .sigmoid]) : .relu
+        return g.activation(sum, activation)
     }
 
     /// The weights of the Conv node that produced `output` (the listing names them second).

@@ -72,6 +72,44 @@ struct FusionRuleTests {
         #expect(!profile[0].runsOnReference)
     }
 
+    /// Conv (1x1, or a depthwise 3x3 with `depthwise`) of x on [1, channels, h, w] → Add of x →
+    /// `after` (a Relu, or Clip(0, 6) for `"Clip"`), then a Mul of that by the sum when
+    /// `sumReadAgain`.
+    static func residualModel(channels c: Int64, height h: Int64, width w: Int64, depthwise: Bool = false,
+                              after: String = "Relu", sumReadAgain: Bool = false) -> [UInt8] {
+        let conv = depthwise
+            ? B.node("Conv", inputs: ["x", "w", "b"], outputs: ["c"],
+                     attributes: [.ints("kernel_shape", [3, 3]), .ints("pads", [1, 1, 1, 1]), .int("group", c)])
+            : B.node("Conv", inputs: ["x", "w", "b"], outputs: ["c"], attributes: [.ints("kernel_shape", [1, 1])])
+        var nodes = [conv, B.node("Add", inputs: ["c", "x"], outputs: ["a"]),
+                     B.node(after, inputs: after == "Clip" ? ["a", "lo", "hi"] : ["a"], outputs: [sumReadAgain ? "r" : "y"])]
+        if sumReadAgain { nodes.append(B.node("Mul", inputs: ["r", "a"], outputs: ["y"])) }
+        return B.model(nodes: nodes,
+                       initializers: [Self.tensor("w", depthwise ? [c, 1, 3, 3] : [c, c, 1, 1], seed: 2), Self.tensor("b", [c], seed: 3),
+                                      B.floatTensor("lo", [], [0]), B.floatTensor("hi", [], [6])],
+                       inputs: [B.valueInfo("x", [1, c, h, w])], outputs: [B.valueInfo("y", [1, c, h, w])])
+    }
+
+    @Test("1x1 Conv → Add of a residual → Relu (a ResNet block's end): the Relu rectifies the sum in the 1x1's store, on large and small maps")
+    func reluAfterResidual() throws {
+        for (c, h, w) in [(8, 9, 13), (24, 20, 20), (64, 3, 3), (520, 2, 2)] as [(Int64, Int64, Int64)] {
+            let profile = try layers(Self.residualModel(channels: c, height: h, width: w), input: [1, Int(c), Int(h), Int(w)])
+            #expect(profile.map(\.operators) == [["Conv", "Add", "Relu"]], "\(c) channels on \(h)x\(w)")
+            #expect(!profile[0].runsOnReference)
+        }
+    }
+
+    @Test("Near misses of the Relu after a residual Add stay separate: the sum also read later, a Clip(0, 6) after it, a depthwise convolution's residual")
+    func reluAfterResidualNearMisses() throws {
+        let shared = try layers(Self.residualModel(channels: 8, height: 9, width: 13, sumReadAgain: true), input: [1, 8, 9, 13])
+        #expect(shared.map(\.operators).first == ["Conv", "Add"], "\(shared.map(\.operators))")
+        #expect(!shared.contains { $0.operators.contains("Relu") && $0.operators.contains("Conv") })
+        let clipped = try layers(Self.residualModel(channels: 8, height: 9, width: 13, after: "Clip"), input: [1, 8, 9, 13])
+        #expect(clipped.map(\.operators) == [["Conv", "Add"], ["Clip"]])
+        let depthwise = try layers(Self.residualModel(channels: 8, height: 9, width: 13, depthwise: true), input: [1, 8, 9, 13])
+        #expect(depthwise.map(\.operators) == [["Conv", "Add"], ["Relu"]])
+    }
+
     /// Conv → Sigmoid → Mul (of `mulInputs`: "c" the convolution, "s" the sigmoid), then an Add
     /// of the sigmoid (`extraSigmoidReader`) or a depthwise 3x3, on a [1, 8, 32, 32] input.
     static func siluModel(mulInputs: [String], extraSigmoidReader: Bool = false, depthwise: Bool = false) -> [UInt8] {
@@ -279,8 +317,9 @@ struct FusionRuleTests {
     func channelsLastRoundTripNearMisses() throws {
         let cases: [([Int64], [Int64], [Int64], [[String]])] = [
             ([7, 1], [6], [0, 3, 1, 2], [["Conv"], ["Mul"], ["Add"], ["Relu"]]),
-            // The constant per pixel is the convolution's residual (added after its activation).
-            ([6], [5, 7, 6], [0, 3, 1, 2], [["Conv", "Mul", "Add"], ["Relu"]]),
+            // The constant per pixel is the 1x1's residual (added after its activation), and the
+            // Relu after it rectifies that sum in the store.
+            ([6], [5, 7, 6], [0, 3, 1, 2], [["Conv", "Mul", "Add", "Relu"]]),
             ([6], [6], [0, 3, 2, 1], [["Conv", "Mul", "Add", "Relu"], ["Transpose"]]),
         ]
         for (mul, add, back, expected) in cases {

@@ -86,6 +86,54 @@ struct SmallMapPointwiseTests {
         }
     }
 
+    @Test("rectifying the sum with the residual equals the unrectified result raised to 0 (NaN kept), bit for bit, on both 1x1 kernels: stores direct and spilled, squares and lanes, tails, padded outputs and residuals, 1 and 2 threads")
+    func rectifiedSum() {
+        // Pixels: one, a vector's tail, the small map's lanes (< 16) and squares, the pointwise kernel's 48-pixel chunks ± 1.
+        let sides = [(1, 1), (3, 3), (1, 15), (4, 4), (5, 7), (7, 7), (47, 1), (6, 8), (1, 49), (10, 10), (16, 16)]
+        var seed: UInt64 = 900
+        for (index, (h, w)) in sides.enumerated() {
+            for (cin, cout) in [(3, 5), (16, 24), (33, 17), (64, 72)] {
+                seed += 1
+                var random = Random(seed: seed)
+                let x = random.array(cin * h * w)
+                let matrix = random.array(cin * cout, scale: 0.5), bias = random.array(cout)
+                var sum = random.array(cout * h * w)
+                sum[cout * h * w / 2] = .nan
+                let input = makeMap(x, channels: cin, layout: .dense(width: w, height: h))
+                let residual = makeMap(sum, channels: cout, layout: .padded(width: w, height: h, pad: [0, 2][index % 2]))
+                let layout = PlaneLayout.padded(width: w, height: h, pad: [0, 1, 2][Int(seed) % 3])
+                let activation = [Activation.none, .relu, .hardSwish][Int(seed) % 3]
+                let pool = WorkerPool(threads: 1 + Int(seed) % 2)
+                var columns = [Float](repeating: 0, count: cin * cout)
+                for o in 0..<cout {
+                    for i in 0..<cin { columns[i * cout + o] = matrix[o * cin + i] }
+                }
+                let small = MatrixWeights(values: columns, bias: bias, inner: cin, columns: cout)
+                let pointwise = PointwiseWeights(weights: matrix, bias: bias, outputChannels: cout, inputChannels: cin)
+                pool.reserve(smallMapPointwiseScratch(pixels: h * w, weights: small).union(pointwiseScratch(inputChannels: cin)))
+                let outputs = (0..<4).map { _ in FeatureMapStorage(channels: cout, layout: layout) }
+                smallMapPointwise(input.map, weights: small, activation: activation, residual: residual.map, output: outputs[0].map, pool: pool)
+                smallMapPointwise(input.map, weights: small, activation: activation, residual: residual.map, rectifiesSum: true,
+                                  output: outputs[1].map, pool: pool)
+                pointwiseConvolution(input.map, weights: pointwise, activation: activation, residual: residual.map,
+                                     output: outputs[2].map, pool: pool)
+                pointwiseConvolution(input.map, weights: pointwise, activation: activation, residual: residual.map, rectifiesSum: true,
+                                     output: outputs[3].map, pool: pool)
+                // The Relu node: x < 0 ? 0 : x.
+                let expected = outputs[0].interior().map { $0 < 0 ? 0 : $0 }
+                #expect(expected.contains { $0.isNaN } && expected.contains(0) && expected.contains { $0 > 0 })
+                let what = "\(cin)->\(cout) on \(h)x\(w), \(activation), output \(layout), residual \(residual.layout)"
+                for (name, output) in [("small-map", outputs[1]), ("pointwise", outputs[3])] {
+                    let differing = zip(output.interior(), expected).filter { $0.bitPattern != $1.bitPattern }.count
+                    #expect(differing == 0, "\(name) \(what): \(differing) values differ")
+                    #expect(borderIsZero(output), "\(name) \(what): border written")
+                }
+                let unrectified = zip(outputs[0].interior(), outputs[2].interior()).filter { $0.bitPattern != $1.bitPattern }.count
+                #expect(unrectified == 0, "\(what): the kernels differ before rectifying")
+            }
+        }
+    }
+
     @Test("allocates nothing while it runs")
     func allocatesNothing() {
         let (cin, cout, h, w) = (40, 120, 5, 7)

@@ -10,6 +10,9 @@ struct ConvolutionFusion {
     var epilogue: Epilogue
     /// The value added to every output element in the store (an absorbed residual `Add`).
     var residual: Int? = nil
+    /// Whether the store takes max(·, 0) of the sum with the residual (an absorbed `Relu` after
+    /// the residual `Add`; 1x1 kernels only).
+    var rectifiesSum = false
     /// The value the step writes: the end of the epilogue, or the residual Add's sum.
     var target: Int
     /// The output values of the nodes it absorbs.
@@ -262,6 +265,7 @@ extension StepBuilder {
         let output = fusion.map { outputMap($0.target, channels: cout, height: h.output, width: w.output) }
             ?? StepBuilder.denseMap(arenaOutput!, channels: cout, height: h.output, width: w.output)
         let denseResidual = fusion?.residual.map { StepBuilder.denseMap(pointer($0), channels: cout, height: h.output, width: w.output) }
+        let rectifiesSum = fusion?.rectifiesSum ?? false
         /// A 1x1 of one group over `input` (the output's size).
         func pointwiseStep(_ input: FeatureMap) -> any Step {
             guard StepBuilder.runsAsMatrixProduct(pixels: h.output * w.output, weights: cin * cout) else {
@@ -269,8 +273,8 @@ extension StepBuilder {
                     let (weights, bias) = folded()
                     return PointwiseWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin)
                 }
-                return PointwiseStep(input: input, output: output, activation: activation, residual: denseResidual, pool: pool,
-                                     weights: weights)
+                return PointwiseStep(input: input, output: output, activation: activation, residual: denseResidual,
+                                     rectifiesSum: rectifiesSum, pool: pool, weights: weights)
             }
             // On maps of fewer pixels than a few vectors the 1x1's pixel tiles are mostly partial:
             // the packed GEMM, vectorised over output channels, runs it, with the same fusions.
@@ -283,7 +287,7 @@ extension StepBuilder {
                 return MatrixWeights(values: columns, bias: bias, inner: cin, columns: cout)
             }
             return SmallMapPointwiseStep(input: input, output: output, activation: activation, residual: denseResidual,
-                                         weights: weights, pool: pool)
+                                         rectifiesSum: rectifiesSum, weights: weights, pool: pool)
         }
         switch kind {
         case .pointwise(groups: 1):
@@ -301,7 +305,7 @@ extension StepBuilder {
                 }
             }
             return GroupedPointwiseStep(input: input, output: output, activation: activation, residual: denseResidual,
-                                        groups: parts, pool: pool)
+                                        rectifiesSum: rectifiesSum, groups: parts, pool: pool)
         case .depthwise(let pad), .dense(let pad):
             if case .depthwise = kind, StepBuilder.runsOnSmallMap(depthwise: conv) {
                 // Rows of few columns: vectorised over channels, reading the input where it is.

@@ -13,20 +13,22 @@ final class NoMove: Step {
 }
 
 final class PointwiseStep: Step {
-    let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool
+    let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, rectifiesSum: Bool
+    let pool: WorkerPool
     let weights: PointwiseWeights
     var scratch: ScratchSize { pointwiseScratch(inputChannels: weights.inputChannels) }
     func run() {
-        pointwiseConvolution(input, weights: weights, activation: activation, residual: residual, output: output,
-                             pool: pool)
+        pointwiseConvolution(input, weights: weights, activation: activation, residual: residual, rectifiesSum: rectifiesSum,
+                             output: output, pool: pool)
     }
 
-    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool,
-         weights: PointwiseWeights) {
+    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, rectifiesSum: Bool,
+         pool: WorkerPool, weights: PointwiseWeights) {
         self.input = input
         self.output = output
         self.activation = activation
         self.residual = residual
+        self.rectifiesSum = rectifiesSum
         self.pool = pool
         self.weights = weights
     }
@@ -35,19 +37,21 @@ final class PointwiseStep: Step {
 /// An ungrouped 1x1 convolution on a small map as the packed GEMM over output channels, with
 /// the pointwise step's fusions (activation, residual, any output layout) and its results.
 final class SmallMapPointwiseStep: Step {
-    let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?
+    let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, rectifiesSum: Bool
     let weights: MatrixWeights, pool: WorkerPool
     var scratch: ScratchSize { smallMapPointwiseScratch(pixels: input.pixels, weights: weights) }
     func run() {
-        smallMapPointwise(input, weights: weights, activation: activation, residual: residual, output: output, pool: pool)
+        smallMapPointwise(input, weights: weights, activation: activation, residual: residual, rectifiesSum: rectifiesSum,
+                          output: output, pool: pool)
     }
 
-    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, weights: MatrixWeights,
-         pool: WorkerPool) {
+    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, rectifiesSum: Bool,
+         weights: MatrixWeights, pool: WorkerPool) {
         self.input = input
         self.output = output
         self.activation = activation
         self.residual = residual
+        self.rectifiesSum = rectifiesSum
         self.weights = weights
         self.pool = pool
     }
@@ -74,7 +78,7 @@ final class SubsampledStep: Step {
 /// A grouped 1x1 convolution: one GEMM per group, on the group's slices of the input, output
 /// and residual channels.
 final class GroupedPointwiseStep: Step {
-    let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?
+    let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, rectifiesSum: Bool
     let groups: [PointwiseWeights], pool: WorkerPool
     var scratch: ScratchSize {
         groups.reduce(.none) { $0.union(pointwiseScratch(inputChannels: $1.inputChannels)) }
@@ -85,18 +89,19 @@ final class GroupedPointwiseStep: Step {
             pointwiseConvolution(input.channels(inputChannel, count: weights.inputChannels), weights: weights,
                                  activation: activation,
                                  residual: residual?.channels(outputChannel, count: weights.outputChannels),
-                                 output: output.channels(outputChannel, count: weights.outputChannels), pool: pool)
+                                 rectifiesSum: rectifiesSum, output: output.channels(outputChannel, count: weights.outputChannels), pool: pool)
             inputChannel += weights.inputChannels
             outputChannel += weights.outputChannels
         }
     }
 
-    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?,
+    init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, rectifiesSum: Bool,
          groups: [PointwiseWeights], pool: WorkerPool) {
         self.input = input
         self.output = output
         self.activation = activation
         self.residual = residual
+        self.rectifiesSum = rectifiesSum
         self.groups = groups
         self.pool = pool
     }

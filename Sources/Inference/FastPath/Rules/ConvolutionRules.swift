@@ -60,8 +60,10 @@ extension FusionRules {
     /// it may be absorbed).
     func matchConvolution(_ conv: Conv, kind: ConvolutionKind, _ node: PlannedNode) -> ConvolutionFusion {
         let isDepthwise = if case .depthwise = kind { true } else { false }
+        // The 1x1 kernels' stores also rectify the sum with the residual.
         var fusion = fusedOutput(of: node.outputs[0], channels: conv.outputChannels, height: conv.height.output,
-                                 width: conv.width.output, absorbsResidual: kind.inputPad == nil || isDepthwise)
+                                 width: conv.width.output, absorbsResidual: kind.inputPad == nil || isDepthwise,
+                                 rectifiesSum: kind.inputPad == nil)
         // A 1x1 reads every input channel of a pixel strip (packed to scratch when a second
         // channel tile would read it after the first wrote) before it writes that strip, and a
         // group's GEMM writes only its own output channels, which with as many outputs as inputs
@@ -77,17 +79,24 @@ extension FusionRules {
         return fusion
     }
 
-    /// The epilogue (`Epilogue`: per-channel affine nodes folded in, an activation) and
-    /// residual `Add` (when `absorbsResidual`) a convolution producing `value`
-    /// may absorb, and the value it then writes. The buffer plan keeps that value apart from
-    /// everything the convolution reads (it plans the fused step as one node).
-    func fusedOutput(of value: Int, channels: Int, height: Int, width: Int, absorbsResidual: Bool = false) -> ConvolutionFusion {
+    /// The epilogue (`Epilogue`: per-channel affine nodes folded in, an activation),
+    /// residual `Add` (when `absorbsResidual`) and `Relu` after that Add (when `rectifiesSum`) a
+    /// convolution producing `value` may absorb, and the value it then writes. The buffer plan
+    /// keeps that value apart from everything the convolution reads (it plans the fused step as
+    /// one node).
+    func fusedOutput(of value: Int, channels: Int, height: Int, width: Int, absorbsResidual: Bool = false,
+                     rectifiesSum: Bool = false) -> ConvolutionFusion {
         let chain = epilogue(after: value, channels: channels)
         var fusion = ConvolutionFusion(epilogue: chain, target: chain.output, absorbed: chain.absorbed)
         if absorbsResidual, let add = residualAdd(after: fusion.target, shape: [1, channels, height, width]) {
             fusion.residual = add.residual
             fusion.absorbed.append(add.output)
             fusion.target = add.output
+            if rectifiesSum, let relu = follower(of: add.output), Self.kernelActivation(of: relu) == .relu {
+                fusion.rectifiesSum = true
+                fusion.absorbed.append(relu.outputs[0])
+                fusion.target = relu.outputs[0]
+            }
         }
         return fusion
     }
