@@ -7,8 +7,10 @@
 /// pixel-major products spread to the output planes with the activation,
 /// `output[o] = act(bias[o] + Σ w[o][c][ky][kx] · x)`.
 ///
-/// Every output is the bias followed by fused multiply-adds in (input channel, ky, kx) order,
-/// the taps that read the border included, as the patch GEMM over the same window computes it.
+/// Every output is the bias followed by fused multiply-adds in (input channel, ky, kx) order. A
+/// tile of one output row skips the rows of taps that read only the border for that row, and the
+/// columns of taps that read only the border for every pixel of the tile (as the direct kernel
+/// skips them: a skipped tap would add ±0); chunks across row ends read every tap.
 /// Weight panels run outermost, in blocks of input channels that stay in L2 for every tile
 /// (`smallMapChannelBlock`); a tile stores its running sums between blocks.
 /// A row's (or the map's) last pixels take a tile of 4, 8, 10 or 12 rows, whichever is the smallest that holds them.
@@ -99,12 +101,15 @@ func smallMapConvolutionRows<S: PixelStep>(_ job: SmallMapConvolutionParts, rows
             let channels = min(block, job.input.channels - c0)
             for oy in rows {
                 let rowBase = origin + c0 * inL.planeStride + (oy * step - job.padTop) * inL.rowStride - job.padLeft
+                let rowTaps = job.inputTaps(from: oy * step - job.padTop, outputs: 1, step: step, length: inL.height)
                 var ox = 0
                 while ox < job.outputWidth {
                     let count = min(packedRows, job.outputWidth - ox)
+                    let columnTaps = job.inputTaps(from: ox * step - job.padLeft, outputs: count, step: step, length: inL.width)
                     let tile = SmallMapTile(
                         window: rowBase + ox * step, channels: channels, planeStride: inL.planeStride,
                         rowStride: inL.rowStride, kernelSize: job.kernelSize, dilation: job.dilation,
+                        rowTaps: rowTaps, columnTaps: columnTaps,
                         weights: job.weights.panel(p) + c0 * job.kernelSize * job.kernelSize * width,
                         bias: UnsafePointer(job.weights.bias.baseAddress + column),
                         output: job.products + (oy * job.outputWidth + ox) * n + column, outputStride: n,
@@ -119,11 +124,39 @@ func smallMapConvolutionRows<S: PixelStep>(_ job: SmallMapConvolutionParts, rows
     }
 }
 
+extension SmallMapConvolutionParts {
+    /// The taps of one axis of the window (first ..< last + 1) that read the input, not only the
+    /// border, for at least one of `outputs` consecutive outputs whose first tap is input
+    /// position `start` (−pad·… for the first output) and which move `step` positions apart, on
+    /// an axis of `length` input positions. Empty when every tap reads the border.
+    func inputTaps(from start: Int, outputs: Int, step: Int, length: Int) -> Range<Int> {
+        let last = start + (outputs - 1) * step
+        // Tap t reads position p + t·dilation for p in start ... last (every step-th).
+        var first = 0
+        while first < kernelSize && !readsInput(start, last, step, first * dilation, length) { first += 1 }
+        var end = kernelSize
+        while end > first && !readsInput(start, last, step, (end - 1) * dilation, length) { end -= 1 }
+        return first..<end
+    }
+
+    /// Whether some position start + offset, start + step + offset, … ≤ last + offset lies in 0 ..< length.
+    private func readsInput(_ start: Int, _ last: Int, _ step: Int, _ offset: Int, _ length: Int) -> Bool {
+        var p = start
+        while p <= last {
+            if p + offset >= 0 && p + offset < length { return true }
+            p += step
+        }
+        return false
+    }
+}
+
 /// One register tile's operands: `pixels` (1…12) outputs of one row whose windows start at
-/// `window`, `step` floats apart, and one weight panel.
+/// `window`, `step` floats apart, and one weight panel; the rows and columns of the window
+/// the tile reads (the others read only the border for every pixel of the tile).
 struct SmallMapTile {
     let window: UnsafePointer<Float>
     let channels: Int, planeStride: Int, rowStride: Int, kernelSize: Int, dilation: Int
+    let rowTaps: Range<Int>, columnTaps: Range<Int>
     let weights: UnsafePointer<Float>, bias: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>, outputStride: Int
     let pixels: Int, width: Int
@@ -159,7 +192,7 @@ func smallMapConvolutionTile<S: PixelStep, R: PanelReading>(_ t: SmallMapTile, _
 }
 
 /// The first `t.pixels` pixels (at most `T`'s rows; on register files of 16 vectors or fewer,
-/// four at a time) over every (input channel, ky, kx) in order.
+/// four at a time) over every (input channel, ky, kx) in order that reads the input.
 @inline(always)
 func smallMapConvolutionTile<T: PackedRowTile, S: PixelStep, R: PanelReading>(_: T.Type, _ t: SmallMapTile, _: S.Type,
                                                                                _: R.Type) {
@@ -169,19 +202,30 @@ func smallMapConvolutionTile<T: PackedRowTile, S: PixelStep, R: PanelReading>(_:
         let rows = min(rowsPerTile, t.pixels - first)
         var acc = t.continues ? T(continuing: t.output + first * t.outputStride, stride: t.outputStride, rows: rows, width: t.width)
             : T(t.bias)
-        var w = t.weights, plane = t.window + first * step
+        let k = t.kernelSize, width = MatrixWeights.panelWidth
+        // Per channel: the window's first row and column read, and the weights of the taps skipped.
+        let firstTap = t.window + first * step + t.rowTaps.lowerBound * t.dilation * t.rowStride
+            + t.columnTaps.lowerBound * t.dilation
+        let skippedBefore = (t.rowTaps.lowerBound * k + t.columnTaps.lowerBound) * width
+        let skippedPerRow = (k - t.columnTaps.count) * width
+        let skippedAfter = (k - t.rowTaps.upperBound) * k * width - t.columnTaps.lowerBound * width
+        var w = t.weights, plane = firstTap
         for _ in 0..<t.channels {
+            // Every tap's weights ahead, the skipped ones too: the tiles after the first read them.
+            for tap in 0..<k * k { R.ahead(w + tap * width) }
             var row = plane
-            for _ in 0..<t.kernelSize {
+            w += skippedBefore
+            for _ in t.rowTaps {
                 var tap = row
-                for _ in 0..<t.kernelSize {
-                    R.ahead(w)
+                for _ in t.columnTaps {
                     acc.accumulate(tap, step: step, w)
-                    w += MatrixWeights.panelWidth
+                    w += width
                     tap += t.dilation
                 }
+                w += skippedPerRow
                 row += t.dilation * t.rowStride
             }
+            w += skippedAfter
             plane += t.planeStride
         }
         acc.store(t.output + first * t.outputStride, stride: t.outputStride, rows: rows, width: t.width)

@@ -117,6 +117,24 @@ struct SmallMapConvolutionTests {
         }
     }
 
+    @Test("rows of tiles skip the taps that read only the border: dilations up to the map's width (FCN's dilated stages on 8×8 maps), rows of taps or whole windows in the border, 12-pixel tiles with an edge tile of 4 or 8")
+    func borderTaps() {
+        var seed: UInt64 = 500
+        let cases: [(size: (Int, Int), k: Int, stride: Int, dilation: Int, pads: (Int, Int, Int, Int))] = [
+            ((8, 8), 3, 1, 4, (4, 4, 4, 4)), ((8, 8), 3, 1, 2, (2, 2, 2, 2)), ((4, 4), 3, 1, 4, (4, 4, 4, 4)),
+            ((8, 8), 3, 1, 8, (8, 8, 8, 8)), ((12, 12), 3, 1, 6, (6, 6, 6, 6)), ((16, 16), 3, 1, 8, (8, 8, 8, 8)),
+            ((20, 20), 3, 1, 12, (12, 12, 12, 12)), ((8, 8), 5, 1, 3, (6, 6, 6, 6)), ((8, 8), 3, 1, 3, (3, 3, 0, 3)),
+            ((4, 8), 3, 1, 1, (5, 1, 0, 1)), ((15, 15), 3, 2, 4, (4, 4, 4, 4)), ((16, 16), 3, 2, 2, (2, 2, 2, 2)),
+        ]
+        for (size, k, stride, dilation, pads) in cases {
+            seed += 1
+            let c = Case(cin: 19, cout: 40, height: size.0, width: size.1, k: k, stride: stride, dilation: dilation, pads: pads,
+                         activation: [.none, .relu, .hardSwish][Int(seed) % 3], outputPad: Int(seed) % 2, threads: 1 + Int(seed) % 2)
+            #expect(c.outWidth % 4 == 0, "\(c): rows of tiles need rows a multiple of 4 wide")
+            Self.check(c, seed: seed)
+        }
+    }
+
     @Test("one and two threads give the same bits: rows or 12-pixel chunks across row ends split, and panels split when there are fewer than threads")
     func threadsAgree() {
         for (h, w, cout) in [(8, 8, 128), (1, 7, 96), (17, 17, 64), (5, 5, 64), (3, 3, 96), (2, 5, 40)] {
