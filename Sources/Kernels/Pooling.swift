@@ -44,6 +44,8 @@ package func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kern
     precondition(output.channels == input.channels, "pool2D: channel count differs")
     if case .max = kind, channelLaneMaxPoolFits(inputWidth: input.layout.width, inputHeight: input.layout.height,
                                                 outputWidth: output.layout.width, outputHeight: output.layout.height),
+       !smallPlaneMaxPoolPreferred(inputWidth: input.layout.width, inputHeight: input.layout.height, outputWidth: output.layout.width,
+                                   kernelWidth: kernelWidth, strideWidth: strideWidth, padLeft: padLeft),
        pool.holds(smallMapDepthwiseScratch(inputWidth: input.layout.width, inputHeight: input.layout.height,
                                            outputWidth: output.layout.width, outputHeight: output.layout.height)) {
         channelLaneMaxPool(input, kernelHeight: kernelHeight, kernelWidth: kernelWidth, strideHeight: strideHeight,
@@ -70,13 +72,27 @@ package func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kern
     }
 }
 
+/// Whether a max pool both small-map kernels take runs on ``smallPlaneMaxPool(_:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:output:pool:)``
+/// rather than ``channelLaneMaxPool(_:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:output:pool:)``:
+/// input rows of at least a vector and a half (ResNet's 3x3 stride-2 pool on a 32×32 map), which
+/// the small-plane pool reads once in mostly full vectors, where gathering the channels costs
+/// more. Narrower rows (SqueezeNet's and GoogLeNet's 17×17 and 8×8 maps) gather.
+func smallPlaneMaxPoolPreferred(inputWidth: Int, inputHeight: Int, outputWidth: Int, kernelWidth: Int, strideWidth: Int,
+                                padLeft: Int) -> Bool {
+    inputWidth >= lanes + lanes / 2
+        && smallPlaneMaxPoolFits(inputWidth: inputWidth, inputHeight: inputHeight, outputWidth: outputWidth,
+                                 kernelWidth: kernelWidth, strideWidth: strideWidth, padLeft: padLeft)
+}
+
 /// Floats of thread scratch ``pool2D(_:kind:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:output:pool:)``
 /// uses for this problem with a full band of ``PoolGeometry/maximumBandRows`` reduced rows (with
 /// less it runs in smaller bands, down to one row).
 package func pool2DScratch(input: PlaneLayout, output: PlaneLayout, kind: PoolKind, kernelHeight: Int, kernelWidth: Int,
                            strideWidth: Int, padLeft: Int) -> ScratchSize {
     if case .max = kind, channelLaneMaxPoolFits(inputWidth: input.width, inputHeight: input.height, outputWidth: output.width,
-                                                outputHeight: output.height) {
+                                                outputHeight: output.height),
+       !smallPlaneMaxPoolPreferred(inputWidth: input.width, inputHeight: input.height, outputWidth: output.width,
+                                   kernelWidth: kernelWidth, strideWidth: strideWidth, padLeft: padLeft) {
         return smallMapDepthwiseScratch(inputWidth: input.width, inputHeight: input.height, outputWidth: output.width,
                                         outputHeight: output.height)
     }
