@@ -78,4 +78,20 @@ struct NarrowDenseConvolutionTests {
         // 8 output channels fill a quarter of a 32-channel tile.
         #expect(!FusionRules.runsOverChannels(dense: Self.conv(8, 8)))
     }
+
+    @Test("a sum of few terms stays over pixels where the channels would fill more lanes: the products' spread to the planes costs more than the lanes gain (3x3 stems of 3 channels on rows of 40 and 28)")
+    func fewTermsRunOverPixels() {
+        /// A 3x3 of `input` channels → 32 on a map `size` wide, stride `stride`, pad 1.
+        func conv(input: Int, size: Int, stride: Int) -> Conv {
+            let output = (size + 2 - 3) / stride + 1
+            let axis = WindowAxis(input: size, kernel: 3, stride: stride, dilation: 1, padBegin: 1, padEnd: 1, output: output)
+            return Conv(dataInputs: [0, 1], outputShapes: [[1, 32, output, output]], batch: 1, inputChannels: input,
+                        outputChannels: 32, group: 1, depth: .unit, height: axis, width: axis, hasBias: false)
+        }
+        // Rows of 40 and 28 fill 83 % and 88 % of the pixel tiles' lanes and all of the channel tiles'.
+        #expect(!FusionRules.runsOverChannels(dense: conv(input: 3, size: 80, stride: 2)))
+        #expect(!FusionRules.runsOverChannels(dense: conv(input: 3, size: 56, stride: 2)))
+        #expect(FusionRules.runsOverChannels(dense: conv(input: 16, size: 40, stride: 1)))
+        #expect(FusionRules.runsOverChannels(dense: conv(input: 32, size: 40, stride: 1)))
+    }
 }

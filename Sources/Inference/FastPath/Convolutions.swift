@@ -165,7 +165,8 @@ extension KernelChoices {
     /// (`SmallMapConvolutionStep`: tiles of up to 12 consecutive pixels of the map, across row
     /// ends, the last of 4, 8 or 12, × 32 channels) rather than over pixels
     /// (`DenseConvolutionStep`: 8 channels × 32 or 16 pixels of a row): when its tiles fill at
-    /// least a tenth more of their lanes. Rows of 8 or fewer leave the pixel vectors half idle or
+    /// least a tenth more of their lanes, by more than the spread of its products to the planes
+    /// costs (`spreadTerms`). Rows of 8 or fewer leave the pixel vectors half idle or
     /// worse (ResNet's last stages on small inputs), and so do rows just past a vector
     /// (SqueezeNet's rows of 17).
     static func runsOverChannels(dense conv: Conv) -> Bool {
@@ -179,8 +180,14 @@ extension KernelChoices {
         let tiled = smallMapTilesSpanRows && width <= 16 && width % 4 != 0 ? pixels : width
         let overChannels = filled(tiled, of: tiled / packedRows * packedRows + (tiled % packedRows + 3) / 4 * 4)
             * filled(perGroup, of: (perGroup + 31) / 32 * 32)
-        return overChannels >= overPixels + 0.1
+        let terms = Double(conv.inputChannels / conv.group * conv.height.kernel * conv.width.kernel)
+        return overChannels >= overPixels + 0.1 && terms / overChannels + Self.spreadTerms <= terms / overPixels
     }
+
+    /// The cost of spreading a small-map convolution's products to the planes (a transpose of
+    /// every output), in terms of each output's sum: 3x3 stems of 27 terms on rows of 40 or 28
+    /// measured faster over pixels, 72 terms broke even, 144 ran 13 % faster over channels.
+    static var spreadTerms: Double { 14 }
 
     /// Maps of fewer pixels than this may run an ungrouped 1x1 convolution as the packed GEMM
     /// (`SmallMapPointwiseStep`, `runsAsMatrixProduct`).
