@@ -64,7 +64,7 @@ struct PointwiseTests {
     func paddedRowSegments() {
         var seed: UInt64 = 4000
         for (cin, cout) in [(3, 5), (16, 24), (24, 17), (9, 40)] {
-            for (h, w) in [(1, 1), (3, 1), (7, 2), (5, 3), (6, 5), (11, 7), (4, 12), (9, 13), (3, 15), (5, 16), (4, 17), (13, 20), (24, 12)] {
+            for (h, w) in [(1, 1), (3, 1), (7, 2), (5, 3), (6, 5), (11, 7), (4, 12), (9, 13), (3, 15), (5, 16), (4, 17), (13, 20), (24, 12), (6, 24), (5, 40)] {
                 seed += 1
                 let pad = 1 + Int(seed % 3), threads = 1 + Int(seed / 3 % 2)
                 let activation = [Activation.none, .relu, .relu6, .hardSwish, .sigmoid, .silu][Int(seed % 6)]
