@@ -200,16 +200,6 @@ private func pointwiseChunk<A: ActivationFunction, T: ChannelTile>(
     // A dense residual is read at the same plane offsets in the direct store.
     let denseResidual = job.residual.flatMap { $0.layout.isDense ? $0 : nil }
     let direct = a0.contiguous && a1.contiguous && a2.contiguous && (job.residual == nil || denseResidual != nil)
-    // Chunks across the row ends of a padded plane (rows of 24 take two rows a chunk): a masked
-    // store per row each vector touches, where there are at most four.
-    let piecewise = !direct && wideRegisterFile && ChunkPieces.fits(output.layout)
-        && (job.residual.map { ChunkPieces.fits($0.layout) } ?? true)
-    @inline(always) func pieces(_ layout: PlaneLayout?) -> (ChunkPieces, ChunkPieces, ChunkPieces) {
-        guard piecewise, let layout else { return (ChunkPieces(), ChunkPieces(), ChunkPieces()) }
-        @inline(always) func at(_ v: Int) -> ChunkPieces { vectors > v ? ChunkPieces(layout, pixel: p + v * lanes, count: lanes) : ChunkPieces() }
-        return (at(0), at(1), at(2))
-    }
-    let outputPieces = pieces(output.layout), residualPieces = pieces(job.residual?.layout)
     var first = 0
     while first < cout {
         let t = pointwiseTile(T.self, panel, stride: panelStride, k: k,
@@ -226,15 +216,6 @@ private func pointwiseChunk<A: ActivationFunction, T: ChannelTile>(
             t.forEachRow(channels, ActivatedStore<A, T.Row>(
                 base: output.base + first * outPlane, planeStride: outPlane,
                 o0: a0.offset, o1: a1.offset, o2: a2.offset))
-        } else if piecewise {
-            var sink = PiecewiseStore<A, T.Row>(base: output.base + first * outPlane, planeStride: outPlane,
-                                                p0: outputPieces.0, p1: outputPieces.1, p2: outputPieces.2, floor: job.floor)
-            if let residual = job.residual {
-                sink.residual = UnsafePointer(residual.base + first * residual.layout.planeStride)
-                sink.residualPlane = residual.layout.planeStride
-                (sink.q0, sink.q1, sink.q2) = residualPieces
-            }
-            t.forEachRow(channels, sink)
         } else {
             t.spill(to: job.scratch.baseAddress! + job.tileOffset)
             pointwiseStoreSpilled(job, A.self, rowWidth: width, firstChannel: first, channels: channels,

@@ -196,34 +196,6 @@ struct ActivatedStore<A: ActivationFunction, Row: PixelRow>: TileRowSink {
     }
 }
 
-/// Row r activated (plus the residual's same pixels, the sum raised to `floor`) and stored to
-/// plane `base + r·planeStride` as ``ChunkPieces``: vector v is the pieces `p_v` (a masked store
-/// per row of a padded plane it touches), the residual's the pieces `q_v` of its planes.
-struct PiecewiseStore<A: ActivationFunction, Row: PixelRow>: TileRowSink {
-    var base: UnsafeMutablePointer<Float>
-    var planeStride: Int
-    var p0: ChunkPieces, p1: ChunkPieces, p2: ChunkPieces
-    var residual: UnsafePointer<Float>? = nil
-    var residualPlane: Int = 0
-    var q0 = ChunkPieces(), q1 = ChunkPieces(), q2 = ChunkPieces()
-    var floor: Float = -.infinity
-
-    @inline(always) func take(_ r: Int, _ row: Row) {
-        let plane = base + r &* planeStride
-        let vectors = Row.width / lanes
-        if let residual {
-            let add = residual + r &* residualPlane
-            p0.store(raised(A.apply(row.vector(0)) + q0.load(add), to: floor), plane)
-            if vectors > 1 { p1.store(raised(A.apply(row.vector(1)) + q1.load(add), to: floor), plane) }
-            if vectors > 2 { p2.store(raised(A.apply(row.vector(2)) + q2.load(add), to: floor), plane) }
-        } else {
-            p0.store(A.apply(row.vector(0)), plane)
-            if vectors > 1 { p1.store(A.apply(row.vector(1)), plane) }
-            if vectors > 2 { p2.store(A.apply(row.vector(2)), plane) }
-        }
-    }
-}
-
 /// The first `count` (< 16) lanes of one-vector rows, activated and stored.
 struct PartialStore<A: ActivationFunction>: TileRowSink {
     var base: UnsafeMutablePointer<Float>
