@@ -78,7 +78,8 @@ struct LoadedGraph: Sendable {
     /// the outputs of widened nodes and of the data-movement nodes between them
     /// (`FloatWidening.keepsFloat32`). Widened nodes read these instead of the rounded values, so
     /// a region of widened nodes computes in float32 and rounds where its values leave it, as
-    /// onnxruntime's inserted casts do.
+    /// onnxruntime's inserted casts do. (For the outputs of `FloatWidening.roundedLikeOnnxruntime`
+    /// nodes, the rounded value widened.)
     private var unroundedTwins: [String: String] = [:]
     /// The graph's output names, and the values every reader of which is a `Cast` (not a graph
     /// output): where onnxruntime's `RemoveDuplicateCastTransformer` drops the Cast its
@@ -496,13 +497,14 @@ struct LoadedGraph: Sendable {
     private mutating func planWidened(_ node: NodeProto, _ widening: FloatWidening, narrowing: [Int: ElementType],
                                       display: String, version: Int) throws(ModelError) {
         var inner = node
+        let rounds = FloatWidening.roundedLikeOnnxruntime.contains(node.opType)
         for index in widening.widened.keys.sorted() {
             let name = node.inputs[index]
-            if let source = narrowingCasts[name] {
+            if !rounds, let source = narrowingCasts[name] {
                 inner.inputs[index] = source
                 continue
             }
-            if let twin = unroundedTwins[name] {
+            if !rounds, let twin = unroundedTwins[name] {
                 inner.inputs[index] = twin
                 continue
             }
@@ -521,7 +523,20 @@ struct LoadedGraph: Sendable {
         }
         try planRounding(inner, of: node, outputs: narrowing.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
                          display: display, version: version)
-        for index in narrowing.keys { widenedOutputs.insert(node.outputs[index]) }
+        for index in narrowing.keys.sorted() {
+            let name = node.outputs[index]
+            guard rounds else {
+                widenedOutputs.insert(name)
+                continue
+            }
+            // Its readers read the rounded result: as the twin, widened once (exactly), so the
+            // data-movement and widened nodes after it still move and read float32.
+            let copy = FloatWidening.widenedName(name)
+            try plan(FloatWidening.cast(name, to: copy, .float32, for: node), display: display,
+                     version: FloatWidening.castVersion, counted: false)
+            widenedCopies[name] = copy
+            unroundedTwins[name] = copy
+        }
     }
 
     /// Plans `inner` (`node` computing in float32) with each of `outputs` written unrounded under
