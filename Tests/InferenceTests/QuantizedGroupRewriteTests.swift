@@ -353,6 +353,69 @@ struct QuantizedGroupRewriteTests {
         }
     }
 
+    /// x [1, cin, size, size] → QuantizeLinear → DequantizeLinear → `op` (Sigmoid or
+    /// GlobalAveragePool) → QuantizeLinear (type `outputType`) → DequantizeLinear → y; with
+    /// `explicit` the com.microsoft QLinear node instead; `alsoOutput` makes the float result a
+    /// graph output; `readTwice` has a Mul read the dequantized x too (SiLU's x · Sigmoid(x)).
+    static func unaryModel(_ op: String, type: Int64 = 2, outputType: Int64? = nil, explicit: Bool = false,
+                           alsoOutput: Bool = false, readTwice: Bool = false) -> [UInt8] {
+        let yType = outputType ?? type
+        var nodes = [B.node("QuantizeLinear", inputs: ["x", "xs", "xz"], outputs: ["q"])]
+        if explicit {
+            nodes.append(B.node("QLinear" + op, inputs: ["q", "xs", "xz", "ys", "yz"], outputs: ["yq"], name: "unary", domain: "com.microsoft"))
+        } else {
+            nodes += [B.node("DequantizeLinear", inputs: ["q", "xs", "xz"], outputs: ["d"]),
+                      B.node(op, inputs: ["d"], outputs: ["f"], name: "unary"),
+                      B.node("QuantizeLinear", inputs: ["f", "ys", "yz"], outputs: ["yq"])]
+        }
+        nodes.append(B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"]))
+        if readTwice { nodes.append(B.node("Mul", inputs: ["d", "d"], outputs: ["m"])) }
+        return B.model(
+            nodes: nodes,
+            initializers: [B.floatTensor("xs", [], [0.047]), B.rawTensor("xz", elementType: type, [], [type == 2 ? 131 : 9]),
+                           B.floatTensor("ys", [], [op == "Sigmoid" ? 1 / 256 : 0.021]), B.rawTensor("yz", elementType: yType, [], [yType == 2 ? 3 : 250])],
+            inputs: [B.valueInfo("x", [1, Int64(cin), Int64(size), Int64(size)])],
+            outputs: [B.valueInfo("y", dims: nil, elementType: 1)] + (alsoOutput ? [B.valueInfo("f", dims: nil, elementType: 1)] : [])
+                + (readTwice ? [B.valueInfo("m", dims: nil, elementType: 1)] : []),
+            opset: 13)
+    }
+
+    @Test("DequantizeLinear → Sigmoid / GlobalAveragePool → QuantizeLinear (uint8 and int8) becomes QLinearSigmoid / QLinearGlobalAveragePool on the fast path, equal to the explicit node; near misses stay")
+    func unaryGroups() throws {
+        var random = SeededGenerator(seed: 83)
+        for op in ["Sigmoid", "GlobalAveragePool"] {
+            for type in [Int64(2), 3] {
+                for readTwice in [false, true] {
+                    let label = "\(op) type \(type)\(readTwice ? ", x read by a Mul too" : "")"
+                    let proto = try ModelProto(serializedBytes: Self.unaryModel(op, type: type, readTwice: readTwice))
+                    let ops = try #require(QuantizedGroupRewrite.rewrite(proto), "\(label): not rewritten").graph!.nodes.map(\.opType)
+                    // The DequantizeLinear of x stays only for the other reader.
+                    let expected = ["QuantizeLinear"] + (readTwice ? ["DequantizeLinear"] : []) + ["QLinear" + op, "DequantizeLinear"] + (readTwice ? ["Mul"] : [])
+                    #expect(ops == expected, "\(label): \(ops)")
+                    let written = try InferenceModel(bytes: Self.unaryModel(op, type: type, readTwice: readTwice))
+                    let explicit = try InferenceModel(bytes: Self.unaryModel(op, type: type, explicit: true))
+                    let feeds = ["x": random.floats(Self.cin * Self.size * Self.size, scale: 5)]
+                    let want = try #require(try InferenceSession(model: explicit, path: .reference).run(inputs: feeds)["y"])
+                    for threads in [1, 2] {
+                        let fast = try InferenceSession(model: written, path: .fast, threads: threads)
+                        #expect(fast.nodeKernels.contains { $0.op == "QLinear" + op }, "\(label): \(fast.nodeKernels.map(\.op))")
+                        let got = try #require(try fast.run(inputs: feeds)["y"])
+                        #expect(got == want, "\(label), \(threads) thread(s): \(zip(got, want).filter { $0 != $1 }.count) of \(want.count) differ")
+                    }
+                    let reference = try InferenceSession(model: written, path: .reference)
+                    #expect(reference.nodeKernels.contains { $0.op == op }, "\(label): reference graph rewritten")
+                }
+            }
+            let misses: [(String, [UInt8])] = [
+                ("the float result also a graph output", Self.unaryModel(op, alsoOutput: true)),
+                ("an int8 output of a uint8 input", Self.unaryModel(op, outputType: 3)),
+            ]
+            for (label, bytes) in misses {
+                #expect(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: bytes)) == nil, "\(op), \(label): rewritten")
+            }
+        }
+    }
+
     /// The shapes of `binaryModel`'s float values, as the loaded graph gives them to the rewrite.
     static func binaryShapes(constantB: Bool) -> [String: [Int]] {
         let full = [1, cin, size, size]

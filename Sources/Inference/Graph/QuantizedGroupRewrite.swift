@@ -49,7 +49,10 @@ import ONNXFormat
 /// (`QLinearBinary`) rather than the float operation's, another rounding of the same values,
 /// like the products'. `Concat` of per-tensor 8-bit DequantizeLinear values, its float result
 /// read only by a `QuantizeLinear` of the same type, becomes com.microsoft `QLinearConcat` likewise
-/// (its arithmetic, a table per input, rather than dequantizing and quantizing again).
+/// (its arithmetic, a table per input, rather than dequantizing and quantizing again), and
+/// `Sigmoid` and `GlobalAveragePool` groups of one 8-bit type, per tensor, become com.microsoft
+/// `QLinearSigmoid` and `QLinearGlobalAveragePool` (a table of 256 results; integer plane sums
+/// requantized once).
 enum QuantizedGroupRewrite {
     /// The rewritten model, or nil when no group matched.
     /// `shapes`: the values' shapes by name (the loaded graph's), which the Add / Mul groups need.
@@ -282,6 +285,24 @@ enum QuantizedGroupRewrite {
             replaced[index] = rewritten
             dropped.insert(q.index)
             for name in node.inputs { released[name, default: 0] += 1 }
+        }
+        // Sigmoid and GlobalAveragePool of a per-tensor 8-bit DequantizeLinear run-time value whose
+        // float result only a QuantizeLinear of the same type reads: com.microsoft QLinearSigmoid /
+        // QLinearGlobalAveragePool (channels first), as onnxruntime's QDQ transformer makes them (a
+        // table of the 256 results, the integer sum of each plane, rather than float values).
+        for (index, node) in graph.nodes.enumerated() where isDefaultDomain(node) && (node.opType == "Sigmoid" || node.opType == "GlobalAveragePool") {
+            guard replaced[index] == nil, node.inputs.count == 1, node.outputs.count == 1, let q = quantize(readerOf: node.outputs[0]),
+                  let dq = dequantize(node.inputs[0]), let x = operand(dq), tensor(x.values) == nil,
+                  let zeroY = tensor(q.node.inputs[2]), x.type == zeroY.dataType else { continue }
+            var rewritten = NodeProto()
+            rewritten.name = node.name
+            rewritten.opType = node.opType == "Sigmoid" ? "QLinearSigmoid" : "QLinearGlobalAveragePool"
+            rewritten.domain = "com.microsoft"
+            rewritten.inputs = [x.values, x.scale, x.zero, q.node.inputs[1], q.node.inputs[2]]
+            rewritten.outputs = q.node.outputs
+            replaced[index] = rewritten
+            dropped.insert(q.index)
+            released[node.inputs[0], default: 0] += 1
         }
         guard !replaced.isEmpty else { return nil }
         // The DequantizeLinear nodes no one reads any more.
