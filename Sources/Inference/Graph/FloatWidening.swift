@@ -150,6 +150,9 @@ struct FloatWidening {
 
     /// The name of the float32 copy of value `name` (a widened input).
     static func widenedName(_ name: String) -> String { "\(name)::float32" }
+    /// The name of the float32 copy of value `name` as rounded, where it has a float32 twin
+    /// (`roundedLikeOnnxruntime`).
+    static func roundedName(_ name: String) -> String { "\(name)::float32-rounded" }
     /// The name of a node's float32 result `name` before it is narrowed.
     static func unroundedName(_ name: String) -> String { "\(name)::float32-unrounded" }
 }

@@ -95,6 +95,9 @@ struct LoadedGraph: Sendable {
     /// widened node reads the float32 input (`planWidened`), as onnxruntime's does: its
     /// RemoveDuplicateCastTransformer cancels such a Cast against the widening Cast it inserts.
     private var narrowingCasts: [String: String] = [:]
+    /// The outputs of the Casts that widen a rounded value for a `FloatWidening.roundedLikeOnnxruntime`
+    /// node: they read the float16 value itself, never the float32 twin it was rounded from.
+    private var widensRounded: Set<String> = []
     /// The version of each imported domain, by domain (`""` for the default one).
     private var opsetImports: [String: Int] = [:]
     /// Values whose shape is unknown because of a problem found earlier (a graph input that could
@@ -443,6 +446,7 @@ struct LoadedGraph: Sendable {
             narrowingCasts[node.outputs[0]] = node.inputs[0]
         }
         if !isMicrosoft, node.opType == "Cast", node.outputs.count == 1, widenedOutputs.contains(node.inputs[0]),
+           !widensRounded.contains(node.outputs[0]),
            let twin = unroundedTwins[node.inputs[0]], case let .runtime(_, type) = inputs[0], type != .float32,
            operation.outputTypes == [.float32],
            !graphOutputNames.contains(node.outputs[0]) || readByCastsOnly.contains(node.inputs[0]) {
@@ -508,6 +512,17 @@ struct LoadedGraph: Sendable {
                 inner.inputs[index] = twin
                 continue
             }
+            if rounds, unroundedTwins[name] != nil {
+                // Not the shared copy, which other widened nodes may read as the twin.
+                let copy = FloatWidening.roundedName(name)
+                if valueIDs[copy] == nil {
+                    widensRounded.insert(copy)
+                    try plan(FloatWidening.cast(name, to: copy, .float32, for: node), display: display,
+                             version: FloatWidening.castVersion, counted: false)
+                }
+                inner.inputs[index] = copy
+                continue
+            }
             if widenedCopies[name] == nil {
                 let copy = FloatWidening.widenedName(name)
                 try plan(FloatWidening.cast(name, to: copy, .float32, for: node), display: display,
@@ -536,6 +551,7 @@ struct LoadedGraph: Sendable {
                      version: FloatWidening.castVersion, counted: false)
             widenedCopies[name] = copy
             unroundedTwins[name] = copy
+            narrowingCasts[name] = nil  // the rounding Cast, which would lead its readers to the unrounded result
         }
     }
 
