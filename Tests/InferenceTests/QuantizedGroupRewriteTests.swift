@@ -416,6 +416,46 @@ struct QuantizedGroupRewriteTests {
         }
     }
 
+    /// x [1, cin, size, size] → Relu → QuantizeLinear (zero point `zero` of type `type`) →
+    /// DequantizeLinear → y; `alsoOutput` makes the Relu's result a graph output.
+    static func reluQuantizeModel(type: Int64, zero: UInt8, alsoOutput: Bool = false) -> [UInt8] {
+        B.model(
+            nodes: [B.node("Relu", inputs: ["x"], outputs: ["r"]), B.node("QuantizeLinear", inputs: ["r", "ys", "yz"], outputs: ["q"]),
+                    B.node("DequantizeLinear", inputs: ["q", "ys", "yz"], outputs: ["y"])],
+            initializers: [B.floatTensor("ys", [], [0.013]), B.rawTensor("yz", elementType: type, [], [zero])],
+            inputs: [B.valueInfo("x", [1, Int64(cin), Int64(size), Int64(size)])],
+            outputs: [B.valueInfo("y", dims: nil, elementType: 1)] + (alsoOutput ? [B.valueInfo("r", dims: nil, elementType: 1)] : []),
+            opset: 13)
+    }
+
+    @Test("a Relu read only by a QuantizeLinear whose zero point is the type's least value (uint8 0, int8 −128) is dropped on the fast path, the bytes unchanged; other zero points keep it")
+    func reluBeforeQuantize() throws {
+        var random = SeededGenerator(seed: 84)
+        for (type, zero) in [(Int64(2), UInt8(0)), (3, 0x80)] {
+            let label = "type \(type)"
+            let bytes = Self.reluQuantizeModel(type: type, zero: zero)
+            let ops = try #require(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: bytes)), "\(label): not rewritten").graph!.nodes.map(\.opType)
+            #expect(ops == ["QuantizeLinear", "DequantizeLinear"], "\(label): \(ops)")
+            let model = try InferenceModel(bytes: bytes)
+            // Half the values negative, some past the range's far end.
+            let feeds = ["x": random.floats(Self.cin * Self.size * Self.size, scale: 4)]
+            let want = try #require(try InferenceSession(model: model, path: .reference).run(inputs: feeds)["y"])
+            let fast = try InferenceSession(model: model, path: .fast)
+            #expect(!fast.nodeKernels.contains { $0.op == "Relu" }, "\(label): \(fast.nodeKernels.map(\.op))")
+            let got = try #require(try fast.run(inputs: feeds)["y"])
+            #expect(got == want, "\(label): \(zip(got, want).filter { $0 != $1 }.count) of \(want.count) differ")
+            #expect(want.contains(0) && want.contains { $0 > 0 })
+        }
+        let misses: [(String, [UInt8])] = [
+            ("uint8 zero point 3", Self.reluQuantizeModel(type: 2, zero: 3)),
+            ("int8 zero point 0", Self.reluQuantizeModel(type: 3, zero: 0)),
+            ("the Relu's result also a graph output", Self.reluQuantizeModel(type: 2, zero: 0, alsoOutput: true)),
+        ]
+        for (label, bytes) in misses {
+            #expect(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: bytes)) == nil, "\(label): rewritten")
+        }
+    }
+
     /// The shapes of `binaryModel`'s float values, as the loaded graph gives them to the rewrite.
     static func binaryShapes(constantB: Bool) -> [String: [Int]] {
         let full = [1, cin, size, size]

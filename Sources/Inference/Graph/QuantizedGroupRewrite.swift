@@ -52,7 +52,7 @@ import ONNXFormat
 /// (its arithmetic, a table per input, rather than dequantizing and quantizing again), and
 /// `Sigmoid` and `GlobalAveragePool` groups of one 8-bit type, per tensor, become com.microsoft
 /// `QLinearSigmoid` and `QLinearGlobalAveragePool` (a table of 256 results; integer plane sums
-/// requantized once).
+/// requantized once). A `Relu` before a `QuantizeLinear` that clamps at its zero point is dropped.
 enum QuantizedGroupRewrite {
     /// The rewritten model, or nil when no group matched.
     /// `shapes`: the values' shapes by name (the loaded graph's), which the Add / Mul groups need.
@@ -303,6 +303,19 @@ enum QuantizedGroupRewrite {
             replaced[index] = rewritten
             dropped.insert(q.index)
             released[node.inputs[0], default: 0] += 1
+        }
+        // A Relu read only by a QuantizeLinear whose zero point is its type's least value (uint8 0,
+        // int8 −128) is dropped, as onnxruntime's ReluQuantFusion drops it: the QuantizeLinear
+        // saturates every negative value to that zero point anyway, so its bytes are the same for
+        // every value but NaN.
+        for (index, node) in graph.nodes.enumerated() where isDefaultDomain(node) && node.opType == "Relu" {
+            guard node.inputs.count == 1, node.outputs.count == 1, let q = quantize(readerOf: node.outputs[0]),
+                  replaced[q.index] == nil, !dropped.contains(q.index), let zero = tensor(q.node.inputs[2]),
+                  byte(zero) == (zero.dataType == .uint8 ? 0 : 0x80) else { continue }
+            var rewritten = q.node
+            rewritten.inputs[0] = node.inputs[0]
+            replaced[q.index] = rewritten
+            dropped.insert(index)
         }
         guard !replaced.isEmpty else { return nil }
         // The DequantizeLinear nodes no one reads any more.
