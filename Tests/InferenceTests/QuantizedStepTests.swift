@@ -471,6 +471,39 @@ struct QuantizedStepTests {
         }
     }
 
+    @Test("QLinearAveragePool of channel-major 1-D and 2-D windows (a table of dequantized bytes, the reference's float sums in its order): densenet's 2x2 stride 2, 3x3 stride 1 and 2, non-square, padding with and without count_include_pad, ceil mode, one-column maps; uint8 and int8; equal to the reference kernel")
+    func byteAveragePool() throws {
+        var random = SeededGenerator(seed: 2515)
+        struct Case { var shape: [Int64]; var kernel: [Int64]; var strides: [Int64]; var pads: [Int64]; var includePad = 0; var ceil = 0 }
+        let cases = [
+            Case(shape: [1, 8, 16, 16], kernel: [2, 2], strides: [2, 2], pads: [0, 0, 0, 0]),
+            Case(shape: [2, 3, 9, 7], kernel: [3, 3], strides: [1, 1], pads: [1, 1, 1, 1]),
+            Case(shape: [2, 3, 9, 7], kernel: [3, 3], strides: [1, 1], pads: [1, 1, 1, 1], includePad: 1),
+            Case(shape: [1, 5, 11, 13], kernel: [3, 2], strides: [2, 3], pads: [1, 0, 2, 1], ceil: 1),
+            Case(shape: [1, 4, 10, 1], kernel: [3, 1], strides: [2, 1], pads: [1, 0, 1, 0], includePad: 1),
+            Case(shape: [1, 6, 20], kernel: [4], strides: [3], pads: [2, 1]),
+        ]
+        for c in cases {
+            for type in [Int64(2), 3] {
+                let x = random.floats(Int(c.shape.reduce(1, *)), scale: 4)
+                let zero: UInt8 = type == 2 ? random.pick([120, 128, 140]) : random.pick([0, 5]), yZero: UInt8 = type == 2 ? 131 : 3
+                let model = B.model(
+                    nodes: [B.node("QuantizeLinear", inputs: ["x", "xs", "xz"], outputs: ["q"]),
+                            B.node("QLinearAveragePool", inputs: ["q", "xs", "xz", "ys", "yz"], outputs: ["yq"], name: "op",
+                                   attributes: [.ints("kernel_shape", c.kernel), .ints("strides", c.strides), .ints("pads", c.pads),
+                                                .int("count_include_pad", Int64(c.includePad)), .int("ceil_mode", Int64(c.ceil))],
+                                   domain: "com.microsoft"),
+                            B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"])],
+                    initializers: [B.floatTensor("xs", [], [0.03]), B.rawTensor("xz", elementType: type, [], [zero]),
+                                   B.floatTensor("ys", [], [0.017]), B.rawTensor("yz", elementType: type, [], [yZero])],
+                    inputs: [B.valueInfo("x", c.shape)],
+                    outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                try Self.check(model, feeds: ["x": x], op: "QLinearAveragePool",
+                               "QLinearAveragePool \(c.shape) kernel \(c.kernel) strides \(c.strides) pads \(c.pads) include \(c.includePad) ceil \(c.ceil) type \(type)")
+            }
+        }
+    }
+
     @Test("Resize linear of uint8 and int8 maps (16 outputs at a time where their sources lie within 16 columns, else one at a time): ×2 half-pixel, asymmetric, align-corners, PyTorch half-pixel, odd sizes, downsizing, one-column inputs, rows around the 16-column block; equal to the reference kernel")
     func byteResize() throws {
         var random = SeededGenerator(seed: 2516)

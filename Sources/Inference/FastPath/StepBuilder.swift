@@ -229,6 +229,8 @@ final class StepBuilder: KernelChoices {
             return quantizedLookupStep(lookup, node, inputs, outputs)
         case let pool as QLinearGlobalAveragePool:
             return quantizedMeanStep(pool, node, inputs, outputs)
+        case let pool as QLinearAveragePool:
+            return quantizedAveragePoolStep(pool, node, inputs, outputs)
         case let resize as ByteResize:
             return byteResizeStep(resize, inputs, outputs)
         case let conv as ConvInteger:
