@@ -276,13 +276,17 @@ struct QuantizedGroupRewriteTests {
         let misses: [(String, [UInt8], [String: [Int]])] = [
             ("the float result also a graph output", Self.binaryModel("Add", constantB: true, alsoOutput: true), Self.binaryShapes(constantB: true)),
             ("an int8 output of uint8 operands", Self.binaryModel("Mul", outputType: 3, constantB: false), Self.binaryShapes(constantB: false)),
-            ("B broadcast along the last axis (not one value per plane)", Self.binaryModel("Mul", constantB: false),
-             ["ad": full, "bd": [Self.size], "f": full]),
+            ("B one value per row of each plane (neither one per plane nor one row repeated)", Self.binaryModel("Mul", constantB: false),
+             ["ad": full, "bd": [Self.size, 1], "f": full]),
             ("the shapes unknown", Self.binaryModel("Add", constantB: false), [:]),
         ]
         for (label, bytes, shapes) in misses {
             #expect(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: bytes), shapes: shapes) == nil, "\(label): rewritten")
         }
+        // One row of B repeated along A (a channels-last layer scale) takes the fast step's row case.
+        let row = QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: Self.binaryModel("Mul", constantB: false)),
+                                                shapes: ["ad": full, "bd": [Self.size], "f": full])
+        #expect(row?.graph?.nodes.map(\.opType).contains("QLinearMul") == true, "B one row repeated: not rewritten")
     }
 
     /// x1, x2, x3 → QuantizeLinear (three scales and zero points) → DequantizeLinear → Concat

@@ -396,7 +396,7 @@ struct QuantizedStepTests {
         }
     }
 
-    @Test("QLinearAdd and QLinearMul: one shape, one value per plane (either operand; planes under 32, under and over the 384 of the table lookup, tails past 64), a scalar; sizes around the 16-lane vector; uint8 and int8")
+    @Test("QLinearAdd and QLinearMul: one shape, one value per plane (either operand; planes under 32, under and over the 384 of the table lookup, tails past 64), a scalar, one row repeated (either operand); sizes around the 16-lane vector; uint8 and int8")
     func quantizedBinary() throws {
         let vectorShapes: [([Int64], [Int64])] = [
             ([1, 3, 5, 7], [1, 3, 5, 7]), ([1, 2, 4, 4], [1, 2, 4, 4]), ([1, 5, 17, 3], [1, 5, 1, 1]), ([1, 4, 1, 1], [1, 4, 6, 11]),
@@ -414,7 +414,12 @@ struct QuantizedStepTests {
             ([1, 9, 1, 17], [1, 9, 1, 1]), ([1, 7, 7, 9], [1, 7, 1, 1]), ([2, 5, 1, 3], [2, 5, 1, 1]), ([1, 1001, 1, 2], [1001, 1, 1]),
             ([1, 3, 1, 1], [1, 3, 1, 31]), ([1, 100, 2, 2], [100, 1, 1]), ([1, 5, 1, 63], [5, 1, 1]),
         ]
-        for (shapes, seed) in [(vectorShapes, UInt64(2504)), (tableShapes, 2513), (smallPlaneShapes, 2527)] {
+        // One row repeated along the other operand (a channels-last layer scale), either operand,
+        // rows around the 16-lane vector.
+        let rowShapes: [([Int64], [Int64])] = [
+            ([1, 4, 4, 96], [96]), ([96], [1, 4, 4, 96]), ([2, 3, 5, 17], [5, 17]), ([1, 6, 6, 40], [1, 1, 1, 40]), ([1, 3, 2, 33], [33]),
+        ]
+        for (shapes, seed) in [(vectorShapes, UInt64(2504)), (tableShapes, 2513), (smallPlaneShapes, 2527), (rowShapes, 2531)] {
             var random = SeededGenerator(seed: seed)
             for op in ["QLinearAdd", "QLinearMul"] {
                 for (shapeA, shapeB) in shapes {

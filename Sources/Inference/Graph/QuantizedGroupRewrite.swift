@@ -337,6 +337,7 @@ enum QuantizedGroupRewrite {
     /// Other broadcasts would run on the reference kernel, slower than the float ops as written.
     static func fitsBinaryStep(_ a: [Int], _ b: [Int], output: [Int]) -> Bool {
         let (small, large) = a.reduce(1, *) < b.reduce(1, *) ? (a, b) : (b, a)
-        return large == output && (small == large || StepBuilder.planeBroadcast(small, to: large) != nil)
+        return large == output && (small == large || StepBuilder.planeBroadcast(small, to: large) != nil
+            || StepBuilder.rowBroadcast(small, to: large) != nil)
     }
 }
