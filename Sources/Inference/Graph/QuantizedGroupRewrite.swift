@@ -45,7 +45,7 @@ import ONNXFormat
 /// only a `QuantizeLinear` reads, all three per tensor with 8-bit zero points of one type (B may
 /// be a constant, a BatchNorm's scale or shift), becomes com.microsoft `QLinearAdd` /
 /// `QLinearMul`, as onnxruntime's QDQ transformer makes them, where the fast step takes the
-/// shapes (one shape, or one value per plane: `fitsBinaryStep`): its arithmetic
+/// shapes (one shape, one value per plane, or one row repeated: `fitsBinaryStep`): its arithmetic
 /// (`QLinearBinary`) rather than the float operation's, another rounding of the same values,
 /// like the products'. `Concat` of per-tensor 8-bit DequantizeLinear values, its float result
 /// read only by a `QuantizeLinear` of the same type, becomes com.microsoft `QLinearConcat` likewise
