@@ -283,10 +283,14 @@ struct QuantizedGroupRewriteTests {
         for (label, bytes, shapes) in misses {
             #expect(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: bytes), shapes: shapes) == nil, "\(label): rewritten")
         }
-        // One row of B repeated along A (a channels-last layer scale) takes the fast step's row case.
+        // One row of B repeated along A (a channels-last layer scale) takes the fast step's row case
+        // where the row has 16 values or more (here a whole plane's 36).
         let row = QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: Self.binaryModel("Mul", constantB: false)),
-                                                shapes: ["ad": full, "bd": [Self.size], "f": full])
-        #expect(row?.graph?.nodes.map(\.opType).contains("QLinearMul") == true, "B one row repeated: not rewritten")
+                                                shapes: ["ad": full, "bd": [1, Self.size, Self.size], "f": full])
+        #expect(row?.graph?.nodes.map(\.opType).contains("QLinearMul") == true, "B one row of 36 repeated: not rewritten")
+        let shortRow = QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: Self.binaryModel("Mul", constantB: false)),
+                                                     shapes: ["ad": full, "bd": [Self.size], "f": full])
+        #expect(shortRow == nil, "B one row of 6 repeated: rewritten")
     }
 
     /// x1, x2, x3 → QuantizeLinear (three scales and zero points) → DequantizeLinear → Concat
