@@ -509,6 +509,36 @@ struct QuantizedStepTests {
         }
     }
 
+    @Test("Transpose of uint8 and int8 maps moving the leading axes behind the others (NCHW → NHWC and back, [1, C, N] → [1, N, C]) runs the byte matrix transpose, equal to the reference kernel; other permutations stay on the reference")
+    func byteMatrixTranspose() throws {
+        var random = SeededGenerator(seed: 2533)
+        let cases: [([Int64], [Int64], Bool)] = [
+            ([1, 96, 16, 16], [0, 2, 3, 1], true), ([1, 16, 16, 96], [0, 3, 1, 2], true), ([1, 5, 7, 3], [0, 2, 3, 1], true),
+            ([1, 33, 17], [0, 2, 1], true), ([1, 3, 1, 40], [0, 2, 3, 1], true), ([2, 3, 4, 5], [0, 2, 3, 1], false),
+            ([1, 4, 6, 5], [0, 1, 3, 2], false),
+        ]
+        for (shape, perm, fast) in cases {
+            for type in [Int64(2), 3] {
+                let label = "Transpose \(shape) perm \(perm) type \(type)"
+                let model = try InferenceModel(bytes: B.model(
+                    nodes: [B.node("Transpose", inputs: ["x"], outputs: ["y"], name: "t", attributes: [.ints("perm", perm)])],
+                    inputs: [B.valueInfo("x", dims: shape.map { .value($0) }, elementType: type)],
+                    outputs: [B.valueInfo("y", dims: nil, elementType: type)], opset: 13))
+                let count = Int(shape.reduce(1, *))
+                let x = Inference.Tensor(type: type == 2 ? .uint8 : .int8, shape: shape.map(Int.init),
+                                         doubles: (0..<count).map { _ in Double(Int(random.next() % 256) - (type == 2 ? 0 : 128)) })
+                let want = try #require(try InferenceSession(model: model, path: .reference).run(["x": x])["y"])
+                for threads in [1, 2] {
+                    let session = try InferenceSession(model: model, path: .fast, threads: threads)
+                    let onReference = session.nodeKernels.filter(\.runsOnReference).map(\.op)
+                    #expect(onReference.contains("Transpose") == !fast, "\(label): on the reference kernel: \(onReference)")
+                    let got = try #require(try session.run(["x": x])["y"])
+                    #expect(got == want, "\(label), \(threads) thread(s)")
+                }
+            }
+        }
+    }
+
     @Test("Resize linear of uint8 and int8 maps (16 outputs at a time where their sources lie within 16 columns, else one at a time): ×2 half-pixel, asymmetric, align-corners, PyTorch half-pixel, odd sizes, downsizing, one-column inputs, rows around the 16-column block; equal to the reference kernel")
     func byteResize() throws {
         var random = SeededGenerator(seed: 2516)
