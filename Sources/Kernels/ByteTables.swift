@@ -48,3 +48,49 @@ package func bytePlaneSums(_ x: UnsafeRawPointer, signed: Bool, planes: Int, pla
         sums[plane] = total
     }
 }
+
+/// The geometry of a 2-D pooling window over planes of bytes: input and output sizes, kernel,
+/// stride and the padding before each axis (no dilation).
+package struct BytePoolGeometry: Sendable {
+    package var inputHeight: Int, inputWidth: Int, outputHeight: Int, outputWidth: Int
+    package var kernelHeight: Int, kernelWidth: Int, strideHeight: Int, strideWidth: Int, padTop: Int, padLeft: Int
+
+    package init(inputHeight: Int, inputWidth: Int, outputHeight: Int, outputWidth: Int, kernelHeight: Int, kernelWidth: Int,
+                 strideHeight: Int, strideWidth: Int, padTop: Int, padLeft: Int) {
+        (self.inputHeight, self.inputWidth, self.outputHeight, self.outputWidth) = (inputHeight, inputWidth, outputHeight, outputWidth)
+        (self.kernelHeight, self.kernelWidth, self.strideHeight, self.strideWidth) = (kernelHeight, kernelWidth, strideHeight, strideWidth)
+        (self.padTop, self.padLeft) = (padTop, padLeft)
+    }
+}
+
+/// The quantized mean of each window of each of `planes` byte planes of `x` into `y`: the window
+/// (clipped to the plane) summed in float32 as `values[byte]`, row by row and left to right from
+/// 0, divided by its tap count (`countIncludesPad`: the kernel's size), then
+/// saturate(round_half_even(mean / scale + zero)) in `range` (a NaN to its upper bound), stored as
+/// the value's low byte. `values` has 256 entries, indexed by the byte's bit pattern.
+package func byteWindowMeans(_ x: UnsafePointer<UInt8>, _ y: UnsafeMutablePointer<UInt8>, planes: Int, _ g: BytePoolGeometry,
+                             countIncludesPad: Bool, values: UnsafePointer<Float>, scale: Float, zero: Float, range: ClosedRange<Int32>) {
+    let inPlane = g.inputHeight * g.inputWidth, outPlane = g.outputHeight * g.outputWidth
+    let lower = Float(range.lowerBound), upper = Float(range.upperBound)
+    for plane in 0..<planes {
+        let source = x + plane * inPlane, target = y + plane * outPlane
+        for oh in 0..<g.outputHeight {
+            let top = oh * g.strideHeight - g.padTop
+            let rows = max(top, 0)..<min(top + g.kernelHeight, g.inputHeight)
+            for ow in 0..<g.outputWidth {
+                let left = ow * g.strideWidth - g.padLeft
+                let first = max(left, 0), end = min(left + g.kernelWidth, g.inputWidth)
+                var sum: Float = 0
+                for h in rows {
+                    let row = source + h * g.inputWidth
+                    var w = first
+                    while w < end { sum += values[Int(row[w])]; w += 1 }
+                }
+                let count = countIncludesPad ? g.kernelHeight * g.kernelWidth : rows.count * max(end - first, 0)
+                let rounded = (sum / Float(count) / scale + zero).rounded(.toNearestOrEven)
+                let value = rounded < upper ? (rounded > lower ? Int32(rounded) : range.lowerBound) : range.upperBound
+                target[oh * g.outputWidth + ow] = UInt8(truncatingIfNeeded: value)
+            }
+        }
+    }
+}

@@ -196,6 +196,63 @@ struct FloatWideningTests {
         #expect(y.doubles != expected.doubles)
     }
 
+    /// The constants of `mulNormMul`, float16 values stored as `type`.
+    private func normConstants(_ type: ElementType) -> [String: [UInt8]] {
+        let doubles = ["a": values(8, phase: 0.5).map { $0 * 1.7 }, "scale": values(8, phase: 1.3),
+                       "bias": values(8, phase: 2.1).map { $0 / 4 }, "b": values(8, phase: 0.8).map { $0 * 2.3 }]
+        return doubles.mapValues { Inference.Tensor(type: type, shape: [8], doubles: Inference.Tensor(type: .float16, shape: [8], doubles: $0).doubles).bytes }
+    }
+
+    /// `nodes` over [3, 8] values of `elementType` (10 FLOAT16 or 1 FLOAT) with `normConstants` as
+    /// initializers, `inputs` and `outputs` named.
+    private func normGraph(_ nodes: [[UInt8]], inputs: [String], outputs: [String], elementType: Int64) -> [UInt8] {
+        let constants = normConstants(elementType == 10 ? .float16 : .float32)
+        return B.model(nodes: nodes, initializers: constants.keys.sorted().map { B.rawTensor($0, elementType: elementType, [8], constants[$0]!) },
+                       inputs: inputs.map { B.valueInfo($0, dims: [.value(3), .value(8)], elementType: elementType) },
+                       outputs: outputs.map { B.valueInfo($0, dims: [.value(3), .value(8)], elementType: elementType) }, opset: 17)
+    }
+
+    private let firstMul = B.node("Mul", inputs: ["x", "a"], outputs: ["m"])
+    private let norm = B.node("LayerNormalization", inputs: ["m", "scale", "bias"], outputs: ["n"], attributes: [.int("axis", -1)])
+    private let secondMul = B.node("Mul", inputs: ["n", "b"], outputs: ["y"])
+
+    /// onnxruntime's CPU provider has a float16 LayerNormalization (it widens inside and rounds its
+    /// result), so it inserts no Casts around it: the node reads the float16 value its input was
+    /// rounded to, and the next widened node reads its rounded result, not the float32 values of a
+    /// widened region (`FloatWidening.roundedLikeOnnxruntime`).
+    @Test("a float16 LayerNormalization reads its input rounded and its readers read its result rounded, as in onnxruntime")
+    func layerNormalizationRounds() throws {
+        // x → Mul(a) → m → LayerNormalization → n → Mul(b) → y, in float16; n is an output too.
+        let model = try InferenceModel(bytes: normGraph([firstMul, norm, secondMul], inputs: ["x"], outputs: ["y", "n"], elementType: 10))
+        // x widened, Mul, m rounded and widened, LayerNormalization, n rounded and widened, Mul, y rounded.
+        #expect(model.runningNodes.map(\.op) == ["Cast", "Mul", "Cast", "Cast", "LayerNormalization", "Cast", "Cast", "Mul", "Cast"])
+        let x = Inference.Tensor(type: .float16, shape: [3, 8], doubles: values(24, phase: 0.6).map { $0 * 1.9 })
+
+        /// One node of the graph in float32 on the reference path, fed float16 values, its result rounded to float16.
+        func rounded(_ node: [UInt8], _ input: String, _ value: Inference.Tensor, _ output: String) throws -> Inference.Tensor {
+            let single = try InferenceModel(bytes: normGraph([node], inputs: [input], outputs: [output], elementType: 1))
+            let widened = Inference.Tensor(type: .float32, shape: value.shape, doubles: value.doubles)
+            let result = try #require(try InferenceSession(model: single, path: .reference).run([input: widened])[output])
+            return Inference.Tensor(type: .float16, shape: result.shape, doubles: result.doubles)
+        }
+        let m = try rounded(firstMul, "x", x, "m"), n = try rounded(norm, "m", m, "n")
+        // Widening the region through the norm would give another n: the rounding of m matters here.
+        let regionModel = try InferenceModel(bytes: normGraph([firstMul, norm], inputs: ["x"], outputs: ["n"], elementType: 1))
+        let region = try #require(try InferenceSession(model: regionModel, path: .reference)
+            .run(["x": Inference.Tensor(type: .float32, shape: x.shape, doubles: x.doubles)])["n"])
+        #expect(halves(Inference.Tensor(type: .float16, shape: region.shape, doubles: region.doubles)) != halves(n))
+
+        for path in ExecutionPath.allCases {
+            let results = try InferenceSession(model: model, path: path).run(["x": x])
+            let actualN = try #require(results["n"]), y = try #require(results["y"])
+            // The reference path equals the norm of m rounded; the fast path's norm sums in another order.
+            let steps = zip(halves(actualN), halves(n)).map(float16Steps)
+            #expect(steps.allSatisfy { $0 <= (path == .reference ? 0 : 1) }, "\(path): n up to \(steps.max() ?? 0) steps from the norm of m rounded")
+            // The second Mul reads n as rounded (whatever this path's n is), and its product is exact in float32.
+            #expect(halves(y) == halves(try rounded(secondMul, "n", actualN, "y")), "\(path)")
+        }
+    }
+
     @Test("a double input of an operator without a double kernel is refused naming node, op and input, not computed in float32")
     func doubleRefused() {
         let bytes = B.model(nodes: [B.node("Sqrt", inputs: ["x"], outputs: ["y"], name: "node_0")],

@@ -276,13 +276,21 @@ struct QuantizedGroupRewriteTests {
         let misses: [(String, [UInt8], [String: [Int]])] = [
             ("the float result also a graph output", Self.binaryModel("Add", constantB: true, alsoOutput: true), Self.binaryShapes(constantB: true)),
             ("an int8 output of uint8 operands", Self.binaryModel("Mul", outputType: 3, constantB: false), Self.binaryShapes(constantB: false)),
-            ("B broadcast along the last axis (not one value per plane)", Self.binaryModel("Mul", constantB: false),
-             ["ad": full, "bd": [Self.size], "f": full]),
+            ("B one value per row of each plane (neither one per plane nor one row repeated)", Self.binaryModel("Mul", constantB: false),
+             ["ad": full, "bd": [Self.size, 1], "f": full]),
             ("the shapes unknown", Self.binaryModel("Add", constantB: false), [:]),
         ]
         for (label, bytes, shapes) in misses {
             #expect(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: bytes), shapes: shapes) == nil, "\(label): rewritten")
         }
+        // One row of B repeated along A (a channels-last layer scale) takes the fast step's row case
+        // where the row has 16 values or more (here a whole plane's 36).
+        let row = QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: Self.binaryModel("Mul", constantB: false)),
+                                                shapes: ["ad": full, "bd": [1, Self.size, Self.size], "f": full])
+        #expect(row?.graph?.nodes.map(\.opType).contains("QLinearMul") == true, "B one row of 36 repeated: not rewritten")
+        let shortRow = QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: Self.binaryModel("Mul", constantB: false)),
+                                                     shapes: ["ad": full, "bd": [Self.size], "f": full])
+        #expect(shortRow == nil, "B one row of 6 repeated: rewritten")
     }
 
     /// x1, x2, x3 → QuantizeLinear (three scales and zero points) → DequantizeLinear → Concat
@@ -347,6 +355,109 @@ struct QuantizedGroupRewriteTests {
             ("the float result also a graph output", Self.concatModel(alsoOutput: true)),
             ("an int8 output of uint8 inputs", Self.concatModel(outputType: 3)),
             ("a constant input", Self.concatModel(constantInput: true)),
+        ]
+        for (label, bytes) in misses {
+            #expect(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: bytes)) == nil, "\(label): rewritten")
+        }
+    }
+
+    /// x [1, cin, size, size] → QuantizeLinear → DequantizeLinear → `op` (Sigmoid or
+    /// GlobalAveragePool) → QuantizeLinear (type `outputType`) → DequantizeLinear → y; with
+    /// `explicit` the com.microsoft QLinear node instead; `alsoOutput` makes the float result a
+    /// graph output; `readTwice` has a Mul read the dequantized x too (SiLU's x · Sigmoid(x)).
+    static func unaryModel(_ op: String, type: Int64 = 2, outputType: Int64? = nil, explicit: Bool = false,
+                           alsoOutput: Bool = false, readTwice: Bool = false) -> [UInt8] {
+        let yType = outputType ?? type
+        var nodes = [B.node("QuantizeLinear", inputs: ["x", "xs", "xz"], outputs: ["q"])]
+        if explicit {
+            nodes.append(B.node("QLinear" + op, inputs: ["q", "xs", "xz", "ys", "yz"], outputs: ["yq"], name: "unary", domain: "com.microsoft"))
+        } else {
+            nodes += [B.node("DequantizeLinear", inputs: ["q", "xs", "xz"], outputs: ["d"]),
+                      B.node(op, inputs: ["d"], outputs: ["f"], name: "unary"),
+                      B.node("QuantizeLinear", inputs: ["f", "ys", "yz"], outputs: ["yq"])]
+        }
+        nodes.append(B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"]))
+        if readTwice { nodes.append(B.node("Mul", inputs: ["d", "d"], outputs: ["m"])) }
+        return B.model(
+            nodes: nodes,
+            initializers: [B.floatTensor("xs", [], [0.047]), B.rawTensor("xz", elementType: type, [], [type == 2 ? 131 : 9]),
+                           B.floatTensor("ys", [], [op == "Sigmoid" ? 1 / 256 : 0.021]), B.rawTensor("yz", elementType: yType, [], [yType == 2 ? 3 : 250])],
+            inputs: [B.valueInfo("x", [1, Int64(cin), Int64(size), Int64(size)])],
+            outputs: [B.valueInfo("y", dims: nil, elementType: 1)] + (alsoOutput ? [B.valueInfo("f", dims: nil, elementType: 1)] : [])
+                + (readTwice ? [B.valueInfo("m", dims: nil, elementType: 1)] : []),
+            opset: 13)
+    }
+
+    @Test("DequantizeLinear → Sigmoid / GlobalAveragePool → QuantizeLinear (uint8 and int8) becomes QLinearSigmoid / QLinearGlobalAveragePool on the fast path, equal to the explicit node; near misses stay")
+    func unaryGroups() throws {
+        var random = SeededGenerator(seed: 83)
+        for op in ["Sigmoid", "GlobalAveragePool"] {
+            for type in [Int64(2), 3] {
+                for readTwice in [false, true] {
+                    let label = "\(op) type \(type)\(readTwice ? ", x read by a Mul too" : "")"
+                    let proto = try ModelProto(serializedBytes: Self.unaryModel(op, type: type, readTwice: readTwice))
+                    let ops = try #require(QuantizedGroupRewrite.rewrite(proto), "\(label): not rewritten").graph!.nodes.map(\.opType)
+                    // The DequantizeLinear of x stays only for the other reader.
+                    let expected = ["QuantizeLinear"] + (readTwice ? ["DequantizeLinear"] : []) + ["QLinear" + op, "DequantizeLinear"] + (readTwice ? ["Mul"] : [])
+                    #expect(ops == expected, "\(label): \(ops)")
+                    let written = try InferenceModel(bytes: Self.unaryModel(op, type: type, readTwice: readTwice))
+                    let explicit = try InferenceModel(bytes: Self.unaryModel(op, type: type, explicit: true))
+                    let feeds = ["x": random.floats(Self.cin * Self.size * Self.size, scale: 5)]
+                    let want = try #require(try InferenceSession(model: explicit, path: .reference).run(inputs: feeds)["y"])
+                    for threads in [1, 2] {
+                        let fast = try InferenceSession(model: written, path: .fast, threads: threads)
+                        #expect(fast.nodeKernels.contains { $0.op == "QLinear" + op }, "\(label): \(fast.nodeKernels.map(\.op))")
+                        let got = try #require(try fast.run(inputs: feeds)["y"])
+                        #expect(got == want, "\(label), \(threads) thread(s): \(zip(got, want).filter { $0 != $1 }.count) of \(want.count) differ")
+                    }
+                    let reference = try InferenceSession(model: written, path: .reference)
+                    #expect(reference.nodeKernels.contains { $0.op == op }, "\(label): reference graph rewritten")
+                }
+            }
+            let misses: [(String, [UInt8])] = [
+                ("the float result also a graph output", Self.unaryModel(op, alsoOutput: true)),
+                ("an int8 output of a uint8 input", Self.unaryModel(op, outputType: 3)),
+            ]
+            for (label, bytes) in misses {
+                #expect(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: bytes)) == nil, "\(op), \(label): rewritten")
+            }
+        }
+    }
+
+    /// x [1, cin, size, size] → Relu → QuantizeLinear (zero point `zero` of type `type`) →
+    /// DequantizeLinear → y; `alsoOutput` makes the Relu's result a graph output.
+    static func reluQuantizeModel(type: Int64, zero: UInt8, alsoOutput: Bool = false) -> [UInt8] {
+        B.model(
+            nodes: [B.node("Relu", inputs: ["x"], outputs: ["r"]), B.node("QuantizeLinear", inputs: ["r", "ys", "yz"], outputs: ["q"]),
+                    B.node("DequantizeLinear", inputs: ["q", "ys", "yz"], outputs: ["y"])],
+            initializers: [B.floatTensor("ys", [], [0.013]), B.rawTensor("yz", elementType: type, [], [zero])],
+            inputs: [B.valueInfo("x", [1, Int64(cin), Int64(size), Int64(size)])],
+            outputs: [B.valueInfo("y", dims: nil, elementType: 1)] + (alsoOutput ? [B.valueInfo("r", dims: nil, elementType: 1)] : []),
+            opset: 13)
+    }
+
+    @Test("a Relu read only by a QuantizeLinear whose zero point is the type's least value (uint8 0, int8 −128) is dropped on the fast path, the bytes unchanged; other zero points keep it")
+    func reluBeforeQuantize() throws {
+        var random = SeededGenerator(seed: 84)
+        for (type, zero) in [(Int64(2), UInt8(0)), (3, 0x80)] {
+            let label = "type \(type)"
+            let bytes = Self.reluQuantizeModel(type: type, zero: zero)
+            let ops = try #require(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: bytes)), "\(label): not rewritten").graph!.nodes.map(\.opType)
+            #expect(ops == ["QuantizeLinear", "DequantizeLinear"], "\(label): \(ops)")
+            let model = try InferenceModel(bytes: bytes)
+            // Half the values negative, some past the range's far end.
+            let feeds = ["x": random.floats(Self.cin * Self.size * Self.size, scale: 4)]
+            let want = try #require(try InferenceSession(model: model, path: .reference).run(inputs: feeds)["y"])
+            let fast = try InferenceSession(model: model, path: .fast)
+            #expect(!fast.nodeKernels.contains { $0.op == "Relu" }, "\(label): \(fast.nodeKernels.map(\.op))")
+            let got = try #require(try fast.run(inputs: feeds)["y"])
+            #expect(got == want, "\(label): \(zip(got, want).filter { $0 != $1 }.count) of \(want.count) differ")
+            #expect(want.contains(0) && want.contains { $0 > 0 })
+        }
+        let misses: [(String, [UInt8])] = [
+            ("uint8 zero point 3", Self.reluQuantizeModel(type: 2, zero: 3)),
+            ("int8 zero point 0", Self.reluQuantizeModel(type: 3, zero: 0)),
+            ("the Relu's result also a graph output", Self.reluQuantizeModel(type: 2, zero: 0, alsoOutput: true)),
         ]
         for (label, bytes) in misses {
             #expect(QuantizedGroupRewrite.rewrite(try ModelProto(serializedBytes: bytes)) == nil, "\(label): rewritten")

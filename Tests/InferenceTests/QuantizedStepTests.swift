@@ -396,7 +396,7 @@ struct QuantizedStepTests {
         }
     }
 
-    @Test("QLinearAdd and QLinearMul: one shape, one value per plane (either operand; planes under 32, under and over the 384 of the table lookup, tails past 64), a scalar; sizes around the 16-lane vector; uint8 and int8")
+    @Test("QLinearAdd and QLinearMul: one shape, one value per plane (either operand; planes under 32, under and over the 384 of the table lookup, tails past 64), a scalar, one row repeated (either operand); sizes around the 16-lane vector; uint8 and int8")
     func quantizedBinary() throws {
         let vectorShapes: [([Int64], [Int64])] = [
             ([1, 3, 5, 7], [1, 3, 5, 7]), ([1, 2, 4, 4], [1, 2, 4, 4]), ([1, 5, 17, 3], [1, 5, 1, 1]), ([1, 4, 1, 1], [1, 4, 6, 11]),
@@ -414,7 +414,12 @@ struct QuantizedStepTests {
             ([1, 9, 1, 17], [1, 9, 1, 1]), ([1, 7, 7, 9], [1, 7, 1, 1]), ([2, 5, 1, 3], [2, 5, 1, 1]), ([1, 1001, 1, 2], [1001, 1, 1]),
             ([1, 3, 1, 1], [1, 3, 1, 31]), ([1, 100, 2, 2], [100, 1, 1]), ([1, 5, 1, 63], [5, 1, 1]),
         ]
-        for (shapes, seed) in [(vectorShapes, UInt64(2504)), (tableShapes, 2513), (smallPlaneShapes, 2527)] {
+        // One row repeated along the other operand (a channels-last layer scale), either operand,
+        // rows around the 16-lane vector.
+        let rowShapes: [([Int64], [Int64])] = [
+            ([1, 4, 4, 96], [96]), ([96], [1, 4, 4, 96]), ([2, 3, 5, 17], [5, 17]), ([1, 6, 6, 40], [1, 1, 1, 40]), ([1, 3, 2, 33], [33]),
+        ]
+        for (shapes, seed) in [(vectorShapes, UInt64(2504)), (tableShapes, 2513), (smallPlaneShapes, 2527), (rowShapes, 2531)] {
             var random = SeededGenerator(seed: seed)
             for op in ["QLinearAdd", "QLinearMul"] {
                 for (shapeA, shapeB) in shapes {
@@ -466,6 +471,69 @@ struct QuantizedStepTests {
                         inputs: [B.valueInfo("x", shape)],
                         outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
                     try Self.check(model, feeds: ["x": x], op: op, "\(op) \(shape) type \(type) zeros \(zeros[0])/\(yZero)")
+                }
+            }
+        }
+    }
+
+    @Test("QLinearAveragePool of channel-major 1-D and 2-D windows (a table of dequantized bytes, the reference's float sums in its order): densenet's 2x2 stride 2, 3x3 stride 1 and 2, non-square, padding with and without count_include_pad, ceil mode, one-column maps; uint8 and int8; equal to the reference kernel")
+    func byteAveragePool() throws {
+        var random = SeededGenerator(seed: 2515)
+        struct Case { var shape: [Int64]; var kernel: [Int64]; var strides: [Int64]; var pads: [Int64]; var includePad = 0; var ceil = 0 }
+        let cases = [
+            Case(shape: [1, 8, 16, 16], kernel: [2, 2], strides: [2, 2], pads: [0, 0, 0, 0]),
+            Case(shape: [2, 3, 9, 7], kernel: [3, 3], strides: [1, 1], pads: [1, 1, 1, 1]),
+            Case(shape: [2, 3, 9, 7], kernel: [3, 3], strides: [1, 1], pads: [1, 1, 1, 1], includePad: 1),
+            Case(shape: [1, 5, 11, 13], kernel: [3, 2], strides: [2, 3], pads: [1, 0, 2, 1], ceil: 1),
+            Case(shape: [1, 4, 10, 1], kernel: [3, 1], strides: [2, 1], pads: [1, 0, 1, 0], includePad: 1),
+            Case(shape: [1, 6, 20], kernel: [4], strides: [3], pads: [2, 1]),
+        ]
+        for c in cases {
+            for type in [Int64(2), 3] {
+                let x = random.floats(Int(c.shape.reduce(1, *)), scale: 4)
+                let zero: UInt8 = type == 2 ? random.pick([120, 128, 140]) : random.pick([0, 5]), yZero: UInt8 = type == 2 ? 131 : 3
+                let model = B.model(
+                    nodes: [B.node("QuantizeLinear", inputs: ["x", "xs", "xz"], outputs: ["q"]),
+                            B.node("QLinearAveragePool", inputs: ["q", "xs", "xz", "ys", "yz"], outputs: ["yq"], name: "op",
+                                   attributes: [.ints("kernel_shape", c.kernel), .ints("strides", c.strides), .ints("pads", c.pads),
+                                                .int("count_include_pad", Int64(c.includePad)), .int("ceil_mode", Int64(c.ceil))],
+                                   domain: "com.microsoft"),
+                            B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"])],
+                    initializers: [B.floatTensor("xs", [], [0.03]), B.rawTensor("xz", elementType: type, [], [zero]),
+                                   B.floatTensor("ys", [], [0.017]), B.rawTensor("yz", elementType: type, [], [yZero])],
+                    inputs: [B.valueInfo("x", c.shape)],
+                    outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                try Self.check(model, feeds: ["x": x], op: "QLinearAveragePool",
+                               "QLinearAveragePool \(c.shape) kernel \(c.kernel) strides \(c.strides) pads \(c.pads) include \(c.includePad) ceil \(c.ceil) type \(type)")
+            }
+        }
+    }
+
+    @Test("Transpose of uint8 and int8 maps moving the leading axes behind the others (NCHW → NHWC and back, [1, C, N] → [1, N, C]) runs the byte matrix transpose, equal to the reference kernel; other permutations stay on the reference")
+    func byteMatrixTranspose() throws {
+        var random = SeededGenerator(seed: 2533)
+        let cases: [([Int64], [Int64], Bool)] = [
+            ([1, 96, 16, 16], [0, 2, 3, 1], true), ([1, 16, 16, 96], [0, 3, 1, 2], true), ([1, 5, 7, 3], [0, 2, 3, 1], true),
+            ([1, 33, 17], [0, 2, 1], true), ([1, 3, 1, 40], [0, 2, 3, 1], true), ([2, 3, 4, 5], [0, 2, 3, 1], false),
+            ([1, 4, 6, 5], [0, 1, 3, 2], false),
+        ]
+        for (shape, perm, fast) in cases {
+            for type in [Int64(2), 3] {
+                let label = "Transpose \(shape) perm \(perm) type \(type)"
+                let model = try InferenceModel(bytes: B.model(
+                    nodes: [B.node("Transpose", inputs: ["x"], outputs: ["y"], name: "t", attributes: [.ints("perm", perm)])],
+                    inputs: [B.valueInfo("x", dims: shape.map { .value($0) }, elementType: type)],
+                    outputs: [B.valueInfo("y", dims: nil, elementType: type)], opset: 13))
+                let count = Int(shape.reduce(1, *))
+                let x = Inference.Tensor(type: type == 2 ? .uint8 : .int8, shape: shape.map(Int.init),
+                                         doubles: (0..<count).map { _ in Double(Int(random.next() % 256) - (type == 2 ? 0 : 128)) })
+                let want = try #require(try InferenceSession(model: model, path: .reference).run(["x": x])["y"])
+                for threads in [1, 2] {
+                    let session = try InferenceSession(model: model, path: .fast, threads: threads)
+                    let onReference = session.nodeKernels.filter(\.runsOnReference).map(\.op)
+                    #expect(onReference.contains("Transpose") == !fast, "\(label): on the reference kernel: \(onReference)")
+                    let got = try #require(try session.run(["x": x])["y"])
+                    #expect(got == want, "\(label), \(threads) thread(s)")
                 }
             }
         }

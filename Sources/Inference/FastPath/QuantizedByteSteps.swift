@@ -33,6 +33,55 @@ extension StepBuilder {
 }
 
 extension StepBuilder {
+    /// QLinearAveragePool of channel-major 1-D or 2-D windows with constant scales and zero points:
+    /// `byteWindowMeans` on a table of each byte's dequantized value, Float(x − x_zero) · x_scale
+    /// as the reference computes it, summed and requantized with the reference's float operations
+    /// in its order, so the outputs equal the reference's by construction.
+    func quantizedAveragePoolStep(_ pool: QLinearAveragePool, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
+                                  _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        let (depth, height, width) = (pool.depth, pool.height, pool.width)
+        guard !pool.channelsLast, depth.input == 1, depth.kernel == 1, depth.output == 1, depth.padBegin == 0,
+              node.inputs.dropFirst().allSatisfy(rules.constants.contains),
+              [pool.x.scale, pool.y.scale].allSatisfy({ $0.type == .float32 }) else { return nil }
+        let type = pool.outputTypes[0], scaleX = pool.x.scale.value(inputs, 0), zeroX = pool.x.zero.value(inputs, 0)
+        let values = (0..<256).map { bits in
+            Float((type == .int8 ? Int32(Int8(truncatingIfNeeded: bits)) : Int32(bits)) &- zeroX) * scaleX
+        }
+        let geometry = BytePoolGeometry(inputHeight: height.input, inputWidth: width.input, outputHeight: height.output,
+                                        outputWidth: width.output, kernelHeight: height.kernel, kernelWidth: width.kernel,
+                                        strideHeight: height.stride, strideWidth: width.stride, padTop: height.padBegin,
+                                        padLeft: width.padBegin)
+        return QuantizedAveragePoolStep(input: UnsafeRawPointer(inputs[0]).assumingMemoryBound(to: UInt8.self),
+                                        output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self),
+                                        planes: pool.batch * pool.channels, geometry: geometry, countIncludesPad: pool.countIncludesPad,
+                                        values: values, scale: pool.y.scale.value(inputs, 0), zero: Float(pool.y.zero.value(inputs, 0)),
+                                        range: Quantization.range(type))
+    }
+}
+
+final class QuantizedAveragePoolStep: Step {
+    let input: UnsafePointer<UInt8>, output: UnsafeMutablePointer<UInt8>, planes: Int, geometry: BytePoolGeometry
+    let countIncludesPad: Bool, values: FloatBuffer, scale: Float, zero: Float, range: ClosedRange<Int32>
+    func run() {
+        byteWindowMeans(input, output, planes: planes, geometry, countIncludesPad: countIncludesPad, values: values.baseAddress,
+                        scale: scale, zero: zero, range: range)
+    }
+
+    init(input: UnsafePointer<UInt8>, output: UnsafeMutablePointer<UInt8>, planes: Int, geometry: BytePoolGeometry,
+         countIncludesPad: Bool, values: [Float], scale: Float, zero: Float, range: ClosedRange<Int32>) {
+        self.input = input
+        self.output = output
+        self.planes = planes
+        self.geometry = geometry
+        self.countIncludesPad = countIncludesPad
+        self.values = FloatBuffer(values)
+        self.scale = scale
+        self.zero = zero
+        self.range = range
+    }
+}
+
+extension StepBuilder {
     /// Linear Resize on bytes without extrapolation (`ByteResize`'s layouts): `byteBilinearResize`
     /// with the reference's tables, the same float operations per output.
     func byteResizeStep(_ resize: ByteResize, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {

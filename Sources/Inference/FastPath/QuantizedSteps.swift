@@ -250,8 +250,11 @@ extension StepBuilder {
         }
         var a = operand(q.aBuffer, q.a), b = operand(q.bBuffer, q.b)
         var full = shapeA, other = shapeB
-        if shapeA.reduce(1, *) < shapeB.reduce(1, *) { swap(&a, &b); swap(&full, &other) }
-        guard full == q.outputShapes[0], let (planes, planeSize) = StepBuilder.planeBroadcast(other, to: full) else { return nil }
+        let swapped = shapeA.reduce(1, *) < shapeB.reduce(1, *)
+        if swapped { swap(&a, &b); swap(&full, &other) }
+        guard full == q.outputShapes[0] else { return nil }
+        let planeShape = StepBuilder.planeBroadcast(other, to: full), rowLength = StepBuilder.rowBroadcast(other, to: full)
+        guard planeShape != nil || rowLength != nil else { return nil }
         let scaleC = q.c.scale.value(inputs, 0)
         if q.kind == .add {
             // MLAS's arithmetic (`QLinearBinary`): scales as ratios to C's, the zero points in the constant.
@@ -260,12 +263,36 @@ extension StepBuilder {
         }
         let constant = QLinearBinary.addConstant(ratioFirst: a.scale, zeroFirst: a.zero, ratioSecond: b.scale, zeroSecond: b.zero,
                                                  zeroC: q.c.zero.value(inputs, 0))
+        if planeShape == nil, let rowLength {
+            // A and B in their order, as the reference adds them (B's term first) where B is not
+            // one value per run of the innermost axis (`QLinearBinary.addsBFirst`).
+            let (first, second) = swapped ? (b, a) : (a, b)
+            let rowConstant = QLinearBinary.addConstant(ratioFirst: first.scale, zeroFirst: first.zero, ratioSecond: second.scale,
+                                                        zeroSecond: second.zero, zeroC: q.c.zero.value(inputs, 0))
+            return QuantizedRowBroadcastStep(
+                kind: q.kind == .add ? .add : .mul, a: first, b: second, rowIsFirst: swapped, signed: type == .int8,
+                rows: full.reduce(1, *) / rowLength, rowLength: rowLength, addConstant: rowConstant, multiplier: q.a.scale.value(inputs, 0) * q.b.scale.value(inputs, 0) / scaleC,
+                outputZero: q.c.zero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound,
+                output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self))
+        }
+        let (planes, planeSize) = planeShape!
         return QuantizedBinaryStep(
             kind: q.kind == .add ? .add : .mul, a: a, b: b, bPerPlane: other != full, signed: type == .int8,
             planes: other == full ? 1 : planes, planeSize: other == full ? full.reduce(1, *) : planeSize,
             addConstant: constant, multiplier: q.a.scale.value(inputs, 0) * q.b.scale.value(inputs, 0) / scaleC,
             outputZero: q.c.zero.value(inputs, 0), minimum: range.lowerBound, maximum: range.upperBound,
             output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// For `shape` broadcast to `full` as one row of at least 16 values repeated — its dimensions 1
+    /// up to some axis (or absent) and those of `full` from it on — the row's length; nil otherwise
+    /// (shorter rows would take the kernel's scalar tail row by row, slower than the reference).
+    static func rowBroadcast(_ shape: [Int], to full: [Int]) -> Int? {
+        guard shape.count <= full.count else { return nil }
+        let aligned = [Int](repeating: 1, count: full.count - shape.count) + shape
+        guard let first = aligned.firstIndex(where: { $0 != 1 }), (first..<full.count).allSatisfy({ aligned[$0] == full[$0] }) else { return nil }
+        let length = full[first...].reduce(1, *)
+        return length >= 16 ? length : nil
     }
 
     /// For `shape` broadcast to `full` as one value per plane — its dimensions those of `full` up to
@@ -276,6 +303,40 @@ extension StepBuilder {
         let last = aligned.lastIndex { $0 != 1 } ?? -1
         guard last < 0 || (0...last).allSatisfy({ aligned[$0] == full[$0] }) else { return nil }
         return (full[..<(last + 1)].reduce(1, *), full[(last + 1)...].reduce(1, *))
+    }
+}
+
+/// QLinearAdd / QLinearMul of a full operand and one row repeated along it (a channels-last layer
+/// scale), either first: `quantizedBinary` on each row as on two operands of one shape, in their
+/// order, so each element takes the arithmetic of the same-shape case.
+final class QuantizedRowBroadcastStep: Step {
+    let kind: QuantizedBinaryKind, a: QuantizedOperand, b: QuantizedOperand, rowIsFirst: Bool, signed: Bool, rows: Int, rowLength: Int
+    let addConstant: Float, multiplier: Float, outputZero: Int32, minimum: Int32, maximum: Int32, output: UnsafeMutablePointer<UInt8>
+    func run() {
+        for row in 0..<rows {
+            let full = rowIsFirst ? b : a
+            let slice = QuantizedOperand(values: full.values + row * rowLength, zero: full.zero, scale: full.scale)
+            quantizedBinary(kind, rowIsFirst ? a : slice, rowIsFirst ? slice : b, bPerPlane: false, signed: signed, planes: 1, planeSize: rowLength,
+                            multiplier: multiplier, addConstant: addConstant, outputZero: outputZero,
+                            minimum: minimum, maximum: maximum, output: output + row * rowLength)
+        }
+    }
+
+    init(kind: QuantizedBinaryKind, a: QuantizedOperand, b: QuantizedOperand, rowIsFirst: Bool, signed: Bool, rows: Int, rowLength: Int,
+         addConstant: Float, multiplier: Float, outputZero: Int32, minimum: Int32, maximum: Int32, output: UnsafeMutablePointer<UInt8>) {
+        self.kind = kind
+        self.a = a
+        self.b = b
+        self.rowIsFirst = rowIsFirst
+        self.signed = signed
+        self.rows = rows
+        self.rowLength = rowLength
+        self.addConstant = addConstant
+        self.multiplier = multiplier
+        self.outputZero = outputZero
+        self.minimum = minimum
+        self.maximum = maximum
+        self.output = output
     }
 }
 

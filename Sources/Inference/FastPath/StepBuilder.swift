@@ -229,6 +229,8 @@ final class StepBuilder: KernelChoices {
             return quantizedLookupStep(lookup, node, inputs, outputs)
         case let pool as QLinearGlobalAveragePool:
             return quantizedMeanStep(pool, node, inputs, outputs)
+        case let pool as QLinearAveragePool:
+            return quantizedAveragePoolStep(pool, node, inputs, outputs)
         case let resize as ByteResize:
             return byteResizeStep(resize, inputs, outputs)
         case let conv as ConvInteger:
@@ -240,7 +242,7 @@ final class StepBuilder: KernelChoices {
         case let transpose as Transpose:
             if StepBuilder.isDeinterleave(transpose) { return deinterleaveStep(transpose, node, inputs, outputs, fusion: nil) }
             return interleaveStep(transpose, inputs, outputs) ?? blockTransposeStep(transpose, inputs, outputs)
-                ?? matrixTransposeStep(transpose, inputs, outputs)
+                ?? matrixTransposeStep(transpose, inputs, outputs) ?? byteMatrixTransposeStep(transpose, inputs, outputs)
         default: return nil
         }
     }
@@ -315,6 +317,36 @@ extension StepBuilder {
         let width = t.inputShape.last!, height = columns % width == 0 ? columns / width : 1
         return InterleaveStep(input: StepBuilder.denseMap(inputs[0], channels: rows, height: height, width: columns / height),
                               output: outputs[0], pool: pool)
+    }
+}
+
+extension StepBuilder {
+    /// A Transpose of 8-bit values that, on the axes longer than 1, moves the leading ones behind
+    /// the others (a quantized map's NCHW → NHWC and back): the transpose of a rows × columns byte
+    /// matrix (`transposeBytes`, 16 × 16 blocks in registers).
+    func byteMatrixTransposeStep(_ t: Transpose, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+        guard t.outputTypes == [.uint8] || t.outputTypes == [.int8] else { return nil }
+        let kept = t.perm.filter { t.inputShape[$0] > 1 }
+        guard let first = kept.first, let split = kept.firstIndex(where: { $0 < first }),
+              kept[split...].elementsEqual(kept.sorted().prefix(kept.count - split)),
+              kept[..<split].elementsEqual(kept.sorted().suffix(split)) else { return nil }
+        let rows = kept[split...].reduce(1) { $0 * t.inputShape[$1] }
+        let columns = kept[..<split].reduce(1) { $0 * t.inputShape[$1] }
+        return ByteMatrixTransposeStep(input: UnsafeRawPointer(inputs[0]).assumingMemoryBound(to: UInt8.self),
+                                       output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self),
+                                       rows: rows, columns: columns)
+    }
+}
+
+final class ByteMatrixTransposeStep: Step {
+    let input: UnsafePointer<UInt8>, output: UnsafeMutablePointer<UInt8>, rows: Int, columns: Int
+    func run() { transposeBytes(input, sourceStride: columns, rows: rows, columns: columns, output, targetStride: rows) }
+
+    init(input: UnsafePointer<UInt8>, output: UnsafeMutablePointer<UInt8>, rows: Int, columns: Int) {
+        self.input = input
+        self.output = output
+        self.rows = rows
+        self.columns = columns
     }
 }
 

@@ -98,6 +98,14 @@ struct FloatWidening {
         "Squeeze", "Unsqueeze", "Flatten", "Identity", "Split", "Tile", "Trilu", "DepthToSpace", "SpaceToDepth", "Pad",
     ]
 
+    /// The operators onnxruntime's CPU provider computes on float16 itself (a float16 kernel that
+    /// widens inside and rounds its result), so it inserts no casts around them: such a node reads
+    /// its float16 inputs as rounded, and the nodes after it read its rounded result. A widened
+    /// node of these types does the same (`LoadedGraph.planWidened`): it widens the float16
+    /// values, never the float32 twins they were rounded from, and the twin of its result is the
+    /// rounded result widened.
+    static let roundedLikeOnnxruntime: Set<String> = ["LayerNormalization"]
+
     /// The float32 copy of a float16 or bfloat16 constant (exact).
     static func widen(_ value: ConstantTensor) -> ConstantTensor {
         let floats = value.bytes.withUnsafeBytes { raw in
@@ -142,6 +150,9 @@ struct FloatWidening {
 
     /// The name of the float32 copy of value `name` (a widened input).
     static func widenedName(_ name: String) -> String { "\(name)::float32" }
+    /// The name of the float32 copy of value `name` as rounded, where it has a float32 twin
+    /// (`roundedLikeOnnxruntime`).
+    static func roundedName(_ name: String) -> String { "\(name)::float32-rounded" }
     /// The name of a node's float32 result `name` before it is narrowed.
     static func unroundedName(_ name: String) -> String { "\(name)::float32-unrounded" }
 }

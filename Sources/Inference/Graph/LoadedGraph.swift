@@ -78,7 +78,8 @@ struct LoadedGraph: Sendable {
     /// the outputs of widened nodes and of the data-movement nodes between them
     /// (`FloatWidening.keepsFloat32`). Widened nodes read these instead of the rounded values, so
     /// a region of widened nodes computes in float32 and rounds where its values leave it, as
-    /// onnxruntime's inserted casts do.
+    /// onnxruntime's inserted casts do. (For the outputs of `FloatWidening.roundedLikeOnnxruntime`
+    /// nodes, the rounded value widened.)
     private var unroundedTwins: [String: String] = [:]
     /// The graph's output names, and the values every reader of which is a `Cast` (not a graph
     /// output): where onnxruntime's `RemoveDuplicateCastTransformer` drops the Cast its
@@ -94,6 +95,9 @@ struct LoadedGraph: Sendable {
     /// widened node reads the float32 input (`planWidened`), as onnxruntime's does: its
     /// RemoveDuplicateCastTransformer cancels such a Cast against the widening Cast it inserts.
     private var narrowingCasts: [String: String] = [:]
+    /// The outputs of the Casts that widen a rounded value for a `FloatWidening.roundedLikeOnnxruntime`
+    /// node: they read the float16 value itself, never the float32 twin it was rounded from.
+    private var widensRounded: Set<String> = []
     /// The version of each imported domain, by domain (`""` for the default one).
     private var opsetImports: [String: Int] = [:]
     /// Values whose shape is unknown because of a problem found earlier (a graph input that could
@@ -442,6 +446,7 @@ struct LoadedGraph: Sendable {
             narrowingCasts[node.outputs[0]] = node.inputs[0]
         }
         if !isMicrosoft, node.opType == "Cast", node.outputs.count == 1, widenedOutputs.contains(node.inputs[0]),
+           !widensRounded.contains(node.outputs[0]),
            let twin = unroundedTwins[node.inputs[0]], case let .runtime(_, type) = inputs[0], type != .float32,
            operation.outputTypes == [.float32],
            !graphOutputNames.contains(node.outputs[0]) || readByCastsOnly.contains(node.inputs[0]) {
@@ -496,14 +501,26 @@ struct LoadedGraph: Sendable {
     private mutating func planWidened(_ node: NodeProto, _ widening: FloatWidening, narrowing: [Int: ElementType],
                                       display: String, version: Int) throws(ModelError) {
         var inner = node
+        let rounds = FloatWidening.roundedLikeOnnxruntime.contains(node.opType)
         for index in widening.widened.keys.sorted() {
             let name = node.inputs[index]
-            if let source = narrowingCasts[name] {
+            if !rounds, let source = narrowingCasts[name] {
                 inner.inputs[index] = source
                 continue
             }
-            if let twin = unroundedTwins[name] {
+            if !rounds, let twin = unroundedTwins[name] {
                 inner.inputs[index] = twin
+                continue
+            }
+            if rounds, unroundedTwins[name] != nil {
+                // Not the shared copy, which other widened nodes may read as the twin.
+                let copy = FloatWidening.roundedName(name)
+                if valueIDs[copy] == nil {
+                    widensRounded.insert(copy)
+                    try plan(FloatWidening.cast(name, to: copy, .float32, for: node), display: display,
+                             version: FloatWidening.castVersion, counted: false)
+                }
+                inner.inputs[index] = copy
                 continue
             }
             if widenedCopies[name] == nil {
@@ -521,7 +538,21 @@ struct LoadedGraph: Sendable {
         }
         try planRounding(inner, of: node, outputs: narrowing.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
                          display: display, version: version)
-        for index in narrowing.keys { widenedOutputs.insert(node.outputs[index]) }
+        for index in narrowing.keys.sorted() {
+            let name = node.outputs[index]
+            guard rounds else {
+                widenedOutputs.insert(name)
+                continue
+            }
+            // Its readers read the rounded result: as the twin, widened once (exactly), so the
+            // data-movement and widened nodes after it still move and read float32.
+            let copy = FloatWidening.widenedName(name)
+            try plan(FloatWidening.cast(name, to: copy, .float32, for: node), display: display,
+                     version: FloatWidening.castVersion, counted: false)
+            widenedCopies[name] = copy
+            unroundedTwins[name] = copy
+            narrowingCasts[name] = nil  // the rounding Cast, which would lead its readers to the unrounded result
+        }
     }
 
     /// Plans `inner` (`node` computing in float32) with each of `outputs` written unrounded under

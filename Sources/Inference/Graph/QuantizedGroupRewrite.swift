@@ -45,11 +45,14 @@ import ONNXFormat
 /// only a `QuantizeLinear` reads, all three per tensor with 8-bit zero points of one type (B may
 /// be a constant, a BatchNorm's scale or shift), becomes com.microsoft `QLinearAdd` /
 /// `QLinearMul`, as onnxruntime's QDQ transformer makes them, where the fast step takes the
-/// shapes (one shape, or one value per plane: `fitsBinaryStep`): its arithmetic
+/// shapes (one shape, one value per plane, or one row repeated: `fitsBinaryStep`): its arithmetic
 /// (`QLinearBinary`) rather than the float operation's, another rounding of the same values,
 /// like the products'. `Concat` of per-tensor 8-bit DequantizeLinear values, its float result
 /// read only by a `QuantizeLinear` of the same type, becomes com.microsoft `QLinearConcat` likewise
-/// (its arithmetic, a table per input, rather than dequantizing and quantizing again).
+/// (its arithmetic, a table per input, rather than dequantizing and quantizing again), and
+/// `Sigmoid` and `GlobalAveragePool` groups of one 8-bit type, per tensor, become com.microsoft
+/// `QLinearSigmoid` and `QLinearGlobalAveragePool` (a table of 256 results; integer plane sums
+/// requantized once). A `Relu` before a `QuantizeLinear` that clamps at its zero point is dropped.
 enum QuantizedGroupRewrite {
     /// The rewritten model, or nil when no group matched.
     /// `shapes`: the values' shapes by name (the loaded graph's), which the Add / Mul groups need.
@@ -283,6 +286,37 @@ enum QuantizedGroupRewrite {
             dropped.insert(q.index)
             for name in node.inputs { released[name, default: 0] += 1 }
         }
+        // Sigmoid and GlobalAveragePool of a per-tensor 8-bit DequantizeLinear run-time value whose
+        // float result only a QuantizeLinear of the same type reads: com.microsoft QLinearSigmoid /
+        // QLinearGlobalAveragePool (channels first), as onnxruntime's QDQ transformer makes them (a
+        // table of the 256 results, the integer sum of each plane, rather than float values).
+        for (index, node) in graph.nodes.enumerated() where isDefaultDomain(node) && (node.opType == "Sigmoid" || node.opType == "GlobalAveragePool") {
+            guard replaced[index] == nil, node.inputs.count == 1, node.outputs.count == 1, let q = quantize(readerOf: node.outputs[0]),
+                  let dq = dequantize(node.inputs[0]), let x = operand(dq), tensor(x.values) == nil,
+                  let zeroY = tensor(q.node.inputs[2]), x.type == zeroY.dataType else { continue }
+            var rewritten = NodeProto()
+            rewritten.name = node.name
+            rewritten.opType = node.opType == "Sigmoid" ? "QLinearSigmoid" : "QLinearGlobalAveragePool"
+            rewritten.domain = "com.microsoft"
+            rewritten.inputs = [x.values, x.scale, x.zero, q.node.inputs[1], q.node.inputs[2]]
+            rewritten.outputs = q.node.outputs
+            replaced[index] = rewritten
+            dropped.insert(q.index)
+            released[node.inputs[0], default: 0] += 1
+        }
+        // A Relu read only by a QuantizeLinear whose zero point is its type's least value (uint8 0,
+        // int8 −128) is dropped, as onnxruntime's ReluQuantFusion drops it: the QuantizeLinear
+        // saturates every negative value to that zero point anyway, so its bytes are the same for
+        // every value but NaN.
+        for (index, node) in graph.nodes.enumerated() where isDefaultDomain(node) && node.opType == "Relu" {
+            guard node.inputs.count == 1, node.outputs.count == 1, let q = quantize(readerOf: node.outputs[0]),
+                  replaced[q.index] == nil, !dropped.contains(q.index), let zero = tensor(q.node.inputs[2]),
+                  byte(zero) == (zero.dataType == .uint8 ? 0 : 0x80) else { continue }
+            var rewritten = q.node
+            rewritten.inputs[0] = node.inputs[0]
+            replaced[q.index] = rewritten
+            dropped.insert(index)
+        }
         guard !replaced.isEmpty else { return nil }
         // The DequantizeLinear nodes no one reads any more.
         for (name, count) in released where readers[name] == count {
@@ -303,6 +337,7 @@ enum QuantizedGroupRewrite {
     /// Other broadcasts would run on the reference kernel, slower than the float ops as written.
     static func fitsBinaryStep(_ a: [Int], _ b: [Int], output: [Int]) -> Bool {
         let (small, large) = a.reduce(1, *) < b.reduce(1, *) ? (a, b) : (b, a)
-        return large == output && (small == large || StepBuilder.planeBroadcast(small, to: large) != nil)
+        return large == output && (small == large || StepBuilder.planeBroadcast(small, to: large) != nil
+            || StepBuilder.rowBroadcast(small, to: large) != nil)
     }
 }
