@@ -206,8 +206,14 @@ private func pointwiseChunk<A: ActivationFunction, T: ChannelTile>(
                               weights: pointwiseTileWeights(weights, firstChannel: first), bias: weights.bias.baseAddress + first,
                               streamed: p == job.pixels.lowerBound)
         let channels = min(T.channels, cout - first)
-        if direct, let residual = denseResidual {
+        if direct, let residual = denseResidual, job.floor == -.infinity {
             t.forEachRow(channels, ActivatedStore<A, T.Row>(
+                base: output.base + first * outPlane, planeStride: outPlane,
+                o0: a0.offset, o1: a1.offset, o2: a2.offset,
+                residual: UnsafePointer(residual.base + first * residual.layout.planeStride + p),
+                residualPlane: residual.layout.planeStride, r0: 0, r1: 16, r2: 32))
+        } else if direct, let residual = denseResidual {
+            t.forEachRow(channels, RectifiedSumStore<A, T.Row>(
                 base: output.base + first * outPlane, planeStride: outPlane,
                 o0: a0.offset, o1: a1.offset, o2: a2.offset,
                 residual: UnsafePointer(residual.base + first * residual.layout.planeStride + p),
