@@ -302,18 +302,24 @@ extension StepBuilder {
 }
 
 extension StepBuilder {
+    /// The rows × columns matrix a Transpose transposes when, on the axes longer than 1, it moves
+    /// the leading ones behind the others (NCHW → NHWC; [1, C, N] → [1, N, C]): rows the product
+    /// of the axes it moves forward, columns of those it moves back; nil for any other permutation.
+    static func matrixTranspose(_ t: Transpose) -> (rows: Int, columns: Int)? {
+        let kept = t.perm.filter { t.inputShape[$0] > 1 }
+        guard let first = kept.first, let split = kept.firstIndex(where: { $0 < first }),
+              kept[split...].elementsEqual(kept.sorted().prefix(kept.count - split)),
+              kept[..<split].elementsEqual(kept.sorted().suffix(split)) else { return nil }
+        return (kept[split...].reduce(1) { $0 * t.inputShape[$1] }, kept[..<split].reduce(1) { $0 * t.inputShape[$1] })
+    }
+
     /// A float Transpose that, on the axes longer than 1, moves the leading ones behind the
     /// others (NCHW → NHWC; [1, C, N] → [1, N, C]): the transpose of a rows × columns matrix, as
     /// C = rows planes of the columns interleaved (split in rows of the input's last axis when
     /// that has all the columns' other factor).
     func interleaveStep(_ t: Transpose, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         guard t.outputTypes == [.float32] else { return nil }
-        let kept = t.perm.filter { t.inputShape[$0] > 1 }
-        guard let first = kept.first, let split = kept.firstIndex(where: { $0 < first }),
-              kept[split...].elementsEqual(kept.sorted().prefix(kept.count - split)),
-              kept[..<split].elementsEqual(kept.sorted().suffix(split)) else { return nil }
-        let rows = kept[split...].reduce(1) { $0 * t.inputShape[$1] }
-        let columns = kept[..<split].reduce(1) { $0 * t.inputShape[$1] }
+        guard let (rows, columns) = StepBuilder.matrixTranspose(t) else { return nil }
         let width = t.inputShape.last!, height = columns % width == 0 ? columns / width : 1
         return InterleaveStep(input: StepBuilder.denseMap(inputs[0], channels: rows, height: height, width: columns / height),
                               output: outputs[0], pool: pool)
@@ -326,12 +332,7 @@ extension StepBuilder {
     /// matrix (`transposeBytes`, 16 × 16 blocks in registers).
     func byteMatrixTransposeStep(_ t: Transpose, _ inputs: [UnsafePointer<Float>], _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
         guard t.outputTypes == [.uint8] || t.outputTypes == [.int8] else { return nil }
-        let kept = t.perm.filter { t.inputShape[$0] > 1 }
-        guard let first = kept.first, let split = kept.firstIndex(where: { $0 < first }),
-              kept[split...].elementsEqual(kept.sorted().prefix(kept.count - split)),
-              kept[..<split].elementsEqual(kept.sorted().suffix(split)) else { return nil }
-        let rows = kept[split...].reduce(1) { $0 * t.inputShape[$1] }
-        let columns = kept[..<split].reduce(1) { $0 * t.inputShape[$1] }
+        guard let (rows, columns) = StepBuilder.matrixTranspose(t) else { return nil }
         return ByteMatrixTransposeStep(input: UnsafeRawPointer(inputs[0]).assumingMemoryBound(to: UInt8.self),
                                        output: UnsafeMutableRawPointer(outputs[0]).assumingMemoryBound(to: UInt8.self),
                                        rows: rows, columns: columns)
