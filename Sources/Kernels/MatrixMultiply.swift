@@ -411,6 +411,10 @@ protocol PackedRowTile {
     func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int)
     /// One k: row r's value at `x[offsets.o`r`]`, `w` the weight panel's row k.
     mutating func accumulate(_ x: UnsafePointer<Float>, at offsets: PixelOffsets, _ w: UnsafePointer<Float>)
+    /// One k of two groups: the low columns from row r's value at `x[offsets.o`r`]`, the high
+    /// ones from `y[offsets.o`r`]`.
+    mutating func accumulate(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, at offsets: PixelOffsets,
+                             _ w: UnsafePointer<Float>)
 }
 
 /// 8 rows × 32 columns of accumulators: a panel's last 5 to 8 rows.
@@ -458,6 +462,19 @@ struct PackedTile8: PackedRowTile {
         a7 = multiplyAdd(a7, x[o.o7], l); b7 = multiplyAdd(b7, x[o.o7], h)
     }
 
+    @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, at o: PixelOffsets,
+                                             _ w: UnsafePointer<Float>) {
+        let l = load(w), h = load(w + lanes)
+        a0 = multiplyAdd(a0, x[o.o0], l); b0 = multiplyAdd(b0, y[o.o0], h)
+        a1 = multiplyAdd(a1, x[o.o1], l); b1 = multiplyAdd(b1, y[o.o1], h)
+        a2 = multiplyAdd(a2, x[o.o2], l); b2 = multiplyAdd(b2, y[o.o2], h)
+        a3 = multiplyAdd(a3, x[o.o3], l); b3 = multiplyAdd(b3, y[o.o3], h)
+        a4 = multiplyAdd(a4, x[o.o4], l); b4 = multiplyAdd(b4, y[o.o4], h)
+        a5 = multiplyAdd(a5, x[o.o5], l); b5 = multiplyAdd(b5, y[o.o5], h)
+        a6 = multiplyAdd(a6, x[o.o6], l); b6 = multiplyAdd(b6, y[o.o6], h)
+        a7 = multiplyAdd(a7, x[o.o7], l); b7 = multiplyAdd(b7, y[o.o7], h)
+    }
+
     @inline(always) func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int) {
         @inline(always) func put(_ l: Vector, _ h: Vector, _ r: Int) {
             storeTileRow(l, h, p + r * stride, row: r, rows: rows, width: width)
@@ -499,6 +516,15 @@ struct PackedTile4: PackedRowTile {
         a1 = multiplyAdd(a1, x[o.o1], l); b1 = multiplyAdd(b1, x[o.o1], h)
         a2 = multiplyAdd(a2, x[o.o2], l); b2 = multiplyAdd(b2, x[o.o2], h)
         a3 = multiplyAdd(a3, x[o.o3], l); b3 = multiplyAdd(b3, x[o.o3], h)
+    }
+
+    @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, at o: PixelOffsets,
+                                             _ w: UnsafePointer<Float>) {
+        let l = load(w), h = load(w + lanes)
+        a0 = multiplyAdd(a0, x[o.o0], l); b0 = multiplyAdd(b0, y[o.o0], h)
+        a1 = multiplyAdd(a1, x[o.o1], l); b1 = multiplyAdd(b1, y[o.o1], h)
+        a2 = multiplyAdd(a2, x[o.o2], l); b2 = multiplyAdd(b2, y[o.o2], h)
+        a3 = multiplyAdd(a3, x[o.o3], l); b3 = multiplyAdd(b3, y[o.o3], h)
     }
 
     @inline(always) func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int) {
@@ -560,6 +586,21 @@ struct PackedTile10: PackedRowTile {
         a7 = multiplyAdd(a7, x[o.o7], l); b7 = multiplyAdd(b7, x[o.o7], h)
         a8 = multiplyAdd(a8, x[o.o8], l); b8 = multiplyAdd(b8, x[o.o8], h)
         a9 = multiplyAdd(a9, x[o.o9], l); b9 = multiplyAdd(b9, x[o.o9], h)
+    }
+
+    @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, at o: PixelOffsets,
+                                             _ w: UnsafePointer<Float>) {
+        let l = load(w), h = load(w + lanes)
+        a0 = multiplyAdd(a0, x[o.o0], l); b0 = multiplyAdd(b0, y[o.o0], h)
+        a1 = multiplyAdd(a1, x[o.o1], l); b1 = multiplyAdd(b1, y[o.o1], h)
+        a2 = multiplyAdd(a2, x[o.o2], l); b2 = multiplyAdd(b2, y[o.o2], h)
+        a3 = multiplyAdd(a3, x[o.o3], l); b3 = multiplyAdd(b3, y[o.o3], h)
+        a4 = multiplyAdd(a4, x[o.o4], l); b4 = multiplyAdd(b4, y[o.o4], h)
+        a5 = multiplyAdd(a5, x[o.o5], l); b5 = multiplyAdd(b5, y[o.o5], h)
+        a6 = multiplyAdd(a6, x[o.o6], l); b6 = multiplyAdd(b6, y[o.o6], h)
+        a7 = multiplyAdd(a7, x[o.o7], l); b7 = multiplyAdd(b7, y[o.o7], h)
+        a8 = multiplyAdd(a8, x[o.o8], l); b8 = multiplyAdd(b8, y[o.o8], h)
+        a9 = multiplyAdd(a9, x[o.o9], l); b9 = multiplyAdd(b9, y[o.o9], h)
     }
 
     @inline(always) func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int) {
@@ -627,6 +668,23 @@ struct PackedTile: PackedRowTile {
         a9 = multiplyAdd(a9, x[o.o9], l); b9 = multiplyAdd(b9, x[o.o9], h)
         a10 = multiplyAdd(a10, x[o.o10], l); b10 = multiplyAdd(b10, x[o.o10], h)
         a11 = multiplyAdd(a11, x[o.o11], l); b11 = multiplyAdd(b11, x[o.o11], h)
+    }
+
+    @inline(always) mutating func accumulate(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, at o: PixelOffsets,
+                                             _ w: UnsafePointer<Float>) {
+        let l = load(w), h = load(w + lanes)
+        a0 = multiplyAdd(a0, x[o.o0], l); b0 = multiplyAdd(b0, y[o.o0], h)
+        a1 = multiplyAdd(a1, x[o.o1], l); b1 = multiplyAdd(b1, y[o.o1], h)
+        a2 = multiplyAdd(a2, x[o.o2], l); b2 = multiplyAdd(b2, y[o.o2], h)
+        a3 = multiplyAdd(a3, x[o.o3], l); b3 = multiplyAdd(b3, y[o.o3], h)
+        a4 = multiplyAdd(a4, x[o.o4], l); b4 = multiplyAdd(b4, y[o.o4], h)
+        a5 = multiplyAdd(a5, x[o.o5], l); b5 = multiplyAdd(b5, y[o.o5], h)
+        a6 = multiplyAdd(a6, x[o.o6], l); b6 = multiplyAdd(b6, y[o.o6], h)
+        a7 = multiplyAdd(a7, x[o.o7], l); b7 = multiplyAdd(b7, y[o.o7], h)
+        a8 = multiplyAdd(a8, x[o.o8], l); b8 = multiplyAdd(b8, y[o.o8], h)
+        a9 = multiplyAdd(a9, x[o.o9], l); b9 = multiplyAdd(b9, y[o.o9], h)
+        a10 = multiplyAdd(a10, x[o.o10], l); b10 = multiplyAdd(b10, y[o.o10], h)
+        a11 = multiplyAdd(a11, x[o.o11], l); b11 = multiplyAdd(b11, y[o.o11], h)
     }
 
     @inline(always) func store(_ p: UnsafeMutablePointer<Float>, stride: Int, rows: Int, width: Int) {

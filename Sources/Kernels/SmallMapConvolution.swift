@@ -15,25 +15,35 @@
 /// (`smallMapChannelBlock`); a tile stores its running sums between blocks.
 /// A row's (or the map's) last pixels take a tile of 4, 8, 10 or 12 rows, whichever is the smallest that holds them.
 ///
+/// With `groups` above 1 the convolution is grouped, each group ``pairedGroupWidth`` output
+/// channels reading its own input.channels / groups input channels: a panel's low half holds one
+/// group's filters and its high half the next group's (`weights.inner` is one group's input
+/// channels · k², its column o output channel o's filter), and a tile reads the two groups'
+/// windows side by side, in chunks across row ends (`SmallMapConvolutionParts.pairDistance`).
+///
 /// - Precondition: the input's border covers the window (as for the direct convolution: stride
-///   1 or 2, pads within the border); `weights.inner` is the input's channels · k², and
-///   `weights.columns` the output's channels. `products` holds `productCount` ≥ the output's
+///   1 or 2, pads within the border); `weights.inner` is the input's channels (one group's) · k², and
+///   `weights.columns` the output's channels; `groups` is 1, or the output's channels / ``pairedGroupWidth``
+///   with ``pairsGroups`` on. `products` holds `productCount` ≥ the output's
 ///   pixels × channels floats (the caller's scratch) and overlaps neither map; `output` does not
 ///   overlap `input`.
 package func smallMapConvolution(
     _ input: FeatureMap, weights: MatrixWeights, kernelSize k: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int,
-    activation: Activation, output: FeatureMap, products: UnsafeMutablePointer<Float>, productCount: Int, pool: WorkerPool
+    activation: Activation, output: FeatureMap, products: UnsafeMutablePointer<Float>, productCount: Int, groups: Int = 1,
+    pool: WorkerPool
 ) {
     checkWindow(input.layout, output.layout, kernelSize: k, stride: stride, dilation: dilation,
                 padTop: padTop, padLeft: padLeft, kind: "small-map convolution")
-    precondition(weights.inner == input.channels * k * k && weights.columns == output.channels,
+    precondition(groups == 1 || (pairsGroups && output.channels == groups * pairedGroupWidth && input.channels % groups == 0),
+                 "small-map convolution: \(groups) groups of \(output.channels) output channels, expected groups of \(pairedGroupWidth)")
+    precondition(weights.inner == input.channels / groups * k * k && weights.columns == output.channels,
                  "small-map convolution: weights are \(weights.inner)x\(weights.columns), expected "
-                 + "\(input.channels * k * k)x\(output.channels)")
+                 + "\(input.channels / groups * k * k)x\(output.channels)")
     precondition(productCount >= output.pixels * output.channels,
                  "small-map convolution: \(productCount) floats for the products of \(output.pixels) pixels × \(output.channels) channels")
     pool.run(SmallMapConvolutionParts(input: input, weights: weights, kernelSize: k, stride: stride, dilation: dilation,
                                       padTop: padTop, padLeft: padLeft, outputHeight: output.layout.height,
-                                      outputWidth: output.layout.width, products: products))
+                                      outputWidth: output.layout.width, products: products, groups: groups))
     pool.run(SpreadParts(products: products, pixels: output.pixels, activation: activation, residual: nil, output: output))
 }
 
@@ -41,6 +51,15 @@ package func smallMapConvolution(
 /// runs tiles of 12 pixels across row ends for rows that are not a multiple of 4 wide (with
 /// AVX-512's 32 vector registers; with fewer, 4 pixels of a row at a time).
 package var smallMapTilesSpanRows: Bool { wideRegisterFile }
+
+/// Whether ``smallMapConvolution(_:weights:kernelSize:stride:dilation:padTop:padLeft:activation:output:products:productCount:groups:pool:)``
+/// takes groups of ``pairedGroupWidth`` output channels two to a panel (with AVX-512's 32 vector
+/// registers, whose chunk tiles hold 12 pixels × both halves).
+package var pairsGroups: Bool { wideRegisterFile }
+
+/// The output channels of a group that shares a weight panel with the next group: half a panel,
+/// one vector (16 with AVX-512: RegNet-X's group width).
+package var pairedGroupWidth: Int { lanes }
 
 /// Input channels of a block of the inner index (input channel, ky, kx): those whose taps fill
 /// 128 Ki floats (512 KiB) of a 32-column weight panel, so that the block stays in a core's L2
@@ -58,12 +77,28 @@ struct SmallMapConvolutionParts: PoolJob {
     let kernelSize: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int
     let outputHeight: Int, outputWidth: Int
     let products: UnsafeMutablePointer<Float>
+    /// 1, or the groups of ``pairedGroupWidth`` output channels, two to a panel.
+    let groups: Int
 
     /// Whether each output row is cut into tiles of its own: rows a multiple of 4 wide fill them
     /// (and register files of 16 vectors or fewer take 4 pixels at a time anyway). Other maps run
     /// in tiles of 12 consecutive pixels across row ends (a 5×5 map is 12 + 12 + 1 pixels, not
-    /// five rows of 5 in tiles of 8).
-    var rowTiles: Bool { outputWidth % 4 == 0 || !smallMapTilesSpanRows }
+    /// five rows of 5 in tiles of 8), and so do paired groups.
+    var rowTiles: Bool { groups == 1 && (outputWidth % 4 == 0 || !smallMapTilesSpanRows) }
+
+    /// The input channels panel `p` reads: all of them, or its first group's.
+    func panelChannels(_ p: Int) -> Range<Int> {
+        guard groups > 1 else { return 0..<input.channels }
+        let perGroup = input.channels / groups
+        return 2 * p * perGroup ..< (2 * p + 1) * perGroup
+    }
+
+    /// How far the high half of panel `p` reads from its low half in the input: 0 for a dense
+    /// panel (or a last panel of one group, whose high half's weights are zero), else one group's
+    /// planes.
+    func pairDistance(_ p: Int) -> Int {
+        groups > 1 && 2 * p + 1 < groups ? input.channels / groups * input.layout.planeStride : 0
+    }
 
     func run(part: Int, pool: WorkerPool) {
         let count = rowTiles ? outputHeight : (outputHeight * outputWidth + packedRows - 1) / packedRows
@@ -246,21 +281,21 @@ func smallMapConvolutionChunks(_ job: SmallMapConvolutionParts, chunks: Range<In
     // per run.
     let block = smallMapChannelBlock(kernelSize: job.kernelSize)
     for p in panels {
-        let column = p * width
+        let column = p * width, reads = job.panelChannels(p)
         var c0 = 0
-        while c0 < job.input.channels {
-            let channels = min(block, job.input.channels - c0)
+        while c0 < reads.count {
+            let channels = min(block, reads.count - c0)
             for chunk in chunks {
                 let first = chunk * packedRows, count = min(packedRows, pixels - first)
                 let offsets = PixelOffsets(first: first, count: count, width: job.outputWidth,
                                            rowStep: job.stride * inL.rowStride, step: job.stride)
                 smallMapChunkTile(SmallMapChunkTile(
-                    origin: origin + c0 * inL.planeStride, offsets: offsets, channels: channels, planeStride: inL.planeStride,
-                    rowStride: inL.rowStride, kernelSize: job.kernelSize, dilation: job.dilation,
+                    origin: origin + (reads.lowerBound + c0) * inL.planeStride, offsets: offsets, channels: channels,
+                    planeStride: inL.planeStride, rowStride: inL.rowStride, kernelSize: job.kernelSize, dilation: job.dilation,
                     weights: job.weights.panel(p) + c0 * job.kernelSize * job.kernelSize * width,
                     bias: UnsafePointer(job.weights.bias.baseAddress + column),
                     output: job.products + first * n + column, outputStride: n, pixels: count, width: min(width, n - column),
-                    continues: c0 > 0, streamed: chunk == chunks.lowerBound))
+                    pairDistance: job.pairDistance(p), continues: c0 > 0, streamed: chunk == chunks.lowerBound))
             }
             c0 += channels
         }
@@ -292,6 +327,9 @@ struct SmallMapChunkTile {
     let weights: UnsafePointer<Float>, bias: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>, outputStride: Int
     let pixels: Int, width: Int
+    /// Where the panel's high half reads from `origin` on (the next group's planes), or 0 when
+    /// both halves read the same window.
+    let pairDistance: Int
     /// As ``SmallMapTile/continues`` and ``SmallMapTile/streamed``.
     let continues: Bool, streamed: Bool
 }
@@ -299,26 +337,54 @@ struct SmallMapChunkTile {
 /// The chunk with the smallest register tile that holds its pixels.
 @inline(never)
 func smallMapChunkTile(_ t: SmallMapChunkTile) {
-    if t.streamed {
-        smallMapChunkTile(t, StreamedPanel.self)
-    } else {
-        smallMapChunkTile(t, CachedPanel.self)
+    switch (t.streamed, t.pairDistance != 0) {
+    case (true, false): smallMapChunkTile(t, StreamedPanel.self, SharedWindow.self)
+    case (false, false): smallMapChunkTile(t, CachedPanel.self, SharedWindow.self)
+    case (true, true): smallMapChunkTile(t, StreamedPanel.self, PairedWindows.self)
+    case (false, true): smallMapChunkTile(t, CachedPanel.self, PairedWindows.self)
     }
 }
 
 @inline(always)
-func smallMapChunkTile<R: PanelReading>(_ t: SmallMapChunkTile, _: R.Type) {
+func smallMapChunkTile<R: PanelReading, H: PanelHalves>(_ t: SmallMapChunkTile, _: R.Type, _: H.Type) {
     switch t.pixels {
-    case ...4: smallMapChunkTile(PackedTile4.self, t, R.self)
-    case ...8: smallMapChunkTile(PackedTile8.self, t, R.self)
-    case ...10: smallMapChunkTile(PackedTile10.self, t, R.self)
-    default: smallMapChunkTile(PackedTile.self, t, R.self)
+    case ...4: smallMapChunkTile(PackedTile4.self, t, R.self, H.self)
+    case ...8: smallMapChunkTile(PackedTile8.self, t, R.self, H.self)
+    case ...10: smallMapChunkTile(PackedTile10.self, t, R.self, H.self)
+    default: smallMapChunkTile(PackedTile.self, t, R.self, H.self)
+    }
+}
+
+/// Which windows a chunk tile's two halves of a panel read.
+protocol PanelHalves {
+    /// One tap: row r's value at `x[offsets.o`r`]` times the panel row `w`, the high half's
+    /// `pairDistance` further on.
+    static func accumulate<T: PackedRowTile>(_ acc: inout T, _ x: UnsafePointer<Float>, pairDistance: Int,
+                                             at offsets: PixelOffsets, _ w: UnsafePointer<Float>)
+}
+
+/// Both halves read one window (a dense panel).
+enum SharedWindow: PanelHalves {
+    @inline(always)
+    static func accumulate<T: PackedRowTile>(_ acc: inout T, _ x: UnsafePointer<Float>, pairDistance: Int,
+                                             at offsets: PixelOffsets, _ w: UnsafePointer<Float>) {
+        acc.accumulate(x, at: offsets, w)
+    }
+}
+
+/// The high half reads the next group's window.
+enum PairedWindows: PanelHalves {
+    @inline(always)
+    static func accumulate<T: PackedRowTile>(_ acc: inout T, _ x: UnsafePointer<Float>, pairDistance: Int,
+                                             at offsets: PixelOffsets, _ w: UnsafePointer<Float>) {
+        acc.accumulate(x, x + pairDistance, at: offsets, w)
     }
 }
 
 /// The chunk's pixels over every (input channel, ky, kx) in order.
 @inline(always)
-func smallMapChunkTile<T: PackedRowTile, R: PanelReading>(_: T.Type, _ t: SmallMapChunkTile, _: R.Type) {
+func smallMapChunkTile<T: PackedRowTile, R: PanelReading, H: PanelHalves>(_: T.Type, _ t: SmallMapChunkTile, _: R.Type,
+                                                                          _: H.Type) {
     var acc = t.continues ? T(continuing: t.output, stride: t.outputStride, rows: t.pixels, width: t.width) : T(t.bias)
     var w = t.weights, plane = t.origin
     for _ in 0..<t.channels {
@@ -327,7 +393,7 @@ func smallMapChunkTile<T: PackedRowTile, R: PanelReading>(_: T.Type, _ t: SmallM
             var tap = row
             for _ in 0..<t.kernelSize {
                 R.ahead(w)
-                acc.accumulate(tap, at: t.offsets, w)
+                H.accumulate(&acc, tap, pairDistance: t.pairDistance, at: t.offsets, w)
                 w += MatrixWeights.panelWidth
                 tap += t.dilation
             }

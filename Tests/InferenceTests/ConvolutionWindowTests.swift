@@ -1,5 +1,6 @@
 import Testing
 @testable import Inference
+import Kernels
 
 /// `FusionRules.inputWindow(of:)`: a convolution's window cut to the taps that read the input,
 /// and the kernel that then runs it (the sums are checked against the reference path in
@@ -77,6 +78,28 @@ struct NarrowDenseConvolutionTests {
         for size in [16, 32, 48, 64] { #expect(!FusionRules.runsOverChannels(dense: Self.conv(size, 64)), "\(size)") }
         // 8 output channels fill a quarter of a 32-channel tile.
         #expect(!FusionRules.runsOverChannels(dense: Self.conv(8, 8)))
+    }
+
+    @Test("grouped 3x3s of 16 output channels a group (RegNet-X) run over channels two groups to a panel, where one group to a panel would leave half its lanes idle; groups of 8 or 32 do not pair",
+          .enabled(if: pairsGroups))
+    func pairedGroups() {
+        /// A 3x3 of `groups` groups of `perGroup` channels in and out, on a map `size` wide, stride `stride`, pad 1.
+        func conv(groups: Int, perGroup: Int, size: Int, stride: Int) -> Conv {
+            let output = (size + 2 - 3) / stride + 1
+            let axis = WindowAxis(input: size, kernel: 3, stride: stride, dilation: 1, padBegin: 1, padEnd: 1, output: output)
+            return Conv(dataInputs: [0, 1], outputShapes: [[1, groups * perGroup, output, output]], batch: 1,
+                        inputChannels: groups * perGroup, outputChannels: groups * perGroup, group: groups, depth: .unit,
+                        height: axis, width: axis, hasBias: false)
+        }
+        // RegNet-X 400MF on an 80×80 input: rows of 20 fill 62 % of the pixel tiles' lanes, paired
+        // panels all of theirs (one group to a panel: half).
+        for (groups, size, stride) in [(2, 40, 2), (4, 20, 2), (4, 10, 1), (10, 10, 2), (10, 5, 1), (25, 5, 2), (25, 3, 1)] {
+            let c = conv(groups: groups, perGroup: 16, size: size, stride: stride)
+            #expect(FusionRules.pairsGroups(c) && FusionRules.runsOverChannels(dense: c), "\(groups) groups on \(size)")
+        }
+        #expect(!FusionRules.pairsGroups(conv(groups: 13, perGroup: 8, size: 10, stride: 1)))
+        #expect(!FusionRules.pairsGroups(conv(groups: 4, perGroup: 32, size: 10, stride: 1)))
+        #expect(!FusionRules.pairsGroups(conv(groups: 1, perGroup: 16, size: 10, stride: 1)))
     }
 
     @Test("a sum of few terms stays over pixels where the channels would fill more lanes: the products' spread to the planes costs more than the lanes gain (3x3 stems of 3 channels on rows of 40 and 28)")

@@ -279,7 +279,9 @@ struct FusionFuzzer {
             spec.dilation = (d, d)
             spec.pads = convPads(kernel: spec.kernel, dilation: spec.dilation)
             spec.group = chance(0.7) ? 1 : pick(Self.divisors(c))
-            spec.outputChannels = spec.group * max(1, channels() / spec.group)
+            // Groups of 16 output channels (RegNet-X's: two to a panel of the small-map kernel) where they fit.
+            let paired = spec.group > 1 && spec.group * 16 <= size.maximumChannels && chance(0.4)
+            spec.outputChannels = spec.group * (paired ? 16 : max(1, channels() / spec.group))
         case .nearMiss:
             switch Int.random(in: 0..<8, using: &g.random) {
             case 0: spec.stride = (2, 2); spec.outputChannels = channels()                 // 1x1, stride 2

@@ -135,6 +135,71 @@ struct SmallMapConvolutionTests {
         }
     }
 
+    /// `smallMapConvolution` of `groups` groups of `pairedGroupWidth` output channels, two to a
+    /// panel, against the direct kernel run group by group on channel slices; returns both
+    /// interiors, whether the small-map output's border stayed zero, and the naive loop's result.
+    static func runPaired(_ c: Case, groups: Int, seed: UInt64) -> (small: [Float], direct: [Float], border: Bool, expected: [Expected]) {
+        var random = Random(seed: seed)
+        let gin = c.cin / groups, gout = c.cout / groups
+        let x = random.array(c.cin * c.height * c.width)
+        let w = random.array(c.cout * gin * c.k * c.k, scale: 0.5)
+        let b = random.array(c.cout)
+        let border = max(c.pads.top, c.pads.left, c.pads.bottom, c.pads.right)
+        let input = makeMap(x, channels: c.cin, layout: .padded(width: c.width, height: c.height, pad: border))
+        let layout = PlaneLayout.padded(width: c.outWidth, height: c.outHeight, pad: c.outputPad)
+        let small = FeatureMapStorage(channels: c.cout, layout: layout), direct = FeatureMapStorage(channels: c.cout, layout: layout)
+        let inner = gin * c.k * c.k
+        var columns = [Float](repeating: 0, count: inner * c.cout)
+        for o in 0..<c.cout {
+            for i in 0..<inner { columns[i * c.cout + o] = w[o * inner + i] }
+        }
+        let pool = WorkerPool(threads: c.threads)
+        let productCount = c.outHeight * c.outWidth * c.cout
+        pool.reserve(ScratchSize(shared: productCount))
+        pool.shared.update(repeating: .nan)
+        smallMapConvolution(input.map, weights: MatrixWeights(values: columns, bias: b, inner: inner, columns: c.cout),
+                            kernelSize: c.k, stride: c.stride, dilation: c.dilation, padTop: c.pads.top, padLeft: c.pads.left,
+                            activation: c.activation, output: small.map, products: pool.shared.baseAddress!,
+                            productCount: productCount, groups: groups, pool: pool)
+        for g in 0..<groups {
+            let filters = Array(w[g * gout * inner ..< (g + 1) * gout * inner]), biases = Array(b[g * gout ..< (g + 1) * gout])
+            convolution(input.map.channels(g * gin, count: gin),
+                        weights: ConvolutionWeights(weights: filters, bias: biases, outputChannels: gout, inputChannels: gin,
+                                                    kernelSize: c.k),
+                        stride: c.stride, dilation: c.dilation, padTop: c.pads.top, padLeft: c.pads.left,
+                        activation: c.activation, output: direct.map.channels(g * gout, count: gout), pool: pool)
+        }
+        let expected = referenceConvolution(input: x, channels: c.cin, height: c.height, width: c.width, weights: w, bias: b,
+                                            outputChannels: c.cout, kernelSize: c.k, stride: c.stride, padTop: c.pads.top,
+                                            padLeft: c.pads.left, outHeight: c.outHeight, outWidth: c.outWidth, groups: groups,
+                                            activation: c.activation, dilation: c.dilation)
+        return (small.interior(), direct.interior(), borderIsZero(small), expected)
+    }
+
+    @Test("grouped, two groups of 16 output channels to a panel, equals the direct kernel group by group: 1 to 25 groups (an odd last group alone in its panel), maps 1x1 to 20x20 (chunks of 12 ± 1), strides 1 and 2, dilation, 1 to 64 input channels a group, one and two threads",
+          .enabled(if: pairsGroups))
+    func pairedGroups() {
+        var seed: UInt64 = 600
+        let cases: [(groups: Int, gin: Int, size: (Int, Int), k: Int, stride: Int, dilation: Int)] = [
+            (2, 16, (40, 40), 3, 2, 1), (4, 16, (20, 20), 3, 2, 1), (4, 16, (10, 10), 3, 1, 1), (10, 16, (10, 10), 3, 2, 1),
+            (10, 16, (5, 5), 3, 1, 1), (25, 16, (5, 5), 3, 2, 1), (25, 16, (3, 3), 3, 1, 1), (3, 16, (1, 1), 3, 1, 1),
+            (1, 16, (7, 7), 3, 1, 1), (5, 1, (11, 13), 3, 1, 2), (2, 64, (4, 4), 3, 1, 1), (3, 7, (13, 12), 5, 2, 1),
+            (6, 3, (2, 9), 3, 1, 1), (7, 2, (9, 9), 1, 1, 1),
+        ]
+        for (groups, gin, size, k, stride, dilation) in cases {
+            seed += 1
+            let pad = k / 2 * dilation
+            let c = Case(cin: groups * gin, cout: groups * pairedGroupWidth, height: size.0, width: size.1, k: k, stride: stride,
+                         dilation: dilation, pads: (pad, pad, pad, pad), activation: [.none, .relu, .hardSwish, .silu][Int(seed) % 4],
+                         outputPad: Int(seed) % 2, threads: 1 + Int(seed) % 2)
+            let r = Self.runPaired(c, groups: groups, seed: seed)
+            let differing = zip(r.small, r.direct).filter { $0 != $1 }.count
+            #expect(differing == 0, "\(c), \(groups) groups: \(differing) values differ from the direct kernel")
+            #expect(r.border, "\(c), \(groups) groups: border of the padded output written")
+            expectClose(r.small, r.expected, "\(c), \(groups) groups")
+        }
+    }
+
     @Test("one and two threads give the same bits: rows or 12-pixel chunks across row ends split, and panels split when there are fewer than threads")
     func threadsAgree() {
         for (h, w, cout) in [(8, 8, 128), (1, 7, 96), (17, 17, 64), (5, 5, 64), (3, 3, 96), (2, 5, 40)] {

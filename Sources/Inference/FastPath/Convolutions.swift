@@ -171,6 +171,8 @@ extension KernelChoices {
     /// (SqueezeNet's rows of 17).
     static func runsOverChannels(dense conv: Conv) -> Bool {
         let width = conv.width.output, pixels = width * conv.height.output, perGroup = conv.outputChannels / conv.group
+        // Paired groups fill a panel with two of them.
+        let panelColumns = pairsGroups(conv) ? conv.outputChannels : perGroup
         func filled(_ used: Int, of tiles: Int) -> Double { Double(used) / Double(max(tiles, 1)) }
         let overPixels = filled(width, of: width / 32 * 32 + (width % 32 + 15) / 16 * 16)
             * filled(perGroup, of: (perGroup + 7) / 8 * 8)
@@ -179,9 +181,16 @@ extension KernelChoices {
         // (what the choice was measured with there).
         let tiled = smallMapTilesSpanRows && width <= 16 && width % 4 != 0 ? pixels : width
         let overChannels = filled(tiled, of: tiled / packedRows * packedRows + (tiled % packedRows + 3) / 4 * 4)
-            * filled(perGroup, of: (perGroup + 31) / 32 * 32)
+            * filled(panelColumns, of: (panelColumns + 31) / 32 * 32)
         let terms = Double(conv.inputChannels / conv.group * conv.height.kernel * conv.width.kernel)
         return overChannels >= overPixels + 0.1 && terms / overChannels + Self.spreadTerms <= terms / overPixels
+    }
+
+    /// Whether a grouped dense convolution runs on the small-map kernel with two groups to a
+    /// weight panel: groups of ``pairedGroupWidth`` output channels (RegNet-X's 16 with
+    /// AVX-512), which alone would leave half of each 32-channel panel idle.
+    static func pairsGroups(_ conv: Conv) -> Bool {
+        Kernels.pairsGroups && conv.group > 1 && conv.outputChannels == conv.group * pairedGroupWidth
     }
 
     /// The cost of spreading a small-map convolution's products to the planes (a transpose of
@@ -332,8 +341,17 @@ extension StepBuilder {
                 ?? .copy(of: input, layout: .padded(width: w.input, height: h.input, pad: pad))
             if case .dense = kind, StepBuilder.runsOverChannels(dense: conv) {
                 let (gout, size) = (cout / conv.group, (cin / conv.group) * k * k)
+                let paired = StepBuilder.pairsGroups(conv)
                 let groups = packed {
                     let (weights, bias) = folded()
+                    if paired {
+                        // Output channel o's filter in column o: two groups to a panel.
+                        var columns = [Float](repeating: 0, count: size * cout)
+                        for o in 0..<cout {
+                            for i in 0..<size { columns[i * cout + o] = weights[o * size + i] }
+                        }
+                        return [MatrixWeights(values: columns, bias: bias, inner: size, columns: cout)]
+                    }
                     return (0..<conv.group).map { g in
                         var columns = [Float](repeating: 0, count: size * gout)
                         for m in 0..<gout {
@@ -344,8 +362,8 @@ extension StepBuilder {
                     }
                 }
                 return SmallMapConvolutionStep(source: source, output: output, activation: activation, pool: pool,
-                                               groups: groups, kernelSize: k, stride: stride, dilation: h.dilation,
-                                               padTop: h.padBegin, padLeft: w.padBegin)
+                                               groups: groups, pairedGroups: paired ? conv.group : 1, kernelSize: k,
+                                               stride: stride, dilation: h.dilation, padTop: h.padBegin, padLeft: w.padBegin)
             }
             if case .dense = kind {
                 let (gin, gout, size) = (cin / conv.group, cout / conv.group, (cin / conv.group) * k * k)

@@ -246,6 +246,8 @@ final class SmallMapConvolutionStep: Step {
     let source: PaddedInput
     let output: FeatureMap, activation: Activation, pool: WorkerPool
     let groups: [MatrixWeights]
+    /// The groups each of `groups` holds: 1, or every group, two to a panel.
+    let pairedGroups: Int
     let kernelSize: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int
     /// The zero-bordered copy when the step makes one, then one group's pixel-major products,
     /// in the pool's shared scratch.
@@ -260,22 +262,24 @@ final class SmallMapConvolutionStep: Step {
         let taps = kernelSize * kernelSize
         var inputChannel = 0, outputChannel = 0
         for weights in groups {
-            smallMapConvolution(padded.channels(inputChannel, count: weights.inner / taps), weights: weights,
+            let inputs = weights.inner / taps * pairedGroups
+            smallMapConvolution(padded.channels(inputChannel, count: inputs), weights: weights,
                                 kernelSize: kernelSize, stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
                                 activation: activation, output: output.channels(outputChannel, count: weights.columns),
-                                products: products, productCount: productCount, pool: pool)
-            inputChannel += weights.inner / taps
+                                products: products, productCount: productCount, groups: pairedGroups, pool: pool)
+            inputChannel += inputs
             outputChannel += weights.columns
         }
     }
 
     init(source: PaddedInput, output: FeatureMap, activation: Activation, pool: WorkerPool, groups: [MatrixWeights],
-         kernelSize: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
+         pairedGroups: Int = 1, kernelSize: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
         self.source = source
         self.output = output
         self.activation = activation
         self.pool = pool
         self.groups = groups
+        self.pairedGroups = pairedGroups
         self.kernelSize = kernelSize
         self.stride = stride
         self.dilation = dilation
