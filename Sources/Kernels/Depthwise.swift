@@ -338,6 +338,13 @@ func depthwiseTile<A: ActivationFunction, T: DepthwiseRowTile>(
             xo += lanes
         }
     }
+    if T.rows == 4 && wideRegisterFile && stride == 2 && dilation == 1 && (k == 3 || k == 5) && xo < plane.width
+        && plane.width - xo < lanes {
+        // The row's last outputs (fewer than a vector): each input row the tile's four output rows
+        // read is loaded and deinterleaved once, not once per tap and output row.
+        depthwiseStride2Tail(plane, A.self, top: top, column: xo, k: k)
+        return
+    }
     while xo < plane.width {
         let n = min(lanes, plane.width - xo)
         var acc = T(bias: plane.bias)
@@ -429,6 +436,37 @@ func depthwiseRowTaps(_ a: inout Vector, _ p: UnsafePointer<Float>, _ taps: Unsa
             a = multiplyAdd(a, taps[kx], shifted(x, y, by: kx / 2))
         }
     }
+}
+
+/// Four output rows × the last `plane.width − column` (< 16) columns of a stride-2 K×K
+/// depthwise convolution (K 3 or 5, no dilation): the 2·K + 6 input rows the tile reads are each
+/// loaded once (masked to the columns the outputs read, so nothing past them is touched) and split
+/// into even and odd columns, and every output row takes its taps from the rows in (ky, kx) order,
+/// the same multiply-adds as ``DepthwiseRows4``.
+@inline(always)
+func depthwiseStride2Tail<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, top: Int, column: Int, k: Int) {
+    let n = plane.width - column, need = 2 * (n - 1) + k
+    let w = plane.weights, row = plane.sourceRow
+    let origin = plane.source + 2 * top * row + 2 * column
+    var acc = DepthwiseRows4(bias: plane.bias)
+    for r in 0..<(2 * 3 + k) {
+        let p = origin + r * row
+        let v0 = load(p, count: min(lanes, need)), v1 = need > lanes ? load(p + lanes, count: min(lanes, need - lanes)) : Vector()
+        let v2 = need > 2 * lanes ? load(p + 2 * lanes, count: need - 2 * lanes) : Vector()
+        let e0 = evenLanes(v0, v1), o0 = oddLanes(v0, v1), e1 = evenLanes(v2, v2), o1 = oddLanes(v2, v2)
+        @inline(always) func taps(_ a: inout Vector, ky: Int) {
+            guard ky >= 0 && ky < k else { return }
+            for kx in 0..<k {
+                let (x, y) = kx % 2 == 0 ? (e0, e1) : (o0, o1)
+                a = multiplyAdd(a, w[ky * k + kx], shifted(x, y, by: kx / 2))
+            }
+        }
+        taps(&acc.a0, ky: r)
+        taps(&acc.a1, ky: r - 2)
+        taps(&acc.a2, ky: r - 4)
+        taps(&acc.a3, ky: r - 6)
+    }
+    acc.finish(A.self, plane, top: top, column: column, count: n)
 }
 
 /// Four output rows × two full vectors (32 columns): eight accumulators, the tile of the

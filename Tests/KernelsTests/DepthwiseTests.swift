@@ -182,6 +182,32 @@ struct DepthwiseTests {
         }
     }
 
+    @Test("stride 2, the last outputs of a row (fewer than a vector) from input rows loaded once: bias then one multiply-add per tap in (ky, kx) order, bit for bit; output rows 1 to 35 wide (every tail length), 4 to 9 rows (the last tile moved up), 3x3 and 5x5, symmetric and TF-SAME pads")
+    func stride2Tails() {
+        var seed: UInt64 = 700
+        for outW in Array(1...17) + [24, 28, 31, 33, 35] {
+            for (k, pads) in [(3, (1, 1, 1, 1)), (3, (0, 0, 1, 1)), (5, (2, 2, 2, 2)), (5, (1, 1, 2, 2))] {
+                seed += 1
+                let (top, left, bottom, right) = pads
+                let (channels, outH) = (3, 4 + Int(seed % 6))
+                let width = 2 * (outW - 1) + k - left - right + Int(seed % 2), height = 2 * (outH - 1) + k - top - bottom
+                var random = Random(seed: seed)
+                let x = random.array(channels * height * width)
+                let w = random.array(channels * k * k, scale: 0.5)
+                let b = random.array(channels)
+                let input = makeMap(x, channels: channels, layout: .padded(width: width, height: height, pad: max(top, left, bottom, right)))
+                let output = FeatureMapStorage(channels: channels, layout: .dense(width: outW, height: outH))
+                depthwiseConvolution(input.map, weights: DepthwiseWeights(weights: w, bias: b, channels: channels, kernelSize: k),
+                                     stride: 2, padTop: top, padLeft: left, activation: .none, output: output.map,
+                                     pool: WorkerPool(threads: 1))
+                let expected = Self.tapOrderReference(x, weights: w, bias: b, channels: channels, height: height, width: width,
+                                                      k: k, stride: 2, dilation: 1, top: top, left: left,
+                                                      outHeight: outH, outWidth: outW)
+                #expect(output.interior() == expected, "dw\(k)x\(k) s2 pads \(pads) \(height)x\(width) → \(outH)x\(outW)")
+            }
+        }
+    }
+
     @Test("maps of 1 to 3 output rows (one-row tiles): bias then one multiply-add per tap in (ky, kx) order, bit for bit; channels 1 to 577, 1 and 2 threads, dense and padded outputs, dilation")
     func shortMaps() {
         var seed: UInt64 = 900
