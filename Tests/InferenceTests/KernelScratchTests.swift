@@ -83,6 +83,18 @@ struct KernelScratchTests {
         }
     }
 
+    @Test("bands of at least four depthwise output rows, the depthwise kernel's register tile, where the rows are wide (96 channels of 48 pixels: 24 KiB a row); a multiple of four where more fit")
+    func bandsOfFourRows() throws {
+        for (channels, size, atLeast) in [(96, 48, 4), (144, 48, 4), (16, 32, 8)] {
+            let (bytes, feeds) = Self.pointwiseDepthwise(inputChannels: 16, channels: channels, height: size, width: size,
+                                                         residual: true, seed: UInt64(channels))
+            try P.check(bytes, feeds: feeds, "1x1 16→\(channels) → depthwise on \(size)×\(size)")
+            let session = try InferenceSession(model: try InferenceModel(bytes: bytes), path: .fast)
+            let bands = session.steps.compactMap { ($0 as? PointwiseDepthwiseStep)?.bandRows }
+            #expect(bands.count == 1 && bands.allSatisfy { $0 >= atLeast && $0 % 4 == 0 }, "\(channels) channels of \(size): bands of \(bands)")
+        }
+    }
+
     @Test("1x1 writing the zero-bordered input of a depthwise convolution (too wide to band) at 171 input channels")
     func paddedPointwiseOutput() throws {
         let inputChannels = 171

@@ -39,8 +39,10 @@ extension FusionRules {
         let rowBytes = channels * PlaneLayout.padded(width: width, height: height, pad: pad).rowStride * MemoryLayout<Float>.size
         let span = dw.height.effectiveKernel
         let rowsFit = max(span, (192 << 10) / rowBytes)
-        var bandRows = max(1, (rowsFit - span) / stride + 1)
-        if bandRows >= 4 { bandRows -= bandRows % 4 }
+        // At least four output rows, the depthwise kernel's register tile: a band of fewer runs
+        // one-row tiles, each a chain of dependent multiply-adds.
+        var bandRows = max(4, (rowsFit - span) / stride + 1)
+        bandRows -= bandRows % 4
         bandRows = min(bandRows, dw.height.output)
         let rowsIn = bandInputRows(outputRows: bandRows, stride: stride, kernelSize: span)
         // Rows two bands share are computed twice: past twice the work, separate steps are faster.
