@@ -162,16 +162,16 @@ func depthwiseDispatch<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type, k:
 /// A tile is 4 output rows × 16 columns: four independent accumulator chains (one chain of
 /// K·K dependent FMAs is latency-bound at ~8 FLOP/cycle). Each FMA takes its input straight
 /// from memory (stride 1) or from a register deinterleave (stride 2).
-/// Maps shorter than 4 rows use 1-row tiles; the last 4-row tile of a taller map is moved up to
-/// end at the last row, recomputing a few rows with the same operations (so the same values).
-/// With 16 XMM registers (``narrowRegisterFile``) the tile is 2 rows (8 accumulators), the same
-/// way round.
+/// Maps of 2 or 3 rows use 2-row tiles (two chains), of 1 row 1-row tiles; the last tile of a
+/// taller map is moved up to end at the last row, recomputing a few rows with the same operations
+/// (so the same values). With 16 XMM registers (``narrowRegisterFile``) the tile is 2 rows (8
+/// accumulators), the same way round.
 @inline(always)
 func depthwisePlanes<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type, k: Int, stride: Int, dilation: Int = 1) {
     let outH = job.output.layout.height
     for c in job.channels {
         let plane = DepthwisePlane(job: job, channel: c, k: k)
-        if narrowRegisterFile && outH >= 2 {
+        if outH >= 2 && (narrowRegisterFile || outH < 4) {
             depthwiseRows(plane, A.self, DepthwiseRows2.self, height: outH, k: k, stride: stride, dilation: dilation)
         } else if !narrowRegisterFile && outH >= 4 {
             depthwiseRows(plane, A.self, DepthwiseRows4.self, height: outH, k: k, stride: stride, dilation: dilation)

@@ -208,7 +208,7 @@ struct DepthwiseTests {
         }
     }
 
-    @Test("maps of 1 to 3 output rows (one-row tiles): bias then one multiply-add per tap in (ky, kx) order, bit for bit; channels 1 to 577, 1 and 2 threads, dense and padded outputs, dilation")
+    @Test("maps of 1 to 3 output rows (one- and two-row tiles): bias then one multiply-add per tap in (ky, kx) order, bit for bit; channels 1 to 577, 1 and 2 threads, dense and padded outputs, dilation")
     func shortMaps() {
         var seed: UInt64 = 900
         for (k, stride, dilation) in [(3, 1, 1), (3, 2, 1), (5, 1, 1), (5, 2, 1), (3, 1, 2), (7, 1, 1)] {

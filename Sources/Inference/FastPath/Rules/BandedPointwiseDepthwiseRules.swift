@@ -39,14 +39,16 @@ extension FusionRules {
         let rowBytes = channels * PlaneLayout.padded(width: width, height: height, pad: pad).rowStride * MemoryLayout<Float>.size
         let span = dw.height.effectiveKernel
         let rowsFit = max(span, (192 << 10) / rowBytes)
+        let fitting = max(1, (rowsFit - span) / stride + 1)
+        // Bands whose input rows are more than twice their output rows' worth (a 5x5 over rows of
+        // 61 KiB fits one output row) measure slower than separate steps.
+        guard bandInputRows(outputRows: fitting, stride: stride, kernelSize: span) <= 2 * fitting * stride else { return nil }
         // At least four output rows, the depthwise kernel's register tile: a band of fewer runs
         // one-row tiles, each a chain of dependent multiply-adds.
-        var bandRows = max(4, (rowsFit - span) / stride + 1)
+        var bandRows = max(4, fitting)
         bandRows -= bandRows % 4
         bandRows = min(bandRows, dw.height.output)
-        let rowsIn = bandInputRows(outputRows: bandRows, stride: stride, kernelSize: span)
-        // Rows two bands share are computed twice: past twice the work, separate steps are faster.
-        guard rowsIn <= 2 * bandRows * stride else { return nil }
+        guard bandInputRows(outputRows: bandRows, stride: stride, kernelSize: span) <= 2 * bandRows * stride else { return nil }
         return BandedFusion(pointwise: pointwiseChain, depthwiseNode: next, depthwise: fused, residualIsInput: residualIsInput,
                             gate: gate?.leader, gateInputs: gate.map { ($0.fusion.skip, $0.fusion.upsampled) },
                             bandRows: bandRows,
