@@ -338,11 +338,12 @@ func depthwiseTile<A: ActivationFunction, T: DepthwiseRowTile>(
             xo += lanes
         }
     }
-    if T.rows == 4 && wideRegisterFile && stride == 2 && dilation == 1 && (k == 3 || k == 5) && xo < plane.width
-        && plane.width - xo < lanes {
+    if T.rows == 4 && wideRegisterFile && dilation == 1 && (stride == 2 ? k == 3 || k == 5 : k == 5 || k == 7)
+        && xo < plane.width && plane.width - xo < lanes {
         // The row's last outputs (fewer than a vector): each input row the tile's four output rows
-        // read is loaded and deinterleaved once, not once per tap and output row.
-        depthwiseStride2Tail(plane, A.self, top: top, column: xo, k: k)
+        // read is loaded (and at stride 2 deinterleaved) once, not once per tap and output row
+        // (a 3x3 at stride 1 reads its taps from memory faster).
+        depthwiseTail(plane, A.self, top: top, column: xo, k: k, stride: stride)
         return
     }
     while xo < plane.width {
@@ -438,33 +439,37 @@ func depthwiseRowTaps(_ a: inout Vector, _ p: UnsafePointer<Float>, _ taps: Unsa
     }
 }
 
-/// Four output rows × the last `plane.width − column` (< 16) columns of a stride-2 K×K
-/// depthwise convolution (K 3 or 5, no dilation): the 2·K + 6 input rows the tile reads are each
-/// loaded once (masked to the columns the outputs read, so nothing past them is touched) and split
-/// into even and odd columns, and every output row takes its taps from the rows in (ky, kx) order,
-/// the same multiply-adds as ``DepthwiseRows4``.
+/// Four output rows × the last `plane.width − column` (< 16) columns of a K×K depthwise
+/// convolution at stride 1 (K 5 or 7) or 2 (K 3 or 5), no dilation: the (T − 1)·stride + K
+/// input rows the tile reads are each loaded once (masked to the columns the outputs read, so
+/// nothing past them is touched; at stride 2 split into even and odd columns), and every output
+/// row takes its taps from the rows in (ky, kx) order: the same multiply-adds as
+/// ``DepthwiseRows4``.
 @inline(always)
-func depthwiseStride2Tail<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, top: Int, column: Int, k: Int) {
-    let n = plane.width - column, need = 2 * (n - 1) + k
+func depthwiseTail<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, top: Int, column: Int, k: Int, stride: Int) {
+    let n = plane.width - column, need = stride * (n - 1) + k
     let w = plane.weights, row = plane.sourceRow
-    let origin = plane.source + 2 * top * row + 2 * column
+    let origin = plane.source + stride * (top * row + column)
     var acc = DepthwiseRows4(bias: plane.bias)
-    for r in 0..<(2 * 3 + k) {
+    for r in 0..<(stride * 3 + k) {
         let p = origin + r * row
         let v0 = load(p, count: min(lanes, need)), v1 = need > lanes ? load(p + lanes, count: min(lanes, need - lanes)) : Vector()
-        let v2 = need > 2 * lanes ? load(p + 2 * lanes, count: need - 2 * lanes) : Vector()
-        let e0 = evenLanes(v0, v1), o0 = oddLanes(v0, v1), e1 = evenLanes(v2, v2), o1 = oddLanes(v2, v2)
+        let v2 = stride == 2 && need > 2 * lanes ? load(p + 2 * lanes, count: need - 2 * lanes) : Vector()
+        // Tap kx's inputs: at stride 1 the row from column kx on; at stride 2 the even (kx even)
+        // or odd columns, kx / 2 on.
+        let e0 = stride == 1 ? v0 : evenLanes(v0, v1), o0 = stride == 1 ? v0 : oddLanes(v0, v1)
+        let e1 = stride == 1 ? v1 : evenLanes(v2, v2), o1 = stride == 1 ? v1 : oddLanes(v2, v2)
         @inline(always) func taps(_ a: inout Vector, ky: Int) {
             guard ky >= 0 && ky < k else { return }
             for kx in 0..<k {
-                let (x, y) = kx % 2 == 0 ? (e0, e1) : (o0, o1)
-                a = multiplyAdd(a, w[ky * k + kx], shifted(x, y, by: kx / 2))
+                let input = stride == 1 ? shifted(v0, v1, by: kx) : kx % 2 == 0 ? shifted(e0, e1, by: kx / 2) : shifted(o0, o1, by: kx / 2)
+                a = multiplyAdd(a, w[ky * k + kx], input)
             }
         }
         taps(&acc.a0, ky: r)
-        taps(&acc.a1, ky: r - 2)
-        taps(&acc.a2, ky: r - 4)
-        taps(&acc.a3, ky: r - 6)
+        taps(&acc.a1, ky: r - stride)
+        taps(&acc.a2, ky: r - 2 * stride)
+        taps(&acc.a3, ky: r - 3 * stride)
     }
     acc.finish(A.self, plane, top: top, column: column, count: n)
 }

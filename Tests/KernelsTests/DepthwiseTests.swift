@@ -182,15 +182,17 @@ struct DepthwiseTests {
         }
     }
 
-    @Test("stride 2, the last outputs of a row (fewer than a vector) from input rows loaded once: bias then one multiply-add per tap in (ky, kx) order, bit for bit; output rows 1 to 35 wide (every tail length), 4 to 9 rows (the last tile moved up), 3x3 and 5x5, symmetric and TF-SAME pads")
-    func stride2Tails() {
+    @Test("the last outputs of a row (fewer than a vector) from input rows loaded once: bias then one multiply-add per tap in (ky, kx) order, bit for bit; output rows 1 to 35 wide (every tail length), 4 to 9 rows (the last tile moved up), 5x5 and 7x7 at stride 1, 3x3 and 5x5 at stride 2 (and 3x3 at stride 1, whose tiles read each tap from memory), symmetric and TF-SAME pads")
+    func rowTails() {
         var seed: UInt64 = 700
         for outW in Array(1...17) + [24, 28, 31, 33, 35] {
-            for (k, pads) in [(3, (1, 1, 1, 1)), (3, (0, 0, 1, 1)), (5, (2, 2, 2, 2)), (5, (1, 1, 2, 2))] {
+            for (k, stride, pads) in [(3, 2, (1, 1, 1, 1)), (3, 2, (0, 0, 1, 1)), (5, 2, (2, 2, 2, 2)), (5, 2, (1, 1, 2, 2)),
+                                      (3, 1, (1, 1, 1, 1)), (5, 1, (2, 2, 2, 2)), (7, 1, (3, 3, 3, 3)), (3, 1, (0, 0, 2, 2))] {
                 seed += 1
                 let (top, left, bottom, right) = pads
                 let (channels, outH) = (3, 4 + Int(seed % 6))
-                let width = 2 * (outW - 1) + k - left - right + Int(seed % 2), height = 2 * (outH - 1) + k - top - bottom
+                let width = stride * (outW - 1) + k - left - right + (stride == 2 ? Int(seed % 2) : 0)
+                let height = stride * (outH - 1) + k - top - bottom
                 var random = Random(seed: seed)
                 let x = random.array(channels * height * width)
                 let w = random.array(channels * k * k, scale: 0.5)
@@ -198,12 +200,12 @@ struct DepthwiseTests {
                 let input = makeMap(x, channels: channels, layout: .padded(width: width, height: height, pad: max(top, left, bottom, right)))
                 let output = FeatureMapStorage(channels: channels, layout: .dense(width: outW, height: outH))
                 depthwiseConvolution(input.map, weights: DepthwiseWeights(weights: w, bias: b, channels: channels, kernelSize: k),
-                                     stride: 2, padTop: top, padLeft: left, activation: .none, output: output.map,
+                                     stride: stride, padTop: top, padLeft: left, activation: .none, output: output.map,
                                      pool: WorkerPool(threads: 1))
                 let expected = Self.tapOrderReference(x, weights: w, bias: b, channels: channels, height: height, width: width,
-                                                      k: k, stride: 2, dilation: 1, top: top, left: left,
+                                                      k: k, stride: stride, dilation: 1, top: top, left: left,
                                                       outHeight: outH, outWidth: outW)
-                #expect(output.interior() == expected, "dw\(k)x\(k) s2 pads \(pads) \(height)x\(width) → \(outH)x\(outW)")
+                #expect(output.interior() == expected, "dw\(k)x\(k) s\(stride) pads \(pads) \(height)x\(width) → \(outH)x\(outW)")
             }
         }
     }
