@@ -1554,7 +1554,8 @@ package final class QuantizedMatrixWeights {
 package func quantizedShiftedCount(rows: Int, _ weights: QuantizedMatrixWeights) -> Int { rows * weights.depth }
 
 /// A (`rows` × inner) shifted into `shifted` (``quantizedShiftedCount(rows:_:)`` Int32, packed as
-/// the weights say), then the product with `weights`; threads take tiles of columns.
+/// the weights say; unused where A's rows already are that: ``quantizedMatrixProduct(_:pool:)``),
+/// then the product with `weights`; threads take tiles of columns.
 package struct QuantizedMatrixProduct {
     package let a: UnsafeRawPointer, rows: Int
     package let weights: QuantizedMatrixWeights
@@ -1592,23 +1593,55 @@ package struct QuantizedMatrixProduct {
     }
 }
 
+/// Computes `product`: A's rows as the product's row operand S, then the tiles of columns on the
+/// pool's threads. With bytes S is A itself where A's rows already are its packed rows (uint8, a
+/// multiple of 4 values: the bytes unsigned, the elements whole, 4-byte aligned), else A copied
+/// into `shifted` (``shiftedRows(_:)``).
 package func quantizedMatrixProduct(_ product: QuantizedMatrixProduct, pool: WorkerPool) {
+    let w = product.weights
+    let direct = w.operands != .pairs && !w.aSigned && w.inner % 4 == 0 && Int(bitPattern: product.a) % 4 == 0
+    let s = direct ? product.a.assumingMemoryBound(to: Int32.self) : shiftedRows(product)
+    pool.run(QuantizedMatrixParts(product: product, s: s))
+}
+
+/// A's rows shifted and packed into `product.shifted` (row r at r · depth elements): with bytes
+/// each row's `inner` bytes (int8's with the top bit flipped, x + 128) 64 at a time, the
+/// padding past them left as it is (the weights' padding is 0); with pairs each value minus the
+/// row's zero point as 16 bits.
+@inline(never)
+func shiftedRows(_ product: QuantizedMatrixProduct) -> UnsafePointer<Int32> {
     let w = product.weights, k = w.inner, perRow = w.depth * w.operands.perElement
-    let out = UnsafeMutableRawPointer(product.shifted)
+    let out = UnsafeMutableRawPointer(product.shifted), a = product.a.assumingMemoryBound(to: UInt8.self)
+    if w.operands != .pairs {
+        let flip = SIMD64<UInt8>(repeating: w.aSigned ? 0x80 : 0)
+        for r in 0..<product.rows {
+            let source = a + r * k, target = out.assumingMemoryBound(to: UInt8.self) + r * perRow
+            var p = 0
+            while p + 64 <= k {
+                let v = UnsafeRawPointer(source + p).loadUnaligned(as: SIMD64<UInt8>.self) ^ flip
+                UnsafeMutableRawPointer(target + p).storeBytes(of: v, as: SIMD64<UInt8>.self)
+                p += 64
+            }
+            if p < k { vbg_store_bytes64(target + p, vbg_load_bytes64(source + p, Int32(k - p)) ^ flip, Int32(k - p)) }
+        }
+        return UnsafePointer(product.shifted)
+    }
+    let signed = w.aSigned
     for r in 0..<product.rows {
         let offset = product.aOffset(row: r)
         for p in 0..<k {
-            let value = (w.aSigned ? Int32(product.a.load(fromByteOffset: r * k + p, as: Int8.self))
-                : Int32(product.a.load(fromByteOffset: r * k + p, as: UInt8.self))) &- offset
-            if w.operands == .pairs { out.storeBytes(of: Int16(truncatingIfNeeded: value), toByteOffset: 2 * (r * perRow + p), as: Int16.self) }
-            else { out.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: r * perRow + p, as: UInt8.self) }
+            let byte = a[r * k + p]
+            let value = (signed ? Int32(Int8(bitPattern: byte)) : Int32(byte)) &- offset
+            out.storeBytes(of: Int16(truncatingIfNeeded: value), toByteOffset: 2 * (r * perRow + p), as: Int16.self)
         }
     }
-    pool.run(QuantizedMatrixParts(product: product))
+    return UnsafePointer(product.shifted)
 }
 
 struct QuantizedMatrixParts: PoolJob {
     let product: QuantizedMatrixProduct
+    /// The product's row operand: A shifted and packed (``quantizedMatrixProduct(_:pool:)``).
+    let s: UnsafePointer<Int32>
     func run(part: Int, pool: WorkerPool) {
         let p = product, w = p.weights
         let columns = WorkerPool.range(w.columns, part: part, of: pool.threadCount, granularity: quantizedTileColumns)
@@ -1616,7 +1649,7 @@ struct QuantizedMatrixParts: PoolJob {
         w.multipliers.withUnsafeBufferPointer { multipliers in
             w.columnBias.withUnsafeBufferPointer { columnBias in
                 quantizedProduct(QuantizedProduct(
-                    s: UnsafePointer(p.shifted), rows: p.rows, depth: w.depth, operands: w.operands,
+                    s: s, rows: p.rows, depth: w.depth, operands: w.operands,
                     v: UnsafePointer(w.values.baseAddress), columns: w.columns, columnStride: w.stride, bias: nil,
                     output: p.output, outputStride: w.columns, multipliers: multipliers.baseAddress!, perColumn: true,
                     zeroPoint: p.outputZero, minimum: p.minimum, maximum: p.maximum,

@@ -635,6 +635,39 @@ struct QuantizedStepTests {
         }
     }
 
+    @Test("QGemm's A as the product's rows: uint8 rows of a multiple of 4 read in place, other depths and int8 copied 64 bytes at a time with a masked tail; depths 1 to 1537 (primes, 64 ± 1, ConvNeXt's 96 to 1536), 1 to 17 rows, columns around the tile")
+    func quantizedGemmRowOperand() throws {
+        var random = SeededGenerator(seed: 2531)
+        // (rows, inner, columns): inner a multiple of 4 (in place for uint8) or not (copied), the
+        // copy's 64-byte steps ± 1 and its tail alone (inner < 64).
+        let shapes = [(1, 1, 5), (3, 3, 17), (2, 4, 64), (5, 8, 65), (7, 60, 63), (4, 63, 96), (6, 64, 64), (1, 65, 129),
+                      (13, 96, 384), (16, 127, 33), (4, 128, 191), (17, 129, 96), (8, 384, 96), (2, 383, 70),
+                      (16, 1536, 64), (3, 1537, 40), (4, 1021, 128)]
+        for (m, k, n) in shapes {
+            for aType: Int64 in [2, 3] {
+                let b = Self.bytes(k * n, &random)
+                let bScales: [Float] = (0..<n).map { _ in 0.01 * (0.5 + Float(random.next() % 100) / 100) }
+                let c = Self.int32Bytes((0..<n).map { _ in Int32(Int64(random.next() % 20001) - 10000) })
+                let yScale: Float = 0.02 * 0.01 * Float(k).squareRoot() * 6
+                let model = B.model(
+                    nodes: [B.node("QuantizeLinear", inputs: ["x", "as", "az"], outputs: ["aq"]),
+                            B.node("QGemm", inputs: ["aq", "as", "az", "b", "bs", "bz", "c", "ys", "yz"], outputs: ["yq"], name: "gemm",
+                                   domain: "com.microsoft"),
+                            B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"])],
+                    initializers: [
+                        B.floatTensor("as", [], [0.02]), B.rawTensor("az", elementType: aType, [], [aType == 2 ? 131 : 5]),
+                        B.rawTensor("b", elementType: 3, [Int64(k), Int64(n)], b),
+                        B.floatTensor("bs", [Int64(n)], bScales), B.rawTensor("bz", elementType: 3, [Int64(n)], [UInt8](repeating: 0, count: n)),
+                        B.rawTensor("c", elementType: 6, [Int64(n)], c),
+                        B.floatTensor("ys", [], [yScale]), B.rawTensor("yz", elementType: 2, [], [100]),
+                    ],
+                    inputs: [B.valueInfo("x", [Int64(m), Int64(k)])],
+                    outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                try Self.check(model, feeds: ["x": random.floats(m * k, scale: 3)], op: "QGemm", "QGemm \(m)x\(k)x\(n) a type \(aType)")
+            }
+        }
+    }
+
     @Test("MaxPool of uint8 and int8 maps: kernels 1 to 5, strides 1 to 3, padding, dilation, ceil mode, rows around the 16- and 64-value vectors, masked tails; equal to the reference kernel")
     func byteMaxPool() throws {
         var random = SeededGenerator(seed: 2507)
