@@ -414,6 +414,13 @@ package final class QuantizedConvolutionWeights {
     /// The same quads with 16 channels to a vector for ``channelByteDepthwise(_:block:_:_:)``:
     /// [block of 16 channels][kernel row · quadsPerRow + quad][channel], zero past the last channel.
     let depthwiseQuadVectors: [Int32]?
+    /// For grouped convolutions of at most 16 outputs per group on small maps
+    /// (``GroupLaneWeights/applies(groups:channelsPerGroup:outputsPerGroup:pixels:bytes:)``): the
+    /// weights with each group's outputs as vector lanes for ``groupLaneConvolution(_:_:pool:)``,
+    /// which requantized outputs take (the int32 sums of the dynamic form take the layouts above).
+    let groupLanes: GroupLaneWeights?
+    /// Whether requantized outputs run on ``groupLanes``.
+    package var runsOnGroupLanes: Bool { groupLanes != nil }
 
     /// Whether `outputsPerGroup` channels on maps of `pixels` run transposed (pixels as rows):
     /// maps under two tiles where that pads fewer products than pixels as columns (resnet18's
@@ -500,6 +507,25 @@ package final class QuantizedConvolutionWeights {
             depthwiseQuads = nil
             depthwiseQuadVectors = nil
         }
+        if !isDepthwise && GroupLaneWeights.applies(groups: groups, channelsPerGroup: channels, outputsPerGroup: outputsPerGroup,
+                                                     pixels: pixels, bytes: operands != .pairs) {
+            let blocks = (outputsPerGroup + lanes - 1) / lanes
+            let laneValues = IntegerBuffer<Int32>(count: groups * blocks * depth * lanes)
+            var laneBias = [Int32](repeating: 0, count: groups * blocks * lanes)
+            var laneMultipliers = [Float](repeating: 0, count: groups * blocks * lanes)
+            packSigned(values, into: laneValues.baseAddress, bytes: true) { m, k in
+                let g = m / outputsPerGroup, j = m % outputsPerGroup, kk = order(k)
+                return (((g * blocks + j / lanes) * depth + kk / 4) * lanes + j % lanes) * 4 + kk % 4
+            }
+            for m in 0..<outputChannels {
+                let g = m / outputsPerGroup, j = m % outputsPerGroup
+                laneBias[g * blocks * lanes + j] = self.bias[m]
+                laneMultipliers[g * blocks * lanes + j] = multipliers[m]
+            }
+            groupLanes = GroupLaneWeights(values: laneValues, bias: laneBias, multipliers: laneMultipliers, blocks: blocks)
+        } else {
+            groupLanes = nil
+        }
         if transposes {
             let tile = quantizedTileColumns, stride = (outputsPerGroup + tile - 1) / tile * tile
             let transposed = IntegerBuffer<Int32>(count: groups * depth * stride)
@@ -548,8 +574,18 @@ package struct QuantizedWindow: Sendable {
 
 /// Int32 elements of the patch matrix ``quantizedConvolution(_:)`` needs on `threads` threads.
 package func quantizedPatchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow, threads: Int = 1) -> Int {
+    quantizedPatchCount(weights, window, threads: threads, laneless: false)
+}
+
+/// ``quantizedPatchCount(_:_:threads:)``, with `laneless` what the layouts other than
+/// ``QuantizedConvolutionWeights/groupLanes`` need (the sums' path).
+func quantizedPatchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow, threads: Int, laneless: Bool) -> Int {
     if weights.depthwiseTaps != nil { return threads * QuantizedDepthwisePlane(window, weights).count }
     let pixels = window.outputHeight * window.outputWidth
+    if weights.groupLanes != nil && !laneless {
+        let map = GroupLaneMap(window, weights).elements(pixels: pixels, threads: threads)
+        return max(map, quantizedPatchCount(weights, window, threads: threads, laneless: true))
+    }
     if weights.transposed != nil {
         // Channel-minor bytes also keep the group's input as pixels × channels after the patches.
         let inputPixels = window.inputHeight * window.inputWidth, channels = weights.inputChannels / weights.groups
@@ -633,6 +669,10 @@ package func quantizedConvolution(_ convolution: QuantizedConvolution, pool: Wor
                  "quantized convolution: \(convolution.scratchCount) scratch bytes, fewer than the problem needs")
     if convolution.weights.depthwiseTaps != nil {
         pool.run(QuantizedDepthwiseParts(convolution: convolution))
+        return
+    }
+    if let groupLanes = convolution.weights.groupLanes, convolution.sums == nil {
+        groupLaneConvolution(convolution, groupLanes, pool: pool)
         return
     }
     guard convolution.weights.transposed != nil else {

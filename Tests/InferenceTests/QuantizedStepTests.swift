@@ -261,6 +261,67 @@ struct QuantizedStepTests {
         }
     }
 
+    @Test("QLinearConv grouped on small maps with a group's outputs as vector lanes: RegNet's 16 channels per group on 3x3 and 5x5 maps, 1 to 16 outputs per group, maps 1x1 to 20x20 and the near misses past 100 and 400 pixels, 17 outputs, 6 channels per group, 16-bit weights; strides, dilation, asymmetric pads, non-square kernels, groups and channels into the thousands; uint8 and int8")
+    func groupLaneConvolutions() throws {
+        var random = SeededGenerator(seed: 2533)
+        let u8: Int64 = 2, i8: Int64 = 3
+        // (case, whether it runs on the lanes)
+        let cases: [(ConvCase, Bool)] = [
+            (ConvCase(cin: 400, cout: 400, group: 25, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 3, width: 3,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 400, cout: 400, group: 25, kernel: (3, 3), stride: 2, dilation: 1, pads: [1, 1, 1, 1], height: 5, width: 5,
+                      xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 255, perChannel: true, bias: true), true),
+            (ConvCase(cin: 160, cout: 160, group: 10, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 5, width: 5,
+                      xType: i8, wType: i8, yType: i8, xZero: 5, yZero: 0, perChannel: false, bias: true), true),
+            (ConvCase(cin: 1600, cout: 1600, group: 100, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 2, width: 2,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: false), true),
+            (ConvCase(cin: 32, cout: 32, group: 2, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 20, width: 20,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 32, cout: 32, group: 2, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 21, width: 19,
+                      xType: i8, wType: i8, yType: u8, xZero: UInt8(bitPattern: -128), yZero: 3, perChannel: true, bias: true), true),
+            (ConvCase(cin: 32, cout: 32, group: 2, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 20, width: 21,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), false),
+            (ConvCase(cin: 48, cout: 48, group: 6, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 10, width: 10,
+                      xType: u8, wType: i8, yType: u8, xZero: 200, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 48, cout: 48, group: 6, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 11, width: 10,
+                      xType: u8, wType: i8, yType: u8, xZero: 200, yZero: 128, perChannel: true, bias: true), false),
+            (ConvCase(cin: 32, cout: 34, group: 2, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 3, width: 3,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), false),
+            (ConvCase(cin: 16, cout: 4, group: 4, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 4, width: 4,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: false, bias: true), true),
+            (ConvCase(cin: 36, cout: 27, group: 3, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 7, width: 7,
+                      xType: i8, wType: i8, yType: u8, xZero: 0, yZero: 0, perChannel: true, bias: false), true),
+            (ConvCase(cin: 12, cout: 12, group: 2, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 5, width: 5,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), false),
+            (ConvCase(cin: 24, cout: 30, group: 3, kernel: (5, 3), stride: 2, dilation: 2, pads: [0, 1, 2, 0], height: 9, width: 11,
+                      xType: u8, wType: i8, yType: i8, xZero: 7, yZero: UInt8(bitPattern: -128), perChannel: true, bias: true), true),
+            (ConvCase(cin: 64, cout: 64, group: 4, kernel: (1, 1), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 1, width: 1,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 32, cout: 48, group: 8, kernel: (1, 1), stride: 3, dilation: 1, pads: [0, 0, 0, 0], height: 6, width: 6,
+                      xType: i8, wType: i8, yType: u8, xZero: 3, yZero: 100, perChannel: false, bias: true), true),
+            (ConvCase(cin: 64, cout: 64, group: 4, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 3, width: 3,
+                      xType: u8, wType: u8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), false),
+        ]
+        for (c, lanes) in cases {
+            let (model, x) = Self.convModel(c, &random)
+            let label = "\(c.cin)->\(c.cout) g\(c.group) k\(c.kernel) s\(c.stride) d\(c.dilation) pads \(c.pads) \(c.height)x\(c.width) types \(c.xType)/\(c.wType)/\(c.yType) zeros \(c.xZero)/\(c.yZero)"
+            try Self.check(model, feeds: ["x": x], op: "QLinearConv", label)
+            // The layout the loader picks for these weights' shape (uint8 weights: 16-bit pairs).
+            if c.wType == i8 {
+                let (kh, kw) = c.kernel
+                let outH = (c.height + Int(c.pads[0] + c.pads[2]) - c.dilation * (kh - 1) - 1) / c.stride + 1
+                let outW = (c.width + Int(c.pads[1] + c.pads[3]) - c.dilation * (kw - 1) - 1) / c.stride + 1
+                let weights = QuantizedConvolutionWeights(
+                    values: [Int16](repeating: 1, count: c.cout * c.cin / c.group * kh * kw), bias: nil,
+                    multipliers: [Float](repeating: 1, count: c.cout), groups: c.group, inputChannels: c.cin, outputChannels: c.cout,
+                    kernelHeight: kh, kernelWidth: kw, pixels: outH * outW, inputSigned: c.xType == i8, inputZero: 0)
+                #expect(weights.runsOnGroupLanes == lanes, "\(label): on the lanes \(weights.runsOnGroupLanes), expected \(lanes)")
+            } else {
+                #expect(!lanes, "\(label): 16-bit weights never run on the lanes")
+            }
+        }
+    }
+
     @Test("QLinearConv depthwise on bytes: outputs 1 to 48 wide (the 16-lane vector, rows packed 4 and 8 to a vector), strides 1 to 4, dilations 1 to 5 (past the byte kernel's window too), kernels 1x1 to 7x7 and non-square, asymmetric pads, channels into the thousands; uint8 and int8, zero points 0/128/255")
     func byteDepthwise() throws {
         var random = SeededGenerator(seed: 2502)
