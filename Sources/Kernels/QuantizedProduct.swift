@@ -414,8 +414,8 @@ package final class QuantizedConvolutionWeights {
     /// The same quads with 16 channels to a vector for ``channelByteDepthwise(_:block:_:_:)``:
     /// [block of 16 channels][kernel row · quadsPerRow + quad][channel], zero past the last channel.
     let depthwiseQuadVectors: [Int32]?
-    /// For grouped convolutions of at most 16 outputs per group on small maps
-    /// (``GroupLaneWeights/applies(groups:channelsPerGroup:outputsPerGroup:pixels:bytes:)``): the
+    /// For convolutions of few outputs per group on small maps
+    /// (``GroupLaneWeights/applies(groups:channelsPerGroup:outputsPerGroup:pixels:taps:bytes:)``): the
     /// weights with each group's outputs as vector lanes for ``groupLaneConvolution(_:_:pool:)``,
     /// which requantized outputs take (the int32 sums of the dynamic form take the layouts above).
     let groupLanes: GroupLaneWeights?
@@ -508,7 +508,7 @@ package final class QuantizedConvolutionWeights {
             depthwiseQuadVectors = nil
         }
         if !isDepthwise && GroupLaneWeights.applies(groups: groups, channelsPerGroup: channels, outputsPerGroup: outputsPerGroup,
-                                                     pixels: pixels, bytes: operands != .pairs) {
+                                                     pixels: pixels, taps: taps, bytes: operands != .pairs) {
             let blocks = (outputsPerGroup + lanes - 1) / lanes
             let laneValues = IntegerBuffer<Int32>(count: groups * blocks * depth * lanes)
             var laneBias = [Int32](repeating: 0, count: groups * blocks * lanes)
