@@ -1,19 +1,22 @@
-// Grouped quantized convolutions on small maps with the group's output channels as the vector
-// lanes: RegNet-X's 3x3 layers of 16 channels per group on 5x5 and 3x3 maps (25 groups of 16
-// outputs, 9 pixels). The general kernels pad such a group to a tile of 64: 64 pixels for 9 (the
-// patch matrix), or 64 channels for 16 (pixels as rows), and build a patch matrix per group.
+// Quantized convolutions with few outputs per group on small maps, the group's output channels
+// as the vector lanes: RegNet's 3x3 layers of 16 or 8 channels per group on 3x3 to 20x20 maps
+// (25 groups of 16 outputs, 9 pixels) and DenseNet's 3x3 layers of one group, 128 -> 32, on 16x16
+// to 4x4 maps. The general kernels pad such a group to a tile of 64: 64 pixels for 9 (the patch
+// matrix), or 64 channels for 16 or 32 (pixels as rows), and build a patch matrix per group (on
+// 16x16 with 128 channels, 295 KB read once per tile of 6 weight rows).
 //
 // Here one 16-lane int32 vector holds 16 output channels of one pixel. For each tap and each four
 // input channels of the group, one vector of weights (16 outputs × 4 signed bytes) is multiplied
 // with the pixel's four input bytes broadcast to every lane (`vbg_quad_dot_add`: `vpdpbusd`), so
-// no lane and no multiply-add is padding (outputs per group up to 16; fewer leave lanes of zero
-// weights). The input is read in place of a patch matrix: transposed once per image into a
-// bordered map of pixels × channels (each pixel's channels contiguous, unsigned: x or x + 128 for
-// int8; the border the padding byte), so a tap's four channels are one 32-bit load.
+// no multiply-add is padding but the lanes past a group's outputs (zero weights). A register tile
+// is up to 6 pixels × one or two blocks of 16 outputs (each broadcast feeding both). The input is
+// read in place of a patch matrix: transposed once per image into a bordered map of pixels ×
+// channels (each pixel's channels contiguous, unsigned: x or x + 128 for int8; the border the
+// padding byte), so a tap's four channels are one 32-bit load.
 //
 // The sums are the patch product's (bias − paddingValue · Σ weights + Σ patch value · weight, in
 // int32, modulo 2^32) and the epilogue is ``vbg_requantize`` per lane, so the outputs equal the
-// reference's. Threads take whole groups.
+// reference's. Threads take whole groups, or with fewer groups than threads ranges of pixels.
 
 import TargetFeatures
 
