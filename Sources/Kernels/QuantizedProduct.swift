@@ -414,7 +414,7 @@ package final class QuantizedConvolutionWeights {
     /// The same quads with 16 channels to a vector for ``channelByteDepthwise(_:block:_:_:)``:
     /// [block of 16 channels][kernel row · quadsPerRow + quad][channel], zero past the last channel.
     let depthwiseQuadVectors: [Int32]?
-    /// For convolutions of few outputs per group on small maps
+    /// For convolutions of few outputs per group, or several taps, on small maps
     /// (``GroupLaneWeights/applies(groups:channelsPerGroup:outputsPerGroup:pixels:taps:bytes:)``): the
     /// weights with each group's outputs as vector lanes for ``groupLaneConvolution(_:_:pool:)``,
     /// which requantized outputs take (the int32 sums of the dynamic form take the layouts above).

@@ -261,7 +261,7 @@ struct QuantizedStepTests {
         }
     }
 
-    @Test("QLinearConv on small maps with a group's outputs as vector lanes: RegNet's 16 channels per group on 3x3 and 5x5 maps, 1 to 16 outputs per group, maps 1x1 to 20x20 and the near misses past 100 and 400 pixels, 17 outputs, 6 channels per group, 16-bit weights; one group of up to 32 outputs (one, a partial and two blocks of 16) on maps up to 256 pixels and the near misses at 33 outputs, 272 pixels and 1x1 windows; strides, dilation, asymmetric pads, non-square kernels, groups and channels into the thousands; uint8 and int8")
+    @Test("QLinearConv on small maps with a group's outputs as vector lanes: RegNet's 16 channels per group on 3x3 and 5x5 maps, 1 to 16 outputs per group, maps 1x1 to 20x20 and the near misses past 100 and 400 pixels, 17 outputs, 6 channels per group, 16-bit weights; one group of up to 512 outputs (one to four blocks of 16 per tile, partial blocks, threads on tiles of blocks) on maps up to 256 pixels and the near misses at 513 outputs, 272 pixels and 1x1 windows; strides, dilation, asymmetric pads, non-square kernels, groups and channels into the thousands; uint8 and int8")
     func groupLaneConvolutions() throws {
         var random = SeededGenerator(seed: 2533)
         let u8: Int64 = 2, i8: Int64 = 3
@@ -302,13 +302,13 @@ struct QuantizedStepTests {
             (ConvCase(cin: 64, cout: 64, group: 4, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 3, width: 3,
                       xType: u8, wType: u8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), false),
             // One group: two blocks of 16 outputs per tile (DenseNet's 128 -> 32 on 16x16 and 8x8
-            // maps), one block, a partial second; 1x1 windows, 33 outputs and 272 pixels stay apart.
+            // maps), one block, a partial second; 1x1 windows and 272 pixels stay apart.
             (ConvCase(cin: 128, cout: 32, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 16, width: 16,
                       xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
             (ConvCase(cin: 128, cout: 32, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 17, width: 16,
                       xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), false),
             (ConvCase(cin: 16, cout: 33, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 8, width: 8,
-                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), false),
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
             (ConvCase(cin: 16, cout: 17, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 5, width: 5,
                       xType: i8, wType: i8, yType: i8, xZero: UInt8(bitPattern: -128), yZero: 127, perChannel: false, bias: true), true),
             (ConvCase(cin: 16, cout: 16, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 1, width: 1,
@@ -319,6 +319,23 @@ struct QuantizedStepTests {
                       xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
             (ConvCase(cin: 12, cout: 31, group: 1, kernel: (2, 5), stride: 2, dilation: 2, pads: [1, 0, 0, 3], height: 15, width: 13,
                       xType: i8, wType: i8, yType: u8, xZero: 9, yZero: 100, perChannel: true, bias: true), true),
+            // Three and four blocks per tile, four and one, and threads on tiles of blocks: the
+            // ResNets' 3x3 layers (64 outputs on 16x16, 512 on 2x2), 48, 80 and 511 outputs, and
+            // the near miss at 513.
+            (ConvCase(cin: 64, cout: 64, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 16, width: 16,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 512, cout: 512, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 2, width: 2,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 256, cout: 512, group: 1, kernel: (3, 3), stride: 2, dilation: 1, pads: [1, 1, 1, 1], height: 4, width: 4,
+                      xType: i8, wType: i8, yType: i8, xZero: 0, yZero: 0, perChannel: false, bias: true), true),
+            (ConvCase(cin: 20, cout: 48, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 7, width: 9,
+                      xType: u8, wType: i8, yType: u8, xZero: 3, yZero: 250, perChannel: true, bias: true), true),
+            (ConvCase(cin: 8, cout: 80, group: 1, kernel: (3, 1), stride: 1, dilation: 1, pads: [1, 0, 1, 0], height: 5, width: 13,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: false), true),
+            (ConvCase(cin: 36, cout: 511, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 3, width: 5,
+                      xType: i8, wType: i8, yType: u8, xZero: UInt8(bitPattern: -100), yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 36, cout: 513, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 3, width: 5,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), false),
         ]
         for (c, lanes) in cases {
             let (model, x) = Self.convModel(c, &random)
