@@ -414,6 +414,13 @@ package final class QuantizedConvolutionWeights {
     /// The same quads with 16 channels to a vector for ``channelByteDepthwise(_:block:_:_:)``:
     /// [block of 16 channels][kernel row · quadsPerRow + quad][channel], zero past the last channel.
     let depthwiseQuadVectors: [Int32]?
+    /// For convolutions of few outputs per group, or several taps, on small maps
+    /// (``GroupLaneWeights/applies(groups:channelsPerGroup:outputsPerGroup:pixels:taps:bytes:)``): the
+    /// weights with each group's outputs as vector lanes for ``groupLaneConvolution(_:_:pool:)``,
+    /// which requantized outputs take (the int32 sums of the dynamic form take the layouts above).
+    let groupLanes: GroupLaneWeights?
+    /// Whether requantized outputs run on ``groupLanes``.
+    package var runsOnGroupLanes: Bool { groupLanes != nil }
 
     /// Whether `outputsPerGroup` channels on maps of `pixels` run transposed (pixels as rows):
     /// maps under two tiles where that pads fewer products than pixels as columns (resnet18's
@@ -500,6 +507,25 @@ package final class QuantizedConvolutionWeights {
             depthwiseQuads = nil
             depthwiseQuadVectors = nil
         }
+        if !isDepthwise && GroupLaneWeights.applies(groups: groups, channelsPerGroup: channels, outputsPerGroup: outputsPerGroup,
+                                                     pixels: pixels, taps: taps, bytes: operands != .pairs) {
+            let blocks = (outputsPerGroup + lanes - 1) / lanes
+            let laneValues = IntegerBuffer<Int32>(count: groups * blocks * depth * lanes)
+            var laneBias = [Int32](repeating: 0, count: groups * blocks * lanes)
+            var laneMultipliers = [Float](repeating: 0, count: groups * blocks * lanes)
+            packSigned(values, into: laneValues.baseAddress, bytes: true) { m, k in
+                let g = m / outputsPerGroup, j = m % outputsPerGroup, kk = order(k)
+                return (((g * blocks + j / lanes) * depth + kk / 4) * lanes + j % lanes) * 4 + kk % 4
+            }
+            for m in 0..<outputChannels {
+                let g = m / outputsPerGroup, j = m % outputsPerGroup
+                laneBias[g * blocks * lanes + j] = self.bias[m]
+                laneMultipliers[g * blocks * lanes + j] = multipliers[m]
+            }
+            groupLanes = GroupLaneWeights(values: laneValues, bias: laneBias, multipliers: laneMultipliers, blocks: blocks)
+        } else {
+            groupLanes = nil
+        }
         if transposes {
             let tile = quantizedTileColumns, stride = (outputsPerGroup + tile - 1) / tile * tile
             let transposed = IntegerBuffer<Int32>(count: groups * depth * stride)
@@ -548,8 +574,18 @@ package struct QuantizedWindow: Sendable {
 
 /// Int32 elements of the patch matrix ``quantizedConvolution(_:)`` needs on `threads` threads.
 package func quantizedPatchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow, threads: Int = 1) -> Int {
+    quantizedPatchCount(weights, window, threads: threads, laneless: false)
+}
+
+/// ``quantizedPatchCount(_:_:threads:)``, with `laneless` what the layouts other than
+/// ``QuantizedConvolutionWeights/groupLanes`` need (the sums' path).
+func quantizedPatchCount(_ weights: QuantizedConvolutionWeights, _ window: QuantizedWindow, threads: Int, laneless: Bool) -> Int {
     if weights.depthwiseTaps != nil { return threads * QuantizedDepthwisePlane(window, weights).count }
     let pixels = window.outputHeight * window.outputWidth
+    if weights.groupLanes != nil && !laneless {
+        let map = GroupLaneMap(window, weights).elements(pixels: pixels, threads: threads)
+        return max(map, quantizedPatchCount(weights, window, threads: threads, laneless: true))
+    }
     if weights.transposed != nil {
         // Channel-minor bytes also keep the group's input as pixels × channels after the patches.
         let inputPixels = window.inputHeight * window.inputWidth, channels = weights.inputChannels / weights.groups
@@ -633,6 +669,10 @@ package func quantizedConvolution(_ convolution: QuantizedConvolution, pool: Wor
                  "quantized convolution: \(convolution.scratchCount) scratch bytes, fewer than the problem needs")
     if convolution.weights.depthwiseTaps != nil {
         pool.run(QuantizedDepthwiseParts(convolution: convolution))
+        return
+    }
+    if let groupLanes = convolution.weights.groupLanes, convolution.sums == nil {
+        groupLaneConvolution(convolution, groupLanes, pool: pool)
         return
     }
     guard convolution.weights.transposed != nil else {
@@ -1554,7 +1594,8 @@ package final class QuantizedMatrixWeights {
 package func quantizedShiftedCount(rows: Int, _ weights: QuantizedMatrixWeights) -> Int { rows * weights.depth }
 
 /// A (`rows` × inner) shifted into `shifted` (``quantizedShiftedCount(rows:_:)`` Int32, packed as
-/// the weights say), then the product with `weights`; threads take tiles of columns.
+/// the weights say; unused where A's rows already are that: ``quantizedMatrixProduct(_:pool:)``),
+/// then the product with `weights`; threads take tiles of columns.
 package struct QuantizedMatrixProduct {
     package let a: UnsafeRawPointer, rows: Int
     package let weights: QuantizedMatrixWeights
@@ -1592,23 +1633,55 @@ package struct QuantizedMatrixProduct {
     }
 }
 
+/// Computes `product`: A's rows as the product's row operand S, then the tiles of columns on the
+/// pool's threads. With bytes S is A itself where A's rows already are its packed rows (uint8, a
+/// multiple of 4 values: the bytes unsigned, the elements whole, 4-byte aligned), else A copied
+/// into `shifted` (``shiftedRows(_:)``).
 package func quantizedMatrixProduct(_ product: QuantizedMatrixProduct, pool: WorkerPool) {
+    let w = product.weights
+    let direct = w.operands != .pairs && !w.aSigned && w.inner % 4 == 0 && Int(bitPattern: product.a) % 4 == 0
+    let s = direct ? product.a.assumingMemoryBound(to: Int32.self) : shiftedRows(product)
+    pool.run(QuantizedMatrixParts(product: product, s: s))
+}
+
+/// A's rows shifted and packed into `product.shifted` (row r at r · depth elements): with bytes
+/// each row's `inner` bytes (int8's with the top bit flipped, x + 128) 64 at a time, the
+/// padding past them left as it is (the weights' padding is 0); with pairs each value minus the
+/// row's zero point as 16 bits.
+@inline(never)
+func shiftedRows(_ product: QuantizedMatrixProduct) -> UnsafePointer<Int32> {
     let w = product.weights, k = w.inner, perRow = w.depth * w.operands.perElement
-    let out = UnsafeMutableRawPointer(product.shifted)
+    let out = UnsafeMutableRawPointer(product.shifted), a = product.a.assumingMemoryBound(to: UInt8.self)
+    if w.operands != .pairs {
+        let flip = SIMD64<UInt8>(repeating: w.aSigned ? 0x80 : 0)
+        for r in 0..<product.rows {
+            let source = a + r * k, target = out.assumingMemoryBound(to: UInt8.self) + r * perRow
+            var p = 0
+            while p + 64 <= k {
+                let v = UnsafeRawPointer(source + p).loadUnaligned(as: SIMD64<UInt8>.self) ^ flip
+                UnsafeMutableRawPointer(target + p).storeBytes(of: v, as: SIMD64<UInt8>.self)
+                p += 64
+            }
+            if p < k { vbg_store_bytes64(target + p, vbg_load_bytes64(source + p, Int32(k - p)) ^ flip, Int32(k - p)) }
+        }
+        return UnsafePointer(product.shifted)
+    }
+    let signed = w.aSigned
     for r in 0..<product.rows {
         let offset = product.aOffset(row: r)
         for p in 0..<k {
-            let value = (w.aSigned ? Int32(product.a.load(fromByteOffset: r * k + p, as: Int8.self))
-                : Int32(product.a.load(fromByteOffset: r * k + p, as: UInt8.self))) &- offset
-            if w.operands == .pairs { out.storeBytes(of: Int16(truncatingIfNeeded: value), toByteOffset: 2 * (r * perRow + p), as: Int16.self) }
-            else { out.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: r * perRow + p, as: UInt8.self) }
+            let byte = a[r * k + p]
+            let value = (signed ? Int32(Int8(bitPattern: byte)) : Int32(byte)) &- offset
+            out.storeBytes(of: Int16(truncatingIfNeeded: value), toByteOffset: 2 * (r * perRow + p), as: Int16.self)
         }
     }
-    pool.run(QuantizedMatrixParts(product: product))
+    return UnsafePointer(product.shifted)
 }
 
 struct QuantizedMatrixParts: PoolJob {
     let product: QuantizedMatrixProduct
+    /// The product's row operand: A shifted and packed (``quantizedMatrixProduct(_:pool:)``).
+    let s: UnsafePointer<Int32>
     func run(part: Int, pool: WorkerPool) {
         let p = product, w = p.weights
         let columns = WorkerPool.range(w.columns, part: part, of: pool.threadCount, granularity: quantizedTileColumns)
@@ -1616,7 +1689,7 @@ struct QuantizedMatrixParts: PoolJob {
         w.multipliers.withUnsafeBufferPointer { multipliers in
             w.columnBias.withUnsafeBufferPointer { columnBias in
                 quantizedProduct(QuantizedProduct(
-                    s: UnsafePointer(p.shifted), rows: p.rows, depth: w.depth, operands: w.operands,
+                    s: s, rows: p.rows, depth: w.depth, operands: w.operands,
                     v: UnsafePointer(w.values.baseAddress), columns: w.columns, columnStride: w.stride, bias: nil,
                     output: p.output, outputStride: w.columns, multipliers: multipliers.baseAddress!, perColumn: true,
                     zeroPoint: p.outputZero, minimum: p.minimum, maximum: p.maximum,

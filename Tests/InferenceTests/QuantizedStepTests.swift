@@ -261,6 +261,102 @@ struct QuantizedStepTests {
         }
     }
 
+    @Test("QLinearConv on small maps with a group's outputs as vector lanes: RegNet's 16 channels per group on 3x3 and 5x5 maps, 1 to 16 outputs per group, maps 1x1 to 20x20 and the near misses past 100 and 400 pixels, 17 outputs, 6 channels per group, 16-bit weights; one group of up to 512 outputs (one to four blocks of 16 per tile, partial blocks, threads on tiles of blocks) on maps up to 256 pixels and the near misses at 513 outputs, 272 pixels and 1x1 windows; strides, dilation, asymmetric pads, non-square kernels, groups and channels into the thousands; uint8 and int8")
+    func groupLaneConvolutions() throws {
+        var random = SeededGenerator(seed: 2533)
+        let u8: Int64 = 2, i8: Int64 = 3
+        // (case, whether it runs on the lanes)
+        let cases: [(ConvCase, Bool)] = [
+            (ConvCase(cin: 400, cout: 400, group: 25, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 3, width: 3,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 400, cout: 400, group: 25, kernel: (3, 3), stride: 2, dilation: 1, pads: [1, 1, 1, 1], height: 5, width: 5,
+                      xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 255, perChannel: true, bias: true), true),
+            (ConvCase(cin: 160, cout: 160, group: 10, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 5, width: 5,
+                      xType: i8, wType: i8, yType: i8, xZero: 5, yZero: 0, perChannel: false, bias: true), true),
+            (ConvCase(cin: 1600, cout: 1600, group: 100, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 2, width: 2,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: false), true),
+            (ConvCase(cin: 32, cout: 32, group: 2, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 20, width: 20,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 32, cout: 32, group: 2, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 21, width: 19,
+                      xType: i8, wType: i8, yType: u8, xZero: UInt8(bitPattern: -128), yZero: 3, perChannel: true, bias: true), true),
+            (ConvCase(cin: 32, cout: 32, group: 2, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 20, width: 21,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), false),
+            (ConvCase(cin: 48, cout: 48, group: 6, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 10, width: 10,
+                      xType: u8, wType: i8, yType: u8, xZero: 200, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 48, cout: 48, group: 6, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 11, width: 10,
+                      xType: u8, wType: i8, yType: u8, xZero: 200, yZero: 128, perChannel: true, bias: true), false),
+            (ConvCase(cin: 32, cout: 34, group: 2, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 3, width: 3,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), false),
+            (ConvCase(cin: 16, cout: 4, group: 4, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 4, width: 4,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: false, bias: true), true),
+            (ConvCase(cin: 36, cout: 27, group: 3, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 7, width: 7,
+                      xType: i8, wType: i8, yType: u8, xZero: 0, yZero: 0, perChannel: true, bias: false), true),
+            (ConvCase(cin: 12, cout: 12, group: 2, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 5, width: 5,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), false),
+            (ConvCase(cin: 24, cout: 30, group: 3, kernel: (5, 3), stride: 2, dilation: 2, pads: [0, 1, 2, 0], height: 9, width: 11,
+                      xType: u8, wType: i8, yType: i8, xZero: 7, yZero: UInt8(bitPattern: -128), perChannel: true, bias: true), true),
+            (ConvCase(cin: 64, cout: 64, group: 4, kernel: (1, 1), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 1, width: 1,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 32, cout: 48, group: 8, kernel: (1, 1), stride: 3, dilation: 1, pads: [0, 0, 0, 0], height: 6, width: 6,
+                      xType: i8, wType: i8, yType: u8, xZero: 3, yZero: 100, perChannel: false, bias: true), true),
+            (ConvCase(cin: 64, cout: 64, group: 4, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 3, width: 3,
+                      xType: u8, wType: u8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), false),
+            // One group: two blocks of 16 outputs per tile (DenseNet's 128 -> 32 on 16x16 and 8x8
+            // maps), one block, a partial second; 1x1 windows and 272 pixels stay apart.
+            (ConvCase(cin: 128, cout: 32, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 16, width: 16,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 128, cout: 32, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 17, width: 16,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), false),
+            (ConvCase(cin: 16, cout: 33, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 8, width: 8,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 16, cout: 17, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 5, width: 5,
+                      xType: i8, wType: i8, yType: i8, xZero: UInt8(bitPattern: -128), yZero: 127, perChannel: false, bias: true), true),
+            (ConvCase(cin: 16, cout: 16, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 1, width: 1,
+                      xType: u8, wType: i8, yType: u8, xZero: 255, yZero: 0, perChannel: true, bias: false), true),
+            (ConvCase(cin: 64, cout: 32, group: 1, kernel: (1, 1), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 8, width: 8,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), false),
+            (ConvCase(cin: 1028, cout: 20, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 4, width: 4,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 12, cout: 31, group: 1, kernel: (2, 5), stride: 2, dilation: 2, pads: [1, 0, 0, 3], height: 15, width: 13,
+                      xType: i8, wType: i8, yType: u8, xZero: 9, yZero: 100, perChannel: true, bias: true), true),
+            // Three and four blocks per tile, four and one, and threads on tiles of blocks: the
+            // ResNets' 3x3 layers (64 outputs on 16x16, 512 on 2x2), 48, 80 and 511 outputs, and
+            // the near miss at 513.
+            (ConvCase(cin: 64, cout: 64, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 16, width: 16,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 512, cout: 512, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 2, width: 2,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 256, cout: 512, group: 1, kernel: (3, 3), stride: 2, dilation: 1, pads: [1, 1, 1, 1], height: 4, width: 4,
+                      xType: i8, wType: i8, yType: i8, xZero: 0, yZero: 0, perChannel: false, bias: true), true),
+            (ConvCase(cin: 20, cout: 48, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 7, width: 9,
+                      xType: u8, wType: i8, yType: u8, xZero: 3, yZero: 250, perChannel: true, bias: true), true),
+            (ConvCase(cin: 8, cout: 80, group: 1, kernel: (3, 1), stride: 1, dilation: 1, pads: [1, 0, 1, 0], height: 5, width: 13,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: false), true),
+            (ConvCase(cin: 36, cout: 511, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 3, width: 5,
+                      xType: i8, wType: i8, yType: u8, xZero: UInt8(bitPattern: -100), yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 36, cout: 513, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 3, width: 5,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), false),
+        ]
+        for (c, lanes) in cases {
+            let (model, x) = Self.convModel(c, &random)
+            let label = "\(c.cin)->\(c.cout) g\(c.group) k\(c.kernel) s\(c.stride) d\(c.dilation) pads \(c.pads) \(c.height)x\(c.width) types \(c.xType)/\(c.wType)/\(c.yType) zeros \(c.xZero)/\(c.yZero)"
+            try Self.check(model, feeds: ["x": x], op: "QLinearConv", label)
+            // The layout the loader picks for these weights' shape (uint8 weights: 16-bit pairs).
+            if c.wType == i8 {
+                let (kh, kw) = c.kernel
+                let outH = (c.height + Int(c.pads[0] + c.pads[2]) - c.dilation * (kh - 1) - 1) / c.stride + 1
+                let outW = (c.width + Int(c.pads[1] + c.pads[3]) - c.dilation * (kw - 1) - 1) / c.stride + 1
+                let weights = QuantizedConvolutionWeights(
+                    values: [Int16](repeating: 1, count: c.cout * c.cin / c.group * kh * kw), bias: nil,
+                    multipliers: [Float](repeating: 1, count: c.cout), groups: c.group, inputChannels: c.cin, outputChannels: c.cout,
+                    kernelHeight: kh, kernelWidth: kw, pixels: outH * outW, inputSigned: c.xType == i8, inputZero: 0)
+                #expect(weights.runsOnGroupLanes == lanes, "\(label): on the lanes \(weights.runsOnGroupLanes), expected \(lanes)")
+            } else {
+                #expect(!lanes, "\(label): 16-bit weights never run on the lanes")
+            }
+        }
+    }
+
     @Test("QLinearConv depthwise on bytes: outputs 1 to 48 wide (the 16-lane vector, rows packed 4 and 8 to a vector), strides 1 to 4, dilations 1 to 5 (past the byte kernel's window too), kernels 1x1 to 7x7 and non-square, asymmetric pads, channels into the thousands; uint8 and int8, zero points 0/128/255")
     func byteDepthwise() throws {
         var random = SeededGenerator(seed: 2502)
@@ -632,6 +728,39 @@ struct QuantizedStepTests {
                                 outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
             try Self.check(model, feeds: ["x": random.floats(m * k, scale: 3)], op: "QGemm",
                            "QGemm \(m)x\(k)x\(n) transB \(transB) perColumn \(perColumn) bias \(bias) quantized \(quantizedOutput) types \(aType)/\(bType)")
+        }
+    }
+
+    @Test("QGemm's A as the product's rows: uint8 rows of a multiple of 4 read in place, other depths and int8 copied 64 bytes at a time with a masked tail; depths 1 to 1537 (primes, 64 ± 1, ConvNeXt's 96 to 1536), 1 to 17 rows, columns around the tile")
+    func quantizedGemmRowOperand() throws {
+        var random = SeededGenerator(seed: 2531)
+        // (rows, inner, columns): inner a multiple of 4 (in place for uint8) or not (copied), the
+        // copy's 64-byte steps ± 1 and its tail alone (inner < 64).
+        let shapes = [(1, 1, 5), (3, 3, 17), (2, 4, 64), (5, 8, 65), (7, 60, 63), (4, 63, 96), (6, 64, 64), (1, 65, 129),
+                      (13, 96, 384), (16, 127, 33), (4, 128, 191), (17, 129, 96), (8, 384, 96), (2, 383, 70),
+                      (16, 1536, 64), (3, 1537, 40), (4, 1021, 128)]
+        for (m, k, n) in shapes {
+            for aType: Int64 in [2, 3] {
+                let b = Self.bytes(k * n, &random)
+                let bScales: [Float] = (0..<n).map { _ in 0.01 * (0.5 + Float(random.next() % 100) / 100) }
+                let c = Self.int32Bytes((0..<n).map { _ in Int32(Int64(random.next() % 20001) - 10000) })
+                let yScale: Float = 0.02 * 0.01 * Float(k).squareRoot() * 6
+                let model = B.model(
+                    nodes: [B.node("QuantizeLinear", inputs: ["x", "as", "az"], outputs: ["aq"]),
+                            B.node("QGemm", inputs: ["aq", "as", "az", "b", "bs", "bz", "c", "ys", "yz"], outputs: ["yq"], name: "gemm",
+                                   domain: "com.microsoft"),
+                            B.node("DequantizeLinear", inputs: ["yq", "ys", "yz"], outputs: ["y"])],
+                    initializers: [
+                        B.floatTensor("as", [], [0.02]), B.rawTensor("az", elementType: aType, [], [aType == 2 ? 131 : 5]),
+                        B.rawTensor("b", elementType: 3, [Int64(k), Int64(n)], b),
+                        B.floatTensor("bs", [Int64(n)], bScales), B.rawTensor("bz", elementType: 3, [Int64(n)], [UInt8](repeating: 0, count: n)),
+                        B.rawTensor("c", elementType: 6, [Int64(n)], c),
+                        B.floatTensor("ys", [], [yScale]), B.rawTensor("yz", elementType: 2, [], [100]),
+                    ],
+                    inputs: [B.valueInfo("x", [Int64(m), Int64(k)])],
+                    outputs: [B.valueInfo("y", dims: nil, elementType: 1)], opset: 13)
+                try Self.check(model, feeds: ["x": random.floats(m * k, scale: 3)], op: "QGemm", "QGemm \(m)x\(k)x\(n) a type \(aType)")
+            }
         }
     }
 
