@@ -162,24 +162,32 @@ struct DepthwiseTests {
         for (k, stride, pads) in [(3, 1, (1, 1, 1, 1)), (3, 2, (0, 0, 1, 1)), (5, 1, (2, 2, 2, 2)), (5, 2, (1, 1, 2, 2)),
                                   (7, 1, (3, 3, 3, 3))] {
             for width in [71, 50] {
-                let (channels, height) = (2, 11)
-                let (top, left, bottom, right) = pads
-                let outH = (height + top + bottom - k) / stride + 1, outW = (width + left + right - k) / stride + 1
-                var random = Random(seed: UInt64(600 + k * 10 + stride))
-                let x = random.array(channels * height * width)
-                let w = random.array(channels * k * k, scale: 0.5)
-                let b = random.array(channels)
-                let input = makeMap(x, channels: channels, layout: .padded(width: width, height: height, pad: max(top, left, bottom, right)))
-                let output = FeatureMapStorage(channels: channels, layout: .dense(width: outW, height: outH))
-                depthwiseConvolution(input.map, weights: DepthwiseWeights(weights: w, bias: b, channels: channels, kernelSize: k),
-                                     stride: stride, padTop: top, padLeft: left, activation: .none, output: output.map,
-                                     pool: WorkerPool(threads: 1))
-                let expected = Self.tapOrderReference(x, weights: w, bias: b, channels: channels, height: height, width: width,
-                                                      k: k, stride: stride, dilation: 1, top: top, left: left,
-                                                      outHeight: outH, outWidth: outW)
-                #expect(output.interior() == expected, "dw\(k)x\(k) s\(stride) width \(width)")
+                let r = Self.runTapOrder(k: k, stride: stride, pads: pads, channels: 2, height: 11, width: width,
+                                         seed: UInt64(600 + k * 10 + stride))
+                #expect(r.actual == r.expected, "dw\(k)x\(k) s\(stride) width \(width)")
             }
         }
+    }
+
+    /// The fast depthwise convolution (no activation, one thread, dense output) and the
+    /// tap-order reference on the same random map, weights and bias.
+    static func runTapOrder(k: Int, stride: Int, pads: (Int, Int, Int, Int), channels: Int, height: Int, width: Int,
+                            seed: UInt64) -> (actual: [Float], expected: [Float]) {
+        let (top, left, bottom, right) = pads
+        let outH = (height + top + bottom - k) / stride + 1, outW = (width + left + right - k) / stride + 1
+        var random = Random(seed: seed)
+        let x = random.array(channels * height * width)
+        let w = random.array(channels * k * k, scale: 0.5)
+        let b = random.array(channels)
+        let input = makeMap(x, channels: channels, layout: .padded(width: width, height: height, pad: max(top, left, bottom, right)))
+        let output = FeatureMapStorage(channels: channels, layout: .dense(width: outW, height: outH))
+        depthwiseConvolution(input.map, weights: DepthwiseWeights(weights: w, bias: b, channels: channels, kernelSize: k),
+                             stride: stride, padTop: top, padLeft: left, activation: .none, output: output.map,
+                             pool: WorkerPool(threads: 1))
+        let expected = Self.tapOrderReference(x, weights: w, bias: b, channels: channels, height: height, width: width,
+                                              k: k, stride: stride, dilation: 1, top: top, left: left,
+                                              outHeight: outH, outWidth: outW)
+        return (output.interior(), expected)
     }
 
     @Test("the last outputs of a row (fewer than a vector) from input rows loaded once: bias then one multiply-add per tap in (ky, kx) order, bit for bit; output rows 1 to 35 wide (every tail length), 4 to 9 rows (the last tile moved up), 5x5 and 7x7 at stride 1, 3x3 and 5x5 at stride 2 (and 3x3 at stride 1, whose tiles read each tap from memory), symmetric and TF-SAME pads")
@@ -190,22 +198,11 @@ struct DepthwiseTests {
                                       (3, 1, (1, 1, 1, 1)), (5, 1, (2, 2, 2, 2)), (7, 1, (3, 3, 3, 3)), (3, 1, (0, 0, 2, 2))] {
                 seed += 1
                 let (top, left, bottom, right) = pads
-                let (channels, outH) = (3, 4 + Int(seed % 6))
+                let outH = 4 + Int(seed % 6)
                 let width = stride * (outW - 1) + k - left - right + (stride == 2 ? Int(seed % 2) : 0)
                 let height = stride * (outH - 1) + k - top - bottom
-                var random = Random(seed: seed)
-                let x = random.array(channels * height * width)
-                let w = random.array(channels * k * k, scale: 0.5)
-                let b = random.array(channels)
-                let input = makeMap(x, channels: channels, layout: .padded(width: width, height: height, pad: max(top, left, bottom, right)))
-                let output = FeatureMapStorage(channels: channels, layout: .dense(width: outW, height: outH))
-                depthwiseConvolution(input.map, weights: DepthwiseWeights(weights: w, bias: b, channels: channels, kernelSize: k),
-                                     stride: stride, padTop: top, padLeft: left, activation: .none, output: output.map,
-                                     pool: WorkerPool(threads: 1))
-                let expected = Self.tapOrderReference(x, weights: w, bias: b, channels: channels, height: height, width: width,
-                                                      k: k, stride: stride, dilation: 1, top: top, left: left,
-                                                      outHeight: outH, outWidth: outW)
-                #expect(output.interior() == expected, "dw\(k)x\(k) s\(stride) pads \(pads) \(height)x\(width) → \(outH)x\(outW)")
+                let r = Self.runTapOrder(k: k, stride: stride, pads: pads, channels: 3, height: height, width: width, seed: seed)
+                #expect(r.actual == r.expected, "dw\(k)x\(k) s\(stride) pads \(pads) \(height)x\(width) → \(outH)x\(outW)")
             }
         }
     }
