@@ -17,42 +17,6 @@ struct SmallMapConvolutionTests {
         }
     }
 
-    /// `smallMapConvolution` and the direct `convolution` on the same zero-bordered input (products
-    /// scratch filled with NaN first); returns both interiors, whether the small-map output's
-    /// border stayed zero, and the naive loop's result.
-    static func run(_ c: Case, seed: UInt64) -> (small: [Float], direct: [Float], border: Bool, expected: [Expected]) {
-        var random = Random(seed: seed)
-        let x = random.array(c.cin * c.height * c.width)
-        let w = random.array(c.cout * c.cin * c.k * c.k, scale: 0.5)
-        let b = random.array(c.cout)
-        let border = max(c.pads.top, c.pads.left, c.pads.bottom, c.pads.right)
-        let input = makeMap(x, channels: c.cin, layout: .padded(width: c.width, height: c.height, pad: border))
-        let layout = PlaneLayout.padded(width: c.outWidth, height: c.outHeight, pad: c.outputPad)
-        let small = FeatureMapStorage(channels: c.cout, layout: layout), direct = FeatureMapStorage(channels: c.cout, layout: layout)
-        let inner = c.cin * c.k * c.k
-        var columns = [Float](repeating: 0, count: inner * c.cout)
-        for o in 0..<c.cout {
-            for i in 0..<inner { columns[i * c.cout + o] = w[o * inner + i] }
-        }
-        let pool = WorkerPool(threads: c.threads)
-        let productCount = c.outHeight * c.outWidth * c.cout
-        pool.reserve(ScratchSize(shared: productCount))
-        pool.shared.update(repeating: .nan)
-        smallMapConvolution(input.map, weights: MatrixWeights(values: columns, bias: b, inner: inner, columns: c.cout),
-                            kernelSize: c.k, stride: c.stride, dilation: c.dilation, padTop: c.pads.top, padLeft: c.pads.left,
-                            activation: c.activation, output: small.map, products: pool.shared.baseAddress!,
-                            productCount: productCount, pool: pool)
-        convolution(input.map, weights: ConvolutionWeights(weights: w, bias: b, outputChannels: c.cout, inputChannels: c.cin,
-                                                           kernelSize: c.k),
-                    stride: c.stride, dilation: c.dilation, padTop: c.pads.top, padLeft: c.pads.left,
-                    activation: c.activation, output: direct.map, pool: pool)
-        let expected = referenceConvolution(input: x, channels: c.cin, height: c.height, width: c.width, weights: w, bias: b,
-                                            outputChannels: c.cout, kernelSize: c.k, stride: c.stride, padTop: c.pads.top,
-                                            padLeft: c.pads.left, outHeight: c.outHeight, outWidth: c.outWidth, groups: 1,
-                                            activation: c.activation, dilation: c.dilation)
-        return (small.interior(), direct.interior(), borderIsZero(small), expected)
-    }
-
     static func check(_ c: Case, seed: UInt64) {
         let r = run(c, seed: seed)
         // The same sums in the same order; a tap the direct kernel skips in the padding adds ±0 here.
@@ -135,10 +99,11 @@ struct SmallMapConvolutionTests {
         }
     }
 
-    /// `smallMapConvolution` of `groups` groups of `pairedGroupWidth` output channels, two to a
-    /// panel, against the direct kernel run group by group on channel slices; returns both
-    /// interiors, whether the small-map output's border stayed zero, and the naive loop's result.
-    static func runPaired(_ c: Case, groups: Int, seed: UInt64) -> (small: [Float], direct: [Float], border: Bool, expected: [Expected]) {
+    /// `smallMapConvolution` (of `groups` groups of `pairedGroupWidth` output channels, two to a
+    /// panel, when `groups` is above 1) and the direct `convolution` group by group on channel
+    /// slices, on the same zero-bordered input (products scratch filled with NaN first); returns
+    /// both interiors, whether the small-map output's border stayed zero, and the naive loop's result.
+    static func run(_ c: Case, groups: Int = 1, seed: UInt64) -> (small: [Float], direct: [Float], border: Bool, expected: [Expected]) {
         var random = Random(seed: seed)
         let gin = c.cin / groups, gout = c.cout / groups
         let x = random.array(c.cin * c.height * c.width)
@@ -192,7 +157,7 @@ struct SmallMapConvolutionTests {
             let c = Case(cin: groups * gin, cout: groups * pairedGroupWidth, height: size.0, width: size.1, k: k, stride: stride,
                          dilation: dilation, pads: (pad, pad, pad, pad), activation: [.none, .relu, .hardSwish, .silu][Int(seed) % 4],
                          outputPad: Int(seed) % 2, threads: 1 + Int(seed) % 2)
-            let r = Self.runPaired(c, groups: groups, seed: seed)
+            let r = Self.run(c, groups: groups, seed: seed)
             let differing = zip(r.small, r.direct).filter { $0 != $1 }.count
             #expect(differing == 0, "\(c), \(groups) groups: \(differing) values differ from the direct kernel")
             #expect(r.border, "\(c), \(groups) groups: border of the padded output written")

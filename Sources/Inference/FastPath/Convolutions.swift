@@ -340,19 +340,14 @@ extension StepBuilder {
             let source = inputValue.flatMap(paddedMap).map(PaddedInput.written)
                 ?? .copy(of: input, layout: .padded(width: w.input, height: h.input, pad: pad))
             if case .dense = kind, StepBuilder.runsOverChannels(dense: conv) {
-                let (gout, size) = (cout / conv.group, (cin / conv.group) * k * k)
                 let paired = StepBuilder.pairsGroups(conv)
+                // One matrix per group, or one for all when the groups pair up (output channel o's
+                // filter in column o: two groups to a panel).
+                let (matrices, size) = (paired ? 1 : conv.group, (cin / conv.group) * k * k)
+                let gout = cout / matrices
                 let groups = packed {
                     let (weights, bias) = folded()
-                    if paired {
-                        // Output channel o's filter in column o: two groups to a panel.
-                        var columns = [Float](repeating: 0, count: size * cout)
-                        for o in 0..<cout {
-                            for i in 0..<size { columns[i * cout + o] = weights[o * size + i] }
-                        }
-                        return [MatrixWeights(values: columns, bias: bias, inner: size, columns: cout)]
-                    }
-                    return (0..<conv.group).map { g in
+                    return (0..<matrices).map { g in
                         var columns = [Float](repeating: 0, count: size * gout)
                         for m in 0..<gout {
                             for i in 0..<size { columns[i * gout + m] = weights[(g * gout + m) * size + i] }
