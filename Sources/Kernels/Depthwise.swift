@@ -441,24 +441,27 @@ func depthwiseRowTaps(_ a: inout Vector, _ p: UnsafePointer<Float>, _ taps: Unsa
 
 /// Four output rows × the last `plane.width − column` (< 16) columns of a K×K depthwise
 /// convolution at stride 1 (K 5 or 7) or 2 (K 3 or 5), no dilation: the (T − 1)·stride + K
-/// input rows the tile reads are each loaded once (masked to the columns the outputs read, so
-/// nothing past them is touched; at stride 2 split into even and odd columns), and every output
-/// row takes its taps from the rows in (ky, kx) order: the same multiply-adds as
-/// ``DepthwiseRows4``.
+/// input rows the tile reads are each loaded once (whole vectors: the lanes past the columns the
+/// outputs read feed only lanes past the row's outputs, which are not kept; at stride 2 split into
+/// even and odd columns), and every output row takes its taps from the rows in (ky, kx) order: the
+/// same multiply-adds as ``DepthwiseRows4``. The rows run as straight-line code (``unrolled(_:_:)``).
 @inline(always)
 func depthwiseTail<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, top: Int, column: Int, k: Int, stride: Int) {
-    let n = plane.width - column, need = stride * (n - 1) + k
+    let n = plane.width - column
     let w = plane.weights, row = plane.sourceRow
     let origin = plane.source + stride * (top * row + column)
+    // At stride 2 the last output's taps reach past the row's first 32 columns only for 15 outputs
+    // of a 5x5 (its shifted even columns then take one lane of the third vector).
+    let third = stride == 2 && stride * (n - 1) + k > 2 * lanes
     var acc = DepthwiseRows4(bias: plane.bias)
-    for r in 0..<(stride * 3 + k) {
+    @inline(always) func inputRow(_ r: Int) {
         let p = origin + r * row
-        let v0 = load(p, count: min(lanes, need)), v1 = need > lanes ? load(p + lanes, count: min(lanes, need - lanes)) : Vector()
-        let v2 = stride == 2 && need > 2 * lanes ? load(p + 2 * lanes, count: need - 2 * lanes) : Vector()
+        let v0 = load(p), v1 = load(p + lanes)
+        let v2 = third ? load(p + 2 * lanes) : v1
         // Tap kx's inputs: at stride 1 the row from column kx on; at stride 2 the even (kx even)
         // or odd columns, kx / 2 on.
         let e0 = stride == 1 ? v0 : evenLanes(v0, v1), o0 = stride == 1 ? v0 : oddLanes(v0, v1)
-        let e1 = stride == 1 ? v1 : evenLanes(v2, v2), o1 = stride == 1 ? v1 : oddLanes(v2, v2)
+        let e1 = stride == 1 ? v1 : third ? evenLanes(v2, v2) : e0, o1 = stride == 1 ? v1 : third ? oddLanes(v2, v2) : o0
         @inline(always) func taps(_ a: inout Vector, ky: Int) {
             guard ky >= 0 && ky < k else { return }
             for kx in 0..<k {
@@ -471,7 +474,27 @@ func depthwiseTail<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, to
         taps(&acc.a2, ky: r - 2 * stride)
         taps(&acc.a3, ky: r - 3 * stride)
     }
+    unrolled(stride * 3 + k, inputRow)
     acc.finish(A.self, plane, top: top, column: column, count: n)
+}
+
+/// `body(0)`, `body(1)`, …, `body(count − 1)` for `count` up to 12, as straight-line code where
+/// `count` is a constant after inlining (the bodies' own branches on the index then fold away).
+@inline(always)
+func unrolled(_ count: Int, _ body: (Int) -> Void) {
+    precondition(count <= 12, "unrolled: at most 12 steps")
+    if count > 0 { body(0) }
+    if count > 1 { body(1) }
+    if count > 2 { body(2) }
+    if count > 3 { body(3) }
+    if count > 4 { body(4) }
+    if count > 5 { body(5) }
+    if count > 6 { body(6) }
+    if count > 7 { body(7) }
+    if count > 8 { body(8) }
+    if count > 9 { body(9) }
+    if count > 10 { body(10) }
+    if count > 11 { body(11) }
 }
 
 /// Four output rows × two full vectors (32 columns): eight accumulators, the tile of the
