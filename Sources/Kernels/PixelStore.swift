@@ -92,6 +92,9 @@ struct ChunkPieces {
     /// rows of at least 5 pixels.
     static func fits(_ layout: PlaneLayout) -> Bool { layout.isDense || layout.width >= 5 }
 
+    /// No pixels (a vector a chunk does not have).
+    init() {}
+
     /// Pixels `pixel ..< pixel + count` (count 1…16).
     @inline(always) init(_ layout: PlaneLayout, pixel: Int, count: Int) {
         let all: UInt16 = count == lanes ? 0xFFFF : UInt16((1 << count) - 1)

@@ -118,11 +118,14 @@ struct PointwiseParts: PoolJob {
 /// Floats of thread scratch ``pointwiseConvolution(_:weights:activation:residual:output:pool:)``
 /// uses for `inputChannels` input channels: the packed input panel (`inputChannels` rows of the
 /// widest register tile's pixels) from offset 0, then one spilled register tile
-/// (``PointwiseJob/tileOffset``) and a vector's slack (a row segment's vector is loaded from
-/// any lane of the tile's last row).
+/// (``PointwiseJob/tileOffset``), a vector's slack (a row segment's vector is loaded from any
+/// lane of the tile's last row) and a chunk's row pieces (``PointwiseJob/piecesOffset``).
 package func pointwiseScratch(inputChannels: Int) -> ScratchSize {
-    ScratchSize(perThread: (inputChannels + pointwiseGroup) * pointwisePanelWidth + lanes)
+    ScratchSize(perThread: (inputChannels + pointwiseGroup) * pointwisePanelWidth + lanes + pointwisePiecesFloats)
 }
+
+/// Floats of scratch for a chunk's row pieces (``pointwiseStorePieces(_:_:rowWidth:firstChannel:channels:pixel:)``).
+let pointwisePiecesFloats = 2 * lanes
 
 /// Pixels of the widest 1x1 register tile (`Tile8<Row48>`; `Tile2<Row16>` with ``narrowRegisterFile``):
 /// the width of a packed panel row and of a spilled tile row.
@@ -143,6 +146,9 @@ struct PointwiseJob {
 
     /// Where a spilled tile starts in scratch: after the largest panel (whole vectors, so aligned).
     var tileOffset: Int { weights.inputChannels * pointwisePanelWidth }
+
+    /// Where a chunk's row pieces are kept in scratch: after the spilled tile and its vector of slack.
+    var piecesOffset: Int { tileOffset + pointwiseGroup * pointwisePanelWidth + lanes }
 }
 
 /// The pixels `job.pixels` of all output channels; specialised per activation.
@@ -167,7 +173,7 @@ func pointwiseChunks<A: ActivationFunction, T: ChannelTile, U: ChannelTile>(
     // more tiles, or an output written over the input, read a packed copy.
     let directTiles = narrowRegisterFile ? 1 : 2
     let packPanel = cout > directTiles * T.channels || (cout > T.channels && job.output.overlaps(job.input))
-    precondition(T.Row.width <= pointwisePanelWidth && job.tileOffset + T.channels * pointwisePanelWidth <= job.scratch.count,
+    precondition(T.Row.width <= pointwisePanelWidth && job.piecesOffset + pointwisePiecesFloats <= job.scratch.count,
                  "1x1 convolution: thread scratch too small for the panel and the spilled tile")
     var p = job.pixels.lowerBound
     while p + T.Row.width <= job.pixels.upperBound {
@@ -200,6 +206,10 @@ private func pointwiseChunk<A: ActivationFunction, T: ChannelTile>(
     // A dense residual is read at the same plane offsets in the direct store.
     let denseResidual = job.residual.flatMap { $0.layout.isDense ? $0 : nil }
     let direct = a0.contiguous && a1.contiguous && a2.contiguous && (job.residual == nil || denseResidual != nil)
+    // A chunk crossing row ends of a padded output (rows of 5 or more): each vector stored by its
+    // row pieces with masked stores (AVX-512), not pixel run by pixel run.
+    let piecewise = !direct && wideRegisterFile && ChunkPieces.fits(output.layout)
+        && (job.residual == nil || denseResidual != nil)
     var first = 0
     while first < cout {
         let t = pointwiseTile(T.self, panel, stride: panelStride, k: k,
@@ -222,6 +232,9 @@ private func pointwiseChunk<A: ActivationFunction, T: ChannelTile>(
             t.forEachRow(channels, ActivatedStore<A, T.Row>(
                 base: output.base + first * outPlane, planeStride: outPlane,
                 o0: a0.offset, o1: a1.offset, o2: a2.offset))
+        } else if piecewise {
+            t.spill(to: job.scratch.baseAddress! + job.tileOffset)
+            pointwiseStorePieces(job, A.self, rowWidth: width, firstChannel: first, channels: channels, pixel: p)
         } else {
             t.spill(to: job.scratch.baseAddress! + job.tileOffset)
             pointwiseStoreSpilled(job, A.self, rowWidth: width, firstChannel: first, channels: channels,
@@ -311,6 +324,46 @@ func pointwiseTile<T: ChannelTile>(
         }
     }
     return tile
+}
+
+/// Activation, dense residual and store of a tile of whole vectors spilled to scratch, each vector
+/// by its row pieces in the output (masked stores, AVX-512): a padded output's chunks that cross
+/// row ends. Out of line, as ``pointwiseStoreSpilled(_:_:rowWidth:firstChannel:channels:pixel:count:)``:
+/// inlined, its stores made the register allocator spill in the tiles' multiply-add loop.
+/// The chunk's pieces are worked out for its first channel tile and kept in scratch
+/// (``PointwiseJob/piecesOffset``) for the others.
+@inline(never)
+func pointwiseStorePieces<A: ActivationFunction>(
+    _ job: PointwiseJob, _: A.Type, rowWidth: Int, firstChannel: Int, channels: Int, pixel: Int
+) {
+    typealias Pieces = (ChunkPieces, ChunkPieces, ChunkPieces)
+    let tile = UnsafePointer(job.scratch.baseAddress! + job.tileOffset)
+    let output = job.output, vectors = rowWidth / lanes
+    let kept = UnsafeMutableRawPointer(job.scratch.baseAddress! + job.piecesOffset)
+    if firstChannel == 0 {
+        let layout = output.layout
+        kept.storeBytes(of: (ChunkPieces(layout, pixel: pixel, count: lanes),
+                             vectors > 1 ? ChunkPieces(layout, pixel: pixel + lanes, count: lanes) : ChunkPieces(),
+                             vectors > 2 ? ChunkPieces(layout, pixel: pixel + 2 * lanes, count: lanes) : ChunkPieces()),
+                        as: Pieces.self)
+    }
+    assert(MemoryLayout<Pieces>.size <= pointwisePiecesFloats * MemoryLayout<Float>.size)
+    let pieces = kept.load(as: Pieces.self)
+    for r in 0..<channels {
+        let plane = output.base + (firstChannel + r) * output.layout.planeStride
+        let values = tile + r * rowWidth
+        var y0 = A.apply(load(values)), y1 = vectors > 1 ? A.apply(load(values + lanes)) : y0
+        var y2 = vectors > 2 ? A.apply(load(values + 2 * lanes)) : y0
+        if let residual = job.residual {
+            let add = UnsafePointer(residual.base + (firstChannel + r) * residual.layout.planeStride + pixel)
+            y0 = raised(y0 + load(add), to: job.floor)
+            if vectors > 1 { y1 = raised(y1 + load(add + lanes), to: job.floor) }
+            if vectors > 2 { y2 = raised(y2 + load(add + 2 * lanes), to: job.floor) }
+        }
+        pieces.0.store(y0, plane)
+        if vectors > 1 { pieces.1.store(y1, plane) }
+        if vectors > 2 { pieces.2.store(y2, plane) }
+    }
 }
 
 /// Activation, residual and store of a tile spilled to scratch, for any layout (rows crossing

@@ -60,11 +60,11 @@ struct PointwiseTests {
         }
     }
 
-    @Test("into padded outputs whose chunks cross row ends (row segments stored whole): bit-equal to a dense output, borders and rows past a band view stay zero; widths 1 to 20, pads 1 to 3, 1 and 2 threads")
+    @Test("into padded outputs whose chunks cross row ends (row pieces from the registers, or row segments stored whole): bit-equal to a dense output, with and without a dense residual (and a rectified sum), borders and rows past a band view stay zero; widths 1 to 40, pads 1 to 3, 1 and 2 threads")
     func paddedRowSegments() {
         var seed: UInt64 = 4000
         for (cin, cout) in [(3, 5), (16, 24), (24, 17), (9, 40)] {
-            for (h, w) in [(1, 1), (3, 1), (7, 2), (5, 3), (6, 5), (11, 7), (4, 12), (9, 13), (3, 15), (5, 16), (4, 17), (13, 20), (24, 12), (6, 24), (5, 40)] {
+            for (h, w) in [(1, 1), (3, 1), (7, 2), (5, 3), (6, 5), (11, 7), (4, 12), (9, 13), (3, 15), (5, 16), (4, 17), (13, 20), (24, 12), (6, 24), (5, 40), (10, 5), (9, 6), (8, 8), (7, 14), (5, 28)] {
                 seed += 1
                 let pad = 1 + Int(seed % 3), threads = 1 + Int(seed / 3 % 2)
                 let activation = [Activation.none, .relu, .relu6, .hardSwish, .sigmoid, .silu][Int(seed % 6)]
@@ -97,6 +97,16 @@ struct PointwiseTests {
                 }
                 #expect(inside.elementsEqual(dense.interior()) { $0.bitPattern == $1.bitPattern }, "\(what), band view")
                 #expect(outside == 0 && borderIsZero(band), "\(what), band view: \(outside) values outside it written")
+                // A dense residual added after the activation, the sum rectified in every other case.
+                let residual = makeMap(random.array(cout * h * w), channels: cout, layout: .dense(width: w, height: h))
+                let rectifies = seed % 2 == 0
+                pointwiseConvolution(input.map, weights: weights, activation: activation, residual: residual.map,
+                                     rectifiesSum: rectifies, output: dense.map, pool: pool)
+                pointwiseConvolution(input.map, weights: weights, activation: activation, residual: residual.map,
+                                     rectifiesSum: rectifies, output: padded.map, pool: pool)
+                #expect(padded.interior().elementsEqual(dense.interior()) { $0.bitPattern == $1.bitPattern },
+                        "\(what), residual, rectified \(rectifies)")
+                #expect(borderIsZero(padded), "\(what), residual: border written")
             }
         }
     }
