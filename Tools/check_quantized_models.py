@@ -39,8 +39,14 @@ the reference path runs the graph as written, like DISABLE_ALL.
 (fast path against onnxruntime ORT_ENABLE_ALL, 1 thread, interleaved round after round, `--iterations`
 runs per round) and adds the median per-round ratio vbg / onnxruntime, its quartiles and both medians.
 
-    python Tools/check_quantized_models.py --vbg .build/release/vbg [--only NAME,...] [--forms F,...]
-        [--keep DIR] [--bench ROUNDS [--iterations N]] [--json FILE]
+`--model FILE` (repeatable) adds a float32 model from a file, e.g. a `Tools/export_torchvision.py` export
+at 224x224, with its input drawn from [-2, 2] (roughly an ImageNet-normalised image; `--range LOW,HIGH`);
+with `--model` and no `--only` the general model and the corpus are left out. `--paths fast` skips the
+reference path (its scalar kernels take minutes on a 224x224 model); `--reuse` takes the conversions already
+in `--keep DIR` as they are.
+
+    python Tools/check_quantized_models.py --vbg .build/release/vbg [--only NAME,...] [--model FILE ...]
+        [--forms F,...] [--paths reference,fast] [--keep DIR] [--bench ROUNDS [--iterations N]] [--json FILE]
 """
 
 import argparse
@@ -73,12 +79,14 @@ def session(path, optimised):
     return ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
 
 
-def load_models(only, keep=None):
+def load_models(only, keep=None, files=(), value_range=(-2.0, 2.0)):
     """(name, float model path, low, high) for each model, written into `keep` or a temp folder."""
     if keep:
         os.makedirs(keep, exist_ok=True)
     work = keep or tempfile.mkdtemp(prefix="vbg-quant-")
-    models = []
+    models = [(os.path.splitext(os.path.basename(f))[0], f, *value_range) for f in files]
+    if files and only is None:
+        return work, models
     if only is None or "general" in only:
         models.append(("general", os.path.join(ROOT, "Weights", "selfie_segmentation.onnx"), 0.0, 1.0))
     for name in (CORPUS if only is None else sorted(only - {"general"})):
@@ -137,7 +145,8 @@ def bench(vbg, model, rounds, iterations):
         return {"failed": (result.stderr.strip().splitlines() or ["exit %d" % result.returncode])[-1]}
     line = json.loads(lines[0])
     return {"vbg_ms": line["vbg_median_ms"], "ort_ms": line["ort_median_ms"], "ratio": line["vbg_over_ort_per_round"]["median"],
-            "quartiles": line["vbg_over_ort_per_round"]["quartiles"], "load": round(os.getloadavg()[0], 2)}
+            "quartiles": line["vbg_over_ort_per_round"]["quartiles"],
+            "cpu_ratio": line.get("vbg_over_ort_cpu"), "load": round(os.getloadavg()[0], 2)}
 
 
 def run_vbg(vbg, model, feeds, outputs, work, tag, path):
@@ -168,13 +177,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--vbg", default=os.path.join(ROOT, ".build", "release", "vbg"))
     parser.add_argument("--only", type=lambda s: set(s.split(",")), default=None, help="model names (general, corpus names)")
+    parser.add_argument("--model", action="append", default=[], metavar="FILE", help="a float32 model file to convert")
+    parser.add_argument("--range", type=lambda s: tuple(float(v) for v in s.split(",")), default=(-2.0, 2.0),
+                        help="LOW,HIGH of the inputs drawn for --model files (default -2,2)")
     parser.add_argument("--forms", type=lambda s: s.split(","), default=FORMS)
+    parser.add_argument("--paths", type=lambda s: s.split(","), default=["reference", "fast"], help="vbg paths to check")
     parser.add_argument("--keep", help="write the models here (default: a temporary folder)")
+    parser.add_argument("--reuse", action="store_true", help="keep conversions already in --keep DIR instead of converting again")
     parser.add_argument("--bench", type=int, default=0, metavar="ROUNDS", help="time each model that loads (bench_vs_ort.py)")
     parser.add_argument("--iterations", type=int, default=30, help="runs per round with --bench")
     parser.add_argument("--json", help="write the rows here")
     args = parser.parse_args()
-    work, models = load_models(args.only, args.keep)
+    work, models = load_models(args.only, args.keep, args.model, args.range)
     rows = []
     for name, source, low, high in models:
         model = onnx.load(source)
@@ -186,7 +200,9 @@ def main():
             target = os.path.join(work, f"{name}_{form}.onnx")
             row = {"model": name, "form": form}
             try:
-                if quantize(form, source, target, graph_input.name, shape, low, high):
+                if args.reuse and os.path.exists(target):
+                    row["reused"] = True
+                elif quantize(form, source, target, graph_input.name, shape, low, high):
                     row["preprocessed"] = True
             except Exception as error:  # noqa: BLE001 - a model the quantizer cannot take is reported, not fatal
                 row["quantizer"] = f"{type(error).__name__}: {error}".splitlines()[0]
@@ -203,7 +219,7 @@ def main():
             row["ort_spread"] = max(compare(o, e)["max_abs"] for o, e in zip(optimised, expected))
             row["ort_spread_differing"] = sum(compare(o, e)["differing"] for o, e in zip(optimised, expected))
             row["tolerance"] = max(1e-4, 10 * row["ort_spread"])
-            for path in ("reference", "fast"):
+            for path in args.paths:
                 results, failure = run_vbg(args.vbg, target, feeds, outputs, work, f"{name}_{form}", path)
                 if failure:
                     row[path] = {"refused": failure}
@@ -216,7 +232,7 @@ def main():
                              "max_abs_vs_enable_all": max(c.get("max_abs", float("inf")) for c in against_optimised),
                              "differing_vs_enable_all": sum(c.get("differing", 0) for c in against_optimised)}
                 row[path]["within"] = min(row[path]["max_abs"], row[path]["max_abs_vs_enable_all"]) <= row["tolerance"]
-            if args.bench and "refused" not in row.get("fast", {"refused": ""}):
+            if args.bench and "refused" not in row.get("fast", {}):
                 row["bench"] = bench(args.vbg, target, args.bench, args.iterations)
             rows.append(row)
             print(json.dumps(row), flush=True)

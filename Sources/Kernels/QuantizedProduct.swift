@@ -32,7 +32,8 @@
 // Register tile: up to 6 rows × 64 columns (24 SIMD16<Int32> accumulators; per pair four 64-byte
 // loads of V and one broadcast per row), with the row count a constant in each instance so a
 // 1-row tile (a depthwise convolution's group) computes one row only. (The loads of V bound the
-// loop: six rows reuse each one six times.)
+// loop: six rows reuse each one six times.) On bytes with pixels as columns, a last tile of up
+// to 16 or 32 columns computes only those vectors.
 
 import TargetFeatures
 
@@ -155,15 +156,15 @@ func quantizedProduct<D: IntegerDot>(_ product: QuantizedProduct, columns: Range
         // 1-row tile that loads V for 4 multiply-adds per vector).
         let tileRows = wideRegisterFile ? 6 : 2
         let tiles = (product.rows + tileRows - 1) / tileRows
+        // A last tile of up to 16 or 32 columns on bytes with the pixels as columns computes only
+        // those vectors (resnet50's 14x14 maps: 196 columns, 256 computed as full tiles).
+        let vectors = D.self == UnsignedColumnDot.self && width <= 2 * lanes ? (width <= lanes ? 1 : 2) : 4
         for t in 0..<tiles {
             let r = t * product.rows / tiles, count = (t + 1) * product.rows / tiles - r
-            switch count {
-            case 1: quantizedTile(product, row: r, column: n, width: width, D.self, TileRows1.self)
-            case 2: quantizedTile(product, row: r, column: n, width: width, D.self, TileRows2.self)
-            case 3: quantizedTile(product, row: r, column: n, width: width, D.self, TileRows3.self)
-            case 4: quantizedTile(product, row: r, column: n, width: width, D.self, TileRows4.self)
-            case 5: quantizedTile(product, row: r, column: n, width: width, D.self, TileRows5.self)
-            default: quantizedTile(product, row: r, column: n, width: width, D.self, TileRows6.self)
+            switch vectors {
+            case 1: quantizedTile(product, row: r, column: n, width: width, rows: count, D.self, TileVectors1.self)
+            case 2: quantizedTile(product, row: r, column: n, width: width, rows: count, D.self, TileVectors2.self)
+            default: quantizedTile(product, row: r, column: n, width: width, rows: count, D.self, TileVectors4.self)
             }
         }
         n += quantizedTileColumns
@@ -192,13 +193,45 @@ struct IntRow64 {
         d = raw.loadUnaligned(fromByteOffset: 192, as: IntVector.self)
     }
 
-    /// Adds the products of element `s` of S with each lane's element of `x` (a row of V).
-    @inline(__always) mutating func add<D: IntegerDot>(_ s: Int32, _ x: IntRow64, _: D.Type) {
+    /// The first `V.count` vectors of columns `p[0..<64]` (the others zero).
+    @inline(__always) init<V: TileVectorCount>(_ p: UnsafePointer<Int32>, _: V.Type) {
+        let raw = UnsafeRawPointer(p), zero = IntVector(repeating: 0)
+        a = raw.loadUnaligned(as: IntVector.self)
+        b = V.count > 1 ? raw.loadUnaligned(fromByteOffset: 64, as: IntVector.self) : zero
+        c = V.count > 2 ? raw.loadUnaligned(fromByteOffset: 128, as: IntVector.self) : zero
+        d = V.count > 2 ? raw.loadUnaligned(fromByteOffset: 192, as: IntVector.self) : zero
+    }
+
+    /// Adds the products of element `s` of S with each lane's element of `x` (a row of V), in
+    /// the first `V.count` vectors.
+    @inline(__always) mutating func add<D: IntegerDot, V: TileVectorCount>(_ s: Int32, _ x: IntRow64, _: D.Type, _: V.Type) {
         let w = IntVector(repeating: s)
-        a = D.add(a, column: x.a, row: w); b = D.add(b, column: x.b, row: w)
-        c = D.add(c, column: x.c, row: w); d = D.add(d, column: x.d, row: w)
+        a = D.add(a, column: x.a, row: w)
+        if V.count > 1 { b = D.add(b, column: x.b, row: w) }
+        if V.count > 2 { c = D.add(c, column: x.c, row: w); d = D.add(d, column: x.d, row: w) }
     }
 }
+
+/// The tile's rows (1...6) as its row-count type, computing `V`'s vectors of columns.
+@inline(__always)
+func quantizedTile<D: IntegerDot, V: TileVectorCount>(_ p: QuantizedProduct, row: Int, column: Int, width: Int, rows: Int,
+                                                      _: D.Type, _: V.Type) {
+    switch rows {
+    case 1: quantizedTile(p, row: row, column: column, width: width, D.self, TileRows1.self, V.self)
+    case 2: quantizedTile(p, row: row, column: column, width: width, D.self, TileRows2.self, V.self)
+    case 3: quantizedTile(p, row: row, column: column, width: width, D.self, TileRows3.self, V.self)
+    case 4: quantizedTile(p, row: row, column: column, width: width, D.self, TileRows4.self, V.self)
+    case 5: quantizedTile(p, row: row, column: column, width: width, D.self, TileRows5.self, V.self)
+    default: quantizedTile(p, row: row, column: column, width: width, D.self, TileRows6.self, V.self)
+    }
+}
+
+/// How many of a tile's four vectors of 16 columns it computes (a type, so each count is its
+/// own specialisation): the rest are neither loaded nor stored (the epilogues store `width`).
+protocol TileVectorCount { static var count: Int { get } }
+enum TileVectors1: TileVectorCount { static var count: Int { 1 } }
+enum TileVectors2: TileVectorCount { static var count: Int { 2 } }
+enum TileVectors4: TileVectorCount { static var count: Int { 4 } }
 
 /// The rows of one register tile, a type so that each count is its own specialisation of
 /// ``quantizedTile(_:row:column:width:_:_:)``, with the count a constant in its loop over k.
@@ -211,7 +244,8 @@ enum TileRows5: TileRowCount { static var count: Int { 5 } }
 enum TileRows6: TileRowCount { static var count: Int { 6 } }
 
 @inline(never)
-func quantizedTile<D: IntegerDot, R: TileRowCount>(_ p: QuantizedProduct, row: Int, column: Int, width: Int, _: D.Type, _: R.Type) {
+func quantizedTile<D: IntegerDot, R: TileRowCount, V: TileVectorCount>(_ p: QuantizedProduct, row: Int, column: Int, width: Int,
+                                                                      _: D.Type, _: R.Type, _: V.Type) {
     let k = p.depth, count = R.count
     @inline(__always) func rowStart(_ i: Int) -> UnsafePointer<Int32> { p.s + (row + (count > i ? i : 0)) * k }
     let s0 = rowStart(0), s1 = rowStart(1), s2 = rowStart(2), s3 = rowStart(3), s4 = rowStart(4), s5 = rowStart(5)
@@ -226,13 +260,13 @@ func quantizedTile<D: IntegerDot, R: TileRowCount>(_ p: QuantizedProduct, row: I
     var vp = v
     for kk in 0..<k {
         let x: IntRow64
-        if let offsets { x = IntRow64(v + Int(offsets[kk])) } else { x = IntRow64(vp); vp += rowStride }
-        acc0.add(s0[kk], x, D.self)
-        if count > 1 { acc1.add(s1[kk], x, D.self) }
-        if count > 2 { acc2.add(s2[kk], x, D.self) }
-        if count > 3 { acc3.add(s3[kk], x, D.self) }
-        if count > 4 { acc4.add(s4[kk], x, D.self) }
-        if count > 5 { acc5.add(s5[kk], x, D.self) }
+        if let offsets { x = IntRow64(v + Int(offsets[kk]), V.self) } else { x = IntRow64(vp, V.self); vp += rowStride }
+        acc0.add(s0[kk], x, D.self, V.self)
+        if count > 1 { acc1.add(s1[kk], x, D.self, V.self) }
+        if count > 2 { acc2.add(s2[kk], x, D.self, V.self) }
+        if count > 3 { acc3.add(s3[kk], x, D.self, V.self) }
+        if count > 4 { acc4.add(s4[kk], x, D.self, V.self) }
+        if count > 5 { acc5.add(s5[kk], x, D.self, V.self) }
     }
     guard p.sums == nil && p.floatOutput == nil else {
         requantizeRow(acc0, p, row: row, column: column, width: width)

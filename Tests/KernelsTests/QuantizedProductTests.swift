@@ -153,6 +153,27 @@ struct QuantizedProductTests {
         }
     }
 
+    @Test("bytes with a last tile of 1 to 33 columns (one or two vectors computed, or four) equal the scalar sums byte for byte: columns past 64 and 128 by 1, 15, 16, 17, 31, 32, 33, a 14x14 map's 196, rows around the tile, V as rows of the stride and as panels")
+    func narrowTailSweep() {
+        var seed: UInt64 = 7000
+        for columns in [65, 79, 80, 81, 95, 96, 97, 129, 145, 160, 161, 196, 1, 16, 17, 32, 33] {
+            for rows in [1, 5, 6, 7, 13] {
+                for inner in [1, 4, 9, 97] {
+                    seed += 1
+                    _ = Self.check(rows: rows, inner: inner, columns: columns, signed: seed % 2 == 0,
+                                   zeroPoint: seed % 2 == 0 ? [-128, 0, 127][Int(seed % 3)] : [0, 128, 255][Int(seed % 3)],
+                                   scale: 1 / Float(inner * 4000), bias: seed % 3 != 0, perColumn: seed % 4 == 1,
+                                   seed: seed, operands: .unsignedColumns, panels: seed % 5 == 0)
+                }
+            }
+        }
+        for (rows, inner, columns) in [(6, 2304, 196), (7, 1021, 81), (13, 4099, 97)] {
+            seed += 1
+            _ = Self.check(rows: rows, inner: inner, columns: columns, signed: false, zeroPoint: 128,
+                           scale: 1 / Float(inner * 3000), bias: true, perColumn: false, seed: seed, operands: .unsignedColumns)
+        }
+    }
+
     @Test("saturates at both ends of uint8 and int8, for zero points 0, 128, 255 (uint8) and −128, 0, 127 (int8)")
     func saturation() {
         for signed in [false, true] {

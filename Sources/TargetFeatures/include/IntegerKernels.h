@@ -277,6 +277,10 @@ static inline __attribute__((always_inline)) vbg_u8x64 vbg_max_i8x64(vbg_u8x64 a
     typedef signed char i8x64 __attribute__((ext_vector_type(64)));
     return (vbg_u8x64)((i8x64)a > (i8x64)b ? (i8x64)a : (i8x64)b);
 }
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_max_u8x16(vbg_u8x16 a, vbg_u8x16 b) { return a > b ? a : b; }
+static inline __attribute__((always_inline)) vbg_u8x16 vbg_max_i8x16(vbg_u8x16 a, vbg_u8x16 b) {
+    return (vbg_u8x16)((vbg_i8x16)a > (vbg_i8x16)b ? (vbg_i8x16)a : (vbg_i8x16)b);
+}
 
 // The first `count` (0...64) bytes at `p` and zeros after: one masked load with AVX512BW (the
 // bytes outside the mask are not accessed), else byte by byte.
