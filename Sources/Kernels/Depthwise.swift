@@ -453,8 +453,21 @@ func depthwiseTail<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, to
     // At stride 2 the last output's taps reach past the row's first 32 columns only for 15 outputs
     // of a 5x5 (its shifted even columns then take one lane of the third vector).
     let third = stride == 2 && stride * (n - 1) + k > 2 * lanes
-    var acc = DepthwiseRows4(bias: plane.bias)
-    @inline(always) func inputRow(_ r: Int) {
+    var rows = DepthwiseTailRows(acc: DepthwiseRows4(bias: plane.bias), origin: origin, row: row, weights: w,
+                                 k: k, stride: stride, third: third)
+    unrolled(stride * 3 + k, &rows)
+    let acc = rows.acc
+    acc.finish(A.self, plane, top: top, column: column, count: n)
+}
+
+/// The input rows of ``depthwiseTail(_:_:top:column:k:stride:)``: input row `r` of the tile
+/// loaded once and its taps added to each of the four output rows that read it.
+struct DepthwiseTailRows: UnrolledSteps {
+    var acc: DepthwiseRows4
+    let origin: UnsafePointer<Float>, row: Int, weights: UnsafePointer<Float>
+    let k: Int, stride: Int, third: Bool
+
+    @inline(always) mutating func step(_ r: Int) {
         let p = origin + r * row
         let v0 = load(p), v1 = load(p + lanes)
         let v2 = third ? load(p + 2 * lanes) : v1
@@ -462,6 +475,7 @@ func depthwiseTail<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, to
         // or odd columns, kx / 2 on.
         let e0 = stride == 1 ? v0 : evenLanes(v0, v1), o0 = stride == 1 ? v0 : oddLanes(v0, v1)
         let e1 = stride == 1 ? v1 : third ? evenLanes(v2, v2) : e0, o1 = stride == 1 ? v1 : third ? oddLanes(v2, v2) : o0
+        let k = k, stride = stride, w = weights
         @inline(always) func taps(_ a: inout Vector, ky: Int) {
             guard ky >= 0 && ky < k else { return }
             for kx in 0..<k {
@@ -474,27 +488,32 @@ func depthwiseTail<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, to
         taps(&acc.a2, ky: r - 2 * stride)
         taps(&acc.a3, ky: r - 3 * stride)
     }
-    unrolled(stride * 3 + k, inputRow)
-    acc.finish(A.self, plane, top: top, column: column, count: n)
 }
 
-/// `body(0)`, `body(1)`, …, `body(count − 1)` for `count` up to 12, as straight-line code where
-/// `count` is a constant after inlining (the bodies' own branches on the index then fold away).
+/// A body run for indices 0, 1, 2, … by ``unrolled(_:_:)``.
+protocol UnrolledSteps {
+    mutating func step(_ index: Int)
+}
+
+/// `body.step(0)`, `body.step(1)`, …, `body.step(count − 1)` for `count` up to 12, as
+/// straight-line code where `count` is a constant after inlining (the steps' own branches on the
+/// index then fold away). A mutable struct, not a closure: a closure that mutates what it captures
+/// allocates a box in unoptimised builds.
 @inline(always)
-func unrolled(_ count: Int, _ body: (Int) -> Void) {
+func unrolled<Body: UnrolledSteps>(_ count: Int, _ body: inout Body) {
     precondition(count <= 12, "unrolled: at most 12 steps")
-    if count > 0 { body(0) }
-    if count > 1 { body(1) }
-    if count > 2 { body(2) }
-    if count > 3 { body(3) }
-    if count > 4 { body(4) }
-    if count > 5 { body(5) }
-    if count > 6 { body(6) }
-    if count > 7 { body(7) }
-    if count > 8 { body(8) }
-    if count > 9 { body(9) }
-    if count > 10 { body(10) }
-    if count > 11 { body(11) }
+    if count > 0 { body.step(0) }
+    if count > 1 { body.step(1) }
+    if count > 2 { body.step(2) }
+    if count > 3 { body.step(3) }
+    if count > 4 { body.step(4) }
+    if count > 5 { body.step(5) }
+    if count > 6 { body.step(6) }
+    if count > 7 { body.step(7) }
+    if count > 8 { body.step(8) }
+    if count > 9 { body.step(9) }
+    if count > 10 { body.step(10) }
+    if count > 11 { body.step(11) }
 }
 
 /// Four output rows × two full vectors (32 columns): eight accumulators, the tile of the
