@@ -57,6 +57,7 @@ struct ChannelTilePacking {
     }
 
     /// Packed weight `element` of output channel `first` (any channel of a group) from `base`.
+    @inline(__always)
     static func offset(firstChannel first: Int, perChannel: Int, element: Int = 0, group: Int = 8) -> Int {
         (((first / group) * perChannel + element) * group + first % group) * packedWeightLanes
     }
@@ -96,14 +97,24 @@ package func pointwiseConvolution(
                             floor: sumFloor(rectifiesSum: rectifiesSum), output: output, pixels: input.pixels))
 }
 
-/// The 1x1 convolution split over pixels (whole 48-pixel tiles) between threads.
+/// The 1x1 convolution split over pixels (whole 48-pixel tiles, or tiles and their extra column)
+/// between threads.
 struct PointwiseParts: PoolJob {
     let input: FeatureMap, weights: PointwiseWeights, activation: Activation
     let residual: FeatureMap?, floor: Float, output: FeatureMap, pixels: Int
     func run(part: Int, pool: WorkerPool) {
-        let range = WorkerPool.range(pixels, part: part, of: pool.threadCount, granularity: Row48.width)
+        var range = WorkerPool.range(pixels, part: part, of: pool.threadCount, granularity: Row48.width)
+        var columnPixels = pixels..<pixels
+        let columns = narrowRegisterFile ? 0 : pointwiseColumns(pixels: pixels)
+        if columns > 0 {
+            // The last pixels ride on the chunks as columns, in chunk order: each thread takes its
+            // chunks' columns.
+            let chunks = pixels / Row48.width, mine = WorkerPool.range(chunks, part: part, of: pool.threadCount)
+            range = mine.lowerBound * Row48.width..<mine.upperBound * Row48.width
+            columnPixels = chunks * Row48.width + min(mine.lowerBound, columns)..<chunks * Row48.width + min(mine.upperBound, columns)
+        }
         let job = PointwiseJob(input: input, weights: weights, residual: residual, floor: floor, output: output,
-                               pixels: range, scratch: pool.scratch(part))
+                               pixels: range, columnPixels: columnPixels, scratch: pool.scratch(part))
         switch activation {
         case .none: pointwiseRange(job, Identity.self)
         case .relu: pointwiseRange(job, ReLU.self)
@@ -119,9 +130,11 @@ struct PointwiseParts: PoolJob {
 /// uses for `inputChannels` input channels: the packed input panel (`inputChannels` rows of the
 /// widest register tile's pixels) from offset 0, then one spilled register tile
 /// (``PointwiseJob/tileOffset``), a vector's slack (a row segment's vector is loaded from any
-/// lane of the tile's last row) and a chunk's row pieces (``PointwiseJob/piecesOffset``).
+/// lane of the tile's last row), a chunk's row pieces (``PointwiseJob/piecesOffset``) and its
+/// extra pixel's inputs (``PointwiseJob/columnOffset``).
 package func pointwiseScratch(inputChannels: Int) -> ScratchSize {
-    ScratchSize(perThread: (inputChannels + pointwiseGroup) * pointwisePanelWidth + lanes + pointwisePiecesFloats)
+    ScratchSize(perThread: (inputChannels + pointwiseGroup) * pointwisePanelWidth + lanes + pointwisePiecesFloats
+                    + roundUp(inputChannels, toMultipleOf: lanes))
 }
 
 /// Floats of scratch for a chunk's row pieces (``pointwiseStorePieces(_:_:rowWidth:firstChannel:channels:pixel:)``).
@@ -140,6 +153,9 @@ struct PointwiseJob {
     var floor: Float
     var output: FeatureMap
     var pixels: Range<Int>
+    /// Pixels after the map's whole chunks computed as columns of this job's chunks, the i-th
+    /// with its i-th chunk (``pointwiseColumns(pixels:)``); empty when there are none.
+    var columnPixels: Range<Int> = 0..<0
     /// Thread scratch (``pointwiseScratch(inputChannels:)``): the packed panel from 0, a spilled
     /// tile from ``tileOffset``.
     var scratch: UnsafeMutableBufferPointer<Float>
@@ -149,6 +165,9 @@ struct PointwiseJob {
 
     /// Where a chunk's row pieces are kept in scratch: after the spilled tile and its vector of slack.
     var piecesOffset: Int { tileOffset + pointwiseGroup * pointwisePanelWidth + lanes }
+
+    /// Where a chunk's extra pixel's inputs are copied (``pointwiseColumns(pixels:)``): after the pieces.
+    var columnOffset: Int { piecesOffset + pointwisePiecesFloats }
 }
 
 /// The pixels `job.pixels` of all output channels; specialised per activation.
@@ -159,6 +178,18 @@ func pointwiseRange<A: ActivationFunction>(_ job: PointwiseJob, _: A.Type) {
     } else {
         pointwiseChunks(job, A.self, Tile8<Row48>.self, tail: Tile8<Row16>.self)
     }
+}
+
+/// How many of the pixels past a map's whole 48-pixel chunks ride on the chunks as one extra
+/// pixel each (a register tile's ninth column, ``pointwiseChunk(_:_:_:pixel:packPanel:column:)``)
+/// instead of taking a 16-pixel tail vector: up to 7 of them (an extra pixel costs one
+/// multiply-add per input channel where the tail vector costs eight), at most one per chunk, on
+/// maps of at most 3 chunks. 49 pixels (a 7x7 map) are one chunk and a column. The column's
+/// loop runs about 4 % slower than the plain one, so 14x14 (four chunks and four columns)
+/// measured 2 % slower into a dense output and 7 % into a padded one, and keeps its tail.
+func pointwiseColumns(pixels: Int) -> Int {
+    let chunks = pixels / Row48.width, rest = pixels - chunks * Row48.width
+    return chunks <= 3 && rest <= min(7, chunks) ? rest : 0
 }
 
 /// Chunks of `T.Row.width` pixels, each through every group of `T.channels` output channels
@@ -173,11 +204,16 @@ func pointwiseChunks<A: ActivationFunction, T: ChannelTile, U: ChannelTile>(
     // more tiles, or an output written over the input, read a packed copy.
     let directTiles = narrowRegisterFile ? 1 : 2
     let packPanel = cout > directTiles * T.channels || (cout > T.channels && job.output.overlaps(job.input))
-    precondition(T.Row.width <= pointwisePanelWidth && job.piecesOffset + pointwisePiecesFloats <= job.scratch.count,
+    precondition(T.Row.width <= pointwisePanelWidth && job.columnOffset + job.weights.inputChannels <= job.scratch.count,
                  "1x1 convolution: thread scratch too small for the panel and the spilled tile")
-    var p = job.pixels.lowerBound
+    var p = job.pixels.lowerBound, q = job.columnPixels.lowerBound
+    while q < job.columnPixels.upperBound {
+        pointwiseChunkWithColumn(job, A.self, T.self, pixel: p, packPanel: packPanel, column: q)
+        p += T.Row.width
+        q += 1
+    }
     while p + T.Row.width <= job.pixels.upperBound {
-        pointwiseChunk(job, A.self, T.self, pixel: p, packPanel: packPanel)
+        pointwiseChunk(job, A.self, T.self, pixel: p, packPanel: packPanel, column: nil)
         p += T.Row.width
     }
     while p < job.pixels.upperBound {
@@ -186,12 +222,23 @@ func pointwiseChunks<A: ActivationFunction, T: ChannelTile, U: ChannelTile>(
     }
 }
 
+/// ``pointwiseChunk(_:_:_:pixel:packPanel:column:)`` with a column, out of line: the plain
+/// chunk's loop, which every map runs, stays as compact as it is without columns.
+@inline(never)
+private func pointwiseChunkWithColumn<A: ActivationFunction, T: ChannelTile>(
+    _ job: PointwiseJob, _: A.Type, _: T.Type, pixel p: Int, packPanel: Bool, column: Int
+) {
+    pointwiseChunk(job, A.self, T.self, pixel: p, packPanel: packPanel, column: column)
+}
+
 /// The `T.Row.width` pixels from `p` through every channel tile: stored straight into the output
 /// when the chunk is contiguous there (and a residual, if any, is dense), else through the
-/// spilled tile.
+/// spilled tile. With a `column` pixel (8-channel tiles, packed weights one float wide) that
+/// pixel too, in one more accumulator: lane r is channel r's sum, the weights of the tile's
+/// eight channels for an input channel (consecutive in the packing) times the pixel's input.
 @inline(always)
 private func pointwiseChunk<A: ActivationFunction, T: ChannelTile>(
-    _ job: PointwiseJob, _: A.Type, _: T.Type, pixel p: Int, packPanel: Bool
+    _ job: PointwiseJob, _: A.Type, _: T.Type, pixel p: Int, packPanel: Bool, column columnPixel: Int?
 ) {
     let weights = job.weights, output = job.output
     let k = weights.inputChannels, cout = weights.outputChannels
@@ -210,12 +257,28 @@ private func pointwiseChunk<A: ActivationFunction, T: ChannelTile>(
     // row pieces with masked stores (AVX-512), not pixel run by pixel run.
     let piecewise = !direct && wideRegisterFile && ChunkPieces.fits(output.layout)
         && (job.residual == nil || denseResidual != nil)
+    // The extra pixel's inputs: a contiguous copy in scratch when the panel is packed.
+    let column = columnPixel != nil, q = columnPixel ?? 0
+    let columnOffset = column ? ChunkAddress(pixel: q, count: 1, layout: output.layout).offset : 0
+    let (columnInput, columnStride) = !column ? (panel, 0)
+        : packPanel ? (pointwisePackedColumn(job, pixel: q), 1)
+        : (UnsafePointer(job.input.base + q), job.input.layout.planeStride)
     var first = 0
     while first < cout {
-        let t = pointwiseTile(T.self, panel, stride: panelStride, k: k,
-                              weights: pointwiseTileWeights(weights, firstChannel: first), bias: weights.bias.baseAddress + first,
-                              streamed: p == job.pixels.lowerBound)
+        var extra = Vector()
+        let t = column
+            ? pointwiseTile(T.self, panel, stride: panelStride, k: k,
+                            weights: pointwiseTileWeights(weights, firstChannel: first), bias: weights.bias.baseAddress + first,
+                            streamed: p == job.pixels.lowerBound, column: columnInput, columnStride: columnStride, extra: &extra)
+            : pointwiseTile(T.self, panel, stride: panelStride, k: k,
+                            weights: pointwiseTileWeights(weights, firstChannel: first), bias: weights.bias.baseAddress + first,
+                            streamed: p == job.pixels.lowerBound)
         let channels = min(T.channels, cout - first)
+        if column {
+            // The column's sums as they are; activated (and the residual added) after the last tile.
+            let at = output.base + first * outPlane + columnOffset
+            for r in 0..<channels { at[r * outPlane] = extra[r] }
+        }
         if direct, let residual = denseResidual, job.floor == -.infinity {
             t.forEachRow(channels, ActivatedStore<A, T.Row>(
                 base: output.base + first * outPlane, planeStride: outPlane,
@@ -242,6 +305,7 @@ private func pointwiseChunk<A: ActivationFunction, T: ChannelTile>(
         }
         first += T.channels
     }
+    if column { pointwiseFinishColumn(job, A.self, pixel: q) }
 }
 
 /// The last pixels from `p` (up to one vector) through every channel tile `U`, always through the
@@ -289,6 +353,47 @@ private func pointwisePackedPanel(_ job: PointwiseJob, pixel p: Int, count: Int,
         src += planeStride; dst += count
     }
     return UnsafePointer(job.scratch.baseAddress!)
+}
+
+/// The inputs of pixel `p` (every input channel's), copied to thread scratch one after another
+/// (``PointwiseJob/columnOffset``).
+@inline(always)
+private func pointwisePackedColumn(_ job: PointwiseJob, pixel p: Int) -> UnsafePointer<Float> {
+    let planeStride = job.input.layout.planeStride
+    let dst = job.scratch.baseAddress! + job.columnOffset
+    var src = UnsafePointer(job.input.base + p)
+    for i in 0..<job.weights.inputChannels {
+        dst[i] = src.pointee
+        src += planeStride
+    }
+    return UnsafePointer(dst)
+}
+
+/// A column's sums, stored as they are in every output channel at `pixel`, activated and plus the
+/// residual's same pixel (raised to the floor), 16 channels at a time.
+@inline(never)
+func pointwiseFinishColumn<A: ActivationFunction>(_ job: PointwiseJob, _: A.Type, pixel: Int) {
+    let output = job.output, cout = job.weights.outputChannels
+    let plane = output.layout.planeStride, at = output.base + ChunkAddress(pixel: pixel, count: 1, layout: output.layout).offset
+    var residualAt: UnsafeMutablePointer<Float>? = nil, residualPlane = 0
+    if let residual = job.residual {
+        residualAt = residual.base + ChunkAddress(pixel: pixel, count: 1, layout: residual.layout).offset
+        residualPlane = residual.layout.planeStride
+    }
+    var c = 0
+    while c < cout {
+        let n = min(lanes, cout - c)
+        var v = Vector()
+        for i in 0..<n { v[i] = at[(c + i) * plane] }
+        v = A.apply(v)
+        if let residualAt {
+            var r = Vector()
+            for i in 0..<n { r[i] = residualAt[(c + i) * residualPlane] }
+            v = raised(v + r, to: job.floor)
+        }
+        for i in 0..<n { at[(c + i) * plane] = v[i] }
+        c += lanes
+    }
 }
 
 /// The packed weights of the channel tile starting at output channel `first`.
@@ -364,6 +469,40 @@ func pointwiseStorePieces<A: ActivationFunction>(
         if vectors > 1 { pieces.1.store(y1, plane) }
         if vectors > 2 { pieces.2.store(y2, plane) }
     }
+}
+
+/// ``pointwiseTile(_:_:stride:k:weights:bias:streamed:)`` and one more pixel: `extra` (lanes 0 ..< 8,
+/// channel r in lane r) is the bias plus Σ_k w[k][r]·column[k · columnStride], in the same order.
+/// 8-channel tiles whose packed weights are one float wide (``packedWeightLanes``).
+@inline(always)
+func pointwiseTile<T: ChannelTile>(
+    _: T.Type, _ x: UnsafePointer<Float>, stride: Int, k: Int,
+    weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, streamed: Bool,
+    column: UnsafePointer<Float>, columnStride: Int, extra: inout Vector
+) -> T {
+    assert(T.channels == 8 && packedWeightLanes == 1, "a column needs 8 channels of one-float weights")
+    var tile = T(bias: bias)
+    var sums = load(bias, count: 8)
+    var xp = x, wp = weights, cp = column
+    // The tile's 8 weights for an input channel: one 32-byte load (vbg_load_eight).
+    if streamed {
+        for _ in 0..<k {
+            vbg_prefetch(wp + prefetchDistance)
+            tile.accumulate(wp, T.Row(xp))
+            sums = multiplyAdd(sums, vbg_load_eight(wp), Vector(repeating: cp.pointee))
+            xp += stride; cp += columnStride
+            wp += pointwiseGroup
+        }
+    } else {
+        for _ in 0..<k {
+            tile.accumulate(wp, T.Row(xp))
+            sums = multiplyAdd(sums, vbg_load_eight(wp), Vector(repeating: cp.pointee))
+            xp += stride; cp += columnStride
+            wp += pointwiseGroup
+        }
+    }
+    extra = sums
+    return tile
 }
 
 /// Activation, residual and store of a tile spilled to scratch, for any layout (rows crossing

@@ -131,6 +131,50 @@ struct PointwiseTests {
         }
     }
 
+    @Test("the pixels past the whole 48-pixel chunks of a small map as one more column of the chunks' tiles (7x7, 7x14, 1x97, 1x151): bias then one multiply-add per input channel in order, bit for bit; partial channel tiles, dense and padded outputs, residual and rectified sum, in place, 1 and 2 threads")
+    func extraColumns() {
+        var seed: UInt64 = 7000
+        for (h, w) in [(7, 7), (7, 14), (1, 97), (1, 151), (3, 50)] {
+            for (cin, cout) in [(1, 1), (5, 3), (16, 16), (17, 23), (40, 96), (192, 13)] {
+                seed += 1
+                let pad = Int(seed % 3), threads = 1 + Int(seed % 2), rectifies = seed % 4 == 0
+                let activation = seed % 2 == 0 ? Activation.relu : .none
+                var random = Random(seed: seed)
+                let x = random.array(cin * h * w), wts = random.array(cin * cout, scale: 0.5), b = random.array(cout)
+                let res = random.array(cout * h * w)
+                let weights = PointwiseWeights(weights: wts, bias: b, outputChannels: cout, inputChannels: cin)
+                let input = makeMap(x, channels: cin, layout: .dense(width: w, height: h))
+                let residual = makeMap(res, channels: cout, layout: .dense(width: w, height: h))
+                let output = FeatureMapStorage(channels: cout, layout: .padded(width: w, height: h, pad: pad))
+                let pool = WorkerPool(threads: threads)
+                pointwiseConvolution(input.map, weights: weights, activation: activation, residual: residual.map,
+                                     rectifiesSum: rectifies, output: output.map, pool: pool)
+                var expected = [Float](repeating: 0, count: cout * h * w)
+                for o in 0..<cout {
+                    for p in 0..<(h * w) {
+                        var y = b[o]
+                        for i in 0..<cin { y = multiplyAdd(y, wts[o * cin + i], x[i * h * w + p]) }
+                        if activation == .relu && y < 0 { y = 0 }
+                        y += res[o * h * w + p]
+                        if rectifies && y < 0 { y = 0 }
+                        expected[o * h * w + p] = y
+                    }
+                }
+                let what = "1x1 \(cin)->\(cout) \(h)x\(w) pad \(pad) \(activation) rectified \(rectifies) \(threads) threads"
+                let actual = output.interior()
+                let differing = (0..<actual.count).filter { actual[$0].bitPattern != expected[$0].bitPattern }
+                #expect(differing.isEmpty, "\(what): \(differing.count) differ, first at \(differing.first ?? 0)")
+                #expect(borderIsZero(output), "\(what): border written")
+                if cin == cout {
+                    let apart = FeatureMapStorage(channels: cout, layout: .dense(width: w, height: h))
+                    pointwiseConvolution(input.map, weights: weights, activation: activation, output: apart.map, pool: pool)
+                    pointwiseConvolution(input.map, weights: weights, activation: activation, output: input.map, pool: pool)
+                    #expect(input.interior() == apart.interior(), "\(what): in place")
+                }
+            }
+        }
+    }
+
     @Test("is bit-identical on 1 and 2 threads")
     func threadsAgree() {
         for (cin, cout, h, w) in [(16, 72, 64, 64), (72, 24, 32, 32), (17, 9, 7, 59), (128, 32, 16, 16)] {

@@ -32,6 +32,14 @@ static inline __attribute__((always_inline)) void vbg_store_first(float *p, vbg_
 #endif
 }
 
+// The 8 floats at `p` in lanes 0-7, zeros in lanes 8-15: one 32-byte load (a 256-bit move
+// zeroes the register's upper half), which never crosses a cache line from a 32-byte boundary.
+typedef float vbg_f32x8_unaligned __attribute__((ext_vector_type(8), aligned(4)));
+static inline __attribute__((always_inline)) vbg_f32x16 vbg_load_eight(const float *p) {
+    vbg_f32x8_unaligned low = *(const vbg_f32x8_unaligned *)p;
+    return __builtin_shufflevector(low, (vbg_f32x8_unaligned){0}, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+
 static inline __attribute__((always_inline)) vbg_f32x16 vbg_load_first(const float *p, long count) {
 #if defined(__AVX512F__)
     return __builtin_ia32_loadups512_mask(p, (vbg_f32x16){0}, (unsigned short)((1u << count) - 1));
