@@ -347,13 +347,29 @@ func smallMapChunkTile(_ t: SmallMapChunkTile) {
 
 @inline(always)
 func smallMapChunkTile<R: PanelReading, H: PanelHalves>(_ t: SmallMapChunkTile, _: R.Type, _: H.Type) {
-    switch t.pixels {
-    case ...4: smallMapChunkTile(PackedTile4.self, t, R.self, H.self)
-    case ...8: smallMapChunkTile(PackedTile8.self, t, R.self, H.self)
-    case ...10: smallMapChunkTile(PackedTile10.self, t, R.self, H.self)
-    default: smallMapChunkTile(PackedTile.self, t, R.self, H.self)
+    if t.kernelSize == 3 {
+        smallMapChunkTile(t, R.self, H.self, SideOfThree.self)
+    } else {
+        smallMapChunkTile(t, R.self, H.self, AnySide.self)
     }
 }
+
+@inline(always)
+func smallMapChunkTile<R: PanelReading, H: PanelHalves, K: WindowSide>(_ t: SmallMapChunkTile, _: R.Type, _: H.Type,
+                                                                       _: K.Type) {
+    switch t.pixels {
+    case ...4: smallMapChunkTile(PackedTile4.self, t, R.self, H.self, K.self)
+    case ...8: smallMapChunkTile(PackedTile8.self, t, R.self, H.self, K.self)
+    case ...10: smallMapChunkTile(PackedTile10.self, t, R.self, H.self, K.self)
+    default: smallMapChunkTile(PackedTile.self, t, R.self, H.self, K.self)
+    }
+}
+
+/// The side of a square window, a constant where it is 3 (the loops over a chunk's taps then
+/// unroll whole: a loop of 3 unrolled by 2 ran its third tap in a copy that spilled accumulators).
+protocol WindowSide { static func side(_ k: Int) -> Int }
+enum SideOfThree: WindowSide { @inline(always) static func side(_: Int) -> Int { 3 } }
+enum AnySide: WindowSide { @inline(always) static func side(_ k: Int) -> Int { k } }
 
 /// Which windows a chunk tile's two halves of a panel read.
 protocol PanelHalves {
@@ -383,15 +399,17 @@ enum PairedWindows: PanelHalves {
 
 /// The chunk's pixels over every (input channel, ky, kx) in order.
 @inline(always)
-func smallMapChunkTile<T: PackedRowTile, R: PanelReading, H: PanelHalves>(_: T.Type, _ t: SmallMapChunkTile, _: R.Type,
-                                                                          _: H.Type) {
+func smallMapChunkTile<T: PackedRowTile, R: PanelReading, H: PanelHalves, K: WindowSide>(
+    _: T.Type, _ t: SmallMapChunkTile, _: R.Type, _: H.Type, _: K.Type
+) {
     var acc = t.continues ? T(continuing: t.output, stride: t.outputStride, rows: t.pixels, width: t.width) : T(t.bias)
     var w = t.weights, plane = t.origin
+    let k = K.side(t.kernelSize)
     for _ in 0..<t.channels {
         var row = plane
-        for _ in 0..<t.kernelSize {
+        for _ in 0..<k {
             var tap = row
-            for _ in 0..<t.kernelSize {
+            for _ in 0..<k {
                 R.ahead(w)
                 H.accumulate(&acc, tap, pairDistance: t.pairDistance, at: t.offsets, w)
                 w += MatrixWeights.panelWidth
