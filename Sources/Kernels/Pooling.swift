@@ -256,18 +256,28 @@ func reduceRows<Reduction: PoolReduction>(_ source: UnsafePointer<Float>, rowStr
         out.update(repeating: Reduction.identity, count: width)
         return
     }
-    let top = source + rows.lowerBound * rowStride
+    let top = source + rows.lowerBound * rowStride, count = rows.count
     var x = 0
-    while x < width {
-        let n = min(lanes, width - x)
+    // Whole vectors with plain loads and stores; the last `width % 16` columns masked.
+    while x + lanes <= width {
+        var acc = load(top + x)
+        var row = top + rowStride
+        for _ in 1..<count {
+            acc = Reduction.combine(acc, load(row + x))
+            row += rowStride
+        }
+        store(acc, out + x)
+        x += lanes
+    }
+    if x < width {
+        let n = width - x
         var acc = load(top + x, count: n)
         var row = top + rowStride
-        for _ in 1..<rows.count {
+        for _ in 1..<count {
             acc = Reduction.combine(acc, load(row + x, count: n))
             row += rowStride
         }
         store(acc, out + x, count: n)
-        x += lanes
     }
 }
 
