@@ -78,6 +78,8 @@ struct ConvolutionParts: PoolJob {
 func convolutionPart<A: ActivationFunction>(_ job: ConvolutionParts, rows: Range<Int>, _: A.Type) {
     if job.weights.kernelSize == 3 && job.stride == 2 && job.dilation == 1 {
         convolution3x3Stride2(job, rows: rows, A.self)
+    } else if job.weights.kernelSize == 7 && job.stride == 2 && job.dilation == 1 && !narrowRegisterFile {
+        convolution7x7Stride2(job, rows: rows, A.self)
     } else {
         convolutionGeneric(job, rows: rows, A.self)
     }
@@ -85,6 +87,18 @@ func convolutionPart<A: ActivationFunction>(_ job: ConvolutionParts, rows: Range
 
 @inline(never) func convolution3x3Stride2<A: ActivationFunction>(_ job: ConvolutionParts, rows: Range<Int>, _: A.Type) {
     convolutionRows(job, rows: rows, skipsPadding: false) { tile, _ in convolutionTile(tile, A.self, Window3x3Stride2.self) }
+}
+
+/// The 7x7 stride-2 stem (ResNet's, GoogLeNet's, DenseNet's) with its window a constant: the
+/// 49 taps of an input channel unroll (as a runtime window, the loop over a row's 7 taps ran in
+/// pieces).
+@inline(never) func convolution7x7Stride2<A: ActivationFunction>(_ job: ConvolutionParts, rows: Range<Int>, _: A.Type) {
+    convolutionRows(job, rows: rows, skipsPadding: false) { tile, _ in convolutionTile(tile, A.self, Window7x7Stride2.self) }
+}
+
+enum Window7x7Stride2: WindowShape {
+    static var size: Int { 7 }
+    static var stride: Int { 2 }
 }
 
 /// A window size and stride known at compile time, so a non-inlined tile function still unrolls.
