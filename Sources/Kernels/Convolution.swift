@@ -225,8 +225,20 @@ func convolutionTileAnyShape<A: ActivationFunction>(_ t: ConvolutionTile, _: A.T
                                                     dilation: Int, taps: WindowTaps) {
     if narrowRegisterFile {
         convolutionQuarters(t, A.self, k: k, stride: stride, dilation: dilation, rows: taps.rows, columns: taps.columns)
-    } else if t.nextRow != 0 {
-        let acc = convolutionAccumulate(Tile8<Row32>.self, t, k: k, stride: stride, dilation: dilation, taps: taps)
+    } else if k == 3 && taps.rows == 0..<3 && taps.columns == 0..<3 {
+        convolutionTileAnyShape(t, A.self, kernelSize: k, stride: stride, dilation: dilation, taps: taps, SideOfThree.self)
+    } else {
+        convolutionTileAnyShape(t, A.self, kernelSize: k, stride: stride, dilation: dilation, taps: taps, AnySide.self)
+    }
+}
+
+/// The tile with every tap of a 3x3 window (``SideOfThree``: the tap loops unroll whole; with a
+/// runtime count the loop over a row's taps ran unrolled by 2 plus a remainder), or any window.
+@inline(always)
+func convolutionTileAnyShape<A: ActivationFunction, K: WindowSide>(_ t: ConvolutionTile, _: A.Type, kernelSize k: Int,
+                                                                  stride: Int, dilation: Int, taps: WindowTaps, _: K.Type) {
+    if t.nextRow != 0 {
+        let acc = convolutionAccumulate(Tile8<Row32>.self, t, k: k, stride: stride, dilation: dilation, taps: taps, K.self)
         if t.count == lanes {
             acc.forEachRow(t.channels, ActivatedStore<A, Row32>(base: t.destination, planeStride: t.destinationPlane,
                                                                   o0: 0, o1: t.nextRow, o2: 0))
@@ -235,11 +247,11 @@ func convolutionTileAnyShape<A: ActivationFunction>(_ t: ConvolutionTile, _: A.T
                                                            nextRow: t.nextRow, count: t.count))
         }
     } else if t.count == Row32.width {
-        let acc = convolutionAccumulate(Tile8<Row32>.self, t, k: k, stride: stride, dilation: dilation, taps: taps)
+        let acc = convolutionAccumulate(Tile8<Row32>.self, t, k: k, stride: stride, dilation: dilation, taps: taps, K.self)
         acc.forEachRow(t.channels, ActivatedStore<A, Row32>(base: t.destination, planeStride: t.destinationPlane,
                                                             o0: 0, o1: lanes, o2: 2 * lanes))
     } else {
-        let acc = convolutionAccumulate(Tile8<Row16>.self, t, k: k, stride: stride, dilation: dilation, taps: taps)
+        let acc = convolutionAccumulate(Tile8<Row16>.self, t, k: k, stride: stride, dilation: dilation, taps: taps, K.self)
         acc.forEachRow(t.channels, PartialStore<A>(base: t.destination, planeStride: t.destinationPlane, count: t.count))
     }
 }
@@ -273,8 +285,10 @@ func convolutionAccumulate<T: ChannelTile>(_: T.Type, _ t: ConvolutionTile, firs
 /// The 8 channels of the tile over the taps `taps` of the window only (the others read only
 /// the zero border), in the same (input channel, ky, kx) order.
 @inline(always)
-func convolutionAccumulate<T: ChannelTile>(_: T.Type, _ t: ConvolutionTile, k: Int, stride: Int, dilation: Int,
-                                           taps: WindowTaps) -> T where T.Row: StridedPixelRow {
+func convolutionAccumulate<T: ChannelTile, K: WindowSide>(_: T.Type, _ t: ConvolutionTile, k: Int, stride: Int,
+                                                          dilation: Int, taps: WindowTaps, _: K.Type) -> T
+    where T.Row: StridedPixelRow {
+    let k = K.side(k), taps = WindowTaps(rows: K.taps(taps.rows), columns: K.taps(taps.columns))
     var acc = T(bias: t.bias)
     var channelWeights = t.weights
     var plane = t.source

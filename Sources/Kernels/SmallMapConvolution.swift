@@ -367,9 +367,21 @@ func smallMapChunkTile<R: PanelReading, H: PanelHalves, K: WindowSide>(_ t: Smal
 
 /// The side of a square window, a constant where it is 3 (the loops over a chunk's taps then
 /// unroll whole: a loop of 3 unrolled by 2 ran its third tap in a copy that spilled accumulators).
-protocol WindowSide { static func side(_ k: Int) -> Int }
-enum SideOfThree: WindowSide { @inline(always) static func side(_: Int) -> Int { 3 } }
-enum AnySide: WindowSide { @inline(always) static func side(_ k: Int) -> Int { k } }
+/// With ``SideOfThree`` a caller promises the window is 3 wide and, where it passes taps, that
+/// they are all three.
+protocol WindowSide {
+    static func side(_ k: Int) -> Int
+    /// `taps` (a window's rows or columns that read the input), a constant 0 ..< 3 for ``SideOfThree``.
+    static func taps(_ taps: Range<Int>) -> Range<Int>
+}
+enum SideOfThree: WindowSide {
+    @inline(always) static func side(_: Int) -> Int { 3 }
+    @inline(always) static func taps(_: Range<Int>) -> Range<Int> { 0..<3 }
+}
+enum AnySide: WindowSide {
+    @inline(always) static func side(_ k: Int) -> Int { k }
+    @inline(always) static func taps(_ taps: Range<Int>) -> Range<Int> { taps }
+}
 
 /// Which windows a chunk tile's two halves of a panel read.
 protocol PanelHalves {
