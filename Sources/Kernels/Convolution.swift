@@ -29,17 +29,28 @@ package final class ConvolutionWeights {
 /// Register tile: 8 output channels × 32 pixels of one output row; output rows are split
 /// between threads. Each output is bias + fused multiply-adds in (input channel, ky, kx) order.
 ///
+/// With a `residual` (the output's size and channels, any layout, not overlapping `output`),
+/// each output is `act(sum) + residual` at the same pixel, raised to 0 with `rectifiesSum` (a
+/// Relu after the residual Add): the tile's stored values, reloaded while in cache.
+///
 /// - Precondition: the input border covers the window (see the depthwise kernel); `output` has
 ///   `weights.outputChannels` channels.
 package func convolution(
     _ input: FeatureMap, weights: ConvolutionWeights, stride: Int, dilation: Int = 1, padTop: Int, padLeft: Int,
-    activation: Activation, output: FeatureMap, pool: WorkerPool
+    activation: Activation, residual: FeatureMap? = nil, rectifiesSum: Bool = false, output: FeatureMap, pool: WorkerPool
 ) {
     precondition(input.channels == weights.inputChannels && output.channels == weights.outputChannels, "convolution channel mismatch")
     checkWindow(input.layout, output.layout, kernelSize: weights.kernelSize, stride: stride, dilation: dilation,
                 padTop: padTop, padLeft: padLeft, kind: "convolution")
+    precondition(!rectifiesSum || residual != nil, "convolution: a rectified sum needs a residual")
+    if let residual {
+        precondition(residual.channels == output.channels && residual.layout.width == output.layout.width
+                     && residual.layout.height == output.layout.height && !residual.overlaps(output),
+                     "convolution: the residual must have the output's shape and not overlap it")
+    }
     pool.run(ConvolutionParts(input: input, weights: weights, stride: stride, dilation: dilation, padTop: padTop,
-                              padLeft: padLeft, activation: activation, output: output))
+                              padLeft: padLeft, activation: activation, output: output, residual: residual,
+                              floor: sumFloor(rectifiesSum: rectifiesSum)))
 }
 
 /// The preconditions of a K×K window read in place from a padded input (dense and depthwise
@@ -60,6 +71,7 @@ func checkWindow(_ inL: PlaneLayout, _ outL: PlaneLayout, kernelSize k: Int, str
 struct ConvolutionParts: PoolJob {
     let input: FeatureMap, weights: ConvolutionWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int
     let activation: Activation, output: FeatureMap
+    var residual: FeatureMap? = nil, floor: Float = -.infinity
     func run(part: Int, pool: WorkerPool) {
         let rows = WorkerPool.range(output.layout.height, part: part, of: pool.threadCount)
         switch activation {
@@ -183,6 +195,7 @@ func convolutionRows(_ job: ConvolutionParts, rows: Range<Int>, skipsPadding: Bo
                 let left = xo * stride - job.padLeft
                 let tapColumns = skipsPadding ? WindowTaps.reading(first: left, last: left + (count - 1) * stride,
                                                                    extent: inL.width, kernel: k, dilation: job.dilation) : whole
+                let channels = min(8, w.outputChannels - tile * 8)
                 body(ConvolutionTile(
                     source: rowBase + xo * stride, sourceRow: inL.rowStride, sourcePlane: inL.planeStride,
                     inputChannels: w.inputChannels,
@@ -190,12 +203,39 @@ func convolutionRows(_ job: ConvolutionParts, rows: Range<Int>, skipsPadding: Bo
                         firstChannel: tile * 8, perChannel: w.inputChannels * k * k)),
                     bias: UnsafePointer(w.bias.baseAddress + tile * 8),
                     destination: job.output.plane(tile * 8) + yo * outL.rowStride + xo,
-                    destinationPlane: outL.planeStride, channels: min(8, w.outputChannels - tile * 8),
+                    destinationPlane: outL.planeStride, channels: channels,
                     count: count, nextRow: paired ? outL.rowStride : 0), WindowTaps(rows: tapRows, columns: tapColumns))
+                if let residual = job.residual {
+                    addResidual(residual, floor: job.floor, to: job.output, channels: tile * 8 ..< tile * 8 + channels,
+                                rows: yo ..< yo + (paired ? 2 : 1), columns: xo ..< xo + count)
+                }
                 xo += count
             }
         }
         yo += paired ? 2 : 1
+    }
+}
+
+/// `output` += `residual` over a block of channels, rows and columns (stored activations, still
+/// in cache), raised to `floor`: the same values as a store of `act(sum) + residual`.
+@inline(never)
+func addResidual(_ residual: FeatureMap, floor: Float, to output: FeatureMap, channels: Range<Int>, rows: Range<Int>,
+                 columns: Range<Int>) {
+    let outRow = output.layout.rowStride, addRow = residual.layout.rowStride
+    for c in channels {
+        for y in rows {
+            let out = output.plane(c) + y * outRow + columns.lowerBound
+            let add = UnsafePointer(residual.plane(c) + y * addRow + columns.lowerBound)
+            var x = 0
+            while x + lanes <= columns.count {
+                store(raised(load(out + x) + load(add + x), to: floor), out + x)
+                x += lanes
+            }
+            if x < columns.count {
+                let n = columns.count - x
+                store(raised(load(out + x, count: n) + load(add + x, count: n), to: floor), out + x, count: n)
+            }
+        }
     }
 }
 

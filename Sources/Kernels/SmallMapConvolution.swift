@@ -21,6 +21,9 @@
 /// channels · k², its column o output channel o's filter), and a tile reads the two groups'
 /// windows side by side, in chunks across row ends (`SmallMapConvolutionParts.pairDistance`).
 ///
+/// With a `residual` the spread adds it after the activation, raised to 0 with `rectifiesSum`
+/// (as ``convolution(_:weights:stride:dilation:padTop:padLeft:activation:residual:rectifiesSum:output:pool:)``).
+///
 /// - Precondition: the input's border covers the window (as for the direct convolution: stride
 ///   1 or 2, pads within the border); `weights.inner` is the input's channels (one group's) · k², and
 ///   `weights.columns` the output's channels; `groups` is 1, or the output's channels / ``pairedGroupWidth``
@@ -29,9 +32,15 @@
 ///   overlap `input`.
 package func smallMapConvolution(
     _ input: FeatureMap, weights: MatrixWeights, kernelSize k: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int,
-    activation: Activation, output: FeatureMap, products: UnsafeMutablePointer<Float>, productCount: Int, groups: Int = 1,
-    pool: WorkerPool
+    activation: Activation, residual: FeatureMap? = nil, rectifiesSum: Bool = false, output: FeatureMap,
+    products: UnsafeMutablePointer<Float>, productCount: Int, groups: Int = 1, pool: WorkerPool
 ) {
+    precondition(!rectifiesSum || residual != nil, "small-map convolution: a rectified sum needs a residual")
+    if let residual {
+        precondition(residual.channels == output.channels && residual.layout.width == output.layout.width
+                     && residual.layout.height == output.layout.height && !residual.overlaps(output),
+                     "small-map convolution: the residual must have the output's shape and not overlap it")
+    }
     checkWindow(input.layout, output.layout, kernelSize: k, stride: stride, dilation: dilation,
                 padTop: padTop, padLeft: padLeft, kind: "small-map convolution")
     precondition(groups == 1 || (pairsGroups && output.channels == groups * pairedGroupWidth && input.channels % groups == 0),
@@ -44,7 +53,8 @@ package func smallMapConvolution(
     pool.run(SmallMapConvolutionParts(input: input, weights: weights, kernelSize: k, stride: stride, dilation: dilation,
                                       padTop: padTop, padLeft: padLeft, outputHeight: output.layout.height,
                                       outputWidth: output.layout.width, products: products, groups: groups))
-    pool.run(SpreadParts(products: products, pixels: output.pixels, activation: activation, residual: nil, output: output))
+    pool.run(SpreadParts(products: products, pixels: output.pixels, activation: activation, residual: residual,
+                         floor: sumFloor(rectifiesSum: rectifiesSum), output: output))
 }
 
 /// Whether ``smallMapConvolution(_:weights:kernelSize:stride:dilation:padTop:padLeft:activation:output:products:productCount:pool:)``

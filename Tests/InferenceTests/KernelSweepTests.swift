@@ -77,6 +77,11 @@ struct KernelSweepTests {
         var activation = Act.none
         /// An Add of the input after the activation (same shapes only).
         var residual = false
+        /// An Add of a second graph input `r` of the output's shape after the activation (what a
+        /// dense K×K absorbs: not its own input).
+        var addsOther = false
+        /// A Relu after the residual Add (a ResNet block's end).
+        var rectified = false
 
         var outputHeight: Int { (height + pads[0] + pads[2] - ((kernel.0 - 1) * dilation.0 + 1)) / stride.0 + 1 }
         var outputWidth: Int { (width + pads[1] + pads[3] - ((kernel.1 - 1) * dilation.1 + 1)) / stride.1 + 1 }
@@ -100,23 +105,29 @@ struct KernelSweepTests {
         var description: String {
             "Conv \(inputChannels)→\(outputChannels) group \(group) on \(height)×\(width), kernel \(kernel), stride \(stride), "
                 + "dilation \(dilation), pads \(pads), bias \(bias), then \(activation)\(residual ? " + input" : "")"
+                + "\(addsOther ? " + r" : "")\(rectified ? ", Relu" : "")"
         }
 
         func model(_ random: inout SeededGenerator) -> (bytes: [UInt8], feeds: [String: [Float]]) {
-            let activated = residual ? "a" : "y", convolved = activation == .none ? activated : "c"
+            let adds = residual || addsOther, summed = adds && rectified ? "s" : "y"
+            let activated = adds ? "a" : "y", convolved = activation == .none ? activated : "c"
             var nodes = [B.node("Conv", inputs: ["x", "w"] + (bias ? ["b"] : []), outputs: [convolved], attributes: [
                 .ints("kernel_shape", [Int64(kernel.0), Int64(kernel.1)]), .ints("strides", [Int64(stride.0), Int64(stride.1)]),
                 .ints("dilations", [Int64(dilation.0), Int64(dilation.1)]), .ints("pads", pads.map(Int64.init)),
                 .int("group", Int64(group))])]
             nodes += activation.nodes(convolved, activated)
-            if residual { nodes.append(B.node("Add", inputs: [activated, "x"], outputs: ["y"])) }
+            if adds { nodes.append(B.node("Add", inputs: [activated, residual ? "x" : "r"], outputs: [summed])) }
+            if adds && rectified { nodes.append(B.node("Relu", inputs: [summed], outputs: ["y"])) }
             var initializers = [P.tensor("w", [outputChannels, inputChannels / group, kernel.0, kernel.1], &random,
                                          scale: 2 / Float(fanIn).squareRoot())]
             if bias { initializers.append(P.tensor("b", [outputChannels], &random)) }
+            let other = addsOther ? [P.value("r", [1, outputChannels, outputHeight, outputWidth])] : []
             let bytes = B.model(nodes: nodes, initializers: initializers + activation.initializers,
-                                inputs: [P.value("x", [1, inputChannels, height, width])],
+                                inputs: [P.value("x", [1, inputChannels, height, width])] + other,
                                 outputs: [B.valueInfo("y", dims: nil)])
-            return (bytes, ["x": random.floats(inputChannels * height * width)])
+            var feeds = ["x": random.floats(inputChannels * height * width)]
+            if addsOther { feeds["r"] = random.floats(outputChannels * outputHeight * outputWidth) }
+            return (bytes, feeds)
         }
     }
 
@@ -243,7 +254,7 @@ struct KernelSweepTests {
         }
     }
 
-    @Test("dense K×K convolution: windows 2…7, strides 1 and 2, dilation, asymmetric pads, groups, the 3x3 s2 stem")
+    @Test("dense K×K convolution: windows 2…7, strides 1 and 2, dilation, asymmetric pads, groups, the 3x3 s2 stem, a residual and a Relu after it")
     func denseSweep() throws {
         try sweep(3, "dense") { random in
             let k = random.pick([2, 3, 3, 3, 4, 5, 7])
@@ -263,8 +274,16 @@ struct KernelSweepTests {
             c.bias = Bool.random(using: &random)
             c.activation = random.pick(Act.allCases)
             c.residual = c.canAddInput && Bool.random(using: &random)
+            Self.drawOtherResidual(&c, &random)
             return Self.convolution(c, &random)
         }
+    }
+
+    /// Half the cases without the input added get a second input `r` added (what a dense K×K
+    /// absorbs), and half of those that add anything a Relu after the sum.
+    static func drawOtherResidual(_ c: inout ConvolutionCase, _ random: inout SeededGenerator) {
+        c.addsOther = !c.residual && Bool.random(using: &random)
+        c.rectified = (c.residual || c.addsOther) && Bool.random(using: &random)
     }
 
     @Test("dense convolution with taps in the padding: dilations up to and past the map size, 1x1 maps, asymmetric pads, strides")
@@ -292,6 +311,7 @@ struct KernelSweepTests {
             c.bias = Bool.random(using: &random)
             c.activation = random.pick(Act.allCases)
             c.residual = c.canAddInput && Bool.random(using: &random)
+            Self.drawOtherResidual(&c, &random)
             return Self.convolution(c, &random)
         }
     }

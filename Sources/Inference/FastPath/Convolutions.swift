@@ -356,7 +356,8 @@ extension StepBuilder {
                                              inner: size, columns: gout)
                     }
                 }
-                return SmallMapConvolutionStep(source: source, output: output, activation: activation, pool: pool,
+                return SmallMapConvolutionStep(source: source, output: output, activation: activation,
+                                               residual: denseResidual, rectifiesSum: rectifiesSum, pool: pool,
                                                groups: groups, pairedGroups: paired ? conv.group : 1, kernelSize: k,
                                                stride: stride, dilation: h.dilation, padTop: h.padBegin, padLeft: w.padBegin)
             }
@@ -371,7 +372,7 @@ extension StepBuilder {
                     }
                 }
                 return DenseConvolutionStep(
-                    source: source, output: output, activation: activation,
+                    source: source, output: output, activation: activation, residual: denseResidual, rectifiesSum: rectifiesSum,
                     pool: pool, groups: groups, stride: stride, dilation: h.dilation, padTop: h.padBegin, padLeft: w.padBegin)
             }
             // `r + act(dw(r))` reads r from the zero-bordered map the convolution reads anyway.

@@ -212,6 +212,8 @@ final class DenseConvolutionStep: Step {
     var scratch: ScratchSize { source.scratch }
     let source: PaddedInput
     let output: FeatureMap, activation: Activation, pool: WorkerPool
+    /// A residual Add (and the Relu after it) absorbed into the stores.
+    let residual: FeatureMap?, rectifiesSum: Bool
     let groups: [ConvolutionWeights]
     let stride: Int, dilation: Int, padTop: Int, padLeft: Int
     func run() {
@@ -221,17 +223,21 @@ final class DenseConvolutionStep: Step {
             let weights = groups[g]
             convolution(padded.channels(inputChannel, count: weights.inputChannels), weights: weights, stride: stride,
                         dilation: dilation, padTop: padTop, padLeft: padLeft, activation: activation,
+                        residual: residual?.channels(outputChannel, count: weights.outputChannels), rectifiesSum: rectifiesSum,
                         output: output.channels(outputChannel, count: weights.outputChannels), pool: pool)
             inputChannel += weights.inputChannels
             outputChannel += weights.outputChannels
         }
     }
 
-    init(source: PaddedInput, output: FeatureMap, activation: Activation, pool: WorkerPool,
+    init(source: PaddedInput, output: FeatureMap, activation: Activation, residual: FeatureMap? = nil,
+         rectifiesSum: Bool = false, pool: WorkerPool,
          groups: [ConvolutionWeights], stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
         self.source = source
         self.output = output
         self.activation = activation
+        self.residual = residual
+        self.rectifiesSum = rectifiesSum
         self.pool = pool
         self.groups = groups
         self.stride = stride
@@ -245,6 +251,8 @@ final class DenseConvolutionStep: Step {
 final class SmallMapConvolutionStep: Step {
     let source: PaddedInput
     let output: FeatureMap, activation: Activation, pool: WorkerPool
+    /// A residual Add (and the Relu after it) absorbed into the spread.
+    let residual: FeatureMap?, rectifiesSum: Bool
     let groups: [MatrixWeights]
     /// The groups each of `groups` holds: 1, or every group, two to a panel.
     let pairedGroups: Int
@@ -265,18 +273,22 @@ final class SmallMapConvolutionStep: Step {
             let inputs = weights.inner / taps * pairedGroups
             smallMapConvolution(padded.channels(inputChannel, count: inputs), weights: weights,
                                 kernelSize: kernelSize, stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
-                                activation: activation, output: output.channels(outputChannel, count: weights.columns),
+                                activation: activation, residual: residual?.channels(outputChannel, count: weights.columns),
+                                rectifiesSum: rectifiesSum, output: output.channels(outputChannel, count: weights.columns),
                                 products: products, productCount: productCount, groups: pairedGroups, pool: pool)
             inputChannel += inputs
             outputChannel += weights.columns
         }
     }
 
-    init(source: PaddedInput, output: FeatureMap, activation: Activation, pool: WorkerPool, groups: [MatrixWeights],
+    init(source: PaddedInput, output: FeatureMap, activation: Activation, residual: FeatureMap? = nil,
+         rectifiesSum: Bool = false, pool: WorkerPool, groups: [MatrixWeights],
          pairedGroups: Int = 1, kernelSize: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
         self.source = source
         self.output = output
         self.activation = activation
+        self.residual = residual
+        self.rectifiesSum = rectifiesSum
         self.pool = pool
         self.groups = groups
         self.pairedGroups = pairedGroups

@@ -27,7 +27,7 @@ extension FusionRules {
                           inputChannels: conv.inputChannels, outputChannels: conv.outputChannels, group: conv.group,
                           depth: conv.depth, height: height, width: width, hasBias: conv.hasBias)
         guard let kind = Self.kind(of: folded), kind.inputPad != nil else { return nil }
-        let fusion = matchConvolution(folded, kind: kind, next)
+        let fusion = matchConvolution(folded, kind: kind, next, reading: node.inputs[0])
         // The Pad's output is never written: nothing may read it.
         guard fusion.residual != node.outputs[0] else { return nil }
         return PaddedConvolution(convolutionNode: nodeIndex[next.outputs[0]]!, conv: folded, kind: kind, convolution: fusion,
@@ -57,13 +57,21 @@ extension FusionRules {
     }
 
     /// The fusion of the convolution `node` of this kind (it absorbs nothing when no chain after
-    /// it may be absorbed).
-    func matchConvolution(_ conv: Conv, kind: ConvolutionKind, _ node: PlannedNode) -> ConvolutionFusion {
+    /// it may be absorbed). `source` is the value its window reads when that is not the node's
+    /// input (a Pad folded into it).
+    func matchConvolution(_ conv: Conv, kind: ConvolutionKind, _ node: PlannedNode, reading source: Int? = nil) -> ConvolutionFusion {
         let isDepthwise = if case .depthwise = kind { true } else { false }
-        // The 1x1 kernels' stores also rectify the sum with the residual.
+        let isDense = if case .dense = kind { true } else { false }
+        // The 1x1 and dense K×K kernels' stores also rectify the sum with the residual.
         var fusion = fusedOutput(of: node.outputs[0], channels: conv.outputChannels, height: conv.height.output,
-                                 width: conv.width.output, absorbsResidual: kind.inputPad == nil || isDepthwise,
-                                 rectifiesSum: kind.inputPad == nil)
+                                 width: conv.width.output, absorbsResidual: kind.inputPad == nil || isDepthwise || isDense,
+                                 rectifiesSum: kind.inputPad == nil || isDense)
+        // A dense K×K adds the residual after its output may have taken the buffer of the input it
+        // read (`overwritesInput`): the residual is never that input.
+        if isDense, let residual = fusion.residual, residual == node.inputs[0] || residual == source {
+            fusion = fusedOutput(of: node.outputs[0], channels: conv.outputChannels, height: conv.height.output,
+                                 width: conv.width.output)
+        }
         // A 1x1 reads every input channel of a pixel strip (packed to scratch when a second
         // channel tile would read it after the first wrote) before it writes that strip, and a
         // group's GEMM writes only its own output channels, which with as many outputs as inputs
