@@ -502,6 +502,10 @@ protocol UnrolledSteps {
 @inline(always)
 func unrolled<Body: UnrolledSteps>(_ count: Int, _ body: inout Body) {
     precondition(count <= 12, "unrolled: at most 12 steps")
+    #if DEBUG
+    // Unoptimised builds keep every inlined copy's locals in the frame: one copy of the step.
+    for index in 0..<count { body.step(index) }
+    #else
     if count > 0 { body.step(0) }
     if count > 1 { body.step(1) }
     if count > 2 { body.step(2) }
@@ -514,6 +518,7 @@ func unrolled<Body: UnrolledSteps>(_ count: Int, _ body: inout Body) {
     if count > 9 { body.step(9) }
     if count > 10 { body.step(10) }
     if count > 11 { body.step(11) }
+    #endif
 }
 
 /// Four output rows × two full vectors (32 columns): eight accumulators, the tile of the
