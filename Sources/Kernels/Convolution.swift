@@ -42,12 +42,7 @@ package func convolution(
     precondition(input.channels == weights.inputChannels && output.channels == weights.outputChannels, "convolution channel mismatch")
     checkWindow(input.layout, output.layout, kernelSize: weights.kernelSize, stride: stride, dilation: dilation,
                 padTop: padTop, padLeft: padLeft, kind: "convolution")
-    precondition(!rectifiesSum || residual != nil, "convolution: a rectified sum needs a residual")
-    if let residual {
-        precondition(residual.channels == output.channels && residual.layout.width == output.layout.width
-                     && residual.layout.height == output.layout.height && !residual.overlaps(output),
-                     "convolution: the residual must have the output's shape and not overlap it")
-    }
+    checkResidual(residual, rectifiesSum: rectifiesSum, output: output, kind: "convolution")
     pool.run(ConvolutionParts(input: input, weights: weights, stride: stride, dilation: dilation, padTop: padTop,
                               padLeft: padLeft, activation: activation, output: output, residual: residual,
                               floor: sumFloor(rectifiesSum: rectifiesSum)))
@@ -65,6 +60,16 @@ func checkWindow(_ inL: PlaneLayout, _ outL: PlaneLayout, kernelSize k: Int, str
     precondition((outL.height - 1) * stride - padTop + span - 1 <= inL.height - 1 + inL.pad
                  && (outL.width - 1) * stride - padLeft + span - 1 <= inL.width - 1 + inL.pad,
                  "\(kind) window reads beyond the input border")
+}
+
+/// The preconditions of a residual a K×K convolution adds in its store: the output's channels and
+/// size, any layout, apart from the output (it is read after the output is written).
+func checkResidual(_ residual: FeatureMap?, rectifiesSum: Bool, output: FeatureMap, kind: String) {
+    precondition(!rectifiesSum || residual != nil, "\(kind): a rectified sum needs a residual")
+    guard let residual else { return }
+    precondition(residual.channels == output.channels && residual.layout.width == output.layout.width
+                 && residual.layout.height == output.layout.height && !residual.overlaps(output),
+                 "\(kind): the residual must have the output's shape and not overlap it")
 }
 
 /// The dense convolution split over output rows between threads.
@@ -101,9 +106,8 @@ func convolutionPart<A: ActivationFunction>(_ job: ConvolutionParts, rows: Range
     convolutionRows(job, rows: rows, skipsPadding: false) { tile, _ in convolutionTile(tile, A.self, Window3x3Stride2.self) }
 }
 
-/// The 7x7 stride-2 stem (ResNet's, GoogLeNet's, DenseNet's) with its window a constant: the
-/// 49 taps of an input channel unroll (as a runtime window, the loop over a row's 7 taps ran in
-/// pieces).
+/// The 7x7 stride-2 stem (ResNet's, GoogLeNet's, DenseNet's) with its window a constant, so the
+/// 49 taps of an input channel unroll.
 @inline(never) func convolution7x7Stride2<A: ActivationFunction>(_ job: ConvolutionParts, rows: Range<Int>, _: A.Type) {
     convolutionRows(job, rows: rows, skipsPadding: false) { tile, _ in convolutionTile(tile, A.self, Window7x7Stride2.self) }
 }
@@ -117,6 +121,26 @@ enum Window7x7Stride2: WindowShape {
 protocol WindowShape {
     static var size: Int { get }
     static var stride: Int { get }
+}
+
+/// The side of a square window, a constant where it is 3, so the loops over a tile's taps unroll
+/// whole (a loop of a runtime 3 is unrolled by 2 with a remainder, which spills accumulators).
+/// With ``SideOfThree`` a caller promises the window is 3 wide and, where it passes taps, that
+/// they are all three.
+protocol WindowSide {
+    static func side(_ k: Int) -> Int
+    /// `taps` (a window's rows or columns that read the input), a constant 0 ..< 3 for ``SideOfThree``.
+    static func taps(_ taps: Range<Int>) -> Range<Int>
+}
+
+enum SideOfThree: WindowSide {
+    @inline(always) static func side(_: Int) -> Int { 3 }
+    @inline(always) static func taps(_: Range<Int>) -> Range<Int> { 0..<3 }
+}
+
+enum AnySide: WindowSide {
+    @inline(always) static func side(_ k: Int) -> Int { k }
+    @inline(always) static func taps(_ taps: Range<Int>) -> Range<Int> { taps }
 }
 
 enum Window3x3Stride2: WindowShape {
@@ -272,8 +296,8 @@ func convolutionTileAnyShape<A: ActivationFunction>(_ t: ConvolutionTile, _: A.T
     }
 }
 
-/// The tile with every tap of a 3x3 window (``SideOfThree``: the tap loops unroll whole; with a
-/// runtime count the loop over a row's taps ran unrolled by 2 plus a remainder), or any window.
+/// The tile with every tap of a 3x3 window (``SideOfThree``: the tap loops unroll whole), or any
+/// window.
 @inline(always)
 func convolutionTileAnyShape<A: ActivationFunction, K: WindowSide>(_ t: ConvolutionTile, _: A.Type, kernelSize k: Int,
                                                                   stride: Int, dilation: Int, taps: WindowTaps, _: K.Type) {

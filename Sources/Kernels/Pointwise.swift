@@ -184,9 +184,8 @@ func pointwiseRange<A: ActivationFunction>(_ job: PointwiseJob, _: A.Type) {
 /// pixel each (a register tile's ninth column, ``pointwiseChunk(_:_:_:pixel:packPanel:column:)``)
 /// instead of taking a 16-pixel tail vector: up to 7 of them (an extra pixel costs one
 /// multiply-add per input channel where the tail vector costs eight), at most one per chunk, on
-/// maps of at most 3 chunks. 49 pixels (a 7x7 map) are one chunk and a column. The column's
-/// loop runs about 4 % slower than the plain one, so 14x14 (four chunks and four columns)
-/// measured 2 % slower into a dense output and 7 % into a padded one, and keeps its tail.
+/// maps of at most 3 chunks (a tile's loop with the column is slower than without, so a map of
+/// more chunks keeps its tail). 49 pixels (a 7x7 map) are one chunk and a column.
 func pointwiseColumns(pixels: Int) -> Int {
     let chunks = pixels / Row48.width, rest = pixels - chunks * Row48.width
     return chunks <= 3 && rest <= min(7, chunks) ? rest : 0

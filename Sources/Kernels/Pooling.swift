@@ -256,29 +256,25 @@ func reduceRows<Reduction: PoolReduction>(_ source: UnsafePointer<Float>, rowStr
         out.update(repeating: Reduction.identity, count: width)
         return
     }
-    let top = source + rows.lowerBound * rowStride, count = rows.count
-    var x = 0
-    // Whole vectors with plain loads and stores; the last `width % 16` columns masked.
-    while x + lanes <= width {
-        var acc = load(top + x)
-        var row = top + rowStride
-        for _ in 1..<count {
-            acc = Reduction.combine(acc, load(row + x))
-            row += rowStride
-        }
-        store(acc, out + x)
-        x += lanes
-    }
-    if x < width {
-        let n = width - x
+    let top = source + rows.lowerBound * rowStride
+    /// Columns `x ..< x + n` (n ≤ 16) of every window row, combined in order, stored once.
+    @inline(always) func reduce(_ x: Int, _ n: Int) {
         var acc = load(top + x, count: n)
         var row = top + rowStride
-        for _ in 1..<count {
+        for _ in 1..<rows.count {
             acc = Reduction.combine(acc, load(row + x, count: n))
             row += rowStride
         }
         store(acc, out + x, count: n)
     }
+    // Whole vectors with the count a constant (plain loads and stores), then the last
+    // `width % 16` columns masked.
+    var x = 0
+    while x + lanes <= width {
+        reduce(x, lanes)
+        x += lanes
+    }
+    if x < width { reduce(x, width - x) }
 }
 
 /// Stores 16 (or the last `count`) window results, times their reciprocal counts for the average.

@@ -35,12 +35,7 @@ package func smallMapConvolution(
     activation: Activation, residual: FeatureMap? = nil, rectifiesSum: Bool = false, output: FeatureMap,
     products: UnsafeMutablePointer<Float>, productCount: Int, groups: Int = 1, pool: WorkerPool
 ) {
-    precondition(!rectifiesSum || residual != nil, "small-map convolution: a rectified sum needs a residual")
-    if let residual {
-        precondition(residual.channels == output.channels && residual.layout.width == output.layout.width
-                     && residual.layout.height == output.layout.height && !residual.overlaps(output),
-                     "small-map convolution: the residual must have the output's shape and not overlap it")
-    }
+    checkResidual(residual, rectifiesSum: rectifiesSum, output: output, kind: "small-map convolution")
     checkWindow(input.layout, output.layout, kernelSize: k, stride: stride, dilation: dilation,
                 padTop: padTop, padLeft: padLeft, kind: "small-map convolution")
     precondition(groups == 1 || (pairsGroups && output.channels == groups * pairedGroupWidth && input.channels % groups == 0),
@@ -355,6 +350,7 @@ func smallMapChunkTile(_ t: SmallMapChunkTile) {
     }
 }
 
+/// A 3x3 window with its tap loops unrolled whole (``SideOfThree``), any other as it is.
 @inline(always)
 func smallMapChunkTile<R: PanelReading, H: PanelHalves>(_ t: SmallMapChunkTile, _: R.Type, _: H.Type) {
     if t.kernelSize == 3 {
@@ -373,24 +369,6 @@ func smallMapChunkTile<R: PanelReading, H: PanelHalves, K: WindowSide>(_ t: Smal
     case ...10: smallMapChunkTile(PackedTile10.self, t, R.self, H.self, K.self)
     default: smallMapChunkTile(PackedTile.self, t, R.self, H.self, K.self)
     }
-}
-
-/// The side of a square window, a constant where it is 3 (the loops over a chunk's taps then
-/// unroll whole: a loop of 3 unrolled by 2 ran its third tap in a copy that spilled accumulators).
-/// With ``SideOfThree`` a caller promises the window is 3 wide and, where it passes taps, that
-/// they are all three.
-protocol WindowSide {
-    static func side(_ k: Int) -> Int
-    /// `taps` (a window's rows or columns that read the input), a constant 0 ..< 3 for ``SideOfThree``.
-    static func taps(_ taps: Range<Int>) -> Range<Int>
-}
-enum SideOfThree: WindowSide {
-    @inline(always) static func side(_: Int) -> Int { 3 }
-    @inline(always) static func taps(_: Range<Int>) -> Range<Int> { 0..<3 }
-}
-enum AnySide: WindowSide {
-    @inline(always) static func side(_ k: Int) -> Int { k }
-    @inline(always) static func taps(_ taps: Range<Int>) -> Range<Int> { taps }
 }
 
 /// Which windows a chunk tile's two halves of a panel read.

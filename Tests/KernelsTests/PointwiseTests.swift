@@ -131,11 +131,12 @@ struct PointwiseTests {
         }
     }
 
-    @Test("the pixels past the whole 48-pixel chunks of a small map as one more column of the chunks' tiles (7x7, 7x14, 1x97, 1x151): bias then one multiply-add per input channel in order, bit for bit; partial channel tiles, dense and padded outputs, residual and rectified sum, in place, 1 and 2 threads")
+    @Test("the pixels past the whole 48-pixel chunks of a small map as one more column of the chunks' tiles (7x7, 7x14, 1x97, 1x151): bias then one multiply-add per input channel in order, bit for bit; partial channel tiles, channels into the thousands, dense and padded outputs, residual and rectified sum, in place, 1 and 2 threads")
     func extraColumns() {
         var seed: UInt64 = 7000
         for (h, w) in [(7, 7), (7, 14), (1, 97), (1, 151), (3, 50)] {
-            for (cin, cout) in [(1, 1), (5, 3), (16, 16), (17, 23), (40, 96), (192, 13)] {
+            for (cin, cout) in [(1, 1), (5, 3), (16, 16), (17, 23), (40, 96), (192, 13), (1365, 320), (2048, 25)]
+            where cin * cout * h * w <= 45_000_000 {
                 seed += 1
                 let pad = Int(seed % 3), threads = 1 + Int(seed % 2), rectifies = seed % 4 == 0
                 let activation = seed % 2 == 0 ? Activation.relu : .none
@@ -147,6 +148,7 @@ struct PointwiseTests {
                 let residual = makeMap(res, channels: cout, layout: .dense(width: w, height: h))
                 let output = FeatureMapStorage(channels: cout, layout: .padded(width: w, height: h, pad: pad))
                 let pool = WorkerPool(threads: threads)
+                pool.reserve(pointwiseScratch(inputChannels: cin))
                 pointwiseConvolution(input.map, weights: weights, activation: activation, residual: residual.map,
                                      rectifiesSum: rectifies, output: output.map, pool: pool)
                 var expected = [Float](repeating: 0, count: cout * h * w)
