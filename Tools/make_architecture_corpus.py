@@ -55,6 +55,9 @@ every output with the committed one; then times `VBG bench --model` (1 thread, m
 --iterations) against onnxruntime ORT_ENABLE_ALL with 1 thread (median of as many runs), one
 measurement each (not interleaved: `Tools/bench_vs_ort.py --model` is the benchmark), wall-clock
 and the thread's CPU time. Prints a table; `--json FILE` writes the rows.
+
+--regenerate DIR: writes every committed model regenerated (as --check does) to `DIR/<NAME>.onnx`,
+for `Tools/bench_vs_ort.py --model DIR/<NAME>.onnx ...`, the interleaved benchmark.
 """
 
 import argparse
@@ -446,6 +449,25 @@ def make(args):
         f.write("\n")
 
 
+# MARK: - --regenerate DIR
+
+
+def write_regenerated(args):
+    os.makedirs(args.regenerate, exist_ok=True)
+    with open(os.path.join(args.out, "index.json")) as f:
+        index = json.load(f)
+    for listed in index["models"]:
+        name = listed["name"]
+        if args.only is not None and name not in args.only:
+            continue
+        with open(os.path.join(args.out, name, "manifest.json")) as f:
+            entry = json.load(f)
+        model, _ = regenerate(onnx.load(os.path.join(args.out, name, "model.onnx")), entry)
+        path = os.path.join(args.regenerate, f"{name}.onnx")
+        onnx.save(model, path)
+        print(path, flush=True)
+
+
 # MARK: - --check VBG
 
 
@@ -537,12 +559,15 @@ def main():
     parser.add_argument("--iterations", type=int, default=20, help="--check: timed runs per model and engine (0: no timing)")
     parser.add_argument("--timeout", type=float, default=600, help="--check: seconds per vbg infer")
     parser.add_argument("--json", help="--check: write the rows to this file")
+    parser.add_argument("--regenerate", metavar="DIR", help="write the committed models regenerated to DIR/NAME.onnx")
     parser.add_argument("--export-family", choices=["torch", "keras"], help=argparse.SUPPRESS)
     parser.add_argument("--work", help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.only = set(args.only.split(",")) if args.only else None
     if args.export_family:
         export_family(args.export_family, sorted(args.only or []), args.work)
+    elif args.regenerate:
+        write_regenerated(args)
     elif args.check:
         print(f"{'model':<36} {'nodes':>5} {'fast':>10} {'reference':>10} {'ort spread':<8} {'tol':<7} "
               f"{'vbg ms':>8} {'ort ms':>8} {'ratio':>5} {'CPU ratio':>9}")
