@@ -82,7 +82,12 @@ struct LoweredPlanTests {
             let plan = model.fastPath
             let session = try InferenceSession(model: model, path: .fast)
             #expect(session.arenaBytes == plan.buffers.totalCount * MemoryLayout<Float>.size, "\(name)")
-            let padded = plan.fusions.paddedValues.values.reduce(0) { $0 + BufferPlan.slotSize($1.layout.storageCount(channels: $1.channels)) }
+            // Zero-bordered maps of one geometry take turns in buffers: one buffer per offset.
+            var bordered: [Int: Int] = [:]
+            for (value, map) in plan.fusions.paddedValues {
+                bordered[plan.buffers.offsets[value]] = BufferPlan.slotSize(map.layout.storageCount(channels: map.channels))
+            }
+            let padded = bordered.values.reduce(0, +)
             #expect(padded > 0, "\(name): no zero-bordered map")
             let gates = plan.fusions.takenOverGates.values.reduce(0) { $0 + BufferPlan.slotSize($1) }
             #expect(plan.buffers.totalCount == plan.buffers.activationCount + padded + gates, "\(name)")
@@ -92,6 +97,37 @@ struct LoweredPlanTests {
             // The reference path runs the graph as written, with a plan of its own.
             #expect(try InferenceSession(model: model, path: .reference).arenaBytes == model.bufferPlan.totalCount * MemoryLayout<Float>.size)
         }
+    }
+
+    @Test("zero-bordered maps of one geometry (channels and layout) take turns in a buffer, never with another geometry, and every border stays zero")
+    func borderedBuffersKeepOneGeometry() throws {
+        // Four 1x1 → 3x3 pairs on one map size (each 1x1 writes its output zero-bordered for the
+        // 3x3 after it), the third 3x3 a 5x5 (a border of 2: another geometry).
+        var graph = FuzzGraph(seed: 7)
+        var x = graph.input([1, 8, 10, 10])
+        for index in 0..<4 {
+            x = graph.activation(graph.conv(x, ConvSpec(outputChannels: 8)), .relu)
+            let k = index == 2 ? 5 : 3, pad = k / 2
+            x = graph.conv(x, ConvSpec(outputChannels: 8, kernel: (k, k), pads: [pad, pad, pad, pad]))
+        }
+        graph.output(x)
+        let model = try InferenceModel(bytes: graph.bytes)
+        let plan = model.fastPath
+        var geometries: [Int: [BufferPlan.BorderedGeometry]] = [:]
+        for (value, map) in plan.fusions.paddedValues {
+            geometries[plan.buffers.offsets[value], default: []].append(BufferPlan.BorderedGeometry(channels: map.channels, layout: map.layout))
+        }
+        #expect(plan.fusions.paddedValues.count == 4, "every 1x1 writes for its K×K: \(plan.fusions.paddedValues.count)")
+        #expect(geometries.count == 2, "the three 3x3 inputs in one buffer, the 5x5's in another: \(geometries)")
+        for (offset, list) in geometries {
+            #expect(Set(list).count == 1, "buffer at \(offset) holds maps of \(Set(list).count) geometries")
+            #expect(offset >= plan.buffers.activationCount, "a zero-bordered map among the activations")
+        }
+        // Never two alive at once (`noClashes` for the models), and the borders stay zero: the
+        // fused path equals the reference path on two runs in a row, 1 and 2 threads.
+        #expect(Self.clashes(model.graph, plan.fusions, plan.buffers).isEmpty)
+        let outcome = FusionFuzzRunner.check(FuzzCase(family: .paddedConvolution, seed: 7, graph: graph), tolerance: 1e-5)
+        #expect(outcome.failure == nil, "\(outcome.failure ?? "")")
     }
 
     @Test("the rules decide on the graph alone: planning them twice gives the same lowered graph")

@@ -19,9 +19,12 @@ import Kernels
 /// - views: a Reshape, Flatten, Squeeze or Unsqueeze that is its input's last reader takes its
 ///   input's slot (`views`).
 ///
-/// After the activations come buffers that are never reused: the zero-bordered maps that fused
-/// producers write for the convolution reading them (their border must stay zero) and the values
-/// of attention gates a banded step applies. Constants are not in the arena: every session reads
+/// After the activations come the zero-bordered maps that fused producers write for the
+/// convolution reading them, and the values of attention gates a banded step applies (never
+/// reused). A zero-bordered map's border must stay zero, so its buffer only ever holds maps of
+/// its geometry (channel count and layout), whose producers write interiors alone: maps of one
+/// geometry take turns in buffers as activations do in the arena, which keeps the memory a
+/// network touches per run small enough to stay in cache. Constants are not in the arena: every session reads
 /// them from the model's `ConstantStore`.
 struct BufferPlan: Sendable {
     /// Offset of each value in the arena, in floats (4-byte units), by value id. A value kept
@@ -66,7 +69,15 @@ struct BufferPlan: Sendable {
     /// maps and gate values the plan names placed for good.
     init(_ graph: LoadedGraph, lowered plan: FusionPlan) {
         self.init(graph, nodes: Self.nodes(graph, lowered: plan), reusesBuffers: true,
-                  padded: plan.paddedValues.mapValues { $0.layout.storageCount(channels: $0.channels) }, gates: plan.takenOverGates)
+                  padded: plan.paddedValues.mapValues { BorderedGeometry(channels: $0.channels, layout: $0.layout) },
+                  gates: plan.takenOverGates)
+    }
+
+    /// What zero-bordered maps sharing a buffer have in common: their border positions.
+    struct BorderedGeometry: Hashable {
+        let channels: Int
+        let layout: PlaneLayout
+        var floatCount: Int { layout.storageCount(channels: channels) }
     }
 
     /// The lowered graph's nodes in the order they run: each node not absorbed; a fused step
@@ -112,9 +123,11 @@ struct BufferPlan: Sendable {
     }
 
     /// - Parameters:
-    ///   - padded: floats of the buffer of each value kept zero-bordered (never reused).
+    ///   - padded: the geometry of each value kept zero-bordered (its buffer reused only by values
+    ///     of the same geometry).
     ///   - gates: floats of each taken-over gate's values, by its leading node (never reused).
-    private init(_ graph: LoadedGraph, nodes: [Node], reusesBuffers: Bool, padded: [Int: Int] = [:], gates: [Int: Int] = [:]) {
+    private init(_ graph: LoadedGraph, nodes: [Node], reusesBuffers: Bool, padded: [Int: BorderedGeometry] = [:],
+                 gates: [Int: Int] = [:]) {
         let lastUse = Self.lastUses(graph, nodes)
         let slices = reusesBuffers ? Slices(graph) : Slices()
         /// Per shared slot (by its value), how many of the values living in it are still to be read.
@@ -122,6 +135,18 @@ struct BufferPlan: Sendable {
         var offsets = [Int](repeating: -1, count: graph.values.count)
         var slots = SlotAllocator()
         var views = Set<Int>(), overwrites: [Int: Int] = [:]
+        /// The zero-bordered buffers (each one geometry's), which of them are free, and each
+        /// bordered value's.
+        var bordered: [BorderedGeometry] = [], freeBordered: [BorderedGeometry: [Int]] = [:], borderedBuffer: [Int: Int] = [:]
+        func allocateBordered(_ value: Int) {
+            let geometry = padded[value]!
+            if let buffer = freeBordered[geometry]?.popLast() {
+                borderedBuffer[value] = buffer
+            } else {
+                borderedBuffer[value] = bordered.count
+                bordered.append(geometry)
+            }
+        }
 
         func allocate(_ value: Int) { offsets[value] = slots.allocate(Self.slotSize(graph.values[value].floatCount)) }
         func release(_ value: Int) {
@@ -144,6 +169,7 @@ struct BufferPlan: Sendable {
         for input in graph.inputIDs { allocate(input) }
         for input in graph.inputIDs where lastUse[input] == -1 { release(input) }
         for (step, node) in nodes.enumerated() {
+            for output in node.writes where padded[output] != nil && borderedBuffer[output] == nil { allocateBordered(output) }
             for output in node.writes where padded[output] == nil {
                 if let (slot, offset) = slices.place[output] {
                     // A Concat's first input places the Concat's output; a Split's input is placed already.
@@ -171,9 +197,12 @@ struct BufferPlan: Sendable {
                 }
             }
             var released = handedOver
-            for value in node.reads + node.writes where lastUse[value] == step && graph.values[value].constant == nil
-                && padded[value] == nil {
+            for value in node.reads + node.writes where lastUse[value] == step && graph.values[value].constant == nil {
                 guard released.insert(value).inserted else { continue }
+                if let geometry = padded[value] {
+                    if reusesBuffers, let buffer = borderedBuffer[value] { freeBordered[geometry, default: []].append(buffer) }
+                    continue
+                }
                 if let slot = slices.slot(of: value) {
                     unread[slot]! -= 1
                     if unread[slot] == 0 { release(slot) }
@@ -182,11 +211,18 @@ struct BufferPlan: Sendable {
                 }
             }
         }
-        var top = slots.peak
-        for (value, count) in padded.sorted(by: { $0.key < $1.key }) {
-            offsets[value] = top
-            top += Self.slotSize(count)
+        // A bordered value no step writes gets a buffer of its own (all zero).
+        for value in padded.keys.sorted() where borderedBuffer[value] == nil {
+            borderedBuffer[value] = bordered.count
+            bordered.append(padded[value]!)
         }
+        var top = slots.peak
+        var borderedOffsets: [Int] = []
+        for geometry in bordered {
+            borderedOffsets.append(top)
+            top += Self.slotSize(geometry.floatCount)
+        }
+        for (value, buffer) in borderedBuffer { offsets[value] = borderedOffsets[buffer] }
         var gateOffsets: [Int: Int] = [:]
         for (leader, count) in gates.sorted(by: { $0.key < $1.key }) {
             gateOffsets[leader] = top
