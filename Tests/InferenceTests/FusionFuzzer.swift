@@ -32,6 +32,10 @@ enum FusionFamily: String, CaseIterable, Sendable {
     /// the last axis, a spelled-out hard-swish, a mean over rows and columns, a Pad, a Concat, and
     /// the Transpose back (`TransposeSinking`, then the convolution's epilogue).
     case channelsLast
+    /// BatchNormalization → activation that no convolution absorbs (pre-activation blocks:
+    /// DenseNet's Concat → BatchNormalization → Relu → Conv), mostly into a convolution, which
+    /// may read it zero-bordered.
+    case normalizedActivation
 
     /// Whether the fast session's layers (each layer's operators) show this family's fusion.
     func fired(_ layers: [[String]]) -> Bool {
@@ -62,6 +66,7 @@ enum FusionFamily: String, CaseIterable, Sendable {
         case .matrixProduct: operators.first == "MatMul" && operators.count >= 2 || operators.first != "MatMul" && operators.contains("Erf")
             && operators.count >= 5
         case .channelsLast: false
+        case .normalizedActivation: operators.first == "BatchNormalization" && operators.count >= 2
         }
     }
 }
@@ -163,6 +168,7 @@ struct FusionFuzzer {
             case .slices: x = slices(x)
             case .matrixProduct: x = matrixProduct(x)
             case .channelsLast: x = channelsLast(x)
+            case .normalizedActivation: x = normalizedActivation(x)
             case .deinterleave: break
             }
         }
@@ -896,6 +902,29 @@ struct FusionFuzzer {
         case 5: return g.input([1, channels ?? self.channels(), h, w])
         default: return epilogue(g.conv(x, ConvSpec(outputChannels: channels ?? self.channels(), bias: chance(0.7))))
         }
+    }
+
+    /// A BatchNormalization of the input or of a Concat of it with branches (DenseNet's), then an
+    /// activation, then mostly a convolution (1x1, depthwise or dense: the last two read it
+    /// zero-bordered). Near misses: a second reader of the normalised or activated value, the
+    /// parameters fed as graph inputs, a node between the two, an activation the kernels lack.
+    private mutating func normalizedActivation(_ x: String) -> String {
+        var y = x
+        if chance(0.4) {
+            let parts = [x] + (0..<pick([1, 2])).map { _ in sameSizeBranch(x) }
+            y = g.concat(parts, axis: 1)
+            if chance(0.5) { lateReaders.append(y) }   // DenseNet's next Concat reads it too
+        }
+        y = g.batchNorm(y, epsilon: chance(0.9) ? 1e-5 : 1e-3, parametersAsInputs: miss(0.05))
+        expose(y, 0.1)
+        if miss(0.08) { y = g.activation(y, .tanh) }
+        y = siluDraws.chance(0.15) ? silu(y) : g.activation(y, anyActivation())
+        expose(y)
+        if chance(0.7) {
+            let (c, h, w) = g.planes(y)!
+            y = g.conv(y, convSpec(c, h, w, weighted([(.pointwise, 2), (.depthwise, 1), (.dense, 2)])))
+        }
+        return y
     }
 
     /// Concat of branches (along the channels mostly), Split of a value into branches, Reshape

@@ -34,6 +34,28 @@ struct ChannelKernelTests {
         }
     }
 
+    @Test("channelAffine with an activation is that activation of each affine value, as its scalar form rounds it, any layouts",
+          arguments: [Activation.relu, .relu6, .hardSwish, .sigmoid, .silu])
+    func affineActivation(_ activation: Activation) {
+        for (c, h, w) in oddShapes {
+            for (inPad, outPad) in layoutPairs {
+                var random = Random(seed: UInt64(c * 1000 + h * 10 + w + inPad))
+                let x = random.array(c * h * w, scale: 4), scale = random.array(c, scale: 3), shift = random.array(c, scale: 2)
+                let input = makeMap(x, channels: c, layout: .padded(width: w, height: h, pad: inPad))
+                let label = "affine + \(activation) \(c)x\(h)x\(w) pad \(inPad)->\(outPad)"
+                let plain = runOnBothPools(input, outputChannels: c, outputHeight: h, outputWidth: w, outputPad: outPad, label) { i, o, pool in
+                    channelAffine(i, scale: scale, shift: shift, output: o, pool: pool)
+                }
+                let got = runOnBothPools(input, outputChannels: c, outputHeight: h, outputWidth: w, outputPad: outPad, label) { i, o, pool in
+                    channelAffine(i, scale: scale, shift: shift, activation: activation, output: o, pool: pool)
+                }
+                // The vector activations agree with `Activation.apply` on every lane (sigmoid and
+                // SiLU within their own ulp: the same polynomial, lane by lane).
+                #expect(got == plain.map { activation.apply($0) }, "\(label)")
+            }
+        }
+    }
+
     @Test("parametricReLU is x < 0 ? x·slope : x with a per-channel or a single slope, any layouts, in place too")
     func prelu() {
         for (c, h, w) in oddShapes {

@@ -43,6 +43,8 @@ struct FusionPlan: Sendable {
         case matrixProduct(MatrixProductFusion)
         /// A GELU spelled as nodes, from its first node.
         case gelu(GeluChain)
+        /// A BatchNormalization and the activation after it (the epilogue's activation alone).
+        case normalizedActivation(Epilogue)
 
         /// The output values of the nodes after the leader whose work its step does.
         var absorbed: [Int] {
@@ -61,6 +63,7 @@ struct FusionPlan: Sendable {
             case .paddedQuantizedConvolution(let f): f.absorbed
             case .matrixProduct(let f): f.absorbed
             case .gelu(let chain): chain.absorbed
+            case .normalizedActivation(let chain): chain.absorbed
             }
         }
 
@@ -97,6 +100,9 @@ struct FusionPlan: Sendable {
             case .gelu(let chain):
                 // Element by element.
                 return [(chain.output, chain.input)]
+            case .normalizedActivation(let chain):
+                // Element by element.
+                return [(chain.output, node.inputs[0])]
             default:
                 return []
             }

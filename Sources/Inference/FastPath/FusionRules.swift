@@ -9,7 +9,8 @@ import Kernels
 ///
 /// Each rule is a `match…` function in `Rules/`, one file per family (convolutions and what they
 /// absorb in `ConvolutionRules.swift`, `EpilogueRules.swift` and `BandedPointwiseDepthwiseRules.swift`;
-/// multi-node blocks in `BlockRules.swift`; Transposes in `TransposeRules.swift`; a MatMul's bias and
+/// multi-node blocks in `BlockRules.swift`; a BatchNormalization's activation in
+/// `NormalizationRules.swift`; Transposes in `TransposeRules.swift`; a MatMul's bias and
 /// activation, and GELU, in `MatrixProductRules.swift`; the dynamic form's
 /// integer products in `IntegerProductRules.swift`; a Pad before a quantized convolution in
 /// `QuantizedPadRules.swift`); the builders of
@@ -90,6 +91,8 @@ struct FusionRules: KernelChoices {
                 return .pointwiseDepthwise(banded)
             }
             return .convolution(matchConvolution(conv, kind: kind, node))
+        case let norm as BatchNormalization:
+            return matchNormalizedActivation(norm, node).map { .normalizedActivation($0) }
         case is GlobalAveragePool:
             return matchSqueezeExcite(at: index).map { .squeezeExcite($0) }
         case let binary as ElementwiseBinary:
@@ -128,6 +131,7 @@ struct FusionRules: KernelChoices {
         case .resizedPointwise(let output): value = output
         case .deinterleave: value = graph.nodes[index].outputs[0]
         case .paddedConvolution(let f): value = f.convolution.target
+        case .normalizedActivation(let chain): value = chain.output
         default: return nil
         }
         guard let (c, h, w) = Self.planes(graph.values[value].shape) else { return nil }

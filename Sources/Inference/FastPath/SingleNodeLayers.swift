@@ -17,18 +17,27 @@ extension KernelChoices {
 
 extension StepBuilder {
     /// BatchNormalization with constant parameters as one per-channel multiply-add (the factor and
-    /// shift the reference kernel computes).
+    /// shift the reference kernel computes), then `activation` (the fused activation node's),
+    /// written to `paddedOutput` when its reader wants it zero-bordered (a [1, C, H, W] map).
     func batchNormalizationStep(_ norm: BatchNormalization, _ node: PlannedNode, _ inputs: [UnsafePointer<Float>],
-                                _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
+                                _ outputs: [UnsafeMutablePointer<Float>], activation: Activation,
+                                paddedOutput: FeatureMap? = nil) -> (any Step)? {
         guard norm.batch == 1, hasConstantWeights(node) else { return nil }
         let c = norm.channels
         let parameter = { (index: Int) in Array(UnsafeBufferPointer(start: inputs[index], count: c)) }
         let scale = parameter(1), bias = parameter(2), mean = parameter(3), variance = parameter(4)
         let factor = (0..<c).map { scale[$0] / (variance[$0] + norm.epsilon).squareRoot() }
         let shift = (0..<c).map { bias[$0] - mean[$0] * factor[$0] }
-        return ChannelAffineStep(input: StepBuilder.denseMap(inputs[0], channels: c, height: 1, width: norm.planeSize),
-                                 output: StepBuilder.denseMap(outputs[0], channels: c, height: 1, width: norm.planeSize),
-                                 factor: FloatBuffer(factor), shift: FloatBuffer(shift), pool: pool)
+        let input: FeatureMap, output: FeatureMap
+        if let paddedOutput {
+            input = StepBuilder.denseMap(inputs[0], channels: c, height: paddedOutput.layout.height, width: paddedOutput.layout.width)
+            output = paddedOutput
+        } else {
+            input = StepBuilder.denseMap(inputs[0], channels: c, height: 1, width: norm.planeSize)
+            output = StepBuilder.denseMap(outputs[0], channels: c, height: 1, width: norm.planeSize)
+        }
+        return ChannelAffineStep(input: input, output: output, factor: FloatBuffer(factor), shift: FloatBuffer(shift),
+                                 activation: activation, pool: pool)
     }
 
     /// LayerNormalization of a float32 tensor over its last axis alone (C values), with a Scale
@@ -300,14 +309,17 @@ final class PlaneGatherStep: Step {
 }
 
 final class ChannelAffineStep: Step {
-    let input: FeatureMap, output: FeatureMap, factor: FloatBuffer, shift: FloatBuffer, pool: WorkerPool
-    func run() { channelAffine(input, scale: factor.baseAddress, shift: shift.baseAddress, output: output, pool: pool) }
+    let input: FeatureMap, output: FeatureMap, factor: FloatBuffer, shift: FloatBuffer, activation: Activation, pool: WorkerPool
+    func run() {
+        channelAffine(input, scale: factor.baseAddress, shift: shift.baseAddress, activation: activation, output: output, pool: pool)
+    }
 
-    init(input: FeatureMap, output: FeatureMap, factor: FloatBuffer, shift: FloatBuffer, pool: WorkerPool) {
+    init(input: FeatureMap, output: FeatureMap, factor: FloatBuffer, shift: FloatBuffer, activation: Activation, pool: WorkerPool) {
         self.input = input
         self.output = output
         self.factor = factor
         self.shift = shift
+        self.activation = activation
         self.pool = pool
     }
 }

@@ -143,6 +143,10 @@ final class StepBuilder: KernelChoices {
         case .gelu(let chain):
             return FunctionStep(input: pointer(chain.input), output: pointer(chain.output),
                                 count: graph.values[chain.input].elementCount, function: .gelu(chain.argument))
+        case .normalizedActivation(let chain):
+            // The rule matched only what the single-node step takes.
+            return batchNormalizationStep(node.operation as! BatchNormalization, node, inputs, [pointer(chain.output)],
+                                          activation: chain.activation, paddedOutput: paddedMap(chain.output))!
         case .integerSums(let f):
             // The rule matched only what these steps take (`integerProductRunsFast`).
             if let conv = node.operation as? ConvInteger { return integerConvolutionStep(conv, node, inputs, outputs, fusion: f)! }
@@ -178,7 +182,7 @@ final class StepBuilder: KernelChoices {
         case let binary as ElementwiseBinary:
             return parametricReLUStep(binary, inputs, outputs) ?? broadcastBinaryStep(binary, inputs, outputs)
         case let norm as BatchNormalization:
-            return batchNormalizationStep(norm, node, inputs, outputs)
+            return batchNormalizationStep(norm, node, inputs, outputs, activation: .none)
         case let norm as Normalization:
             return layerNormalizationStep(norm, node, inputs, outputs)
         case let softmax as Softmax:

@@ -29,7 +29,7 @@ extension FusionRules {
     }
 
     /// The activation node or SiLU after `chain.output`, absorbed into `chain`; false if none.
-    private func absorbActivation(into chain: inout Epilogue) -> Bool {
+    func absorbActivation(into chain: inout Epilogue) -> Bool {
         if let next = follower(of: chain.output), let activation = Self.kernelActivation(of: next) {
             chain.activation = activation
             chain.output = next.outputs[0]
