@@ -19,12 +19,16 @@ package enum PoolKind: Sendable, Hashable {
 /// floor mode guarantees; with ceil_mode an overhanging window's divisor in ONNX Runtime counts
 /// only up to the end pad, which this signature (no end pads) cannot know.
 ///
-/// Max pooling of small maps runs ``channelLaneMaxPool(_:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:output:pool:)``
+/// A 3×3 max pool of stride 1 or 2 on input rows of at least ``rowMaxPoolPreferredWidth`` runs
+/// ``rowMaxPool(_:strideHeight:strideWidth:padTop:padLeft:output:pool:)`` when it fits
+/// (``rowMaxPoolFits(inputWidth:inputHeight:outputWidth:outputHeight:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:)``).
+/// Otherwise max pooling of small maps runs ``channelLaneMaxPool(_:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:output:pool:)``
 /// (vectorised over channels) when it fits (``channelLaneMaxPoolFits(inputWidth:inputHeight:outputWidth:outputHeight:)``)
 /// and the pool holds its scratch (``pool2DScratch(input:output:kind:kernelHeight:kernelWidth:strideWidth:padLeft:)`` plans it),
 /// else max pooling of output rows of at most 16 runs ``smallPlaneMaxPool(_:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:output:pool:)``
-/// when it fits (``smallPlaneMaxPoolFits(inputWidth:inputHeight:outputWidth:kernelWidth:strideWidth:padLeft:)``).
-/// Otherwise, for a band of up to 16 output rows, each row's window rows are reduced (streamed row by row)
+/// when it fits (``smallPlaneMaxPoolFits(inputWidth:inputHeight:outputWidth:kernelWidth:strideWidth:padLeft:)``),
+/// else ``rowMaxPool(_:strideHeight:strideWidth:padTop:padLeft:output:pool:)`` on narrower rows
+/// when it fits. Otherwise, for a band of up to 16 output rows, each row's window rows are reduced (streamed row by row)
 /// into per-thread scratch bordered by the reduction's identity (−∞ or 0), then, per row, the
 /// window's columns are reduced 16 outputs per vector: loads at `xo + kx` for stride 1, a register deinterleave (`loadEven`) for
 /// stride 2, scalar for other strides. Sums add the rows in order, then the columns in order,
@@ -42,6 +46,15 @@ package func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kern
     precondition(kernelHeight >= 1 && kernelWidth >= 1 && strideHeight >= 1 && strideWidth >= 1, "pool2D: empty window or zero stride")
     precondition(padTop >= 0 && padLeft >= 0, "pool2D: negative pad")
     precondition(output.channels == input.channels, "pool2D: channel count differs")
+    let rowFits = kind == .max && rowMaxPoolFits(inputWidth: input.layout.width, inputHeight: input.layout.height,
+                                                  outputWidth: output.layout.width, outputHeight: output.layout.height,
+                                                  kernelHeight: kernelHeight, kernelWidth: kernelWidth, strideHeight: strideHeight,
+                                                  strideWidth: strideWidth, padTop: padTop, padLeft: padLeft)
+    if rowFits && input.layout.width >= rowMaxPoolPreferredWidth {
+        rowMaxPool(input, strideHeight: strideHeight, strideWidth: strideWidth, padTop: padTop, padLeft: padLeft,
+                   output: output, pool: pool)
+        return
+    }
     if case .max = kind, channelLaneMaxPoolFits(inputWidth: input.layout.width, inputHeight: input.layout.height,
                                                 outputWidth: output.layout.width, outputHeight: output.layout.height),
        !smallPlaneMaxPoolPreferred(inputWidth: input.layout.width, inputHeight: input.layout.height, outputWidth: output.layout.width,
@@ -57,6 +70,11 @@ package func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kern
                                                strideWidth: strideWidth, padLeft: padLeft) {
         smallPlaneMaxPool(input, kernelHeight: kernelHeight, kernelWidth: kernelWidth, strideHeight: strideHeight,
                           strideWidth: strideWidth, padTop: padTop, padLeft: padLeft, output: output, pool: pool)
+        return
+    }
+    if rowFits {
+        rowMaxPool(input, strideHeight: strideHeight, strideWidth: strideWidth, padTop: padTop, padLeft: padLeft,
+                   output: output, pool: pool)
         return
     }
     let geometry = PoolGeometry(input: input.layout, output: output.layout, kernelHeight: kernelHeight, kernelWidth: kernelWidth,

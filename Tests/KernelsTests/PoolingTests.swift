@@ -177,6 +177,45 @@ struct PoolingTests {
         #expect(taken > 1000, "the sweep reaches the small-plane kernel (\(taken) problems)")
     }
 
+    @Test("3×3 max pooling in registers (the row kernel, called directly): widths around 1, 2 and 3 vectors and up to 113, strides 1 and 2 on each axis, pads 0…2, ceil_mode, any layouts, against the ONNX definition")
+    func rowMaxPool() {
+        var random = Random(seed: 93)
+        var taken = 0
+        let widths = [1, 2, 3, 5, 8, 13, 15, 16, 17, 23, 24, 25, 31, 32, 33, 34, 35, 47, 48, 49, 50, 63, 64, 65, 66,
+                      79, 80, 81, 95, 96, 97, 111, 112, 113]
+        for width in widths {
+            for (height, channels) in [(1, 2), (2, 1), (4, 3), (7, 2)] {
+                for (sh, sw) in [(1, 1), (2, 2), (1, 2), (2, 1)] {
+                    for (padTop, padLeft) in [(0, 0), (1, 1), (2, 2), (0, 1), (1, 2)] {
+                        for ceil in [false, true] {
+                            let window = Window(kh: 3, kw: 3, sh: sh, sw: sw, padTop: padTop, padLeft: padLeft, ceil: ceil)
+                            let outH = window.outputSize(height, k: 3, s: sh, pad: padTop)
+                            let outW = window.outputSize(width, k: 3, s: sw, pad: padLeft)
+                            guard outH >= 1, outW >= 1,
+                                  rowMaxPoolFits(inputWidth: width, inputHeight: height, outputWidth: outW, outputHeight: outH,
+                                                 kernelHeight: 3, kernelWidth: 3, strideHeight: sh, strideWidth: sw,
+                                                 padTop: padTop, padLeft: padLeft) else { continue }
+                            taken += 1
+                            let x = random.array(channels * height * width, scale: 5)
+                            let (inPad, outPad) = layoutPairs[taken % layoutPairs.count]
+                            let what = "max \(window) \(channels)x\(height)x\(width) -> \(outH)x\(outW) pad \(inPad)->\(outPad)"
+                            let input = makeMap(x, channels: channels, layout: .padded(width: width, height: height, pad: inPad))
+                            let got = runOnBothPools(input, outputChannels: channels, outputHeight: outH, outputWidth: outW,
+                                                     outputPad: outPad, what) { i, o, pool in
+                                Kernels.rowMaxPool(i, strideHeight: sh, strideWidth: sw, padTop: padTop, padLeft: padLeft,
+                                                   output: o, pool: pool)
+                            }
+                            let expected = reference(x, channels: channels, height: height, width: width, kind: .max, window: window,
+                                                     outH: outH, outW: outW)
+                            #expect(got == expected.map { Float($0.value) }, "\(what)")
+                        }
+                    }
+                }
+            }
+        }
+        #expect(taken > 3000, "the sweep reaches the row kernel (\(taken) problems)")
+    }
+
     @Test("a window wholly in the pad gives −∞ for max and 0 for average")
     func emptyWindows() {
         // 3x3 stride 1, pad 3 on a 3x3 input: the corner windows of the 7x7 output see no input pixel.
