@@ -339,6 +339,16 @@ extension StepBuilder {
             }
             let source = inputValue.flatMap(paddedMap).map(PaddedInput.written)
                 ?? .copy(of: input, layout: .padded(width: w.input, height: h.input, pad: pad))
+            if case .dense = kind, conv.group == 1, k == 3, stride == 1, h.dilation == 1,
+               winogradFits(inputChannels: cin, outputChannels: cout, outputWidth: w.output, outputHeight: h.output) {
+                let weights = packed {
+                    let (weights, bias) = folded()
+                    return WinogradWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin)
+                }
+                return WinogradConvolutionStep(source: source, output: output, activation: activation, residual: denseResidual,
+                                               rectifiesSum: rectifiesSum, pool: pool, weights: weights,
+                                               padTop: h.padBegin, padLeft: w.padBegin)
+            }
             if case .dense = kind, StepBuilder.runsOverChannels(dense: conv) {
                 let paired = StepBuilder.pairsGroups(conv)
                 // One matrix per group, or one for all when the groups pair up (output channel o's

@@ -247,6 +247,37 @@ final class DenseConvolutionStep: Step {
     }
 }
 
+/// A 3×3 stride-1 convolution of one group by Winograd's F(2×2, 3×3) (`winogradConvolution`).
+final class WinogradConvolutionStep: Step {
+    var scratch: ScratchSize {
+        source.scratch.union(winogradScratch(inputChannels: weights.inputChannels, outputWidth: output.layout.width,
+                                             outputHeight: output.layout.height))
+    }
+    let source: PaddedInput
+    let output: FeatureMap, activation: Activation, pool: WorkerPool
+    /// A residual Add (and the Relu after it) absorbed into the stores.
+    let residual: FeatureMap?, rectifiesSum: Bool
+    let weights: WinogradWeights
+    let padTop: Int, padLeft: Int
+    func run() {
+        winogradConvolution(source.prepare(pool), weights: weights, padTop: padTop, padLeft: padLeft, activation: activation,
+                            residual: residual, rectifiesSum: rectifiesSum, output: output, pool: pool)
+    }
+
+    init(source: PaddedInput, output: FeatureMap, activation: Activation, residual: FeatureMap?, rectifiesSum: Bool,
+         pool: WorkerPool, weights: WinogradWeights, padTop: Int, padLeft: Int) {
+        self.source = source
+        self.output = output
+        self.activation = activation
+        self.residual = residual
+        self.rectifiesSum = rectifiesSum
+        self.pool = pool
+        self.weights = weights
+        self.padTop = padTop
+        self.padLeft = padLeft
+    }
+}
+
 /// A dense convolution vectorised over output channels, per group (`smallMapConvolution`).
 final class SmallMapConvolutionStep: Step {
     let source: PaddedInput
