@@ -46,12 +46,14 @@ package final class WinogradWeights: @unchecked Sendable {
 /// Whether ``winogradConvolution(_:weights:padTop:padLeft:activation:residual:rectifiesSum:output:pool:)``
 /// takes a 3×3 stride-1 convolution: a build with 32 vector registers (AVX-512: the products'
 /// tile of 8 × 48 accumulators), at least 16 input and 16 output channels and 512 channel pairs
-/// (on 16 → 16 the transforms cost as much as they save), and at least 48 output tiles of 2×2
-/// (maps of about 14×14 and more: on fewer, the products run on partial tiles, and an 8×8 map of
-/// 512 → 512 took 1.3 times the direct kernel's time).
+/// (on 16 → 16 the transforms cost as much as they save), and at least 64 output tiles of 2×2
+/// (maps of 16×16 and more). On fewer the transformed weights, 16/9 of the direct kernel's, cost
+/// more to stream than the multiplications saved: alone a 14×14 map of 256 → 256 ran in 0.72 of
+/// the direct time, but in ResNet-18, whose weights are not in cache, in 1.03–1.18; an 8×8 map of
+/// 512 → 512 took 1.3 times the direct time even alone.
 package func winogradFits(inputChannels: Int, outputChannels: Int, outputWidth: Int, outputHeight: Int) -> Bool {
     wideRegisterFile && inputChannels >= 16 && outputChannels >= 16 && inputChannels * outputChannels >= 512
-        && (outputWidth + 1) / 2 * ((outputHeight + 1) / 2) >= 48
+        && (outputWidth + 1) / 2 * ((outputHeight + 1) / 2) >= 64
 }
 
 /// The Winograd kernel's blocking: the output's 2×2 tiles, row-major, in bands of whole tile rows
