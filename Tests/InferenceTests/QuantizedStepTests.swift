@@ -377,7 +377,7 @@ struct QuantizedStepTests {
         }
     }
 
-    @Test("QLinearConv depthwise on bytes: outputs 1 to 48 wide (the 16-lane vector, rows packed 4 and 8 to a vector), strides 1 to 4, dilations 1 to 5 (past the byte kernel's window too), kernels 1x1 to 7x7 and non-square, asymmetric pads, channels into the thousands; uint8 and int8, zero points 0/128/255")
+    @Test("QLinearConv depthwise on bytes: outputs 1 to 48 wide (the 16-lane vector, rows packed 4 and 8 to a vector) and 65 to 191 (input rows of 64 bytes and more), strides 1 to 4, dilations 1 to 5 (past the byte kernel's window too), kernels 1x1 to 7x7 and non-square, asymmetric pads, channels into the thousands; uint8 and int8, zero points 0/128/255")
     func byteDepthwise() throws {
         var random = SeededGenerator(seed: 2502)
         let u8: Int64 = 2, i8: Int64 = 3
@@ -431,6 +431,18 @@ struct QuantizedStepTests {
         cases.append(make(577, (3, 3), pads: [1, 1, 1, 1], 6, 6, &random))
         cases.append(make(960, (3, 3), stride: 2, pads: [0, 0, 1, 1], 6, 6, &random))
         cases.append(make(2, (3, 3), stride: 2, pads: [0, 0, 1, 1], 96, 96, &random))
+        // Outputs past 64 wide (the byte plane, not 16 channels to a vector): input rows of 64
+        // bytes and more, their tails masked, int8 (each byte's top bit flipped) and uint8.
+        for (xType, xZero) in [(i8, UInt8(bitPattern: -128)), (i8, 5), (u8, 128)] {
+            for (channels, kernel, stride, dilation, pads, height, width) in [
+                (3, (3, 3), 1, 1, [Int64](repeating: 1, count: 4), 5, 130), (17, (3, 3), 1, 1, [1, 1, 1, 1], 3, 65),
+                (2, (3, 3), 2, 1, [1, 1, 1, 1], 6, 200), (4, (5, 5), 1, 2, [4, 4, 4, 4], 4, 70), (5, (3, 3), 1, 1, [1, 1, 1, 1], 2, 191),
+            ] {
+                cases.append(ConvCase(cin: channels, cout: channels, group: channels, kernel: kernel, stride: stride, dilation: dilation,
+                                      pads: pads, height: height, width: width, xType: xType, wType: i8, yType: u8, xZero: xZero,
+                                      yZero: 128, perChannel: true, bias: true))
+            }
+        }
         for c in cases {
             let (model, x) = Self.convModel(c, &random)
             try Self.check(model, feeds: ["x": x], op: "QLinearConv",
