@@ -42,7 +42,7 @@ def ort_profile(model, runs):
     for event in events:
         if event.get("cat") == "Node" and event["name"].endswith("_kernel_time"):
             times.setdefault(event["name"][:-len("_kernel_time")], []).append(event["dur"])
-    return {re.sub(r"(_output_0)?(_nchwc)?$", "", name): statistics.median(d[-runs:]) for name, d in times.items()}
+    return {re.sub(r"(_output_0)?(_nchwc)?(_token_\d+)?$", "", name): statistics.median(d[-runs:]) for name, d in times.items()}
 
 
 def vbg_layers(vbg, model, runs):

@@ -39,14 +39,17 @@ struct GroupLaneWeights {
     ///   outputs 27 -> 7 us on 3x3 maps (25 groups), 24 -> 7 on 5x5, 21 -> 10 on 10x10, 30 -> 21
     ///   on 20x20; 8 outputs (half the lanes zero weights) 35 -> 7 on 3x3, 26 -> 16 on 10x10, but
     ///   31 -> 34 on 20x20, where the general kernel's tiles of 64 pixels pad less;
-    /// - one group: a window of several taps, at most 512 outputs, maps of at most 256 pixels.
-    ///   Measured on DenseNet's 3x3 128 -> 32: 78 -> 36 us on 16x16, 32 -> 10.7 on 8x8; ResNets'
-    ///   3x3 layers: 64 outputs on 16x16 49 -> 35 us, 256 on 4x4 48 -> 43, 512 on 2x2 104 -> 90
-    ///   (resnet50), 512 on 4x4 (resnet18) 137 -> 112; GoogLeNet's 64 -> 192 on 16x16 110 -> 95.
+    /// - one group: a window of several taps, at most 512 outputs, maps of at most 4096 pixels
+    ///   (64x64). Measured on DenseNet's 3x3 128 -> 32: 78 -> 36 us on 16x16, 32 -> 10.7 on 8x8;
+    ///   ResNets' 3x3 layers: 64 outputs on 16x16 49 -> 35 us, 256 on 4x4 48 -> 43, 512 on 2x2
+    ///   104 -> 90 (resnet50), 512 on 4x4 (resnet18) 137 -> 112; GoogLeNet's 64 -> 192 on 16x16
+    ///   110 -> 95; at 224x224, resnet50's 128 outputs on 28x28 270 -> 231 us (stride 2 from
+    ///   56x56: 303 -> 249) and 64 on 56x56 258 -> 244, where the patch layouts pad the columns
+    ///   (shifted planes: the rows' borders) or build a patch matrix of 900 KB.
     static func applies(groups: Int, channelsPerGroup: Int, outputsPerGroup: Int, pixels: Int, taps: Int, bytes: Bool) -> Bool {
         guard bytes && channelsPerGroup % 4 == 0 else { return false }
         if groups > 1 { return outputsPerGroup <= lanes && (pixels <= 100 || pixels <= 400 && outputsPerGroup > lanes / 2) }
-        return taps > 1 && outputsPerGroup <= 512 && pixels <= 256
+        return taps > 1 && outputsPerGroup <= 512 && pixels <= 4096
     }
 }
 

@@ -1461,7 +1461,7 @@ func bytePlane(_ c: QuantizedConvolution, channel: Int, _ geometry: QuantizedDep
         let row = plane + (ih + window.padTop) * width + window.padLeft, line = source + ih * inW
         var iw = 0
         while iw + 64 <= inW {
-            let v = UnsafeRawPointer(line + iw).loadUnaligned(as: SIMD64<UInt8>.self) ^ SIMD64(repeating: flip)
+            let v = vbg_flip_bytes64(UnsafeRawPointer(line + iw).loadUnaligned(as: SIMD64<UInt8>.self), flip)
             UnsafeMutableRawPointer(row + iw).storeBytes(of: v, as: SIMD64<UInt8>.self)
             iw += 64
         }
@@ -1687,16 +1687,16 @@ func shiftedRows(_ product: QuantizedMatrixProduct) -> UnsafePointer<Int32> {
     let w = product.weights, k = w.inner, perRow = w.depth * w.operands.perElement
     let out = UnsafeMutableRawPointer(product.shifted), a = product.a.assumingMemoryBound(to: UInt8.self)
     if w.operands != .pairs {
-        let flip = SIMD64<UInt8>(repeating: w.aSigned ? 0x80 : 0)
+        let flip: UInt8 = w.aSigned ? 0x80 : 0
         for r in 0..<product.rows {
             let source = a + r * k, target = out.assumingMemoryBound(to: UInt8.self) + r * perRow
             var p = 0
             while p + 64 <= k {
-                let v = UnsafeRawPointer(source + p).loadUnaligned(as: SIMD64<UInt8>.self) ^ flip
+                let v = vbg_flip_bytes64(UnsafeRawPointer(source + p).loadUnaligned(as: SIMD64<UInt8>.self), flip)
                 UnsafeMutableRawPointer(target + p).storeBytes(of: v, as: SIMD64<UInt8>.self)
                 p += 64
             }
-            if p < k { vbg_store_bytes64(target + p, vbg_load_bytes64(source + p, Int32(k - p)) ^ flip, Int32(k - p)) }
+            if p < k { vbg_store_bytes64(target + p, vbg_flip_bytes64(vbg_load_bytes64(source + p, Int32(k - p)), flip), Int32(k - p)) }
         }
         return UnsafePointer(product.shifted)
     }

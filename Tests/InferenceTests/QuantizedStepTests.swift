@@ -224,44 +224,61 @@ struct QuantizedStepTests {
         }
     }
 
-    @Test("QLinearConv at stride 1 on shifted planes (channel-minor bytes, no patch matrix): maps 8 to 64 wide with rows past each output row, kernels 1x3 to 5x5, dilation, asymmetric and no padding, groups, 3 channels padded to 4, channels into the thousands; uint8 and int8")
+    @Test("QLinearConv at stride 1 on shifted planes (channel-minor bytes, no patch matrix), where the group lanes do not take the layer (maps over 4096 pixels, over 512 outputs, groups of more than 16 outputs): maps 9 to 520 wide with rows past each output row, kernels 1x3 to 5x5, dilation, asymmetric and no padding, groups, 3 channels padded to 4, channels into the thousands; uint8 and int8")
     func shiftedPlaneConvolutions() throws {
         var random = SeededGenerator(seed: 2512)
         let u8: Int64 = 2, i8: Int64 = 3
         let cases: [ConvCase] = [
-            ConvCase(cin: 64, cout: 64, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 20, width: 20,
+            ConvCase(cin: 64, cout: 128, group: 2, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 20, width: 20,
                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
-            ConvCase(cin: 128, cout: 130, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 10, width: 10,
+            ConvCase(cin: 16, cout: 260, group: 2, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 20, width: 20,
                      xType: i8, wType: i8, yType: u8, xZero: 5, yZero: 0, perChannel: false, bias: true),
-            ConvCase(cin: 8, cout: 7, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 16, width: 16,
+            ConvCase(cin: 8, cout: 16, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 66, width: 64,
                      xType: u8, wType: i8, yType: i8, xZero: 255, yZero: 0, perChannel: true, bias: false),
-            ConvCase(cin: 12, cout: 20, group: 1, kernel: (3, 3), stride: 1, dilation: 2, pads: [2, 2, 2, 2], height: 19, width: 35,
+            ConvCase(cin: 12, cout: 20, group: 1, kernel: (3, 3), stride: 1, dilation: 2, pads: [2, 2, 2, 2], height: 65, width: 70,
                      xType: i8, wType: i8, yType: u8, xZero: UInt8(bitPattern: -128), yZero: 128, perChannel: true, bias: true),
-            ConvCase(cin: 4, cout: 65, group: 1, kernel: (5, 5), stride: 1, dilation: 1, pads: [2, 2, 2, 2], height: 13, width: 17,
+            ConvCase(cin: 4, cout: 520, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 30, width: 30,
                      xType: u8, wType: i8, yType: u8, xZero: 0, yZero: 255, perChannel: true, bias: true),
+            ConvCase(cin: 4, cout: 9, group: 1, kernel: (5, 5), stride: 1, dilation: 1, pads: [2, 2, 2, 2], height: 64, width: 66,
+                     xType: i8, wType: i8, yType: u8, xZero: 3, yZero: 128, perChannel: false, bias: true),
             ConvCase(cin: 16, cout: 6, group: 2, kernel: (3, 2), stride: 1, dilation: 1, pads: [0, 1, 2, 0], height: 12, width: 24,
                      xType: u8, wType: i8, yType: u8, xZero: 200, yZero: 3, perChannel: false, bias: true),
-            ConvCase(cin: 4, cout: 1, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 18, width: 18,
+            ConvCase(cin: 4, cout: 1, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [0, 0, 0, 0], height: 67, width: 67,
                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: false, bias: false),
-            ConvCase(cin: 20, cout: 33, group: 1, kernel: (2, 2), stride: 1, dilation: 1, pads: [0, 0, 1, 1], height: 9, width: 40,
+            ConvCase(cin: 40, cout: 66, group: 2, kernel: (2, 2), stride: 1, dilation: 1, pads: [0, 0, 1, 1], height: 9, width: 40,
                      xType: i8, wType: i8, yType: i8, xZero: 0, yZero: 0, perChannel: true, bias: true),
-            ConvCase(cin: 8, cout: 12, group: 1, kernel: (1, 3), stride: 1, dilation: 1, pads: [0, 1, 0, 1], height: 8, width: 64,
+            ConvCase(cin: 8, cout: 12, group: 1, kernel: (1, 3), stride: 1, dilation: 1, pads: [0, 1, 0, 1], height: 8, width: 520,
                      xType: u8, wType: i8, yType: u8, xZero: 7, yZero: 128, perChannel: true, bias: true),
             ConvCase(cin: 3, cout: 16, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 32, width: 31,
                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
-            ConvCase(cin: 1028, cout: 9, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 8, width: 9,
+            ConvCase(cin: 2064, cout: 40, group: 2, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 3, width: 9,
                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
             ConvCase(cin: 32, cout: 64, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 11, width: 7,
                      xType: u8, wType: u8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true),
         ]
         for c in cases {
             let (model, x) = Self.convModel(c, &random)
-            try Self.check(model, feeds: ["x": x], op: "QLinearConv",
-                           "\(c.cin)->\(c.cout) g\(c.group) k\(c.kernel) d\(c.dilation) pads \(c.pads) \(c.height)x\(c.width) types \(c.xType)/\(c.wType)/\(c.yType) zeros \(c.xZero)/\(c.yZero)")
+            let label = "\(c.cin)->\(c.cout) g\(c.group) k\(c.kernel) d\(c.dilation) pads \(c.pads) \(c.height)x\(c.width) types \(c.xType)/\(c.wType)/\(c.yType) zeros \(c.xZero)/\(c.yZero)"
+            try Self.check(model, feeds: ["x": x], op: "QLinearConv", label)
+            #expect(!Self.runsOnGroupLanes(c), "\(label): on the group lanes, not the shifted planes")
         }
     }
 
-    @Test("QLinearConv on small maps with a group's outputs as vector lanes: RegNet's 16 channels per group on 3x3 and 5x5 maps, 1 to 16 outputs per group, maps 1x1 to 20x20 and the near misses past 100 and 400 pixels, 17 outputs, 6 channels per group, 16-bit weights; one group of up to 512 outputs (one to four blocks of 16 per tile, partial blocks, threads on tiles of blocks) on maps up to 256 pixels and the near misses at 513 outputs, 272 pixels and 1x1 windows; strides, dilation, asymmetric pads, non-square kernels, groups and channels into the thousands; uint8 and int8")
+    /// Whether the loader puts `c`'s weights on the group lanes (int8 weights; uint8 ones are
+    /// 16-bit pairs, never there).
+    static func runsOnGroupLanes(_ c: ConvCase) -> Bool {
+        guard c.wType == 3 else { return false }
+        let (kh, kw) = c.kernel
+        let outH = (c.height + Int(c.pads[0] + c.pads[2]) - c.dilation * (kh - 1) - 1) / c.stride + 1
+        let outW = (c.width + Int(c.pads[1] + c.pads[3]) - c.dilation * (kw - 1) - 1) / c.stride + 1
+        let weights = QuantizedConvolutionWeights(
+            values: [Int16](repeating: 1, count: c.cout * c.cin / c.group * kh * kw), bias: nil,
+            multipliers: [Float](repeating: 1, count: c.cout), groups: c.group, inputChannels: c.cin, outputChannels: c.cout,
+            kernelHeight: kh, kernelWidth: kw, pixels: outH * outW, inputSigned: c.xType == 3, inputZero: 0)
+        return weights.runsOnGroupLanes
+    }
+
+    @Test("QLinearConv on small maps with a group's outputs as vector lanes: RegNet's 16 channels per group on 3x3 and 5x5 maps, 1 to 16 outputs per group, maps 1x1 to 20x20 and the near misses past 100 and 400 pixels, 17 outputs, 6 channels per group, 16-bit weights; one group of up to 512 outputs (one to four blocks of 16 per tile, partial blocks, threads on tiles of blocks) on maps up to 4096 pixels and the near misses at 513 outputs, 4160 pixels and 1x1 windows; strides, dilation, asymmetric pads, non-square kernels, groups and channels into the thousands; uint8 and int8")
     func groupLaneConvolutions() throws {
         var random = SeededGenerator(seed: 2533)
         let u8: Int64 = 2, i8: Int64 = 3
@@ -302,10 +319,19 @@ struct QuantizedStepTests {
             (ConvCase(cin: 64, cout: 64, group: 4, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 3, width: 3,
                       xType: u8, wType: u8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), false),
             // One group: two blocks of 16 outputs per tile (DenseNet's 128 -> 32 on 16x16 and 8x8
-            // maps), one block, a partial second; 1x1 windows and 272 pixels stay apart.
+            // maps), one block, a partial second; maps up to 64x64 (ResNets' 3x3 on 28x28, stride
+            // 2 from 56x56); 1x1 windows and 4160 pixels stay apart.
             (ConvCase(cin: 128, cout: 32, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 16, width: 16,
                       xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
             (ConvCase(cin: 128, cout: 32, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 17, width: 16,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 32, cout: 64, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 28, width: 28,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 16, cout: 67, group: 1, kernel: (3, 3), stride: 2, dilation: 1, pads: [1, 1, 1, 1], height: 57, width: 56,
+                      xType: i8, wType: i8, yType: u8, xZero: 3, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 4, cout: 16, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 64, width: 64,
+                      xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
+            (ConvCase(cin: 4, cout: 16, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 65, width: 64,
                       xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), false),
             (ConvCase(cin: 16, cout: 33, group: 1, kernel: (3, 3), stride: 1, dilation: 1, pads: [1, 1, 1, 1], height: 8, width: 8,
                       xType: u8, wType: i8, yType: u8, xZero: 128, yZero: 128, perChannel: true, bias: true), true),
@@ -343,21 +369,15 @@ struct QuantizedStepTests {
             try Self.check(model, feeds: ["x": x], op: "QLinearConv", label)
             // The layout the loader picks for these weights' shape (uint8 weights: 16-bit pairs).
             if c.wType == i8 {
-                let (kh, kw) = c.kernel
-                let outH = (c.height + Int(c.pads[0] + c.pads[2]) - c.dilation * (kh - 1) - 1) / c.stride + 1
-                let outW = (c.width + Int(c.pads[1] + c.pads[3]) - c.dilation * (kw - 1) - 1) / c.stride + 1
-                let weights = QuantizedConvolutionWeights(
-                    values: [Int16](repeating: 1, count: c.cout * c.cin / c.group * kh * kw), bias: nil,
-                    multipliers: [Float](repeating: 1, count: c.cout), groups: c.group, inputChannels: c.cin, outputChannels: c.cout,
-                    kernelHeight: kh, kernelWidth: kw, pixels: outH * outW, inputSigned: c.xType == i8, inputZero: 0)
-                #expect(weights.runsOnGroupLanes == lanes, "\(label): on the lanes \(weights.runsOnGroupLanes), expected \(lanes)")
+                let onLanes = Self.runsOnGroupLanes(c)
+                #expect(onLanes == lanes, "\(label): on the lanes \(onLanes), expected \(lanes)")
             } else {
                 #expect(!lanes, "\(label): 16-bit weights never run on the lanes")
             }
         }
     }
 
-    @Test("QLinearConv depthwise on bytes: outputs 1 to 48 wide (the 16-lane vector, rows packed 4 and 8 to a vector), strides 1 to 4, dilations 1 to 5 (past the byte kernel's window too), kernels 1x1 to 7x7 and non-square, asymmetric pads, channels into the thousands; uint8 and int8, zero points 0/128/255")
+    @Test("QLinearConv depthwise on bytes: outputs 1 to 48 wide (the 16-lane vector, rows packed 4 and 8 to a vector) and 65 to 191 (input rows of 64 bytes and more), strides 1 to 4, dilations 1 to 5 (past the byte kernel's window too), kernels 1x1 to 7x7 and non-square, asymmetric pads, channels into the thousands; uint8 and int8, zero points 0/128/255")
     func byteDepthwise() throws {
         var random = SeededGenerator(seed: 2502)
         let u8: Int64 = 2, i8: Int64 = 3
@@ -411,6 +431,18 @@ struct QuantizedStepTests {
         cases.append(make(577, (3, 3), pads: [1, 1, 1, 1], 6, 6, &random))
         cases.append(make(960, (3, 3), stride: 2, pads: [0, 0, 1, 1], 6, 6, &random))
         cases.append(make(2, (3, 3), stride: 2, pads: [0, 0, 1, 1], 96, 96, &random))
+        // Outputs past 64 wide (the byte plane, not 16 channels to a vector): input rows of 64
+        // bytes and more, their tails masked, int8 (each byte's top bit flipped) and uint8.
+        for (xType, xZero) in [(i8, UInt8(bitPattern: -128)), (i8, 5), (u8, 128)] {
+            for (channels, kernel, stride, dilation, pads, height, width) in [
+                (3, (3, 3), 1, 1, [Int64](repeating: 1, count: 4), 5, 130), (17, (3, 3), 1, 1, [1, 1, 1, 1], 3, 65),
+                (2, (3, 3), 2, 1, [1, 1, 1, 1], 6, 200), (4, (5, 5), 1, 2, [4, 4, 4, 4], 4, 70), (5, (3, 3), 1, 1, [1, 1, 1, 1], 2, 191),
+            ] {
+                cases.append(ConvCase(cin: channels, cout: channels, group: channels, kernel: kernel, stride: stride, dilation: dilation,
+                                      pads: pads, height: height, width: width, xType: xType, wType: i8, yType: u8, xZero: xZero,
+                                      yZero: 128, perChannel: true, bias: true))
+            }
+        }
         for c in cases {
             let (model, x) = Self.convModel(c, &random)
             try Self.check(model, feeds: ["x": x], op: "QLinearConv",

@@ -271,6 +271,12 @@ static inline __attribute__((always_inline)) vbg_u8x64 vbg_pool_tap_indices(int 
     return __builtin_convertvector(index, vbg_u8x64);
 }
 
+// Every byte of `x` xor `flip` (`vpxorq`; Swift's `^` on SIMD64<UInt8> compiles to a lane-by-lane
+// loop of 64 inserts): int8 made unsigned (x + 128) with `flip` 0x80.
+static inline __attribute__((always_inline)) vbg_u8x64 vbg_flip_bytes64(vbg_u8x64 x, unsigned char flip) {
+    return x ^ (vbg_u8x64)(flip);
+}
+
 // The larger of each lane's bytes, as uint8 or as int8 (`vpmaxub` / `vpmaxsb`).
 static inline __attribute__((always_inline)) vbg_u8x64 vbg_max_u8x64(vbg_u8x64 a, vbg_u8x64 b) { return a > b ? a : b; }
 static inline __attribute__((always_inline)) vbg_u8x64 vbg_max_i8x64(vbg_u8x64 a, vbg_u8x64 b) {
