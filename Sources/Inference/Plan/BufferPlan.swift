@@ -24,8 +24,8 @@ import Kernels
 /// reused). A zero-bordered map's border must stay zero, so its buffer only ever holds maps of
 /// its geometry (channel count and layout), whose producers write interiors alone: maps of one
 /// geometry take turns in buffers as activations do in the arena, which keeps the memory a
-/// network touches per run small enough to stay in cache. Constants are not in the arena: every session reads
-/// them from the model's `ConstantStore`.
+/// network touches per run small enough to stay in cache. Constants are not in the arena: every
+/// session reads them from the model's `ConstantStore`.
 struct BufferPlan: Sendable {
     /// Offset of each value in the arena, in floats (4-byte units), by value id. A value kept
     /// zero-bordered (`FusionPlan.paddedValues`) has its padded buffer here; a constant (in the
@@ -33,7 +33,7 @@ struct BufferPlan: Sendable {
     var offsets: [Int]
     /// Floats needed by activations at the peak (the high-water mark of the slots).
     var activationCount: Int
-    /// Floats in the arena: activations, then the buffers never reused.
+    /// Floats in the arena: activations, then the zero-bordered buffers and the gate values.
     var totalCount: Int
     /// The outputs of the nodes laid over their input (views): they move nothing.
     var views: Set<Int> = []
