@@ -64,7 +64,6 @@ func rowMaxPoolRows(_ job: RowMaxPoolParts, _ rows: Range<Int>, stride: Int, str
     let inL = job.input.layout, outL = job.output.layout
     let (inW, inH, outW, outH) = (inL.width, inL.height, outL.width, outL.height)
     let none = Vector(repeating: -.infinity)
-    let laneIndex = Vector(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
     @inline(always) func larger(_ a: Vector, _ b: Vector) -> Vector { MaxReduction.combine(a, b) }
     for c in (rows.lowerBound / outH)...((rows.upperBound - 1) / outH) {
         let plane = UnsafePointer(job.input.plane(c)), outPlane = job.output.plane(c)
@@ -92,7 +91,7 @@ func rowMaxPoolRows(_ job: RowMaxPoolParts, _ rows: Range<Int>, stride: Int, str
                 }
                 if x >= inW { return (none, none) }
                 let n = inW &- x
-                let outside = laneIndex .>= Float(n)
+                let outside = laneMask(from: n)
                 let a = larger(larger(load(a0 + x, count: n), load(a1 + x, count: n)), load(a2 + x, count: n))
                 let b = larger(larger(load(b0 + x, count: n), load(b1 + x, count: n)), load(b2 + x, count: n))
                 return (a.replacing(with: none, where: outside), b.replacing(with: none, where: outside))
@@ -123,15 +122,5 @@ func rowMaxPoolRows(_ job: RowMaxPoolParts, _ rows: Range<Int>, stride: Int, str
             }
             yo += pair ? 2 : 1
         }
-    }
-}
-
-/// `v` moved `count` lanes up (1 or 2), `fill`'s first lanes in the lanes it leaves: one shuffle.
-@inline(always)
-func behind(_ v: Vector, _ fill: Vector, count: Int) -> Vector {
-    switch count {
-    case 1: return Vector(fill[0], v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14])
-    case 2: return Vector(fill[0], fill[1], v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13])
-    default: preconditionFailure("behind(_:_:count:) takes 1 or 2")
     }
 }

@@ -47,6 +47,16 @@ func shifted(_ a: Vector, _ b: Vector, by s: Int) -> Vector {
     }
 }
 
+/// `v` moved `count` lanes up (1 or 2), `fill`'s first lanes in the lanes it leaves: one shuffle.
+@inline(always)
+func behind(_ v: Vector, _ fill: Vector, count: Int) -> Vector {
+    switch count {
+    case 1: return Vector(fill[0], v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14])
+    case 2: return Vector(fill[0], fill[1], v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13])
+    default: preconditionFailure("behind(_:_:count:) takes 1 or 2")
+    }
+}
+
 /// Lanes per vector.
 let lanes = 16
 
@@ -190,6 +200,18 @@ func evenLanes(_ a: Vector, _ b: Vector) -> Vector {
 @inline(always)
 func oddLanes(_ a: Vector, _ b: Vector) -> Vector {
     Vector(a[1], a[3], a[5], a[7], a[9], a[11], a[13], a[15], b[1], b[3], b[5], b[7], b[9], b[11], b[13], b[15])
+}
+
+/// Lanes 0 … 7 of `a` and `b` interleaved: a0, b0, a1, b1, …
+@inline(always)
+func interleavedLow(_ a: Vector, _ b: Vector) -> Vector {
+    Vector(a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3], a[4], b[4], a[5], b[5], a[6], b[6], a[7], b[7])
+}
+
+/// Lanes 8 … 15 of `a` and `b` interleaved.
+@inline(always)
+func interleavedHigh(_ a: Vector, _ b: Vector) -> Vector {
+    Vector(a[8], b[8], a[9], b[9], a[10], b[10], a[11], b[11], a[12], b[12], a[13], b[13], a[14], b[14], a[15], b[15])
 }
 
 /// Sum of all lanes by halving (a tree, not the sequential `.sum()`).

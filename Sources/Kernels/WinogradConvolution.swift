@@ -3,7 +3,7 @@
 /// per output and input channel U = G·g·Gᵀ (4×4, computed in Double and rounded once), with
 /// G = [[1, 0, 0], [½, ½, ½], [½, −½, ½], [0, 0, 1]]; one matrix per position ξ of the 4×4
 /// (16), each packed in tiles of 8 output channels [input channel][8] (``ChannelTilePacking``).
-package final class WinogradWeights: @unchecked Sendable {
+package final class WinogradWeights {
     package let outputChannels: Int
     package let inputChannels: Int
     let packed: [FloatBuffer]
@@ -46,11 +46,9 @@ package final class WinogradWeights: @unchecked Sendable {
 /// Whether ``winogradConvolution(_:weights:padTop:padLeft:activation:residual:rectifiesSum:output:pool:)``
 /// takes a 3×3 stride-1 convolution: a build with 32 vector registers (AVX-512: the products'
 /// tile of 8 × 48 accumulators), at least 16 input and 16 output channels and 512 channel pairs
-/// (on 16 → 16 the transforms cost as much as they save), and at least 64 output tiles of 2×2
-/// (maps of 16×16 and more). On fewer the transformed weights, 16/9 of the direct kernel's, cost
-/// more to stream than the multiplications saved: alone a 14×14 map of 256 → 256 ran in 0.72 of
-/// the direct time, but in ResNet-18, whose weights are not in cache, in 1.03–1.18; an 8×8 map of
-/// 512 → 512 took 1.3 times the direct time even alone.
+/// (on fewer the transforms cost as much as they save), and at least 64 output tiles of 2×2
+/// (maps of 16×16 and more: on fewer the transformed weights, 16/9 of the direct kernel's, cost
+/// more to stream from memory than the multiplications save).
 package func winogradFits(inputChannels: Int, outputChannels: Int, outputWidth: Int, outputHeight: Int) -> Bool {
     wideRegisterFile && inputChannels >= 16 && outputChannels >= 16 && inputChannels * outputChannels >= 512
         && (outputWidth + 1) / 2 * ((outputHeight + 1) / 2) >= 64
@@ -76,8 +74,7 @@ struct WinogradGeometry {
 
     var bands: Int { (tilesHigh + bandRows - 1) / bandRows }
     /// Floats from one ξ's transformed input to the next: a cache line more than its channels'
-    /// rows, so the 16 stores of a tile group do not fall in one L1 set (a multiple of 4 KiB apart,
-    /// they did, and the input transform took a quarter of the time).
+    /// rows, so the 16 stores of a tile group fall in 16 L1 sets, never a multiple of 4 KiB apart.
     var transformedStride: Int { inputChannels * bandLanes + lanes }
     /// Floats from one ξ's products (8 channels) to the next, likewise.
     var productStride: Int { 8 * bandLanes + lanes }
@@ -327,16 +324,4 @@ func winogradStore<A: ActivationFunction>(_ v: Vector, bias: Float, _: A.Type, r
     var value = A.apply(v + bias)
     if let residual { value = raised(value + load(residual, count: count), to: floor) }
     store(value, out, count: count)
-}
-
-/// Lanes 0 … 7 of `a` and `b` interleaved: a0, b0, a1, b1, …
-@inline(always)
-func interleavedLow(_ a: Vector, _ b: Vector) -> Vector {
-    Vector(a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3], a[4], b[4], a[5], b[5], a[6], b[6], a[7], b[7])
-}
-
-/// Lanes 8 … 15 of `a` and `b` interleaved.
-@inline(always)
-func interleavedHigh(_ a: Vector, _ b: Vector) -> Vector {
-    Vector(a[8], b[8], a[9], b[9], a[10], b[10], a[11], b[11], a[12], b[12], a[13], b[13], a[14], b[14], a[15], b[15])
 }
