@@ -49,12 +49,12 @@ package func convolution(
 }
 
 /// The preconditions of a K×K window read in place from a padded input (dense and depthwise
-/// convolutions): stride 1 or 2, the pads within the border, and every window row and column
-/// of the output at most `pad` beyond the interior.
+/// convolutions): stride 1 or 2 (up to `maximumStride`), the pads within the border, and every
+/// window row and column of the output at most `pad` beyond the interior.
 func checkWindow(_ inL: PlaneLayout, _ outL: PlaneLayout, kernelSize k: Int, stride: Int, dilation: Int,
-                 padTop: Int, padLeft: Int, kind: String) {
+                 padTop: Int, padLeft: Int, maximumStride: Int = 2, kind: String) {
     let span = (k - 1) * dilation + 1
-    precondition(stride == 1 || stride == 2, "\(kind) stride must be 1 or 2")
+    precondition(stride >= 1 && stride <= maximumStride, "\(kind) stride must be 1 to \(maximumStride)")
     precondition(padTop >= 0 && padLeft >= 0 && padTop <= inL.pad && padLeft <= inL.pad, "\(kind) pad exceeds the input border")
     precondition(dilation >= 1, "\(kind) dilation must be positive")
     precondition((outL.height - 1) * stride - padTop + span - 1 <= inL.height - 1 + inL.pad

@@ -24,8 +24,8 @@
 /// With a `residual` the spread adds it after the activation, raised to 0 with `rectifiesSum`
 /// (as ``convolution(_:weights:stride:dilation:padTop:padLeft:activation:residual:rectifiesSum:output:pool:)``).
 ///
-/// - Precondition: the input's border covers the window (as for the direct convolution: stride
-///   1 or 2, pads within the border); `weights.inner` is the input's channels (one group's) · k², and
+/// - Precondition: the input's border covers the window (as for the direct convolution, pads
+///   within the border); the stride is 1 or 2, or any with ``smallMapTilesSpanRows``; `weights.inner` is the input's channels (one group's) · k², and
 ///   `weights.columns` the output's channels; `groups` is 1, or the output's channels / ``pairedGroupWidth``
 ///   with ``pairsGroups`` on. `products` holds `productCount` ≥ the output's
 ///   pixels × channels floats (the caller's scratch) and overlaps neither map; `output` does not
@@ -37,7 +37,8 @@ package func smallMapConvolution(
 ) {
     checkResidual(residual, rectifiesSum: rectifiesSum, output: output, kind: "small-map convolution")
     checkWindow(input.layout, output.layout, kernelSize: k, stride: stride, dilation: dilation,
-                padTop: padTop, padLeft: padLeft, kind: "small-map convolution")
+                padTop: padTop, padLeft: padLeft, maximumStride: stride > 2 && smallMapTilesSpanRows ? stride : 2,
+                kind: "small-map convolution")
     precondition(groups == 1 || (pairsGroups && output.channels == groups * pairedGroupWidth && input.channels % groups == 0),
                  "small-map convolution: \(groups) groups of \(output.channels) output channels, expected groups of \(pairedGroupWidth)")
     precondition(weights.inner == input.channels / groups * k * k && weights.columns == output.channels,
@@ -88,8 +89,9 @@ struct SmallMapConvolutionParts: PoolJob {
     /// Whether each output row is cut into tiles of its own: rows a multiple of 4 wide fill them
     /// (and register files of 16 vectors or fewer take 4 pixels at a time anyway). Other maps run
     /// in tiles of 12 consecutive pixels across row ends (a 5×5 map is 12 + 12 + 1 pixels, not
-    /// five rows of 5 in tiles of 8), and so do paired groups.
-    var rowTiles: Bool { groups == 1 && (outputWidth % 4 == 0 || !smallMapTilesSpanRows) }
+    /// five rows of 5 in tiles of 8), and so do paired groups and strides above 2 (a chunk's
+    /// pixel offsets take any stride).
+    var rowTiles: Bool { groups == 1 && stride <= 2 && (outputWidth % 4 == 0 || !smallMapTilesSpanRows) }
 
     /// The input channels panel `p` reads: all of them, or its first group's.
     func panelChannels(_ p: Int) -> Range<Int> {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import Kernels
 @testable import Inference
 
 /// Every fast kernel and single-node fast step, on seeded random shapes and attributes of what it
@@ -279,6 +280,27 @@ struct KernelSweepTests {
         }
     }
 
+    @Test("dense convolution only the small-map kernel runs: windows 8 to 11 and strides 3 and 4 (AlexNet's 11x11 stride-4 stem), image stems and wide inputs, pads up to 8, a residual and a Relu after it")
+    func largeWindowSweep() throws {
+        try sweep(27, "large window") { random in
+            let (k, stride) = random.pick([(11, 4), (11, 4), (8, 1), (9, 2), (10, 3), (11, 1), (3, 3), (4, 4), (5, 3), (7, 4), (2, 4)])
+            var dims = [random.pick(Self.channelCounts), random.pick(Self.channelCounts), random.pick(Self.spatialSizes),
+                        random.pick(Self.spatialSizes)]
+            if random.pick([false, true]) { dims[0] = 3 }   // an image stem
+            dims[2] = max(dims[2], k)
+            dims[3] = max(dims[3], k)
+            Self.fit(&dims, shrinkable: [0, 1], &random) { $0[0] * $0[1] * $0[2] * $0[3] * k * k / (stride * stride) }
+            let pads = (0..<4).map { _ in random.pick(Array(0...min(8, k - 1))) }
+            var c = ConvolutionCase(inputChannels: dims[0], outputChannels: dims[1], kernel: (k, k), stride: (stride, stride),
+                                    pads: pads, height: dims[2], width: dims[3])
+            c.bias = Bool.random(using: &random)
+            c.activation = random.pick(Act.allCases)
+            c.residual = c.canAddInput && Bool.random(using: &random)
+            Self.drawOtherResidual(&c, &random)
+            return Self.convolution(c, &random)
+        }
+    }
+
     /// Half the cases without the input added get a second input `r` added (what a dense K×K
     /// absorbs), and half of those that add anything a Relu after the sum.
     static func drawOtherResidual(_ c: inout ConvolutionCase, _ random: inout SeededGenerator) {
@@ -333,8 +355,9 @@ struct KernelSweepTests {
             c.bias = Bool.random(using: &random)
             // Only what the direct kernels refuse.
             let square = kernel.0 == kernel.1 && stride.0 == stride.1 && dilation.0 == dilation.1
+            let smallMap = smallMapTilesSpanRows && group == 1 && kernel.0 <= 11 && stride.0 <= 4
             let direct = square && (kernel.0 == 1 ? pads.allSatisfy { $0 == 0 } && (stride.0 == 1 || group == 1)
-                                    : stride.0 <= 2 && pads.max()! <= 8 && kernel.0 <= 7)
+                                    : pads.max()! <= 8 && (stride.0 <= 2 && kernel.0 <= 7 || smallMap))
             guard !direct else { return nil }
             return Self.convolution(c, &random)
         }

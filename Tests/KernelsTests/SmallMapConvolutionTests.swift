@@ -99,11 +99,34 @@ struct SmallMapConvolutionTests {
         }
     }
 
+    @Test("strides 3 and 4, windows 8 to 11 (AlexNet's 11x11 stride-4 stem), which only this kernel runs: chunks of 12 ± 1 pixels across row ends, 1x1 outputs, pads 0 to 5, 40 channels across the block of 33, equal to the naive loop's sums",
+          .enabled(if: smallMapTilesSpanRows))
+    func largeWindowsAndStrides() {
+        var seed: UInt64 = 700
+        let cases: [(k: Int, stride: Int, pad: Int, size: (Int, Int), cin: Int, cout: Int)] = [
+            (11, 4, 2, (47, 47), 3, 64), (11, 4, 2, (51, 55), 3, 33), (11, 4, 0, (11, 11), 3, 64), (11, 3, 5, (9, 7), 5, 31),
+            (10, 3, 1, (20, 41), 2, 32), (9, 4, 4, (13, 13), 7, 65), (8, 2, 3, (17, 21), 4, 40), (8, 1, 0, (8, 19), 3, 16),
+            (4, 4, 0, (16, 48), 3, 96), (4, 4, 0, (52, 52), 3, 32), (3, 3, 1, (25, 38), 16, 48), (5, 3, 2, (14, 14), 40, 24),
+            (7, 4, 3, (29, 31), 3, 64), (2, 4, 0, (4, 4), 600, 35), (11, 4, 2, (27, 27), 40, 32),
+        ]
+        for (k, stride, pad, size, cin, cout) in cases {
+            seed += 1
+            let c = Case(cin: cin, cout: cout, height: size.0, width: size.1, k: k, stride: stride, pads: (pad, pad, pad, pad),
+                         activation: [.none, .relu, .hardSwish][Int(seed) % 3], outputPad: Int(seed) % 2,
+                         threads: 1 + Int(seed) % 2)
+            let r = Self.run(c, direct: false, seed: seed)
+            #expect(r.border, "\(c): border of the padded output written")
+            expectClose(r.small, r.expected, "\(c)")
+        }
+    }
+
     /// `smallMapConvolution` (of `groups` groups of `pairedGroupWidth` output channels, two to a
     /// panel, when `groups` is above 1) and the direct `convolution` group by group on channel
     /// slices, on the same zero-bordered input (products scratch filled with NaN first); returns
-    /// both interiors, whether the small-map output's border stayed zero, and the naive loop's result.
-    static func run(_ c: Case, groups: Int = 1, seed: UInt64) -> (small: [Float], direct: [Float], border: Bool, expected: [Expected]) {
+    /// both interiors (the direct one empty without `runsDirect`), whether the small-map output's
+    /// border stayed zero, and the naive loop's result.
+    static func run(_ c: Case, groups: Int = 1, direct runsDirect: Bool = true,
+                    seed: UInt64) -> (small: [Float], direct: [Float], border: Bool, expected: [Expected]) {
         var random = Random(seed: seed)
         let gin = c.cin / groups, gout = c.cout / groups
         let x = random.array(c.cin * c.height * c.width)
@@ -126,7 +149,7 @@ struct SmallMapConvolutionTests {
                             kernelSize: c.k, stride: c.stride, dilation: c.dilation, padTop: c.pads.top, padLeft: c.pads.left,
                             activation: c.activation, output: small.map, products: pool.shared.baseAddress!,
                             productCount: productCount, groups: groups, pool: pool)
-        for g in 0..<groups {
+        for g in 0..<groups where runsDirect {
             let filters = Array(w[g * gout * inner ..< (g + 1) * gout * inner]), biases = Array(b[g * gout ..< (g + 1) * gout])
             convolution(input.map.channels(g * gin, count: gin),
                         weights: ConvolutionWeights(weights: filters, bias: biases, outputChannels: gout, inputChannels: gin,

@@ -87,11 +87,21 @@ extension KernelChoices {
             return .subsampledPointwise(stride: h.stride)
         }
         // A border of 8 keeps every vector read of the kernels within the padded buffer's slack.
-        guard h.stride == 1 || h.stride == 2, h.kernel > 1, pad <= 8 else { return nil }
-        if conv.group == conv.inputChannels && conv.outputChannels == conv.inputChannels && h.kernel <= 16 {
+        guard h.kernel > 1, pad <= 8 else { return nil }
+        if h.stride <= 2 && conv.group == conv.inputChannels && conv.outputChannels == conv.inputChannels && h.kernel <= 16 {
             return .depthwise(pad: pad)
         }
-        return h.kernel <= 7 ? .dense(pad: pad) : nil
+        if h.stride <= 2 && h.kernel <= 7 { return .dense(pad: pad) }
+        return runsOnlyOverChannels(dense: conv) ? .dense(pad: pad) : nil
+    }
+
+    /// Whether a dense convolution is one only the small-map kernel runs (`SmallMapConvolutionStep`,
+    /// whose tiles broadcast each input value and so take any stride): one group, a window of
+    /// 8 to 11 or a stride of 3 to 4 (AlexNet's 11x11 stride-4 stem), with the wide register file
+    /// its chunks of 12 pixels need.
+    static func runsOnlyOverChannels(dense conv: Conv) -> Bool {
+        let (k, stride) = (conv.height.kernel, conv.height.stride)
+        return (k > 7 || stride > 2) && k <= 11 && stride <= 4 && conv.group == 1 && smallMapTilesSpanRows
     }
 
     /// A dense or grouped (not depthwise) 2-D convolution with its window cut down to the rows
@@ -170,6 +180,7 @@ extension KernelChoices {
     /// worse (ResNet's last stages on small inputs), and so do rows just past a vector
     /// (SqueezeNet's rows of 17).
     static func runsOverChannels(dense conv: Conv) -> Bool {
+        if runsOnlyOverChannels(dense: conv) { return true }
         let width = conv.width.output, pixels = width * conv.height.output, perGroup = conv.outputChannels / conv.group
         // Paired groups fill a panel with two of them.
         let panelColumns = pairsGroups(conv) ? conv.outputChannels : perGroup
