@@ -413,8 +413,8 @@ extension StepBuilder {
 }
 
 extension StepBuilder {
-    /// A 2-D convolution no direct kernel takes (stride above 2, a dense window above 7, borders
-    /// above 8, unequal axes), batch 1: per group, every output pixel's window gathered into a row
+    /// A 2-D convolution no direct kernel takes (grouped at a stride above 2, windows above 11,
+    /// strides above 4, borders above 8, unequal axes), batch 1: per group, every output pixel's window gathered into a row
     /// of a patch matrix, one GEMM with the weights, and the pixel-major result spread to planes.
     func patchConvolutionStep(_ conv: Conv, _ inputs: [UnsafePointer<Float>],
                               _ outputs: [UnsafeMutablePointer<Float>]) -> (any Step)? {
