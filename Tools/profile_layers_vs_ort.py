@@ -6,7 +6,7 @@ onnxruntime (CPUExecutionProvider, ORT_ENABLE_ALL, 1 thread, `enable_profiling`)
 the median of its `kernel_time` events. vbg runs `vbg bench --model M --threads 1 --iterations
 RUNS --per-layer`. A vbg layer (a fused step and the ONNX nodes it covers) is matched with the
 onnxruntime nodes named like its nodes or their outputs (onnxruntime names a fused or NCHWc node
-after its output, `<node>_output_0[_nchwc]`). Prints both sums, then the layers by vbg's time
+after its output, `<node>_output_0[_nchwc]`, or `<node>/MatMulAddFusion`). Prints both sums, then the layers by vbg's time
 minus onnxruntime's, largest first, and the onnxruntime nodes no layer matched.
 
     venv/bin/python Tools/profile_layers_vs_ort.py --vbg .build/release/vbg MODEL [--runs 30] [--top 25]
@@ -42,7 +42,8 @@ def ort_profile(model, runs):
     for event in events:
         if event.get("cat") == "Node" and event["name"].endswith("_kernel_time"):
             times.setdefault(event["name"][:-len("_kernel_time")], []).append(event["dur"])
-    return {re.sub(r"(_output_0)?(_nchwc)?(_token_\d+)?$", "", name): statistics.median(d[-runs:]) for name, d in times.items()}
+    return {re.sub(r"(/\w+Fusion)?(_output_0)?(_nchwc)?(_token_\d+)?$", "", name): statistics.median(d[-runs:])
+            for name, d in times.items()}
 
 
 def vbg_layers(vbg, model, runs):

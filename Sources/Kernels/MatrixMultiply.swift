@@ -224,34 +224,6 @@ package let packedRows = 12
 /// matrix-vector product).
 package let packedProductFrom = 5
 
-/// Pool scratch of ``packingMatrixMultiply(_:rows:weights:output:function:pool:)``: the packed A.
-package func packingMatrixMultiplyScratch(rows: Int, inner: Int) -> ScratchSize {
-    ScratchSize(shared: packedOperandCount(rows: rows, inner: inner))
-}
-
-/// ``matrixMultiply(_:rows:weights:output:function:pool:)`` by the packed 12-row tiles: `a`
-/// (row-major, `inner` floats a row) packed into the pool's shared scratch on the calling thread
-/// first (``packingMatrixMultiplyScratch(rows:inner:)``). The same outputs, bit for bit.
-package func packingMatrixMultiply(_ a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights,
-                                   output: UnsafeMutablePointer<Float>, function: VectorFunction? = nil, pool: WorkerPool) {
-    let k = weights.inner
-    precondition(pool.holds(packingMatrixMultiplyScratch(rows: rows, inner: k)),
-                 "packed product of \(rows) rows of \(k): pool shared scratch too small")
-    let packed = pool.shared.baseAddress!
-    zeroPackedPadding(packed, rows: rows, inner: k)
-    var first = 0
-    while first < rows {
-        let count = min(packedRows, rows - first)
-        let panel = packed + first * k
-        for r in 0..<count {
-            let row = a + (first + r) * k
-            for kk in 0..<k { panel[kk * packedRows + r] = row[kk] }
-        }
-        first += packedRows
-    }
-    packedMatrixMultiply(packed, rows: rows, weights: weights, output: output, function: function, pool: pool)
-}
-
 /// Floats of a packed left operand of `rows` rows and `inner` columns: whole panels of
 /// ``packedRows`` rows, each [k][12].
 package func packedOperandCount(rows: Int, inner: Int) -> Int {

@@ -108,16 +108,14 @@ struct CancelledTransposes {
     var absorbed: [Int] { (activation.map { [$0.value] } ?? []) + [output] }
 }
 
-/// A GEMM by constant weights: by the packed 12-row tiles from `packedProductFrom` rows of A on
-/// (A packed into the pool's scratch), else by the unpacked 4-row and one-row tiles.
+/// A GEMM by constant weights: by the 12-row tiles over A where it lies from `packedProductFrom`
+/// rows of A on, else by the 4-row and one-row tiles.
 final class MatrixStep: Step {
     let a: UnsafePointer<Float>, rows: Int, weights: MatrixWeights, output: UnsafeMutablePointer<Float>
     let function: VectorFunction?, pool: WorkerPool
-    private var packs: Bool { rows >= packedProductFrom }
-    var scratch: ScratchSize { packs ? packingMatrixMultiplyScratch(rows: rows, inner: weights.inner) : .none }
     func run() {
-        if packs {
-            packingMatrixMultiply(a, rows: rows, weights: weights, output: output, function: function, pool: pool)
+        if rows >= packedProductFrom {
+            rowMajorMatrixMultiply(a, rows: rows, weights: weights, output: output, function: function, pool: pool)
         } else {
             matrixMultiply(a, rows: rows, weights: weights, output: output, function: function, pool: pool)
         }
