@@ -2,11 +2,19 @@
 /// NCHW feature map of any layout, e.g. straight into the zero-bordered input of the stem
 /// convolution (the model's NHWC→NCHW `Transpose` and the stem's pad copy in one pass).
 ///
-/// Rows are split between threads; each element is a plain copy.
+/// Each element is a plain copy. With AVX-512, on planes dense or of rows of 5 pixels or more,
+/// 16 pixels × 16 channels at a time transposed in registers (as the products of the small-map
+/// kernels are spread, `spreadSquares`; channels split between threads), three channels by
+/// their own shuffles; otherwise rows are split between threads and copied lane by lane.
 /// - Precondition: `input` holds `output.channels · height · width` floats.
 @inline(never)
 package func deinterleaveChannels(_ input: UnsafePointer<Float>, output: FeatureMap, pool: WorkerPool) {
-    pool.run(DeinterleaveParts(input: input, output: output))
+    if wideRegisterFile && output.channels != 3 && output.pixels >= lanes && ChunkPieces.fits(output.layout) {
+        pool.run(SpreadParts(products: UnsafeMutablePointer(mutating: input), pixels: output.pixels, activation: .none,
+                             residual: nil, output: output))
+    } else {
+        pool.run(DeinterleaveParts(input: input, output: output))
+    }
 }
 
 struct DeinterleaveParts: PoolJob {
@@ -55,16 +63,79 @@ func deinterleaveRow3(_ row: UnsafePointer<Float>, _ r: UnsafeMutablePointer<Flo
     }
 }
 
-/// The planes of a dense NCHW feature map (batch 1) to channel-interleaved pixels (NHWC:
+/// The planes of an NCHW feature map (batch 1, any layout) to channel-interleaved pixels (NHWC:
 /// `output[(y·W + x)·C + c]`), the inverse of `deinterleaveChannels`.
 ///
-/// Rows are split between threads; each element is a plain copy, 16 pixels of every channel at a
+/// Each element is a plain copy. With AVX-512, on planes dense or of rows of 5 pixels or more,
+/// 16 pixels × 16 channels at a time: the channels' runs of pixels loaded (``ChunkPieces``),
+/// transposed in registers, each pixel's channels stored as one run; runs of 16 pixels split
+/// between threads. Otherwise rows are split between threads, 16 pixels of every channel at a
 /// time so that the block written stays in L1.
 /// - Precondition: `output` has room for `input.channels · height · width` floats and does not
 ///   overlap `input`.
 @inline(never)
 package func interleaveChannels(_ input: FeatureMap, output: UnsafeMutablePointer<Float>, pool: WorkerPool) {
-    pool.run(InterleaveParts(input: input, output: output))
+    if wideRegisterFile && input.pixels >= lanes && ChunkPieces.fits(input.layout) {
+        pool.run(InterleaveSquaresParts(input: input, output: output))
+    } else {
+        pool.run(InterleaveParts(input: input, output: output))
+    }
+}
+
+struct InterleaveSquaresParts: PoolJob {
+    let input: FeatureMap, output: UnsafeMutablePointer<Float>
+    func run(part: Int, pool: WorkerPool) {
+        let c = input.channels
+        let pixels = WorkerPool.range(input.pixels, part: part, of: pool.threadCount, granularity: lanes)
+        var m = pixels.lowerBound
+        while m < pixels.upperBound {
+            let count = min(lanes, pixels.upperBound - m)
+            let pieces = ChunkPieces(input.layout, pixel: m, count: count)
+            var first = 0
+            while first < c {
+                let n = min(lanes, c - first)
+                // Whole squares with every bound a constant, partial ones out of line.
+                if count == lanes && n == lanes {
+                    interleaveSquare(input, pieces, channel: first, channels: lanes, pixels: lanes,
+                                     into: output + m * c + first, stride: c)
+                } else {
+                    interleavePartialSquare(input, pieces, channel: first, channels: n, pixels: count,
+                                            into: output + m * c + first, stride: c)
+                }
+                first += lanes
+            }
+            m += count
+        }
+    }
+}
+
+@inline(never)
+func interleavePartialSquare(_ input: FeatureMap, _ pieces: ChunkPieces, channel c: Int, channels n: Int, pixels count: Int,
+                             into output: UnsafeMutablePointer<Float>, stride: Int) {
+    interleaveSquare(input, pieces, channel: c, channels: n, pixels: count, into: output, stride: stride)
+}
+
+/// Channels `c ..< c + n` of the run of `count` pixels `pieces` reads: pixel j's channels to
+/// `output + j · stride`, `n` floats.
+@inline(always)
+func interleaveSquare(_ input: FeatureMap, _ pieces: ChunkPieces, channel c: Int, channels n: Int, pixels count: Int,
+                      into output: UnsafeMutablePointer<Float>, stride: Int) {
+    let plane = input.layout.planeStride, base = UnsafePointer(input.base + c * plane)
+    @inline(always) func run(_ i: Int) -> Vector { i < n ? pieces.load(base + i * plane) : Vector() }
+    var square = Square16()
+    square.r0 = run(0); square.r1 = run(1); square.r2 = run(2); square.r3 = run(3)
+    square.r4 = run(4); square.r5 = run(5); square.r6 = run(6); square.r7 = run(7)
+    square.r8 = run(8); square.r9 = run(9); square.r10 = run(10); square.r11 = run(11)
+    square.r12 = run(12); square.r13 = run(13); square.r14 = run(14); square.r15 = run(15)
+    square.transpose()
+    @inline(always) func put(_ v: Vector, _ j: Int) {
+        guard j < count else { return }
+        if n == lanes { store(v, output + j * stride) } else { store(v, output + j * stride, count: n) }
+    }
+    put(square.r0, 0); put(square.r1, 1); put(square.r2, 2); put(square.r3, 3)
+    put(square.r4, 4); put(square.r5, 5); put(square.r6, 6); put(square.r7, 7)
+    put(square.r8, 8); put(square.r9, 9); put(square.r10, 10); put(square.r11, 11)
+    put(square.r12, 12); put(square.r13, 13); put(square.r14, 14); put(square.r15, 15)
 }
 
 struct InterleaveParts: PoolJob {

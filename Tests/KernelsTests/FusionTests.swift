@@ -131,9 +131,10 @@ struct FusionTests {
         #expect(dirty.isEmpty, "\(shape): \(dirty.count) border floats not zero, first at \(dirty.first ?? -1)")
     }
 
-    @Test("NHWC pixels to NCHW planes, dense or into a padded map's interior")
+    @Test("NHWC pixels to NCHW planes, dense or into a padded map's interior: three channels (RGB), and 1 to 97 channels on maps of rows 1 to 33 wide (16 × 16 squares ± 1, partial in pixels and channels)")
     func deinterleave() {
-        for (c, h, w) in [(3, 5, 7), (3, 16, 33), (1, 2, 3), (4, 3, 17), (3, 2, 16), (3, 3, 47), (3, 2, 256)] {
+        for (c, h, w) in [(3, 5, 7), (3, 16, 33), (1, 2, 3), (4, 3, 17), (3, 2, 16), (3, 3, 47), (3, 2, 256),
+                          (16, 4, 4), (17, 3, 5), (15, 1, 17), (32, 5, 16), (33, 2, 9), (96, 7, 7), (97, 3, 33), (2, 17, 1)] {
             let x = (0..<(c * h * w)).map(Float.init)
             var expected = [Float](repeating: 0, count: x.count)
             for y in 0..<h { for i in 0..<w { for ch in 0..<c { expected[(ch * h + y) * w + i] = x[(y * w + i) * c + ch] } } }
@@ -148,9 +149,10 @@ struct FusionTests {
         }
     }
 
-    @Test("NCHW planes (dense or padded) to NHWC pixels, the inverse of deinterleaveChannels")
+    @Test("NCHW planes (dense or padded) to NHWC pixels, the inverse of deinterleaveChannels: 1 to 97 channels on maps of rows 1 to 33 wide (16 × 16 squares ± 1, partial in pixels and channels)")
     func interleave() {
-        for (c, h, w) in [(3, 5, 7), (1, 2, 3), (4, 3, 17), (24, 9, 33), (17, 1, 16)] {
+        for (c, h, w) in [(3, 5, 7), (1, 2, 3), (4, 3, 17), (24, 9, 33), (17, 1, 16), (16, 4, 4), (15, 1, 17), (32, 5, 16),
+                          (33, 2, 9), (96, 7, 7), (97, 3, 33), (2, 17, 1), (16, 1, 15)] {
             let x = (0..<(c * h * w)).map(Float.init)
             var expected = [Float](repeating: 0, count: x.count)
             for y in 0..<h { for i in 0..<w { for ch in 0..<c { expected[(y * w + i) * c + ch] = x[(ch * h + y) * w + i] } } }
