@@ -41,9 +41,48 @@ let smallMapDepthwiseBlock = 4 * lanes
 /// uses: one block of channels of the input and of the output, pixel-major, in each thread's
 /// scratch.
 package func smallMapDepthwiseScratch(inputWidth: Int, inputHeight: Int, outputWidth: Int, outputHeight: Int) -> ScratchSize {
-    ScratchSize(perThread: (smallMapStagedRows(inputWidth * inputHeight) + smallMapStagedRows(outputWidth * outputHeight))
-                    * smallMapDepthwiseBlock)
+    ScratchSize(perThread: (smallMapGatheredRows(inputWidth: inputWidth, inputHeight: inputHeight)
+                            + smallMapStagedRows(outputWidth * outputHeight)) * smallMapDepthwiseBlock)
 }
+
+/// Pixel rows of a block's gathered input: the staged rows of its pixels, or a zero-bordered
+/// grid of up to 3 columns and rows beyond each side (``SmallMapDepthwiseGrid``) and the slack
+/// its last row tile reads past it, whichever is more.
+func smallMapGatheredRows(inputWidth: Int, inputHeight: Int) -> Int {
+    max(smallMapStagedRows(inputWidth * inputHeight),
+        (inputHeight + 2 * SmallMapDepthwiseGrid.largestBorder) * (inputWidth + 2 * SmallMapDepthwiseGrid.largestBorder)
+            + SmallMapDepthwiseGrid.slack)
+}
+
+/// Where a block's input is gathered for the row tiles of ``smallMapDepthwiseRows(_:_:grid:staged:gathered:_:)``:
+/// a grid `width` × `height` pixels (64 channels each) with the input's pixel (0, 0) at (`top`,
+/// `left`) and zeros around it, so that every tap of every output reads the grid. Taken for
+/// dilation 1, strides 1 and 2, output rows of 5 or more (fewer leave most of a tile's 8 rows
+/// idle), and windows that reach at most ``largestBorder`` past each side.
+struct SmallMapDepthwiseGrid {
+    /// The widest border the gathered scratch has room for (a 7x7's 3).
+    static let largestBorder = 3
+    /// Pixels a row tile reads past the grid's last: its 8 outputs at stride 2 past the last output.
+    static let slack = 8 * 2 + 1
+    let top: Int, left: Int, width: Int, height: Int
+
+    init?(_ input: PlaneLayout, _ output: PlaneLayout, kernelSize k: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
+        guard wideRegisterFile, dilation == 1, stride <= 2, output.width >= 5 else { return nil }
+        top = padTop
+        left = padLeft
+        height = max(input.height + padTop, (output.height - 1) * stride + k)
+        width = max(input.width + padLeft, (output.width - 1) * stride + k)
+        let border = Self.largestBorder
+        guard padTop <= border, padLeft <= border, height <= input.height + 2 * border, width <= input.width + 2 * border else {
+            return nil
+        }
+    }
+}
+
+/// The widest output rows the fast path gives ``smallMapDepthwise(_:weights:stride:dilation:padTop:padLeft:activation:residual:output:pool:)``:
+/// a vector's 16 with AVX-512 (row tiles, ``SmallMapDepthwiseGrid``), else 8 (half a vector of
+/// the pixel-vectorised kernel or less).
+package var smallMapDepthwiseWidestRows: Int { wideRegisterFile ? 16 : 8 }
 
 /// Pixel rows of a block's gathered input or staged output: whole squares of 16.
 func smallMapStagedRows(_ pixels: Int) -> Int { (pixels + lanes - 1) / lanes * lanes }
@@ -58,7 +97,11 @@ func smallMapStagedRows(_ pixels: Int) -> Int { (pixels + lanes - 1) / lanes * l
 /// (ky, kx) order, 16 channels per vector (four chains), activated, staged pixel-major, and moved
 /// to its planes plus its residual (by transposes again where those are dense). Taps in the padding are
 /// skipped: they add w·0 in the kernels that read a zero border, so each output is the same value
-/// (only the sign of a zero sum can differ). Channels are split between threads in blocks of 16.
+/// (only the sign of a zero sum can differ). Where ``SmallMapDepthwiseGrid`` fits (AVX-512, dilation
+/// 1, strides 1 and 2, rows of 5 or more) the block is gathered into a zero-bordered grid instead
+/// and computed by row tiles of 8 outputs × 32 channels, each tap's weights loaded once per tile
+/// (``smallMapDepthwiseRows(_:_:grid:staged:gathered:_:)``); its taps in the border add w·0.
+/// Channels are split between threads in blocks of 16.
 ///
 /// The input and output may be any layouts (the padding is never read). A block writes its output
 /// planes only after it read its input planes, so the output may be the input itself (the same
@@ -127,7 +170,11 @@ func smallMapDepthwiseChannels<A: ActivationFunction>(
     let k = job.weights.kernelSize, padded = job.weights.paddedChannels
     let (s, d) = (job.stride, job.dilation)
     let block = smallMapDepthwiseBlock
-    let gathered = scratch, staged = scratch + smallMapStagedRows(inW * inH) * block
+    let gathered = scratch, staged = scratch + smallMapGatheredRows(inputWidth: inW, inputHeight: inH) * block
+    if let grid = SmallMapDepthwiseGrid(inL, outL, kernelSize: k, stride: s, dilation: d, padTop: job.padTop, padLeft: job.padLeft) {
+        smallMapDepthwiseRows(job, channels, grid: grid, staged: staged, gathered: gathered, A.self)
+        return
+    }
     var c0 = channels.lowerBound
     while c0 < channels.upperBound {
         let n = min(block, channels.upperBound - c0)
@@ -407,3 +454,146 @@ struct Square16 {
     }
 }
 
+
+/// The blocks of `channels` by row tiles: per block, its input gathered into the zero-bordered
+/// `grid` (``gatherBordered(_:channel:count:grid:into:)``), then per output row tiles of up to 8
+/// outputs × 32 channels (16 accumulators; per tap two weight vectors and sixteen input vectors
+/// at constant offsets), every output the bias then one multiply-add per tap in (ky, kx) order,
+/// the taps in the border adding w · 0. Staged and scattered as the pixel-by-pixel path does.
+@inline(never)
+func smallMapDepthwiseRows<A: ActivationFunction>(
+    _ job: SmallMapDepthwiseParts, _ channels: Range<Int>, grid: SmallMapDepthwiseGrid, staged: UnsafeMutablePointer<Float>,
+    gathered: UnsafeMutablePointer<Float>, _: A.Type
+) {
+    let outL = job.output.layout, (outW, outH) = (outL.width, outL.height)
+    let k = job.weights.kernelSize, padded = job.weights.paddedChannels, s = job.stride
+    let block = smallMapDepthwiseBlock
+    var c0 = channels.lowerBound
+    while c0 < channels.upperBound {
+        let n = min(block, channels.upperBound - c0)
+        gatherBordered(job.input, channel: c0, count: n, grid: grid, into: gathered)
+        var half = 0
+        while half * 2 * lanes < n {
+            let taps = UnsafePointer(job.weights.weights.baseAddress) + c0 + half * 2 * lanes
+            let bias = UnsafePointer(job.weights.bias.baseAddress) + c0 + half * 2 * lanes
+            for yo in 0..<outH {
+                var xo = 0
+                while xo < outW {
+                    let count = min(8, outW - xo)
+                    let window = UnsafePointer(gathered) + ((yo * s) * grid.width + xo * s) * block + half * 2 * lanes
+                    let out = staged + (yo * outW + xo) * block + half * 2 * lanes
+                    if s == 1 {
+                        smallMapDepthwiseRowTile(window, taps: taps, bias: bias, k: k, gridWidth: grid.width, padded: padded,
+                                                 step: block, out: out, count: count, A.self)
+                    } else {
+                        smallMapDepthwiseRowTile(window, taps: taps, bias: bias, k: k, gridWidth: grid.width, padded: padded,
+                                                 step: 2 * block, out: out, count: count, A.self)
+                    }
+                    xo += count
+                }
+            }
+            half += 1
+        }
+        scatterChannels(staged, count: n, output: job.output, residual: job.residual, channel: c0)
+        c0 += block
+    }
+}
+
+/// Up to 8 outputs of a row (windows `step` floats apart from `window`) × 32 channels; rows
+/// past `count` are computed on what lies there and not stored.
+@inline(always)
+func smallMapDepthwiseRowTile<A: ActivationFunction>(
+    _ window: UnsafePointer<Float>, taps: UnsafePointer<Float>, bias: UnsafePointer<Float>, k: Int, gridWidth: Int,
+    padded: Int, step: Int, out: UnsafeMutablePointer<Float>, count: Int, _: A.Type
+) {
+    let block = smallMapDepthwiseBlock
+    let bl = load(bias), bh = load(bias + lanes)
+    var a0 = bl, a1 = bl, a2 = bl, a3 = bl, a4 = bl, a5 = bl, a6 = bl, a7 = bl
+    var b0 = bh, b1 = bh, b2 = bh, b3 = bh, b4 = bh, b5 = bh, b6 = bh, b7 = bh
+    var row = window, t = taps
+    for _ in 0..<k {
+        var x = row
+        for _ in 0..<k {
+            let wl = load(t), wh = load(t + lanes)
+            a0 = multiplyAdd(a0, wl, load(x)); b0 = multiplyAdd(b0, wh, load(x + lanes))
+            a1 = multiplyAdd(a1, wl, load(x + step)); b1 = multiplyAdd(b1, wh, load(x + step + lanes))
+            a2 = multiplyAdd(a2, wl, load(x + 2 * step)); b2 = multiplyAdd(b2, wh, load(x + 2 * step + lanes))
+            a3 = multiplyAdd(a3, wl, load(x + 3 * step)); b3 = multiplyAdd(b3, wh, load(x + 3 * step + lanes))
+            a4 = multiplyAdd(a4, wl, load(x + 4 * step)); b4 = multiplyAdd(b4, wh, load(x + 4 * step + lanes))
+            a5 = multiplyAdd(a5, wl, load(x + 5 * step)); b5 = multiplyAdd(b5, wh, load(x + 5 * step + lanes))
+            a6 = multiplyAdd(a6, wl, load(x + 6 * step)); b6 = multiplyAdd(b6, wh, load(x + 6 * step + lanes))
+            a7 = multiplyAdd(a7, wl, load(x + 7 * step)); b7 = multiplyAdd(b7, wh, load(x + 7 * step + lanes))
+            x += block
+            t += padded
+        }
+        row += gridWidth * block
+    }
+    @inline(always) func put(_ a: Vector, _ b: Vector, _ r: Int) {
+        guard r < count else { return }
+        store(A.apply(a), out + r * block)
+        store(A.apply(b), out + r * block + lanes)
+    }
+    put(a0, b0, 0); put(a1, b1, 1); put(a2, b2, 2); put(a3, b3, 3)
+    put(a4, b4, 4); put(a5, b5, 5); put(a6, b6, 6); put(a7, b7, 7)
+}
+
+/// Channels `c0 ..< c0 + count` (at most a block) of a map in any layout into `grid`'s interior,
+/// pixel-major (pixel (y, x)'s channel c0 + j at ((y + top) · width + x + left) · block + j), its
+/// border and slack zero: by 16 × 16 transposes of each row's runs of 16 pixels, lanes of
+/// channels past `count` zero.
+@inline(never)
+func gatherBordered(_ input: FeatureMap, channel c0: Int, count: Int, grid: SmallMapDepthwiseGrid,
+                    into gathered: UnsafeMutablePointer<Float>) {
+    let block = smallMapDepthwiseBlock, layout = input.layout
+    let (w, h) = (layout.width, layout.height)
+    // The border: whole rows above and below, the columns beside each row, and the slack.
+    gathered.update(repeating: 0, count: grid.top * grid.width * block)
+    let below = (grid.top + h) * grid.width
+    (gathered + below * block).update(repeating: 0, count: ((grid.height * grid.width - below) + SmallMapDepthwiseGrid.slack) * block)
+    let right = grid.width - grid.left - w
+    for y in 0..<h {
+        let rowStart = gathered + (grid.top + y) * grid.width * block
+        rowStart.update(repeating: 0, count: grid.left * block)
+        (rowStart + (grid.left + w) * block).update(repeating: 0, count: right * block)
+    }
+    // The halves of the block the row tiles read.
+    let gatheredChannels = min(block, (count + 2 * lanes - 1) / (2 * lanes) * 2 * lanes)
+    var j0 = 0
+    while j0 < gatheredChannels {
+        let rows = min(lanes, count - j0)
+        for y in 0..<h {
+            var x = 0
+            let destination = gathered + ((grid.top + y) * grid.width + grid.left) * block + j0
+            while x < w {
+                let m = min(lanes, w - x)
+                gatherRowSquare(input, channel: c0 + j0, channels: max(rows, 0), y: y, x: x, pixels: m,
+                                destination + x * block)
+                x += lanes
+            }
+        }
+        j0 += lanes
+    }
+}
+
+/// Channels `c ..< c + channels` (0 to 16; lanes past them zero) of pixels (y, x ..< x + pixels)
+/// to `pixels` vectors `block` floats apart.
+@inline(never)
+func gatherRowSquare(_ input: FeatureMap, channel c: Int, channels n: Int, y: Int, x: Int, pixels m: Int,
+                     _ destination: UnsafeMutablePointer<Float>) {
+    let layout = input.layout, block = smallMapDepthwiseBlock
+    let first = UnsafePointer(input.plane(0)) + y * layout.rowStride + x
+    @inline(always) func run(_ i: Int) -> Vector {
+        i < n ? load(first + (c + i) * layout.planeStride, count: m) : Vector()
+    }
+    var square = Square16()
+    square.r0 = run(0); square.r1 = run(1); square.r2 = run(2); square.r3 = run(3)
+    square.r4 = run(4); square.r5 = run(5); square.r6 = run(6); square.r7 = run(7)
+    square.r8 = run(8); square.r9 = run(9); square.r10 = run(10); square.r11 = run(11)
+    square.r12 = run(12); square.r13 = run(13); square.r14 = run(14); square.r15 = run(15)
+    square.transpose()
+    @inline(always) func put(_ v: Vector, _ p: Int) { if p < m { store(v, destination + p * block) } }
+    put(square.r0, 0); put(square.r1, 1); put(square.r2, 2); put(square.r3, 3)
+    put(square.r4, 4); put(square.r5, 5); put(square.r6, 6); put(square.r7, 7)
+    put(square.r8, 8); put(square.r9, 9); put(square.r10, 10); put(square.r11, 11)
+    put(square.r12, 12); put(square.r13, 13); put(square.r14, 14); put(square.r15, 15)
+}

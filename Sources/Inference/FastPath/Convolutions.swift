@@ -159,7 +159,8 @@ extension KernelChoices {
 
     /// Whether a depthwise convolution (`kind(of:)` is `.depthwise`) runs vectorised over channels
     /// (`SmallMapDepthwiseStep`): output rows of at most `smallMapDepthwiseWidth` columns, which
-    /// fill at most half the lanes of the pixel-vectorised kernel's vectors, and an input small
+    /// leave lanes of the pixel-vectorised kernel's vectors idle (and with AVX-512, whose row
+    /// tiles reuse each tap's weights over 8 outputs, rows up to a vector), and an input small
     /// enough that a block of its channels fits a thread's scratch. It reads its input in any
     /// layout, so no producer writes that input zero-bordered for it.
     static func runsOnSmallMap(depthwise conv: Conv) -> Bool {
@@ -169,7 +170,7 @@ extension KernelChoices {
     }
 
     /// The widest output rows a depthwise convolution runs vectorised over channels.
-    static var smallMapDepthwiseWidth: Int { 8 }
+    static var smallMapDepthwiseWidth: Int { smallMapDepthwiseWidestRows }
 
     /// Whether a dense convolution (`kind(of:)` is `.dense`) runs vectorised over output channels
     /// (`SmallMapConvolutionStep`: tiles of up to 12 consecutive pixels of the map, across row
