@@ -10,7 +10,8 @@
 /// Every output is the bias followed by fused multiply-adds in (input channel, ky, kx) order. A
 /// tile of one output row skips the rows of taps that read only the border for that row, and the
 /// columns of taps that read only the border for every pixel of the tile (as the direct kernel
-/// skips them: a skipped tap would add ±0); chunks across row ends read every tap.
+/// skips them: a skipped tap would add ±0); chunks across row ends skip the rows of taps that
+/// read only the border for every output row they reach (windows other than 3x3).
 /// Weight panels run outermost, in blocks of input channels that stay in L2 for every tile
 /// (`smallMapChannelBlock`); a tile stores its running sums between blocks.
 /// A row's (or the map's) last pixels take a tile of 4, 8, 10 or 12 rows, whichever is the smallest that holds them.
@@ -317,10 +318,14 @@ func smallMapConvolutionChunks(_ job: SmallMapConvolutionParts, chunks: Range<In
                 let first = chunk * packedRows, count = min(packedRows, pixels - first)
                 let offsets = PixelOffsets(first: first, count: count, width: job.outputWidth,
                                            rowStep: job.stride * inL.rowStride, step: job.stride)
+                // The rows of taps that read the input for some output row the chunk reaches.
+                let firstRow = first / job.outputWidth, lastRow = (first + count - 1) / job.outputWidth
+                let rowTaps = job.inputTaps(from: firstRow * job.stride - job.padTop, outputs: lastRow - firstRow + 1,
+                                            step: job.stride, length: inL.height, kernel: kh)
                 smallMapChunkTile(SmallMapChunkTile(
                     origin: origin + (reads.lowerBound + c0) * inL.planeStride, offsets: offsets, channels: channels,
                     planeStride: inL.planeStride, rowStride: inL.rowStride, kernelHeight: kh, kernelWidth: kw,
-                    dilation: job.dilation, weights: job.weights.panel(p) + c0 * kh * kw * width,
+                    dilation: job.dilation, rowTaps: rowTaps, weights: job.weights.panel(p) + c0 * kh * kw * width,
                     bias: UnsafePointer(job.weights.bias.baseAddress + column),
                     output: job.products + first * n + column, outputStride: n, pixels: count, width: min(width, n - column),
                     pairDistance: job.pairDistance(p), continues: c0 > 0, streamed: chunk == chunks.lowerBound))
@@ -348,10 +353,12 @@ struct PixelOffsets {
 }
 
 /// One register tile's operands: `pixels` (1…12) outputs whose windows start at `offsets` from
-/// `origin`, and one weight panel.
+/// `origin`, and one weight panel; the rows of the window that read the input for some pixel of
+/// the chunk (the others read only the border for every pixel of it).
 struct SmallMapChunkTile {
     let origin: UnsafePointer<Float>, offsets: PixelOffsets
     let channels: Int, planeStride: Int, rowStride: Int, kernelHeight: Int, kernelWidth: Int, dilation: Int
+    let rowTaps: Range<Int>
     let weights: UnsafePointer<Float>, bias: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>, outputStride: Int
     let pixels: Int, width: Int
@@ -420,31 +427,38 @@ enum PairedWindows: PanelHalves {
     }
 }
 
-/// The chunk's pixels over every (input channel, ky, kx) in order.
+/// The chunk's pixels over every (input channel, ky, kx) in order that reads the input: the rows
+/// of taps in ``SmallMapChunkTile/rowTaps`` (all three for ``SideOfThree``), every column.
 @inline(always)
 func smallMapChunkTile<T: PackedRowTile, R: PanelReading, H: PanelHalves, K: WindowSide>(
     _: T.Type, _ t: SmallMapChunkTile, _: R.Type, _: H.Type, _: K.Type
 ) {
     var acc = t.continues ? T(continuing: t.output, stride: t.outputStride, rows: t.pixels, width: t.width) : T(t.bias)
-    var w = t.weights, plane = t.origin
-    let kh = K.side(t.kernelHeight), kw = K.side(t.kernelWidth)
+    let kh = K.side(t.kernelHeight), kw = K.side(t.kernelWidth), rows = K.taps(t.rowTaps), width = MatrixWeights.panelWidth
+    var w = t.weights, plane = t.origin + rows.lowerBound * t.dilation * t.rowStride
     // A window one column wide (7×1, 3×1) runs its rows as the inner loop, `rowStride` apart:
     // with an inner loop of one tap the offsets and broadcasts were reloaded from the stack on
     // every tap (a 7×1 on 17×17 took twice the time of the 1×7). The same taps in the same order.
-    let (outer, inner) = kw == 1 ? (1, kh) : (kh, kw)
+    let (outer, inner) = kw == 1 ? (1, rows.count) : (rows.count, kw)
     let (innerStep, outerStep) = kw == 1 ? (t.dilation * t.rowStride, 0) : (t.dilation, t.dilation * t.rowStride)
+    let skippedBefore = rows.lowerBound * kw, skippedAfter = (kh - rows.upperBound) * kw
     for _ in 0..<t.channels {
+        // The skipped taps' weights ahead too: the chunks after the first read them.
+        for tap in 0..<skippedBefore { R.ahead(w + tap * width) }
+        w += skippedBefore * width
         var row = plane
         for _ in 0..<outer {
             var tap = row
             for _ in 0..<inner {
                 R.ahead(w)
                 H.accumulate(&acc, tap, pairDistance: t.pairDistance, at: t.offsets, w)
-                w += MatrixWeights.panelWidth
+                w += width
                 tap += innerStep
             }
             row += outerStep
         }
+        for tap in 0..<skippedAfter { R.ahead(w + tap * width) }
+        w += skippedAfter * width
         plane += t.planeStride
     }
     acc.store(t.output, stride: t.outputStride, rows: t.pixels, width: t.width)
