@@ -114,8 +114,12 @@ func rowAveragePoolRows(_ job: RowAveragePoolParts, _ rows: Range<Int>, scratch:
                 }
                 if x >= inW { return (zero, zero) }
                 let n = inW &- x
-                return (load(a0 + x, count: n) + load(a1 + x, count: n) + load(a2 + x, count: n),
-                        load(b0 + x, count: n) + load(b1 + x, count: n) + load(b2 + x, count: n))
+                if strideHeight == 1 {
+                    let r1 = load(a1 + x, count: n), r2 = load(a2 + x, count: n)
+                    return (load(a0 + x, count: n) + r1 + r2, r1 + r2 + load(b2 + x, count: n))
+                }
+                let r2 = load(a2 + x, count: n)
+                return (load(a0 + x, count: n) + load(a1 + x, count: n) + r2, r2 + load(b1 + x, count: n) + load(b2 + x, count: n))
             }
             // The first block starts `padLeft` columns left of the plane: its first lanes are 0.
             var xo = 0, x = -job.padLeft
