@@ -22,9 +22,11 @@ package enum PoolKind: Sendable, Hashable {
 /// A 3×3 max pool of stride 1 or 2 on input rows of at least ``rowMaxPoolPreferredWidth`` runs
 /// ``rowMaxPool(_:strideHeight:strideWidth:padTop:padLeft:output:pool:)`` when it fits
 /// (``rowMaxPoolFits(inputWidth:inputHeight:outputWidth:outputHeight:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:)``),
-/// and a 3×3 average pool that fits it, on rows of any width, runs
-/// ``rowAveragePool(_:strideHeight:strideWidth:padTop:padLeft:countIncludesPad:output:pool:)``
-/// (the same values as the band kernel below) when the pool holds its scratch.
+/// An average pool of a small map (output rows of at most 17, as for the channel-lane max pool)
+/// runs ``channelLaneAveragePool(_:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:countIncludesPad:output:pool:)``
+/// when the pool holds its scratch, else a 3×3 average pool that fits the row max pool, on rows
+/// of any width, runs ``rowAveragePool(_:strideHeight:strideWidth:padTop:padLeft:countIncludesPad:output:pool:)``
+/// when the pool holds its scratch (both the same values as the band kernel below).
 /// Otherwise max pooling of small maps runs ``channelLaneMaxPool(_:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:output:pool:)``
 /// (vectorised over channels) when it fits (``channelLaneMaxPoolFits(inputWidth:inputHeight:outputWidth:outputHeight:)``)
 /// and the pool holds its scratch (``pool2DScratch(input:output:kind:kernelHeight:kernelWidth:strideWidth:padLeft:)`` plans it),
@@ -56,6 +58,16 @@ package func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kern
     if rowFits && input.layout.width >= rowMaxPoolPreferredWidth {
         rowMaxPool(input, strideHeight: strideHeight, strideWidth: strideWidth, padTop: padTop, padLeft: padLeft,
                    output: output, pool: pool)
+        return
+    }
+    if case .average(let countIncludesPad) = kind,
+       channelLaneMaxPoolFits(inputWidth: input.layout.width, inputHeight: input.layout.height, outputWidth: output.layout.width,
+                              outputHeight: output.layout.height),
+       pool.holds(smallMapDepthwiseScratch(inputWidth: input.layout.width, inputHeight: input.layout.height,
+                                           outputWidth: output.layout.width, outputHeight: output.layout.height)) {
+        channelLaneAveragePool(input, kernelHeight: kernelHeight, kernelWidth: kernelWidth, strideHeight: strideHeight,
+                               strideWidth: strideWidth, padTop: padTop, padLeft: padLeft, countIncludesPad: countIncludesPad,
+                               output: output, pool: pool)
         return
     }
     if case .average(let countIncludesPad) = kind,
@@ -132,10 +144,13 @@ func smallPlaneMaxPoolPreferred(inputWidth: Int, inputHeight: Int, outputWidth: 
 /// less it runs in smaller bands, down to one row).
 package func pool2DScratch(input: PlaneLayout, output: PlaneLayout, kind: PoolKind, kernelHeight: Int, kernelWidth: Int,
                            strideWidth: Int, padLeft: Int) -> ScratchSize {
-    if case .max = kind, channelLaneMaxPoolFits(inputWidth: input.width, inputHeight: input.height, outputWidth: output.width,
-                                                outputHeight: output.height),
-       !smallPlaneMaxPoolPreferred(inputWidth: input.width, inputHeight: input.height, outputWidth: output.width,
-                                   kernelWidth: kernelWidth, strideWidth: strideWidth, padLeft: padLeft) {
+    let averageOverChannels = kind != .max && channelLaneMaxPoolFits(inputWidth: input.width, inputHeight: input.height,
+                                                                      outputWidth: output.width, outputHeight: output.height)
+    if averageOverChannels || (kind == .max && channelLaneMaxPoolFits(inputWidth: input.width, inputHeight: input.height,
+                                                                      outputWidth: output.width, outputHeight: output.height)
+                               && !smallPlaneMaxPoolPreferred(inputWidth: input.width, inputHeight: input.height,
+                                                              outputWidth: output.width, kernelWidth: kernelWidth,
+                                                              strideWidth: strideWidth, padLeft: padLeft)) {
         return smallMapDepthwiseScratch(inputWidth: input.width, inputHeight: input.height, outputWidth: output.width,
                                         outputHeight: output.height)
     }

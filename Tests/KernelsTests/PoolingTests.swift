@@ -143,6 +143,68 @@ struct PoolingTests {
         #expect(taken > 300, "the sweep reaches the channel-lane kernel (\(taken) problems)")
     }
 
+    @Test("average pooling vectorised over channels (small maps up to 36×36, called directly, thread scratch holding NaN): with and without countIncludesPad, channels around the blocks of 16 and 64 and into the thousands, maps 1×1 to 36×36, windows 1…7 (rectangular), strides 1…3, pads, ceil_mode, any layouts, bit for bit the band kernel's values and within float rounding of the ONNX definition")
+    func channelLaneAveragePool() {
+        var random = Random(seed: 96)
+        var taken = 0
+        let windows = [Window(kh: 3, kw: 3, sh: 1, sw: 1, padTop: 1, padLeft: 1, ceil: false),
+                       Window(kh: 3, kw: 3, sh: 2, sw: 2, padTop: 0, padLeft: 0, ceil: true),
+                       Window(kh: 3, kw: 3, sh: 2, sw: 2, padTop: 1, padLeft: 1, ceil: false),
+                       Window(kh: 2, kw: 2, sh: 2, sw: 2, padTop: 0, padLeft: 0, ceil: false),
+                       Window(kh: 1, kw: 1, sh: 3, sw: 3, padTop: 0, padLeft: 0, ceil: true),
+                       Window(kh: 5, kw: 3, sh: 1, sw: 2, padTop: 2, padLeft: 0, ceil: true),
+                       Window(kh: 2, kw: 7, sh: 3, sw: 1, padTop: 1, padLeft: 3, ceil: false),
+                       Window(kh: 3, kw: 3, sh: 1, sw: 1, padTop: 2, padLeft: 2, ceil: false)]
+        let shapes = [(1, 1), (2, 3), (4, 4), (5, 7), (8, 8), (9, 1), (13, 16), (17, 17), (16, 33), (35, 35), (36, 36)]
+        for (height, width) in shapes {
+            for channels in [1, 15, 16, 17, 63, 64, 65, 130] + (height == 8 || height == 17 ? [768, 2048] : []) {
+                for window in windows {
+                    let outH = window.outputSize(height, k: window.kh, s: window.sh, pad: window.padTop)
+                    let outW = window.outputSize(width, k: window.kw, s: window.sw, pad: window.padLeft)
+                    guard outH >= 1, outW >= 1, channelLaneMaxPoolFits(inputWidth: width, inputHeight: height, outputWidth: outW,
+                                                                       outputHeight: outH) else { continue }
+                    let x = random.array(channels * height * width, scale: 5)
+                    for includes in [false, true] {
+                        taken += 1
+                        let (inPad, outPad) = layoutPairs[taken % layoutPairs.count]
+                        let what = "average (pad counted: \(includes)) \(window) \(channels)x\(height)x\(width) -> \(outH)x\(outW) "
+                            + "pad \(inPad)->\(outPad)"
+                        let input = makeMap(x, channels: channels, layout: .padded(width: width, height: height, pad: inPad))
+                        let scratch = smallMapDepthwiseScratch(inputWidth: width, inputHeight: height, outputWidth: outW, outputHeight: outH)
+                        var results: [[Float]] = []
+                        for threads in [1, 2] {
+                            let output = FeatureMapStorage(channels: channels, layout: .padded(width: outW, height: outH, pad: outPad))
+                            let pool = WorkerPool(threads: threads, scratchCount: max(scratch.perThread, WorkerPool.minimumScratchCount))
+                            for part in 0..<pool.threadCount { pool.scratch(part).update(repeating: .nan) }
+                            Kernels.channelLaneAveragePool(input.map, kernelHeight: window.kh, kernelWidth: window.kw,
+                                                           strideHeight: window.sh, strideWidth: window.sw, padTop: window.padTop,
+                                                           padLeft: window.padLeft, countIncludesPad: includes, output: output.map,
+                                                           pool: pool)
+                            #expect(borderIsZero(output), "\(what): output border written")
+                            results.append(output.interior())
+                        }
+                        #expect(results[1].elementsEqual(results[0]) { $0.bitPattern == $1.bitPattern }, "\(what): 1 and 2 threads differ")
+                        let band = runOnBothPools(input, outputChannels: channels, outputHeight: outH, outputWidth: outW,
+                                                  outputPad: outPad, what) { i, o, pool in
+                            bandPool2D(i, kind: .average(countIncludesPad: includes), kernelHeight: window.kh, kernelWidth: window.kw,
+                                       strideHeight: window.sh, strideWidth: window.sw, padTop: window.padTop,
+                                       padLeft: window.padLeft, output: o, pool: pool)
+                        }
+                        // The same additions in the same order and the same reciprocal: equal (== also
+                        // takes −0 for +0, the one difference an outside zero can make).
+                        let differing = zip(results[0], band).filter { $0 != $1 }.count
+                        #expect(differing == 0, "\(what): \(differing) values differ from the band kernel's")
+                        // ≤ 14 terms summed in float, then one multiplication by a rounded reciprocal.
+                        let expected = reference(x, channels: channels, height: height, width: width,
+                                                 kind: .average(countIncludesPad: includes), window: window, outH: outH, outW: outW)
+                        expectClose(results[0], expected, tolerance: 1e-6, what)
+                    }
+                }
+            }
+        }
+        #expect(taken > 600, "the sweep reaches the channel-lane kernel (\(taken) problems)")
+    }
+
     @Test("max pooling of planes whose output rows fit a vector (the small-plane kernel, called directly): every width 1…32, stride 1 and 2, windows 1…7 wide, left pads 0…2, against the ONNX definition")
     func smallPlaneMaxPool() {
         var random = Random(seed: 92)
@@ -338,6 +400,7 @@ struct PoolingTests {
         let input = makeMap(random.array(c * h * w), channels: c, layout: .dense(width: w, height: h))
         let same = FeatureMapStorage(channels: c, layout: .dense(width: w, height: h))
         let half = FeatureMapStorage(channels: c, layout: .padded(width: 10, height: 17, pad: 1))
+        let small = FeatureMapStorage(channels: c, layout: .dense(width: 10, height: 17))
         for threads in [1, 2] {
             let pool = WorkerPool(threads: threads)
             let kernels: [(String, () -> Void)] = [
@@ -346,6 +409,9 @@ struct PoolingTests {
                 ("average 3x3 s1 pad counted", { pool2D(input.map, kind: .average(countIncludesPad: true), kernelHeight: 3,
                                                         kernelWidth: 3, strideHeight: 1, strideWidth: 1, padTop: 1, padLeft: 1,
                                                         output: same.map, pool: pool) }),
+                ("average 3x3 s1 over channels", { pool2D(half.map, kind: .average(countIncludesPad: true), kernelHeight: 3,
+                                                          kernelWidth: 3, strideHeight: 1, strideWidth: 1, padTop: 1, padLeft: 1,
+                                                          output: small.map, pool: pool) }),
                 ("average 5x3 s1 (band kernel)", { pool2D(input.map, kind: .average(countIncludesPad: false), kernelHeight: 5,
                                                           kernelWidth: 3, strideHeight: 1, strideWidth: 1, padTop: 2, padLeft: 1,
                                                           output: same.map, pool: pool) }),
