@@ -22,7 +22,7 @@ package enum PoolKind: Sendable, Hashable {
 /// A 3×3 max pool of stride 1 or 2 on input rows of at least ``rowMaxPoolPreferredWidth`` runs
 /// ``rowMaxPool(_:strideHeight:strideWidth:padTop:padLeft:output:pool:)`` when it fits
 /// (``rowMaxPoolFits(inputWidth:inputHeight:outputWidth:outputHeight:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:)``),
-/// An average pool of a small map (output rows of at most 17, as for the channel-lane max pool)
+/// An average pool of a small map (``channelLaneAveragePoolPreferred(inputWidth:inputHeight:outputWidth:outputHeight:)``)
 /// runs ``channelLaneAveragePool(_:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:countIncludesPad:output:pool:)``
 /// when the pool holds its scratch, else a 3×3 average pool that fits the row max pool, on rows
 /// of any width, runs ``rowAveragePool(_:strideHeight:strideWidth:padTop:padLeft:countIncludesPad:output:pool:)``
@@ -61,8 +61,8 @@ package func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kern
         return
     }
     if case .average(let countIncludesPad) = kind,
-       channelLaneMaxPoolFits(inputWidth: input.layout.width, inputHeight: input.layout.height, outputWidth: output.layout.width,
-                              outputHeight: output.layout.height),
+       channelLaneAveragePoolPreferred(inputWidth: input.layout.width, inputHeight: input.layout.height,
+                                       outputWidth: output.layout.width, outputHeight: output.layout.height),
        pool.holds(smallMapDepthwiseScratch(inputWidth: input.layout.width, inputHeight: input.layout.height,
                                            outputWidth: output.layout.width, outputHeight: output.layout.height)) {
         channelLaneAveragePool(input, kernelHeight: kernelHeight, kernelWidth: kernelWidth, strideHeight: strideHeight,
@@ -144,8 +144,8 @@ func smallPlaneMaxPoolPreferred(inputWidth: Int, inputHeight: Int, outputWidth: 
 /// less it runs in smaller bands, down to one row).
 package func pool2DScratch(input: PlaneLayout, output: PlaneLayout, kind: PoolKind, kernelHeight: Int, kernelWidth: Int,
                            strideWidth: Int, padLeft: Int) -> ScratchSize {
-    let averageOverChannels = kind != .max && channelLaneMaxPoolFits(inputWidth: input.width, inputHeight: input.height,
-                                                                      outputWidth: output.width, outputHeight: output.height)
+    let averageOverChannels = kind != .max && channelLaneAveragePoolPreferred(inputWidth: input.width, inputHeight: input.height,
+                                                                               outputWidth: output.width, outputHeight: output.height)
     if averageOverChannels || (kind == .max && channelLaneMaxPoolFits(inputWidth: input.width, inputHeight: input.height,
                                                                       outputWidth: output.width, outputHeight: output.height)
                                && !smallPlaneMaxPoolPreferred(inputWidth: input.width, inputHeight: input.height,
