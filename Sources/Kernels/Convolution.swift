@@ -53,12 +53,20 @@ package func convolution(
 /// window row and column of the output at most `pad` beyond the interior.
 func checkWindow(_ inL: PlaneLayout, _ outL: PlaneLayout, kernelSize k: Int, stride: Int, dilation: Int,
                  padTop: Int, padLeft: Int, maximumStride: Int = 2, kind: String) {
-    let span = (k - 1) * dilation + 1
+    checkWindow(inL, outL, kernelHeight: k, kernelWidth: k, stride: stride, dilation: dilation, padTop: padTop,
+                padLeft: padLeft, maximumStride: maximumStride, kind: kind)
+}
+
+/// ``checkWindow(_:_:kernelSize:stride:dilation:padTop:padLeft:maximumStride:kind:)`` for a window
+/// of `kh` rows × `kw` columns.
+func checkWindow(_ inL: PlaneLayout, _ outL: PlaneLayout, kernelHeight kh: Int, kernelWidth kw: Int, stride: Int,
+                 dilation: Int, padTop: Int, padLeft: Int, maximumStride: Int = 2, kind: String) {
+    let rowSpan = (kh - 1) * dilation + 1, columnSpan = (kw - 1) * dilation + 1
     precondition(stride >= 1 && stride <= maximumStride, "\(kind) stride must be 1 to \(maximumStride)")
     precondition(padTop >= 0 && padLeft >= 0 && padTop <= inL.pad && padLeft <= inL.pad, "\(kind) pad exceeds the input border")
-    precondition(dilation >= 1, "\(kind) dilation must be positive")
-    precondition((outL.height - 1) * stride - padTop + span - 1 <= inL.height - 1 + inL.pad
-                 && (outL.width - 1) * stride - padLeft + span - 1 <= inL.width - 1 + inL.pad,
+    precondition(dilation >= 1 && kh >= 1 && kw >= 1, "\(kind) dilation and window must be positive")
+    precondition((outL.height - 1) * stride - padTop + rowSpan - 1 <= inL.height - 1 + inL.pad
+                 && (outL.width - 1) * stride - padLeft + columnSpan - 1 <= inL.width - 1 + inL.pad,
                  "\(kind) window reads beyond the input border")
 }
 

@@ -21,7 +21,12 @@ package enum PoolKind: Sendable, Hashable {
 ///
 /// A 3×3 max pool of stride 1 or 2 on input rows of at least ``rowMaxPoolPreferredWidth`` runs
 /// ``rowMaxPool(_:strideHeight:strideWidth:padTop:padLeft:output:pool:)`` when it fits
-/// (``rowMaxPoolFits(inputWidth:inputHeight:outputWidth:outputHeight:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:)``).
+/// (``rowMaxPoolFits(inputWidth:inputHeight:outputWidth:outputHeight:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:)``),
+/// An average pool of a small map (``channelLaneAveragePoolPreferred(inputWidth:inputHeight:outputWidth:outputHeight:)``)
+/// runs ``channelLaneAveragePool(_:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:countIncludesPad:output:pool:)``
+/// when the pool holds its scratch, else a 3×3 average pool that fits the row max pool, on rows
+/// of any width, runs ``rowAveragePool(_:strideHeight:strideWidth:padTop:padLeft:countIncludesPad:output:pool:)``
+/// when the pool holds its scratch (both the same values as the band kernel below).
 /// Otherwise max pooling of small maps runs ``channelLaneMaxPool(_:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:output:pool:)``
 /// (vectorised over channels) when it fits (``channelLaneMaxPoolFits(inputWidth:inputHeight:outputWidth:outputHeight:)``)
 /// and the pool holds its scratch (``pool2DScratch(input:output:kind:kernelHeight:kernelWidth:strideWidth:padLeft:)`` plans it),
@@ -55,6 +60,25 @@ package func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kern
                    output: output, pool: pool)
         return
     }
+    if case .average(let countIncludesPad) = kind,
+       channelLaneAveragePoolPreferred(inputWidth: input.layout.width, inputHeight: input.layout.height,
+                                       outputWidth: output.layout.width, outputHeight: output.layout.height),
+       pool.holds(smallMapDepthwiseScratch(inputWidth: input.layout.width, inputHeight: input.layout.height,
+                                           outputWidth: output.layout.width, outputHeight: output.layout.height)) {
+        channelLaneAveragePool(input, kernelHeight: kernelHeight, kernelWidth: kernelWidth, strideHeight: strideHeight,
+                               strideWidth: strideWidth, padTop: padTop, padLeft: padLeft, countIncludesPad: countIncludesPad,
+                               output: output, pool: pool)
+        return
+    }
+    if case .average(let countIncludesPad) = kind,
+       rowMaxPoolFits(inputWidth: input.layout.width, inputHeight: input.layout.height, outputWidth: output.layout.width,
+                      outputHeight: output.layout.height, kernelHeight: kernelHeight, kernelWidth: kernelWidth,
+                      strideHeight: strideHeight, strideWidth: strideWidth, padTop: padTop, padLeft: padLeft),
+       pool.holds(rowAveragePoolScratch(inputWidth: input.layout.width, outputWidth: output.layout.width)) {
+        rowAveragePool(input, strideHeight: strideHeight, strideWidth: strideWidth, padTop: padTop, padLeft: padLeft,
+                       countIncludesPad: countIncludesPad, output: output, pool: pool)
+        return
+    }
     if case .max = kind, channelLaneMaxPoolFits(inputWidth: input.layout.width, inputHeight: input.layout.height,
                                                 outputWidth: output.layout.width, outputHeight: output.layout.height),
        !smallPlaneMaxPoolPreferred(inputWidth: input.layout.width, inputHeight: input.layout.height, outputWidth: output.layout.width,
@@ -77,6 +101,19 @@ package func pool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kern
                    output: output, pool: pool)
         return
     }
+    bandPool2D(input, kind: kind, kernelHeight: kernelHeight, kernelWidth: kernelWidth, strideHeight: strideHeight,
+               strideWidth: strideWidth, padTop: padTop, padLeft: padLeft, output: output, pool: pool)
+}
+
+/// The band kernel of ``pool2D(_:kind:kernelHeight:kernelWidth:strideHeight:strideWidth:padTop:padLeft:output:pool:)``
+/// (window rows reduced into scratch, then columns by vector), whatever the window: what pool2D
+/// runs when no in-register kernel takes the problem, and the reference those kernels are
+/// tested against. The same preconditions.
+package func bandPool2D(_ input: FeatureMap, kind: PoolKind, kernelHeight: Int, kernelWidth: Int, strideHeight: Int,
+                        strideWidth: Int, padTop: Int, padLeft: Int, output: FeatureMap, pool: WorkerPool) {
+    precondition(kernelHeight >= 1 && kernelWidth >= 1 && strideHeight >= 1 && strideWidth >= 1, "pool2D: empty window or zero stride")
+    precondition(padTop >= 0 && padLeft >= 0, "pool2D: negative pad")
+    precondition(output.channels == input.channels, "pool2D: channel count differs")
     let geometry = PoolGeometry(input: input.layout, output: output.layout, kernelHeight: kernelHeight, kernelWidth: kernelWidth,
                                 strideHeight: strideHeight, strideWidth: strideWidth, padTop: padTop, padLeft: padLeft,
                                 scratchCount: pool.scratchCount)
@@ -107,17 +144,22 @@ func smallPlaneMaxPoolPreferred(inputWidth: Int, inputHeight: Int, outputWidth: 
 /// less it runs in smaller bands, down to one row).
 package func pool2DScratch(input: PlaneLayout, output: PlaneLayout, kind: PoolKind, kernelHeight: Int, kernelWidth: Int,
                            strideWidth: Int, padLeft: Int) -> ScratchSize {
-    if case .max = kind, channelLaneMaxPoolFits(inputWidth: input.width, inputHeight: input.height, outputWidth: output.width,
-                                                outputHeight: output.height),
-       !smallPlaneMaxPoolPreferred(inputWidth: input.width, inputHeight: input.height, outputWidth: output.width,
-                                   kernelWidth: kernelWidth, strideWidth: strideWidth, padLeft: padLeft) {
+    let averageOverChannels = kind != .max && channelLaneAveragePoolPreferred(inputWidth: input.width, inputHeight: input.height,
+                                                                               outputWidth: output.width, outputHeight: output.height)
+    if averageOverChannels || (kind == .max && channelLaneMaxPoolFits(inputWidth: input.width, inputHeight: input.height,
+                                                                      outputWidth: output.width, outputHeight: output.height)
+                               && !smallPlaneMaxPoolPreferred(inputWidth: input.width, inputHeight: input.height,
+                                                              outputWidth: output.width, kernelWidth: kernelWidth,
+                                                              strideWidth: strideWidth, padLeft: padLeft)) {
         return smallMapDepthwiseScratch(inputWidth: input.width, inputHeight: input.height, outputWidth: output.width,
                                         outputHeight: output.height)
     }
     let g = PoolGeometry(input: input, output: output, kernelHeight: kernelHeight, kernelWidth: kernelWidth,
                          strideHeight: 1, strideWidth: strideWidth, padTop: 0, padLeft: padLeft, scratchCount: 0)
-    // The small-plane max pool's reduced rows fit in this whenever it takes the problem.
+    // The small-plane max pool's reduced rows fit in this whenever it takes the problem, and so
+    // do the row average pool's tables and zero row.
     return ScratchSize(perThread: max(g.bandOffset + PoolGeometry.maximumBandRows * g.rowPitch + lanes, input.height * lanes))
+        .union(rowAveragePoolScratch(inputWidth: input.width, outputWidth: output.width))
 }
 
 struct PoolGeometry {

@@ -10,7 +10,8 @@
 /// Every output is the bias followed by fused multiply-adds in (input channel, ky, kx) order. A
 /// tile of one output row skips the rows of taps that read only the border for that row, and the
 /// columns of taps that read only the border for every pixel of the tile (as the direct kernel
-/// skips them: a skipped tap would add ±0); chunks across row ends read every tap.
+/// skips them: a skipped tap would add ±0); chunks across row ends skip the rows of taps that
+/// read only the border for every output row they reach (windows other than 3x3).
 /// Weight panels run outermost, in blocks of input channels that stay in L2 for every tile
 /// (`smallMapChannelBlock`); a tile stores its running sums between blocks.
 /// A row's (or the map's) last pixels take a tile of 4, 8, 10 or 12 rows, whichever is the smallest that holds them.
@@ -35,19 +36,33 @@ package func smallMapConvolution(
     activation: Activation, residual: FeatureMap? = nil, rectifiesSum: Bool = false, output: FeatureMap,
     products: UnsafeMutablePointer<Float>, productCount: Int, groups: Int = 1, pool: WorkerPool
 ) {
+    smallMapConvolution(input, weights: weights, kernelHeight: k, kernelWidth: k, stride: stride, dilation: dilation,
+                        padTop: padTop, padLeft: padLeft, activation: activation, residual: residual, rectifiesSum: rectifiesSum,
+                        output: output, products: products, productCount: productCount, groups: groups, pool: pool)
+}
+
+/// ``smallMapConvolution(_:weights:kernelSize:stride:dilation:padTop:padLeft:activation:residual:rectifiesSum:output:products:productCount:groups:pool:)``
+/// with a window of `kh` rows × `kw` columns (Inception's 1×7, 7×1, 1×3 and 3×1): the same
+/// tiles, sums and order, over (input channel, ky < kh, kx < kw); `weights.inner` is the
+/// input's channels (one group's) · kh · kw. The stride and dilation are the same on both axes.
+package func smallMapConvolution(
+    _ input: FeatureMap, weights: MatrixWeights, kernelHeight kh: Int, kernelWidth kw: Int, stride: Int, dilation: Int,
+    padTop: Int, padLeft: Int, activation: Activation, residual: FeatureMap? = nil, rectifiesSum: Bool = false,
+    output: FeatureMap, products: UnsafeMutablePointer<Float>, productCount: Int, groups: Int = 1, pool: WorkerPool
+) {
     checkResidual(residual, rectifiesSum: rectifiesSum, output: output, kind: "small-map convolution")
-    checkWindow(input.layout, output.layout, kernelSize: k, stride: stride, dilation: dilation,
+    checkWindow(input.layout, output.layout, kernelHeight: kh, kernelWidth: kw, stride: stride, dilation: dilation,
                 padTop: padTop, padLeft: padLeft, maximumStride: stride > 2 && smallMapTilesSpanRows ? stride : 2,
                 kind: "small-map convolution")
     precondition(groups == 1 || (pairsGroups && output.channels == groups * pairedGroupWidth && input.channels % groups == 0),
                  "small-map convolution: \(groups) groups of \(output.channels) output channels, expected groups of \(pairedGroupWidth)")
-    precondition(weights.inner == input.channels / groups * k * k && weights.columns == output.channels,
+    precondition(weights.inner == input.channels / groups * kh * kw && weights.columns == output.channels,
                  "small-map convolution: weights are \(weights.inner)x\(weights.columns), expected "
-                 + "\(input.channels / groups * k * k)x\(output.channels)")
+                 + "\(input.channels / groups * kh * kw)x\(output.channels)")
     precondition(productCount >= output.pixels * output.channels,
                  "small-map convolution: \(productCount) floats for the products of \(output.pixels) pixels × \(output.channels) channels")
-    pool.run(SmallMapConvolutionParts(input: input, weights: weights, kernelSize: k, stride: stride, dilation: dilation,
-                                      padTop: padTop, padLeft: padLeft, outputHeight: output.layout.height,
+    pool.run(SmallMapConvolutionParts(input: input, weights: weights, kernelHeight: kh, kernelWidth: kw, stride: stride,
+                                      dilation: dilation, padTop: padTop, padLeft: padLeft, outputHeight: output.layout.height,
                                       outputWidth: output.layout.width, products: products, groups: groups))
     pool.run(SpreadParts(products: products, pixels: output.pixels, activation: activation, residual: residual,
                          floor: sumFloor(rectifiesSum: rectifiesSum), output: output))
@@ -73,14 +88,19 @@ package var pairedGroupWidth: Int { lanes }
 /// before stored (exact: the same multiply-adds in the same order, the running sum kept in
 /// float32 either way).
 func smallMapChannelBlock(kernelSize k: Int) -> Int {
-    max(1, (1 << 17) / (k * k * MatrixWeights.panelWidth))
+    smallMapChannelBlock(taps: k * k)
+}
+
+/// ``smallMapChannelBlock(kernelSize:)`` for a window of `taps` taps (kh · kw).
+func smallMapChannelBlock(taps: Int) -> Int {
+    max(1, (1 << 17) / (taps * MatrixWeights.panelWidth))
 }
 
 /// Output rows (or chunks of pixels) split between threads, or the weight panels when there are
 /// fewer of them than threads.
 struct SmallMapConvolutionParts: PoolJob {
     let input: FeatureMap, weights: MatrixWeights
-    let kernelSize: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int
+    let kernelHeight: Int, kernelWidth: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int
     let outputHeight: Int, outputWidth: Int
     let products: UnsafeMutablePointer<Float>
     /// 1, or the groups of ``pairedGroupWidth`` output channels, two to a panel.
@@ -135,7 +155,8 @@ func smallMapConvolutionRows<S: PixelStep>(_ job: SmallMapConvolutionParts, rows
     let inL = job.input.layout, n = job.weights.columns, width = MatrixWeights.panelWidth
     let origin = UnsafePointer(job.input.plane(0))
     // Panels outermost, as in smallMapConvolutionChunks, in blocks of input channels.
-    let block = smallMapChannelBlock(kernelSize: job.kernelSize)
+    let (kh, kw) = (job.kernelHeight, job.kernelWidth)
+    let block = smallMapChannelBlock(taps: kh * kw)
     for p in panels {
         let column = p * width
         var c0 = 0
@@ -143,16 +164,17 @@ func smallMapConvolutionRows<S: PixelStep>(_ job: SmallMapConvolutionParts, rows
             let channels = min(block, job.input.channels - c0)
             for oy in rows {
                 let rowBase = origin + c0 * inL.planeStride + (oy * step - job.padTop) * inL.rowStride - job.padLeft
-                let rowTaps = job.inputTaps(from: oy * step - job.padTop, outputs: 1, step: step, length: inL.height)
+                let rowTaps = job.inputTaps(from: oy * step - job.padTop, outputs: 1, step: step, length: inL.height, kernel: kh)
                 var ox = 0
                 while ox < job.outputWidth {
                     let count = min(packedRows, job.outputWidth - ox)
-                    let columnTaps = job.inputTaps(from: ox * step - job.padLeft, outputs: count, step: step, length: inL.width)
+                    let columnTaps = job.inputTaps(from: ox * step - job.padLeft, outputs: count, step: step, length: inL.width,
+                                                   kernel: kw)
                     let tile = SmallMapTile(
                         window: rowBase + ox * step, channels: channels, planeStride: inL.planeStride,
-                        rowStride: inL.rowStride, kernelSize: job.kernelSize, dilation: job.dilation,
+                        rowStride: inL.rowStride, kernelHeight: kh, kernelWidth: kw, dilation: job.dilation,
                         rowTaps: rowTaps, columnTaps: columnTaps,
-                        weights: job.weights.panel(p) + c0 * job.kernelSize * job.kernelSize * width,
+                        weights: job.weights.panel(p) + c0 * kh * kw * width,
                         bias: UnsafePointer(job.weights.bias.baseAddress + column),
                         output: job.products + (oy * job.outputWidth + ox) * n + column, outputStride: n,
                         pixels: count, width: min(width, n - column), continues: c0 > 0,
@@ -170,13 +192,14 @@ extension SmallMapConvolutionParts {
     /// The taps of one axis of the window (first ..< last + 1) that read the input, not only the
     /// border, for at least one of `outputs` consecutive outputs whose first tap is input
     /// position `start` (−pad·… for the first output) and which move `step` positions apart, on
-    /// an axis of `length` input positions. Empty when every tap reads the border.
-    func inputTaps(from start: Int, outputs: Int, step: Int, length: Int) -> Range<Int> {
+    /// an axis of `length` input positions and a window `kernel` taps long. Empty when every tap
+    /// reads the border.
+    func inputTaps(from start: Int, outputs: Int, step: Int, length: Int, kernel: Int) -> Range<Int> {
         let last = start + (outputs - 1) * step
         // Tap t reads position p + t·dilation for p in start ... last (every step-th).
         var first = 0
-        while first < kernelSize && !readsInput(start, last, step, first * dilation, length) { first += 1 }
-        var end = kernelSize
+        while first < kernel && !readsInput(start, last, step, first * dilation, length) { first += 1 }
+        var end = kernel
         while end > first && !readsInput(start, last, step, (end - 1) * dilation, length) { end -= 1 }
         return first..<end
     }
@@ -197,7 +220,7 @@ extension SmallMapConvolutionParts {
 /// the tile reads (the others read only the border for every pixel of the tile).
 struct SmallMapTile {
     let window: UnsafePointer<Float>
-    let channels: Int, planeStride: Int, rowStride: Int, kernelSize: Int, dilation: Int
+    let channels: Int, planeStride: Int, rowStride: Int, kernelHeight: Int, kernelWidth: Int, dilation: Int
     let rowTaps: Range<Int>, columnTaps: Range<Int>
     let weights: UnsafePointer<Float>, bias: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>, outputStride: Int
@@ -244,17 +267,17 @@ func smallMapConvolutionTile<T: PackedRowTile, S: PixelStep, R: PanelReading>(_:
         let rows = min(rowsPerTile, t.pixels - first)
         var acc = t.continues ? T(continuing: t.output + first * t.outputStride, stride: t.outputStride, rows: rows, width: t.width)
             : T(t.bias)
-        let k = t.kernelSize, width = MatrixWeights.panelWidth
+        let (kh, kw) = (t.kernelHeight, t.kernelWidth), width = MatrixWeights.panelWidth
         // Per channel: the window's first row and column read, and the weights of the taps skipped.
         let firstTap = t.window + first * step + t.rowTaps.lowerBound * t.dilation * t.rowStride
             + t.columnTaps.lowerBound * t.dilation
-        let skippedBefore = (t.rowTaps.lowerBound * k + t.columnTaps.lowerBound) * width
-        let skippedPerRow = (k - t.columnTaps.count) * width
-        let skippedAfter = (k - t.rowTaps.upperBound) * k * width - t.columnTaps.lowerBound * width
+        let skippedBefore = (t.rowTaps.lowerBound * kw + t.columnTaps.lowerBound) * width
+        let skippedPerRow = (kw - t.columnTaps.count) * width
+        let skippedAfter = (kh - t.rowTaps.upperBound) * kw * width - t.columnTaps.lowerBound * width
         var w = t.weights, plane = firstTap
         for _ in 0..<t.channels {
             // Every tap's weights ahead, the skipped ones too: the tiles after the first read them.
-            for tap in 0..<k * k { R.ahead(w + tap * width) }
+            for tap in 0..<kh * kw { R.ahead(w + tap * width) }
             var row = plane
             w += skippedBefore
             for _ in t.rowTaps {
@@ -286,7 +309,8 @@ func smallMapConvolutionChunks(_ job: SmallMapConvolutionParts, chunks: Range<In
     // Panels outermost, in blocks of input channels (`smallMapChannelBlock`): a block of a
     // panel's weights stays in cache for every chunk, and the weights stream from memory once
     // per run.
-    let block = smallMapChannelBlock(kernelSize: job.kernelSize)
+    let (kh, kw) = (job.kernelHeight, job.kernelWidth)
+    let block = smallMapChannelBlock(taps: kh * kw)
     for p in panels {
         let column = p * width, reads = job.panelChannels(p)
         var c0 = 0
@@ -296,10 +320,14 @@ func smallMapConvolutionChunks(_ job: SmallMapConvolutionParts, chunks: Range<In
                 let first = chunk * packedRows, count = min(packedRows, pixels - first)
                 let offsets = PixelOffsets(first: first, count: count, width: job.outputWidth,
                                            rowStep: job.stride * inL.rowStride, step: job.stride)
+                // The rows of taps that read the input for some output row the chunk reaches.
+                let firstRow = first / job.outputWidth, lastRow = (first + count - 1) / job.outputWidth
+                let rowTaps = job.inputTaps(from: firstRow * job.stride - job.padTop, outputs: lastRow - firstRow + 1,
+                                            step: job.stride, length: inL.height, kernel: kh)
                 smallMapChunkTile(SmallMapChunkTile(
                     origin: origin + (reads.lowerBound + c0) * inL.planeStride, offsets: offsets, channels: channels,
-                    planeStride: inL.planeStride, rowStride: inL.rowStride, kernelSize: job.kernelSize, dilation: job.dilation,
-                    weights: job.weights.panel(p) + c0 * job.kernelSize * job.kernelSize * width,
+                    planeStride: inL.planeStride, rowStride: inL.rowStride, kernelHeight: kh, kernelWidth: kw,
+                    dilation: job.dilation, rowTaps: rowTaps, weights: job.weights.panel(p) + c0 * kh * kw * width,
                     bias: UnsafePointer(job.weights.bias.baseAddress + column),
                     output: job.products + first * n + column, outputStride: n, pixels: count, width: min(width, n - column),
                     pairDistance: job.pairDistance(p), continues: c0 > 0, streamed: chunk == chunks.lowerBound))
@@ -327,10 +355,12 @@ struct PixelOffsets {
 }
 
 /// One register tile's operands: `pixels` (1…12) outputs whose windows start at `offsets` from
-/// `origin`, and one weight panel.
+/// `origin`, and one weight panel; the rows of the window that read the input for some pixel of
+/// the chunk (the others read only the border for every pixel of it).
 struct SmallMapChunkTile {
     let origin: UnsafePointer<Float>, offsets: PixelOffsets
-    let channels: Int, planeStride: Int, rowStride: Int, kernelSize: Int, dilation: Int
+    let channels: Int, planeStride: Int, rowStride: Int, kernelHeight: Int, kernelWidth: Int, dilation: Int
+    let rowTaps: Range<Int>
     let weights: UnsafePointer<Float>, bias: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>, outputStride: Int
     let pixels: Int, width: Int
@@ -355,7 +385,7 @@ func smallMapChunkTile(_ t: SmallMapChunkTile) {
 /// A 3x3 window with its tap loops unrolled whole (``SideOfThree``), any other as it is.
 @inline(always)
 func smallMapChunkTile<R: PanelReading, H: PanelHalves>(_ t: SmallMapChunkTile, _: R.Type, _: H.Type) {
-    if t.kernelSize == 3 {
+    if t.kernelHeight == 3 && t.kernelWidth == 3 {
         smallMapChunkTile(t, R.self, H.self, SideOfThree.self)
     } else {
         smallMapChunkTile(t, R.self, H.self, AnySide.self)
@@ -399,26 +429,38 @@ enum PairedWindows: PanelHalves {
     }
 }
 
-/// The chunk's pixels over every (input channel, ky, kx) in order.
+/// The chunk's pixels over every (input channel, ky, kx) in order that reads the input: the rows
+/// of taps in ``SmallMapChunkTile/rowTaps`` (all three for ``SideOfThree``), every column.
 @inline(always)
 func smallMapChunkTile<T: PackedRowTile, R: PanelReading, H: PanelHalves, K: WindowSide>(
     _: T.Type, _ t: SmallMapChunkTile, _: R.Type, _: H.Type, _: K.Type
 ) {
     var acc = t.continues ? T(continuing: t.output, stride: t.outputStride, rows: t.pixels, width: t.width) : T(t.bias)
-    var w = t.weights, plane = t.origin
-    let k = K.side(t.kernelSize)
+    let kh = K.side(t.kernelHeight), kw = K.side(t.kernelWidth), rows = K.taps(t.rowTaps), width = MatrixWeights.panelWidth
+    var w = t.weights, plane = t.origin + rows.lowerBound * t.dilation * t.rowStride
+    // A window one column wide (7×1, 3×1) runs its rows as the inner loop, `rowStride` apart:
+    // with an inner loop of one tap the offsets and broadcasts were reloaded from the stack on
+    // every tap (a 7×1 on 17×17 took twice the time of the 1×7). The same taps in the same order.
+    let (outer, inner) = kw == 1 ? (1, rows.count) : (rows.count, kw)
+    let (innerStep, outerStep) = kw == 1 ? (t.dilation * t.rowStride, 0) : (t.dilation, t.dilation * t.rowStride)
+    let skippedBefore = rows.lowerBound * kw, skippedAfter = (kh - rows.upperBound) * kw
     for _ in 0..<t.channels {
+        // The skipped taps' weights ahead too: the chunks after the first read them.
+        for tap in 0..<skippedBefore { R.ahead(w + tap * width) }
+        w += skippedBefore * width
         var row = plane
-        for _ in 0..<k {
+        for _ in 0..<outer {
             var tap = row
-            for _ in 0..<k {
+            for _ in 0..<inner {
                 R.ahead(w)
                 H.accumulate(&acc, tap, pairDistance: t.pairDistance, at: t.offsets, w)
-                w += MatrixWeights.panelWidth
-                tap += t.dilation
+                w += width
+                tap += innerStep
             }
-            row += t.dilation * t.rowStride
+            row += outerStep
         }
+        for tap in 0..<skippedAfter { R.ahead(w + tap * width) }
+        w += skippedAfter * width
         plane += t.planeStride
     }
     acc.store(t.output, stride: t.outputStride, rows: t.pixels, width: t.width)

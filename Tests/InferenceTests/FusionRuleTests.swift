@@ -485,6 +485,26 @@ struct FusionRuleTests {
         #expect(profile.allSatisfy { !$0.runsOnReference })
     }
 
+    @Test("Inception's 1×7 then 7×1 convolutions (and 1×3, 3×1 on 8×8) on small maps run on the small-map kernel with their Relu, not as patches: one Conv+Relu layer each, the reference path's values; with 3 channels (tiles over channels mostly idle) as patches",
+          arguments: [(7, 17, 48, true), (3, 8, 40, true), (7, 17, 3, false), (3, 5, 33, true)])
+    func unequalWindows(k: Int64, size: Int64, channels: Int64, direct: Bool) throws {
+        let c = channels
+        let bytes = B.model(
+            nodes: [B.node("Conv", inputs: ["x", "w1", "b1"], outputs: ["c1"],
+                           attributes: [.ints("kernel_shape", [1, k]), .ints("pads", [0, k / 2, 0, k / 2])]),
+                    B.node("Relu", inputs: ["c1"], outputs: ["r1"]),
+                    B.node("Conv", inputs: ["r1", "w2", "b2"], outputs: ["c2"],
+                           attributes: [.ints("kernel_shape", [k, 1]), .ints("pads", [k / 2, 0, k / 2, 0])]),
+                    B.node("Relu", inputs: ["c2"], outputs: ["y"])],
+            initializers: [Self.tensor("w1", [c, c, 1, k], seed: 21), Self.tensor("b1", [c], seed: 22),
+                           Self.tensor("w2", [c, c, k, 1], seed: 23), Self.tensor("b2", [c], seed: 24)],
+            inputs: [B.valueInfo("x", [1, c, size, size])], outputs: [B.valueInfo("y", [1, c, size, size])])
+        let profile = try layers(bytes, input: [1, Int(c), Int(size), Int(size)])
+        let layers = direct ? [["Conv", "Relu"], ["Conv", "Relu"]] : [["Conv"], ["Relu"], ["Conv"], ["Relu"]]
+        #expect(profile.map(\.operators) == layers, "\(profile.map(\.operators))")
+        #expect(profile.allSatisfy { !$0.runsOnReference })
+    }
+
     struct PatchCase: Sendable, CustomTestStringConvertible {
         let kernel: [Int64], strides: [Int64], pads: [Int64], group: Int64
         var testDescription: String { "kernel \(kernel), strides \(strides), pads \(pads), group \(group)" }

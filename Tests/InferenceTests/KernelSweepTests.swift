@@ -353,7 +353,10 @@ struct KernelSweepTests {
             var c = ConvolutionCase(inputChannels: dims[0], outputChannels: dims[1], group: group, kernel: kernel,
                                     stride: stride, dilation: dilation, pads: pads, height: dims[2], width: dims[3])
             c.bias = Bool.random(using: &random)
-            // Only what the direct kernels refuse.
+            // Only what the direct kernels refuse, but for windows of unequal sides with one group and
+            // equal strides and dilations: the small-map kernel takes those where its tiles over
+            // output channels fill better (`runsOverChannels`), else patches (either way against
+            // the reference path).
             let square = kernel.0 == kernel.1 && stride.0 == stride.1 && dilation.0 == dilation.1
             let smallMap = smallMapTilesSpanRows && group == 1 && kernel.0 <= 11 && stride.0 <= 4
             let direct = square && (kernel.0 == 1 ? pads.allSatisfy { $0 == 0 } && (stride.0 == 1 || group == 1)

@@ -120,6 +120,75 @@ struct SmallMapConvolutionTests {
         }
     }
 
+    @Test("windows of unequal sides (1×7, 7×1, 1×3, 3×1, 1×5, 5×1, 2×3, 3×2, 1×2) equal the square kernel run with the window written into a K×K one of zero taps: rows of tiles and chunks across row ends (widths 1 to 20), strides 1 and 2, dilation 2, channels 1 to 768 in and 1 to 192 out, one and two threads")
+    func unequalSides() {
+        var seed: UInt64 = 700
+        let windows: [(kh: Int, kw: Int)] = [(1, 7), (7, 1), (1, 3), (3, 1), (1, 5), (5, 1), (2, 3), (3, 2), (1, 2)]
+        var cases: [(cin: Int, cout: Int, h: Int, w: Int, stride: Int, dilation: Int)] = []
+        for width in [1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 20] { cases.append((5, 33, 3 + width % 4, width, 1, 1)) }
+        cases += [(3, 1, 9, 9, 2, 1), (17, 31, 17, 17, 1, 1), (64, 65, 17, 17, 2, 1), (128, 192, 17, 17, 1, 1), (33, 40, 8, 8, 1, 1),
+                  (19, 32, 11, 13, 1, 2), (768, 32, 8, 8, 1, 1), (1, 1, 1, 1, 1, 1), (2, 3, 1, 17, 1, 1), (7, 9, 17, 1, 1, 1)]
+        for (cin, cout, h, w, stride, dilation) in cases {
+            for (kh, kw) in windows {
+                seed += 1
+                // "Same" pads on each axis (the larger half at the end for an even window), as Inception's.
+                let pads = ((kh - 1) / 2 * dilation, (kw - 1) / 2 * dilation, kh / 2 * dilation, kw / 2 * dilation)
+                let outH = (h + pads.0 + pads.2 - (kh - 1) * dilation - 1) / stride + 1
+                let outW = (w + pads.1 + pads.3 - (kw - 1) * dilation - 1) / stride + 1
+                let threads = 1 + Int(seed % 2)
+                let what = "\(cin)->\(cout) \(kh)x\(kw) s\(stride) d\(dilation) pads \(pads) on \(h)x\(w) → \(outH)x\(outW), "
+                    + "\(threads) thread(s)"
+                var random = Random(seed: seed)
+                let x = random.array(cin * h * w), b = random.array(cout)
+                let w0 = random.array(cout * cin * kh * kw, scale: 0.5)
+                // The window in a K×K one at rows offsetRows…, columns offsetColumns…, its pads grown to match.
+                let k = max(kh, kw), offsetRows = (k - kh) / 2, offsetColumns = (k - kw) / 2
+                var square = [Float](repeating: 0, count: cout * cin * k * k)
+                for f in 0..<cout * cin {
+                    for ky in 0..<kh {
+                        for kx in 0..<kw { square[(f * k + ky + offsetRows) * k + kx + offsetColumns] = w0[(f * kh + ky) * kw + kx] }
+                    }
+                }
+                let squareTop = pads.0 + offsetRows * dilation, squareLeft = pads.1 + offsetColumns * dilation
+                let squareBottom = pads.2 + (k - kh - offsetRows) * dilation, squareRight = pads.3 + (k - kw - offsetColumns) * dilation
+                let border = max(squareTop, squareLeft, squareBottom, squareRight)
+                let input = makeMap(x, channels: cin, layout: .padded(width: w, height: h, pad: border))
+                let layout = PlaneLayout.padded(width: outW, height: outH, pad: Int(seed % 2))
+                let unequal = FeatureMapStorage(channels: cout, layout: layout), reference = FeatureMapStorage(channels: cout, layout: layout)
+                let pool = WorkerPool(threads: threads)
+                let productCount = outH * outW * cout
+                pool.reserve(ScratchSize(shared: productCount))
+                /// The weights as the kernel's matrix: column o is output channel o's filter.
+                func matrix(_ weights: [Float], taps: Int) -> MatrixWeights {
+                    let inner = cin * taps
+                    var columns = [Float](repeating: 0, count: inner * cout)
+                    for o in 0..<cout {
+                        for i in 0..<inner { columns[i * cout + o] = weights[o * inner + i] }
+                    }
+                    return MatrixWeights(values: columns, bias: b, inner: inner, columns: cout)
+                }
+                pool.shared.update(repeating: .nan)
+                smallMapConvolution(input.map, weights: matrix(w0, taps: kh * kw), kernelHeight: kh, kernelWidth: kw, stride: stride,
+                                    dilation: dilation, padTop: pads.0, padLeft: pads.1, activation: .relu, output: unequal.map,
+                                    products: pool.shared.baseAddress!, productCount: productCount, pool: pool)
+                pool.shared.update(repeating: .nan)
+                smallMapConvolution(input.map, weights: matrix(square, taps: k * k), kernelSize: k, stride: stride, dilation: dilation,
+                                    padTop: squareTop, padLeft: squareLeft, activation: .relu, output: reference.map,
+                                    products: pool.shared.baseAddress!, productCount: productCount, pool: pool)
+                // The same fused multiply-adds in the same order; a zero tap adds ±0 to the running sum.
+                let got = unequal.interior()
+                let differing = zip(got, reference.interior()).filter { $0 != $1 }.count
+                #expect(differing == 0, "\(what): \(differing) values differ from the square kernel's")
+                #expect(borderIsZero(unequal), "\(what): border of the padded output written")
+                let expected = referenceConvolution(input: x, channels: cin, height: h, width: w, weights: square, bias: b,
+                                                    outputChannels: cout, kernelSize: k, stride: stride, padTop: squareTop,
+                                                    padLeft: squareLeft, outHeight: outH, outWidth: outW, groups: 1, activation: .relu,
+                                                    dilation: dilation)
+                expectClose(got, expected, what)
+            }
+        }
+    }
+
     /// `smallMapConvolution` (of `groups` groups of `pairedGroupWidth` output channels, two to a
     /// panel, when `groups` is above 1) and the direct `convolution` group by group on channel
     /// slices, on the same zero-bordered input (products scratch filled with NaN first); returns

@@ -69,14 +69,22 @@ enum ConvolutionKind: Equatable {
 protocol KernelChoices {}
 
 extension KernelChoices {
-    /// The kernel that runs `conv` (batch 1, 2-D, square windows and strides): the kernel of its
-    /// window trimmed to the taps that read the input (`inputWindow`), which `convolutionStep` runs.
+    /// The kernel that runs `conv` (batch 1, 2-D, equal strides and dilations on both axes): the
+    /// kernel of its window trimmed to the taps that read the input (`inputWindow`), which
+    /// `convolutionStep` runs. A window of unequal sides (Inception's 1×7, 7×1, 1×3, 3×1) is
+    /// `.dense` only with one group where it runs vectorised over output channels
+    /// (`runsOverChannels`, the one direct kernel that takes such windows); nil otherwise (the
+    /// patch-matrix step runs it).
     static func kind(of conv: Conv) -> ConvolutionKind? {
         let conv = inputWindow(of: conv)?.conv ?? conv
         let h = conv.height, w = conv.width
-        guard conv.batch == 1, conv.depth == .unit, h.kernel == w.kernel, h.stride == w.stride,
-              h.dilation == w.dilation else { return nil }
+        guard conv.batch == 1, conv.depth == .unit, h.stride == w.stride, h.dilation == w.dilation else { return nil }
         let pad = max(h.padBegin, h.padEnd, w.padBegin, w.padEnd)
+        if h.kernel != w.kernel {
+            guard h.stride == 1 || h.stride == 2, max(h.kernel, w.kernel) <= 7, pad <= 8, conv.group == 1,
+                  runsOverChannels(dense: conv) else { return nil }
+            return .dense(pad: pad)
+        }
         // A 1x1 whose output is smaller than its input (a window trimmed to its first tap) crops:
         // not the pointwise kernels' map-to-map product.
         if h.kernel == 1 && h.stride == 1 && pad == 0 && h.output == h.input && w.output == w.input {
@@ -351,7 +359,7 @@ extension StepBuilder {
             }
             let source = inputValue.flatMap(paddedMap).map(PaddedInput.written)
                 ?? .copy(of: input, layout: .padded(width: w.input, height: h.input, pad: pad))
-            if case .dense = kind, conv.group == 1, k == 3, stride == 1, h.dilation == 1,
+            if case .dense = kind, conv.group == 1, k == 3, w.kernel == 3, stride == 1, h.dilation == 1,
                winogradFits(inputChannels: cin, outputChannels: cout, outputWidth: w.output, outputHeight: h.output) {
                 let weights = packed {
                     let (weights, bias) = folded()
@@ -365,7 +373,7 @@ extension StepBuilder {
                 let paired = StepBuilder.pairsGroups(conv)
                 // One matrix per group, or one for all when the groups pair up (output channel o's
                 // filter in column o: two groups to a panel).
-                let (matrices, size) = (paired ? 1 : conv.group, (cin / conv.group) * k * k)
+                let (matrices, size) = (paired ? 1 : conv.group, (cin / conv.group) * k * w.kernel)
                 let gout = cout / matrices
                 let groups = packed {
                     let (weights, bias) = folded()
@@ -380,9 +388,11 @@ extension StepBuilder {
                 }
                 return SmallMapConvolutionStep(source: source, output: output, activation: activation,
                                                residual: denseResidual, rectifiesSum: rectifiesSum, pool: pool,
-                                               groups: groups, pairedGroups: paired ? conv.group : 1, kernelSize: k,
+                                               groups: groups, pairedGroups: paired ? conv.group : 1, kernelHeight: k,
+                                               kernelWidth: w.kernel,
                                                stride: stride, dilation: h.dilation, padTop: h.padBegin, padLeft: w.padBegin)
             }
+            precondition(k == w.kernel, "a window of unequal sides runs only over output channels (kind(of:))")
             if case .dense = kind {
                 let (gin, gout, size) = (cin / conv.group, cout / conv.group, (cin / conv.group) * k * k)
                 let groups = packed {

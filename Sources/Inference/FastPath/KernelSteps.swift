@@ -287,7 +287,7 @@ final class SmallMapConvolutionStep: Step {
     let groups: [MatrixWeights]
     /// The groups each of `groups` holds: 1, or every group, two to a panel.
     let pairedGroups: Int
-    let kernelSize: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int
+    let kernelHeight: Int, kernelWidth: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int
     /// The zero-bordered copy when the step makes one, then one group's pixel-major products,
     /// in the pool's shared scratch.
     var scratch: ScratchSize {
@@ -298,12 +298,13 @@ final class SmallMapConvolutionStep: Step {
         precondition(pool.holds(scratch), "small-map convolution of \(output.pixels) pixels: pool shared scratch too small")
         let padded = source.prepare(pool)
         let products = pool.shared.baseAddress! + productsOffset, productCount = scratch.shared - productsOffset
-        let taps = kernelSize * kernelSize
+        let taps = kernelHeight * kernelWidth
         var inputChannel = 0, outputChannel = 0
         for weights in groups {
             let inputs = weights.inner / taps * pairedGroups
             smallMapConvolution(padded.channels(inputChannel, count: inputs), weights: weights,
-                                kernelSize: kernelSize, stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
+                                kernelHeight: kernelHeight, kernelWidth: kernelWidth, stride: stride, dilation: dilation,
+                                padTop: padTop, padLeft: padLeft,
                                 activation: activation, residual: residual?.channels(outputChannel, count: weights.columns),
                                 rectifiesSum: rectifiesSum, output: output.channels(outputChannel, count: weights.columns),
                                 products: products, productCount: productCount, groups: pairedGroups, pool: pool)
@@ -314,7 +315,7 @@ final class SmallMapConvolutionStep: Step {
 
     init(source: PaddedInput, output: FeatureMap, activation: Activation, residual: FeatureMap? = nil,
          rectifiesSum: Bool = false, pool: WorkerPool, groups: [MatrixWeights],
-         pairedGroups: Int = 1, kernelSize: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
+         pairedGroups: Int = 1, kernelHeight: Int, kernelWidth: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
         self.source = source
         self.output = output
         self.activation = activation
@@ -323,7 +324,8 @@ final class SmallMapConvolutionStep: Step {
         self.pool = pool
         self.groups = groups
         self.pairedGroups = pairedGroups
-        self.kernelSize = kernelSize
+        self.kernelHeight = kernelHeight
+        self.kernelWidth = kernelWidth
         self.stride = stride
         self.dilation = dilation
         self.padTop = padTop
