@@ -97,7 +97,8 @@ func rowAveragePoolRows(_ job: RowAveragePoolParts, _ rows: Range<Int>, scratch:
             // again when there is no second row: its stores are skipped).
             let down = pair ? strideHeight : 0
             let a0 = row(top), a1 = row(top + 1), a2 = row(top + 2)
-            let b0 = row(top + down), b1 = row(top + down + 1), b2 = row(top + down + 2)
+            // The second window's first row (b0) is a1 or a2 at strides 1 and 2.
+            let b1 = row(top + down + 1), b2 = row(top + down + 2)
             let countsA = table(top), countsB = table(top + down)
             let outA = outPlane + yo * outL.rowStride, outB = outA + (pair ? outL.rowStride : 0)
             /// Each window's rows' sum at columns `x ..< x + 16`, in row order, 0 past the plane (`x ≥ 0`).
