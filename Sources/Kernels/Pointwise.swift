@@ -98,23 +98,34 @@ package func pointwiseConvolution(
 }
 
 /// The 1x1 convolution split over pixels (whole 48-pixel tiles, or tiles and their extra column)
-/// between threads.
+/// between threads; on maps of fewer 48-pixel chunks than threads (7×7: one chunk and a column),
+/// over tiles of output channels instead, when the output does not overlap the input (a thread
+/// would write planes another still reads).
 struct PointwiseParts: PoolJob {
     let input: FeatureMap, weights: PointwiseWeights, activation: Activation
     let residual: FeatureMap?, floor: Float, output: FeatureMap, pixels: Int
     func run(part: Int, pool: WorkerPool) {
-        var range = WorkerPool.range(pixels, part: part, of: pool.threadCount, granularity: Row48.width)
+        let cout = weights.outputChannels, tiles = (cout + pointwiseGroup - 1) / pointwiseGroup
+        let byChannels = pool.threadCount > 1 && pixels / Row48.width < pool.threadCount && tiles >= pool.threadCount
+            && !output.overlaps(input)
+        let (pixelPart, pixelParts) = byChannels ? (0, 1) : (part, pool.threadCount)
+        var channels = 0..<cout
+        if byChannels {
+            let mine = WorkerPool.range(tiles, part: part, of: pool.threadCount)
+            channels = mine.lowerBound * pointwiseGroup..<min(cout, mine.upperBound * pointwiseGroup)
+        }
+        var range = WorkerPool.range(pixels, part: pixelPart, of: pixelParts, granularity: Row48.width)
         var columnPixels = pixels..<pixels
         let columns = narrowRegisterFile ? 0 : pointwiseColumns(pixels: pixels)
         if columns > 0 {
             // The last pixels ride on the chunks as columns, in chunk order: each thread takes its
             // chunks' columns.
-            let chunks = pixels / Row48.width, mine = WorkerPool.range(chunks, part: part, of: pool.threadCount)
+            let chunks = pixels / Row48.width, mine = WorkerPool.range(chunks, part: pixelPart, of: pixelParts)
             range = mine.lowerBound * Row48.width..<mine.upperBound * Row48.width
             columnPixels = chunks * Row48.width + min(mine.lowerBound, columns)..<chunks * Row48.width + min(mine.upperBound, columns)
         }
         let job = PointwiseJob(input: input, weights: weights, residual: residual, floor: floor, output: output,
-                               pixels: range, columnPixels: columnPixels, scratch: pool.scratch(part))
+                               pixels: range, columnPixels: columnPixels, channels: channels, scratch: pool.scratch(part))
         switch activation {
         case .none: pointwiseRange(job, Identity.self)
         case .relu: pointwiseRange(job, ReLU.self)
@@ -156,6 +167,8 @@ struct PointwiseJob {
     /// Pixels after the map's whole chunks computed as columns of this job's chunks, the i-th
     /// with its i-th chunk (``pointwiseColumns(pixels:)``); empty when there are none.
     var columnPixels: Range<Int> = 0..<0
+    /// The output channels this job computes (whole tiles of ``pointwiseGroup`` from its first).
+    var channels: Range<Int>
     /// Thread scratch (``pointwiseScratch(inputChannels:)``): the packed panel from 0, a spilled
     /// tile from ``tileOffset``.
     var scratch: UnsafeMutableBufferPointer<Float>
@@ -262,8 +275,8 @@ private func pointwiseChunk<A: ActivationFunction, T: ChannelTile>(
     let (columnInput, columnStride) = !column ? (panel, 0)
         : packPanel ? (pointwisePackedColumn(job, pixel: q), 1)
         : (UnsafePointer(job.input.base + q), job.input.layout.planeStride)
-    var first = 0
-    while first < cout {
+    var first = job.channels.lowerBound
+    while first < job.channels.upperBound {
         var extra = Vector()
         let t = column
             ? pointwiseTile(T.self, panel, stride: panelStride, k: k,
@@ -272,7 +285,7 @@ private func pointwiseChunk<A: ActivationFunction, T: ChannelTile>(
             : pointwiseTile(T.self, panel, stride: panelStride, k: k,
                             weights: pointwiseTileWeights(weights, firstChannel: first), bias: weights.bias.baseAddress + first,
                             streamed: p == job.pixels.lowerBound)
-        let channels = min(T.channels, cout - first)
+        let channels = min(T.channels, job.channels.upperBound - first)
         if column {
             // The column's sums as they are; activated (and the residual added) after the last tile.
             let at = output.base + first * outPlane + columnOffset
@@ -329,14 +342,14 @@ private func pointwiseTailChunk<A: ActivationFunction, U: ChannelTile>(
         panel = UnsafePointer(job.scratch.baseAddress!)
         panelStride = lanes
     }
-    var first = 0
-    while first < cout {
+    var first = job.channels.lowerBound
+    while first < job.channels.upperBound {
         let t = pointwiseTile(U.self, panel, stride: panelStride, k: k,
                               weights: pointwiseTileWeights(weights, firstChannel: first), bias: weights.bias.baseAddress + first,
                               streamed: p == job.pixels.lowerBound)
         t.spill(to: job.scratch.baseAddress! + job.tileOffset)
         pointwiseStoreSpilled(job, A.self, rowWidth: Row16.width, firstChannel: first,
-                              channels: min(U.channels, cout - first), pixel: p, count: count)
+                              channels: min(U.channels, job.channels.upperBound - first), pixel: p, count: count)
         first += U.channels
     }
 }
@@ -372,14 +385,14 @@ private func pointwisePackedColumn(_ job: PointwiseJob, pixel p: Int) -> UnsafeP
 /// residual's same pixel (raised to the floor), 16 channels at a time.
 @inline(never)
 func pointwiseFinishColumn<A: ActivationFunction>(_ job: PointwiseJob, _: A.Type, pixel: Int) {
-    let output = job.output, cout = job.weights.outputChannels
+    let output = job.output, cout = job.channels.upperBound
     let plane = output.layout.planeStride, at = output.base + ChunkAddress(pixel: pixel, count: 1, layout: output.layout).offset
     var residualAt: UnsafeMutablePointer<Float>? = nil, residualPlane = 0
     if let residual = job.residual {
         residualAt = residual.base + ChunkAddress(pixel: pixel, count: 1, layout: residual.layout).offset
         residualPlane = residual.layout.planeStride
     }
-    var c = 0
+    var c = job.channels.lowerBound
     while c < cout {
         let n = min(lanes, cout - c)
         var v = Vector()
@@ -444,7 +457,8 @@ func pointwiseStorePieces<A: ActivationFunction>(
     let tile = UnsafePointer(job.scratch.baseAddress! + job.tileOffset)
     let output = job.output, vectors = rowWidth / lanes
     let kept = UnsafeMutableRawPointer(job.scratch.baseAddress! + job.piecesOffset)
-    if firstChannel == 0 {
+    // Computed at the job's first channel tile of each chunk, kept for the tiles after it.
+    if firstChannel == job.channels.lowerBound {
         let layout = output.layout
         kept.storeBytes(of: (ChunkPieces(layout, pixel: pixel, count: lanes),
                              vectors > 1 ? ChunkPieces(layout, pixel: pixel + lanes, count: lanes) : ChunkPieces(),
