@@ -233,14 +233,15 @@ struct KernelSweepTests {
         }
     }
 
-    @Test("depthwise convolution on small maps (rows of at most 8 outputs run vectorised over channels): channels into the thousands, windows up to 9, strides 1 and 2, dilation, asymmetric pads")
+    @Test("depthwise convolution on small maps (rows of at most 16 outputs run vectorised over channels, at stride 2 from inputs up to 32 wide): channels into the thousands, windows up to 9, strides 1 and 2, dilation, asymmetric pads")
     func smallMapDepthwiseSweep() throws {
         try sweep(15, "small-map depthwise") { random in
             let k = random.pick([2, 3, 3, 3, 5, 5, 7, 9])
             let dilation = random.pick([1, 1, 1, 2, 3])
             let stride = random.pick([1, 2])
-            // Output widths around the routing limit (8, 9) and the 64-channel blocks ± 1.
-            let sizes = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17]
+            // Output widths around the routing limits (8, 9; 16, 17; stride 2's inputs of 23 to 33)
+            // and the 64-channel blocks ± 1.
+            let sizes = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17] + (stride == 2 ? [23, 24, 28, 31, 32, 33] : [])
             var dims = [random.pick(Self.channelCounts + [63, 64, 65, 127, 128, 129, 191, 192, 193, 960, 1152]),
                         random.pick(sizes), random.pick(sizes)]
             Self.fit(&dims, shrinkable: [0], &random) { $0.reduce(1, *) * k * k }

@@ -247,7 +247,7 @@ struct DepthwiseTests {
         }
     }
 
-    @Test("small maps vectorised over channels: bias then one multiply-add per tap in (ky, kx) order, bit for bit; channels 1 to 1153 (blocks of 64 ± 1), windows 1 to 7, strides 1 to 3, dilation, asymmetric pads, dense and padded maps, rows of 1 to 17 (row tiles of 8 ± 1 from 5 outputs on), residual, 1 and 2 threads")
+    @Test("small maps vectorised over channels: bias then one multiply-add per tap in (ky, kx) order, bit for bit; channels 1 to 1153 (blocks of 64 ± 1), windows 1 to 7, strides 1 to 3, dilation, asymmetric pads, dense and padded maps, rows of 1 to 17 (row tiles of 8 ± 1 from 5 outputs on) and inputs up to 32 × 32 (stride 2's rows of 12 to 16), residual, 1 and 2 threads")
     func smallMapChannelLanes() {
         var seed: UInt64 = 1200
         let shapes: [(k: Int, s: Int, d: Int, pads: (Int, Int, Int, Int))] = [
@@ -257,7 +257,7 @@ struct DepthwiseTests {
         ]
         for shape in shapes {
             for (height, width) in [(1, 1), (2, 2), (3, 3), (2, 5), (6, 6), (7, 7), (8, 8), (9, 4), (12, 12), (16, 16), (14, 14),
-                                    (4, 15), (3, 9), (5, 13), (2, 17)] {
+                                    (4, 15), (3, 9), (5, 13), (2, 17), (24, 24), (28, 28), (27, 31), (32, 32)] {
                 for channels in [1, 15, 16, 17, 63, 64, 65, 129, 577, 1153] where channels * height * width <= 150_000 {
                     seed += 1
                     let (top, left, bottom, right) = shape.pads

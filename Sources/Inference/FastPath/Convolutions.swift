@@ -169,12 +169,18 @@ extension KernelChoices {
     /// (`SmallMapDepthwiseStep`): output rows of at most `smallMapDepthwiseWidth` columns, which
     /// leave lanes of the pixel-vectorised kernel's vectors idle (and with AVX-512, whose row
     /// tiles reuse each tap's weights over 8 outputs, rows up to a vector), and an input small
-    /// enough that a block of its channels fits a thread's scratch. It reads its input in any
-    /// layout, so no producer writes that input zero-bordered for it.
+    /// enough that a block of its channels fits a thread's scratch (512 KiB: a stride-2 layer's
+    /// input of up to 32 × 32). Rows of exactly a 16-lane vector fill the pixel kernel's lanes:
+    /// there the row tiles are taken only at stride 1 with windows of 5 or more, where reusing
+    /// each tap's weights outweighs gathering the input (3x3 and stride 2 measured faster on
+    /// the pixel kernel, 5x5 and 7x7 at stride 1 slower). It reads its input in any layout, so
+    /// no producer writes that input zero-bordered for it.
     static func runsOnSmallMap(depthwise conv: Conv) -> Bool {
-        conv.width.output <= smallMapDepthwiseWidth
-            && smallMapDepthwiseScratch(inputWidth: conv.width.input, inputHeight: conv.height.input,
-                                        outputWidth: conv.width.output, outputHeight: conv.height.output).perThread <= 1 << 16
+        let width = conv.width.output
+        guard width <= smallMapDepthwiseWidth else { return false }
+        if width == 16 && (conv.width.stride > 1 || max(conv.height.kernel, conv.width.kernel) < 5) { return false }
+        return smallMapDepthwiseScratch(inputWidth: conv.width.input, inputHeight: conv.height.input,
+                                        outputWidth: conv.width.output, outputHeight: conv.height.output).perThread <= 1 << 17
     }
 
     /// The widest output rows a depthwise convolution runs vectorised over channels.
