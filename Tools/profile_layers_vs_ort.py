@@ -21,6 +21,7 @@ import subprocess
 import tempfile
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 
 
@@ -42,8 +43,14 @@ def ort_profile(model, runs):
     for event in events:
         if event.get("cat") == "Node" and event["name"].endswith("_kernel_time"):
             times.setdefault(event["name"][:-len("_kernel_time")], []).append(event["dur"])
-    return {re.sub(r"(/\w+Fusion)?(_output_0)?(_nchwc)?(_token_\d+)?$", "", name): statistics.median(d[-runs:])
-            for name, d in times.items()}
+    # A node named after an output (tf2onnx's `name:0`, fused or not) stands for the node writing it.
+    producer = {output: node.name for node in onnx.load(model, load_external_data=False).graph.node for output in node.output}
+    medians = {}
+    for name, d in times.items():
+        name = re.sub(r"(/\w+Fusion)?(_output_0)?(_nchwc)?(_token_\d+)?$", "", name)
+        name = producer.get(name, name)
+        medians[name] = medians.get(name, 0) + statistics.median(d[-runs:])
+    return medians
 
 
 def vbg_layers(vbg, model, runs):
