@@ -539,8 +539,9 @@ func smallMapDepthwiseRowTile<A: ActivationFunction>(
 
 /// Channels `c0 ..< c0 + count` (at most a block) of a map in any layout into `grid`'s interior,
 /// pixel-major (pixel (y, x)'s channel c0 + j at ((y + top) · width + x + left) · block + j), its
-/// border and slack zero: by 16 × 16 transposes of each row's runs of 16 pixels, lanes of
-/// channels past `count` zero.
+/// border and slack zero: by 16 × 16 transposes of runs of 16 pixels (across row ends in a
+/// dense map, so a 7 × 7 map takes 4 transposes, not 7; each row's runs in a padded one), lanes
+/// of channels past `count` zero.
 @inline(never)
 func gatherBordered(_ input: FeatureMap, channel c0: Int, count: Int, grid: SmallMapDepthwiseGrid,
                     into gathered: UnsafeMutablePointer<Float>) {
@@ -559,6 +560,19 @@ func gatherBordered(_ input: FeatureMap, channel c0: Int, count: Int, grid: Smal
     // The halves of the block the row tiles read.
     let gatheredChannels = min(block, (count + 2 * lanes - 1) / (2 * lanes) * 2 * lanes)
     var j0 = 0
+    if layout.isDense {
+        let interior = gathered + (grid.top * grid.width + grid.left) * block
+        while j0 < gatheredChannels {
+            var p = 0
+            while p < w * h {
+                gatherDenseSquare(input, channel: c0 + j0, channels: max(min(lanes, count - j0), 0), pixel: p,
+                                  pixels: min(lanes, w * h - p), gridWidth: grid.width, interior + j0)
+                p += lanes
+            }
+            j0 += lanes
+        }
+        return
+    }
     while j0 < gatheredChannels {
         let rows = min(lanes, count - j0)
         for y in 0..<h {
@@ -572,6 +586,54 @@ func gatherBordered(_ input: FeatureMap, channel c0: Int, count: Int, grid: Smal
             }
         }
         j0 += lanes
+    }
+}
+
+/// Channels `c ..< c + channels` (0 to 16; lanes past them zero) of the dense pixels
+/// `p ..< p + pixels` of a dense map, each to its place in a grid `gridWidth` pixels wide whose
+/// interior (pixel (0, 0)) is at `interior`: pixel (y, x)'s vector at (y · gridWidth + x) · block.
+@inline(never)
+func gatherDenseSquare(_ input: FeatureMap, channel c: Int, channels n: Int, pixel p: Int, pixels m: Int, gridWidth: Int,
+                       _ interior: UnsafeMutablePointer<Float>) {
+    let layout = input.layout, block = smallMapDepthwiseBlock, w = layout.width
+    let first = UnsafePointer(input.plane(0)) + p
+    @inline(always) func run(_ i: Int) -> Vector {
+        i < n ? load(first + (c + i) * layout.planeStride, count: m) : Vector()
+    }
+    var square = Square16()
+    square.r0 = run(0); square.r1 = run(1); square.r2 = run(2); square.r3 = run(3)
+    square.r4 = run(4); square.r5 = run(5); square.r6 = run(6); square.r7 = run(7)
+    square.r8 = run(8); square.r9 = run(9); square.r10 = run(10); square.r11 = run(11)
+    square.r12 = run(12); square.r13 = run(13); square.r14 = run(14); square.r15 = run(15)
+    square.transpose()
+    var sink = GridRowCursor(interior: interior, pixel: p, width: w, gridWidth: gridWidth, count: m)
+    sink.put(square.r0); sink.put(square.r1); sink.put(square.r2); sink.put(square.r3)
+    sink.put(square.r4); sink.put(square.r5); sink.put(square.r6); sink.put(square.r7)
+    sink.put(square.r8); sink.put(square.r9); sink.put(square.r10); sink.put(square.r11)
+    sink.put(square.r12); sink.put(square.r13); sink.put(square.r14); sink.put(square.r15)
+}
+
+/// Where ``gatherDenseSquare(_:channel:channels:pixel:pixels:gridWidth:_:)`` stores its pixels'
+/// vectors, one after the other: the first `count`, then nothing.
+struct GridRowCursor {
+    var row: UnsafeMutablePointer<Float>, x: Int, left: Int
+    let width: Int, rowStep: Int
+
+    @inline(always) init(interior: UnsafeMutablePointer<Float>, pixel p: Int, width w: Int, gridWidth: Int, count: Int) {
+        let y = p / w
+        x = p - y * w
+        row = interior + y * gridWidth * smallMapDepthwiseBlock
+        left = count
+        width = w
+        rowStep = gridWidth * smallMapDepthwiseBlock
+    }
+
+    @inline(always) mutating func put(_ v: Vector) {
+        guard left > 0 else { return }
+        store(v, row + x * smallMapDepthwiseBlock)
+        left -= 1
+        x += 1
+        if x == width { x = 0; row += rowStep }
     }
 }
 
