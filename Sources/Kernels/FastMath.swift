@@ -16,8 +16,13 @@ func expVector(_ x: Vector) -> Vector {
     vbg_exp_vector(x)
 }
 
-/// 1 / (1 + e^−x). With e = e^−|x|, it is 1/(1+e) for x ≥ 0 and e/(1+e) for x < 0, so small
-/// results keep their relative accuracy; large |x| give exactly 0 or 1 (logits reach ±800).
+/// The logistic 1 / (1 + e^−x) as onnxruntime's CPU Sigmoid computes it (MLAS's rational
+/// approximation, `MlasLogisticKernelFma3`): x clamped to [−18, 18], x·P(x²) / Q(x²) + 0.5 with
+/// Horner steps fused where the build has FMA, raised to 0. Equal to onnxruntime's bits (its
+/// Sigmoid node on x86 with FMA; `Fixtures/ops/sigmoid_mlas_*`), not to the exact value: within
+/// 1.7e-7 of it absolutely, exactly 0 below about −15.8, and 1.0000001 on four floats near 17.87,
+/// as MLAS gives. A quantized model reads these values through a DynamicQuantizeLinear, where one
+/// ulp from onnxruntime's moves a whole quantum.
 @inline(always)
 func sigmoidVector(_ x: Vector) -> Vector {
     vbg_sigmoid_vector(x)
@@ -26,6 +31,12 @@ func sigmoidVector(_ x: Vector) -> Vector {
 /// The scalar sigmoid computed by the same vector code (lane 0), for tails and tests.
 package func fastSigmoid(_ x: Float) -> Float {
     sigmoidVector(Vector(repeating: x))[0]
+}
+
+/// ``sigmoidVector(_:)`` on one float, the same operations in scalar registers (the reference
+/// path's Sigmoid): equal to ``fastSigmoid(_:)`` for every float.
+package func logisticLikeOnnxruntime(_ x: Float) -> Float {
+    vbg_sigmoid_scalar(x)
 }
 
 /// erf(x), within 2 ulp of the exact value (1.4 ulp measured with fused multiply-adds,
