@@ -1,7 +1,8 @@
 """Ops whose bits the engine copies from onnxruntime's CPU kernels (exact, not within 1e-5):
 Sigmoid (MLAS's rational logistic, `MlasLogisticKernelFma3` on x86 with FMA), HardSwish
-(x * min(max(x * (1/6) + 0.5, 0), 1), each operation rounded apart) and GlobalAveragePool (MLAS's
-`MlasPoolGlobalKernel`: four float32 lane sums, (s0 + s2) + (s1 + s3), the tail in order, / n). A value a DynamicQuantizeLinear
+(x * min(max(x * (1/6) + 0.5, 0), 1), each operation rounded apart), GlobalAveragePool (MLAS's
+`MlasPoolGlobalKernel`: four float32 lane sums, (s0 + s2) + (s1 + s3), the tail in order, / n) and
+Erf (MLAS's `MlasErfKernelFma3`, |x| clamped to 3.925). A value a DynamicQuantizeLinear
 reads moves a whole quantum where it is one ulp off, so `OperatorFixtureTests` compares these cases
 (`*_bits`) byte for byte on both paths. Inputs: a dense grid over the interesting range, the specials,
 and random values; for the pool, planes of 899 (a tail of 3) and of 3 values."""
@@ -31,4 +32,7 @@ def build_cases(rng, Case):
         Case("globalaveragepool_small_bits", "GlobalAveragePool",
              [data("X", (2 * rng.standard_normal((2, 5, 1, 3)) + 0.5).astype(np.float32))],
              what="planes of 3: the tail alone"),
+        Case("erf_bits", "Erf", [data("X", np.concatenate([specials, np.linspace(-5, 5, 10001, dtype=np.float32),
+                                                          (2 * rng.standard_normal(4000)).astype(np.float32)]).reshape(1, -1))],
+             what="onnxruntime's MLAS erf, bit for bit: grid over [-5, 5], specials, random"),
     ]

@@ -164,7 +164,9 @@ final class StepBuilder: KernelChoices {
             return convolutionStep(conv, kind: kind, input: inputs[0], inputValue: nil, weights: inputs[1],
                                    bias: conv.hasBias ? inputs[2] : nil, output: outputs[0], fusion: nil)
         case let unary as ElementwiseUnary:
-            if unary.kind == .erf || unary.kind == .gelu, !rules.feedsDynamicQuantization(node.outputs[0]) {
+            // Erf's fast kernel is the reference's (onnxruntime's) arithmetic; the Gelu op's
+            // reference rounds otherwise, so one a DynamicQuantizeLinear reads keeps that kernel.
+            if unary.kind == .erf || (unary.kind == .gelu && !rules.feedsDynamicQuantization(node.outputs[0])) {
                 return FunctionStep(input: inputs[0], output: outputs[0], count: unary.count,
                                     function: unary.kind == .erf ? .erf : .gelu(.timesInverseSqrt2))
             }
