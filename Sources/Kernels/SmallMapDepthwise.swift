@@ -595,7 +595,7 @@ func gatherBordered(_ input: FeatureMap, channel c0: Int, count: Int, grid: Smal
 @inline(never)
 func gatherDenseSquare(_ input: FeatureMap, channel c: Int, channels n: Int, pixel p: Int, pixels m: Int, gridWidth: Int,
                        _ interior: UnsafeMutablePointer<Float>) {
-    let layout = input.layout, block = smallMapDepthwiseBlock, w = layout.width
+    let layout = input.layout, w = layout.width
     let first = UnsafePointer(input.plane(0)) + p
     @inline(always) func run(_ i: Int) -> Vector {
         i < n ? load(first + (c + i) * layout.planeStride, count: m) : Vector()
