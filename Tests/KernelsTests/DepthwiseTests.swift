@@ -207,6 +207,47 @@ struct DepthwiseTests {
         }
     }
 
+    @Test("7x7 at stride 1 in strips of 7 or 8 output rows (the input rows each loaded once per strip): bias then one multiply-add per tap in (ky, kx) order, bit for bit; 7 to 61 output rows (a last strip moved up), rows 1 to 97 wide (pairs of vectors, a last single or partial one), symmetric and asymmetric pads, dense and padded outputs, 1 and 2 threads")
+    func sevenBySevenStrips() {
+        var seed: UInt64 = 1_700
+        for outH in [7, 8, 9, 14, 15, 16, 17, 28, 31, 32, 33, 56, 57, 61] {
+            for outW in [1, 5, 15, 16, 17, 28, 31, 32, 33, 47, 48, 56, 57, 97] {
+                for pads in [(3, 3, 3, 3), (0, 0, 6, 6), (2, 3, 4, 3)] {
+                    seed += 1
+                    guard seed % 3 == 0 || outH == 56 || outH == 28 || outW == 56 || outW == 28 else { continue }
+                    let (top, left, bottom, right) = pads
+                    let height = outH + 6 - top - bottom, width = outW + 6 - left - right
+                    let channels = [1, 3, 17][Int(seed % 3)]
+                    var random = Random(seed: seed)
+                    let x = random.array(channels * height * width)
+                    let w = random.array(channels * 49, scale: 0.5)
+                    let b = random.array(channels)
+                    let input = makeMap(x, channels: channels, layout: .padded(width: width, height: height, pad: max(top, left, bottom, right)))
+                    let outputPad = Int(seed / 3 % 2) * 3
+                    let output = FeatureMapStorage(channels: channels, layout: outputPad == 0 ? .dense(width: outW, height: outH)
+                                                   : .padded(width: outW, height: outH, pad: outputPad))
+                    depthwiseConvolution(input.map, weights: DepthwiseWeights(weights: w, bias: b, channels: channels, kernelSize: 7),
+                                         stride: 1, padTop: top, padLeft: left, activation: .none, output: output.map,
+                                         pool: WorkerPool(threads: 1 + Int(seed / 2 % 2)))
+                    let expected = Self.tapOrderReference(x, weights: w, bias: b, channels: channels, height: height, width: width,
+                                                          k: 7, stride: 1, dilation: 1, top: top, left: left,
+                                                          outHeight: outH, outWidth: outW)
+                    let what = "dw7x7 \(channels) channels \(height)x\(width) → \(outH)x\(outW) pads \(pads) output pad \(outputPad)"
+                    #expect(output.interior() == expected, "\(what)")
+                    #expect(borderIsZero(output), "\(what): border written")
+                }
+            }
+        }
+        // Activations and residuals in the strips' stores, against the naive loop.
+        for (h, w) in [(28, 28), (56, 57), (9, 33), (17, 16)] {
+            for activation in [Activation.none, .relu, .hardSwish, .silu] {
+                let r = depthwise(channels: 5, height: h, width: w, k: 7, stride: 1, pads: (3, 3, 3, 3), activation: activation,
+                                  withResidual: true, outputPad: [0, 1, 3][(h + w) % 3], threads: 1 + h % 2, seed: UInt64(h * 100 + w))
+                expectClose(r.actual, r.expected, "dw7 strips \(h)x\(w) \(activation) residual")
+            }
+        }
+    }
+
     @Test("maps of 1 to 3 output rows (one- and two-row tiles): bias then one multiply-add per tap in (ky, kx) order, bit for bit; channels 1 to 577, 1 and 2 threads, dense and padded outputs, dilation")
     func shortMaps() {
         var seed: UInt64 = 900
