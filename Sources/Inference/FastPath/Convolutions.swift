@@ -19,6 +19,10 @@ struct ConvolutionFusion {
     var absorbed: [Int]
     /// Whether the kernel may write `target` over its data input (`FusionPlan.Fusion.mayOverwrite`).
     var overwritesInput = false
+    /// Whether `target` is the convolution's output transposed to NHWC (a Transpose [0, 2, 3, 1]
+    /// absorbed), which the small-map kernel writes as its pixel-major sums
+    /// (`smallMapConvolutionChannelsLast`).
+    var channelsLast = false
 }
 
 /// A zero Pad of a [1, C, H, W] map's rows and columns folded into the depthwise or dense K×K
@@ -368,6 +372,22 @@ extension StepBuilder {
                 return WinogradConvolutionStep(source: source, output: output, activation: activation, residual: denseResidual,
                                                rectifiesSum: rectifiesSum, pool: pool, weights: weights,
                                                padTop: h.padBegin, padLeft: w.padBegin)
+            }
+            if case .dense = kind, fusion?.channelsLast == true {
+                precondition(conv.group == 1 && activation == .none && denseResidual == nil, "channels-last sums of one group")
+                let weights = packed {
+                    let (weights, bias) = folded()
+                    let size = cin * k * w.kernel
+                    var columns = [Float](repeating: 0, count: size * cout)
+                    for m in 0..<cout {
+                        for i in 0..<size { columns[i * cout + m] = weights[m * size + i] }
+                    }
+                    return MatrixWeights(values: columns, bias: bias, inner: size, columns: cout)
+                }
+                return SmallMapConvolutionStep(source: source, output: output, activation: .none, pool: pool,
+                                               groups: [weights], kernelHeight: k, kernelWidth: w.kernel, stride: stride,
+                                               dilation: h.dilation, padTop: h.padBegin, padLeft: w.padBegin,
+                                               channelsLast: pointer(fusion!.target))
             }
             if case .dense = kind, StepBuilder.runsOverChannels(dense: conv) {
                 let paired = StepBuilder.pairsGroups(conv)

@@ -84,7 +84,29 @@ extension FusionRules {
         if isDepthwise && Self.runsOnSmallMap(depthwise: conv) {
             fusion.overwritesInput = conv.height.output == conv.height.input && conv.width.output == conv.width.input
         }
+        if isDense, let transposed = channelsLastOutput(of: conv, fusion) {
+            fusion.absorbed.append(transposed)
+            fusion.target = transposed
+            fusion.channelsLast = true
+            // Its tiles write the output while they read the input.
+            fusion.overwritesInput = false
+        }
         return fusion
+    }
+
+    /// The output of a Transpose to NHWC ([0, 2, 3, 1]) that is the only reader of a dense K×K
+    /// convolution's output, when the small-map kernel runs the convolution (one group) and its
+    /// fusion adds nothing after the sums but folded affine maps (no activation, no residual): its
+    /// pixel-major sums are that Transpose's output, written in place of the spread to planes
+    /// and the Transpose (ConvNeXt's patchify stem before its channels-last LayerNormalization).
+    func channelsLastOutput(of conv: Conv, _ fusion: ConvolutionFusion) -> Int? {
+        let trimmed = Self.inputWindow(of: conv)?.conv ?? conv
+        guard conv.group == 1, fusion.residual == nil, fusion.epilogue.activation == .none,
+              Self.runsOverChannels(dense: trimmed), !Self.pairsGroups(trimmed),
+              let next = follower(of: fusion.target), next.inputs.first == fusion.target,
+              let transpose = next.operation as? Transpose, transpose.perm == [0, 2, 3, 1],
+              transpose.outputTypes == [.float32], transpose.inputShape.count == 4, transpose.inputShape[0] == 1 else { return nil }
+        return next.outputs[0]
     }
 
     /// The epilogue (`Epilogue`: per-channel affine nodes folded in, an activation),
