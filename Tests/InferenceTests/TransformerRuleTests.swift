@@ -193,4 +193,22 @@ struct TransformerRuleTests {
         let read = try R().layers(Self.patchModel(cout: 32, k: 4, size: 32, secondReader: true), input: [1, 3, 32, 32])
         #expect(!read.contains { $0.operators.contains("Conv") && $0.operators.contains("Transpose") }, "\(read.map(\.operators))")
     }
+
+    @Test("depthwise 7x7 vectorised over channels (28x28, 14x14 and 7x7 maps, ConvNeXt's later stages) → Transpose to NHWC: one step storing its outputs pixel-major as the Transpose's output, with the activation between them; on a 56x56 map (the pixel kernel) the Transpose stays a step of its own",
+          .enabled(if: smallMapTilesSpanRows))
+    func channelsLastDepthwise() throws {
+        for (size, relu, fused) in [(28, false, true), (14, false, true), (7, true, true), (56, false, false)] {
+            let shape: [Int64] = [1, 24, Int64(size), Int64(size)]
+            let bytes = B.model(
+                nodes: [B.node("Conv", inputs: ["i", "w", "b"], outputs: [relu ? "c" : "t"],
+                               attributes: [.ints("kernel_shape", [7, 7]), .ints("pads", [3, 3, 3, 3]), .int("group", 24)])]
+                    + (relu ? [B.node("Relu", inputs: ["c"], outputs: ["t"])] : [])
+                    + [B.node("Transpose", inputs: ["t"], outputs: ["y"], attributes: [.ints("perm", [0, 2, 3, 1])])],
+                initializers: [R.tensor("w", [24, 1, 7, 7], seed: 2), R.tensor("b", [24], seed: 3)],
+                inputs: [B.valueInfo("i", shape)], outputs: [B.valueInfo("y", [1, Int64(size), Int64(size), 24])])
+            let profile = try R().layers(bytes, input: shape.map(Int.init))
+            #expect(profile.allSatisfy { !$0.runsOnReference }, "\(size)")
+            #expect(profile.count == (fused ? 1 : 2) && profile.last?.operators.last == "Transpose", "\(size): \(profile.map(\.operators))")
+        }
+    }
 }

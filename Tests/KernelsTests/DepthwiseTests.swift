@@ -334,6 +334,52 @@ struct DepthwiseTests {
         }
     }
 
+    @Test("small maps vectorised over channels, channels last: each output stored pixel-major (NHWC) is the planar kernel's value, bit for bit, and nothing past the output is written; blocks of 64 ± 1 channels and channel counts not multiples of 32, split between 1 and 2 threads, row tiles (rows of 5 and more) and pixel by pixel (narrower rows, dilation, stride 3), ConvNeXt's 7x7 on 28x28, 14x14 and 7x7, rows of 32, every activation")
+    func smallMapChannelsLast() {
+        var seed: UInt64 = 2_400
+        let shapes: [(k: Int, s: Int, d: Int, pads: (Int, Int, Int, Int))] = [
+            (7, 1, 1, (3, 3, 3, 3)), (3, 1, 1, (1, 1, 1, 1)), (3, 2, 1, (0, 0, 1, 1)), (5, 2, 1, (1, 1, 2, 2)),
+            (3, 1, 2, (2, 2, 2, 2)), (3, 3, 1, (1, 0, 2, 1)),
+        ]
+        for shape in shapes {
+            for (height, width) in [(1, 1), (3, 3), (2, 5), (7, 7), (9, 4), (14, 14), (5, 13), (16, 16), (2, 17), (28, 28), (21, 32)] {
+                for channels in [1, 15, 16, 17, 33, 63, 64, 65, 96, 129, 192, 384, 768] where channels * height * width <= 160_000 {
+                    seed += 1
+                    guard seed % 2 == 0 || channels >= 192 || height == 14 || height == 28 else { continue }
+                    let (top, left, bottom, right) = shape.pads
+                    let span = (shape.k - 1) * shape.d + 1
+                    guard height + top + bottom >= span, width + left + right >= span else { continue }
+                    let outH = (height + top + bottom - span) / shape.s + 1, outW = (width + left + right - span) / shape.s + 1
+                    var random = Random(seed: seed)
+                    let x = random.array(channels * height * width)
+                    let weights = ChannelLaneDepthwiseWeights(weights: random.array(channels * shape.k * shape.k, scale: 0.5),
+                                                              bias: random.array(channels), channels: channels, kernelSize: shape.k)
+                    let activation = [Activation.none, .relu, .relu6, .hardSwish, .sigmoid, .silu][Int(seed % 6)]
+                    let input = makeMap(x, channels: channels,
+                                        layout: seed % 4 < 2 ? .dense(width: width, height: height) : .padded(width: width, height: height, pad: 3))
+                    let planar = FeatureMapStorage(channels: channels, layout: .dense(width: outW, height: outH))
+                    let pool = WorkerPool(threads: 1 + Int(seed / 2 % 2))
+                    pool.reserve(smallMapDepthwiseScratch(inputWidth: width, inputHeight: height, outputWidth: outW, outputHeight: outH))
+                    smallMapDepthwise(input.map, weights: weights, stride: shape.s, dilation: shape.d, padTop: top, padLeft: left,
+                                      activation: activation, output: planar.map, pool: pool)
+                    let pixels = outH * outW
+                    var nhwc = [Float](repeating: .nan, count: pixels * channels + lanes)
+                    nhwc.withUnsafeMutableBufferPointer { out in
+                        smallMapDepthwiseChannelsLast(input.map, weights: weights, stride: shape.s, dilation: shape.d, padTop: top,
+                                                      padLeft: left, activation: activation, outputHeight: outH, outputWidth: outW,
+                                                      output: out.baseAddress!, pool: pool)
+                    }
+                    let planes = planar.interior()
+                    let transposed = (0..<pixels * channels).map { i in planes[(i % channels) * pixels + i / channels] }
+                    let what = "dw\(shape.k) s\(shape.s) d\(shape.d) pads \(shape.pads) \(channels) channels \(height)x\(width) \(activation)"
+                    #expect(Array(nhwc[..<(pixels * channels)]) == transposed, "\(what)")
+                    let untouched = nhwc[(pixels * channels)...].allSatisfy { $0.isNaN }
+                    #expect(untouched, "\(what): wrote past the output")
+                }
+            }
+        }
+    }
+
     @Test("small maps vectorised over channels: the output may be the input itself")
     func smallMapInPlace() {
         for (channels, size, k) in [(577, 3, 5), (70, 6, 3), (1, 1, 3), (130, 8, 5)] {

@@ -20,8 +20,8 @@ struct ConvolutionFusion {
     /// Whether the kernel may write `target` over its data input (`FusionPlan.Fusion.mayOverwrite`).
     var overwritesInput = false
     /// Whether `target` is the convolution's output transposed to NHWC (a Transpose [0, 2, 3, 1]
-    /// absorbed), which the small-map kernel writes as its pixel-major sums
-    /// (`smallMapConvolutionChannelsLast`).
+    /// absorbed), which a small-map kernel writes pixel-major (`smallMapConvolutionChannelsLast`,
+    /// `smallMapDepthwiseChannelsLast`).
     var channelsLast = false
 }
 
@@ -179,6 +179,18 @@ extension KernelChoices {
         conv.width.output <= smallMapDepthwiseWidth
             && smallMapDepthwiseScratch(inputWidth: conv.width.input, inputHeight: conv.height.input,
                                         outputWidth: conv.width.output, outputHeight: conv.height.output).perThread <= 1 << 16
+    }
+
+    /// Whether a depthwise convolution whose output only a Transpose to NHWC reads runs vectorised
+    /// over channels, writing that Transpose's output (`FusionRules.channelsLastOutput`): also on
+    /// rows of up to 32 with the wide register file (two vectors of the pixel kernel's rows; the
+    /// Transpose, and the planar kernel's move to planes, cost more than the gather), within
+    /// 2^17 floats of thread scratch.
+    static func runsOnSmallMapChannelsLast(depthwise conv: Conv) -> Bool {
+        runsOnSmallMap(depthwise: conv)
+            || (smallMapTilesSpanRows && conv.width.output <= 32
+                && smallMapDepthwiseScratch(inputWidth: conv.width.input, inputHeight: conv.height.input,
+                                            outputWidth: conv.width.output, outputHeight: conv.height.output).perThread <= 1 << 17)
     }
 
     /// The widest output rows a depthwise convolution runs vectorised over channels.
@@ -347,7 +359,7 @@ extension StepBuilder {
             return GroupedPointwiseStep(input: input, output: output, activation: activation, residual: denseResidual,
                                         rectifiesSum: rectifiesSum, groups: parts, pool: pool)
         case .depthwise(let pad), .dense(let pad):
-            if case .depthwise = kind, StepBuilder.runsOnSmallMap(depthwise: conv) {
+            if case .depthwise = kind, StepBuilder.runsOnSmallMap(depthwise: conv) || fusion?.channelsLast == true {
                 // Rows of few columns: vectorised over channels, reading the input where it is.
                 let map = inputValue.flatMap(paddedMap) ?? input
                 let weights = packed {
@@ -359,7 +371,8 @@ extension StepBuilder {
                 let residual = fusion?.residual != nil && fusion?.residual == inputValue ? map : denseResidual
                 return SmallMapDepthwiseStep(input: map, output: output, activation: activation, residual: residual,
                                              pool: pool, weights: weights.0, stride: stride,
-                                             dilation: h.dilation * weights.1, padTop: h.padBegin, padLeft: w.padBegin)
+                                             dilation: h.dilation * weights.1, padTop: h.padBegin, padLeft: w.padBegin,
+                                             channelsLast: fusion?.channelsLast == true ? pointer(fusion!.target) : nil)
             }
             let source = inputValue.flatMap(paddedMap).map(PaddedInput.written)
                 ?? .copy(of: input, layout: .padded(width: w.input, height: h.input, pad: pad))

@@ -183,17 +183,27 @@ final class SmallMapDepthwiseStep: Step {
     let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool
     let weights: ChannelLaneDepthwiseWeights
     let stride: Int, dilation: Int, padTop: Int, padLeft: Int
+    /// Where the step writes its output in NHWC instead (an absorbed Transpose's buffer), or nil.
+    let channelsLast: UnsafeMutablePointer<Float>?
     var scratch: ScratchSize {
         smallMapDepthwiseScratch(inputWidth: input.layout.width, inputHeight: input.layout.height,
                                  outputWidth: output.layout.width, outputHeight: output.layout.height)
     }
     func run() {
+        if let channelsLast {
+            smallMapDepthwiseChannelsLast(input, weights: weights, stride: stride, dilation: dilation, padTop: padTop,
+                                          padLeft: padLeft, activation: activation, outputHeight: output.layout.height,
+                                          outputWidth: output.layout.width, output: channelsLast, pool: pool)
+            return
+        }
         smallMapDepthwise(input, weights: weights, stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
                           activation: activation, residual: residual, output: output, pool: pool)
     }
 
     init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool,
-         weights: ChannelLaneDepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
+         weights: ChannelLaneDepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int,
+         channelsLast: UnsafeMutablePointer<Float>? = nil) {
+        self.channelsLast = channelsLast
         self.input = input
         self.output = output
         self.activation = activation
