@@ -192,6 +192,14 @@ struct TransformerRuleTests {
         #expect(perm.map(\.operators) == [["Conv"], ["Transpose"]], "\(perm.map(\.operators))")
         let read = try R().layers(Self.patchModel(cout: 32, k: 4, size: 32, secondReader: true), input: [1, 3, 32, 32])
         #expect(!read.contains { $0.operators.contains("Conv") && $0.operators.contains("Transpose") }, "\(read.map(\.operators))")
+        // A 3x3 at stride 1 on rows of 17 that Winograd's tiles would also take: the small-map kernel writes the Transpose.
+        let winograd = B.model(
+            nodes: [B.node("Conv", inputs: ["i", "w", "b"], outputs: ["t"], attributes: [.ints("kernel_shape", [3, 3]), .ints("pads", [1, 1, 1, 1])]),
+                    B.node("Transpose", inputs: ["t"], outputs: ["y"], attributes: [.ints("perm", [0, 2, 3, 1])])],
+            initializers: [R.tensor("w", [32, 32, 3, 3], seed: 2, scale: 0.2), R.tensor("b", [32], seed: 3)],
+            inputs: [B.valueInfo("i", [1, 32, 17, 17])], outputs: [B.valueInfo("y", [1, 17, 17, 32])])
+        let square = try R().layers(winograd, input: [1, 32, 17, 17])
+        #expect(square.allSatisfy { !$0.runsOnReference }, "\(square.map(\.operators))")
     }
 
     @Test("depthwise 7x7 vectorised over channels (28x28, 14x14 and 7x7 maps, ConvNeXt's later stages) → Transpose to NHWC: one step storing its outputs pixel-major as the Transpose's output, with the activation between them; on a 56x56 map (the pixel kernel) the Transpose stays a step of its own",

@@ -376,16 +376,7 @@ extension StepBuilder {
             }
             let source = inputValue.flatMap(paddedMap).map(PaddedInput.written)
                 ?? .copy(of: input, layout: .padded(width: w.input, height: h.input, pad: pad))
-            if case .dense = kind, conv.group == 1, k == 3, w.kernel == 3, stride == 1, h.dilation == 1,
-               winogradFits(inputChannels: cin, outputChannels: cout, outputWidth: w.output, outputHeight: h.output) {
-                let weights = packed {
-                    let (weights, bias) = folded()
-                    return WinogradWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin)
-                }
-                return WinogradConvolutionStep(source: source, output: output, activation: activation, residual: denseResidual,
-                                               rectifiesSum: rectifiesSum, pool: pool, weights: weights,
-                                               padTop: h.padBegin, padLeft: w.padBegin)
-            }
+            // Before the kernel choices below: the fusion's Transpose is written by this kernel only.
             if case .dense = kind, fusion?.channelsLast == true {
                 precondition(conv.group == 1 && activation == .none && denseResidual == nil, "channels-last sums of one group")
                 let weights = packed {
@@ -401,6 +392,16 @@ extension StepBuilder {
                                                groups: [weights], kernelHeight: k, kernelWidth: w.kernel, stride: stride,
                                                dilation: h.dilation, padTop: h.padBegin, padLeft: w.padBegin,
                                                channelsLast: pointer(fusion!.target))
+            }
+            if case .dense = kind, conv.group == 1, k == 3, w.kernel == 3, stride == 1, h.dilation == 1,
+               winogradFits(inputChannels: cin, outputChannels: cout, outputWidth: w.output, outputHeight: h.output) {
+                let weights = packed {
+                    let (weights, bias) = folded()
+                    return WinogradWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin)
+                }
+                return WinogradConvolutionStep(source: source, output: output, activation: activation, residual: denseResidual,
+                                               rectifiesSum: rectifiesSum, pool: pool, weights: weights,
+                                               padTop: h.padBegin, padLeft: w.padBegin)
             }
             if case .dense = kind, StepBuilder.runsOverChannels(dense: conv) {
                 let paired = StepBuilder.pairsGroups(conv)
