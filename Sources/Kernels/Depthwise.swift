@@ -165,13 +165,21 @@ func depthwiseDispatch<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type, k:
 /// Maps of 2 or 3 rows use 2-row tiles (two chains), of 1 row 1-row tiles; the last tile of a
 /// taller map is moved up to end at the last row, recomputing a few rows with the same operations
 /// (so the same values). With 16 XMM registers (``narrowRegisterFile``) the tile is 2 rows (8
-/// accumulators), the same way round.
+/// accumulators), the same way round. A 7x7 at stride 1 on maps of 7 rows or more runs in strips
+/// of 7 or 8 rows with 32 vector registers (``depthwiseStrips(_:_:height:k:rows:)``).
 @inline(always)
 func depthwisePlanes<A: ActivationFunction>(_ job: DepthwiseJob, _: A.Type, k: Int, stride: Int, dilation: Int = 1) {
     let outH = job.output.layout.height
+    let stripRows = depthwiseStripRows(height: outH)
     for c in job.channels {
         let plane = DepthwisePlane(job: job, channel: c, k: k)
-        if outH >= 2 && (narrowRegisterFile || outH < 4) {
+        if wideRegisterFile && k == 7 && stride == 1 && dilation == 1 && outH >= stripRows {
+            if stripRows == 7 {
+                depthwiseStrips(plane, A.self, height: outH, k: k, rows: 7)
+            } else {
+                depthwiseStrips(plane, A.self, height: outH, k: k, rows: 8)
+            }
+        } else if outH >= 2 && (narrowRegisterFile || outH < 4) {
             depthwiseRows(plane, A.self, DepthwiseRows2.self, height: outH, k: k, stride: stride, dilation: dilation)
         } else if !narrowRegisterFile && outH >= 4 {
             depthwiseRows(plane, A.self, DepthwiseRows4.self, height: outH, k: k, stride: stride, dilation: dilation)
@@ -490,18 +498,96 @@ struct DepthwiseTailRows: UnrolledSteps {
     }
 }
 
+/// Output rows of a strip of ``depthwiseStrips(_:_:height:k:rows:)`` on a map `height` rows
+/// high: 8, or 7 where that leaves no rows computed twice and 8 would (28, 14, 35 rows…).
+func depthwiseStripRows(height: Int) -> Int { height % 8 != 0 && height % 7 == 0 ? 7 : 8 }
+
+/// One plane of a 7x7 depthwise convolution at stride 1, no dilation, on a map at least `rows`
+/// (7 or 8) rows high, with 32 vector registers: strips of `rows` output rows × 16 columns, the
+/// `rows + 6` input rows a strip reads each loaded once (two vectors) and each tap's shifted input
+/// made once per input row and shared by every output row that reads it (up to 7). Every output
+/// is the bias then its taps in (ky, kx) order, as ``DepthwiseRows4``; the last strip is moved up
+/// to end at the last row, recomputing rows with the same operations.
+@inline(always)
+func depthwiseStrips<A: ActivationFunction>(_ plane: DepthwisePlane, _: A.Type, height: Int, k: Int, rows: Int) {
+    var top = 0
+    while top < height {
+        let first = min(top, height - rows)
+        var xo = 0
+        while xo < plane.width {
+            var strip = DepthwiseStripRows(bias: plane.bias, origin: plane.source + first * plane.sourceRow + xo,
+                                           row: plane.sourceRow, weights: plane.weights, k: k, rows: rows)
+            unrolled(rows + k - 1, &strip)
+            strip.finish(A.self, plane, top: first, column: xo)
+            xo += lanes
+        }
+        top += rows
+    }
+}
+
+/// The accumulators and input rows of one strip of ``depthwiseStrips(_:_:height:k:rows:)``: `a`i
+/// output row i's 16 columns; step r loads input row r of the strip (two vectors: the lanes past
+/// the columns the outputs read feed only lanes past the row's outputs, which are not kept) and
+/// adds its taps to each output row i with 0 ≤ r − i < k.
+struct DepthwiseStripRows: UnrolledSteps {
+    var a0, a1, a2, a3, a4, a5, a6, a7: Vector
+    let origin: UnsafePointer<Float>, row: Int, weights: UnsafePointer<Float>
+    let k: Int, rows: Int
+
+    @inline(always)
+    init(bias: Float, origin: UnsafePointer<Float>, row: Int, weights: UnsafePointer<Float>, k: Int, rows: Int) {
+        a0 = Vector(repeating: bias)
+        (a1, a2, a3, a4, a5, a6, a7) = (a0, a0, a0, a0, a0, a0, a0)
+        self.origin = origin
+        self.row = row
+        self.weights = weights
+        self.k = k
+        self.rows = rows
+    }
+
+    @inline(always) mutating func step(_ r: Int) {
+        let p = origin + r * row
+        let v0 = load(p), v1 = load(p + lanes)
+        let k = k, rows = rows, w = weights
+        for kx in 0..<k {
+            let x = shifted(v0, v1, by: kx)
+            @inline(always) func tap(_ a: inout Vector, _ i: Int) {
+                let ky = r - i
+                guard i < rows && ky >= 0 && ky < k else { return }
+                a = multiplyAdd(a, w[ky * k + kx], x)
+            }
+            tap(&a0, 0); tap(&a1, 1); tap(&a2, 2); tap(&a3, 3); tap(&a4, 4); tap(&a5, 5); tap(&a6, 6); tap(&a7, 7)
+        }
+    }
+
+    /// The strip's rows activated and stored (``DepthwisePlane/finish(_:row:column:count:)``): 16
+    /// columns from `column`, cut at the row's end.
+    @inline(always) func finish<A: ActivationFunction>(_: A.Type, _ plane: DepthwisePlane, top: Int, column: Int) {
+        let n = plane.width - column
+        @inline(always) func put(_ a: Vector, _ i: Int) {
+            guard i < rows else { return }
+            if n >= lanes {
+                plane.finishFull(A.apply(a), row: top + i, column: column)
+            } else {
+                plane.finish(A.apply(a), row: top + i, column: column, count: n)
+            }
+        }
+        put(a0, 0); put(a1, 1); put(a2, 2); put(a3, 3); put(a4, 4); put(a5, 5); put(a6, 6); put(a7, 7)
+    }
+}
+
 /// A body run for indices 0, 1, 2, … by ``unrolled(_:_:)``.
 protocol UnrolledSteps {
     mutating func step(_ index: Int)
 }
 
-/// `body.step(0)`, `body.step(1)`, …, `body.step(count − 1)` for `count` up to 12, as
+/// `body.step(0)`, `body.step(1)`, …, `body.step(count − 1)` for `count` up to 16, as
 /// straight-line code where `count` is a constant after inlining (the steps' own branches on the
 /// index then fold away). A mutable struct, not a closure: a closure that mutates what it captures
 /// allocates a box in unoptimised builds.
 @inline(always)
 func unrolled<Body: UnrolledSteps>(_ count: Int, _ body: inout Body) {
-    precondition(count <= 12, "unrolled: at most 12 steps")
+    precondition(count <= 16, "unrolled: at most 16 steps")
     #if DEBUG
     // Unoptimised builds keep every inlined copy's locals in the frame: one copy of the step.
     for index in 0..<count { body.step(index) }
@@ -518,6 +604,10 @@ func unrolled<Body: UnrolledSteps>(_ count: Int, _ body: inout Body) {
     if count > 9 { body.step(9) }
     if count > 10 { body.step(10) }
     if count > 11 { body.step(11) }
+    if count > 12 { body.step(12) }
+    if count > 13 { body.step(13) }
+    if count > 14 { body.step(14) }
+    if count > 15 { body.step(15) }
     #endif
 }
 

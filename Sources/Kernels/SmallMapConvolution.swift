@@ -68,6 +68,28 @@ package func smallMapConvolution(
                          floor: sumFloor(rectifiesSum: rectifiesSum), output: output))
 }
 
+/// The sums of ``smallMapConvolution(_:weights:kernelSize:stride:dilation:padTop:padLeft:activation:residual:rectifiesSum:output:products:productCount:groups:pool:)``
+/// (one group, no activation) written pixel-major instead of spread to planes: output pixel
+/// (y, x)'s channel o at `output[(y · outputWidth + x) · Cout + o]`, that is the output in NHWC,
+/// `bias[o] + Σ w[o][c][ky][kx] · x` with the same tiles, multiply-adds and order.
+///
+/// - Precondition: as the planar kernel's, for an output of `outputHeight` × `outputWidth`
+///   pixels of `weights.columns` channels; `output` holds their `pixels × columns` floats and
+///   does not overlap `input`.
+package func smallMapConvolutionChannelsLast(
+    _ input: FeatureMap, weights: MatrixWeights, kernelHeight kh: Int, kernelWidth kw: Int, stride: Int, dilation: Int,
+    padTop: Int, padLeft: Int, outputHeight: Int, outputWidth: Int, output: UnsafeMutablePointer<Float>, pool: WorkerPool
+) {
+    checkWindow(input.layout, .dense(width: outputWidth, height: outputHeight), kernelHeight: kh, kernelWidth: kw,
+                stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
+                maximumStride: stride > 2 && smallMapTilesSpanRows ? stride : 2, kind: "small-map convolution")
+    precondition(weights.inner == input.channels * kh * kw,
+                 "small-map convolution: weights are \(weights.inner)x\(weights.columns), expected \(input.channels * kh * kw) rows")
+    pool.run(SmallMapConvolutionParts(input: input, weights: weights, kernelHeight: kh, kernelWidth: kw, stride: stride,
+                                      dilation: dilation, padTop: padTop, padLeft: padLeft, outputHeight: outputHeight,
+                                      outputWidth: outputWidth, products: output, groups: 1))
+}
+
 /// Whether ``smallMapConvolution(_:weights:kernelSize:stride:dilation:padTop:padLeft:activation:output:products:productCount:pool:)``
 /// runs tiles of 12 pixels across row ends for rows that are not a multiple of 4 wide (with
 /// AVX-512's 32 vector registers; with fewer, 4 pixels of a row at a time).

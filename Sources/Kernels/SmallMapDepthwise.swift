@@ -128,9 +128,41 @@ package func smallMapDepthwise(
                                     padLeft: padLeft, activation: activation, residual: residual, output: output))
 }
 
+/// ``smallMapDepthwise(_:weights:stride:dilation:padTop:padLeft:activation:residual:output:pool:)``
+/// (no residual) writing its output pixel-major, in NHWC: output pixel (y, x)'s channel c at
+/// `output[(y · outputWidth + x) · C + c]`, each the same value, stored from the registers that
+/// computed it instead of staged and moved to planes.
+///
+/// - Precondition: as the planar kernel's, for an output of `outputHeight` × `outputWidth`
+///   pixels; `output` holds their `pixels × C` floats and overlaps neither `input` nor the pool's
+///   scratch.
+package func smallMapDepthwiseChannelsLast(
+    _ input: FeatureMap, weights: ChannelLaneDepthwiseWeights, stride: Int, dilation: Int = 1, padTop: Int, padLeft: Int,
+    activation: Activation, outputHeight: Int, outputWidth: Int, output: UnsafeMutablePointer<Float>, pool: WorkerPool
+) {
+    precondition(input.channels == weights.channels, "small-map depthwise channel mismatch")
+    precondition(stride >= 1 && dilation >= 1 && padTop >= 0 && padLeft >= 0, "small-map depthwise: bad window")
+    precondition(pool.holds(smallMapDepthwiseScratch(inputWidth: input.layout.width, inputHeight: input.layout.height,
+                                                     outputWidth: outputWidth, outputHeight: outputHeight)),
+                 "small-map depthwise on \(input.layout.width)x\(input.layout.height): pool scratch too small")
+    let planes = FeatureMap(base: output, channels: weights.channels, layout: .dense(width: outputWidth, height: outputHeight))
+    pool.run(SmallMapDepthwiseParts(input: input, weights: weights, stride: stride, dilation: dilation, padTop: padTop,
+                                    padLeft: padLeft, activation: activation, residual: nil, output: planes,
+                                    channelsLast: output))
+}
+
 struct SmallMapDepthwiseParts: PoolJob {
     let input: FeatureMap, weights: ChannelLaneDepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int
     let activation: Activation, residual: FeatureMap?, output: FeatureMap
+    /// Where the output goes pixel-major (NHWC) instead of to `output`'s planes (which then only
+    /// gives the size).
+    var channelsLast: UnsafeMutablePointer<Float>? = nil
+
+    /// Where a block's outputs go: staged pixel-major (`block` floats a pixel) to be moved to the
+    /// planes, or straight to the channels-last output (channels floats a pixel).
+    func destination(staged: UnsafeMutablePointer<Float>, channel c0: Int) -> (base: UnsafeMutablePointer<Float>, pixel: Int) {
+        channelsLast.map { ($0 + c0, weights.channels) } ?? (staged, smallMapDepthwiseBlock)
+    }
     func run(part: Int, pool: WorkerPool) {
         let channels = WorkerPool.range(weights.channels, part: part, of: pool.threadCount, granularity: lanes)
         guard !channels.isEmpty else { return }
@@ -181,7 +213,8 @@ func smallMapDepthwiseChannels<A: ActivationFunction>(
         gatherChannels(job.input, channel: c0, count: n, into: gathered)
         let w = UnsafePointer(job.weights.weights.baseAddress) + c0
         let bias = UnsafePointer(job.weights.bias.baseAddress) + c0
-        var out = staged
+        let (first, pixelStep) = job.destination(staged: staged, channel: c0)
+        var out = first
         for yo in 0..<outH {
             let rows = PixelWindow.taps(yo, size: inH, k: k, s: s, d: d, pad: job.padTop)
             for xo in 0..<outW {
@@ -205,12 +238,21 @@ func smallMapDepthwiseChannels<A: ActivationFunction>(
                     inputRow += d * inW * block
                     tapRow += k * padded
                 }
-                store(A.apply(a0), out); store(A.apply(a1), out + lanes)
-                store(A.apply(a2), out + 2 * lanes); store(A.apply(a3), out + 3 * lanes)
-                out += block
+                if job.channelsLast == nil {
+                    store(A.apply(a0), out); store(A.apply(a1), out + lanes)
+                    store(A.apply(a2), out + 2 * lanes); store(A.apply(a3), out + 3 * lanes)
+                } else {
+                    storeChannels(A.apply(a0), out, count: n)
+                    storeChannels(A.apply(a1), out + lanes, count: n - lanes)
+                    storeChannels(A.apply(a2), out + 2 * lanes, count: n - 2 * lanes)
+                    storeChannels(A.apply(a3), out + 3 * lanes, count: n - 3 * lanes)
+                }
+                out += pixelStep
             }
         }
-        scatterChannels(staged, count: n, output: job.output, residual: job.residual, channel: c0)
+        if job.channelsLast == nil {
+            scatterChannels(staged, count: n, output: job.output, residual: job.residual, channel: c0)
+        }
         c0 += block
     }
 }
@@ -472,6 +514,7 @@ func smallMapDepthwiseRows<A: ActivationFunction>(
     while c0 < channels.upperBound {
         let n = min(block, channels.upperBound - c0)
         gatherBordered(job.input, channel: c0, count: n, grid: grid, into: gathered)
+        let (first, pixelStep) = job.destination(staged: staged, channel: c0)
         var half = 0
         while half * 2 * lanes < n {
             let taps = UnsafePointer(job.weights.weights.baseAddress) + c0 + half * 2 * lanes
@@ -481,30 +524,47 @@ func smallMapDepthwiseRows<A: ActivationFunction>(
                 while xo < outW {
                     let count = min(8, outW - xo)
                     let window = UnsafePointer(gathered) + ((yo * s) * grid.width + xo * s) * block + half * 2 * lanes
-                    let out = staged + (yo * outW + xo) * block + half * 2 * lanes
+                    let out = first + (yo * outW + xo) * pixelStep + half * 2 * lanes
+                    let channels = job.channelsLast == nil ? 2 * lanes : min(2 * lanes, n - half * 2 * lanes)
                     if s == 1 {
                         smallMapDepthwiseRowTile(window, taps: taps, bias: bias, k: k, gridWidth: grid.width, padded: padded,
-                                                 step: block, out: out, count: count, A.self)
+                                                 step: block, out: out, pixelStep: pixelStep, count: count, channels: channels,
+                                                 A.self)
                     } else {
                         smallMapDepthwiseRowTile(window, taps: taps, bias: bias, k: k, gridWidth: grid.width, padded: padded,
-                                                 step: 2 * block, out: out, count: count, A.self)
+                                                 step: 2 * block, out: out, pixelStep: pixelStep, count: count, channels: channels,
+                                                 A.self)
                     }
                     xo += count
                 }
             }
             half += 1
         }
-        scatterChannels(staged, count: n, output: job.output, residual: job.residual, channel: c0)
+        if job.channelsLast == nil {
+            scatterChannels(staged, count: n, output: job.output, residual: job.residual, channel: c0)
+        }
         c0 += block
     }
 }
 
-/// Up to 8 outputs of a row (windows `step` floats apart from `window`) × 32 channels; rows
-/// past `count` are computed on what lies there and not stored.
+/// The first `count` lanes of `v` (none when `count` ≤ 0, all from 16 on): one pixel's channels of
+/// a channels-last output, whose next pixel's channels follow.
+@inline(always)
+func storeChannels(_ v: Vector, _ p: UnsafeMutablePointer<Float>, count: Int) {
+    if count >= lanes {
+        store(v, p)
+    } else if count > 0 {
+        store(v, p, count: count)
+    }
+}
+
+/// Up to 8 outputs of a row (windows `step` floats apart from `window`) × 32 channels, stored
+/// `pixelStep` floats apart (their first `channels` only when fewer than 32); rows past `count`
+/// are computed on what lies there and not stored.
 @inline(always)
 func smallMapDepthwiseRowTile<A: ActivationFunction>(
     _ window: UnsafePointer<Float>, taps: UnsafePointer<Float>, bias: UnsafePointer<Float>, k: Int, gridWidth: Int,
-    padded: Int, step: Int, out: UnsafeMutablePointer<Float>, count: Int, _: A.Type
+    padded: Int, step: Int, out: UnsafeMutablePointer<Float>, pixelStep: Int, count: Int, channels: Int, _: A.Type
 ) {
     let block = smallMapDepthwiseBlock
     let bl = load(bias), bh = load(bias + lanes)
@@ -530,8 +590,13 @@ func smallMapDepthwiseRowTile<A: ActivationFunction>(
     }
     @inline(always) func put(_ a: Vector, _ b: Vector, _ r: Int) {
         guard r < count else { return }
-        store(A.apply(a), out + r * block)
-        store(A.apply(b), out + r * block + lanes)
+        if channels == 2 * lanes {
+            store(A.apply(a), out + r * pixelStep)
+            store(A.apply(b), out + r * pixelStep + lanes)
+        } else {
+            storeChannels(A.apply(a), out + r * pixelStep, count: channels)
+            storeChannels(A.apply(b), out + r * pixelStep + lanes, count: channels - lanes)
+        }
     }
     put(a0, b0, 0); put(a1, b1, 1); put(a2, b2, 2); put(a3, b3, 3)
     put(a4, b4, 4); put(a5, b5, 5); put(a6, b6, 6); put(a7, b7, 7)

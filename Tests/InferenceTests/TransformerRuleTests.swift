@@ -1,6 +1,7 @@
 import Testing
 import TestSupport
 @testable import Inference
+import Kernels
 
 /// The fast path's rules and steps for the layers of transformer-style models (ConvNeXt, ViT,
 /// SegFormer): a MatMul's bias and GELU, GELU spelled as nodes, Erf, Gelu and
@@ -155,5 +156,67 @@ struct TransformerRuleTests {
             #expect(!layer.runsOnReference, "\(op)")
         }
     }
-}
 
+    /// A Conv ("w" [cout, 3, k, k], bias "b", stride k: patches) of a [1, 3, size, size] input
+    /// into "c", `between` (nodes from "c" to "t"), then a Transpose of "t" by `perm` into "y"; with
+    /// `secondReader`, "t" is also transposed after a Relu and the two Transposes added into "y".
+    static func patchModel(cout: Int64, k: Int64, size: Int64, between: [[UInt8]] = [], perm: [Int64] = [0, 2, 3, 1],
+                           secondReader: Bool = false) -> [UInt8] {
+        let out = size / k
+        let shape: [Int64] = perm.map { [1, cout, out, out][Int($0)] }
+        let transposes = secondReader
+            ? [B.node("Transpose", inputs: ["t"], outputs: ["p"], attributes: [.ints("perm", perm)]),
+               B.node("Relu", inputs: ["t"], outputs: ["r"]),
+               B.node("Transpose", inputs: ["r"], outputs: ["q"], attributes: [.ints("perm", perm)]),
+               B.node("Add", inputs: ["p", "q"], outputs: ["y"])]
+            : [B.node("Transpose", inputs: ["t"], outputs: ["y"], attributes: [.ints("perm", perm)])]
+        return B.model(
+            nodes: [B.node("Conv", inputs: ["i", "w", "b"], outputs: [between.isEmpty ? "t" : "c"],
+                           attributes: [.ints("kernel_shape", [k, k]), .ints("strides", [k, k])])] + between + transposes,
+            initializers: [R.tensor("w", [cout, 3, k, k], seed: 2), R.tensor("b", [cout], seed: 3)],
+            inputs: [B.valueInfo("i", [1, 3, size, size])], outputs: [B.valueInfo("y", shape)])
+    }
+
+    @Test("Conv on the small-map kernel → Transpose to NHWC (ConvNeXt's 4x4 stride-4 stem before its channels-last LayerNormalization): one step writing its pixel-major sums as the Transpose's output; an activation between them, another perm or a second reader of the convolution keep the Transpose a step of its own",
+          .enabled(if: smallMapTilesSpanRows))
+    func channelsLastPatches() throws {
+        for (cout, k, size) in [(Int64(96), Int64(4), Int64(32)), (17, 4, 28), (40, 4, 4)] {
+            let profile = try R().layers(Self.patchModel(cout: cout, k: k, size: size), input: [1, 3, Int(size), Int(size)])
+            #expect(profile.map(\.operators) == [["Conv", "Transpose"]] && !profile[0].runsOnReference,
+                    "\(cout) channels k\(k) on \(size): \(profile.map(\.operators))")
+        }
+        let relu = try R().layers(Self.patchModel(cout: 32, k: 4, size: 32, between: [B.node("Relu", inputs: ["c"], outputs: ["t"])]),
+                                  input: [1, 3, 32, 32])
+        #expect(relu.map(\.operators) == [["Conv", "Relu"], ["Transpose"]], "\(relu.map(\.operators))")
+        let perm = try R().layers(Self.patchModel(cout: 32, k: 4, size: 32, perm: [0, 3, 2, 1]), input: [1, 3, 32, 32])
+        #expect(perm.map(\.operators) == [["Conv"], ["Transpose"]], "\(perm.map(\.operators))")
+        let read = try R().layers(Self.patchModel(cout: 32, k: 4, size: 32, secondReader: true), input: [1, 3, 32, 32])
+        #expect(!read.contains { $0.operators.contains("Conv") && $0.operators.contains("Transpose") }, "\(read.map(\.operators))")
+        // A 3x3 at stride 1 on rows of 17 that Winograd's tiles would also take: the small-map kernel writes the Transpose.
+        let winograd = B.model(
+            nodes: [B.node("Conv", inputs: ["i", "w", "b"], outputs: ["t"], attributes: [.ints("kernel_shape", [3, 3]), .ints("pads", [1, 1, 1, 1])]),
+                    B.node("Transpose", inputs: ["t"], outputs: ["y"], attributes: [.ints("perm", [0, 2, 3, 1])])],
+            initializers: [R.tensor("w", [32, 32, 3, 3], seed: 2, scale: 0.2), R.tensor("b", [32], seed: 3)],
+            inputs: [B.valueInfo("i", [1, 32, 17, 17])], outputs: [B.valueInfo("y", [1, 17, 17, 32])])
+        let square = try R().layers(winograd, input: [1, 32, 17, 17])
+        #expect(square.allSatisfy { !$0.runsOnReference }, "\(square.map(\.operators))")
+    }
+
+    @Test("depthwise 7x7 vectorised over channels (28x28, 14x14 and 7x7 maps, ConvNeXt's later stages) → Transpose to NHWC: one step storing its outputs pixel-major as the Transpose's output, with the activation between them; on a 56x56 map (the pixel kernel) the Transpose stays a step of its own",
+          .enabled(if: smallMapTilesSpanRows))
+    func channelsLastDepthwise() throws {
+        for (size, relu, fused) in [(28, false, true), (14, false, true), (7, true, true), (56, false, false)] {
+            let shape: [Int64] = [1, 24, Int64(size), Int64(size)]
+            let bytes = B.model(
+                nodes: [B.node("Conv", inputs: ["i", "w", "b"], outputs: [relu ? "c" : "t"],
+                               attributes: [.ints("kernel_shape", [7, 7]), .ints("pads", [3, 3, 3, 3]), .int("group", 24)])]
+                    + (relu ? [B.node("Relu", inputs: ["c"], outputs: ["t"])] : [])
+                    + [B.node("Transpose", inputs: ["t"], outputs: ["y"], attributes: [.ints("perm", [0, 2, 3, 1])])],
+                initializers: [R.tensor("w", [24, 1, 7, 7], seed: 2), R.tensor("b", [24], seed: 3)],
+                inputs: [B.valueInfo("i", shape)], outputs: [B.valueInfo("y", [1, Int64(size), Int64(size), 24])])
+            let profile = try R().layers(bytes, input: shape.map(Int.init))
+            #expect(profile.allSatisfy { !$0.runsOnReference }, "\(size)")
+            #expect(profile.count == (fused ? 1 : 2) && profile.last?.operators.last == "Transpose", "\(size): \(profile.map(\.operators))")
+        }
+    }
+}

@@ -207,6 +207,47 @@ struct DepthwiseTests {
         }
     }
 
+    @Test("7x7 at stride 1 in strips of 7 or 8 output rows (the input rows each loaded once per strip): bias then one multiply-add per tap in (ky, kx) order, bit for bit; 7 to 61 output rows (a last strip moved up), rows 1 to 97 wide (pairs of vectors, a last single or partial one), symmetric and asymmetric pads, dense and padded outputs, 1 and 2 threads")
+    func sevenBySevenStrips() {
+        var seed: UInt64 = 1_700
+        for outH in [7, 8, 9, 14, 15, 16, 17, 28, 31, 32, 33, 56, 57, 61] {
+            for outW in [1, 5, 15, 16, 17, 28, 31, 32, 33, 47, 48, 56, 57, 97] {
+                for pads in [(3, 3, 3, 3), (0, 0, 6, 6), (2, 3, 4, 3)] {
+                    seed += 1
+                    guard seed % 3 == 0 || outH == 56 || outH == 28 || outW == 56 || outW == 28 else { continue }
+                    let (top, left, bottom, right) = pads
+                    let height = outH + 6 - top - bottom, width = outW + 6 - left - right
+                    let channels = [1, 3, 17][Int(seed % 3)]
+                    var random = Random(seed: seed)
+                    let x = random.array(channels * height * width)
+                    let w = random.array(channels * 49, scale: 0.5)
+                    let b = random.array(channels)
+                    let input = makeMap(x, channels: channels, layout: .padded(width: width, height: height, pad: max(top, left, bottom, right)))
+                    let outputPad = Int(seed / 3 % 2) * 3
+                    let output = FeatureMapStorage(channels: channels, layout: outputPad == 0 ? .dense(width: outW, height: outH)
+                                                   : .padded(width: outW, height: outH, pad: outputPad))
+                    depthwiseConvolution(input.map, weights: DepthwiseWeights(weights: w, bias: b, channels: channels, kernelSize: 7),
+                                         stride: 1, padTop: top, padLeft: left, activation: .none, output: output.map,
+                                         pool: WorkerPool(threads: 1 + Int(seed / 2 % 2)))
+                    let expected = Self.tapOrderReference(x, weights: w, bias: b, channels: channels, height: height, width: width,
+                                                          k: 7, stride: 1, dilation: 1, top: top, left: left,
+                                                          outHeight: outH, outWidth: outW)
+                    let what = "dw7x7 \(channels) channels \(height)x\(width) → \(outH)x\(outW) pads \(pads) output pad \(outputPad)"
+                    #expect(output.interior() == expected, "\(what)")
+                    #expect(borderIsZero(output), "\(what): border written")
+                }
+            }
+        }
+        // Activations and residuals in the strips' stores, against the naive loop.
+        for (h, w) in [(28, 28), (56, 57), (9, 33), (17, 16)] {
+            for activation in [Activation.none, .relu, .hardSwish, .silu] {
+                let r = depthwise(channels: 5, height: h, width: w, k: 7, stride: 1, pads: (3, 3, 3, 3), activation: activation,
+                                  withResidual: true, outputPad: [0, 1, 3][(h + w) % 3], threads: 1 + h % 2, seed: UInt64(h * 100 + w))
+                expectClose(r.actual, r.expected, "dw7 strips \(h)x\(w) \(activation) residual")
+            }
+        }
+    }
+
     @Test("maps of 1 to 3 output rows (one- and two-row tiles): bias then one multiply-add per tap in (ky, kx) order, bit for bit; channels 1 to 577, 1 and 2 threads, dense and padded outputs, dilation")
     func shortMaps() {
         var seed: UInt64 = 900
@@ -288,6 +329,52 @@ struct DepthwiseTests {
                     let what = "small-map dw\(shape.k) s\(shape.s) d\(shape.d) pads \(shape.pads) \(channels) channels \(height)x\(width) \(activation) residual \(res != nil)"
                     #expect(output.interior() == expected, "\(what)")
                     #expect(borderIsZero(output), "\(what): border written")
+                }
+            }
+        }
+    }
+
+    @Test("small maps vectorised over channels, channels last: each output stored pixel-major (NHWC) is the planar kernel's value, bit for bit, and nothing past the output is written; blocks of 64 ± 1 channels and channel counts not multiples of 32, split between 1 and 2 threads, row tiles (rows of 5 and more) and pixel by pixel (narrower rows, dilation, stride 3), ConvNeXt's 7x7 on 28x28, 14x14 and 7x7, rows of 32, every activation")
+    func smallMapChannelsLast() {
+        var seed: UInt64 = 2_400
+        let shapes: [(k: Int, s: Int, d: Int, pads: (Int, Int, Int, Int))] = [
+            (7, 1, 1, (3, 3, 3, 3)), (3, 1, 1, (1, 1, 1, 1)), (3, 2, 1, (0, 0, 1, 1)), (5, 2, 1, (1, 1, 2, 2)),
+            (3, 1, 2, (2, 2, 2, 2)), (3, 3, 1, (1, 0, 2, 1)),
+        ]
+        for shape in shapes {
+            for (height, width) in [(1, 1), (3, 3), (2, 5), (7, 7), (9, 4), (14, 14), (5, 13), (16, 16), (2, 17), (28, 28), (21, 32)] {
+                for channels in [1, 15, 16, 17, 33, 63, 64, 65, 96, 129, 192, 384, 768] where channels * height * width <= 160_000 {
+                    seed += 1
+                    guard seed % 2 == 0 || channels >= 192 || height == 14 || height == 28 else { continue }
+                    let (top, left, bottom, right) = shape.pads
+                    let span = (shape.k - 1) * shape.d + 1
+                    guard height + top + bottom >= span, width + left + right >= span else { continue }
+                    let outH = (height + top + bottom - span) / shape.s + 1, outW = (width + left + right - span) / shape.s + 1
+                    var random = Random(seed: seed)
+                    let x = random.array(channels * height * width)
+                    let weights = ChannelLaneDepthwiseWeights(weights: random.array(channels * shape.k * shape.k, scale: 0.5),
+                                                              bias: random.array(channels), channels: channels, kernelSize: shape.k)
+                    let activation = [Activation.none, .relu, .relu6, .hardSwish, .sigmoid, .silu][Int(seed % 6)]
+                    let input = makeMap(x, channels: channels,
+                                        layout: seed % 4 < 2 ? .dense(width: width, height: height) : .padded(width: width, height: height, pad: 3))
+                    let planar = FeatureMapStorage(channels: channels, layout: .dense(width: outW, height: outH))
+                    let pool = WorkerPool(threads: 1 + Int(seed / 2 % 2))
+                    pool.reserve(smallMapDepthwiseScratch(inputWidth: width, inputHeight: height, outputWidth: outW, outputHeight: outH))
+                    smallMapDepthwise(input.map, weights: weights, stride: shape.s, dilation: shape.d, padTop: top, padLeft: left,
+                                      activation: activation, output: planar.map, pool: pool)
+                    let pixels = outH * outW
+                    var nhwc = [Float](repeating: .nan, count: pixels * channels + lanes)
+                    nhwc.withUnsafeMutableBufferPointer { out in
+                        smallMapDepthwiseChannelsLast(input.map, weights: weights, stride: shape.s, dilation: shape.d, padTop: top,
+                                                      padLeft: left, activation: activation, outputHeight: outH, outputWidth: outW,
+                                                      output: out.baseAddress!, pool: pool)
+                    }
+                    let planes = planar.interior()
+                    let transposed = (0..<pixels * channels).map { i in planes[(i % channels) * pixels + i / channels] }
+                    let what = "dw\(shape.k) s\(shape.s) d\(shape.d) pads \(shape.pads) \(channels) channels \(height)x\(width) \(activation)"
+                    #expect(Array(nhwc[..<(pixels * channels)]) == transposed, "\(what)")
+                    let untouched = nhwc[(pixels * channels)...].allSatisfy { $0.isNaN }
+                    #expect(untouched, "\(what): wrote past the output")
                 }
             }
         }

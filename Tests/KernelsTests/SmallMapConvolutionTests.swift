@@ -257,6 +257,51 @@ struct SmallMapConvolutionTests {
         }
     }
 
+    @Test("channels last: the pixel-major sums are the planar kernel's output (no activation) transposed to NHWC, bit for bit: ConvNeXt's 4x4 stride-4 stem (3 → 96) and 2x2 stride-2 patches, strides 1 to 4, pads, output rows of 1 to 57 pixels (rows of tiles and chunks across row ends), channels not multiples of 32, across a block of input channels, one and two threads")
+    func channelsLast() {
+        var seed: UInt64 = 900
+        let cases: [(k: Int, stride: Int, pad: Int, size: (Int, Int), cin: Int, cout: Int)] = [
+            (4, 4, 0, (64, 64), 3, 96), (4, 4, 0, (228, 36), 3, 96), (4, 4, 0, (4, 4), 3, 17), (4, 4, 0, (68, 124), 3, 33),
+            (2, 2, 0, (56, 56), 96, 192), (2, 2, 0, (34, 30), 7, 40), (3, 1, 1, (17, 17), 5, 31), (3, 2, 1, (57, 57), 3, 16),
+            (3, 1, 1, (28, 31), 8, 64), (5, 3, 2, (14, 14), 40, 24), (11, 4, 2, (27, 27), 40, 32), (3, 1, 1, (1, 1), 2, 9),
+            (3, 1, 0, (9, 33), 460, 8),
+        ]
+        for (k, stride, pad, size, cin, cout) in cases where stride <= 2 || smallMapTilesSpanRows {
+            seed += 1
+            let c = Case(cin: cin, cout: cout, height: size.0, width: size.1, k: k, stride: stride, pads: (pad, pad, pad, pad),
+                         activation: .none, threads: 1 + Int(seed) % 2)
+            var random = Random(seed: seed)
+            let x = random.array(c.cin * c.height * c.width)
+            let w = random.array(c.cout * c.cin * k * k, scale: 0.5)
+            let b = random.array(c.cout)
+            let input = makeMap(x, channels: c.cin, layout: .padded(width: c.width, height: c.height, pad: pad))
+            let inner = c.cin * k * k
+            var columns = [Float](repeating: 0, count: inner * c.cout)
+            for o in 0..<c.cout {
+                for i in 0..<inner { columns[i * c.cout + o] = w[o * inner + i] }
+            }
+            let weights = MatrixWeights(values: columns, bias: b, inner: inner, columns: c.cout)
+            let pool = WorkerPool(threads: c.threads)
+            let pixels = c.outHeight * c.outWidth
+            pool.reserve(ScratchSize(shared: pixels * c.cout))
+            let planar = FeatureMapStorage(channels: c.cout, layout: .dense(width: c.outWidth, height: c.outHeight))
+            smallMapConvolution(input.map, weights: weights, kernelSize: k, stride: stride, dilation: 1, padTop: pad, padLeft: pad,
+                                activation: .none, output: planar.map, products: pool.shared.baseAddress!,
+                                productCount: pixels * c.cout, pool: pool)
+            // One float past the output: written by nothing.
+            var nhwc = [Float](repeating: .nan, count: pixels * c.cout + 1)
+            nhwc.withUnsafeMutableBufferPointer { out in
+                smallMapConvolutionChannelsLast(input.map, weights: weights, kernelHeight: k, kernelWidth: k, stride: stride,
+                                                dilation: 1, padTop: pad, padLeft: pad, outputHeight: c.outHeight,
+                                                outputWidth: c.outWidth, output: out.baseAddress!, pool: pool)
+            }
+            let planes = planar.interior()
+            let transposed = (0..<pixels * c.cout).map { i in planes[(i % c.cout) * pixels + i / c.cout] }
+            #expect(Array(nhwc[..<(pixels * c.cout)]) == transposed, "\(c)")
+            #expect(nhwc[pixels * c.cout].isNaN, "\(c): wrote past the output")
+        }
+    }
+
     @Test("one and two threads give the same bits: rows or 12-pixel chunks across row ends split, and panels split when there are fewer than threads")
     func threadsAgree() {
         for (h, w, cout) in [(8, 8, 128), (1, 7, 96), (17, 17, 64), (5, 5, 64), (3, 3, 96), (2, 5, 40)] {

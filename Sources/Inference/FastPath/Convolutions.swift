@@ -19,6 +19,10 @@ struct ConvolutionFusion {
     var absorbed: [Int]
     /// Whether the kernel may write `target` over its data input (`FusionPlan.Fusion.mayOverwrite`).
     var overwritesInput = false
+    /// Whether `target` is the convolution's output transposed to NHWC (a Transpose [0, 2, 3, 1]
+    /// absorbed), which a small-map kernel writes pixel-major (`smallMapConvolutionChannelsLast`,
+    /// `smallMapDepthwiseChannelsLast`).
+    var channelsLast = false
 }
 
 /// A zero Pad of a [1, C, H, W] map's rows and columns folded into the depthwise or dense K×K
@@ -181,6 +185,18 @@ extension KernelChoices {
         if width == 16 && (conv.width.stride > 1 || max(conv.height.kernel, conv.width.kernel) < 5) { return false }
         return smallMapDepthwiseScratch(inputWidth: conv.width.input, inputHeight: conv.height.input,
                                         outputWidth: conv.width.output, outputHeight: conv.height.output).perThread <= 1 << 17
+    }
+
+    /// Whether a depthwise convolution whose output only a Transpose to NHWC reads runs vectorised
+    /// over channels, writing that Transpose's output (`FusionRules.channelsLastOutput`): also on
+    /// rows of up to 32 with the wide register file (two vectors of the pixel kernel's rows; the
+    /// Transpose, and the planar kernel's move to planes, cost more than the gather), within
+    /// 2^17 floats of thread scratch.
+    static func runsOnSmallMapChannelsLast(depthwise conv: Conv) -> Bool {
+        runsOnSmallMap(depthwise: conv)
+            || (smallMapTilesSpanRows && conv.width.output <= 32
+                && smallMapDepthwiseScratch(inputWidth: conv.width.input, inputHeight: conv.height.input,
+                                            outputWidth: conv.width.output, outputHeight: conv.height.output).perThread <= 1 << 17)
     }
 
     /// The widest output rows a depthwise convolution runs vectorised over channels.
@@ -349,7 +365,7 @@ extension StepBuilder {
             return GroupedPointwiseStep(input: input, output: output, activation: activation, residual: denseResidual,
                                         rectifiesSum: rectifiesSum, groups: parts, pool: pool)
         case .depthwise(let pad), .dense(let pad):
-            if case .depthwise = kind, StepBuilder.runsOnSmallMap(depthwise: conv) {
+            if case .depthwise = kind, StepBuilder.runsOnSmallMap(depthwise: conv) || fusion?.channelsLast == true {
                 // Rows of few columns: vectorised over channels, reading the input where it is.
                 let map = inputValue.flatMap(paddedMap) ?? input
                 let weights = packed {
@@ -361,10 +377,28 @@ extension StepBuilder {
                 let residual = fusion?.residual != nil && fusion?.residual == inputValue ? map : denseResidual
                 return SmallMapDepthwiseStep(input: map, output: output, activation: activation, residual: residual,
                                              pool: pool, weights: weights.0, stride: stride,
-                                             dilation: h.dilation * weights.1, padTop: h.padBegin, padLeft: w.padBegin)
+                                             dilation: h.dilation * weights.1, padTop: h.padBegin, padLeft: w.padBegin,
+                                             channelsLast: fusion?.channelsLast == true ? pointer(fusion!.target) : nil)
             }
             let source = inputValue.flatMap(paddedMap).map(PaddedInput.written)
                 ?? .copy(of: input, layout: .padded(width: w.input, height: h.input, pad: pad))
+            // Before the kernel choices below: the fusion's Transpose is written by this kernel only.
+            if case .dense = kind, fusion?.channelsLast == true {
+                precondition(conv.group == 1 && activation == .none && denseResidual == nil, "channels-last sums of one group")
+                let weights = packed {
+                    let (weights, bias) = folded()
+                    let size = cin * k * w.kernel
+                    var columns = [Float](repeating: 0, count: size * cout)
+                    for m in 0..<cout {
+                        for i in 0..<size { columns[i * cout + m] = weights[m * size + i] }
+                    }
+                    return MatrixWeights(values: columns, bias: bias, inner: size, columns: cout)
+                }
+                return SmallMapConvolutionStep(source: source, output: output, activation: .none, pool: pool,
+                                               groups: [weights], kernelHeight: k, kernelWidth: w.kernel, stride: stride,
+                                               dilation: h.dilation, padTop: h.padBegin, padLeft: w.padBegin,
+                                               channelsLast: pointer(fusion!.target))
+            }
             if case .dense = kind, conv.group == 1, k == 3, w.kernel == 3, stride == 1, h.dilation == 1,
                winogradFits(inputChannels: cin, outputChannels: cout, outputWidth: w.output, outputHeight: h.output) {
                 let weights = packed {

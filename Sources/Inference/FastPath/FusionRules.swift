@@ -126,11 +126,11 @@ struct FusionRules: KernelChoices {
     func paddedTarget(of fusion: FusionPlan.Fusion, at index: Int) -> (value: Int, channels: Int, height: Int, width: Int)? {
         let value: Int
         switch fusion {
-        case .convolution(let f): value = f.target
+        case .convolution(let f) where !f.channelsLast: value = f.target
         case .pointwiseDepthwise(let f): value = f.depthwise.target
         case .resizedPointwise(let output): value = output
         case .deinterleave: value = graph.nodes[index].outputs[0]
-        case .paddedConvolution(let f): value = f.convolution.target
+        case .paddedConvolution(let f) where !f.convolution.channelsLast: value = f.convolution.target
         case .normalizedActivation(let chain): value = chain.output
         default: return nil
         }

@@ -183,17 +183,27 @@ final class SmallMapDepthwiseStep: Step {
     let input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool
     let weights: ChannelLaneDepthwiseWeights
     let stride: Int, dilation: Int, padTop: Int, padLeft: Int
+    /// Where the step writes its output in NHWC instead (an absorbed Transpose's buffer), or nil.
+    let channelsLast: UnsafeMutablePointer<Float>?
     var scratch: ScratchSize {
         smallMapDepthwiseScratch(inputWidth: input.layout.width, inputHeight: input.layout.height,
                                  outputWidth: output.layout.width, outputHeight: output.layout.height)
     }
     func run() {
+        if let channelsLast {
+            smallMapDepthwiseChannelsLast(input, weights: weights, stride: stride, dilation: dilation, padTop: padTop,
+                                          padLeft: padLeft, activation: activation, outputHeight: output.layout.height,
+                                          outputWidth: output.layout.width, output: channelsLast, pool: pool)
+            return
+        }
         smallMapDepthwise(input, weights: weights, stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
                           activation: activation, residual: residual, output: output, pool: pool)
     }
 
     init(input: FeatureMap, output: FeatureMap, activation: Activation, residual: FeatureMap?, pool: WorkerPool,
-         weights: ChannelLaneDepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
+         weights: ChannelLaneDepthwiseWeights, stride: Int, dilation: Int, padTop: Int, padLeft: Int,
+         channelsLast: UnsafeMutablePointer<Float>? = nil) {
+        self.channelsLast = channelsLast
         self.input = input
         self.output = output
         self.activation = activation
@@ -288,15 +298,26 @@ final class SmallMapConvolutionStep: Step {
     /// The groups each of `groups` holds: 1, or every group, two to a panel.
     let pairedGroups: Int
     let kernelHeight: Int, kernelWidth: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int
+    /// Where the step writes its one group's pixel-major sums instead (the output in NHWC, an
+    /// absorbed Transpose's buffer), or nil: spread to `output`'s planes.
+    let channelsLast: UnsafeMutablePointer<Float>?
     /// The zero-bordered copy when the step makes one, then one group's pixel-major products,
-    /// in the pool's shared scratch.
+    /// in the pool's shared scratch (none when they go to `channelsLast`).
     var scratch: ScratchSize {
-        ScratchSize(shared: productsOffset + output.pixels * groups.reduce(0) { max($0, $1.columns) })
+        channelsLast != nil ? source.scratch
+            : ScratchSize(shared: productsOffset + output.pixels * groups.reduce(0) { max($0, $1.columns) })
     }
     private var productsOffset: Int { (source.scratch.shared + 15) / 16 * 16 }
     func run() {
         precondition(pool.holds(scratch), "small-map convolution of \(output.pixels) pixels: pool shared scratch too small")
         let padded = source.prepare(pool)
+        if let channelsLast {
+            smallMapConvolutionChannelsLast(padded, weights: groups[0], kernelHeight: kernelHeight, kernelWidth: kernelWidth,
+                                            stride: stride, dilation: dilation, padTop: padTop, padLeft: padLeft,
+                                            outputHeight: output.layout.height, outputWidth: output.layout.width,
+                                            output: channelsLast, pool: pool)
+            return
+        }
         let products = pool.shared.baseAddress! + productsOffset, productCount = scratch.shared - productsOffset
         let taps = kernelHeight * kernelWidth
         var inputChannel = 0, outputChannel = 0
@@ -315,7 +336,9 @@ final class SmallMapConvolutionStep: Step {
 
     init(source: PaddedInput, output: FeatureMap, activation: Activation, residual: FeatureMap? = nil,
          rectifiesSum: Bool = false, pool: WorkerPool, groups: [MatrixWeights],
-         pairedGroups: Int = 1, kernelHeight: Int, kernelWidth: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int) {
+         pairedGroups: Int = 1, kernelHeight: Int, kernelWidth: Int, stride: Int, dilation: Int, padTop: Int, padLeft: Int,
+         channelsLast: UnsafeMutablePointer<Float>? = nil) {
+        self.channelsLast = channelsLast
         self.source = source
         self.output = output
         self.activation = activation

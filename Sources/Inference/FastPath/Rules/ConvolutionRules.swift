@@ -84,7 +84,40 @@ extension FusionRules {
         if isDepthwise && Self.runsOnSmallMap(depthwise: conv) {
             fusion.overwritesInput = conv.height.output == conv.height.input && conv.width.output == conv.width.input
         }
+        if let transposed = channelsLastOutput(of: conv, kind: kind, fusion) {
+            fusion.absorbed.append(transposed)
+            fusion.target = transposed
+            fusion.channelsLast = true
+            // Its tiles write the output while they read the input.
+            fusion.overwritesInput = false
+        }
         return fusion
+    }
+
+    /// The output of a Transpose to NHWC ([0, 2, 3, 1]) that is the only reader of a convolution's
+    /// output (after what its fusion absorbs, no residual), when a small-map kernel runs the
+    /// convolution and can write that Transpose's output itself: a dense K×K of one group on the
+    /// small-map kernel with no activation (its pixel-major sums are the NHWC output, written in
+    /// place of the spread to planes: ConvNeXt's patchify stem), or a depthwise convolution
+    /// vectorised over channels, on rows of up to 32 with the wide register file
+    /// (`runsOnSmallMapChannelsLast`; its outputs stored pixel-major from the registers instead of
+    /// staged and moved to planes: ConvNeXt's 7x7s on 28x28, 14x14 and 7x7 maps before their
+    /// channels-last LayerNormalization).
+    func channelsLastOutput(of conv: Conv, kind: ConvolutionKind, _ fusion: ConvolutionFusion) -> Int? {
+        guard fusion.residual == nil, let next = follower(of: fusion.target), next.inputs.first == fusion.target,
+              let transpose = next.operation as? Transpose, transpose.perm == [0, 2, 3, 1],
+              transpose.outputTypes == [.float32], transpose.inputShape.count == 4, transpose.inputShape[0] == 1 else { return nil }
+        switch kind {
+        case .dense:
+            let trimmed = Self.inputWindow(of: conv)?.conv ?? conv
+            guard conv.group == 1, fusion.epilogue.activation == .none, Self.runsOverChannels(dense: trimmed),
+                  !Self.pairsGroups(trimmed) else { return nil }
+        case .depthwise:
+            guard Self.runsOnSmallMapChannelsLast(depthwise: conv) else { return nil }
+        default:
+            return nil
+        }
+        return next.outputs[0]
     }
 
     /// The epilogue (`Epilogue`: per-channel affine nodes folded in, an activation),
