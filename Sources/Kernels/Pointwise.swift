@@ -253,7 +253,7 @@ private func pointwiseChunk<A: ActivationFunction, T: ChannelTile>(
     _ job: PointwiseJob, _: A.Type, _: T.Type, pixel p: Int, packPanel: Bool, column columnPixel: Int?
 ) {
     let weights = job.weights, output = job.output
-    let k = weights.inputChannels, cout = weights.outputChannels
+    let k = weights.inputChannels
     let width = T.Row.width, vectors = T.Row.width / lanes
     let outPlane = output.layout.planeStride
     let (panel, panelStride) = packPanel

@@ -624,46 +624,44 @@ func gatherBordered(_ input: FeatureMap, channel c0: Int, count: Int, grid: Smal
     }
     // The halves of the block the row tiles read.
     let gatheredChannels = min(block, (count + 2 * lanes - 1) / (2 * lanes) * 2 * lanes)
+    let interior = gathered + (grid.top * grid.width + grid.left) * block
     var j0 = 0
-    if layout.isDense {
-        let interior = gathered + (grid.top * grid.width + grid.left) * block
-        while j0 < gatheredChannels {
+    while j0 < gatheredChannels {
+        let n = max(min(lanes, count - j0), 0)
+        if layout.isDense {
             var p = 0
             while p < w * h {
-                gatherDenseSquare(input, channel: c0 + j0, channels: max(min(lanes, count - j0), 0), pixel: p,
-                                  pixels: min(lanes, w * h - p), gridWidth: grid.width, interior + j0)
+                let m = min(lanes, w * h - p)
+                gatherSquare(input, channel: c0 + j0, channels: n, offset: p, pixels: m,
+                             GridRowCursor(interior: interior + j0, pixel: p, width: w, gridWidth: grid.width, count: m))
                 p += lanes
             }
-            j0 += lanes
-        }
-        return
-    }
-    while j0 < gatheredChannels {
-        let rows = min(lanes, count - j0)
-        for y in 0..<h {
-            var x = 0
-            let destination = gathered + ((grid.top + y) * grid.width + grid.left) * block + j0
-            while x < w {
-                let m = min(lanes, w - x)
-                gatherRowSquare(input, channel: c0 + j0, channels: max(rows, 0), y: y, x: x, pixels: m,
-                                destination + x * block)
-                x += lanes
+        } else {
+            for y in 0..<h {
+                var x = 0
+                while x < w {
+                    let m = min(lanes, w - x)
+                    gatherSquare(input, channel: c0 + j0, channels: n, offset: y * layout.rowStride + x, pixels: m,
+                                 GridRowCursor(interior: interior + j0, pixel: y * w + x, width: w,
+                                               gridWidth: grid.width, count: m))
+                    x += lanes
+                }
             }
         }
         j0 += lanes
     }
 }
 
-/// Channels `c ..< c + channels` (0 to 16; lanes past them zero) of the dense pixels
-/// `p ..< p + pixels` of a dense map, each to its place in a grid `gridWidth` pixels wide whose
-/// interior (pixel (0, 0)) is at `interior`: pixel (y, x)'s vector at (y · gridWidth + x) · block.
+/// Channels `c ..< c + channels` (0 to 16; lanes past them zero) of the `pixels` consecutive
+/// floats at `offset` in each plane, by one 16 × 16 transpose, each pixel's vector to where `sink`
+/// puts it.
 @inline(never)
-func gatherDenseSquare(_ input: FeatureMap, channel c: Int, channels n: Int, pixel p: Int, pixels m: Int, gridWidth: Int,
-                       _ interior: UnsafeMutablePointer<Float>) {
-    let layout = input.layout, w = layout.width
-    let first = UnsafePointer(input.plane(0)) + p
+func gatherSquare(_ input: FeatureMap, channel c: Int, channels n: Int, offset: Int, pixels m: Int,
+                  _ sink: GridRowCursor) {
+    let planeStride = input.layout.planeStride
+    let first = UnsafePointer(input.plane(0)) + offset
     @inline(always) func run(_ i: Int) -> Vector {
-        i < n ? load(first + (c + i) * layout.planeStride, count: m) : Vector()
+        i < n ? load(first + (c + i) * planeStride, count: m) : Vector()
     }
     var square = Square16()
     square.r0 = run(0); square.r1 = run(1); square.r2 = run(2); square.r3 = run(3)
@@ -671,15 +669,16 @@ func gatherDenseSquare(_ input: FeatureMap, channel c: Int, channels n: Int, pix
     square.r8 = run(8); square.r9 = run(9); square.r10 = run(10); square.r11 = run(11)
     square.r12 = run(12); square.r13 = run(13); square.r14 = run(14); square.r15 = run(15)
     square.transpose()
-    var sink = GridRowCursor(interior: interior, pixel: p, width: w, gridWidth: gridWidth, count: m)
+    var sink = sink
     sink.put(square.r0); sink.put(square.r1); sink.put(square.r2); sink.put(square.r3)
     sink.put(square.r4); sink.put(square.r5); sink.put(square.r6); sink.put(square.r7)
     sink.put(square.r8); sink.put(square.r9); sink.put(square.r10); sink.put(square.r11)
     sink.put(square.r12); sink.put(square.r13); sink.put(square.r14); sink.put(square.r15)
 }
 
-/// Where ``gatherDenseSquare(_:channel:channels:pixel:pixels:gridWidth:_:)`` stores its pixels'
-/// vectors, one after the other: the first `count`, then nothing.
+/// Where ``gatherSquare(_:channel:channels:offset:pixels:_:)`` stores its pixels' vectors, one
+/// after the other from pixel `p` of a map `width` pixels wide: the first `count`, then nothing;
+/// pixel (y, x)'s vector at `interior` + (y · gridWidth + x) · block.
 struct GridRowCursor {
     var row: UnsafeMutablePointer<Float>, x: Int, left: Int
     let width: Int, rowStep: Int
@@ -700,27 +699,4 @@ struct GridRowCursor {
         x += 1
         if x == width { x = 0; row += rowStep }
     }
-}
-
-/// Channels `c ..< c + channels` (0 to 16; lanes past them zero) of pixels (y, x ..< x + pixels)
-/// to `pixels` vectors `block` floats apart.
-@inline(never)
-func gatherRowSquare(_ input: FeatureMap, channel c: Int, channels n: Int, y: Int, x: Int, pixels m: Int,
-                     _ destination: UnsafeMutablePointer<Float>) {
-    let layout = input.layout, block = smallMapDepthwiseBlock
-    let first = UnsafePointer(input.plane(0)) + y * layout.rowStride + x
-    @inline(always) func run(_ i: Int) -> Vector {
-        i < n ? load(first + (c + i) * layout.planeStride, count: m) : Vector()
-    }
-    var square = Square16()
-    square.r0 = run(0); square.r1 = run(1); square.r2 = run(2); square.r3 = run(3)
-    square.r4 = run(4); square.r5 = run(5); square.r6 = run(6); square.r7 = run(7)
-    square.r8 = run(8); square.r9 = run(9); square.r10 = run(10); square.r11 = run(11)
-    square.r12 = run(12); square.r13 = run(13); square.r14 = run(14); square.r15 = run(15)
-    square.transpose()
-    @inline(always) func put(_ v: Vector, _ p: Int) { if p < m { store(v, destination + p * block) } }
-    put(square.r0, 0); put(square.r1, 1); put(square.r2, 2); put(square.r3, 3)
-    put(square.r4, 4); put(square.r5, 5); put(square.r6, 6); put(square.r7, 7)
-    put(square.r8, 8); put(square.r9, 9); put(square.r10, 10); put(square.r11, 11)
-    put(square.r12, 12); put(square.r13, 13); put(square.r14, 14); put(square.r15, 15)
 }
