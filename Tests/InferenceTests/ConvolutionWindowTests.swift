@@ -80,7 +80,7 @@ struct NarrowDenseConvolutionTests {
         #expect(!FusionRules.runsOverChannels(dense: Self.conv(8, 8)))
     }
 
-    @Test("grouped 3x3s of 16 output channels a group (RegNet-X) run over channels two groups to a panel, where one group to a panel would leave half its lanes idle; groups of 8 or 32 do not pair",
+    @Test("grouped 3x3s of 16 output channels a group (RegNet-X) run over channels two groups to a panel, where one group to a panel would leave half its lanes idle, and over pixels on rows that fill 7/8 of a pixel tile; groups of 8 or 32 do not pair",
           .enabled(if: pairsGroups))
     func pairedGroups() {
         /// A 3x3 of `groups` groups of `perGroup` channels in and out, on a map `size` wide, stride `stride`, pad 1.
@@ -96,6 +96,12 @@ struct NarrowDenseConvolutionTests {
         for (groups, size, stride) in [(2, 40, 2), (4, 20, 2), (4, 10, 1), (10, 10, 2), (10, 5, 1), (25, 5, 2), (25, 3, 1)] {
             let c = conv(groups: groups, perGroup: 16, size: size, stride: stride)
             #expect(FusionRules.pairsGroups(c) && FusionRules.runsOverChannels(dense: c), "\(groups) groups on \(size)")
+        }
+        // At 224×224 (RegNet-Y 800MF, ResNeXt-50's third stage): rows of 56, 28 and 14 fill 7/8 of
+        // the pixel tiles' lanes, and those measured faster over pixels.
+        for (groups, size, stride) in [(4, 112, 2), (2, 112, 2), (4, 28, 1), (20, 14, 1), (32, 14, 1)] {
+            let c = conv(groups: groups, perGroup: 16, size: size, stride: stride)
+            #expect(FusionRules.pairsGroups(c) && !FusionRules.runsOverChannels(dense: c), "\(groups) groups on \(size)")
         }
         #expect(!FusionRules.pairsGroups(conv(groups: 13, perGroup: 8, size: 10, stride: 1)))
         #expect(!FusionRules.pairsGroups(conv(groups: 4, perGroup: 32, size: 10, stride: 1)))

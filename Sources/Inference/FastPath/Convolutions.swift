@@ -225,7 +225,7 @@ extension KernelChoices {
         let overChannels = filled(tiled, of: tiled / packedRows * packedRows + (tiled % packedRows + 3) / 4 * 4)
             * filled(panelColumns, of: (panelColumns + 31) / 32 * 32)
         let terms = Double(conv.inputChannels / conv.group * conv.height.kernel * conv.width.kernel)
-        return overChannels >= overPixels + 0.1 && terms / overChannels + Self.spreadTerms <= terms / overPixels
+        return overChannels >= overPixels + 0.1 && terms / overChannels + Self.spreadTerms(conv) <= terms / overPixels
     }
 
     /// Whether a grouped dense convolution runs on the small-map kernel with two groups to a
@@ -237,8 +237,12 @@ extension KernelChoices {
 
     /// The cost of spreading a small-map convolution's products to the planes (a transpose of
     /// every output), in terms of each output's sum: 3x3 stems of 27 terms on rows of 40 or 28
-    /// measured faster over pixels, 72 terms broke even, 144 ran 13 % faster over channels.
-    static var spreadTerms: Double { 14 }
+    /// measured faster over pixels, 72 terms broke even, 144 ran 13 % faster over channels (a 7x7
+    /// stem of 147 on rows of 56: 25 %). Paired groups (``pairsGroups(_:)``) cost more: their 3x3s
+    /// of 144 terms on rows of 56, 28 and 14 (7/8 of the pixel tiles' lanes) ran 1-25 % faster
+    /// over pixels (RegNet's and ResNeXt's 16-channel groups), so they take channels only for a
+    /// larger gain in lanes.
+    static func spreadTerms(_ conv: Conv) -> Double { pairsGroups(conv) ? 30 : 14 }
 
     /// Maps of fewer pixels than this may run an ungrouped 1x1 convolution as the packed GEMM
     /// (`SmallMapPointwiseStep`, `runsAsMatrixProduct`).
