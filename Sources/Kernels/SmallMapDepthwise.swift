@@ -157,6 +157,10 @@ struct SmallMapDepthwiseParts: PoolJob {
     /// Where the output goes pixel-major (NHWC) instead of to `output`'s planes (which then only
     /// gives the size).
     var channelsLast: UnsafeMutablePointer<Float>? = nil
+    /// Where the input is instead, pixel-major and not yet activated (the products of the small-map
+    /// 1x1 before it, ``smallMapPointwiseThenDepthwise(_:pointwise:pointwiseActivation:depthwise:stride:dilation:padTop:padLeft:activation:residual:output:projection:pool:)``);
+    /// `input` then only gives the size.
+    var pixelMajor: PixelMajorInput? = nil
 
     /// Where a block's outputs go: staged pixel-major (`block` floats a pixel) to be moved to the
     /// planes, or straight to the channels-last output (channels floats a pixel).
@@ -210,7 +214,12 @@ func smallMapDepthwiseChannels<A: ActivationFunction>(
     var c0 = channels.lowerBound
     while c0 < channels.upperBound {
         let n = min(block, channels.upperBound - c0)
-        gatherChannels(job.input, channel: c0, count: n, into: gathered)
+        if let source = job.pixelMajor {
+            source.gather(channel: c0, count: n, vectors: block / lanes, width: inW, height: inH, rowStep: inW * block,
+                          into: gathered)
+        } else {
+            gatherChannels(job.input, channel: c0, count: n, into: gathered)
+        }
         let w = UnsafePointer(job.weights.weights.baseAddress) + c0
         let bias = UnsafePointer(job.weights.bias.baseAddress) + c0
         let (first, pixelStep) = job.destination(staged: staged, channel: c0)
@@ -513,7 +522,7 @@ func smallMapDepthwiseRows<A: ActivationFunction>(
     var c0 = channels.lowerBound
     while c0 < channels.upperBound {
         let n = min(block, channels.upperBound - c0)
-        gatherBordered(job.input, channel: c0, count: n, grid: grid, into: gathered)
+        gatherBordered(job.input, channel: c0, count: n, grid: grid, pixelMajor: job.pixelMajor, into: gathered)
         let (first, pixelStep) = job.destination(staged: staged, channel: c0)
         var half = 0
         while half * 2 * lanes < n {
@@ -606,10 +615,11 @@ func smallMapDepthwiseRowTile<A: ActivationFunction>(
 /// pixel-major (pixel (y, x)'s channel c0 + j at ((y + top) · width + x + left) · block + j), its
 /// border and slack zero: by 16 × 16 transposes of runs of 16 pixels (across row ends in a
 /// dense map, so a 7 × 7 map takes 4 transposes, not 7; each row's runs in a padded one), lanes
-/// of channels past `count` zero.
+/// of channels past `count` zero. With `pixelMajor` the values come from there instead (`input`
+/// gives only the map's size), copied pixel by pixel and activated.
 @inline(never)
 func gatherBordered(_ input: FeatureMap, channel c0: Int, count: Int, grid: SmallMapDepthwiseGrid,
-                    into gathered: UnsafeMutablePointer<Float>) {
+                    pixelMajor: PixelMajorInput? = nil, into gathered: UnsafeMutablePointer<Float>) {
     let block = smallMapDepthwiseBlock, layout = input.layout
     let (w, h) = (layout.width, layout.height)
     // The border: whole rows above and below, the columns beside each row, and the slack.
@@ -625,6 +635,11 @@ func gatherBordered(_ input: FeatureMap, channel c0: Int, count: Int, grid: Smal
     // The halves of the block the row tiles read.
     let gatheredChannels = min(block, (count + 2 * lanes - 1) / (2 * lanes) * 2 * lanes)
     let interior = gathered + (grid.top * grid.width + grid.left) * block
+    if let pixelMajor {
+        pixelMajor.gather(channel: c0, count: count, vectors: gatheredChannels / lanes, width: w, height: h,
+                          rowStep: grid.width * block, into: interior)
+        return
+    }
     var j0 = 0
     while j0 < gatheredChannels {
         let n = max(min(lanes, count - j0), 0)
@@ -698,5 +713,46 @@ struct GridRowCursor {
         left -= 1
         x += 1
         if x == width { x = 0; row += rowStep }
+    }
+}
+
+/// A depthwise convolution's input held pixel-major and not yet activated: pixel p's channel c is
+/// `activation(values[p · channels + c])` (the products of the small-map 1x1 before it).
+struct PixelMajorInput {
+    let values: UnsafePointer<Float>, channels: Int, activation: Activation
+
+    /// Channels `c0 ..< c0 + count` of the `width` × `height` pixels, activated, as `vectors`
+    /// vectors a pixel (lanes past `count` from zero): pixel (y, x)'s at
+    /// `destination + y · rowStep + x · block`.
+    func gather(channel c0: Int, count: Int, vectors: Int, width: Int, height: Int, rowStep: Int,
+                into destination: UnsafeMutablePointer<Float>) {
+        switch activation {
+        case .none: gatherActivated(self, c0, count, vectors, width, height, rowStep, destination, Identity.self)
+        case .relu: gatherActivated(self, c0, count, vectors, width, height, rowStep, destination, ReLU.self)
+        case .relu6: gatherActivated(self, c0, count, vectors, width, height, rowStep, destination, ReLU6.self)
+        case .hardSwish: gatherActivated(self, c0, count, vectors, width, height, rowStep, destination, HardSwish.self)
+        case .sigmoid: gatherActivated(self, c0, count, vectors, width, height, rowStep, destination, Sigmoid.self)
+        case .silu: gatherActivated(self, c0, count, vectors, width, height, rowStep, destination, SiLU.self)
+        }
+    }
+}
+
+@inline(never)
+func gatherActivated<P: ActivationFunction>(_ source: PixelMajorInput, _ c0: Int, _ count: Int, _ vectors: Int, _ width: Int,
+                                            _ height: Int, _ rowStep: Int, _ destination: UnsafeMutablePointer<Float>,
+                                            _: P.Type) {
+    let block = smallMapDepthwiseBlock
+    var pixel = source.values + c0
+    for y in 0..<height {
+        var d = destination + y * rowStep
+        for _ in 0..<width {
+            for v in 0..<vectors {
+                let m = count - v * lanes
+                let x = m >= lanes ? load(pixel + v * lanes) : m > 0 ? load(pixel + v * lanes, count: m) : Vector()
+                store(P.apply(x), d + v * lanes)
+            }
+            pixel += source.channels
+            d += block
+        }
     }
 }

@@ -35,6 +35,17 @@ package func smallMapPointwise(
         precondition(residual.channels == output.channels && residual.layout.width == input.layout.width
                      && residual.layout.height == input.layout.height, "small-map 1x1 residual shape mismatch")
     }
+    smallMapProducts(input, weights: weights, patches: patches, products: products, pool: pool)
+    pool.run(SpreadParts(products: products, pixels: pixels, activation: activation, residual: residual,
+                         floor: sumFloor(rectifiesSum: rectifiesSum), output: output))
+}
+
+/// The pixel-major products (bias plus sums, not activated) of a small-map 1x1 on the dense
+/// `input`: its planes transposed into `patches`, then the GEMM into `products` (pixel m's output
+/// channel o at `products[m · columns + o]`).
+func smallMapProducts(_ input: FeatureMap, weights: MatrixWeights, patches: UnsafeMutablePointer<Float>,
+                      products: UnsafeMutablePointer<Float>, pool: WorkerPool) {
+    let pixels = input.pixels, cin = weights.inner
     if pixels >= packedProductFrom {
         zeroPackedPadding(patches, rows: pixels, inner: cin)
         pool.run(PackTransposedParts(planes: UnsafePointer(input.base), channels: cin, pixels: pixels, packed: patches))
@@ -45,8 +56,6 @@ package func smallMapPointwise(
         }
         matrixMultiply(patches, rows: pixels, weights: weights, output: products, pool: pool)
     }
-    pool.run(SpreadParts(products: products, pixels: pixels, activation: activation, residual: residual,
-                         floor: sumFloor(rectifiesSum: rectifiesSum), output: output))
 }
 
 /// Floats of ``smallMapPointwise(_:weights:activation:residual:output:patches:products:pool:)``'s

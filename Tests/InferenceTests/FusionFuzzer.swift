@@ -6,7 +6,8 @@ enum FusionFamily: String, CaseIterable, Sendable {
     case convolution
     /// A zero Pad of the spatial axes folded into the convolution reading it.
     case paddedConvolution
-    /// A 1x1 convolution (+ epilogue) and the depthwise convolution reading it, in bands of rows.
+    /// A 1x1 convolution (+ epilogue) and the depthwise convolution reading it, in bands of rows,
+    /// or on small maps as one step with the 1x1 projecting the depthwise output (`SmallMapPairFusion`).
     case pointwiseDepthwise
     /// GlobalAveragePool → 1x1 Conv → Relu or SiLU → 1x1 Conv → Sigmoid or HardSigmoid → Mul.
     case squeezeExcite
@@ -53,7 +54,7 @@ enum FusionFamily: String, CaseIterable, Sendable {
         switch self {
         case .convolution: operators.first == "Conv" && operators.count >= 2
         case .paddedConvolution: operators.starts(with: ["Pad", "Conv"])
-        case .pointwiseDepthwise: operators.first == "Conv" && operators.filter { $0 == "Conv" }.count == 2
+        case .pointwiseDepthwise: operators.first == "Conv" && operators.filter { $0 == "Conv" }.count >= 2
         case .squeezeExcite: operators.first == "GlobalAveragePool" && operators.count >= 6
         case .attentionGate: operators.first == "Add" && operators.contains("GlobalAveragePool")
         case .resizedPointwise: operators.starts(with: ["Resize", "Conv"])

@@ -149,6 +149,65 @@ struct FusionRuleTests {
         #expect(profile.map(\.operators) == [["Conv", "Sigmoid", "Mul", "Conv"]])
     }
 
+    /// An inverted residual block on a [1, 16, side, side] map: 1x1 16 → 96, Clip(0, 6),
+    /// depthwise 3x3 (stride `stride`), Clip(0, 6), 1x1 96 → 16 (+ the block input when
+    /// `residual`); `alsoOutput` makes that value a second graph output.
+    static func invertedResidualModel(side: Int64, stride: Int64 = 1, residual: Bool = true, alsoOutput: String? = nil) -> [UInt8] {
+        let out = (side + 2 - 3) / stride + 1
+        var nodes = [B.node("Conv", inputs: ["x", "we", "be"], outputs: ["e"], attributes: [.ints("kernel_shape", [1, 1])]),
+                     B.node("Clip", inputs: ["e", "lo", "hi"], outputs: ["e6"]),
+                     B.node("Conv", inputs: ["e6", "wd", "bd"], outputs: ["d"],
+                            attributes: [.ints("kernel_shape", [3, 3]), .ints("pads", [1, 1, 1, 1]), .ints("strides", [stride, stride]),
+                                         .int("group", 96)]),
+                     B.node("Clip", inputs: ["d", "lo", "hi"], outputs: ["d6"]),
+                     B.node("Conv", inputs: ["d6", "wp", "bp"], outputs: [residual ? "p" : "y"], attributes: [.ints("kernel_shape", [1, 1])])]
+        if residual { nodes.append(B.node("Add", inputs: ["p", "x"], outputs: ["y"])) }
+        let initializers = [Self.tensor("we", [96, 16, 1, 1], seed: 41), Self.tensor("be", [96], seed: 42),
+                            Self.tensor("wd", [96, 1, 3, 3], seed: 43), Self.tensor("bd", [96], seed: 44),
+                            Self.tensor("wp", [16, 96, 1, 1], seed: 45, scale: 0.1), Self.tensor("bp", [16], seed: 46),
+                            B.floatTensor("lo", [], [0]), B.floatTensor("hi", [], [6])]
+        var outputs = [B.valueInfo("y", [1, 16, out, out])]
+        if let alsoOutput { outputs.append(B.valueInfo(alsoOutput, [1, 96, alsoOutput.hasPrefix("e") ? side : out, alsoOutput.hasPrefix("e") ? side : out])) }
+        return B.model(nodes: nodes, initializers: initializers, inputs: [B.valueInfo("x", [1, 16, side, side])], outputs: outputs)
+    }
+
+    @Test("an inverted residual block on a small map (1x1 → Clip → depthwise → Clip → 1x1 → Add) runs as one step: the 1x1s as GEMMs, the expanded and depthwise values pixel-major in scratch")
+    func smallMapInvertedResidual() throws {
+        for side: Int64 in [2, 3, 6] {
+            let block = try layers(Self.invertedResidualModel(side: side), input: [1, 16, Int(side), Int(side)])
+            #expect(block.map(\.operators) == [["Conv", "Clip", "Conv", "Clip", "Conv", "Add"]], "side \(side)")
+        }
+        // Stride 2, no residual: the three convolutions still one step.
+        let strided = try layers(Self.invertedResidualModel(side: 6, stride: 2, residual: false), input: [1, 16, 6, 6])
+        #expect(strided.map(\.operators) == [["Conv", "Clip", "Conv", "Clip", "Conv"]])
+        // A 7x7 map runs its 1x1s on the pixel-vectorised kernel (the GEMM's 12-row panels fill
+        // too few more lanes, `runsAsMatrixProduct`): no small-map step takes them.
+        let wide = try layers(Self.invertedResidualModel(side: 7), input: [1, 16, 7, 7])
+        #expect(wide.count >= 2)
+    }
+
+    @Test("small-map block near misses: the expanded value or the depthwise output also a graph output keeps it a written value of its own")
+    func smallMapInvertedResidualNearMisses() throws {
+        let model = try InferenceModel(bytes: Self.invertedResidualModel(side: 6, alsoOutput: "d6"))
+        let x = Self.values(16 * 36, seed: 1)
+        let reference = try InferenceSession(model: model, path: .reference).run(inputs: ["x": x])
+        for threads in [1, 2] {
+            let fast = try InferenceSession(model: model, path: .fast, threads: threads).run(inputs: ["x": x])
+            for name in ["y", "d6"] {
+                let (a, e) = (try #require(fast[name]), try #require(reference[name]))
+                let worst = zip(a, e).map { abs($0 - $1) }.max() ?? .infinity
+                #expect(worst <= 1e-5 * (e.map(abs).max() ?? 0), "\(name), \(threads) threads: max |Δ| \(worst)")
+            }
+        }
+        let expandedOut = try InferenceModel(bytes: Self.invertedResidualModel(side: 6, alsoOutput: "e6"))
+        let e = try InferenceSession(model: expandedOut, path: .reference).run(inputs: ["x": x])
+        let f = try InferenceSession(model: expandedOut, path: .fast, threads: 1).run(inputs: ["x": x])
+        for name in ["y", "e6"] {
+            let worst = zip(try #require(f[name]), try #require(e[name])).map { abs($0 - $1) }.max() ?? .infinity
+            #expect(worst <= 1e-5 * (try #require(e[name]).map(abs).max() ?? 0), "\(name): max |Δ| \(worst)")
+        }
+    }
+
     /// A depthwise 3x3 on a [1, 8, 8, 10] input (8 channels, 10 columns), then `affine` (op and
     /// the shape of its constant, `nil` for a graph input of shape [1, 8, 1, 1]) in order, then
     /// Clip(0, 6): tf2onnx writes a Keras depthwise layer's BatchNormalization as Mul and Add.

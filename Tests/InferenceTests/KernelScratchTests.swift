@@ -84,6 +84,18 @@ struct KernelScratchTests {
         }
     }
 
+    @Test("1x1, depthwise 3x3 and 1x1 back on a small map as one step (the expanded and depthwise values pixel-major in shared scratch) past the default scratch: 3840 channels on 6×6, 2048 on 3×3")
+    func smallMapInvertedResidual() throws {
+        for (k, c, side) in [(320, 3840, 6), (96, 2048, 3)] {
+            let (bytes, feeds) = Self.pointwiseDepthwise(inputChannels: k, channels: c, height: side, width: side,
+                                                         residual: true, seed: UInt64(c))
+            try P.check(bytes, feeds: feeds, "1x1 \(k)→\(c) → depthwise → 1x1 on \(side)×\(side)")
+            let session = try InferenceSession(model: try InferenceModel(bytes: bytes), path: .fast)
+            #expect(try Self.layers(session, input: feeds["x"]!) == [["Conv", "Relu", "Conv", "Relu", "Conv", "Add"]],
+                    "one small-map step")
+        }
+    }
+
     @Test("bands of at least four depthwise output rows, the depthwise kernel's register tile, where the rows are wide (96 channels of 48 pixels: 24 KiB a row); a multiple of four where more fit")
     func bandsOfFourRows() throws {
         for (channels, size, atLeast) in [(96, 48, 4), (144, 48, 4), (16, 32, 8)] {

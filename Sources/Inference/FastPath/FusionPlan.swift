@@ -17,6 +17,8 @@ struct FusionPlan: Sendable {
         case convolution(ConvolutionFusion)
         /// A 1x1 convolution and the depthwise convolution reading it, in bands of rows.
         case pointwiseDepthwise(BandedFusion)
+        /// A 1x1 convolution on a small map and the small-map depthwise convolution reading it.
+        case smallMapPointwiseDepthwise(SmallMapPairFusion)
         /// Global average pool, two 1x1 convolutions (ReLU or SiLU between), the Sigmoid or
         /// HardSigmoid gate and its Mul as one step (`GateChain`).
         case squeezeExcite(GateChain)
@@ -51,6 +53,7 @@ struct FusionPlan: Sendable {
             switch self {
             case .convolution(let f): f.absorbed
             case .pointwiseDepthwise(let f): f.absorbed
+            case .smallMapPointwiseDepthwise(let f): f.absorbed
             case .squeezeExcite(let chain): chain.covered
             case .attentionGate(let f): f.absorbed
             case .resizedPointwise(let conv): [conv]

@@ -90,6 +90,7 @@ struct FusionRules: KernelChoices {
             if kind == .pointwise(groups: 1), conv.height.kernel == 1, let banded = matchPointwiseDepthwise(at: index, plan: plan) {
                 return .pointwiseDepthwise(banded)
             }
+            if let pair = matchSmallMapPointwiseDepthwise(at: index) { return .smallMapPointwiseDepthwise(pair) }
             return .convolution(matchConvolution(conv, kind: kind, node))
         case let norm as BatchNormalization:
             return matchNormalizedActivation(norm, node).map { .normalizedActivation($0) }
@@ -128,6 +129,7 @@ struct FusionRules: KernelChoices {
         switch fusion {
         case .convolution(let f) where !f.channelsLast: value = f.target
         case .pointwiseDepthwise(let f): value = f.depthwise.target
+        case .smallMapPointwiseDepthwise(let f): value = f.target
         case .resizedPointwise(let output): value = output
         case .deinterleave: value = graph.nodes[index].outputs[0]
         case .paddedConvolution(let f) where !f.convolution.channelsLast: value = f.convolution.target

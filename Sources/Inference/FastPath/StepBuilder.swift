@@ -124,6 +124,7 @@ final class StepBuilder: KernelChoices {
                                    weights: pointer(convNode.inputs[1]), bias: f.conv.hasBias ? pointer(convNode.inputs[2]) : nil,
                                    output: nil, fusion: f.convolution)
         case .pointwiseDepthwise(let f): return pointwiseDepthwiseStep(f, node, inputs)
+        case .smallMapPointwiseDepthwise(let f): return smallMapPointwiseDepthwiseStep(f, node, inputs)
         case .squeezeExcite(let chain): return squeezeExciteStep(chain)
         case .attentionGate(let f): return attentionGateStep(f, leader: leader)
         case .resizedPointwise(let output): return resizedPointwiseStep(node.operation as! Resize, convolutionOutput: output, inputs)

@@ -56,3 +56,56 @@ extension FusionRules {
     }
 
 }
+
+extension FusionRules {
+    /// The small-map pair led by the 1x1 convolution at `index`: a 1x1 that runs as the GEMM over
+    /// output channels (`runsAsMatrixProduct`) whose output (after its epilogue) only the depthwise
+    /// convolution right after it reads, which runs vectorised over channels (`runsOnSmallMap`)
+    /// on its whole window (no taps trimmed, `inputWindow`). The depthwise node keeps its
+    /// epilogue and residual Add; a Transpose after it stays a node of its own. A 1x1 that runs as
+    /// the GEMM and is the only reader of the depthwise output (no residual Add on it) right
+    /// after it is taken too, with its own fusion (`matchSmallMapProjection`).
+    func matchSmallMapPointwiseDepthwise(at index: Int) -> SmallMapPairFusion? {
+        guard let conv = graph.nodes[index].operation as? Conv, Self.kind(of: conv) == .pointwise(groups: 1),
+              conv.height.kernel == 1, conv.width.kernel == 1 else { return nil }
+        let node = graph.nodes[index], value = node.outputs[0]
+        let (channels, height, width) = (conv.outputChannels, conv.height.output, conv.width.output)
+        guard Self.runsAsMatrixProduct(pixels: height * width, weights: conv.inputChannels * channels) else { return nil }
+        let pointwiseChain = epilogue(after: value, channels: channels)
+        let v = pointwiseChain.output, next = index + 1 + pointwiseChain.absorbed.count
+        guard next < graph.nodes.count, !graph.outputIDs.contains(v), consumers[v] == [next] else { return nil }
+        let dwNode = graph.nodes[next]
+        guard let dw = dwNode.operation as? Conv, dwNode.inputs.first == v, hasConstantWeights(dwNode),
+              case .depthwise = Self.kind(of: dw), Self.runsOnSmallMap(depthwise: dw), Self.inputWindow(of: dw) == nil,
+              dw.inputChannels == channels, dw.height.input == height, dw.width.input == width else { return nil }
+        let (outH, outW) = (dw.height.output, dw.width.output)
+        let fused = fusedOutput(of: dwNode.outputs[0], channels: channels, height: outH, width: outW, absorbsResidual: true)
+        let absorbed = pointwiseChain.absorbed + [dwNode.outputs[0]] + fused.absorbed
+        guard let (projectionNode, projection) = matchSmallMapProjection(after: fused, at: next + 1 + fused.absorbed.count,
+                                                                         channels: channels, height: outH, width: outW) else {
+            return SmallMapPairFusion(pointwise: pointwiseChain, depthwiseNode: next, depthwise: fused, absorbed: absorbed)
+        }
+        return SmallMapPairFusion(pointwise: pointwiseChain, depthwiseNode: next, depthwise: fused,
+                                  projectionNode: projectionNode, projection: projection,
+                                  absorbed: absorbed + [graph.nodes[projectionNode].outputs[0]] + projection.absorbed)
+    }
+
+    /// The 1x1 convolution at `index` reading the small-map pair's depthwise output (`fused`, no
+    /// residual) as its only reader, which also runs as the GEMM over output channels, with its
+    /// epilogue, residual Add and the Relu after it (as `matchConvolution` gives a 1x1).
+    func matchSmallMapProjection(after fused: ConvolutionFusion, at index: Int, channels: Int, height: Int,
+                                 width: Int) -> (node: Int, fusion: ConvolutionFusion)? {
+        let v = fused.target
+        guard fused.residual == nil, index < graph.nodes.count, !graph.outputIDs.contains(v), consumers[v] == [index] else {
+            return nil
+        }
+        let node = graph.nodes[index]
+        guard let conv = node.operation as? Conv, node.inputs.first == v, hasConstantWeights(node),
+              Self.kind(of: conv) == .pointwise(groups: 1), conv.height.kernel == 1, conv.width.kernel == 1,
+              conv.inputChannels == channels, conv.height.input == height, conv.width.input == width,
+              Self.runsAsMatrixProduct(pixels: height * width, weights: channels * conv.outputChannels) else { return nil }
+        let projection = fusedOutput(of: node.outputs[0], channels: conv.outputChannels, height: height, width: width,
+                                     absorbsResidual: true, rectifiesSum: true)
+        return (index, projection)
+    }
+}
