@@ -122,6 +122,31 @@ struct OperatorFixtureTests {
     }
 }
 
+extension OperatorFixtureTests {
+    /// The `*_bits` cases (`Tools/op_cases/onnxruntime_bits.py`): ops whose arithmetic is
+    /// onnxruntime's own (MLAS's erf, its HardSwish's order of roundings, MLAS's global mean's
+    /// order of sums), so each path must
+    /// give its bytes, not values within 1e-5: a DynamicQuantizeLinear reading them turns one ulp
+    /// into a quantum.
+    @Test("onnxruntime's bits, exactly, on each path",
+          arguments: OperatorCase.all.filter { $0.name.hasSuffix("_bits") }, ExecutionPath.allCases)
+    func equalsOnnxRuntimeBits(_ testCase: OperatorCase, path: ExecutionPath) throws {
+        let directory = "ops/\(testCase.name)"
+        let input = try Fixtures.tensor("\(directory)/\(testCase.inputs[0].file)")
+        let expected = try Fixtures.tensor("\(directory)/\(testCase.outputs[0].file)")
+        let model = try InferenceModel(contentsOfFile: Fixtures.url("\(directory)/model.onnx").path)
+        let outputs = try InferenceSession(model: model, path: path).run([testCase.inputs[0].name: input])
+        let actual = try #require(outputs[testCase.outputs[0].name])
+        let got = try #require(actual.floats), want = try #require(expected.floats), x = try #require(input.floats)
+        guard got.count == want.count else { Issue.record("\(testCase.name): \(got.count) elements, not \(want.count)"); return }
+        let differing = want.indices.filter { got[$0].bitPattern != want[$0].bitPattern && !(got[$0].isNaN && want[$0].isNaN) }
+        if let first = differing.first {
+            Issue.record("\(testCase.name) (\(path)): \(differing.count) of \(want.count) differ, first at x = \(x[first]): \(got[first]) against \(want[first])")
+        }
+        print("op fixture \(testCase.name) (\(path)): \(differing.count) of \(want.count) elements differ from onnxruntime's bits")
+    }
+}
+
 extension Fixtures {
     /// A fixture `.npy` file of strings (numpy's `<U` dtype) as a string tensor; nil for a file of numbers.
     static func strings(_ relativePath: String) throws -> StringTensor? {

@@ -292,6 +292,27 @@ struct GateAndResizeTests {
         #expect(abs(fastSigmoid(-87) - Float(1 / (1 + exp(87.0)))) <= 3 * Float(1 / (1 + exp(87.0))).ulp)
     }
 
+    @Test("the global mean in onnxruntime's order: four lane sums, (s0 + s2) + (s1 + s3), the tail, / n")
+    func globalMeanLikeOnnxruntime() {
+        var random = Random(seed: 5)
+        for (planes, size) in [(1, 1), (1, 3), (3, 4), (5, 7), (4, 784), (9, 169), (13, 899), (2, 12544)] {
+            let x = random.array(planes * size, scale: 3).map { $0 + 0.25 }
+            var got = [Float](repeating: .nan, count: planes)
+            x.withUnsafeBufferPointer { px in
+                got.withUnsafeMutableBufferPointer { globalAveragePoolLikeOnnxruntime(px.baseAddress!, planes: planes, planeSize: size, output: $0.baseAddress!) }
+            }
+            for p in 0..<planes {
+                let plane = x[(p * size)..<((p + 1) * size)].map { $0 }
+                var lanes: [Float] = [0, 0, 0, 0]
+                let runs = size / 4 * 4
+                for i in 0..<runs { lanes[i % 4] = lanes[i % 4] + plane[i] }
+                var sum = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3])
+                for i in runs..<size { sum = sum + plane[i] }
+                #expect(got[p].bitPattern == (sum / Float(size)).bitPattern, "\(planes)x\(size) plane \(p)")
+            }
+        }
+    }
+
     @Test("element-wise activations and sigmoid on odd counts")
     func elementwise() {
         for count in [1, 15, 16, 17, 100] {

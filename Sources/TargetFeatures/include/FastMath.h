@@ -55,31 +55,138 @@ static inline __attribute__((always_inline)) vbg_f32x16 vbg_sigmoid_vector(vbg_f
     return vbg_blend(x < 0.0f, e * s, s);
 }
 
+// onnxruntime's erf (MLAS `MlasErfKernelFma3`, what its CPU Erf runs on x86 with FMA), operation
+// for operation: |x| clamped to 3.925; below 0.921875, |x| + |x|·r(x²); above, 1 − e^q(|x|) with
+// e^q by MLAS's own exp (n = round(q·log2 e) by the 1.5·2^23 shift, q − n·ln2 in two parts, a
+// degree-6 polynomial, 2^n through the exponent bits); the two halves merged by OR, the sign OR-ed
+// back. A NaN stays NaN, as onnxruntime's Erf gives.
+#define VBG_ERF_SMALL_P0 (-5.99104969e-4f)
+#define VBG_ERF_SMALL_P1 4.99339588e-3f
+#define VBG_ERF_SMALL_P2 (-2.67667342e-2f)
+#define VBG_ERF_SMALL_P3 1.12818025e-1f
+#define VBG_ERF_SMALL_P4 (-3.76124859e-1f)
+#define VBG_ERF_SMALL_P5M1 1.28379151e-1f
+#define VBG_ERF_BIG_P0 1.72948930e-5f
+#define VBG_ERF_BIG_P1 (-3.83208680e-4f)
+#define VBG_ERF_BIG_P2 3.88393435e-3f
+#define VBG_ERF_BIG_P3 (-2.42545605e-2f)
+#define VBG_ERF_BIG_P4 1.06777847e-1f
+#define VBG_ERF_BIG_P5 6.34846687e-1f
+#define VBG_ERF_BIG_P6M1 1.28717512e-1f
+#define VBG_ERF_EXP_LOWER (-88.3762626647949f)
+#define VBG_ERF_EXP_LOG2E 1.44269504088896341f
+#define VBG_ERF_EXP_LN2_HI (-6.93145752e-1f)
+#define VBG_ERF_EXP_LN2_LO (-1.42860677e-6f)
+#define VBG_ERF_EXP_P0 1.38319808e-3f
+#define VBG_ERF_EXP_P1 8.37550033e-3f
+#define VBG_ERF_EXP_P2 4.16689515e-2f
+#define VBG_ERF_EXP_P3 1.66664466e-1f
+#define VBG_ERF_EXP_P4 4.99999851e-1f
+#define VBG_ERF_EXP_P5 1.0f
+#define VBG_ERF_EXP_P6 1.0f
+#define VBG_ERF_EXP_SHIFT 1.25829120e+7f
+
 static inline __attribute__((always_inline)) vbg_f32x16 vbg_erf_vector(vbg_f32x16 x) {
 #pragma clang fp contract(off)
     vbg_u32x16 bits = (vbg_u32x16)x;
-    vbg_f32x16 a = (vbg_f32x16)(bits & 0x7FFFFFFFu);
-    vbg_f32x16 u = a * a;
-    vbg_f32x16 r = (vbg_f32x16)8.37013868e-5f;
-    r = vbg_madd((vbg_f32x16)(-8.14271509e-4f), r, u);
-    r = vbg_madd((vbg_f32x16)5.20103332e-3f, r, u);
-    r = vbg_madd((vbg_f32x16)(-2.68593989e-2f), r, u);
-    r = vbg_madd((vbg_f32x16)1.12836957e-1f, r, u);
-    r = vbg_madd((vbg_f32x16)(-3.76126349e-1f), r, u);
-    r = vbg_madd((vbg_f32x16)1.28379166e-1f, r, u);
-    vbg_f32x16 below = vbg_madd(a, a, r);
-    vbg_f32x16 t = vbg_blend(a > 3.925f, (vbg_f32x16)3.925f, a);
-    vbg_f32x16 q = (vbg_f32x16)1.94733817e-4f;
-    q = vbg_madd((vbg_f32x16)(-3.03159445e-3f), q, t);
-    q = vbg_madd((vbg_f32x16)2.2181375e-2f, q, t);
-    q = vbg_madd((vbg_f32x16)(-1.03838861e-1f), q, t);
-    q = vbg_madd((vbg_f32x16)(-6.37285829e-1f), q, t);
-    q = vbg_madd((vbg_f32x16)(-1.12761545f), q, t);
-    q = vbg_madd((vbg_f32x16)(-2.09920196e-4f), q, t);
-    vbg_f32x16 y = vbg_blend(a > 0.921875f, 1.0f - vbg_exp_vector(q), below);
-    y = vbg_blend(a >= 3.925f, (vbg_f32x16)1.0f, y);
     vbg_u32x16 sign = bits & 0x80000000u;
-    return (vbg_f32x16)((vbg_u32x16)y | sign);
+    vbg_f32x16 a = (vbg_f32x16)(bits & 0x7FFFFFFFu);
+    a = vbg_blend(a > 3.925f, (vbg_f32x16)3.925f, a);
+    vbg_f32x16 s = a * a;
+    vbg_f32x16 r = (vbg_f32x16)VBG_ERF_SMALL_P0;
+    r = vbg_madd((vbg_f32x16)VBG_ERF_SMALL_P1, r, s);
+    r = vbg_madd((vbg_f32x16)VBG_ERF_SMALL_P2, r, s);
+    r = vbg_madd((vbg_f32x16)VBG_ERF_SMALL_P3, r, s);
+    r = vbg_madd((vbg_f32x16)VBG_ERF_SMALL_P4, r, s);
+    r = vbg_madd((vbg_f32x16)VBG_ERF_SMALL_P5M1, r, s);
+    r = vbg_madd(a, r, a);
+    vbg_i32x16 big = a >= 0.921875f;
+    vbg_i32x16 small = ~big & (vbg_i32x16)r;
+    vbg_f32x16 b = (vbg_f32x16)(big & (vbg_i32x16)a);
+    vbg_f32x16 q = (vbg_f32x16)VBG_ERF_BIG_P0;
+    q = vbg_madd((vbg_f32x16)VBG_ERF_BIG_P1, q, b);
+    q = vbg_madd((vbg_f32x16)VBG_ERF_BIG_P2, q, b);
+    q = vbg_madd((vbg_f32x16)VBG_ERF_BIG_P3, q, b);
+    q = vbg_madd((vbg_f32x16)VBG_ERF_BIG_P4, q, b);
+    q = vbg_madd((vbg_f32x16)VBG_ERF_BIG_P5, q, b);
+    q = vbg_madd((vbg_f32x16)VBG_ERF_BIG_P6M1, q, b);
+    q = vbg_madd(b, q, b);
+    q = (vbg_f32x16)((vbg_u32x16)q ^ 0x80000000u);
+    q = vbg_blend(q < VBG_ERF_EXP_LOWER, (vbg_f32x16)VBG_ERF_EXP_LOWER, q);
+    vbg_f32x16 n = vbg_madd((vbg_f32x16)VBG_ERF_EXP_SHIFT, (vbg_f32x16)VBG_ERF_EXP_LOG2E, q) - VBG_ERF_EXP_SHIFT;
+    vbg_f32x16 f = vbg_madd(q, (vbg_f32x16)VBG_ERF_EXP_LN2_HI, n);
+    f = vbg_madd(f, n, (vbg_f32x16)VBG_ERF_EXP_LN2_LO);
+    vbg_f32x16 y = (vbg_f32x16)VBG_ERF_EXP_P0;
+    y = vbg_madd((vbg_f32x16)VBG_ERF_EXP_P1, y, f);
+    y = vbg_madd((vbg_f32x16)VBG_ERF_EXP_P2, y, f);
+    y = vbg_madd((vbg_f32x16)VBG_ERF_EXP_P3, y, f);
+    y = vbg_madd((vbg_f32x16)VBG_ERF_EXP_P4, y, f);
+    y = vbg_madd((vbg_f32x16)VBG_ERF_EXP_P5, y, f);
+    y = vbg_madd((vbg_f32x16)VBG_ERF_EXP_P6, y, f);
+    vbg_i32x16 e = __builtin_convertvector(n, vbg_i32x16);
+    vbg_f32x16 scale = (vbg_f32x16)((vbg_u32x16)(e + 127) << 23);
+    y = 1.0f - y * scale;
+    return (vbg_f32x16)((vbg_u32x16)y | (vbg_u32x16)small | sign);
+}
+
+// The same on one float, operation for operation (the reference path's Erf).
+static inline float vbg_erf_scalar(float x) {
+#pragma clang fp contract(off)
+#if VBG_TARGET_FMA
+#define VBG_MADD1(a, b, c) __builtin_fmaf(b, c, a)
+#else
+#define VBG_MADD1(a, b, c) ((a) + (b) * (c))
+#endif
+    unsigned bits;
+    __builtin_memcpy(&bits, &x, 4);
+    unsigned sign = bits & 0x80000000u, abits = bits & 0x7FFFFFFFu;
+    float a;
+    __builtin_memcpy(&a, &abits, 4);
+    a = a > 3.925f ? 3.925f : a;
+    float s = a * a;
+    float r = VBG_ERF_SMALL_P0;
+    r = VBG_MADD1(VBG_ERF_SMALL_P1, r, s);
+    r = VBG_MADD1(VBG_ERF_SMALL_P2, r, s);
+    r = VBG_MADD1(VBG_ERF_SMALL_P3, r, s);
+    r = VBG_MADD1(VBG_ERF_SMALL_P4, r, s);
+    r = VBG_MADD1(VBG_ERF_SMALL_P5M1, r, s);
+    r = VBG_MADD1(a, r, a);
+    int big = a >= 0.921875f;
+    unsigned small;
+    __builtin_memcpy(&small, &r, 4);
+    small = big ? 0u : small;
+    float b = big ? a : 0.0f;
+    float q = VBG_ERF_BIG_P0;
+    q = VBG_MADD1(VBG_ERF_BIG_P1, q, b);
+    q = VBG_MADD1(VBG_ERF_BIG_P2, q, b);
+    q = VBG_MADD1(VBG_ERF_BIG_P3, q, b);
+    q = VBG_MADD1(VBG_ERF_BIG_P4, q, b);
+    q = VBG_MADD1(VBG_ERF_BIG_P5, q, b);
+    q = VBG_MADD1(VBG_ERF_BIG_P6M1, q, b);
+    q = VBG_MADD1(b, q, b);
+    q = -q;
+    q = q < VBG_ERF_EXP_LOWER ? VBG_ERF_EXP_LOWER : q;
+    float n = VBG_MADD1(VBG_ERF_EXP_SHIFT, VBG_ERF_EXP_LOG2E, q) - VBG_ERF_EXP_SHIFT;
+    float f = VBG_MADD1(q, VBG_ERF_EXP_LN2_HI, n);
+    f = VBG_MADD1(f, n, VBG_ERF_EXP_LN2_LO);
+    float y = VBG_ERF_EXP_P0;
+    y = VBG_MADD1(VBG_ERF_EXP_P1, y, f);
+    y = VBG_MADD1(VBG_ERF_EXP_P2, y, f);
+    y = VBG_MADD1(VBG_ERF_EXP_P3, y, f);
+    y = VBG_MADD1(VBG_ERF_EXP_P4, y, f);
+    y = VBG_MADD1(VBG_ERF_EXP_P5, y, f);
+    y = VBG_MADD1(VBG_ERF_EXP_P6, y, f);
+#undef VBG_MADD1
+    unsigned scaleBits = (unsigned)((int)n + 127) << 23;
+    float scale;
+    __builtin_memcpy(&scale, &scaleBits, 4);
+    y = 1.0f - y * scale;
+    unsigned out;
+    __builtin_memcpy(&out, &y, 4);
+    out = out | small | sign;
+    float result;
+    __builtin_memcpy(&result, &out, 4);
+    return result;
 }
 
 // Kernels/Elementwise.swift's `geluVector`: (x · (erf(t) + 1)) · 0.5 with t = x / 1.41421354
