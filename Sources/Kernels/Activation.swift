@@ -9,7 +9,8 @@ package enum Activation: Sendable, Hashable, CustomStringConvertible {
     /// x · min(max(x · (1/6) + 0.5, 0), 1) (ONNX HardSwish, TFLite HARD_SWISH), each operation
     /// rounded on its own as onnxruntime's HardSwish kernel computes it.
     case hardSwish
-    /// 1 / (1 + e^−x), saturating to exactly 0 and 1.
+    /// 1 / (1 + e^−x): onnxruntime's logistic from x = −10 on, e^x / (1 + e^x) below
+    /// (``sigmoidVector(_:)``), saturating to exactly 0 and 1.
     case sigmoid
     /// x · sigmoid(x) (SiLU, swish: ONNX Sigmoid then Mul by its input), the sigmoid rounded
     /// before the product, as the two nodes compute it.

@@ -125,7 +125,7 @@ struct OperatorFixtureTests {
 extension OperatorFixtureTests {
     /// The `*_bits` cases (`Tools/op_cases/onnxruntime_bits.py`): ops whose arithmetic is
     /// onnxruntime's own (MLAS's erf, its HardSwish's order of roundings, MLAS's global mean's
-    /// order of sums), so each path must
+    /// order of sums, MLAS's logistic from −10 on), so each path must
     /// give its bytes, not values within 1e-5: a DynamicQuantizeLinear reading them turns one ulp
     /// into a quantum.
     @Test("onnxruntime's bits, exactly, on each path",

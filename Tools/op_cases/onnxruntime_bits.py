@@ -1,9 +1,11 @@
 """Ops whose bits the engine copies from onnxruntime's CPU kernels (exact, not within 1e-5):
 HardSwish (x * min(max(x * (1/6) + 0.5, 0), 1), each operation rounded apart), GlobalAveragePool
-(MLAS's `MlasPoolGlobalKernel`: four float32 lane sums, (s0 + s2) + (s1 + s3), the tail in order, / n)
-and Erf (MLAS's `MlasErfKernelFma3` on x86 with FMA, |x| clamped to 3.925). A value a DynamicQuantizeLinear
-reads moves a whole quantum where it is one ulp off, so `OperatorFixtureTests` compares these cases
-(`*_bits`) byte for byte on both paths. Inputs: a dense grid over the interesting range, the specials,
+(MLAS's `MlasPoolGlobalKernel`: four float32 lane sums, (s0 + s2) + (s1 + s3), the tail in order, / n),
+Erf (MLAS's `MlasErfKernelFma3` on x86 with FMA, |x| clamped to 3.925) and Sigmoid from x = -10 on
+(MLAS's rational logistic, `MlasLogisticKernelFma3`; below -10 the engine computes 1 / (1 + e^-x)
+to a few ulp instead, so this case's inputs are >= -10). A value a DynamicQuantizeLinear reads moves
+a whole quantum where it is one ulp off, so `OperatorFixtureTests` compares these cases (`*_bits`)
+byte for byte on both paths. Inputs: a dense grid over the interesting range, the specials,
 and random values; for the pool, planes of 899 (a tail of 3) and of 3 values."""
 
 import numpy as np
@@ -18,7 +20,7 @@ def build_cases(rng, Case):
     finite = specials[np.isfinite(specials)]  # HardSwish(-inf) is NaN, which the 1e-5 comparison cannot take
     hardswish = np.concatenate([finite, np.linspace(-4, 4, 8001, dtype=np.float32),
                                 (2 * rng.standard_normal(4000)).astype(np.float32)])
-    return [
+    cases = [
         Case("hardswish_bits", "HardSwish", [data("X", hardswish.reshape(1, -1))],
              what="onnxruntime's x * clamp(x/6 + 0.5), bit for bit: grid over [-4, 4], specials, random"),
         Case("globalaveragepool_bits", "GlobalAveragePool",
@@ -31,3 +33,10 @@ def build_cases(rng, Case):
                                                           (2 * rng.standard_normal(4000)).astype(np.float32)]).reshape(1, -1))],
              what="onnxruntime's MLAS erf, bit for bit: grid over [-5, 5], specials, random"),
     ]
+    # Drawn after the other cases' values, so that adding this case left theirs as they were.
+    sigmoid = np.concatenate([specials, np.linspace(-10, 20, 6001, dtype=np.float32),
+                              (4 * rng.standard_normal(4000)).astype(np.float32)])
+    sigmoid = sigmoid[~(sigmoid < -10)]
+    cases.append(Case("sigmoid_bits", "Sigmoid", [data("X", sigmoid.reshape(1, -1))],
+                      what="onnxruntime's MLAS logistic, bit for bit, from -10 on: grid over [-10, 20], specials, random"))
+    return cases

@@ -164,10 +164,6 @@ final class StepBuilder: KernelChoices {
             return convolutionStep(conv, kind: kind, input: inputs[0], inputValue: nil, weights: inputs[1],
                                    bias: conv.hasBias ? inputs[2] : nil, output: outputs[0], fusion: nil)
         case let unary as ElementwiseUnary:
-            // A Sigmoid whose values a DynamicQuantizeLinear rounds to bytes: the reference
-            // kernel, whose arithmetic the reference path has (the fast sigmoid is within an ulp
-            // of it, enough to move a value across a rounding boundary or the quantization scale).
-            if unary.kind == .sigmoid, rules.feedsDynamicQuantization(node.outputs[0]) { return nil }
             // Erf's fast kernel is the reference's (onnxruntime's) arithmetic; the Gelu op's
             // reference rounds otherwise, so one a DynamicQuantizeLinear reads keeps that kernel.
             if unary.kind == .erf || (unary.kind == .gelu && !rules.feedsDynamicQuantization(node.outputs[0])) {

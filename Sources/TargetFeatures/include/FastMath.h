@@ -47,12 +47,90 @@ static inline __attribute__((always_inline)) vbg_f32x16 vbg_exp_vector(vbg_f32x1
     return vbg_blend(underflow, (vbg_f32x16)0.0f, e * scale);
 }
 
+// onnxruntime's logistic (MLAS `MlasLogisticKernelFma3`, what its CPU Sigmoid runs on x86 with
+// FMA): x clamped to [-18, 18], p = x·P(x²) and q = Q(x²) by Horner steps (fused multiply-adds),
+// p / q + 0.5, then raised to 0. No clamp at 1: like MLAS's, it gives 1.0000001 on four floats
+// near 17.87. Without FMA each step rounds twice, as MLAS's SSE2 kernel does. Its absolute error
+// is at most 1.7e-7, but p / q + 0.5 cancels: below 0.25 its results are multiples of 2^-25, so
+// its relative error grows as the value shrinks (up to 2.5e-3 just above x = -10, 17 % at -15,
+// 8.9e-8 for 4.1e-8 at -17), and one ulp more in x can move it by up to 1.8e-7 (six such steps).
+#define VBG_LOGISTIC_ALPHA_9 4.37031012579801e-11f
+#define VBG_LOGISTIC_ALPHA_7 1.15627324459942e-07f
+#define VBG_LOGISTIC_ALPHA_5 6.08574864600143e-05f
+#define VBG_LOGISTIC_ALPHA_3 8.51377133304701e-03f
+#define VBG_LOGISTIC_ALPHA_1 2.48287947061529e-01f
+#define VBG_LOGISTIC_BETA_10 6.10247389755681e-13f
+#define VBG_LOGISTIC_BETA_8 5.76102136993427e-09f
+#define VBG_LOGISTIC_BETA_6 6.29106785017040e-06f
+#define VBG_LOGISTIC_BETA_4 1.70198817374094e-03f
+#define VBG_LOGISTIC_BETA_2 1.16817656904453e-01f
+#define VBG_LOGISTIC_BETA_0 9.93151921023180e-01f
+
+static inline __attribute__((always_inline)) vbg_f32x16 vbg_logistic_vector(vbg_f32x16 x) {
+#pragma clang fp contract(off)
+    // max(-18, x) then min(18, ·), each keeping a NaN (the comparisons are false for it).
+    vbg_f32x16 v = vbg_blend(x < -18.0f, (vbg_f32x16)(-18.0f), x);
+    v = vbg_blend(v > 18.0f, (vbg_f32x16)18.0f, v);
+    vbg_f32x16 v2 = v * v;
+    vbg_f32x16 p = vbg_madd((vbg_f32x16)VBG_LOGISTIC_ALPHA_7, v2, (vbg_f32x16)VBG_LOGISTIC_ALPHA_9);
+    p = vbg_madd((vbg_f32x16)VBG_LOGISTIC_ALPHA_5, v2, p);
+    p = vbg_madd((vbg_f32x16)VBG_LOGISTIC_ALPHA_3, v2, p);
+    p = vbg_madd((vbg_f32x16)VBG_LOGISTIC_ALPHA_1, v2, p);
+    p = v * p;
+    vbg_f32x16 q = vbg_madd((vbg_f32x16)VBG_LOGISTIC_BETA_8, v2, (vbg_f32x16)VBG_LOGISTIC_BETA_10);
+    q = vbg_madd((vbg_f32x16)VBG_LOGISTIC_BETA_6, v2, q);
+    q = vbg_madd((vbg_f32x16)VBG_LOGISTIC_BETA_4, v2, q);
+    q = vbg_madd((vbg_f32x16)VBG_LOGISTIC_BETA_2, v2, q);
+    q = vbg_madd((vbg_f32x16)VBG_LOGISTIC_BETA_0, v2, q);
+    vbg_f32x16 r = p / q + 0.5f;
+    return vbg_blend(r < 0.0f, (vbg_f32x16)0.0f, r);
+}
+
+// The same on one float, operation for operation (the reference path's Sigmoid from -10 on).
+static inline float vbg_logistic_scalar(float x) {
+#pragma clang fp contract(off)
+    float v = x < -18.0f ? -18.0f : x;
+    v = v > 18.0f ? 18.0f : v;
+    float v2 = v * v;
+#if VBG_TARGET_FMA
+#define VBG_MADD1(a, b, c) __builtin_fmaf(b, c, a)
+#else
+#define VBG_MADD1(a, b, c) ((a) + (b) * (c))
+#endif
+    float p = VBG_MADD1(VBG_LOGISTIC_ALPHA_7, v2, VBG_LOGISTIC_ALPHA_9);
+    p = VBG_MADD1(VBG_LOGISTIC_ALPHA_5, v2, p);
+    p = VBG_MADD1(VBG_LOGISTIC_ALPHA_3, v2, p);
+    p = VBG_MADD1(VBG_LOGISTIC_ALPHA_1, v2, p);
+    p = v * p;
+    float q = VBG_MADD1(VBG_LOGISTIC_BETA_8, v2, VBG_LOGISTIC_BETA_10);
+    q = VBG_MADD1(VBG_LOGISTIC_BETA_6, v2, q);
+    q = VBG_MADD1(VBG_LOGISTIC_BETA_4, v2, q);
+    q = VBG_MADD1(VBG_LOGISTIC_BETA_2, v2, q);
+    q = VBG_MADD1(VBG_LOGISTIC_BETA_0, v2, q);
+#undef VBG_MADD1
+    float r = p / q + 0.5f;
+    return r < 0.0f ? 0.0f : r;
+}
+
+// The sigmoid both paths compute (Kernels/FastMath.swift's `sigmoidVector` documents the policy):
+// onnxruntime's logistic from x = -10 on, where a DynamicQuantizeLinear can see its bits, and
+// 1 / (1 + e^-x) = e / (1 + e) with e = e^x (2 ulp, `vbg_exp_vector`) below, where the logistic's
+// relative error grows past 2.5e-3 and every value is below 4.6e-5. A vector of lanes all on one
+// side computes one formula.
+#define VBG_SIGMOID_ONNXRUNTIME_FROM (-10.0f)
+
+static inline float vbg_sigmoid_onnxruntime_from(void) { return VBG_SIGMOID_ONNXRUNTIME_FROM; }
+
 static inline __attribute__((always_inline)) vbg_f32x16 vbg_sigmoid_vector(vbg_f32x16 x) {
 #pragma clang fp contract(off)
-    vbg_f32x16 negativeAbs = vbg_blend(x > 0.0f, -x, x);
-    vbg_f32x16 e = vbg_exp_vector(negativeAbs);
+    vbg_i32x16 tail = x < VBG_SIGMOID_ONNXRUNTIME_FROM;
+    if (!__builtin_reduce_or(tail)) return vbg_logistic_vector(x);
+    // e^x on the tail's lanes only (the others take -10, inside exp's contract).
+    vbg_f32x16 e = vbg_exp_vector(vbg_blend(tail, x, (vbg_f32x16)VBG_SIGMOID_ONNXRUNTIME_FROM));
     vbg_f32x16 s = 1.0f / (1.0f + e);
-    return vbg_blend(x < 0.0f, e * s, s);
+    vbg_f32x16 accurate = e * s;
+    if (__builtin_reduce_and(tail)) return accurate;
+    return vbg_blend(tail, accurate, vbg_logistic_vector(x));
 }
 
 // onnxruntime's erf (MLAS `MlasErfKernelFma3`, what its CPU Erf runs on x86 with FMA), operation
