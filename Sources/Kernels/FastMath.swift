@@ -22,9 +22,10 @@ func expVector(_ x: Vector) -> Vector {
 /// - from x = −10 on (``sigmoidLikeOnnxruntimeFrom``), onnxruntime's own logistic, bit for bit
 ///   (MLAS's rational approximation, `MlasLogisticKernelFma3`: x clamped to [−18, 18],
 ///   x·P(x²) / Q(x²) + 0.5 with Horner steps fused where the build has FMA, raised to 0;
-///   `Fixtures/ops/sigmoid_bits`): within 1.7e-7 of the exact value, 1 from 18 and 1.0000001 on
-///   four floats near 17.87, as MLAS gives. A DynamicQuantizeLinear reading these values moves a
-///   whole quantum where one is an ulp off onnxruntime's.
+///   `Fixtures/ops/sigmoid_bits`): within 1.6e-7 of the exact value (1.71e-7 without FMA); 1
+///   from 18, and with FMA 1.0000001 on four floats near 17.87, as MLAS gives. A
+///   DynamicQuantizeLinear reading these values moves a whole quantum where one is an ulp off
+///   onnxruntime's.
 /// - below −10, e / (1 + e) with e = e^x (``expVector``): within 3 ulp of the exact value, exactly
 ///   0 below −87.33, so small results keep their relative accuracy. MLAS's p/q + 0.5 cancels
 ///   there: its results are multiples of 2^−25, up to 2.5e-3 off relatively just above −10, 17 %

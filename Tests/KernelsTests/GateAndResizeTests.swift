@@ -287,7 +287,7 @@ struct GateAndResizeTests {
         return r < 0 ? 0 : r
     }
 
-    @Test("sigmoid: onnxruntime's logistic bit for bit from −10 on (within 1.7e-7 of the exact value), within 3 ulp of the exact value below, saturating to exactly 0 and 1")
+    @Test("sigmoid: onnxruntime's logistic bit for bit from −10 on (within 1.71e-7 of the exact value), within 3 ulp of the exact value below, saturating to exactly 0 and 1")
     func sigmoidAccuracy() {
         let from = sigmoidLikeOnnxruntimeFrom
         #expect(from == -10)
@@ -309,19 +309,20 @@ struct GateAndResizeTests {
                 #expect(ulps <= 3, "sigmoid(\(x)) = \(got), exact \(exact)")
             }
         }
-        #expect(worstAbove <= 1.7e-7, "worst from −10 on: \(worstAbove)")
+        // MLAS's own error: 1.57e-7 with FMA, 1.70004e-7 without (each step rounded twice).
+        #expect(worstAbove <= (targetHasFMA ? 1.6e-7 : 1.71e-7), "worst from −10 on: \(worstAbove)")
         #expect(worstBelow <= 3, "worst below −10: \(worstBelow) ulp")
         print("sigmoid: worst \(worstAbove) absolute from −10 on (onnxruntime's logistic), \(worstBelow) ulp below")
         for big: Float in [18, 88, 100, 800, 1e30, .infinity] { #expect(fastSigmoid(big) == 1) }
         for big: Float in [88, 100, 800, 1e30, .infinity] { #expect(fastSigmoid(-big) == 0) }
         #expect(fastSigmoid(0) == 0.5)
         #expect(fastSigmoid(.nan).isNaN && logisticLikeOnnxruntime(.nan).isNaN)
-        // MLAS's rational function passes 1 near 17.87, and onnxruntime does not clamp it there.
-        #expect(fastSigmoid(17.87294) == 1.0000001)
-        // Where MLAS's logistic has lost its relative accuracy (more than twice the value at −17:
-        // a multiple of 2^−25), the sigmoid has not.
+        // MLAS's rational function (with FMA) passes 1 near 17.87, and onnxruntime does not clamp it there.
+        if targetHasFMA { #expect(fastSigmoid(17.87294) == 1.0000001) }
+        // Where MLAS's logistic has lost its relative accuracy (at −17 a multiple of 2^−25, 8.9e-8
+        // with FMA and 3.0e-8 without, for 4.1e-8), the sigmoid has not.
         let exact17 = 1 / (1 + exp(17.0))
-        #expect(Double(Self.mlasLogistic(-17)) > 2 * exact17)
+        #expect(abs(Double(Self.mlasLogistic(-17)) - exact17) > 0.2 * exact17)
         #expect(abs(Double(fastSigmoid(-17)) - exact17) <= 3 * Double(Float(exact17).ulp))
     }
 

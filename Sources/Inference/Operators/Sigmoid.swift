@@ -5,7 +5,7 @@ import Kernels
 /// (``sigmoidVector``, Kernels/FastMath.swift, has the policy and its bounds): from x = −10 on,
 /// onnxruntime's logistic (MLAS's rational approximation, ``logisticLikeOnnxruntime(_:)``), so
 /// the reference path, the fast path and onnxruntime give the same bits where a
-/// DynamicQuantizeLinear can see them (within 1.7e-7 of the exact value); below −10,
+/// DynamicQuantizeLinear can see them (within 1.71e-7 of the exact value); below −10,
 /// 1 / (1 + e^−x) with libm's `expf`, relatively accurate (every value there is below 4.6e-5;
 /// exactly 0 once e^−x overflows, as in the spec's definition).
 enum Sigmoid {
