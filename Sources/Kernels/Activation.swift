@@ -6,9 +6,11 @@ package enum Activation: Sendable, Hashable, CustomStringConvertible {
     case relu
     /// min(max(x, 0), 6) (ONNX Clip(0, 6), TFLite RELU6).
     case relu6
-    /// x · min(max(x + 3, 0), 6) / 6 (ONNX HardSwish, TFLite HARD_SWISH).
+    /// x · min(max(x · (1/6) + 0.5, 0), 1) (ONNX HardSwish, TFLite HARD_SWISH), each operation
+    /// rounded on its own as onnxruntime's HardSwish kernel computes it.
     case hardSwish
-    /// 1 / (1 + e^−x), saturating to exactly 0 and 1.
+    /// 1 / (1 + e^−x): onnxruntime's logistic from x = −10 on, e^x / (1 + e^x) below
+    /// (``sigmoidVector(_:)``), saturating to exactly 0 and 1.
     case sigmoid
     /// x · sigmoid(x) (SiLU, swish: ONNX Sigmoid then Mul by its input), the sigmoid rounded
     /// before the product, as the two nodes compute it.
@@ -32,10 +34,10 @@ package enum Activation: Sendable, Hashable, CustomStringConvertible {
         case .relu: return x < 0 ? 0 : x
         case .relu6: return min(max(x, 0), 6)
         case .hardSwish:
-            var t = x + 3
+            var t = x * (1 / 6 as Float) + 0.5
             if t < 0 { t = 0 }
-            if t > 6 { t = 6 }
-            return x * t * (1 / 6 as Float)
+            if t > 1 { t = 1 }
+            return x * t
         case .sigmoid:
             return fastSigmoid(x)
         case .silu:
@@ -89,13 +91,17 @@ enum ReLU6: ActivationFunction {
     }
 }
 
+/// onnxruntime's HardSwish: x · min(max(x · (1/6) + 0.5, 0), 1), the product and the sum rounded
+/// apart (not fused), the clamp, then the product by x: its bits on every float (the arithmetic
+/// x · min(max(x + 3, 0), 6) / 6 differs from it on about a quarter of them, enough to move a
+/// value a DynamicQuantizeLinear reads across a rounding boundary).
 enum HardSwish: ActivationFunction {
     @inline(always) static func apply(_ v: Vector) -> Vector {
         byQuarters(v) { v in
-            var t = v + 3
+            var t = v * (1 / 6 as Float) + 0.5
             t = t.replacing(with: 0, where: t .< 0)
-            t = t.replacing(with: 6, where: t .> 6)
-            return v * t * (1 / 6 as Float)
+            t = t.replacing(with: 1, where: t .> 1)
+            return v * t
         }
     }
 }

@@ -225,6 +225,47 @@ private func accumulateRow(_ row: UnsafePointer<Float>, _ otherRow: UnsafePointe
     }
 }
 
+/// GlobalAveragePool as onnxruntime computes it (MLAS's `MlasPoolGlobalKernel`, what its CPU
+/// GlobalAveragePool runs on float32): for each of `planes` dense planes of `planeSize` floats,
+/// four float32 lane sums over the plane's runs of four (lane j takes elements 4k + j), reduced as
+/// (s0 + s2) + (s1 + s3), then the last planeSize mod 4 elements added in order, then divided by
+/// planeSize. Its bits on every input (a float64 sum, correctly rounded, differs from it on about
+/// half the means of a 28x28 map, by up to ~20 ulp; a DynamicQuantizeLinear after it turns that
+/// into quanta). Four planes at a time, so that their sums are independent chains.
+@inline(never)
+package func globalAveragePoolLikeOnnxruntime(_ input: UnsafePointer<Float>, planes: Int, planeSize: Int,
+                                              output: UnsafeMutablePointer<Float>) {
+    @inline(__always) func load4(_ p: UnsafePointer<Float>) -> SIMD4<Float> {
+        UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
+    }
+    let runs = planeSize / 4 * 4, size = Float(planeSize)
+    @inline(__always) func mean(_ s: SIMD4<Float>, _ plane: UnsafePointer<Float>) -> Float {
+        var sum = (s[0] + s[2]) + (s[1] + s[3])
+        for i in runs..<planeSize { sum += plane[i] }
+        return sum / size
+    }
+    var p = 0
+    while p + 4 <= planes {
+        let b0 = input + p * planeSize, b1 = b0 + planeSize, b2 = b1 + planeSize, b3 = b2 + planeSize
+        var s0 = SIMD4<Float>(), s1 = SIMD4<Float>(), s2 = SIMD4<Float>(), s3 = SIMD4<Float>()
+        var i = 0
+        while i < runs {
+            s0 += load4(b0 + i); s1 += load4(b1 + i); s2 += load4(b2 + i); s3 += load4(b3 + i)
+            i += 4
+        }
+        output[p] = mean(s0, b0); output[p + 1] = mean(s1, b1); output[p + 2] = mean(s2, b2); output[p + 3] = mean(s3, b3)
+        p += 4
+    }
+    while p < planes {
+        let b = input + p * planeSize
+        var s = SIMD4<Float>()
+        var i = 0
+        while i < runs { s += load4(b + i); i += 4 }
+        output[p] = mean(s, b)
+        p += 1
+    }
+}
+
 /// Global average pool: `output[c]` = mean of channel c's interior, summed in float64 and
 /// rounded once, as the reference kernel (and onnxruntime) compute it: a float64 sum of float32
 /// values is exact whatever its order unless they span more than ~29 binary orders of magnitude,

@@ -370,16 +370,26 @@ final class ActivationStep: Step {
 
 final class AveragePoolStep: Step {
     let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, planes: Int, planeSize: Int
+    /// A GlobalAveragePool node: summed in onnxruntime's order (``globalAveragePoolLikeOnnxruntime``),
+    /// as the reference kernel sums, so a mean a DynamicQuantizeLinear reads is its bits. An
+    /// AveragePool whose window is the whole map: in float64, rounded once, as its reference.
+    let onnxruntimeGlobalOrder: Bool
     func run() {
-        globalAveragePool(FeatureMap(base: UnsafeMutablePointer(mutating: input), channels: planes,
-                                     layout: .dense(width: planeSize, height: 1)), output: output)
+        if onnxruntimeGlobalOrder {
+            globalAveragePoolLikeOnnxruntime(input, planes: planes, planeSize: planeSize, output: output)
+        } else {
+            globalAveragePool(FeatureMap(base: UnsafeMutablePointer(mutating: input), channels: planes,
+                                         layout: .dense(width: planeSize, height: 1)), output: output)
+        }
     }
 
-    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, planes: Int, planeSize: Int) {
+    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, planes: Int, planeSize: Int,
+         onnxruntimeGlobalOrder: Bool) {
         self.input = input
         self.output = output
         self.planes = planes
         self.planeSize = planeSize
+        self.onnxruntimeGlobalOrder = onnxruntimeGlobalOrder
     }
 }
 

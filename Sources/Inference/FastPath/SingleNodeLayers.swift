@@ -123,7 +123,7 @@ extension StepBuilder {
               pool.height.padBegin == 0, pool.width.padBegin == 0, pool.height.padEnd == 0, pool.width.padEnd == 0,
               pool.height.dilation == 1, pool.width.dilation == 1 else { return nil }
         return AveragePoolStep(input: inputs[0], output: outputs[0], planes: pool.planes,
-                               planeSize: pool.height.input * pool.width.input)
+                               planeSize: pool.height.input * pool.width.input, onnxruntimeGlobalOrder: false)
     }
 
     /// A float ReduceMean over axes that are one run of the input's (axes of size 1 aside) and at

@@ -165,11 +165,9 @@ final class StepBuilder: KernelChoices {
             return convolutionStep(conv, kind: kind, input: inputs[0], inputValue: nil, weights: inputs[1],
                                    bias: conv.hasBias ? inputs[2] : nil, output: outputs[0], fusion: nil)
         case let unary as ElementwiseUnary:
-            // A Sigmoid whose values a DynamicQuantizeLinear rounds to bytes: the reference
-            // kernel, whose arithmetic the reference path has (the fast sigmoid is within an ulp
-            // of it, enough to move a value across a rounding boundary or the quantization scale).
-            if unary.kind == .sigmoid, rules.feedsDynamicQuantization(node.outputs[0]) { return nil }
-            if unary.kind == .erf || unary.kind == .gelu, !rules.feedsDynamicQuantization(node.outputs[0]) {
+            // Erf's fast kernel is the reference's (onnxruntime's) arithmetic; the Gelu op's
+            // reference rounds otherwise, so one a DynamicQuantizeLinear reads keeps that kernel.
+            if unary.kind == .erf || (unary.kind == .gelu && !rules.feedsDynamicQuantization(node.outputs[0])) {
                 return FunctionStep(input: inputs[0], output: outputs[0], count: unary.count,
                                     function: unary.kind == .erf ? .erf : .gelu(.timesInverseSqrt2))
             }
@@ -189,7 +187,8 @@ final class StepBuilder: KernelChoices {
         case let softmax as Softmax:
             return softmaxStep(softmax, inputs, outputs)
         case let gap as GlobalAveragePool:
-            return AveragePoolStep(input: inputs[0], output: outputs[0], planes: gap.planes, planeSize: gap.planeSize)
+            return AveragePoolStep(input: inputs[0], output: outputs[0], planes: gap.planes, planeSize: gap.planeSize,
+                                   onnxruntimeGlobalOrder: true)
         case let reduce as Reduce:
             return meanStep(reduce, node, inputs, outputs)
         case let pool as Pool:

@@ -1,4 +1,5 @@
 import CMath
+import Kernels
 
 // The element-wise math functions: float32 (ONNX's other float types are not computed), except
 // Exp and Log, which also take double, and Neg, Abs and Sign, which also take integers. Each op's
@@ -30,7 +31,10 @@ enum Sqrt { static let build = function { $0.squareRoot() } }
 /// ONNX `Reciprocal` (Reciprocal-6, -13): 1/x.
 enum Reciprocal { static let build = function { 1 / $0 } }
 /// ONNX `Erf` (Erf-9, -13), float32: the error function.
-enum Erf { static let build = ElementwiseUnary.builder { _ in (.erf, { erff($0) }) } }
+/// Erf as onnxruntime's CPU kernel computes it (MLAS's erf, ``erfLikeOnnxruntime(_:)``), so the
+/// reference path, the fast path and onnxruntime give the same bits (GELU's erf before a
+/// DynamicQuantizeLinear); within 1 ulp of the exact value.
+enum Erf { static let build = ElementwiseUnary.builder { _ in (.erf, { erfLikeOnnxruntime($0) }) } }
 /// ONNX `Floor` (Floor-6, -13): the largest integer ≤ x.
 enum Floor { static let build = function { $0.rounded(.down) } }
 /// ONNX `Ceil` (Ceil-6, -13): the smallest integer ≥ x.
