@@ -34,8 +34,14 @@ struct ConvolutionWindowTests {
         #expect(FusionRules.inputWindow(of: Self.conv(size: 16, kernel: 3, dilation: 12, pads: (12, 12))) == nil)
         #expect(FusionRules.inputWindow(of: Self.conv(size: 7, kernel: 3, dilation: 1, pads: (1, 1))) == nil)
         #expect(FusionRules.inputWindow(of: Self.conv(size: 3, kernel: 3, stride: 2, dilation: 1, pads: (1, 1))) == nil)
-        // ASPP at 16x16 with a rate of 12 keeps every tap; its border (12) is above the direct kernels'.
-        #expect(FusionRules.kind(of: Self.conv(size: 16, kernel: 3, dilation: 12, pads: (12, 12))) == nil)
+        // ASPP at 16x16 with a rate of 12 keeps every tap; its border (12) is above the direct
+        // kernels' 8, so the small-map kernel takes it where it runs (it skips the taps in the
+        // border per tile), else the patch matrix.
+        let aspp = Self.conv(size: 16, kernel: 3, dilation: 12, pads: (12, 12))
+        #expect(FusionRules.kind(of: aspp) == (smallMapTilesSpanRows ? .dense(pad: 12) : nil))
+        #expect(FusionRules.runsOverChannels(dense: aspp) == smallMapTilesSpanRows)
+        // A border past the map's larger side stays with the patch matrix.
+        #expect(FusionRules.kind(of: Self.conv(size: 8, kernel: 3, dilation: 5, pads: (10, 10))) == nil)
     }
 
     @Test("a window cut on one side keeps its other taps and the border they need")

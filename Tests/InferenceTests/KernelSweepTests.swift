@@ -339,6 +339,24 @@ struct KernelSweepTests {
         }
     }
 
+    @Test("dilated convolution with a border past 8 (ASPP at rate 12 on 12×12 to 24×20 maps, every tap reading the input for some output) runs on the small-map kernel, as the reference path does")
+    func wideBorderDilation() throws {
+        var random = SeededGenerator(seed: 12)
+        for (h, w, k, dilation, stride) in [(16, 16, 3, 12, 1), (13, 13, 3, 12, 1), (24, 20, 3, 12, 1), (12, 17, 3, 9, 1),
+                                            (16, 16, 3, 12, 2), (20, 20, 5, 5, 1), (17, 17, 3, 16, 1)] {
+            let span = (k - 1) * dilation
+            var c = ConvolutionCase(inputChannels: random.pick([5, 40, 96]), outputChannels: random.pick([7, 36, 64]),
+                                    kernel: (k, k), stride: (stride, stride), dilation: (dilation, dilation),
+                                    pads: [span / 2, span / 2, span - span / 2, span - span / 2], height: h, width: w)
+            c.bias = true
+            c.activation = random.pick(Act.allCases)
+            let made = try #require(Self.convolution(c, &random))
+            let session = try InferenceSession(model: try InferenceModel(bytes: made.bytes), path: .fast)
+            #expect(session.steps.contains { $0 is SmallMapConvolutionStep } == smallMapTilesSpanRows, "\(made.label)")
+            try PathComparison.check(made.bytes, feeds: made.feeds, made.label)
+        }
+    }
+
     @Test("patch convolution (what no direct kernel takes): rectangular windows, strides above 2, unequal axes, pads above 8")
     func patchSweep() throws {
         try sweep(4, "patch") { random in

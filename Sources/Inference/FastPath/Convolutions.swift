@@ -98,8 +98,10 @@ extension KernelChoices {
             && h.output == (h.input - 1) / h.stride + 1 && w.output == (w.input - 1) / w.stride + 1 {
             return .subsampledPointwise(stride: h.stride)
         }
-        // A border of 8 keeps every vector read of the kernels within the padded buffer's slack.
-        guard h.kernel > 1, pad <= 8 else { return nil }
+        // A border of 8 keeps every vector read of the kernels within the padded buffer's slack;
+        // a wider one only the small-map kernel reads (`takesWideBorder`).
+        guard h.kernel > 1 else { return nil }
+        if pad > 8 { return takesWideBorder(conv) ? .dense(pad: pad) : nil }
         if h.stride <= 2 && conv.group == conv.inputChannels && conv.outputChannels == conv.inputChannels && h.kernel <= 16 {
             return .depthwise(pad: pad)
         }
@@ -114,6 +116,21 @@ extension KernelChoices {
     static func runsOnlyOverChannels(dense conv: Conv) -> Bool {
         let (k, stride) = (conv.height.kernel, conv.height.stride)
         return (k > 7 || stride > 2) && k <= 11 && stride <= 4 && conv.group == 1 && smallMapTilesSpanRows
+            || takesWideBorder(conv)
+    }
+
+    /// Whether a dilated convolution whose border is wider than the direct kernels' 8 runs on
+    /// the small-map kernel (DeepLabV3's ASPP at rate 12 on a 16×16 map, where every tap reads
+    /// the input for some output): its tiles read each tap's input value alone, never a vector
+    /// past the border, and skip the rows and columns of taps that read only the border for the
+    /// whole tile. One group, a square window of at most 11 at strides up to 4 (what the kernel
+    /// takes), the wide register file, and a border at most the map's larger side (the bordered
+    /// copy is then no larger than the patch matrix the other route builds).
+    static func takesWideBorder(_ conv: Conv) -> Bool {
+        let h = conv.height, w = conv.width
+        let pad = max(h.padBegin, h.padEnd, w.padBegin, w.padEnd)
+        return pad > 8 && pad <= max(h.input, w.input) && h.dilation > 1 && h.kernel == w.kernel && h.kernel <= 11
+            && h.stride <= 4 && conv.group == 1 && conv.inputChannels > 1 && smallMapTilesSpanRows
     }
 
     /// A dense or grouped (not depthwise) 2-D convolution with its window cut down to the rows
