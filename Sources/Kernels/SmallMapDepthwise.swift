@@ -80,9 +80,10 @@ struct SmallMapDepthwiseGrid {
 }
 
 /// The widest output rows the fast path gives ``smallMapDepthwise(_:weights:stride:dilation:padTop:padLeft:activation:residual:output:pool:)``:
-/// a vector's 16 with AVX-512 (row tiles, ``SmallMapDepthwiseGrid``), else 8 (half a vector of
-/// the pixel-vectorised kernel or less).
-package var smallMapDepthwiseWidestRows: Int { wideRegisterFile ? 16 : 8 }
+/// 24 with AVX-512 (row tiles, ``SmallMapDepthwiseGrid``; rows of 17 to 24 fill a half to three
+/// quarters of the pixel-vectorised kernel's two vectors), else 8 (half a vector of the
+/// pixel-vectorised kernel or less).
+package var smallMapDepthwiseWidestRows: Int { wideRegisterFile ? 24 : 8 }
 
 /// Pixel rows of a block's gathered input or staged output: whole squares of 16.
 func smallMapStagedRows(_ pixels: Int) -> Int { (pixels + lanes - 1) / lanes * lanes }

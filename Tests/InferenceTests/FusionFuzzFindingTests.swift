@@ -11,9 +11,9 @@ struct FusionFuzzFindingTests {
     /// map is never written); `exposed` makes the gate's output a graph output too.
     static func gatedPair(exposed: Bool) -> FuzzCase {
         var g = FuzzGraph(seed: 7)
-        // 17 columns: depthwise output rows of 16 or fewer (8 without AVX-512) run on their own,
+        // 25 columns: depthwise output rows of 24 or fewer (8 without AVX-512) run on their own,
         // vectorised over channels.
-        let x = g.input([1, 12, 7, 17])
+        let x = g.input([1, 12, 7, 25])
         let s = g.conv(x, ConvSpec(outputChannels: 12, kernel: (3, 3), pads: [1, 1, 1, 1], group: 12))
         let u = g.conv(x, ConvSpec(outputChannels: 12, kernel: (3, 3), pads: [1, 1, 1, 1], group: 12, bias: false))
         let sum = g.binary("Add", s, u)

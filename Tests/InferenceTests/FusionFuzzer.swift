@@ -146,12 +146,12 @@ struct FusionFuzzer {
         } else {
             let divisor = family == .resizedPointwise || family == .maskHead ? 4 : 1
             var shape = mapShape(maximumElements: size.maximumElements / divisor)
-            if family == .pointwiseDepthwise && (shape[2] < 6 || shape[3] <= 16) && chance(0.7) {
+            if family == .pointwiseDepthwise && (shape[2] < 6 || shape[3] <= 24) && chance(0.7) {
                 // Bands of rows need rows: the banded step is refused on maps of a few rows, and on
-                // depthwise output rows of 8 or fewer (those run vectorised over channels), which a
-                // stride-2 depthwise convolution makes of 16 columns.
+                // depthwise output rows of 24 or fewer (8 without AVX-512: those run vectorised
+                // over channels), which a stride-2 depthwise convolution makes of up to 48 columns.
                 if shape[2] < 6 { shape[2] = pick(size.sides.filter { $0 >= 6 }) }
-                if shape[3] <= 16 { shape[3] = pick(size.sides.filter { $0 > 16 }) }
+                if shape[3] <= 24 { shape[3] = pick(size.sides.filter { $0 > 24 } + [25]) }
                 shape[1] = max(1, min(shape[1], size.maximumElements / (shape[2] * shape[3])))
             }
             x = g.input(shape)

@@ -233,15 +233,16 @@ struct KernelSweepTests {
         }
     }
 
-    @Test("depthwise convolution on small maps (rows of at most 16 outputs run vectorised over channels, at stride 2 from inputs up to 32 wide): channels into the thousands, windows up to 9, strides 1 and 2, dilation, asymmetric pads")
+    @Test("depthwise convolution on small maps (rows of at most 24 outputs run vectorised over channels where the input's blocks fit the scratch): channels into the thousands, windows up to 9, strides 1 and 2, dilation, asymmetric pads")
     func smallMapDepthwiseSweep() throws {
         try sweep(15, "small-map depthwise") { random in
             let k = random.pick([2, 3, 3, 3, 5, 5, 7, 9])
             let dilation = random.pick([1, 1, 1, 2, 3])
             let stride = random.pick([1, 2])
-            // Output widths around the routing limits (8, 9; 16, 17; stride 2's inputs of 23 to 33)
-            // and the 64-channel blocks ± 1.
-            let sizes = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17] + (stride == 2 ? [23, 24, 28, 31, 32, 33] : [])
+            // Output widths around the routing limits (8, 9; 16, 17; 24, 25; stride 2's inputs of
+            // 23 to 49, past what the scratch takes) and the 64-channel blocks ± 1.
+            let sizes = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17, 19, 23, 24, 25]
+                + (stride == 2 ? [23, 24, 28, 31, 32, 33, 37, 40, 47, 49] : [])
             var dims = [random.pick(Self.channelCounts + [63, 64, 65, 127, 128, 129, 191, 192, 193, 960, 1152]),
                         random.pick(sizes), random.pick(sizes)]
             Self.fit(&dims, shrinkable: [0], &random) { $0.reduce(1, *) * k * k }

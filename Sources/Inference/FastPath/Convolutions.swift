@@ -189,7 +189,8 @@ extension KernelChoices {
     /// Whether a depthwise convolution (`kind(of:)` is `.depthwise`) runs vectorised over channels
     /// (`SmallMapDepthwiseStep`): output rows of at most `smallMapDepthwiseWidth` columns, which
     /// leave lanes of the pixel-vectorised kernel's vectors idle (and with AVX-512, whose row
-    /// tiles reuse each tap's weights over 8 outputs, rows up to a vector), and an input small
+    /// tiles reuse each tap's weights over 8 outputs, rows up to a vector and a half:
+    /// EfficientNet-B2's 17×17 and B3's 19×19 stages), and an input small
     /// enough that a block of its channels fits a thread's scratch (512 KiB: a stride-2 layer's
     /// input of up to 32 × 32). Rows of exactly a 16-lane vector fill the pixel kernel's lanes:
     /// there the row tiles are taken only at stride 1 with windows of 5 or more, where reusing
