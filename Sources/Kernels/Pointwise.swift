@@ -355,12 +355,21 @@ private func pointwiseTailChunk<A: ActivationFunction, U: ChannelTile>(
 }
 
 /// The input panel of pixels `p..<p + count` (`vectors` whole vectors), copied from every input
-/// plane into thread scratch, rows `count` floats apart.
+/// plane into thread scratch, rows `count` floats apart. The next chunk's pixels of each plane
+/// are asked for (``vbg_prefetch``) as this one's are copied: one stream per input plane is more
+/// than the hardware prefetchers follow, and a model whose weights outgrow the caches finds its
+/// first layers' maps in memory.
 @inline(always)
 private func pointwisePackedPanel(_ job: PointwiseJob, pixel p: Int, count: Int, vectors: Int) -> UnsafePointer<Float> {
     let planeStride = job.input.layout.planeStride
+    let ahead = p + 2 * count <= job.pixels.upperBound
     var src = UnsafePointer(job.input.base + p), dst = job.scratch.baseAddress!
     for _ in 0..<job.weights.inputChannels {
+        if ahead {
+            // The next `count` floats span up to `vectors + 1` cache lines.
+            for v in 0..<vectors { vbg_prefetch(src + count + v * lanes) }
+            vbg_prefetch(src + 2 * count - 1)
+        }
         for v in 0..<vectors { store(load(src + v * lanes), dst + v * lanes) }
         src += planeStride; dst += count
     }
