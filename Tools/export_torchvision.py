@@ -33,7 +33,6 @@ def main():
     parser.add_argument("--out", required=True, help="folder for NAME.onnx")
     parser.add_argument("models", nargs="+", help="NAME:H:W")
     args = parser.parse_args()
-    import torch
     # torchvision's C extension registers fake kernels that need CUDA libraries a CPU-only torch
     # lacks; with register_fake a no-op the Python models import and export normally.
     original = torch.library.register_fake

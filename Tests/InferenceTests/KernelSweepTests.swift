@@ -340,13 +340,16 @@ struct KernelSweepTests {
         }
     }
 
-    @Test("dilated convolution with a border past 8 (ASPP at rate 12 on 12×12 to 24×20 maps, every tap reading the input for some output) runs on the small-map kernel, as the reference path does")
+    @Test("dilated convolution with a border past 8 (ASPP at rate 12 on 12×12 to 24×20 maps, every tap reading the input for some output; 2 to 897 input channels, strides 1 and 2) runs on the small-map kernel, as the reference path does")
     func wideBorderDilation() throws {
         var random = SeededGenerator(seed: 12)
-        for (h, w, k, dilation, stride) in [(16, 16, 3, 12, 1), (13, 13, 3, 12, 1), (24, 20, 3, 12, 1), (12, 17, 3, 9, 1),
-                                            (16, 16, 3, 12, 2), (20, 20, 5, 5, 1), (17, 17, 3, 16, 1)] {
+        // DeepLabV3's 960 → 256 at rate 12 on 16×16 shrunk to the tolerance's longest sum (897 · 9 taps).
+        for (cin, cout, h, w, k, dilation, stride) in [(897, 33, 16, 16, 3, 12, 1), (40, 36, 13, 13, 3, 12, 1),
+                                                       (5, 64, 24, 20, 3, 12, 1), (96, 7, 12, 17, 3, 9, 1),
+                                                       (2, 31, 16, 16, 3, 12, 2), (40, 32, 20, 20, 5, 5, 1),
+                                                       (33, 17, 17, 17, 3, 16, 1)] {
             let span = (k - 1) * dilation
-            var c = ConvolutionCase(inputChannels: random.pick([5, 40, 96]), outputChannels: random.pick([7, 36, 64]),
+            var c = ConvolutionCase(inputChannels: cin, outputChannels: cout,
                                     kernel: (k, k), stride: (stride, stride), dilation: (dilation, dilation),
                                     pads: [span / 2, span / 2, span - span / 2, span - span / 2], height: h, width: w)
             c.bias = true
