@@ -192,7 +192,7 @@ extension KernelChoices {
     /// tiles reuse each tap's weights over 8 outputs, rows up to a vector and a half:
     /// EfficientNet-B2's 17×17 and B3's 19×19 stages), and an input small
     /// enough that a block of its channels fits a thread's scratch (512 KiB: a stride-2 layer's
-    /// square input of up to 34 × 34). Rows of exactly a 16-lane vector fill the pixel kernel's lanes:
+    /// square input of up to 35 × 35). Rows of exactly a 16-lane vector fill the pixel kernel's lanes:
     /// there the row tiles are taken only at stride 1 with windows of 5 or more, where reusing
     /// each tap's weights outweighs gathering the input (3x3 and stride 2 measured faster on
     /// the pixel kernel, 5x5 and 7x7 at stride 1 slower). It reads its input in any layout, so
