@@ -58,11 +58,13 @@ func worstOutlier(_ actual: [Float], _ expected: [Expected], tolerance: Double) 
 }
 
 /// Naive grouped convolution in NCHW (dense arrays), with TF/ONNX explicit pads; out-of-range
-/// taps read zero. `weights` [Cout][Cin/groups][K][K].
+/// taps read zero. `weights` [Cout][Cin/groups][K][kernelWidth ?? K] (a window of K rows).
 func referenceConvolution(input: [Float], channels: Int, height: Int, width: Int,
                           weights: [Float], bias: [Float]?, outputChannels: Int, kernelSize k: Int,
+                          kernelWidth: Int? = nil,
                           stride: Int, padTop: Int, padLeft: Int, outHeight: Int, outWidth: Int,
                           groups: Int, activation: Activation, residual: [Float]? = nil, dilation: Int = 1) -> [Expected] {
+    let kw = kernelWidth ?? k
     let cinPerGroup = channels / groups, coutPerGroup = outputChannels / groups
     var out: [Expected] = []
     out.reserveCapacity(outputChannels * outHeight * outWidth)
@@ -76,10 +78,10 @@ func referenceConvolution(input: [Float], channels: Int, height: Int, width: Int
                     for ky in 0..<k {
                         let y = yo * stride - padTop + ky * dilation
                         if y < 0 || y >= height { continue }
-                        for kx in 0..<k {
+                        for kx in 0..<kw {
                             let x = xo * stride - padLeft + kx * dilation
                             if x < 0 || x >= width { continue }
-                            let term = Double(weights[((o * cinPerGroup + ci) * k + ky) * k + kx]) * Double(input[(c * height + y) * width + x])
+                            let term = Double(weights[((o * cinPerGroup + ci) * k + ky) * kw + kx]) * Double(input[(c * height + y) * width + x])
                             sum += term
                             magnitude += abs(term)
                         }

@@ -126,7 +126,7 @@ struct SmallMapConvolutionTests {
         let windows: [(kh: Int, kw: Int)] = [(1, 7), (7, 1), (1, 3), (3, 1), (1, 5), (5, 1), (2, 3), (3, 2), (1, 2)]
         var cases: [(cin: Int, cout: Int, h: Int, w: Int, stride: Int, dilation: Int)] = []
         for width in [1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 20] { cases.append((5, 33, 3 + width % 4, width, 1, 1)) }
-        cases += [(3, 1, 9, 9, 2, 1), (17, 31, 17, 17, 1, 1), (64, 65, 17, 17, 2, 1), (128, 192, 17, 17, 1, 1), (33, 40, 8, 8, 1, 1),
+        cases += [(3, 1, 9, 9, 2, 1), (17, 31, 17, 17, 1, 1), (64, 65, 17, 17, 2, 1), (128, 192, 9, 11, 1, 1), (33, 40, 8, 8, 1, 1),
                   (19, 32, 11, 13, 1, 2), (768, 32, 8, 8, 1, 1), (1, 1, 1, 1, 1, 1), (2, 3, 1, 17, 1, 1), (7, 9, 17, 1, 1, 1)]
         for (cin, cout, h, w, stride, dilation) in cases {
             for (kh, kw) in windows {
@@ -180,10 +180,10 @@ struct SmallMapConvolutionTests {
                 let differing = zip(got, reference.interior()).filter { $0 != $1 }.count
                 #expect(differing == 0, "\(what): \(differing) values differ from the square kernel's")
                 #expect(borderIsZero(unequal), "\(what): border of the padded output written")
-                let expected = referenceConvolution(input: x, channels: cin, height: h, width: w, weights: square, bias: b,
-                                                    outputChannels: cout, kernelSize: k, stride: stride, padTop: squareTop,
-                                                    padLeft: squareLeft, outHeight: outH, outWidth: outW, groups: 1, activation: .relu,
-                                                    dilation: dilation)
+                let expected = referenceConvolution(input: x, channels: cin, height: h, width: w, weights: w0, bias: b,
+                                                    outputChannels: cout, kernelSize: kh, kernelWidth: kw, stride: stride,
+                                                    padTop: pads.0, padLeft: pads.1, outHeight: outH, outWidth: outW, groups: 1,
+                                                    activation: .relu, dilation: dilation)
                 expectClose(got, expected, what)
             }
         }
