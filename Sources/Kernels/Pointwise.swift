@@ -21,6 +21,16 @@ package final class PointwiseWeights {
         self.bias = packing.bias
     }
 
+    /// Weights already packed as ``ChannelTilePacking`` packs them (groups of ``pointwiseGroup``),
+    /// and a bias of whole 8-channel tiles; both shared, not copied.
+    init(packed: FloatBuffer, bias: FloatBuffer, outputChannels: Int, inputChannels: Int) {
+        precondition(bias.count >= (outputChannels + 7) / 8 * 8, "1x1 bias: whole tiles of 8 channels")
+        self.inputChannels = inputChannels
+        self.outputChannels = outputChannels
+        self.packed = packed
+        self.bias = bias
+    }
+
     /// Multiply-adds per pixel.
     package var macsPerPixel: Int { inputChannels * outputChannels }
 }

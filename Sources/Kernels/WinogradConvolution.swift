@@ -1,5 +1,5 @@
 /// Dense 3×3 stride-1 convolution weights transformed for Winograd's F(2×2, 3×3)
-/// (``winogradConvolution(_:weights:padTop:padLeft:activation:residual:rectifiesSum:output:pool:)``):
+/// (``winogradConvolution(_:weights:padTop:padLeft:activation:residual:rectifiesSum:output:pool:sharedOffset:form:)``):
 /// per output and input channel U = G·g·Gᵀ (4×4, computed in Double and rounded once), with
 /// G = [[1, 0, 0], [½, ½, ½], [½, −½, ½], [0, 0, 1]]; one matrix per position ξ of the 4×4
 /// (16), each packed in tiles of 8 output channels [input channel][8] (``ChannelTilePacking``).
@@ -10,6 +10,8 @@ package final class WinogradWeights {
     let bias: FloatBuffer
     /// Eight zeros: the GEMM's accumulators start there (the bias is added after the output transform).
     let zeros = FloatBuffer(count: 8)
+    /// The 16 matrices as 1x1 weights of zero bias, for the whole-map form's products (the same buffers).
+    let products: [PointwiseWeights]
 
     var tiles: Int { (outputChannels + 7) / 8 }
 
@@ -40,10 +42,12 @@ package final class WinogradWeights {
                                what: "Winograd convolution").packed
         }
         self.bias = FloatBuffer(bias ?? [Float](repeating: 0, count: outputChannels))
+        let zeroBias = FloatBuffer(count: (outputChannels + 7) / 8 * 8)
+        products = packed.map { PointwiseWeights(packed: $0, bias: zeroBias, outputChannels: outputChannels, inputChannels: inputChannels) }
     }
 }
 
-/// Whether ``winogradConvolution(_:weights:padTop:padLeft:activation:residual:rectifiesSum:output:pool:)``
+/// Whether ``winogradConvolution(_:weights:padTop:padLeft:activation:residual:rectifiesSum:output:pool:sharedOffset:form:)``
 /// takes a 3×3 stride-1 convolution: a build with 32 vector registers (AVX-512: the products'
 /// tile of 8 × 48 accumulators), at least 16 input and 16 output channels and 512 channel pairs
 /// (on fewer the transforms cost as much as they save), and at least 64 output tiles of 2×2
@@ -55,22 +59,39 @@ package func winogradFits(inputChannels: Int, outputChannels: Int, outputWidth: 
 }
 
 /// The Winograd kernel's blocking: the output's 2×2 tiles, row-major, in bands of whole tile rows
-/// whose transformed input (16 × channels × tiles floats) fits about a megabyte.
+/// whose transformed input (16 × channels × tiles floats) fits about a megabyte; or, when the
+/// transformed weights are large and the map takes more than one band (``wholeMap``), every tile
+/// at once.
 struct WinogradGeometry {
     let tilesWide: Int, tilesHigh: Int
     /// Tile rows per band, and the most tiles a band holds rounded up to a vector.
     let bandRows: Int, bandLanes: Int
-    let inputChannels: Int
+    let inputChannels: Int, outputChannels: Int
+    /// Whether the map runs as one band whose 16 products are 1x1 convolutions over its tiles
+    /// (``pointwiseConvolution(_:weights:activation:residual:output:pool:)``): when the 16
+    /// transformed weight matrices (16·Cin·Cout floats) are at least 4 MiB and the bands would
+    /// stream them from memory once per band of a few tiles, where the 1x1 kernel streams them
+    /// once per 48 tiles and keeps its panel of every input channel in cache.
+    let wholeMap: Bool
 
-    init(inputChannels: Int, outputWidth: Int, outputHeight: Int) {
+    /// `form` nil: the form the shape calls for.
+    init(inputChannels: Int, outputChannels: Int, outputWidth: Int, outputHeight: Int, form: WinogradForm? = nil) {
         tilesWide = (outputWidth + 1) / 2
         tilesHigh = (outputHeight + 1) / 2
         self.inputChannels = inputChannels
+        self.outputChannels = outputChannels
         let budget = 1 << 18   // floats of transformed input per band
         bandRows = max(1, min(tilesHigh, budget / (16 * inputChannels * tilesWide)))
         // A vector of slack: the output transform loads whole vectors from a band's last tiles.
         bandLanes = roundUp(bandRows * tilesWide, toMultipleOf: lanes) + lanes
+        wholeMap = form.map { $0 == .wholeMap } ?? (bandRows < tilesHigh && 16 * inputChannels * outputChannels >= winogradWholeMapWeights)
     }
+
+    /// Floats from one channel's tiles to the next in the whole-map form: every tile, whole vectors.
+    var wholeMapStride: Int { roundUp(tilesWide * tilesHigh, toMultipleOf: lanes) }
+    /// Floats of shared scratch the whole-map form takes: the transformed input [ξ][input channel][tile],
+    /// the products [ξ][output channel][tile], and the 1x1 kernel's slack past the last plane.
+    var wholeMapCount: Int { 16 * (inputChannels + outputChannels) * wholeMapStride + PlaneLayout.slack }
 
     var bands: Int { (tilesHigh + bandRows - 1) / bandRows }
     /// Floats from one ξ's transformed input to the next: a cache line more than its channels'
@@ -86,9 +107,25 @@ struct WinogradGeometry {
     var zeroRowCount: Int { roundUp(2 * tilesWide + 18 + lanes, toMultipleOf: lanes) }
 }
 
-/// Floats of thread scratch ``winogradConvolution(_:weights:padTop:padLeft:activation:residual:rectifiesSum:output:pool:)`` uses.
-package func winogradScratch(inputChannels: Int, outputWidth: Int, outputHeight: Int) -> ScratchSize {
-    ScratchSize(perThread: WinogradGeometry(inputChannels: inputChannels, outputWidth: outputWidth, outputHeight: outputHeight).scratchCount)
+/// How ``winogradConvolution(_:weights:padTop:padLeft:activation:residual:rectifiesSum:output:pool:sharedOffset:form:)``
+/// blocks a map (both give the same bits; tests compare them): bands of tile rows, or the whole map.
+package enum WinogradForm: Sendable { case bands, wholeMap }
+
+/// Transformed weights (floats, 16·Cin·Cout) from which a map of more than one band runs whole
+/// (``WinogradGeometry/wholeMap``): 4 MiB.
+let winogradWholeMapWeights = 1 << 20
+
+/// The scratch ``winogradConvolution(_:weights:padTop:padLeft:activation:residual:rectifiesSum:output:pool:sharedOffset:form:)``
+/// uses: per thread a band's transforms and products, or in the whole-map form a zero row and the
+/// 1x1 kernel's panel; shared, the whole-map form's transformed input and products from
+/// `sharedOffset` on.
+package func winogradScratch(inputChannels: Int, outputChannels: Int, outputWidth: Int, outputHeight: Int,
+                             sharedOffset: Int = 0, form: WinogradForm? = nil) -> ScratchSize {
+    let g = WinogradGeometry(inputChannels: inputChannels, outputChannels: outputChannels, outputWidth: outputWidth,
+                             outputHeight: outputHeight, form: form)
+    guard g.wholeMap else { return ScratchSize(perThread: g.scratchCount) }
+    return pointwiseScratch(inputChannels: inputChannels)
+        .union(ScratchSize(perThread: g.zeroRowCount, shared: roundUp(sharedOffset, toMultipleOf: lanes) + g.wholeMapCount))
 }
 
 /// Dense 3×3 convolution, stride 1, dilation 1, by Winograd's F(2×2, 3×3): each 2×2 output tile
@@ -102,6 +139,10 @@ package func winogradScratch(inputChannels: Int, outputWidth: Int, outputHeight:
 /// per tile of 8 output channels, 16 GEMMs over input channels (8 channels × 48 tiles of
 /// accumulators) into [ξ][channel][tile]; the output transform, stored to the output rows. Bands
 /// are split between threads, or output channel tiles when there are fewer bands than threads.
+/// In the whole-map form (``WinogradGeometry/wholeMap``) the map is one band in shared scratch:
+/// the input transform split over input channels, the 16 products as 1x1 convolutions over its
+/// tiles, the output transform split over output channels. Both forms give the same bits: each
+/// product is zero followed by fused multiply-adds in input-channel order.
 ///
 /// Rounding differs from the direct kernel's: each output is a sum of 16 products of transformed
 /// values (the transforms add and subtract up to 4 inputs, or weights scaled by ½), within a few
@@ -109,11 +150,14 @@ package func winogradScratch(inputChannels: Int, outputWidth: Int, outputHeight:
 ///
 /// - Precondition: ``winogradFits(inputChannels:outputChannels:outputWidth:outputHeight:)``; the
 ///   input border covers the window (`padTop`, `padLeft` within it; the output no larger than the
-///   windows the border allows, as the direct kernel checks); the pool's thread scratch holds
-///   ``winogradScratch(inputChannels:outputWidth:outputHeight:)``; `residual` as the direct kernel's.
+///   windows the border allows, as the direct kernel checks); the pool's scratch holds
+///   ``winogradScratch(inputChannels:outputChannels:outputWidth:outputHeight:sharedOffset:form:)``
+///   of the same `form` (the shared scratch before `sharedOffset` is left as it is: the input may
+///   lie there); `residual` as the direct kernel's. `form` nil: the form the shape calls for.
 package func winogradConvolution(
     _ input: FeatureMap, weights: WinogradWeights, padTop: Int, padLeft: Int, activation: Activation,
-    residual: FeatureMap? = nil, rectifiesSum: Bool = false, output: FeatureMap, pool: WorkerPool
+    residual: FeatureMap? = nil, rectifiesSum: Bool = false, output: FeatureMap, pool: WorkerPool, sharedOffset: Int = 0,
+    form: WinogradForm? = nil
 ) {
     precondition(input.channels == weights.inputChannels && output.channels == weights.outputChannels, "Winograd convolution channel mismatch")
     precondition(winogradFits(inputChannels: input.channels, outputChannels: output.channels, outputWidth: output.layout.width,
@@ -121,10 +165,26 @@ package func winogradConvolution(
     checkWindow(input.layout, output.layout, kernelSize: 3, stride: 1, dilation: 1, padTop: padTop, padLeft: padLeft,
                 kind: "Winograd convolution")
     checkResidual(residual, rectifiesSum: rectifiesSum, output: output, kind: "Winograd convolution")
-    let geometry = WinogradGeometry(inputChannels: input.channels, outputWidth: output.layout.width, outputHeight: output.layout.height)
-    precondition(pool.scratchCount >= geometry.scratchCount, "Winograd convolution: pool scratch too small")
+    let geometry = WinogradGeometry(inputChannels: input.channels, outputChannels: output.channels,
+                                    outputWidth: output.layout.width, outputHeight: output.layout.height, form: form)
+    precondition(pool.holds(winogradScratch(inputChannels: input.channels, outputChannels: output.channels,
+                                            outputWidth: output.layout.width, outputHeight: output.layout.height,
+                                            sharedOffset: sharedOffset, form: form)),
+                 "Winograd convolution: pool scratch too small")
     let job = WinogradParts(input: input, weights: weights, padTop: padTop, padLeft: padLeft, output: output, residual: residual,
-                            floor: sumFloor(rectifiesSum: rectifiesSum), geometry: geometry)
+                            floor: sumFloor(rectifiesSum: rectifiesSum), geometry: geometry,
+                            wholeMap: geometry.wholeMap ? pool.shared.baseAddress! + roundUp(sharedOffset, toMultipleOf: lanes) : nil)
+    if geometry.wholeMap {
+        let (cin, cout, stride) = (input.channels, output.channels, geometry.wholeMapStride)
+        let transformed = job.wholeMap!, products = transformed + 16 * cin * stride
+        pool.run(WinogradWholeMapInput(job: job))
+        let tiles = PlaneLayout.dense(width: stride, height: 1)
+        for xi in 0..<16 {
+            pointwiseConvolution(FeatureMap(base: transformed + xi * cin * stride, channels: cin, layout: tiles),
+                                 weights: weights.products[xi], activation: .none,
+                                 output: FeatureMap(base: products + xi * cout * stride, channels: cout, layout: tiles), pool: pool)
+        }
+    }
     switch activation {
     case .none: pool.run(WinogradActivated<Identity>(job: job))
     case .relu: pool.run(WinogradActivated<ReLU>(job: job))
@@ -139,6 +199,28 @@ struct WinogradParts {
     let input: FeatureMap, weights: WinogradWeights, padTop: Int, padLeft: Int
     let output: FeatureMap, residual: FeatureMap?, floor: Float
     let geometry: WinogradGeometry
+    /// The whole-map form's shared scratch (``WinogradGeometry/wholeMapCount``), or nil: bands.
+    let wholeMap: UnsafeMutablePointer<Float>?
+}
+
+/// The whole-map form's input transform, split over input channels; the lanes past the last
+/// tile are zeroed (the 1x1 kernel computes whole vectors).
+struct WinogradWholeMapInput: PoolJob {
+    let job: WinogradParts
+
+    func run(part: Int, pool: WorkerPool) {
+        let g = job.geometry, stride = g.wholeMapStride, tiles = g.tilesWide * g.tilesHigh
+        let channels = WorkerPool.range(job.input.channels, part: part, of: pool.threadCount)
+        guard !channels.isEmpty else { return }
+        let zeroRow = pool.scratch(part).baseAddress!
+        zeroRow.update(repeating: 0, count: g.zeroRowCount)
+        let xiStride = job.input.channels * stride
+        winogradInputTransform(job, rows: 0..<g.tilesHigh, channels: channels, into: job.wholeMap!,
+                               channelStride: stride, xiStride: xiStride, zeroRow: UnsafePointer(zeroRow))
+        for xi in 0..<16 {
+            for c in channels { (job.wholeMap! + xi * xiStride + c * stride + tiles).update(repeating: 0, count: stride - tiles) }
+        }
+    }
 }
 
 struct WinogradActivated<A: ActivationFunction>: PoolJob {
@@ -146,6 +228,15 @@ struct WinogradActivated<A: ActivationFunction>: PoolJob {
 
     func run(part: Int, pool: WorkerPool) {
         let g = job.geometry, tiles = job.weights.tiles
+        if let transformed = job.wholeMap {
+            // The output transform of this part's output channels, from the products after the transformed input.
+            let channels = WorkerPool.range(job.output.channels, part: part, of: pool.threadCount)
+            guard !channels.isEmpty else { return }
+            let stride = g.wholeMapStride, products = transformed + 16 * job.input.channels * stride
+            winogradOutputTransform(job, rows: 0..<g.tilesHigh, channels: channels, products: products + channels.lowerBound * stride,
+                                    channelStride: stride, xiStride: job.output.channels * stride, A.self)
+            return
+        }
         let scratch = pool.scratch(part).baseAddress!
         if g.bands >= pool.threadCount {
             let bands = WorkerPool.range(g.bands, part: part, of: pool.threadCount)
@@ -168,61 +259,71 @@ func winogradBand<A: ActivationFunction>(_ job: WinogradParts, band: Int, channe
     zeroRow.update(repeating: 0, count: g.zeroRowCount)
     let firstRow = band * g.bandRows, rows = firstRow..<min(firstRow + g.bandRows, g.tilesHigh)
     let bandTiles = rows.count * g.tilesWide
-    winogradInputTransform(job, rows: rows, into: transformed, zeroRow: UnsafePointer(zeroRow))
+    winogradInputTransform(job, rows: rows, channels: 0..<job.input.channels, into: transformed, channelStride: g.bandLanes,
+                           xiStride: g.transformedStride, zeroRow: UnsafePointer(zeroRow))
     for tile in channelTiles {
         let channels = min(8, job.output.channels - tile * 8)
         winogradProducts(job, channelTile: tile, tiles: bandTiles, transformed: UnsafePointer(transformed), into: products)
-        winogradOutputTransform(job, rows: rows, channels: tile * 8 ..< tile * 8 + channels, products: UnsafePointer(products), A.self)
+        winogradOutputTransform(job, rows: rows, channels: tile * 8 ..< tile * 8 + channels, products: UnsafePointer(products),
+                                channelStride: g.bandLanes, xiStride: g.productStride, A.self)
     }
 }
 
-/// Bᵀ·d·B of every input channel's tiles of tile rows `rows`, to `[ξ][channel][tile]` (`bandLanes` apart).
+/// Bᵀ·d·B of input channels `channels`' tiles of tile rows `rows`, to `[ξ][channel][tile]`
+/// (channels `channelStride` apart, ξ `xiStride` apart).
 @inline(never)
-func winogradInputTransform(_ job: WinogradParts, rows: Range<Int>, into transformed: UnsafeMutablePointer<Float>,
-                            zeroRow: UnsafePointer<Float>) {
-    let g = job.geometry, inL = job.input.layout
-    let stride = g.bandLanes, channelStride = g.transformedStride
+func winogradInputTransform(_ job: WinogradParts, rows: Range<Int>, channels: Range<Int>, into transformed: UnsafeMutablePointer<Float>,
+                            channelStride stride: Int, xiStride: Int, zeroRow: UnsafePointer<Float>) {
+    for c in channels {
+        winogradInputPlane(UnsafePointer(job.input.plane(c)), layout: job.input.layout, tilesWide: job.geometry.tilesWide, rows: rows,
+                           padTop: job.padTop, padLeft: job.padLeft, into: transformed + c * stride, xiStride: xiStride, zeroRow: zeroRow)
+    }
+}
+
+/// Bᵀ·d·B of one plane's tiles (`tilesWide` to a tile row) of tile rows `rows`, to `[ξ][tile]`
+/// from `transformed` (ξ `xiStride` apart); window rows past the plane's bottom border read `zeroRow`.
+@inline(always)
+func winogradInputPlane(_ plane: UnsafePointer<Float>, layout inL: PlaneLayout, tilesWide: Int, rows: Range<Int>, padTop: Int,
+                        padLeft: Int, into transformed: UnsafeMutablePointer<Float>, xiStride channelStride: Int,
+                        zeroRow: UnsafePointer<Float>) {
     // Columns a row of the input holds (its border included), from its first interior column.
     let columnEnd = inL.width + inL.pad, rowEnd = inL.height + inL.pad
-    for c in 0..<job.input.channels {
-        let plane = UnsafePointer(job.input.plane(c))
-        var lane = 0
-        for ty in rows {
-            let top = 2 * ty - job.padTop
-            @inline(always) func row(_ r: Int) -> UnsafePointer<Float> {
-                top + r < rowEnd ? plane + (top + r) * inL.rowStride : zeroRow + inL.pad
-            }
-            let r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3)
-            var tx = 0
-            while tx < g.tilesWide {
-                let count = min(lanes, g.tilesWide - tx)
-                let x = 2 * tx - job.padLeft
-                // Columns x + 2i + k of a window row (k = 0 ... 3) for the 16 tiles.
-                @inline(always) func columns(_ p: UnsafePointer<Float>) -> (Vector, Vector, Vector, Vector) {
-                    @inline(always) func at(_ s: Int) -> Vector {
-                        let n = columnEnd - s
-                        return n >= lanes ? load(p + s) : load(p + s, count: max(n, 0))
-                    }
-                    let a = at(x), b = at(x + lanes), a2 = at(x + 2), b2 = at(x + 2 + lanes)
-                    return (evenLanes(a, b), oddLanes(a, b), evenLanes(a2, b2), oddLanes(a2, b2))
+    var lane = 0
+    for ty in rows {
+        let top = 2 * ty - padTop
+        @inline(always) func row(_ r: Int) -> UnsafePointer<Float> {
+            top + r < rowEnd ? plane + (top + r) * inL.rowStride : zeroRow + inL.pad
+        }
+        let r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3)
+        var tx = 0
+        while tx < tilesWide {
+            let count = min(lanes, tilesWide - tx)
+            let x = 2 * tx - padLeft
+            // Columns x + 2i + k of a window row (k = 0 ... 3) for the 16 tiles.
+            @inline(always) func columns(_ p: UnsafePointer<Float>) -> (Vector, Vector, Vector, Vector) {
+                @inline(always) func at(_ s: Int) -> Vector {
+                    let n = columnEnd - s
+                    return n >= lanes ? load(p + s) : load(p + s, count: max(n, 0))
                 }
-                let (d00, d01, d02, d03) = columns(r0), (d10, d11, d12, d13) = columns(r1)
-                let (d20, d21, d22, d23) = columns(r2), (d30, d31, d32, d33) = columns(r3)
-                // Bᵀ·d: rows.
-                let t00 = d00 - d20, t01 = d01 - d21, t02 = d02 - d22, t03 = d03 - d23
-                let t10 = d10 + d20, t11 = d11 + d21, t12 = d12 + d22, t13 = d13 + d23
-                let t20 = d20 - d10, t21 = d21 - d11, t22 = d22 - d12, t23 = d23 - d13
-                let t30 = d10 - d30, t31 = d11 - d31, t32 = d12 - d32, t33 = d13 - d33
-                // (Bᵀ·d)·B: columns; ξ = 4·row + column.
-                let out = transformed + c * stride + lane
-                @inline(always) func put(_ xi: Int, _ v: Vector) { store(v, out + xi * channelStride, count: count) }
-                put(0, t00 - t02); put(1, t01 + t02); put(2, t02 - t01); put(3, t01 - t03)
-                put(4, t10 - t12); put(5, t11 + t12); put(6, t12 - t11); put(7, t11 - t13)
-                put(8, t20 - t22); put(9, t21 + t22); put(10, t22 - t21); put(11, t21 - t23)
-                put(12, t30 - t32); put(13, t31 + t32); put(14, t32 - t31); put(15, t31 - t33)
-                tx += count
-                lane += count
+                let a = at(x), b = at(x + lanes), a2 = at(x + 2), b2 = at(x + 2 + lanes)
+                return (evenLanes(a, b), oddLanes(a, b), evenLanes(a2, b2), oddLanes(a2, b2))
             }
+            let (d00, d01, d02, d03) = columns(r0), (d10, d11, d12, d13) = columns(r1)
+            let (d20, d21, d22, d23) = columns(r2), (d30, d31, d32, d33) = columns(r3)
+            // Bᵀ·d: rows.
+            let t00 = d00 - d20, t01 = d01 - d21, t02 = d02 - d22, t03 = d03 - d23
+            let t10 = d10 + d20, t11 = d11 + d21, t12 = d12 + d22, t13 = d13 + d23
+            let t20 = d20 - d10, t21 = d21 - d11, t22 = d22 - d12, t23 = d23 - d13
+            let t30 = d10 - d30, t31 = d11 - d31, t32 = d12 - d32, t33 = d13 - d33
+            // (Bᵀ·d)·B: columns; ξ = 4·row + column.
+            let out = transformed + lane
+            @inline(always) func put(_ xi: Int, _ v: Vector) { store(v, out + xi * channelStride, count: count) }
+            put(0, t00 - t02); put(1, t01 + t02); put(2, t02 - t01); put(3, t01 - t03)
+            put(4, t10 - t12); put(5, t11 + t12); put(6, t12 - t11); put(7, t11 - t13)
+            put(8, t20 - t22); put(9, t21 + t22); put(10, t22 - t21); put(11, t21 - t23)
+            put(12, t30 - t32); put(13, t31 + t32); put(14, t32 - t31); put(15, t31 - t33)
+            tx += count
+            lane += count
         }
     }
 }
@@ -270,49 +371,60 @@ func winogradGemm<Row: PixelRow>(_: Row.Type, weights: UnsafePointer<Float>, ste
 }
 
 /// Aᵀ·m·A + bias of channels `channels` for the tiles of tile rows `rows`, activated, the residual
-/// added (raised to the floor), stored to the output (2×2 pixels a tile, cut at its edges).
+/// added (raised to the floor), stored to the output (2×2 pixels a tile, cut at its edges); the
+/// products of `channels.lowerBound` at `products`, channels `channelStride` apart, ξ `xiStride` apart.
 @inline(never)
 func winogradOutputTransform<A: ActivationFunction>(_ job: WinogradParts, rows: Range<Int>, channels: Range<Int>,
-                                                    products: UnsafePointer<Float>, _: A.Type) {
-    let g = job.geometry, outL = job.output.layout, stride = g.bandLanes, productStride = g.productStride
+                                                    products: UnsafePointer<Float>, channelStride stride: Int, xiStride productStride: Int,
+                                                    _: A.Type) {
     let residualRow = job.residual?.layout.rowStride ?? 0
     for channel in channels {
-        let bias = job.weights.bias.baseAddress[channel]
-        let plane = job.output.plane(channel)
         let residualPlane: UnsafePointer<Float>? = if let residual = job.residual { UnsafePointer(residual.plane(channel)) } else { nil }
-        let m = products + (channel - channels.lowerBound) * stride
-        var lane = 0
-        for ty in rows {
-            var tx = 0
-            while tx < g.tilesWide {
-                let count = min(lanes, g.tilesWide - tx)
-                let p = m + lane
-                // Aᵀ·m: rows.
-                let s00 = load(p) + load(p + 4 * productStride) + load(p + 8 * productStride)
-                let s01 = load(p + productStride) + load(p + 5 * productStride) + load(p + 9 * productStride)
-                let s02 = load(p + 2 * productStride) + load(p + 6 * productStride) + load(p + 10 * productStride)
-                let s03 = load(p + 3 * productStride) + load(p + 7 * productStride) + load(p + 11 * productStride)
-                let s10 = load(p + 4 * productStride) - load(p + 8 * productStride) - load(p + 12 * productStride)
-                let s11 = load(p + 5 * productStride) - load(p + 9 * productStride) - load(p + 13 * productStride)
-                let s12 = load(p + 6 * productStride) - load(p + 10 * productStride) - load(p + 14 * productStride)
-                let s13 = load(p + 7 * productStride) - load(p + 11 * productStride) - load(p + 15 * productStride)
-                // (Aᵀ·m)·A: columns; output rows 2ty and 2ty + 1 of the 16 tiles.
-                let x = 2 * tx, columns = min(2 * count, outL.width - x)
-                for i in 0..<2 where 2 * ty + i < outL.height {
-                    let y = 2 * ty + i
-                    let left = i == 0 ? s00 + s01 + s02 : s10 + s11 + s12
-                    let right = i == 0 ? s01 - s02 - s03 : s11 - s12 - s13
-                    let add = residualPlane.map { $0 + y * residualRow + x }
-                    winogradStore(interleavedLow(left, right), bias: bias, A.self, residual: add, floor: job.floor,
-                                  into: plane + y * outL.rowStride + x, count: min(columns, lanes))
-                    if columns > lanes {
-                        winogradStore(interleavedHigh(left, right), bias: bias, A.self, residual: add.map { $0 + lanes },
-                                      floor: job.floor, into: plane + y * outL.rowStride + x + lanes, count: columns - lanes)
-                    }
+        winogradOutputPlane(products + (channel - channels.lowerBound) * stride, xiStride: productStride, tilesWide: job.geometry.tilesWide,
+                            rows: rows, bias: job.weights.bias.baseAddress[channel], A.self, residual: residualPlane,
+                            residualRow: residualRow, floor: job.floor, into: job.output.plane(channel), layout: job.output.layout)
+    }
+}
+
+/// Aᵀ·m·A + bias of one channel's tiles (`tilesWide` to a tile row) of tile rows `rows`, from
+/// `products` (`[ξ][tile]`, ξ `xiStride` apart), activated, the residual (rows `residualRow`
+/// apart) added and raised to `floor`, stored to the plane (2×2 pixels a tile, cut at its edges).
+@inline(always)
+func winogradOutputPlane<A: ActivationFunction>(_ products: UnsafePointer<Float>, xiStride productStride: Int, tilesWide: Int,
+                                                rows: Range<Int>, bias: Float, _: A.Type, residual residualPlane: UnsafePointer<Float>?,
+                                                residualRow: Int, floor: Float, into plane: UnsafeMutablePointer<Float>,
+                                                layout outL: PlaneLayout) {
+    var lane = 0
+    for ty in rows {
+        var tx = 0
+        while tx < tilesWide {
+            let count = min(lanes, tilesWide - tx)
+            let p = products + lane
+            // Aᵀ·m: rows.
+            let s00 = load(p) + load(p + 4 * productStride) + load(p + 8 * productStride)
+            let s01 = load(p + productStride) + load(p + 5 * productStride) + load(p + 9 * productStride)
+            let s02 = load(p + 2 * productStride) + load(p + 6 * productStride) + load(p + 10 * productStride)
+            let s03 = load(p + 3 * productStride) + load(p + 7 * productStride) + load(p + 11 * productStride)
+            let s10 = load(p + 4 * productStride) - load(p + 8 * productStride) - load(p + 12 * productStride)
+            let s11 = load(p + 5 * productStride) - load(p + 9 * productStride) - load(p + 13 * productStride)
+            let s12 = load(p + 6 * productStride) - load(p + 10 * productStride) - load(p + 14 * productStride)
+            let s13 = load(p + 7 * productStride) - load(p + 11 * productStride) - load(p + 15 * productStride)
+            // (Aᵀ·m)·A: columns; output rows 2ty and 2ty + 1 of the 16 tiles.
+            let x = 2 * tx, columns = min(2 * count, outL.width - x)
+            for i in 0..<2 where 2 * ty + i < outL.height {
+                let y = 2 * ty + i
+                let left = i == 0 ? s00 + s01 + s02 : s10 + s11 + s12
+                let right = i == 0 ? s01 - s02 - s03 : s11 - s12 - s13
+                let add = residualPlane.map { $0 + y * residualRow + x }
+                winogradStore(interleavedLow(left, right), bias: bias, A.self, residual: add, floor: floor,
+                              into: plane + y * outL.rowStride + x, count: min(columns, lanes))
+                if columns > lanes {
+                    winogradStore(interleavedHigh(left, right), bias: bias, A.self, residual: add.map { $0 + lanes },
+                                  floor: floor, into: plane + y * outL.rowStride + x + lanes, count: columns - lanes)
                 }
-                tx += count
-                lane += count
             }
+            tx += count
+            lane += count
         }
     }
 }

@@ -361,6 +361,31 @@ struct KernelSweepTests {
         }
     }
 
+    @Test("3x3 convolutions Winograd runs whole (transformed weights of 4 MiB and more, with and without a residual) or on its sub-lattices (dilations 2 to 6, pads of the dilation), against the reference path; a dilated one with a residual stays on the direct kernel")
+    func winogradWholeMapAndDilated() throws {
+        var random = SeededGenerator(seed: 33)
+        for (cin, cout, h, w, dilation, residual) in [(512, 130, 14, 20, 1, false), (300, 260, 16, 16, 1, true),
+                                                      (256, 64, 32, 32, 2, false), (64, 130, 33, 31, 2, false),
+                                                      (48, 40, 32, 32, 4, false), (24, 48, 31, 29, 3, false),
+                                                      (40, 24, 24, 24, 6, false), (40, 40, 32, 32, 2, true)] {
+            var c = ConvolutionCase(inputChannels: cin, outputChannels: cout, kernel: (3, 3), dilation: (dilation, dilation),
+                                    pads: [dilation, dilation, dilation, dilation], height: h, width: w)
+            c.bias = true
+            c.activation = random.pick(Act.allCases)
+            // A second input added (a dense K×K absorbs it; its own input it never takes as the residual).
+            c.addsOther = residual
+            let made = try #require(Self.convolution(c, &random))
+            let session = try InferenceSession(model: try InferenceModel(bytes: made.bytes), path: .fast)
+            let dilated = session.steps.contains { $0 is DilatedWinogradConvolutionStep }
+            let winograd = session.steps.contains { $0 is WinogradConvolutionStep }
+            let fits = dilation == 1 ? winogradFits(inputChannels: cin, outputChannels: cout, outputWidth: w, outputHeight: h)
+                : dilatedWinogradFits(inputChannels: cin, outputChannels: cout, width: w, height: h, dilation: dilation)
+            #expect(dilated == (fits && dilation > 1 && !residual), "\(made.label): sub-lattices")
+            #expect(winograd == (fits && dilation == 1), "\(made.label): whole map")
+            try PathComparison.check(made.bytes, feeds: made.feeds, made.label)
+        }
+    }
+
     @Test("patch convolution (what no direct kernel takes): rectangular windows, strides above 2, unequal axes, pads above 8")
     func patchSweep() throws {
         try sweep(4, "patch") { random in

@@ -30,8 +30,9 @@ struct WinogradTests {
         }
     }
 
-    /// The kernel's output (interior) and the exact values, on `threads` threads.
-    func run(_ c: Case, threads: Int, seed: UInt64) -> (actual: [Float], expected: [Expected]) {
+    /// The kernel's output (interior) and the exact values (none unless `exact`), on `threads`
+    /// threads, in `form` (nil: the kernel's choice).
+    func run(_ c: Case, threads: Int, seed: UInt64, form: WinogradForm? = nil, exact: Bool = true) -> (actual: [Float], expected: [Expected]) {
         var random = Random(seed: seed)
         let x = random.array(c.cin * c.height * c.width)
         let w = random.array(c.cout * c.cin * 9, scale: 0.5)
@@ -41,11 +42,18 @@ struct WinogradTests {
         let output = FeatureMapStorage(channels: c.cout, layout: .padded(width: c.outW, height: c.outH, pad: c.outputPad))
         let residual = c.residual ? makeMap(r, channels: c.cout, layout: .dense(width: c.outW, height: c.outH)) : nil
         let pool = WorkerPool(threads: threads)
-        pool.reserve(winogradScratch(inputChannels: c.cin, outputWidth: c.outW, outputHeight: c.outH))
+        // Shared scratch before the kernel's own is left alone (a step's zero-bordered input copy lies there).
+        let before = 37
+        pool.reserve(winogradScratch(inputChannels: c.cin, outputChannels: c.cout, outputWidth: c.outW, outputHeight: c.outH,
+                                     sharedOffset: before, form: form))
+        pool.shared.update(repeating: .nan)
+        pool.shared.baseAddress!.update(repeating: 7, count: before)
         winogradConvolution(input.map, weights: WinogradWeights(weights: w, bias: b, outputChannels: c.cout, inputChannels: c.cin),
                             padTop: c.top, padLeft: c.left, activation: c.activation, residual: residual?.map,
-                            rectifiesSum: c.rectified, output: output.map, pool: pool)
+                            rectifiesSum: c.rectified, output: output.map, pool: pool, sharedOffset: before, form: form)
         #expect(borderIsZero(output), "\(c): the output's border was written")
+        #expect(pool.shared.prefix(before).allSatisfy { $0 == 7 }, "\(c): shared scratch before the offset written")
+        guard exact else { return (output.interior(), []) }
         var expected = referenceConvolution(input: x, channels: c.cin, height: c.height, width: c.width, weights: w, bias: b,
                                             outputChannels: c.cout, kernelSize: 3, stride: 1, padTop: c.top, padLeft: c.left,
                                             outHeight: c.outH, outWidth: c.outW, groups: 1, activation: c.activation,
@@ -89,6 +97,9 @@ struct WinogradTests {
                  activation: .silu),
             Case(cin: 20, cout: 36, height: 18, width: 40, top: 1, left: 1, bottom: 1, right: 1, border: 1, outputPad: 0,
                  activation: .relu6),
+            // Transformed weights of 4 MiB and more on maps of several bands: the whole-map form
+            // (70 tiles, not whole vectors; 130 channels, not whole tiles of 8).
+            Case(cin: 512, cout: 130, height: 14, width: 20, top: 1, left: 1, bottom: 1, right: 1, border: 1, outputPad: 1),
         ]
         var largest = 0.0
         for (index, c) in cases.enumerated() {
@@ -103,6 +114,47 @@ struct WinogradTests {
         print("WinogradTests: \(cases.count) problems, worst |Δ| / Σ|terms| \(largest)")
     }
 
+    @Test("the whole-map form (the 16 products as 1x1 convolutions over every tile) gives the bands' bits: tiles not whole vectors, channels not whole tiles of 8, borders and pads, activations, residual and rectified sums, 1 and 2 threads; shared scratch before its offset untouched",
+          .enabled(if: wideRegisterFile, "the kernel runs with AVX-512 only"))
+    func wholeMapEqualsBands() {
+        let cases = [
+            Case(cin: 16, cout: 32, height: 16, width: 16, top: 1, left: 1, bottom: 1, right: 1, border: 1, outputPad: 0),
+            Case(cin: 33, cout: 17, height: 9, width: 33, top: 1, left: 1, bottom: 1, right: 1, border: 1, outputPad: 1),
+            Case(cin: 17, cout: 31, height: 56, width: 56, top: 1, left: 1, bottom: 1, right: 1, border: 1, outputPad: 0),
+            Case(cin: 64, cout: 40, height: 27, width: 31, top: 1, left: 1, bottom: 1, right: 1, border: 1, outputPad: 0),
+            Case(cin: 24, cout: 32, height: 19, width: 22, top: 1, left: 2, bottom: 0, right: 1, border: 2, outputPad: 2),
+            Case(cin: 32, cout: 24, height: 20, width: 21, top: 0, left: 0, bottom: 0, right: 0, border: 1, outputPad: 0),
+            Case(cin: 48, cout: 48, height: 29, width: 30, top: 1, left: 1, bottom: 1, right: 1, border: 1, outputPad: 1,
+                 activation: .none, residual: true, rectified: true),
+            Case(cin: 20, cout: 36, height: 18, width: 40, top: 1, left: 1, bottom: 1, right: 1, border: 1, outputPad: 0,
+                 activation: .hardSwish, residual: true),
+            Case(cin: 2053, cout: 16, height: 14, width: 28, top: 1, left: 1, bottom: 1, right: 1, border: 1, outputPad: 1,
+                 activation: .silu),
+        ]
+        for (index, c) in cases.enumerated() {
+            for threads in [1, 2] {
+                let bands = run(c, threads: threads, seed: UInt64(1500 + index), form: .bands, exact: false).actual
+                let whole = run(c, threads: threads, seed: UInt64(1500 + index), form: .wholeMap, exact: false).actual
+                let differing = zip(bands, whole).filter { $0.bitPattern != $1.bitPattern }.count
+                #expect(differing == 0, "\(c), \(threads) thread(s): \(differing) outputs differ between the forms")
+            }
+        }
+    }
+
+    @Test("the form the shape calls for: the whole map when the transformed weights reach 4 MiB and the map takes more than one band",
+          .enabled(if: wideRegisterFile, "the kernel runs with AVX-512 only"))
+    func formChoice() {
+        func wholeMap(_ cin: Int, _ cout: Int, _ size: Int) -> Bool {
+            WinogradGeometry(inputChannels: cin, outputChannels: cout, outputWidth: size, outputHeight: size).wholeMap
+        }
+        #expect(wholeMap(2048, 512, 32), "FCN's head: 2048 → 512 on 32×32")
+        #expect(wholeMap(256, 256, 32), "ResNet's 256 channels on 32×32")
+        #expect(!wholeMap(256, 256, 16), "one band: 8 tile rows of 256 channels fit it")
+        #expect(!wholeMap(128, 128, 64), "transformed weights of 1 MiB")
+        #expect(!wholeMap(64, 64, 56))
+        #expect(WinogradGeometry(inputChannels: 512, outputChannels: 130, outputWidth: 20, outputHeight: 14).wholeMap, "the sweep's whole-map case")
+    }
+
     @Test("maps it leaves to the direct kernels: fewer than 64 tiles, too few channels")
     func refusals() {
         #expect(!winogradFits(inputChannels: 512, outputChannels: 512, outputWidth: 8, outputHeight: 8))
@@ -112,21 +164,23 @@ struct WinogradTests {
         #expect(winogradFits(inputChannels: 256, outputChannels: 256, outputWidth: 16, outputHeight: 16) == wideRegisterFile)
     }
 
-    @Test("allocates nothing per call on 1 and 2 threads", .enabled(if: vbg_allocation_counting_is_active() == 1 && wideRegisterFile))
-    func noAllocation() {
+    @Test("allocates nothing per call on 1 and 2 threads, in either form", .enabled(if: vbg_allocation_counting_is_active() == 1 && wideRegisterFile),
+          arguments: [WinogradForm.bands, .wholeMap])
+    func noAllocation(form: WinogradForm) {
         for threads in [1, 2] {
             var random = Random(seed: 5)
             let input = makeMap(random.array(32 * 28 * 28), channels: 32, layout: .padded(width: 28, height: 28, pad: 1))
             let output = FeatureMapStorage(channels: 32, layout: .dense(width: 28, height: 28))
             let weights = WinogradWeights(weights: random.array(32 * 32 * 9), bias: nil, outputChannels: 32, inputChannels: 32)
             let pool = WorkerPool(threads: threads)
-            pool.reserve(winogradScratch(inputChannels: 32, outputWidth: 28, outputHeight: 28))
+            pool.reserve(winogradScratch(inputChannels: 32, outputChannels: 32, outputWidth: 28, outputHeight: 28, form: form))
             let call = {
-                winogradConvolution(input.map, weights: weights, padTop: 1, padLeft: 1, activation: .relu, output: output.map, pool: pool)
+                winogradConvolution(input.map, weights: weights, padTop: 1, padLeft: 1, activation: .relu, output: output.map, pool: pool,
+                                    form: form)
             }
             call()
             let n = allocations { for _ in 0..<5 { call() } }
-            #expect(n == 0, "\(threads) thread(s): \(n) allocations in 5 calls")
+            #expect(n == 0, "\(form), \(threads) thread(s): \(n) allocations in 5 calls")
         }
     }
 }

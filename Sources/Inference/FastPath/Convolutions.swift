@@ -402,6 +402,19 @@ extension StepBuilder {
                                              dilation: h.dilation * weights.1, padTop: h.padBegin, padLeft: w.padBegin,
                                              channelsLast: fusion?.channelsLast == true ? pointer(fusion!.target) : nil)
             }
+            // Reads its input where it lies: before the zero-bordered copy below.
+            if case .dense = kind, conv.group == 1, k == 3, w.kernel == 3, stride == 1, h.dilation > 1, denseResidual == nil,
+               fusion?.channelsLast != true,
+               h.padBegin == h.dilation, w.padBegin == w.dilation, h.output == h.input, w.output == w.input,
+               dilatedWinogradFits(inputChannels: cin, outputChannels: cout, width: w.input, height: h.input, dilation: h.dilation) {
+                let weights = packed {
+                    let (weights, bias) = folded()
+                    return WinogradWeights(weights: weights, bias: bias, outputChannels: cout, inputChannels: cin)
+                }
+                return DilatedWinogradConvolutionStep(input: inputValue.flatMap(paddedMap) ?? input, output: output,
+                                                      activation: activation, pool: pool,
+                                                      weights: weights, dilation: h.dilation)
+            }
             let source = inputValue.flatMap(paddedMap).map(PaddedInput.written)
                 ?? .copy(of: input, layout: .padded(width: w.input, height: h.input, pad: pad))
             // Before the kernel choices below: the fusion's Transpose is written by this kernel only.

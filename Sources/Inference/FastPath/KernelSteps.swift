@@ -259,9 +259,12 @@ final class DenseConvolutionStep: Step {
 
 /// A 3×3 stride-1 convolution of one group by Winograd's F(2×2, 3×3) (`winogradConvolution`).
 final class WinogradConvolutionStep: Step {
+    /// The zero-bordered copy when the step makes one, then the kernel's (its whole-map form's
+    /// shared scratch after the copy).
     var scratch: ScratchSize {
-        source.scratch.union(winogradScratch(inputChannels: weights.inputChannels, outputWidth: output.layout.width,
-                                             outputHeight: output.layout.height))
+        source.scratch.union(winogradScratch(inputChannels: weights.inputChannels, outputChannels: weights.outputChannels,
+                                             outputWidth: output.layout.width, outputHeight: output.layout.height,
+                                             sharedOffset: source.scratch.shared))
     }
     let source: PaddedInput
     let output: FeatureMap, activation: Activation, pool: WorkerPool
@@ -271,7 +274,8 @@ final class WinogradConvolutionStep: Step {
     let padTop: Int, padLeft: Int
     func run() {
         winogradConvolution(source.prepare(pool), weights: weights, padTop: padTop, padLeft: padLeft, activation: activation,
-                            residual: residual, rectifiesSum: rectifiesSum, output: output, pool: pool)
+                            residual: residual, rectifiesSum: rectifiesSum, output: output, pool: pool,
+                            sharedOffset: source.scratch.shared)
     }
 
     init(source: PaddedInput, output: FeatureMap, activation: Activation, residual: FeatureMap?, rectifiesSum: Bool,
@@ -285,6 +289,30 @@ final class WinogradConvolutionStep: Step {
         self.weights = weights
         self.padTop = padTop
         self.padLeft = padLeft
+    }
+}
+
+/// A 3×3 stride-1 convolution of dilation d ≥ 2 and pads of d, by Winograd's F(2×2, 3×3) on its d²
+/// sub-lattices (`dilatedWinogradConvolution`), reading its input where it lies.
+final class DilatedWinogradConvolutionStep: Step {
+    var scratch: ScratchSize {
+        dilatedWinogradScratch(inputChannels: weights.inputChannels, outputChannels: weights.outputChannels,
+                               width: output.layout.width, height: output.layout.height, dilation: dilation)
+    }
+    let input: FeatureMap, output: FeatureMap, activation: Activation, pool: WorkerPool
+    let weights: WinogradWeights
+    let dilation: Int
+    func run() {
+        dilatedWinogradConvolution(input, weights: weights, dilation: dilation, activation: activation, output: output, pool: pool)
+    }
+
+    init(input: FeatureMap, output: FeatureMap, activation: Activation, pool: WorkerPool, weights: WinogradWeights, dilation: Int) {
+        self.input = input
+        self.output = output
+        self.activation = activation
+        self.pool = pool
+        self.weights = weights
+        self.dilation = dilation
     }
 }
 
