@@ -11,7 +11,7 @@
 /// channels: each sub-lattice's output transform (bias and activation) into thread scratch,
 /// spread to every d-th row and column of the output. The same transforms and sums as
 /// ``winogradConvolution(_:weights:padTop:padLeft:activation:residual:rectifiesSum:output:pool:sharedOffset:form:)``
-/// on each sub-lattice's map, bit for bit.
+/// on each sub-lattice's map.
 struct DilatedWinogradGeometry {
     let width: Int, height: Int, dilation: Int
     let inputChannels: Int, outputChannels: Int
@@ -46,7 +46,7 @@ struct DilatedWinogradGeometry {
             pointwiseScratch(inputChannels: inputChannels).perThread)
     }
     /// Floats of shared scratch: the transformed input, the products and the 1x1 kernel's slack.
-    var shared: Int { 16 * (inputChannels + outputChannels) * stride + PlaneLayout.slack }
+    var shared: Int { winogradTileScratch(inputChannels: inputChannels, outputChannels: outputChannels, stride: stride) }
 }
 
 /// Whether ``dilatedWinogradConvolution(_:weights:dilation:activation:output:pool:sharedOffset:)``
@@ -97,13 +97,7 @@ package func dilatedWinogradConvolution(_ input: FeatureMap, weights: WinogradWe
     let transformed = pool.shared.baseAddress! + roundUp(sharedOffset, toMultipleOf: lanes)
     let products = transformed + 16 * g.inputChannels * g.stride
     pool.run(DilatedWinogradInput(input: input, geometry: g, transformed: transformed))
-    let tiles = PlaneLayout.dense(width: g.stride, height: 1)
-    for xi in 0..<16 {
-        pointwiseConvolution(FeatureMap(base: transformed + xi * g.inputChannels * g.stride, channels: g.inputChannels, layout: tiles),
-                             weights: weights.products[xi], activation: .none,
-                             output: FeatureMap(base: products + xi * g.outputChannels * g.stride, channels: g.outputChannels,
-                                                layout: tiles), pool: pool)
-    }
+    winogradTileProducts(transformed, weights: weights, stride: g.stride, pool: pool)
     let parts = DilatedWinogradOutputParts(output: output, bias: UnsafePointer(weights.bias.baseAddress), geometry: g,
                                            products: UnsafePointer(products))
     switch activation {
@@ -150,7 +144,7 @@ struct DilatedWinogradInput: PoolJob {
                     firstTile += tilesWide * tilesHigh
                 }
             }
-            for xi in 0..<16 { (transformed + xi * xiStride + c * stride + firstTile).update(repeating: 0, count: stride - firstTile) }
+            zeroTileTails(transformed + c * stride, tiles: firstTile, stride: stride, xiStride: xiStride)
         }
     }
 }

@@ -91,7 +91,7 @@ struct WinogradGeometry {
     var wholeMapStride: Int { roundUp(tilesWide * tilesHigh, toMultipleOf: lanes) }
     /// Floats of shared scratch the whole-map form takes: the transformed input [ξ][input channel][tile],
     /// the products [ξ][output channel][tile], and the 1x1 kernel's slack past the last plane.
-    var wholeMapCount: Int { 16 * (inputChannels + outputChannels) * wholeMapStride + PlaneLayout.slack }
+    var wholeMapCount: Int { winogradTileScratch(inputChannels: inputChannels, outputChannels: outputChannels, stride: wholeMapStride) }
 
     var bands: Int { (tilesHigh + bandRows - 1) / bandRows }
     /// Floats from one ξ's transformed input to the next: a cache line more than its channels'
@@ -174,16 +174,9 @@ package func winogradConvolution(
     let job = WinogradParts(input: input, weights: weights, padTop: padTop, padLeft: padLeft, output: output, residual: residual,
                             floor: sumFloor(rectifiesSum: rectifiesSum), geometry: geometry,
                             wholeMap: geometry.wholeMap ? pool.shared.baseAddress! + roundUp(sharedOffset, toMultipleOf: lanes) : nil)
-    if geometry.wholeMap {
-        let (cin, cout, stride) = (input.channels, output.channels, geometry.wholeMapStride)
-        let transformed = job.wholeMap!, products = transformed + 16 * cin * stride
+    if let transformed = job.wholeMap {
         pool.run(WinogradWholeMapInput(job: job))
-        let tiles = PlaneLayout.dense(width: stride, height: 1)
-        for xi in 0..<16 {
-            pointwiseConvolution(FeatureMap(base: transformed + xi * cin * stride, channels: cin, layout: tiles),
-                                 weights: weights.products[xi], activation: .none,
-                                 output: FeatureMap(base: products + xi * cout * stride, channels: cout, layout: tiles), pool: pool)
-        }
+        winogradTileProducts(transformed, weights: weights, stride: geometry.wholeMapStride, pool: pool)
     }
     switch activation {
     case .none: pool.run(WinogradActivated<Identity>(job: job))
@@ -203,8 +196,7 @@ struct WinogradParts {
     let wholeMap: UnsafeMutablePointer<Float>?
 }
 
-/// The whole-map form's input transform, split over input channels; the lanes past the last
-/// tile are zeroed (the 1x1 kernel computes whole vectors).
+/// The whole-map form's input transform, split over input channels, the lanes past the last tile zeroed.
 struct WinogradWholeMapInput: PoolJob {
     let job: WinogradParts
 
@@ -217,9 +209,34 @@ struct WinogradWholeMapInput: PoolJob {
         let xiStride = job.input.channels * stride
         winogradInputTransform(job, rows: 0..<g.tilesHigh, channels: channels, into: job.wholeMap!,
                                channelStride: stride, xiStride: xiStride, zeroRow: UnsafePointer(zeroRow))
-        for xi in 0..<16 {
-            for c in channels { (job.wholeMap! + xi * xiStride + c * stride + tiles).update(repeating: 0, count: stride - tiles) }
-        }
+        for c in channels { zeroTileTails(job.wholeMap! + c * stride, tiles: tiles, stride: stride, xiStride: xiStride) }
+    }
+}
+
+/// Floats of shared scratch a whole-map form takes for tiles `stride` apart: the transformed input
+/// `[ξ][input channel][tile]`, then the products `[ξ][output channel][tile]`, then the 1x1
+/// kernel's slack past the last plane.
+func winogradTileScratch(inputChannels: Int, outputChannels: Int, stride: Int) -> Int {
+    16 * (inputChannels + outputChannels) * stride + PlaneLayout.slack
+}
+
+/// Zeroes the lanes past the last tile of one input channel's 16 transformed rows (at `transformed`,
+/// ξ `xiStride` apart): the 1x1 kernel computes whole vectors.
+@inline(always)
+func zeroTileTails(_ transformed: UnsafeMutablePointer<Float>, tiles: Int, stride: Int, xiStride: Int) {
+    for xi in 0..<16 { (transformed + xi * xiStride + tiles).update(repeating: 0, count: stride - tiles) }
+}
+
+/// The 16 products of a whole-map form: the ξ-th matrix times every tile of the transformed input
+/// at `transformed` (``winogradTileScratch(inputChannels:outputChannels:stride:)``'s layout), as a
+/// 1x1 convolution over the tiles, into the products after it.
+func winogradTileProducts(_ transformed: UnsafeMutablePointer<Float>, weights: WinogradWeights, stride: Int, pool: WorkerPool) {
+    let (cin, cout) = (weights.inputChannels, weights.outputChannels)
+    let products = transformed + 16 * cin * stride, tiles = PlaneLayout.dense(width: stride, height: 1)
+    for xi in 0..<16 {
+        pointwiseConvolution(FeatureMap(base: transformed + xi * cin * stride, channels: cin, layout: tiles),
+                             weights: weights.products[xi], activation: .none,
+                             output: FeatureMap(base: products + xi * cout * stride, channels: cout, layout: tiles), pool: pool)
     }
 }
 
