@@ -10,18 +10,23 @@ struct DepthwiseTests {
                                   k: Int, stride: Int, dilation: Int, top: Int, left: Int,
                                   outHeight: Int, outWidth: Int) -> [Float] {
         var expected: [Float] = []
-        for c in 0..<channels {
-            for yo in 0..<outHeight {
-                for xo in 0..<outWidth {
-                    var sum = b[c]
-                    for ky in 0..<k {
-                        for kx in 0..<k {
-                            let y = yo * stride - top + ky * dilation, xi = xo * stride - left + kx * dilation
-                            let value = y >= 0 && y < height && xi >= 0 && xi < width ? x[(c * height + y) * width + xi] : 0
-                            sum = multiplyAdd(sum, w[(c * k + ky) * k + kx], value)
+        expected.reserveCapacity(channels * outHeight * outWidth)
+        x.withUnsafeBufferPointer { x in
+            w.withUnsafeBufferPointer { w in
+                for c in 0..<channels {
+                    for yo in 0..<outHeight {
+                        for xo in 0..<outWidth {
+                            var sum = b[c]
+                            for ky in 0..<k {
+                                for kx in 0..<k {
+                                    let y = yo * stride - top + ky * dilation, xi = xo * stride - left + kx * dilation
+                                    let value = y >= 0 && y < height && xi >= 0 && xi < width ? x[(c * height + y) * width + xi] : 0
+                                    sum = multiplyAdd(sum, w[(c * k + ky) * k + kx], value)
+                                }
+                            }
+                            expected.append(sum)
                         }
                     }
-                    expected.append(sum)
                 }
             }
         }

@@ -16,8 +16,8 @@ struct DilatedWinogradTests {
         }
     }
 
-    /// The kernel's output (interior) on `threads` threads, and the exact values.
-    func run(_ c: Case, threads: Int, seed: UInt64) -> (actual: [Float], expected: [Expected]) {
+    /// The kernel's output (interior) on `threads` threads, and the exact values (none unless `exact`).
+    func run(_ c: Case, threads: Int, seed: UInt64, exact: Bool = true) -> (actual: [Float], expected: [Expected]) {
         var random = Random(seed: seed)
         let x = random.array(c.cin * c.height * c.width)
         let w = random.array(c.cout * c.cin * 9, scale: 0.5)
@@ -35,6 +35,7 @@ struct DilatedWinogradTests {
                                    dilation: c.dilation, activation: c.activation, output: output.map, pool: pool, sharedOffset: before)
         #expect(borderIsZero(output), "\(c): the output's border was written")
         #expect(pool.shared.prefix(before).allSatisfy { $0 == 7 }, "\(c): shared scratch before the offset written")
+        guard exact else { return (output.interior(), []) }
         let expected = referenceConvolution(input: x, channels: c.cin, height: c.height, width: c.width, weights: w, bias: b,
                                             outputChannels: c.cout, kernelSize: 3, stride: 1, padTop: c.dilation, padLeft: c.dilation,
                                             outHeight: c.height, outWidth: c.width, groups: 1, activation: c.activation,
@@ -59,7 +60,7 @@ struct DilatedWinogradTests {
             #expect(dilatedWinogradFits(inputChannels: c.cin, outputChannels: c.cout, width: c.width, height: c.height,
                                         dilation: c.dilation), "\(c): the kernel does not take it")
             let one = run(c, threads: 1, seed: UInt64(1600 + index))
-            let two = run(c, threads: 2, seed: UInt64(1600 + index))
+            let two = run(c, threads: 2, seed: UInt64(1600 + index), exact: false)
             expectClose(one.actual, one.expected, tolerance: WinogradTests.tolerance, "\(c)")
             #expect(one.actual.elementsEqual(two.actual) { $0.bitPattern == $1.bitPattern }, "\(c): 1 and 2 threads differ")
             largest = max(largest, zip(one.actual, one.expected).reduce(0) { max($0, abs(Double($1.0) - $1.1.value) / ($1.1.scale + 1e-30)) })

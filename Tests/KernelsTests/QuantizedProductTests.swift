@@ -8,17 +8,21 @@ struct QuantizedProductTests {
     static func expected(s: [Int16], v: [Int32], rows: Int, inner: Int, columns: Int, stride: Int, bias: [Int32]?,
                          multipliers: [Float], perColumn: Bool, zeroPoint: Int32, range: ClosedRange<Int32>) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: rows * columns)
-        for r in 0..<rows {
-            for n in 0..<columns {
-                var sum = bias?[r] ?? 0
-                for k in 0..<inner { sum = sum &+ Int32(s[r * inner + k]) &* Int32(v[k * stride + n]) }
-                let value = Float(sum) * multipliers[perColumn ? n : r]
-                var q = zeroPoint
-                if !value.isNaN {
-                    let shifted = Double(value.rounded(.toNearestOrEven)) + Double(zeroPoint)
-                    q = Int32(min(max(shifted, Double(range.lowerBound)), Double(range.upperBound)))
+        s.withUnsafeBufferPointer { s in
+            v.withUnsafeBufferPointer { v in
+                for r in 0..<rows {
+                    for n in 0..<columns {
+                        var sum = bias?[r] ?? 0
+                        for k in 0..<inner { sum = sum &+ Int32(s[r * inner + k]) &* v[k * stride + n] }
+                        let value = Float(sum) * multipliers[perColumn ? n : r]
+                        var q = zeroPoint
+                        if !value.isNaN {
+                            let shifted = Double(value.rounded(.toNearestOrEven)) + Double(zeroPoint)
+                            q = Int32(min(max(shifted, Double(range.lowerBound)), Double(range.upperBound)))
+                        }
+                        out[r * columns + n] = UInt8(truncatingIfNeeded: q)
+                    }
                 }
-                out[r * columns + n] = UInt8(truncatingIfNeeded: q)
             }
         }
         return out
@@ -51,28 +55,31 @@ struct QuantizedProductTests {
         // byte i); K's unused last values 0 in the signed operand, any value in the unsigned one.
         let per = operands.perElement, depth = operands.depth(inner)
         var sPacked = [Int32](repeating: 0, count: rows * depth), vPacked = [Int32](repeating: 0, count: depth * stride)
-        func pack(_ values: [Int16], unsigned: Bool) -> Int32 {
+        /// The word holding values k = per·q … per·q + per − 1 (`value(k)`) of one row or column.
+        func pack(_ q: Int, unsigned: Bool, _ value: (Int) -> Int16) -> Int32 {
             var word: UInt32 = 0
-            for (i, value) in values.enumerated() {
+            let count = min(inner, per * q + per) - per * q
+            for i in 0..<count {
+                let value = value(per * q + i)
                 word |= per == 2 ? UInt32(UInt16(bitPattern: value)) << (16 * i) : UInt32(UInt8(truncatingIfNeeded: value)) << (8 * i)
             }
             // Unused values of the unsigned operand are arbitrary: 0xFF.
-            if unsigned { for i in values.count..<per { word |= 0xFF << (8 * i) } }
+            if unsigned { for i in count..<per { word |= 0xFF << (8 * i) } }
             return Int32(bitPattern: word)
         }
         for r in 0..<rows {
             for q in 0..<depth {
-                sPacked[r * depth + q] = pack((per * q..<min(inner, per * q + per)).map { s[r * inner + $0] },
-                                              unsigned: operands == .unsignedRows)
+                sPacked[r * depth + q] = pack(q, unsigned: operands == .unsignedRows) { s[r * inner + $0] }
             }
         }
         // V as rows of the stride, or as panels of 64 columns (``QuantizedProduct/panels``).
         let tile = quantizedTileColumns
         func vIndex(_ q: Int, _ n: Int) -> Int { panels ? (n / tile * depth + q) * tile + n % tile : q * stride + n }
-        for q in 0..<depth {
-            for n in 0..<stride {
-                vPacked[vIndex(q, n)] = pack((per * q..<min(inner, per * q + per)).map { Int16(v[$0 * stride + n]) },
-                                               unsigned: operands == .unsignedColumns)
+        v.withUnsafeBufferPointer { v in
+            for q in 0..<depth {
+                for n in 0..<stride {
+                    vPacked[vIndex(q, n)] = pack(q, unsigned: operands == .unsignedColumns) { Int16(v[$0 * stride + n]) }
+                }
             }
         }
         var got = [UInt8](repeating: 0xA5, count: rows * columns)

@@ -50,7 +50,7 @@ func applyActivation(_ activation: Activation, _ x: Double) -> Double {
 func worstOutlier(_ actual: [Float], _ expected: [Expected], tolerance: Double) -> Int? {
     var worst = 0.0, worstIndex = -1
     for (i, (a, e)) in zip(actual, expected).enumerated() {
-        let excess = abs(Double(a) - e.value) / (tolerance * e.scale + 1e-30)
+        let excess = (Double(a) - e.value).magnitude / (tolerance * e.scale + 1e-30)
         if !(excess <= 1) && !(excess <= worst) { worst = excess; worstIndex = i }
         if a.isNaN { worst = .infinity; worstIndex = i; break }
     }
@@ -59,6 +59,9 @@ func worstOutlier(_ actual: [Float], _ expected: [Expected], tolerance: Double) 
 
 /// Naive grouped convolution in NCHW (dense arrays), with TF/ONNX explicit pads; out-of-range
 /// taps read zero. `weights` [Cout][Cin/groups][K][kernelWidth ?? K] (a window of K rows).
+/// Each output sums bias, then the terms in (input channel, ky, kx) order. The operands are
+/// widened to Double once and read through buffer pointers: the kernel tests run in debug builds,
+/// where the reference would otherwise cost more than the kernel it checks.
 func referenceConvolution(input: [Float], channels: Int, height: Int, width: Int,
                           weights: [Float], bias: [Float]?, outputChannels: Int, kernelSize k: Int,
                           kernelWidth: Int? = nil,
@@ -66,34 +69,40 @@ func referenceConvolution(input: [Float], channels: Int, height: Int, width: Int
                           groups: Int, activation: Activation, residual: [Float]? = nil, dilation: Int = 1) -> [Expected] {
     let kw = kernelWidth ?? k
     let cinPerGroup = channels / groups, coutPerGroup = outputChannels / groups
+    let wideInput = input.map(Double.init), wideWeights = weights.map(Double.init)
     var out: [Expected] = []
     out.reserveCapacity(outputChannels * outHeight * outWidth)
-    for o in 0..<outputChannels {
-        let g = o / coutPerGroup
-        for yo in 0..<outHeight {
-            for xo in 0..<outWidth {
-                var sum = Double(bias?[o] ?? 0), magnitude = abs(sum)
-                for ci in 0..<cinPerGroup {
-                    let c = g * cinPerGroup + ci
-                    for ky in 0..<k {
-                        let y = yo * stride - padTop + ky * dilation
-                        if y < 0 || y >= height { continue }
-                        for kx in 0..<kw {
-                            let x = xo * stride - padLeft + kx * dilation
-                            if x < 0 || x >= width { continue }
-                            let term = Double(weights[((o * cinPerGroup + ci) * k + ky) * kw + kx]) * Double(input[(c * height + y) * width + x])
-                            sum += term
-                            magnitude += abs(term)
+    wideInput.withUnsafeBufferPointer { x in
+        wideWeights.withUnsafeBufferPointer { w in
+            for o in 0..<outputChannels {
+                let g = o / coutPerGroup
+                for yo in 0..<outHeight {
+                    for xo in 0..<outWidth {
+                        var sum = Double(bias?[o] ?? 0), magnitude = sum.magnitude
+                        for ci in 0..<cinPerGroup {
+                            let plane = (g * cinPerGroup + ci) * height * width
+                            let window = (o * cinPerGroup + ci) * k * kw
+                            for ky in 0..<k {
+                                let y = yo * stride - padTop + ky * dilation
+                                if y < 0 || y >= height { continue }
+                                for kx in 0..<kw {
+                                    let column = xo * stride - padLeft + kx * dilation
+                                    if column < 0 || column >= width { continue }
+                                    let term = w[window + ky * kw + kx] * x[plane + y * width + column]
+                                    sum += term
+                                    magnitude += term.magnitude
+                                }
+                            }
                         }
+                        var value = applyActivation(activation, sum)
+                        if let residual {
+                            let r = Double(residual[(o * outHeight + yo) * outWidth + xo])
+                            value += r
+                            magnitude += r.magnitude
+                        }
+                        out.append(Expected(value: value, scale: magnitude))
                     }
                 }
-                var value = applyActivation(activation, sum)
-                if let residual {
-                    let r = Double(residual[(o * outHeight + yo) * outWidth + xo])
-                    value += r
-                    magnitude += abs(r)
-                }
-                out.append(Expected(value: value, scale: magnitude))
             }
         }
     }

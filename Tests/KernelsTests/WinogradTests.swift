@@ -106,7 +106,7 @@ struct WinogradTests {
             #expect(winogradFits(inputChannels: c.cin, outputChannels: c.cout, outputWidth: c.outW, outputHeight: c.outH),
                     "\(c): the kernel does not take it")
             let one = run(c, threads: 1, seed: UInt64(1400 + index))
-            let two = run(c, threads: 2, seed: UInt64(1400 + index))
+            let two = run(c, threads: 2, seed: UInt64(1400 + index), exact: false)
             expectClose(one.actual, one.expected, tolerance: Self.tolerance, "\(c)")
             #expect(one.actual.elementsEqual(two.actual) { $0.bitPattern == $1.bitPattern }, "\(c): 1 and 2 threads differ")
             largest = max(largest, worst(one.actual, one.expected))
